@@ -1,0 +1,357 @@
+// map-inspector-cli: the headless front end on the same core as the window.
+//
+// Exit codes (documented in the README):
+//   0 success · 1 usage error · 2 connection failed · 3 authentication refused ·
+//   4 action failed or not supported · 5 action not confirmed in time · 6 trace unreadable
+#include "client/MapClient.h"
+#include "model/StateJson.h"
+#include "model/SystemStore.h"
+#include "trace/Trace.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QTimer>
+
+#include <cstdio>
+#include <optional>
+
+using namespace mapi;
+
+namespace {
+
+enum Exit { Ok = 0, Usage = 1, ConnectionFailed = 2, AuthRefused = 3, ActionFailed = 4, ActionTimedOut = 5, TraceUnreadable = 6 };
+
+int failWith(int code, const QString &message)
+{
+    std::fprintf(stderr, "map-inspector-cli: %s\n", qPrintable(message));
+    return code;
+}
+
+void printJson(const Json &json)
+{
+    std::fputs(json.dump(2, ' ', false, Json::error_handler_t::replace).c_str(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+}
+
+struct Common
+{
+    ClientOptions options;
+    double durationS = 0;
+};
+
+std::optional<AuthConfig> readAuth(const QCommandLineParser &p, QString &error)
+{
+    AuthConfig auth;
+    QString token = p.value(QStringLiteral("token"));
+    if (p.isSet(QStringLiteral("token-env"))) {
+        const QByteArray name = p.value(QStringLiteral("token-env")).toUtf8();
+        if (!qEnvironmentVariableIsSet(name.constData())) {
+            error = QStringLiteral("environment variable %1 is not set").arg(QString::fromUtf8(name));
+            return std::nullopt;
+        }
+        token = qEnvironmentVariable(name.constData());
+    }
+    if (token.isEmpty())
+        return auth;
+    const QString method = p.value(QStringLiteral("auth"));
+    if (method == QLatin1String("api-key"))
+        auth.method = AuthConfig::Method::ApiKey;
+    else if (method == QLatin1String("bearer"))
+        auth.method = AuthConfig::Method::Bearer;
+    else {
+        error = QStringLiteral("--auth must be api-key or bearer, not \"%1\"").arg(method);
+        return std::nullopt;
+    }
+    auth.credential = token;
+    return auth;
+}
+
+// Connects, waits until live, runs `whenLive`, and returns the exit code set by it.
+class Session
+{
+public:
+    Session(const ClientOptions &options, SystemStore &store)
+        : client(options)
+    {
+        QObject::connect(&client, &MapClient::inputsReady, &store, [&store](const ModelInputs &inputs) { store.apply(inputs); });
+        QObject::connect(&client, &MapClient::fatalError, &client, [this](const QString &message) {
+            const bool auth = message.contains(QLatin1String("authenticat"));
+            finish(auth ? AuthRefused : ConnectionFailed, message);
+        });
+        QObject::connect(&client, &MapClient::stateChanged, &client, [this](ClientState state) {
+            if (finished)
+                return;
+            if ((state == ClientState::Backoff || state == ClientState::Closed) && !wasLive)
+                finish(ConnectionFailed, QStringLiteral("cannot connect to %1: %2")
+                                             .arg(redactedUrl(client.options().url), client.lastError()));
+            else if (state == ClientState::Closed)
+                finish(ConnectionFailed, QStringLiteral("connection lost: %1").arg(client.lastError()));
+        });
+        QObject::connect(&client, &MapClient::live, &client, [this] {
+            if (wasLive)
+                return;
+            wasLive = true;
+            if (onLive)
+                onLive();
+        });
+    }
+
+    int run()
+    {
+        client.start();
+        QCoreApplication::exec();
+        return exitCode;
+    }
+
+    void finish(int code, const QString &message = {})
+    {
+        if (finished)
+            return;
+        finished = true;
+        exitCode = code;
+        error = message;
+        client.stop();
+        // Let the unsubscribe go out, then leave.
+        QTimer::singleShot(300, QCoreApplication::instance(), [] { QCoreApplication::exit(0); });
+    }
+
+    MapClient client;
+    std::function<void()> onLive;
+    bool wasLive = false;
+    bool finished = false;
+    int exitCode = Ok;
+    QString error;
+};
+
+int commandState(const QCommandLineParser &p, const Common &common)
+{
+    SystemStore store;
+    if (p.isSet(QStringLiteral("trace"))) {
+        TraceReplayer replayer(&store, common.options.limits);
+        TraceReadStats stats;
+        QString error;
+        if (!replayer.replayFile(p.value(QStringLiteral("trace")), stats, &error))
+            return failWith(TraceUnreadable, error);
+        Json out = stateToJson(store);
+        Json bad = Json::array();
+        for (qint64 line : std::as_const(stats.badLines))
+            bad.push_back(line);
+        out["trace"] = {{"records", stats.records}, {"format", stats.format.toStdString()}, {"badLines", bad}};
+        printJson(out);
+        if (!stats.badLines.isEmpty())
+            std::fprintf(stderr, "map-inspector-cli: %lld unreadable line(s) skipped\n", static_cast<long long>(stats.badLines.size()));
+        return Ok;
+    }
+    Session session(common.options, store);
+    session.onLive = [&] {
+        QTimer::singleShot(int(common.durationS * 1000), &session.client, [&] {
+            store.advanceTime(QDateTime::currentMSecsSinceEpoch());
+            session.finish(Ok);
+        });
+    };
+    const int code = session.run();
+    if (code != Ok)
+        return failWith(code, session.error);
+    printJson(stateToJson(store));
+    return Ok;
+}
+
+int commandRecord(const QCommandLineParser &p, const Common &common)
+{
+    if (!p.isSet(QStringLiteral("out")))
+        return failWith(Usage, QStringLiteral("record needs --out FILE"));
+    SystemStore store;
+    Session session(common.options, store);
+    TraceWriter writer;
+    QString error;
+    if (!writer.open(p.value(QStringLiteral("out")), redactedUrl(common.options.url), &error))
+        return failWith(Usage, error);
+    writer.attach(&session.client);
+    if (common.durationS > 0)
+        QTimer::singleShot(int(common.durationS * 1000), &session.client, [&] { session.finish(Ok); });
+    // Without --duration: record until interrupted is not supported headless (no signal
+    // handling across platforms); a duration keeps runs bounded.
+    const int code = session.run();
+    writer.close();
+    if (code != Ok)
+        return failWith(code, session.error);
+    std::fprintf(stderr, "map-inspector-cli: recorded %lld records, %lld events to %s\n",
+                 static_cast<long long>(writer.recordsWritten()), static_cast<long long>(store.counters().eventsApplied),
+                 qPrintable(p.value(QStringLiteral("out"))));
+    return Ok;
+}
+
+int commandAction(const QString &command, const QCommandLineParser &p, const Common &common)
+{
+    const QString agentId = p.value(QStringLiteral("agent"));
+    if (agentId.isEmpty())
+        return failWith(Usage, QStringLiteral("%1 needs --agent ID").arg(command));
+    MapClient::Delivery delivery = MapClient::Delivery::BestEffort;
+    Json content;
+    if (command == QLatin1String("inject")) {
+        const QString mode = p.value(QStringLiteral("delivery"));
+        if (mode == QLatin1String("interrupt"))
+            delivery = MapClient::Delivery::Interrupt;
+        else if (mode == QLatin1String("queue"))
+            delivery = MapClient::Delivery::Queue;
+        else if (mode != QLatin1String("best-effort"))
+            return failWith(Usage, QStringLiteral("--delivery must be interrupt, queue or best-effort"));
+        if (p.isSet(QStringLiteral("json"))) {
+            const QByteArray text = p.value(QStringLiteral("json")).toUtf8();
+            content = Json::parse(text.constBegin(), text.constEnd(), nullptr, false);
+            if (content.is_discarded())
+                return failWith(Usage, QStringLiteral("--json is not valid JSON"));
+        } else if (p.isSet(QStringLiteral("message"))) {
+            content = p.value(QStringLiteral("message")).toStdString();
+        } else {
+            return failWith(Usage, QStringLiteral("inject needs --message TEXT or --json JSON"));
+        }
+    }
+    SystemStore store;
+    HealthPolicy policy;
+    policy.actionConfirmTimeoutMs = qint64(p.value(QStringLiteral("timeout")).toDouble() * 1000);
+    if (policy.actionConfirmTimeoutMs <= 0)
+        return failWith(Usage, QStringLiteral("--timeout must be a positive number of seconds"));
+    store.setHealthPolicy(policy);
+    Session session(common.options, store);
+    QString actionId;
+    QTimer poll;
+    poll.setInterval(100);
+    QObject::connect(&poll, &QTimer::timeout, &session.client, [&] {
+        store.advanceTime(QDateTime::currentMSecsSinceEpoch());
+        const OperatorAction *a = store.action(actionId);
+        if (!a)
+            return;
+        switch (a->status) {
+        case ActionStatus::Confirmed: session.finish(Ok); break;
+        case ActionStatus::Failed:
+        case ActionStatus::Unsupported: session.finish(ActionFailed); break;
+        case ActionStatus::TimedOut: session.finish(ActionTimedOut); break;
+        default: break;
+        }
+    });
+    session.onLive = [&] {
+        const QString reason = p.value(QStringLiteral("reason"));
+        if (command == QLatin1String("inject"))
+            actionId = session.client.inject(agentId, content, delivery);
+        else if (command == QLatin1String("stop"))
+            actionId = session.client.stopAgent(agentId, reason, p.isSet(QStringLiteral("force")));
+        else if (command == QLatin1String("suspend"))
+            actionId = session.client.suspendAgent(agentId, reason);
+        else
+            actionId = session.client.resumeAgent(agentId);
+        poll.start();
+    };
+    const int code = session.run();
+    const OperatorAction *a = store.action(actionId);
+    if (!a)
+        return failWith(code == Ok ? ConnectionFailed : code, session.error);
+    printJson(actionToJson(*a));
+    if (code == ActionFailed)
+        return failWith(code, QStringLiteral("%1 %2: %3").arg(command, actionStatusName(a->status), a->detail));
+    if (code == ActionTimedOut)
+        return failWith(code, QStringLiteral("%1 not confirmed: %2").arg(command, a->detail));
+    if (code != Ok)
+        return failWith(code, session.error);
+    if (a->fallback)
+        std::fprintf(stderr, "map-inspector-cli: fallback used: %s\n", qPrintable(a->note));
+    return Ok;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("map-inspector-cli"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(MAPI_VERSION));
+
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "Headless MAP Inspector.\n\nCommands:\n"
+        "  record  --url URL [--duration S] --out FILE   record every frame to a trace\n"
+        "  state   --url URL [--duration S] | --trace FILE   print the system model as JSON\n"
+        "  inject  --url URL --agent ID --message TEXT|--json JSON [--delivery MODE]\n"
+        "  stop|suspend|resume --url URL --agent ID [--reason R] [--force]\n\n"
+        "Exit codes: 0 ok, 1 usage, 2 connection failed, 3 authentication refused,\n"
+        "4 action failed or unsupported, 5 action not confirmed in time, 6 trace unreadable."));
+    p.addHelpOption();
+    p.addVersionOption();
+    p.addPositionalArgument(QStringLiteral("command"), QStringLiteral("record | state | inject | stop | suspend | resume"));
+    p.addOptions({
+        {QStringLiteral("url"), QStringLiteral("MAP server WebSocket URL (ws:// or wss://)."), QStringLiteral("URL")},
+        {QStringLiteral("token"), QStringLiteral("Credential (visible in the process list: prefer --token-env)."), QStringLiteral("T")},
+        {QStringLiteral("token-env"), QStringLiteral("Read the credential from this environment variable."), QStringLiteral("VAR")},
+        {QStringLiteral("auth"), QStringLiteral("Credential method: bearer (default) or api-key."), QStringLiteral("METHOD"), QStringLiteral("bearer")},
+        {QStringLiteral("duration"), QStringLiteral("Seconds to observe after the snapshot (state: default 1; record: required)."), QStringLiteral("S")},
+        {QStringLiteral("out"), QStringLiteral("Trace file to write."), QStringLiteral("FILE")},
+        {QStringLiteral("trace"), QStringLiteral("Trace file to read instead of connecting."), QStringLiteral("FILE")},
+        {QStringLiteral("agent"), QStringLiteral("Target agent id."), QStringLiteral("ID")},
+        {QStringLiteral("message"), QStringLiteral("Steering text for inject."), QStringLiteral("TEXT")},
+        {QStringLiteral("json"), QStringLiteral("Steering content for inject, as JSON."), QStringLiteral("JSON")},
+        {QStringLiteral("delivery"), QStringLiteral("inject delivery: interrupt, queue or best-effort."), QStringLiteral("MODE"), QStringLiteral("best-effort")},
+        {QStringLiteral("reason"), QStringLiteral("Reason sent with stop/suspend."), QStringLiteral("R")},
+        {QStringLiteral("force"), QStringLiteral("stop: force.")},
+        {QStringLiteral("timeout"), QStringLiteral("Seconds to wait for an action's confirmation (default 10)."), QStringLiteral("S"), QStringLiteral("10")},
+        {QStringLiteral("max-frame-bytes"), QStringLiteral("Refuse frames larger than this (default 16 MiB)."), QStringLiteral("N")},
+    });
+    if (!p.parse(QCoreApplication::arguments()))
+        return failWith(Usage, p.errorText());
+    if (p.isSet(QStringLiteral("help")))
+        p.showHelp(Ok);
+    if (p.isSet(QStringLiteral("version")))
+        p.showVersion();
+
+    const QStringList args = p.positionalArguments();
+    if (args.size() != 1)
+        return failWith(Usage, QStringLiteral("give exactly one command (see --help)"));
+    const QString command = args.first();
+
+    Common common;
+    if (p.isSet(QStringLiteral("max-frame-bytes"))) {
+        bool ok = false;
+        common.options.limits.maxFrameBytes = p.value(QStringLiteral("max-frame-bytes")).toLongLong(&ok);
+        if (!ok || common.options.limits.maxFrameBytes <= 0)
+            return failWith(Usage, QStringLiteral("--max-frame-bytes must be a positive integer"));
+    }
+    if (p.isSet(QStringLiteral("duration"))) {
+        bool ok = false;
+        common.durationS = p.value(QStringLiteral("duration")).toDouble(&ok);
+        if (!ok || common.durationS < 0)
+            return failWith(Usage, QStringLiteral("--duration must be a number of seconds"));
+    } else if (command == QLatin1String("state")) {
+        common.durationS = 1;
+    }
+
+    const bool needsUrl = !(command == QLatin1String("state") && p.isSet(QStringLiteral("trace")));
+    if (needsUrl) {
+        if (!p.isSet(QStringLiteral("url")))
+            return failWith(Usage, QStringLiteral("%1 needs --url URL").arg(command));
+        const QUrl url(p.value(QStringLiteral("url")), QUrl::StrictMode);
+        if (!url.isValid() || (url.scheme() != QLatin1String("ws") && url.scheme() != QLatin1String("wss")))
+            return failWith(Usage, QStringLiteral("--url must be a ws:// or wss:// URL"));
+        common.options.url = url;
+        QString error;
+        const auto auth = readAuth(p, error);
+        if (!auth)
+            return failWith(Usage, error);
+        common.options.auth = *auth;
+        common.options.clientName = QStringLiteral("map-inspector-cli");
+        // A one-shot command: fail fast instead of retrying forever.
+        common.options.reconnect = command == QLatin1String("record");
+    }
+
+    if (command == QLatin1String("state"))
+        return commandState(p, common);
+    if (command == QLatin1String("record")) {
+        if (common.durationS <= 0)
+            return failWith(Usage, QStringLiteral("record needs --duration S"));
+        return commandRecord(p, common);
+    }
+    if (command == QLatin1String("inject") || command == QLatin1String("stop") || command == QLatin1String("suspend")
+        || command == QLatin1String("resume"))
+        return commandAction(command, p, common);
+    return failWith(Usage, QStringLiteral("unknown command \"%1\" (see --help)").arg(command));
+}

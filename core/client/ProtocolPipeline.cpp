@@ -1,0 +1,195 @@
+#include "client/ProtocolPipeline.h"
+
+#include "map/Dialect.h"
+
+namespace mapi {
+
+ProtocolPipeline::ProtocolPipeline(CodecLimits limits)
+    : m_codec(limits)
+{
+}
+
+ModelInputs ProtocolPipeline::connectionOpened(const QString &url, qint64 timeMs)
+{
+    m_url = url;
+    m_pending.clear();
+    m_expectedSequence.clear();
+    ConnectionInfo info;
+    info.url = url;
+    info.state = QStringLiteral("open");
+    info.timeMs = timeMs;
+    return {info};
+}
+
+ModelInputs ProtocolPipeline::connectionClosed(const QString &reason, qint64 timeMs)
+{
+    m_pending.clear();
+    ConnectionInfo info;
+    info.url = m_url;
+    info.state = reason.isEmpty() ? QStringLiteral("closed") : QStringLiteral("closed: ") + reason;
+    info.timeMs = timeMs;
+    return {info};
+}
+
+void ProtocolPipeline::frameSent(const QByteArray &frame, qint64 timeMs)
+{
+    const DecodeOutcome decoded = m_codec.decode(frame, timeMs);
+    if (!decoded.ok() || decoded.message->kind != MessageKind::Request)
+        return;
+    const RpcMessage &msg = *decoded.message;
+    m_pending.insert(jsonIdKey(msg.id), {msg.method, msg.params});
+}
+
+InterpretedFrame ProtocolPipeline::binaryFrameReceived(const QByteArray &frame, qint64 timeMs)
+{
+    InterpretedFrame out;
+    ProtocolProblem p;
+    p.kind = ProblemKind::BinaryFrame;
+    p.detail = QStringLiteral("binary frame of %1 bytes (MAP uses text frames)").arg(frame.size());
+    p.frame = frame.left(ProtocolProblem::kMaxKeptProblemBytes);
+    p.timeMs = timeMs;
+    out.inputs.push_back(ProblemInput{p});
+    return out;
+}
+
+InterpretedFrame ProtocolPipeline::frameReceived(const QByteArray &frame, qint64 timeMs)
+{
+    InterpretedFrame out;
+    DecodeOutcome decoded = m_codec.decode(frame, timeMs);
+    if (!decoded.ok()) {
+        out.inputs.push_back(ProblemInput{std::move(*decoded.problem)});
+        return out;
+    }
+    RpcMessage &msg = *decoded.message;
+    switch (msg.kind) {
+    case MessageKind::Notification:
+        if (msg.method == QLatin1String("map/event"))
+            interpretEvent(out, msg, frame, timeMs);
+        break;
+    case MessageKind::Request:
+        break; // server→client requests are not part of MAP today; the client answers -32601
+    case MessageKind::Result:
+    case MessageKind::Error: {
+        const auto it = m_pending.find(jsonIdKey(msg.id));
+        if (it == m_pending.end()) {
+            ProtocolProblem p;
+            p.kind = ProblemKind::UnmatchedResponse;
+            p.detail = QStringLiteral("response with id %1 matches no request").arg(toQString(msg.id));
+            p.frame = frame.left(ProtocolProblem::kMaxKeptProblemBytes);
+            p.timeMs = timeMs;
+            out.inputs.push_back(ProblemInput{p});
+            break;
+        }
+        out.requestMethod = it->method;
+        out.requestParams = std::move(it->params);
+        m_pending.erase(it);
+        if (msg.kind == MessageKind::Result)
+            interpretResult(out, msg, timeMs);
+        break;
+    }
+    }
+    out.message = std::move(msg);
+    return out;
+}
+
+void ProtocolPipeline::interpretEvent(InterpretedFrame &out, const RpcMessage &msg, const QByteArray &frame,
+                                      qint64 timeMs)
+{
+    QString error;
+    auto event = eventFromNotification(msg.params, error);
+    if (!event) {
+        ProtocolProblem p;
+        p.kind = ProblemKind::Malformed;
+        p.detail = error;
+        p.frame = frame.left(ProtocolProblem::kMaxKeptProblemBytes);
+        p.timeMs = timeMs;
+        out.inputs.push_back(ProblemInput{p});
+        return;
+    }
+    event->rawFrame = frame;
+    if (event->sequenceNumber >= 0 && !event->subscriptionId.isEmpty()) {
+        const qint64 expected = m_expectedSequence.value(event->subscriptionId, 1);
+        if (event->sequenceNumber > expected) {
+            Gap gap;
+            gap.kind = Gap::Kind::Sequence;
+            gap.timeMs = timeMs;
+            gap.fromSequence = expected;
+            gap.toSequence = event->sequenceNumber - 1;
+            gap.detail = QStringLiteral("events %1–%2 of subscription %3 never arrived")
+                             .arg(expected)
+                             .arg(event->sequenceNumber - 1)
+                             .arg(event->subscriptionId);
+            out.inputs.push_back(GapInput{gap});
+        }
+        if (event->sequenceNumber >= expected)
+            m_expectedSequence.insert(event->subscriptionId, event->sequenceNumber + 1);
+    }
+    if (!event->eventId.isEmpty()) {
+        m_lastEventId.insert(event->subscriptionId, event->eventId);
+        m_lastAnyEventId = event->eventId;
+    }
+    out.inputs.push_back(EventInput{std::move(*event), timeMs});
+}
+
+void ProtocolPipeline::interpretResult(InterpretedFrame &out, const RpcMessage &msg, qint64 timeMs)
+{
+    const QString &method = out.requestMethod;
+    const Json &result = msg.result;
+    if (method == QLatin1String("map/connect") || method == QLatin1String("map/authenticate")) {
+        if (jsonChild(result, "authRequired"))
+            return;
+        ConnectionInfo info;
+        info.url = m_url;
+        info.state = QStringLiteral("connected");
+        info.sessionId = jsonString(result, "sessionId");
+        info.protocolVersion = toQString(result.value("protocolVersion", Json()));
+        if (const Json *sys = jsonChild(result, "systemInfo"); sys && sys->is_object()) {
+            info.serverName = jsonString(*sys, "name");
+            info.serverVersion = jsonString(*sys, "version");
+        }
+        info.timeMs = timeMs;
+        out.inputs.push_back(info);
+    } else if (method == QLatin1String("map/agents/list")) {
+        AgentsSnapshot snap;
+        snap.data = agentsFromListResult(result);
+        snap.timeMs = timeMs;
+        // A filtered or paged list is not the whole truth: do not retire agents missing from it.
+        const Json &p = out.requestParams;
+        const bool filtered = p.is_object()
+            && (p.contains("filter") || p.contains("state") || p.contains("role") || p.contains("sessionId")
+                || p.contains("cursor"));
+        snap.complete = !filtered && !jsonChild(result, "nextCursor");
+        out.inputs.push_back(std::move(snap));
+    } else if (method == QLatin1String("map/agents/get")) {
+        if (const Json *agent = jsonChild(result, "agent")) {
+            AgentsSnapshot snap;
+            snap.data.agents.push_back(agentFromJson(*agent));
+            snap.timeMs = timeMs;
+            snap.complete = false;
+            out.inputs.push_back(std::move(snap));
+        }
+    } else if (method == QLatin1String("map/scopes/list")) {
+        const Json &p = out.requestParams;
+        if (p.is_object() && (p.contains("parentId") || p.contains("parent") || p.contains("ancestorId")))
+            return; // a partial list; the full one drives deletion
+        ScopesSnapshot snap;
+        snap.data = scopesFromListResult(result);
+        snap.timeMs = timeMs;
+        out.inputs.push_back(std::move(snap));
+    } else if (method == QLatin1String("map/scopes/members")) {
+        MembersSnapshot members;
+        members.data.scopeId = jsonString(out.requestParams, "scopeId");
+        members.data.members = membersFromResult(result);
+        members.timeMs = timeMs;
+        out.inputs.push_back(std::move(members));
+    } else if (method == QLatin1String("map/replay")) {
+        bool hasMore = false;
+        for (MapEvent &e : eventsFromReplayResult(result, hasMore)) {
+            if (!e.eventId.isEmpty())
+                m_lastAnyEventId = e.eventId;
+            out.inputs.push_back(EventInput{std::move(e), timeMs});
+        }
+    }
+}
+
+} // namespace mapi

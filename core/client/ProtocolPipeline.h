@@ -1,0 +1,60 @@
+// Turns the raw frames of one MAP connection, in both directions, into model inputs.
+//
+// This is the one path from wire to model: the live client feeds it every frame it sends and
+// receives, and trace replay feeds it the recorded frames, so both produce identical inputs.
+// Thread: not thread-safe; one instance per connection, used from one thread (it can be a
+// worker thread: it touches no QObject).
+#pragma once
+
+#include "model/ModelTypes.h"
+#include "protocol/JsonRpc.h"
+
+#include <QHash>
+
+#include <optional>
+
+namespace mapi {
+
+struct InterpretedFrame
+{
+    std::optional<RpcMessage> message;   // the decoded message, if the frame decoded
+    ModelInputs inputs;                  // what the model must apply
+    QString requestMethod;               // for responses: the method of the matching request
+    Json requestParams;                  // for responses: the params of the matching request
+};
+
+class ProtocolPipeline
+{
+public:
+    explicit ProtocolPipeline(CodecLimits limits = {});
+
+    void setLimits(const CodecLimits &limits) { m_codec.setLimits(limits); }
+    const FrameCodec &codec() const { return m_codec; }
+
+    // A new socket: sequence tracking restarts (numbers are per subscription).
+    ModelInputs connectionOpened(const QString &url, qint64 timeMs);
+    ModelInputs connectionClosed(const QString &reason, qint64 timeMs);
+
+    // Our own frame, as sent: remembered so that the response can be interpreted.
+    void frameSent(const QByteArray &frame, qint64 timeMs);
+    InterpretedFrame frameReceived(const QByteArray &frame, qint64 timeMs);
+    InterpretedFrame binaryFrameReceived(const QByteArray &frame, qint64 timeMs);
+
+    // Last applied event id per subscription (for gap replay after a reconnect).
+    QString lastEventId(const QString &subscriptionId) const { return m_lastEventId.value(subscriptionId); }
+    QString lastEventId() const { return m_lastAnyEventId; }
+
+private:
+    void interpretResult(InterpretedFrame &out, const RpcMessage &msg, qint64 timeMs);
+    void interpretEvent(InterpretedFrame &out, const RpcMessage &msg, const QByteArray &frame, qint64 timeMs);
+
+    struct PendingRequest { QString method; Json params; };
+    FrameCodec m_codec;
+    QHash<QString, PendingRequest> m_pending;       // by jsonIdKey
+    QHash<QString, qint64> m_expectedSequence;      // next sequence number per subscription
+    QHash<QString, QString> m_lastEventId;
+    QString m_lastAnyEventId;
+    QString m_url;
+};
+
+} // namespace mapi

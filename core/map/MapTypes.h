@@ -1,0 +1,119 @@
+// Dialect-neutral MAP records: what the live model consumes, whatever server sent them.
+// Produced by Dialect.h from the official MAPServer, the SDK TestServer and schema shapes.
+#pragma once
+
+#include "protocol/JsonRpc.h"
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+#include <vector>
+
+namespace mapi {
+
+// A partial agent description: unset optionals mean "this source did not say".
+struct AgentRecord
+{
+    QString id;
+    std::optional<QString> name;
+    std::optional<QString> role;
+    std::optional<QString> state;
+    std::optional<QString> parentId;   // agent.parent, else metadata.parentId, else parentId
+    std::optional<QString> sessionId;
+    std::optional<QStringList> scopes;
+    Json capabilities;                 // null when absent; string array ([M]) or object ([S])
+    Json metadata;                     // null when absent
+    qint64 registeredAtMs = 0;
+    qint64 lastStateChangeMs = 0;
+    Json raw;                          // the object as received, unknown fields included
+};
+
+struct ScopeRecord
+{
+    QString id;
+    std::optional<QString> name;
+    std::optional<QString> parentId;   // parentId ([M]) or parent ([S])
+    Json metadata;
+    Json raw;
+};
+
+struct MessageRecord
+{
+    QString id;
+    QString from;                      // as sent: agent id, or (on [M]) the sender's session id
+    Json to;                           // address as sent: string, array or object
+    Json payload;
+    std::optional<int> priority;
+    QString messageType;
+    QString replyTo;
+    qint64 timestampMs = 0;
+};
+
+enum class EventKind {
+    AgentRegistered,
+    AgentUnregistered,
+    AgentStateChanged,
+    AgentMetadataChanged,
+    AgentResumed,
+    AgentOrphaned,
+    ScopeCreated,
+    ScopeDeleted,
+    ScopeMemberJoined,
+    ScopeMemberLeft,
+    MessageSent,
+    MessageQueued,
+    MessageDelivered,
+    MessageDropped,
+    MessageExpired,
+    MessageFailed,
+    SessionConnected,
+    SessionDisconnected,
+    SessionResumed,
+    SessionExpired,
+    TaskCreated,
+    TaskAssigned,
+    TaskStatus,
+    TaskCompleted,
+    Other, // kept and shown raw, never dropped
+};
+
+// One MAP event in canonical form. Fields not relevant to the kind stay empty.
+struct MapEvent
+{
+    QString eventId;          // params.eventId, falling back to event.id (dedupe key)
+    QString rawType;          // exactly as sent
+    QString type;             // canonical: lowercase, dotted, aliases folded
+    EventKind kind = EventKind::Other;
+    qint64 timestampMs = 0;
+    qint64 sequenceNumber = -1; // -1 when absent (replayed events carry none)
+    QString subscriptionId;
+
+    QString sourceAgentId;
+    QString sourceSessionId;
+    QString sourceScopeId;
+    QStringList causedBy;
+
+    std::optional<AgentRecord> agent;
+    QString agentId;          // subject agent (also set when `agent` is)
+    QString previousState;
+    QString scopeId;
+    std::optional<ScopeRecord> scope;
+    QStringList deletedScopes; // scope.deleted descendants
+    std::optional<MessageRecord> message;
+    QString messageId;
+    QString sessionId;
+    QString sessionRole;
+    QString reason;
+    Json task;                // task.* events: the task object, or {taskId, ...}
+
+    Json data;                // event.data as received
+    QByteArray rawFrame;      // the exact frame text that carried this event (may be empty for replayed batches)
+};
+
+struct SnapshotAgents { std::vector<AgentRecord> agents; };
+struct SnapshotScopes { std::vector<ScopeRecord> scopes; };
+struct SnapshotMembers { QString scopeId; QStringList members; };
+
+} // namespace mapi

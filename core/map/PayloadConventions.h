@@ -1,0 +1,79 @@
+// The payload conventions agents put inside MAP messages (shared/seeds 000, 002, 003, 004):
+// task lifecycle, heartbeats, status/progress/usage, error reports, help requests, steering.
+//
+// Four envelopes are recognised:
+//   000  {message_id, type, from, to, timestamp, priority, payload, metadata{correlation_id}}
+//   002  {header{messageId, correlationId, type, source, destination, priority}, body{action, payload}, trace{traceId, spanId}}
+//   003  {id, from, to, type, payload, metadata{correlation_id, priority}}
+//   004  {protocol_version, message_id, sender_id, receiver_id, message_type, payload, metadata{correlation_id}}
+// and a bare payload ({type: "HEARTBEAT", ...} or {task_id, ...}) is accepted as well.
+#pragma once
+
+#include "protocol/JsonRpc.h"
+
+#include <QString>
+
+#include <optional>
+
+namespace mapi {
+
+enum class ConventionKind {
+    None,
+    TaskRequest,    // TASK_REQUEST, TASK_ASSIGNMENT
+    TaskAccept,
+    TaskReject,
+    TaskHandoff,
+    TaskUpdate,     // TASK_UPDATE
+    TaskComplete,
+    TaskFailed,
+    Heartbeat,
+    StatusUpdate,
+    StatusQuery,
+    StatusResponse,
+    ErrorReport,    // ERROR, ERROR_REPORT
+    HelpRequest,
+    HelpResponse,
+    Broadcast,
+    Steering,       // the inspector's own steering payload (map/send fallback for map/inject)
+    SteeringAck,
+};
+
+QString conventionName(ConventionKind kind);
+
+struct ConventionInfo
+{
+    ConventionKind kind = ConventionKind::None;
+    QString rawType;           // the type string as written
+    QString envelope;          // "000", "002", "003", "004", "bare" or empty
+    QString envelopeId;        // message_id / header.messageId / id
+    QString senderAgentId;     // from / sender_id / header.source
+    QString receiver;          // to / receiver_id / header.destination
+    QString correlationId;
+    QString parentMessageId;
+    QString traceId;
+    QString spanId;
+    std::optional<int> priority; // 1..10 scale where given numerically
+
+    QString taskId;
+    QString taskType;
+    QString taskStatus;        // SUCCESS/FAILED/PARTIAL/TIMEOUT for completions
+    QString handoffTo;
+    QString reason;
+
+    QString heartbeatStatus;   // ACTIVE/IDLE/BUSY/MAINTENANCE/ERROR
+    std::optional<double> load;
+    std::optional<int> tasksRunning;
+    std::optional<int> tasksQueued;
+    std::optional<double> progress;  // percent
+    std::optional<qint64> tokensUsed;
+    std::optional<qint64> tokensRemaining;
+    std::optional<double> costUsd;
+
+    QString severity;          // INFO/WARNING/ERROR/CRITICAL (003's low..critical mapped)
+    QString errorCode;
+    QString errorMessage;
+};
+
+ConventionInfo interpretPayload(const Json &payload);
+
+} // namespace mapi

@@ -1,0 +1,212 @@
+// Entities of the live system model and the inputs that change it.
+//
+// Every change to the model is a ModelInput: live traffic and trace replay produce the same
+// inputs through ProtocolPipeline, so both end in the same state.
+#pragma once
+
+#include "map/MapTypes.h"
+#include "map/PayloadConventions.h"
+#include "protocol/JsonRpc.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+#include <variant>
+#include <vector>
+
+namespace mapi {
+
+enum class Health { Healthy, Late, Unresponsive, Suspended, Disconnected, Stopped, Failed };
+QString healthName(Health health);
+
+// Health rules. Units: milliseconds. Defaults follow seed 000 (heartbeat every 30 s,
+// three missed heartbeats = unavailable).
+struct HealthPolicy
+{
+    qint64 intervalMs = 30000;
+    int lateAfterIntervals = 1;
+    int unresponsiveAfterIntervals = 3;
+    qint64 actionConfirmTimeoutMs = 10000; // an accepted action not confirmed by then is "timed out"
+};
+
+struct Agent
+{
+    QString id;
+    QString name;
+    QString role;
+    QString state;
+    QString parentId;
+    QString sessionId;
+    QStringList scopes;            // sorted
+    Json capabilities;
+    Json metadata;
+    qint64 registeredAtMs = 0;
+    qint64 lastStateChangeMs = 0;
+    qint64 unregisteredAtMs = 0;
+    qint64 lastActivityMs = 0;     // newest event or message from or about this agent
+    qint64 lastHeartbeatMs = 0;
+    qint64 knownSinceMs = 0;       // when the model first heard of it
+    bool placeholder = true;       // referenced but never described by the server
+    bool unregistered = false;
+
+    QString heartbeatStatus;       // from HEARTBEAT / STATUS_UPDATE payloads
+    std::optional<double> load;
+    std::optional<int> tasksRunning;
+    std::optional<int> tasksQueued;
+    std::optional<double> progress;
+    std::optional<qint64> tokensUsed;
+    std::optional<qint64> tokensRemaining;
+    std::optional<double> costUsd;
+    QString lastErrorSeverity;
+    QString lastErrorMessage;
+    qint64 lastErrorMs = 0;
+    QString currentTaskId;
+    int messagesSent = 0;
+    int messagesReceived = 0;
+    QString lastActionId;          // newest operator action on this agent
+
+    Health health = Health::Healthy;
+};
+
+struct Session
+{
+    QString id;
+    QString role;
+    QString status;                // connected | disconnected | expired
+    qint64 connectedAtMs = 0;
+    qint64 lastChangeMs = 0;
+    QStringList agentIds;
+};
+
+struct Scope
+{
+    QString id;
+    QString name;
+    QString parentId;
+    QStringList members;           // sorted
+    Json metadata;
+    qint64 createdAtMs = 0;
+    bool placeholder = true;
+    bool deleted = false;
+};
+
+struct Message
+{
+    QString id;
+    QString eventId;
+    QString fromAgentId;           // resolved agent id, empty if unresolved
+    QString fromRaw;               // as sent (on [M] a session id)
+    QString toDisplay;             // address rendered for people
+    QStringList toAgentIds;        // resolved recipients
+    QString scopeId;
+    Json payload;
+    std::optional<int> priority;
+    QString correlationId;
+    ConventionKind convention = ConventionKind::None;
+    QString taskId;
+    QString status;                // sent | queued | delivered | dropped | expired | failed
+    qint64 timestampMs = 0;
+};
+
+struct TaskTransition
+{
+    qint64 timeMs = 0;
+    QString status;
+    QString agentId;
+    QString detail;
+    QString messageId;
+};
+
+struct Task
+{
+    QString id;
+    QString type;
+    QString status;                // requested | accepted | rejected | handed-off | in-progress | completed | failed | (server status)
+    QString requesterId;
+    QString assigneeId;
+    std::optional<double> progress;
+    qint64 createdAtMs = 0;
+    qint64 updatedAtMs = 0;
+    std::vector<TaskTransition> history;
+};
+
+enum class ActionKind { Inject, Stop, Suspend, Resume, Send };
+enum class ActionStatus { Sent, Accepted, Confirmed, Failed, TimedOut, Unsupported };
+QString actionKindName(ActionKind kind);
+QString actionStatusName(ActionStatus status);
+
+// An operator action, from request to server answer to the first confirming event.
+struct OperatorAction
+{
+    QString id;
+    ActionKind kind = ActionKind::Send;
+    QString agentId;
+    Json params;
+    QString method;                // the method actually used
+    bool fallback = false;         // true when a documented fallback replaced the method
+    QString note;                  // e.g. "map/agents/stop not supported; used map/agents/update state=stopped"
+    ActionStatus status = ActionStatus::Sent;
+    qint64 sentAtMs = 0;
+    qint64 answeredAtMs = 0;
+    qint64 settledAtMs = 0;
+    QString detail;
+    QString messageId;             // for inject/send: the message id the server gave
+    QString confirmingEventId;
+};
+
+// One applied event, in arrival order (the timeline's backbone).
+struct EventEntry
+{
+    QString eventId;
+    QString type;
+    EventKind kind = EventKind::Other;
+    qint64 timestampMs = 0;
+    qint64 receivedMs = 0;
+    QString agentId;
+    int messageIndex = -1;
+    QByteArray rawFrame;
+};
+
+struct Gap
+{
+    enum class Kind { Sequence, Reconnect, ReplayUnavailable } kind = Kind::Sequence;
+    qint64 timeMs = 0;
+    qint64 fromSequence = -1;      // first missing
+    qint64 toSequence = -1;        // last missing
+    QString detail;
+    bool recovered = false;        // the gap was replayed from the server
+};
+QString gapKindName(Gap::Kind kind);
+
+struct ConnectionInfo
+{
+    QString url;
+    QString state;                 // the client state machine's state name
+    QString serverName;
+    QString serverVersion;
+    QString protocolVersion;
+    QString sessionId;
+    qint64 timeMs = 0;
+};
+
+// Action lifecycle updates emitted by the client.
+struct ActionUpdate
+{
+    enum class Step { Created, Answered, Failed, Unsupported, Fallback } step = Step::Created;
+    OperatorAction action;         // Created: the whole action; others: id plus changed fields
+    qint64 timeMs = 0;
+};
+
+struct AgentsSnapshot { SnapshotAgents data; qint64 timeMs = 0; bool complete = true; };
+struct ScopesSnapshot { SnapshotScopes data; qint64 timeMs = 0; };
+struct MembersSnapshot { SnapshotMembers data; qint64 timeMs = 0; };
+struct EventInput { MapEvent event; qint64 receivedMs = 0; };
+struct ProblemInput { ProtocolProblem problem; };
+struct GapInput { Gap gap; };
+
+using ModelInput = std::variant<EventInput, AgentsSnapshot, ScopesSnapshot, MembersSnapshot, GapInput,
+                                ProblemInput, ActionUpdate, ConnectionInfo>;
+using ModelInputs = std::vector<ModelInput>;
+
+} // namespace mapi

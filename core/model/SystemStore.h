@@ -1,0 +1,159 @@
+// The live system model: the single source of truth for agents, sessions, scopes, messages,
+// tasks, operator actions, gaps and protocol problems.
+//
+// Thread: lives in one thread (the GUI thread in the window, the main thread in the CLI);
+// inputs arrive in batches through apply(). Rows are never removed: an unregistered agent or a
+// deleted scope is marked, so view row indexes stay valid.
+// Changes are reported through changed() at most every kFlushIntervalMs (≈30 Hz), coalesced.
+#pragma once
+
+#include "model/ModelTypes.h"
+
+#include <QHash>
+#include <QObject>
+#include <QSet>
+#include <QTimer>
+
+#include <vector>
+
+namespace mapi {
+
+// What changed since the last changed() signal. Row numbers index the store's vectors.
+struct ChangeSet
+{
+    QSet<int> agentRows;           // changed or new
+    int firstNewAgentRow = -1;     // rows >= this are new (-1: none)
+    QSet<int> scopeRows;
+    int firstNewScopeRow = -1;
+    QSet<int> taskRows;
+    int firstNewTaskRow = -1;
+    QSet<int> actionRows;
+    int firstNewActionRow = -1;
+    int firstNewMessage = -1;
+    int firstNewEvent = -1;
+    bool countersChanged = false;
+    bool connectionChanged = false;
+    bool isEmpty() const;
+};
+
+struct StoreCounters
+{
+    qint64 eventsApplied = 0;
+    qint64 duplicateEvents = 0;
+    qint64 unknownEvents = 0;      // kept as EventKind::Other
+    qint64 messages = 0;
+    qint64 tasks = 0;
+    qint64 gaps = 0;
+    qint64 sequenceGaps = 0;
+    qint64 problems = 0;
+};
+
+class SystemStore : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr int kFlushIntervalMs = 33; // ≈30 Hz: views repaint on this, never per event
+
+    explicit SystemStore(QObject *parent = nullptr);
+
+    void setHealthPolicy(const HealthPolicy &policy);
+    const HealthPolicy &healthPolicy() const { return m_policy; }
+
+    void apply(const ModelInputs &inputs);
+    void apply(const ModelInput &input);
+
+    // Re-evaluates health and action timeouts at `nowMs` (wall clock live, trace time in replay).
+    void advanceTime(qint64 nowMs);
+    qint64 now() const { return m_nowMs; }
+
+    // Emits the pending ChangeSet immediately (the timer does this otherwise).
+    void flushChanges();
+
+    const std::vector<Agent> &agents() const { return m_agents; }
+    const std::vector<Scope> &scopes() const { return m_scopes; }
+    const std::vector<Message> &messages() const { return m_messages; }
+    const std::vector<Task> &tasks() const { return m_tasks; }
+    const std::vector<OperatorAction> &actions() const { return m_actions; }
+    const std::vector<EventEntry> &events() const { return m_events; }
+    const std::vector<Gap> &gaps() const { return m_gaps; }
+    const std::vector<ProtocolProblem> &problems() const { return m_problems; }
+    const QHash<QString, Session> &sessions() const { return m_sessions; }
+    const StoreCounters &counters() const { return m_counters; }
+    const ConnectionInfo &connection() const { return m_connection; }
+
+    const Agent *agent(const QString &id) const;
+    const Scope *scope(const QString &id) const;
+    const Task *task(const QString &id) const;
+    const OperatorAction *action(const QString &id) const;
+    int agentRow(const QString &id) const { return m_agentRow.value(id, -1); }
+    int scopeRow(const QString &id) const { return m_scopeRow.value(id, -1); }
+
+    // Agents in the subtree rooted at `id` (itself first), following parentId links.
+    QStringList subtree(const QString &id) const;
+
+    Health evaluateHealth(const Agent &agent, qint64 nowMs) const;
+
+Q_SIGNALS:
+    void changed(const mapi::ChangeSet &changes);
+
+private:
+    void applyEvent(const EventInput &input);
+    void applyAgentsSnapshot(const AgentsSnapshot &snapshot);
+    void applyScopesSnapshot(const ScopesSnapshot &snapshot);
+    void applyMembers(const MembersSnapshot &members);
+    void applyGap(const Gap &gap);
+    void applyProblem(const ProtocolProblem &problem);
+    void applyAction(const ActionUpdate &update);
+    void applyConnection(const ConnectionInfo &info);
+
+    Agent &ensureAgent(const QString &id, qint64 timeMs);
+    Scope &ensureScope(const QString &id, qint64 timeMs);
+    Task &ensureTask(const QString &id, qint64 timeMs);
+    void mergeAgent(Agent &agent, const AgentRecord &record, qint64 timeMs);
+    void setMembership(const QString &scopeId, const QString &agentId, bool member, qint64 timeMs);
+    void touchAgent(const QString &id, qint64 timeMs);
+    void applyMessage(const MapEvent &event, qint64 timeMs, int eventIndex);
+    void applyConvention(Message &message, const ConventionInfo &info, qint64 timeMs);
+    void taskTransition(const QString &taskId, const QString &status, const QString &agentId,
+                        const QString &detail, const QString &messageId, qint64 timeMs);
+    void applyTaskEvent(const MapEvent &event, qint64 timeMs);
+    void confirmActions(const MapEvent &event, const Message *message);
+    void settleAction(OperatorAction &action, ActionStatus status, const QString &detail, qint64 timeMs,
+                      const QString &eventId = {});
+    QString resolveAgentRef(const QString &ref) const; // agent id, or a session's first agent
+    void resolveRecipients(Message &message, const Json &to);
+
+    void markAgent(int row);
+    void markScope(int row);
+    void markTask(int row);
+    void markAction(int row);
+    void scheduleFlush();
+
+    HealthPolicy m_policy;
+    qint64 m_nowMs = 0;
+
+    std::vector<Agent> m_agents;
+    QHash<QString, int> m_agentRow;
+    std::vector<Scope> m_scopes;
+    QHash<QString, int> m_scopeRow;
+    std::vector<Message> m_messages;
+    QHash<QString, int> m_messageRow;
+    std::vector<Task> m_tasks;
+    QHash<QString, int> m_taskRow;
+    std::vector<OperatorAction> m_actions;
+    QHash<QString, int> m_actionRow;
+    std::vector<EventEntry> m_events;
+    QSet<QString> m_seenEventIds;
+    std::vector<Gap> m_gaps;
+    std::vector<ProtocolProblem> m_problems;
+    QHash<QString, Session> m_sessions;
+    StoreCounters m_counters;
+    ConnectionInfo m_connection;
+
+    ChangeSet m_pending;
+    QTimer m_flushTimer;
+};
+
+} // namespace mapi
+
+Q_DECLARE_METATYPE(mapi::ChangeSet)

@@ -1,0 +1,226 @@
+#include "JsonRpc.h"
+
+namespace mapi {
+
+QString problemKindName(ProblemKind kind)
+{
+    switch (kind) {
+    case ProblemKind::InvalidJson: return QStringLiteral("invalid-json");
+    case ProblemKind::OversizedFrame: return QStringLiteral("oversized-frame");
+    case ProblemKind::TooDeep: return QStringLiteral("too-deep");
+    case ProblemKind::NotJsonRpc: return QStringLiteral("not-json-rpc");
+    case ProblemKind::WrongType: return QStringLiteral("wrong-type");
+    case ProblemKind::BinaryFrame: return QStringLiteral("binary-frame");
+    case ProblemKind::UnmatchedResponse: return QStringLiteral("unmatched-response");
+    case ProblemKind::Malformed: return QStringLiteral("malformed");
+    }
+    return QStringLiteral("unknown");
+}
+
+bool NlohmannJsonParser::parse(const QByteArray &text, Json &out, QString &error) const
+{
+    try {
+        out = Json::parse(text.constBegin(), text.constEnd());
+        return true;
+    } catch (const std::exception &e) {
+        error = QString::fromUtf8(e.what());
+    } catch (...) {
+        error = QStringLiteral("unknown parser failure");
+    }
+    return false;
+}
+
+FrameCodec::FrameCodec(CodecLimits limits, std::shared_ptr<const JsonParser> parser)
+    : m_limits(limits)
+    , m_parser(parser ? std::move(parser) : std::make_shared<NlohmannJsonParser>())
+{
+}
+
+int FrameCodec::nestingDepth(const QByteArray &text, int limit)
+{
+    int depth = 0;
+    int maxDepth = 0;
+    bool inString = false;
+    bool escaped = false;
+    for (const char c : text) {
+        if (inString) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                inString = false;
+            continue;
+        }
+        switch (c) {
+        case '"': inString = true; break;
+        case '[':
+        case '{':
+            if (++depth > maxDepth) {
+                maxDepth = depth;
+                if (maxDepth > limit)
+                    return limit + 1;
+            }
+            break;
+        case ']':
+        case '}':
+            --depth;
+            break;
+        default: break;
+        }
+    }
+    return maxDepth;
+}
+
+static ProtocolProblem makeProblem(ProblemKind kind, QString detail, const QByteArray &frame, qint64 timeMs)
+{
+    ProtocolProblem p;
+    p.kind = kind;
+    p.detail = std::move(detail);
+    p.frame = frame.left(ProtocolProblem::kMaxKeptProblemBytes);
+    p.timeMs = timeMs;
+    return p;
+}
+
+DecodeOutcome FrameCodec::decode(const QByteArray &frame, qint64 timeMs) const
+{
+    DecodeOutcome out;
+    auto fail = [&](ProblemKind kind, QString detail) {
+        out.problem = makeProblem(kind, std::move(detail), frame, timeMs);
+        return out;
+    };
+    if (frame.size() > m_limits.maxFrameBytes)
+        return fail(ProblemKind::OversizedFrame,
+                    QStringLiteral("frame of %1 bytes exceeds the %2-byte limit")
+                        .arg(frame.size())
+                        .arg(m_limits.maxFrameBytes));
+    if (nestingDepth(frame, m_limits.maxNestingDepth) > m_limits.maxNestingDepth)
+        return fail(ProblemKind::TooDeep,
+                    QStringLiteral("JSON nesting deeper than %1 levels").arg(m_limits.maxNestingDepth));
+
+    Json doc;
+    QString parseError;
+    if (!m_parser->parse(frame, doc, parseError))
+        return fail(ProblemKind::InvalidJson, QStringLiteral("invalid JSON: %1").arg(parseError));
+    if (doc.is_array())
+        return fail(ProblemKind::NotJsonRpc, QStringLiteral("JSON-RPC batches are not part of MAP"));
+    if (!doc.is_object())
+        return fail(ProblemKind::NotJsonRpc, QStringLiteral("frame is not a JSON object"));
+
+    const auto version = doc.find("jsonrpc");
+    if (version == doc.end() || !version->is_string() || version->get_ref<const std::string &>() != "2.0")
+        return fail(ProblemKind::NotJsonRpc, QStringLiteral("missing or wrong \"jsonrpc\":\"2.0\""));
+
+    RpcMessage msg;
+    const auto idIt = doc.find("id");
+    const bool hasId = idIt != doc.end();
+    if (hasId) {
+        if (!(idIt->is_string() || idIt->is_number_integer() || idIt->is_null()))
+            return fail(ProblemKind::WrongType, QStringLiteral("\"id\" must be a string, integer or null"));
+        msg.id = *idIt;
+    }
+
+    const auto methodIt = doc.find("method");
+    if (methodIt != doc.end()) {
+        if (!methodIt->is_string())
+            return fail(ProblemKind::WrongType, QStringLiteral("\"method\" must be a string"));
+        msg.method = QString::fromStdString(methodIt->get_ref<const std::string &>());
+        msg.kind = hasId ? MessageKind::Request : MessageKind::Notification;
+        const auto paramsIt = doc.find("params");
+        if (paramsIt != doc.end()) {
+            if (!paramsIt->is_object() && !paramsIt->is_array())
+                return fail(ProblemKind::WrongType, QStringLiteral("\"params\" must be an object or array"));
+            msg.params = std::move(*paramsIt);
+        }
+        out.message = std::move(msg);
+        return out;
+    }
+
+    const auto resultIt = doc.find("result");
+    const auto errorIt = doc.find("error");
+    if (!hasId)
+        return fail(ProblemKind::NotJsonRpc, QStringLiteral("neither a call (no \"method\") nor a response (no \"id\")"));
+    if (resultIt != doc.end() && errorIt != doc.end())
+        return fail(ProblemKind::NotJsonRpc, QStringLiteral("response carries both \"result\" and \"error\""));
+    if (resultIt != doc.end()) {
+        msg.kind = MessageKind::Result;
+        msg.result = std::move(*resultIt);
+        out.message = std::move(msg);
+        return out;
+    }
+    if (errorIt != doc.end()) {
+        if (!errorIt->is_object())
+            return fail(ProblemKind::WrongType, QStringLiteral("\"error\" must be an object"));
+        const auto codeIt = errorIt->find("code");
+        if (codeIt == errorIt->end() || !codeIt->is_number_integer())
+            return fail(ProblemKind::WrongType, QStringLiteral("\"error.code\" must be an integer"));
+        msg.kind = MessageKind::Error;
+        msg.error.code = codeIt->get<int>();
+        msg.error.message = jsonString(*errorIt, "message");
+        if (const auto dataIt = errorIt->find("data"); dataIt != errorIt->end())
+            msg.error.data = std::move(*dataIt);
+        out.message = std::move(msg);
+        return out;
+    }
+    return fail(ProblemKind::NotJsonRpc, QStringLiteral("response has neither \"result\" nor \"error\""));
+}
+
+QByteArray FrameCodec::encodeRequest(const Json &id, const QString &method, const Json &params)
+{
+    Json doc = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method.toStdString()}};
+    doc["params"] = params.is_null() ? Json::object() : params;
+    return QByteArray::fromStdString(doc.dump(-1, ' ', false, Json::error_handler_t::replace));
+}
+
+QByteArray FrameCodec::encodeNotification(const QString &method, const Json &params)
+{
+    Json doc = {{"jsonrpc", "2.0"}, {"method", method.toStdString()}};
+    doc["params"] = params.is_null() ? Json::object() : params;
+    return QByteArray::fromStdString(doc.dump(-1, ' ', false, Json::error_handler_t::replace));
+}
+
+const Json *jsonChild(const Json &object, const char *key)
+{
+    if (!object.is_object())
+        return nullptr;
+    const auto it = object.find(key);
+    return it == object.end() ? nullptr : &*it;
+}
+
+QString toQString(const Json &value)
+{
+    if (value.is_string())
+        return QString::fromStdString(value.get_ref<const std::string &>());
+    if (value.is_null())
+        return {};
+    return QString::fromStdString(value.dump(-1, ' ', false, Json::error_handler_t::replace));
+}
+
+QString jsonString(const Json &object, const char *key)
+{
+    const Json *child = jsonChild(object, key);
+    if (!child || child->is_null() || child->is_object() || child->is_array())
+        return {};
+    return toQString(*child);
+}
+
+qint64 jsonInt(const Json &object, const char *key, qint64 fallback)
+{
+    const Json *child = jsonChild(object, key);
+    if (!child)
+        return fallback;
+    if (child->is_number_integer())
+        return child->get<qint64>();
+    if (child->is_number_float())
+        return static_cast<qint64>(child->get<double>());
+    return fallback;
+}
+
+QString jsonIdKey(const Json &id)
+{
+    if (id.is_string())
+        return QLatin1Char('s') + QString::fromStdString(id.get_ref<const std::string &>());
+    return QLatin1Char('n') + QString::fromStdString(id.dump());
+}
+
+} // namespace mapi
