@@ -41,8 +41,8 @@ struct ClientOptions
     int requestTimeoutMs = 10000;
     // Liveness: probe after this much silence, and give the probe this long. The sum (plus the
     // 250 ms tick) bounds the detection of an open-but-silent socket: 5 + 8 + 0.25 < 15 s.
-    int probeAfterSilenceMs = 5000;
-    int probeTimeoutMs = 8000;
+    int probeAfterSilenceMs = 4000;
+    int probeTimeoutMs = 6000;
     bool reconnect = true;
     int backoffInitialMs = 500;
     int backoffMaxMs = 30000;

@@ -1,0 +1,87 @@
+// Decode and decode+apply throughput of the live pipeline (ProtocolPipeline → SystemStore).
+//
+// Input: the received map/event frames of tests/data/scenario-deliver.ndjson (real frames from
+// the official server), replicated until N events, each copy with a unique event id so the
+// store's de-duplication does not short-circuit the work. Prints one line per measurement.
+#include "client/ProtocolPipeline.h"
+#include "model/SystemStore.h"
+#include "trace/Trace.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+
+#include <cstdio>
+
+using namespace mapi;
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    const qint64 target = argc > 1 ? QByteArray(argv[1]).toLongLong() : 200000;
+
+    std::vector<QByteArray> templates;
+    TraceReadStats stats;
+    QString error;
+    readTrace(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), [&](const TraceRecord &r) {
+        if (r.dir == QLatin1String("recv") && r.raw.contains("\"map/event\""))
+            templates.push_back(r.raw);
+        return true;
+    }, stats, &error);
+    if (templates.empty()) {
+        std::fprintf(stderr, "no frames: %s\n", qPrintable(error));
+        return 1;
+    }
+
+    // Replicate with unique ids: replace the 26-char ULID event id in both places.
+    std::vector<QByteArray> frames;
+    frames.reserve(size_t(target));
+    qint64 bytes = 0;
+    for (qint64 i = 0; qint64(frames.size()) < target; ++i) {
+        for (const QByteArray &t : templates) {
+            if (qint64(frames.size()) >= target)
+                break;
+            // Event and message ids get a per-copy prefix; agent and scope ids stay, so the
+            // model keeps the scenario's 20 agents and grows only in events and messages.
+            QByteArray f = t;
+            const QByteArray prefix = QByteArray::number(i).rightJustified(8, '0');
+            for (const char *key : {"\"eventId\":\"", "\"messageId\":\"", "\"message\":{\"id\":\""}) {
+                const QByteArray k(key);
+                int at = t.indexOf(k);
+                while (at >= 0) {
+                    const QByteArray oldId = t.mid(at + k.size(), 26);
+                    f.replace(oldId, QByteArray(prefix + oldId.right(18)));
+                    at = t.indexOf(k, at + 1);
+                }
+            }
+            bytes += f.size();
+            frames.push_back(std::move(f));
+        }
+    }
+    std::printf("frames: %zu, bytes: %lld (avg %.0f B/frame)\n", frames.size(), static_cast<long long>(bytes),
+                double(bytes) / double(frames.size()));
+
+    {
+        FrameCodec codec;
+        QElapsedTimer timer;
+        timer.start();
+        qint64 ok = 0;
+        for (const QByteArray &f : frames)
+            ok += codec.decode(f).ok();
+        const double s = double(timer.nsecsElapsed()) / 1e9;
+        std::printf("decode only (nlohmann):      %9.0f frames/s  %6.1f MB/s  (%lld ok)\n", double(frames.size()) / s,
+                    double(bytes) / s / 1e6, static_cast<long long>(ok));
+    }
+    {
+        ProtocolPipeline pipeline;
+        SystemStore store;
+        QElapsedTimer timer;
+        timer.start();
+        for (const QByteArray &f : frames)
+            store.apply(pipeline.frameReceived(f, 0).inputs);
+        const double s = double(timer.nsecsElapsed()) / 1e9;
+        std::printf("decode + normalise + apply:  %9.0f events/s  %6.1f MB/s  (%lld applied, %lld messages)\n",
+                    double(frames.size()) / s, double(bytes) / s / 1e6,
+                    static_cast<long long>(store.counters().eventsApplied), static_cast<long long>(store.counters().messages));
+    }
+    return 0;
+}

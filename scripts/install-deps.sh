@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what MAP Inspector needs on Debian 12 (build tools, Qt 6, libraries, Node.js for the
+# demo MAP system, Xvfb for GUI tests) and the demo system's npm packages. Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  cmake ninja-build g++ pkg-config
+  qt6-base-dev qt6-websockets-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev
+  nlohmann-json3-dev libsimdjson-dev qtkeychain-qt6-dev libzstd-dev
+  nodejs npm
+  xvfb xauth
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  echo "installing: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The demo system: the official MAP SDK, pinned in package-lock.json. --ignore-scripts skips a
+# native build the SDK's optional storage never uses here.
+if [[ ! -d tools/demo-system/node_modules/@multi-agent-protocol/sdk ]]; then
+  (cd tools/demo-system && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+fi

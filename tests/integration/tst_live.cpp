@@ -1,0 +1,193 @@
+// Against the official MAP server (demo system fixture, stock or extended mode):
+// the inspector's model equals the server's own view, no event is lost, and the control
+// actions round-trip (extended) or fall back visibly (stock).
+#include "DemoSystem.h"
+
+#include "client/MapClient.h"
+#include "model/StateJson.h"
+#include "model/SystemStore.h"
+
+#include <QElapsedTimer>
+#include <QtTest>
+
+using namespace mapi;
+using namespace mapi::test;
+
+class LiveTest : public QObject
+{
+    Q_OBJECT
+private:
+    QString m_url;
+    QString m_mode;
+
+    void quiesce() { QVERIFY(!demoHttp(m_url, QStringLiteral("/control/quiesce"), true).is_null()); }
+    void activity() { QVERIFY(!demoHttp(m_url, QStringLiteral("/control/activity"), true).is_null()); }
+    Json view() { return demoHttp(m_url, QStringLiteral("/view")); }
+
+    // An agent that obeys: registered, idle or busy, not the failing or silent one.
+    QString pickAgent(const QString &role)
+    {
+        const Json v = view();
+        for (const Json &a : v.value("agents", Json::array())) {
+            const QString state = jsonString(a, "state");
+            const QString name = jsonString(a, "name");
+            if ((state == QLatin1String("idle") || state == QLatin1String("busy")) && jsonString(a, "role") == role
+                && !name.contains(QLatin1String("silent")) && !name.contains(QLatin1String("fail")))
+                return jsonString(a, "id");
+        }
+        return {};
+    }
+    QString agentState(const QString &id)
+    {
+        for (const Json &a : view().value("agents", Json::array()))
+            if (jsonString(a, "id") == id)
+                return jsonString(a, "state");
+        return {};
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_mode = qEnvironmentVariable("MAPI_DEMO_MODE");
+        m_url = fixtureUrl();
+        QVERIFY2(!m_url.isEmpty(), "the demo system fixture did not start");
+        // Let the simulation build its population (24 agents, spawned in waves).
+        QTRY_VERIFY_WITH_TIMEOUT(view().value("agents", Json::array()).size() >= 20, 30000);
+    }
+
+    void stateEqualsServerView()
+    {
+        quiesce();
+        const CliResult cli = runCli({QStringLiteral("state"), QStringLiteral("--url"), m_url, QStringLiteral("--duration"), QStringLiteral("1")});
+        const Json serverView = view();
+        activity();
+        QCOMPARE(cli.exitCode, 0);
+        const Json state = cli.json();
+        QVERIFY2(!state.is_null(), cli.err.constData());
+        QVERIFY(state["agents"].size() >= 20);
+        const QString diff = diffStateWithView(state, serverView);
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QCOMPARE(state["counts"]["problems"].get<int>(), 0);
+        QCOMPARE(state["connection"]["server"].is_string(), true);
+    }
+
+    // Every event the server emits while we are subscribed arrives, once, in order.
+    void noEventLostIn20Seconds()
+    {
+        quiesce();
+        ClientOptions options;
+        options.url = QUrl(m_url);
+        MapClient client(options);
+        SystemStore store;
+        qint64 received = 0;
+        connect(&client, &MapClient::inputsReady, &store, [&](const ModelInputs &inputs) {
+            for (const ModelInput &input : inputs)
+                if (std::holds_alternative<EventInput>(input))
+                    ++received;
+            store.apply(inputs);
+        });
+        client.start();
+        QTRY_VERIFY_WITH_TIMEOUT(client.state() == ClientState::Live, 15000);
+        QTest::qWait(500);
+        const qint64 emittedBefore = demoHttp(m_url, QStringLiteral("/stats")).value("eventsEmitted", qint64(-1));
+        const qint64 receivedBefore = received;
+        QVERIFY(emittedBefore >= 0);
+
+        activity();
+        QTest::qWait(20000);
+        quiesce();
+        QTest::qWait(1500); // drain
+        const qint64 emittedAfter = demoHttp(m_url, QStringLiteral("/stats")).value("eventsEmitted", qint64(-1));
+        const qint64 emitted = emittedAfter - emittedBefore;
+        const qint64 got = received - receivedBefore;
+        qInfo("events emitted by the server in 20 s: %lld, received: %lld", static_cast<long long>(emitted),
+              static_cast<long long>(got));
+        QVERIFY2(emitted > 400, "the demo system produced too little traffic for the test to mean anything");
+        QCOMPARE(got, emitted);
+        QCOMPARE(store.counters().sequenceGaps, qint64(0));
+        QCOMPARE(store.counters().duplicateEvents, qint64(0));
+        QCOMPARE(store.counters().problems, qint64(0));
+        QCOMPARE(client.reconnectCount(), 0);
+        client.stop();
+        QTRY_VERIFY(client.state() == ClientState::Closed);
+        activity();
+    }
+
+    void injectRoundTrip()
+    {
+        const QString agent = pickAgent(QStringLiteral("worker"));
+        QVERIFY(!agent.isEmpty());
+        const CliResult cli = runCli({QStringLiteral("inject"), QStringLiteral("--url"), m_url, QStringLiteral("--agent"), agent,
+                                      QStringLiteral("--message"), QStringLiteral("re-prioritise the review"),
+                                      QStringLiteral("--delivery"), QStringLiteral("queue"), QStringLiteral("--timeout"),
+                                      m_mode == QLatin1String("stock") ? QStringLiteral("3") : QStringLiteral("15")});
+        const Json outcome = cli.json();
+        QVERIFY2(!outcome.is_null(), cli.err.constData());
+        if (m_mode == QLatin1String("extended")) {
+            QCOMPARE(cli.exitCode, 0);
+            QCOMPARE(jsonString(outcome, "status"), QStringLiteral("confirmed"));
+            QCOMPARE(jsonString(outcome, "method"), QStringLiteral("map/inject"));
+            QCOMPARE(outcome["fallback"].get<bool>(), false);
+        } else {
+            // Stock MAPServer has no map/inject and never delivers messages: the fallback is
+            // used and labelled, and the outcome is honestly "not confirmed".
+            QCOMPARE(cli.exitCode, 5);
+            QCOMPARE(jsonString(outcome, "method"), QStringLiteral("map/send"));
+            QCOMPARE(outcome["fallback"].get<bool>(), true);
+            QVERIFY(jsonString(outcome, "note").contains(QLatin1String("not supported")));
+            QCOMPARE(jsonString(outcome, "status"), QStringLiteral("timed-out"));
+        }
+    }
+
+    void suspendResumeStopRoundTrip()
+    {
+        const QString agent = pickAgent(QStringLiteral("subagent"));
+        QVERIFY(!agent.isEmpty());
+        const bool stock = m_mode == QLatin1String("stock");
+        auto run = [&](const QString &command) {
+            const CliResult cli = runCli({command, QStringLiteral("--url"), m_url, QStringLiteral("--agent"), agent,
+                                          QStringLiteral("--reason"), QStringLiteral("integration test")});
+            const Json outcome = cli.json();
+            if (cli.exitCode != 0 || outcome.is_null())
+                qWarning("%s: exit %d: %s", qPrintable(command), cli.exitCode, cli.err.constData());
+            return std::make_pair(cli, outcome);
+        };
+
+        auto [suspendCli, suspended] = run(QStringLiteral("suspend"));
+        QCOMPARE(suspendCli.exitCode, 0);
+        QCOMPARE(jsonString(suspended, "status"), QStringLiteral("confirmed"));
+        QCOMPARE(suspended["fallback"].get<bool>(), stock);
+        if (stock)
+            QCOMPARE(jsonString(suspended, "method"), QStringLiteral("map/agents/update"));
+        QCOMPARE(agentState(agent), QStringLiteral("suspended"));
+
+        auto [resumeCli, resumed] = run(QStringLiteral("resume"));
+        QCOMPARE(resumeCli.exitCode, 0);
+        QCOMPARE(jsonString(resumed, "status"), QStringLiteral("confirmed"));
+        QVERIFY(agentState(agent) != QLatin1String("suspended"));
+
+        auto [stopCli, stopped] = run(QStringLiteral("stop"));
+        QCOMPARE(stopCli.exitCode, 0);
+        QCOMPARE(jsonString(stopped, "status"), QStringLiteral("confirmed"));
+        QCOMPARE(stopped["fallback"].get<bool>(), stock);
+        if (stock) {
+            QCOMPARE(jsonString(stopped, "method"), QStringLiteral("map/agents/update"));
+            QVERIFY(stopCli.err.contains("fallback used"));
+        } else {
+            QCOMPARE(jsonString(stopped, "method"), QStringLiteral("map/agents/stop"));
+        }
+        QCOMPARE(agentState(agent), QStringLiteral("stopped"));
+    }
+
+    void unknownAgentActionFailsClearly()
+    {
+        const CliResult cli = runCli({QStringLiteral("suspend"), QStringLiteral("--url"), m_url, QStringLiteral("--agent"),
+                                      QStringLiteral("no-such-agent")});
+        QCOMPARE(cli.exitCode, 4);
+        QVERIFY(cli.err.startsWith("map-inspector-cli: "));
+        QCOMPARE(cli.err.count('\n'), 1); // one clear line
+    }
+};
+
+QTEST_GUILESS_MAIN(LiveTest)
+#include "tst_live.moc"
