@@ -179,6 +179,9 @@ function buildAuthConfig() {
 }
 
 const extensionState = { sessionRouters: new Map(), tasks: null };
+// One counter for every task id, whether the simulation or a client (map/tasks/create) makes it.
+let taskIdSeq = 0;
+const nextTaskId = () => `task-${String(++taskIdSeq).padStart(6, '0')}`;
 const server = new MAPServer({
   name: 'MAP demo system',
   version: VERSION,
@@ -243,8 +246,7 @@ function createTaskTable() {
   const STATUSES = ['open', 'in_progress', 'blocked', 'completed', 'failed'];
   const MAX_TASKS = 5000;
   const tasks = new Map();
-  let seq = 0;
-  const newId = () => `task-${String(++seq).padStart(6, '0')}`;
+  const newId = nextTaskId;
   const emit = (type, data, task) => server.eventBus.emit({
     type, data, ...(task?.assignee ? { source: { agentId: task.assignee } } : {}),
   });
@@ -259,7 +261,6 @@ function createTaskTable() {
     while (tasks.size > MAX_TASKS) tasks.delete(tasks.keys().next().value);
   };
   return {
-    reserveId: newId,
     create(input) {
       if (!input || typeof input !== 'object') throw new Error('task is required');
       const id = input.id ?? newId();
@@ -718,6 +719,7 @@ class Simulation {
     this.tickTimer = null;
     this.durationTimer = null;
     this.maxActive = Math.max(6, Math.ceil(opts.rate * 2));
+    this.quiesceRequested = false;
   }
 
   // ----- topology ----------------------------------------------------------------------------
@@ -836,7 +838,12 @@ class Simulation {
     this.startupMs = Date.now() - t0;
     log(`ready: ${this.byId.size} agents registered on ${this.hosts.length} connections in ${this.startupMs} ms` +
       ` (failing=${this.failing?.name ?? '-'} silent=${this.silent?.name ?? '-'})`);
-    this.startActivity(true);
+    if (this.quiesceRequested) {
+      this.phase = 'quiesced';
+      log('quiesce was requested during startup: activity not started (POST /control/activity starts it)');
+    } else {
+      this.startActivity();
+    }
   }
 
   addAgent(def) {
@@ -863,8 +870,9 @@ class Simulation {
   }
 
   // ----- activity control --------------------------------------------------------------------
-  startActivity(initial = false) {
+  startActivity() {
     const now = Date.now();
+    const initial = this.activityStartedAt === null;
     this.activityEnabled = true;
     this.phase = 'running';
     this.budget = 0;
@@ -883,6 +891,7 @@ class Simulation {
           this.phase = 'ended';
           this.heap.clear();
           this.activeWorkflows = 0;
+          for (const a of this.agents) a.tasks.clear(); // abandoned with the workflows
           log(`duration of ${this.opts.duration}s over: simulated activity stopped, server keeps serving`);
         }, this.opts.duration * 1000);
       }
@@ -892,8 +901,9 @@ class Simulation {
 
   activity() {
     if (this.phase === 'starting') return { activity: 'starting' };
+    this.quiesceRequested = false;
     if (!this.activityEnabled) {
-      this.startActivity(false);
+      this.startActivity();
       log('activity restarted');
     }
     return { activity: 'running' };
@@ -902,9 +912,13 @@ class Simulation {
   async quiesce() {
     const t0 = Date.now();
     this.activityEnabled = false;
+    if (this.phase === 'starting') this.quiesceRequested = true;
     if (this.phase === 'running') this.phase = 'quiesced';
-    // wait for every request the simulation has in flight to be answered
-    while (this.inflight > 0 && Date.now() - t0 < 15000) await new Promise((r) => setTimeout(r, 5));
+    // wait for the agents to be up (if asked during startup) and for every request the
+    // simulation has in flight to be answered
+    while ((this.phase === 'starting' || this.inflight > 0) && Date.now() - t0 < 60000) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
     // let the last frames leave the process
     await new Promise((r) => setTimeout(r, 50));
     log(`quiesced in ${Date.now() - t0} ms`);
@@ -1143,6 +1157,11 @@ class Simulation {
     this.heap.push({ due: Date.now() + delayMs, actor, run, msg, wf });
   }
 
+  // a timed simulation action that is not tied to one agent's workflow (paused by quiesce too)
+  later(delayMs, fn) {
+    this.heap.push({ due: Date.now() + delayMs, actor: null, msg: false, wf: null, always: true, run: fn });
+  }
+
   tick() {
     const now = Date.now();
     const dt = Math.min(1, (now - this.lastTick) / 1000);
@@ -1259,7 +1278,7 @@ class Simulation {
     const pair = prior ? [prior.requester, prior.assignee] : this.pickRequest();
     if (!pair) return false;
     const [req, asg] = pair;
-    const taskId = prior?.taskId ?? `task-${String(wf.id).padStart(6, '0')}`;
+    const taskId = prior?.taskId ?? nextTaskId();
     const taskType = prior?.taskType ?? this.rng.pick(TASK_TYPES[asg.kind] ?? TASK_TYPES.worker);
     const corr = prior?.corr ?? `corr-${taskId}`;
     const attempt = (prior?.attempt ?? 0) + 1;
@@ -1506,11 +1525,9 @@ class Simulation {
   scheduleIncidents(now) {
     const D = this.opts.duration;
     const when = (fraction, foreverS) => (D > 0 ? D * fraction : foreverS) * 1000;
-    const incident = (delay, name, fn) => {
-      this.heap.push({ due: now + delay, actor: null, msg: false, wf: null, always: true, run: () => {
-        try { fn(); } catch (err) { log(`incident ${name} failed: ${err?.stack ?? err}`); }
-      } });
-    };
+    const incident = (delay, name, fn) => this.later(delay - (Date.now() - now), () => {
+      try { fn(); } catch (err) { log(`incident ${name} failed: ${err?.stack ?? err}`); }
+    });
     incident(when(0.35, 8), 'failure', () => this.incidentFailure(when(0.8, 25) - when(0.35, 8)));
     incident(when(0.5, 12), 'silent', () => this.incidentSilent());
     incident(when(0.6, 15), 'leave', () => this.incidentLeave());
@@ -1545,11 +1562,11 @@ class Simulation {
           const scope = { id: r.scope.id, name: r.scope.name };
           const members = [coord, f.parent, this.monitor].filter((x) => x && x.control !== 'gone');
           for (const m of members) await this.joinScope(m, scope).catch(() => {});
-          setTimeout(() => {
+          this.later(Math.max(3000, scopeLifetimeMs), () => {
             if (!coord.canAct) return;
             coord.host.request('map/scopes/delete', { scopeId: scope.id }).catch(() => {});
             log(`incident scope ${scope.name} closed`);
-          }, Math.max(3000, scopeLifetimeMs));
+          });
         }).catch((err) => log(`incident scope failed: ${err?.message}`));
     }
   }
