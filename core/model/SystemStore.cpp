@@ -201,6 +201,32 @@ void SystemStore::flushChanges()
     Q_EMIT changed(out);
 }
 
+void SystemStore::reset()
+{
+    flushChanges();
+    Q_EMIT aboutToReset();
+    m_nowMs = 0;
+    m_agents.clear();
+    m_agentRow.clear();
+    m_scopes.clear();
+    m_scopeRow.clear();
+    m_messages.clear();
+    m_messageRow.clear();
+    m_tasks.clear();
+    m_taskRow.clear();
+    m_actions.clear();
+    m_actionRow.clear();
+    m_events.clear();
+    m_seenEventIds.clear();
+    m_gaps.clear();
+    m_problems.clear();
+    m_sessions.clear();
+    m_counters = StoreCounters();
+    m_connection = ConnectionInfo();
+    m_pending = ChangeSet();
+    Q_EMIT wasReset();
+}
+
 // ---- entities --------------------------------------------------------------------------
 
 Agent &SystemStore::ensureAgent(const QString &id, qint64 timeMs)
@@ -400,9 +426,9 @@ void SystemStore::applyEvent(const EventInput &input)
         Agent &fresh = m_agents[size_t(m_agentRow.value(e.agentId))];
         fresh.unregistered = true;
         fresh.unregisteredAtMs = t;
-        const QStringList scopes = fresh.scopes;
-        for (const QString &scopeId : scopes)
-            setMembership(scopeId, e.agentId, false, t);
+        // Scope memberships stay: the official server keeps an unregistered agent in its
+        // scopes and emits no scope.agent.left, so removing it here would differ from what
+        // the server knows. Servers that do remove it send scope.agent.left.
         break;
     }
     case EventKind::ScopeCreated:
@@ -786,10 +812,7 @@ void SystemStore::applyAgentsSnapshot(const AgentsSnapshot &snapshot)
         if (!a.placeholder && !a.unregistered && !listed.contains(a.id)) {
             a.unregistered = true;
             a.unregisteredAtMs = t;
-            const QStringList scopes = a.scopes;
-            for (const QString &scopeId : scopes)
-                setMembership(scopeId, a.id, false, t);
-            markAgent(int(row));
+            markAgent(int(row)); // memberships follow map/scopes/members, as on the server
         }
     }
 }
@@ -817,6 +840,10 @@ void SystemStore::applyScopesSnapshot(const ScopesSnapshot &snapshot)
         if (!s.placeholder && !s.deleted && !listed.contains(s.id)) {
             s.deleted = true;
             markScope(int(row));
+            const QString scopeId = s.id;
+            const QStringList members = s.members; // copied: setMembership edits s.members
+            for (const QString &agentId : members)
+                setMembership(scopeId, agentId, false, t);
         }
     }
 }

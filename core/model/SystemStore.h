@@ -69,6 +69,10 @@ public:
     // Emits the pending ChangeSet immediately (the timer does this otherwise).
     void flushChanges();
 
+    // Empties the model (new connection, new trace). Emits aboutToReset() and wasReset();
+    // views reset their models between the two.
+    void reset();
+
     const std::vector<Agent> &agents() const { return m_agents; }
     const std::vector<Scope> &scopes() const { return m_scopes; }
     const std::vector<Message> &messages() const { return m_messages; }
@@ -95,6 +99,8 @@ public:
 
 Q_SIGNALS:
     void changed(const mapi::ChangeSet &changes);
+    void aboutToReset();
+    void wasReset();
 
 private:
     void applyEvent(const EventInput &input);

@@ -1,0 +1,63 @@
+// map-inspector [--connect URL] [--token-env VAR] [--observer] [TRACEFILE]
+#include "MainWindow.h"
+#include "style/Theme.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QSettings>
+#include <QTimer>
+
+#include <cstdio>
+
+using namespace mapi;
+
+int main(int argc, char **argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("MAP Inspector"));
+    QApplication::setApplicationName(QStringLiteral("map-inspector"));
+    QApplication::setApplicationDisplayName(QStringLiteral("MAP Inspector"));
+    QApplication::setApplicationVersion(QStringLiteral(MAPI_VERSION));
+
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("Operator console for multi-agent systems that speak MAP."));
+    p.addHelpOption();
+    p.addVersionOption();
+    p.addPositionalArgument(QStringLiteral("trace"), QStringLiteral("A trace file to open."), QStringLiteral("[TRACEFILE]"));
+    p.addOptions({
+        {QStringLiteral("connect"), QStringLiteral("Connect to this MAP server (ws:// or wss://)."), QStringLiteral("URL")},
+        {QStringLiteral("token-env"), QStringLiteral("Read the credential from this environment variable."), QStringLiteral("VAR")},
+        {QStringLiteral("auth"), QStringLiteral("Credential method: bearer (default) or api-key."), QStringLiteral("METHOD"), QStringLiteral("bearer")},
+        {QStringLiteral("observer"), QStringLiteral("Observer only: every control action is disabled.")},
+    });
+    p.process(app);
+
+    ClientOptions options;
+    if (p.isSet(QStringLiteral("connect"))) {
+        options.url = QUrl(p.value(QStringLiteral("connect")), QUrl::StrictMode);
+        if (!options.url.isValid() || (options.url.scheme() != QLatin1String("ws") && options.url.scheme() != QLatin1String("wss"))) {
+            std::fprintf(stderr, "map-inspector: --connect needs a ws:// or wss:// URL\n");
+            return 1;
+        }
+        if (p.isSet(QStringLiteral("token-env"))) {
+            const QByteArray var = p.value(QStringLiteral("token-env")).toUtf8();
+            if (!qEnvironmentVariableIsSet(var.constData())) {
+                std::fprintf(stderr, "map-inspector: environment variable %s is not set\n", var.constData());
+                return 1;
+            }
+            options.auth.credential = qEnvironmentVariable(var.constData());
+            options.auth.method = p.value(QStringLiteral("auth")) == QLatin1String("api-key") ? AuthConfig::Method::ApiKey
+                                                                                               : AuthConfig::Method::Bearer;
+        }
+    }
+
+    ui::applyTheme(ui::themeFromName(QSettings().value(QStringLiteral("ui/theme"), QStringLiteral("light")).toString()));
+    ui::MainWindow window;
+    window.setForcedObserver(p.isSet(QStringLiteral("observer")));
+    window.show();
+    if (!options.url.isEmpty())
+        window.connectTo(options, p.isSet(QStringLiteral("observer")));
+    else if (!p.positionalArguments().isEmpty())
+        window.openTrace(p.positionalArguments().first());
+    return QApplication::exec();
+}

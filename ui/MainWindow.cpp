@@ -1,0 +1,553 @@
+#include "MainWindow.h"
+
+#include "dialogs/ActionDialogs.h"
+#include "dialogs/ConnectDialog.h"
+#include "dialogs/ConnectionProfiles.h"
+#include "panels/ActionsPanel.h"
+#include "panels/AgentsPanel.h"
+#include "panels/HealthPanel.h"
+#include "panels/InspectorPanel.h"
+#include "panels/ProblemsPanel.h"
+#include "panels/ScopesPanel.h"
+#include "panels/TasksPanel.h"
+#include "panels/TimelinePanel.h"
+#include "panels/TopologyPanel.h"
+#include "session/LiveSession.h"
+#include "session/SelectionHub.h"
+#include "style/Theme.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace mapi::ui {
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent)
+    , m_session(new LiveSession(this))
+    , m_selection(new SelectionHub(this))
+{
+    setObjectName(QStringLiteral("MainWindow"));
+    setWindowTitle(QStringLiteral("MAP Inspector"));
+    setDockNestingEnabled(true);
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
+
+    buildActions();
+    m_center = new QStackedWidget(this);
+    m_welcome = buildWelcomePage();
+    m_topology = new TopologyPanel(m_session, m_selection, this);
+    m_center->addWidget(m_welcome);
+    m_center->addWidget(m_topology);
+    setCentralWidget(m_center);
+    buildDocks();
+    buildMenus();
+    buildStatusBar();
+
+    m_defaultLayout = saveState();
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("layout/geometry")).toByteArray());
+    if (!restoreState(settings.value(QStringLiteral("layout/state")).toByteArray()))
+        resize(1400, 900);
+
+    connect(m_session, &LiveSession::sourceChanged, this, [this] {
+        m_center->setCurrentWidget(m_session->source() == LiveSession::Source::None ? m_welcome : static_cast<QWidget *>(m_topology));
+        setWindowTitle(m_session->source() == LiveSession::Source::None
+                           ? QStringLiteral("MAP Inspector")
+                           : QStringLiteral("%1 — MAP Inspector").arg(m_session->sourceLabel()));
+        updateActionStates();
+        updateStatusBar();
+    });
+    connect(m_session, &LiveSession::stateChanged, this, [this] {
+        updateActionStates();
+        updateStatusBar();
+    });
+    connect(m_session, &LiveSession::supportChanged, this, &MainWindow::updateActionStates);
+    connect(m_session, &LiveSession::observerOnlyChanged, this, &MainWindow::updateActionStates);
+    connect(m_session, &LiveSession::rateUpdated, this, &MainWindow::updateStatusBar);
+    connect(m_session, &LiveSession::fatalError, this, [this](const QString &message) {
+        statusBar()->showMessage(message, 15000);
+        QMessageBox::warning(this, tr("Connection failed"), message);
+    });
+    connect(m_session->store(), &SystemStore::changed, this, &MainWindow::updateStatusBar);
+    connect(m_selection, &SelectionHub::agentSelectionChanged, this, &MainWindow::updateActionStates);
+    updateActionStates();
+    updateStatusBar();
+}
+
+MainWindow::~MainWindow() = default;
+
+// ---- construction ----------------------------------------------------------------------
+
+void MainWindow::buildActions()
+{
+    auto make = [this](const char *name, const QString &text, const QKeySequence &key) {
+        auto *a = new QAction(text, this);
+        a->setObjectName(QLatin1String(name));
+        a->setShortcut(key);
+        a->setShortcutContext(Qt::ApplicationShortcut);
+        addAction(a);
+        return a;
+    };
+    m_connectAction = make("connect", tr("&Connect…"), QKeySequence(Qt::CTRL | Qt::Key_K));
+    m_disconnectAction = make("disconnect", tr("&Disconnect"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
+    m_openTraceAction = make("openTrace", tr("&Open trace…"), QKeySequence::Open);
+    m_quitAction = make("quit", tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q));
+    m_injectAction = make("inject", tr("&Inject message…"), QKeySequence(Qt::CTRL | Qt::Key_I));
+    m_suspendAction = make("suspend", tr("&Suspend…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    m_resumeAction = make("resume", tr("&Resume…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+    m_stopAction = make("stop", tr("S&top…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_X));
+    m_observerAction = make("observer", tr("&Observer only"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    m_observerAction->setCheckable(true);
+    m_findAction = make("find", tr("&Filter agents"), QKeySequence::Find);
+    m_darkAction = make("darkTheme", tr("&Dark theme"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+    m_darkAction->setCheckable(true);
+    m_resetLayoutAction = make("resetLayout", tr("Reset &layout"), QKeySequence());
+    m_shortcutsAction = make("shortcuts", tr("&Keyboard shortcuts"), QKeySequence(Qt::Key_F1));
+    m_aboutAction = make("about", tr("&About MAP Inspector"), QKeySequence());
+
+    connect(m_connectAction, &QAction::triggered, this, &MainWindow::showConnectDialog);
+    connect(m_disconnectAction, &QAction::triggered, m_session, &LiveSession::disconnectFromServer);
+    connect(m_openTraceAction, &QAction::triggered, this, &MainWindow::showOpenTraceDialog);
+    connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
+    connect(m_injectAction, &QAction::triggered, this, &MainWindow::injectIntoSelection);
+    connect(m_stopAction, &QAction::triggered, this, &MainWindow::stopSelection);
+    connect(m_suspendAction, &QAction::triggered, this, &MainWindow::suspendSelection);
+    connect(m_resumeAction, &QAction::triggered, this, &MainWindow::resumeSelection);
+    connect(m_observerAction, &QAction::toggled, this, [this](bool on) {
+        if (!on && m_forcedObserver) {
+            m_observerAction->setChecked(true); // --observer cannot be switched off in the window
+            return;
+        }
+        m_session->setObserverOnly(on);
+    });
+    connect(m_findAction, &QAction::triggered, this, [this] {
+        if (QDockWidget *d = dock(QStringLiteral("agentsDock"))) {
+            d->show();
+            d->raise();
+        }
+        m_agents->focusFilter();
+    });
+    connect(m_darkAction, &QAction::toggled, this, [this](bool dark) { setTheme(dark ? QStringLiteral("dark") : QStringLiteral("light")); });
+    connect(m_resetLayoutAction, &QAction::triggered, this, [this] {
+        restoreState(m_defaultLayout);
+        for (QDockWidget *d : std::as_const(m_docks))
+            d->show();
+    });
+    connect(m_shortcutsAction, &QAction::triggered, this, [this] {
+        ShortcutsDialog dialog(actions(), this);
+        dialog.exec();
+    });
+    connect(m_aboutAction, &QAction::triggered, this, [this] {
+        QMessageBox::about(this, tr("About MAP Inspector"),
+                           tr("<h3>MAP Inspector %1</h3><p>An operator console for multi-agent systems that speak "
+                              "MAP (Multi-Agent Protocol).</p><p>Qt %2 · GPL-3.0-or-later</p>")
+                               .arg(QStringLiteral(MAPI_VERSION), QString::fromLatin1(qVersion())));
+    });
+    m_darkAction->setChecked(isDarkTheme());
+}
+
+QDockWidget *MainWindow::addPanel(const QString &objectName, const QString &title, QWidget *panel, Qt::DockWidgetArea area,
+                                  const QKeySequence &toggleShortcut)
+{
+    auto *d = new QDockWidget(title, this);
+    d->setObjectName(objectName);
+    d->setWidget(panel);
+    addDockWidget(area, d);
+    QAction *toggle = d->toggleViewAction();
+    toggle->setObjectName(objectName + QStringLiteral("Toggle"));
+    toggle->setText(tr("%1 panel").arg(title));
+    toggle->setShortcut(toggleShortcut);
+    toggle->setShortcutContext(Qt::ApplicationShortcut);
+    addAction(toggle);
+    m_docks << d;
+    return d;
+}
+
+void MainWindow::buildDocks()
+{
+    m_agents = new AgentsPanel(m_session, m_selection, this);
+    m_scopes = new ScopesPanel(m_session, m_selection, this);
+    m_timeline = new TimelinePanel(m_session, m_selection, this);
+    m_health = new HealthPanel(m_session, m_selection, this);
+    m_tasks = new TasksPanel(m_session, m_selection, this);
+    m_inspector = new InspectorPanel(m_session, m_selection, this);
+    m_actions = new ActionsPanel(m_session, m_selection, this);
+    m_problems = new ProblemsPanel(m_session, m_selection, this);
+
+    auto *agents = addPanel(QStringLiteral("agentsDock"), tr("Agents"), m_agents, Qt::LeftDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_1));
+    auto *scopes = addPanel(QStringLiteral("scopesDock"), tr("Scopes"), m_scopes, Qt::LeftDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_2));
+    auto *timeline = addPanel(QStringLiteral("timelineDock"), tr("Timeline"), m_timeline, Qt::BottomDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_3));
+    auto *health = addPanel(QStringLiteral("healthDock"), tr("Health"), m_health, Qt::RightDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_4));
+    auto *tasks = addPanel(QStringLiteral("tasksDock"), tr("Tasks"), m_tasks, Qt::BottomDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_5));
+    auto *inspector = addPanel(QStringLiteral("inspectorDock"), tr("Inspector"), m_inspector, Qt::RightDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_6));
+    auto *actionsDock = addPanel(QStringLiteral("actionsDock"), tr("Actions"), m_actions, Qt::BottomDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_7));
+    auto *problems = addPanel(QStringLiteral("problemsDock"), tr("Problems"), m_problems, Qt::BottomDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_8));
+    tabifyDockWidget(agents, scopes);
+    tabifyDockWidget(timeline, tasks);
+    tabifyDockWidget(tasks, actionsDock);
+    tabifyDockWidget(actionsDock, problems);
+    tabifyDockWidget(health, inspector);
+    agents->raise();
+    timeline->raise();
+    health->raise();
+    resizeDocks({agents, health}, {420, 380}, Qt::Horizontal);
+    resizeDocks({timeline}, {300}, Qt::Vertical);
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(m_connectAction);
+    file->addAction(m_disconnectAction);
+    file->addSeparator();
+    file->addAction(m_openTraceAction);
+    QMenu *recent = file->addMenu(tr("Open &recent"));
+    connect(recent, &QMenu::aboutToShow, this, [this, recent] {
+        recent->clear();
+        for (const QString &url : ConnectionProfiles::recentServers())
+            recent->addAction(url, this, [this, url] {
+                ConnectDialog dialog(this);
+                dialog.setUrl(url);
+                if (dialog.exec() == QDialog::Accepted)
+                    connectTo(dialog.options(), dialog.observerOnly());
+            });
+        recent->addSeparator();
+        for (const QString &path : ConnectionProfiles::recentTraces())
+            recent->addAction(path, this, [this, path] { openTrace(path); });
+        if (recent->isEmpty())
+            recent->addAction(tr("(nothing yet)"))->setEnabled(false);
+    });
+    file->addSeparator();
+    file->addAction(m_quitAction);
+
+    QMenu *agent = menuBar()->addMenu(tr("&Agent"));
+    agent->addAction(m_injectAction);
+    agent->addSeparator();
+    agent->addAction(m_suspendAction);
+    agent->addAction(m_resumeAction);
+    agent->addAction(m_stopAction);
+    agent->addSeparator();
+    agent->addAction(m_observerAction);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(m_findAction);
+    view->addSeparator();
+    for (QDockWidget *d : std::as_const(m_docks))
+        view->addAction(d->toggleViewAction());
+    view->addSeparator();
+    view->addAction(m_darkAction);
+    view->addAction(m_resetLayoutAction);
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(m_shortcutsAction);
+    help->addAction(m_aboutAction);
+}
+
+void MainWindow::buildStatusBar()
+{
+    m_stateLabel = new QLabel(this);
+    m_stateLabel->setObjectName(QStringLiteral("connectionState"));
+    m_serverLabel = new QLabel(this);
+    m_serverLabel->setObjectName(QStringLiteral("serverName"));
+    m_rateLabel = new QLabel(this);
+    m_rateLabel->setObjectName(QStringLiteral("eventRate"));
+    m_gapsButton = new QToolButton(this);
+    m_gapsButton->setObjectName(QStringLiteral("gapsButton"));
+    m_gapsButton->setAutoRaise(true);
+    m_problemsButton = new QToolButton(this);
+    m_problemsButton->setObjectName(QStringLiteral("problemsButton"));
+    m_problemsButton->setAutoRaise(true);
+    m_problemsButton->setToolTip(tr("Show the frames the inspector could not use"));
+    m_gapsButton->setToolTip(tr("Show the gaps: events the server sent that never arrived"));
+    auto showProblems = [this] {
+        QDockWidget *d = dock(QStringLiteral("problemsDock"));
+        d->show();
+        d->raise();
+    };
+    connect(m_problemsButton, &QToolButton::clicked, this, showProblems);
+    connect(m_gapsButton, &QToolButton::clicked, this, showProblems);
+    statusBar()->addWidget(m_stateLabel);
+    statusBar()->addWidget(m_serverLabel);
+    statusBar()->addPermanentWidget(m_rateLabel);
+    statusBar()->addPermanentWidget(m_gapsButton);
+    statusBar()->addPermanentWidget(m_problemsButton);
+}
+
+QWidget *MainWindow::buildWelcomePage()
+{
+    auto *page = new QWidget(this);
+    page->setObjectName(QStringLiteral("welcomePage"));
+    auto *layout = new QVBoxLayout(page);
+    layout->addStretch(2);
+    auto *title = new QLabel(tr("<h1>MAP Inspector</h1><p>Watch and steer a multi-agent system that speaks MAP.</p>"), page);
+    title->setAlignment(Qt::AlignCenter);
+    layout->addWidget(title);
+    auto *buttons = new QHBoxLayout;
+    buttons->addStretch();
+    auto *connectButton = new QPushButton(tr("Connect to a MAP server…"), page);
+    connectButton->setObjectName(QStringLiteral("welcomeConnect"));
+    auto *openButton = new QPushButton(tr("Open a trace…"), page);
+    openButton->setObjectName(QStringLiteral("welcomeOpenTrace"));
+    connect(connectButton, &QPushButton::clicked, this, &MainWindow::showConnectDialog);
+    connect(openButton, &QPushButton::clicked, this, &MainWindow::showOpenTraceDialog);
+    buttons->addWidget(connectButton);
+    buttons->addWidget(openButton);
+    buttons->addStretch();
+    layout->addLayout(buttons);
+    auto *demo = new QLabel(
+        tr("<p>No MAP system at hand? Start the demo system that ships with the sources:</p>"
+           "<pre>cd tools/demo-system &amp;&amp; npm ci --ignore-scripts\nnode demo-system.mjs --mode extended</pre>"
+           "<p>and connect to the <code>ws://127.0.0.1:PORT</code> it prints.</p>"),
+        page);
+    demo->setAlignment(Qt::AlignCenter);
+    demo->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(demo);
+    m_recentBox = new QWidget(page);
+    m_recentBox->setLayout(new QVBoxLayout);
+    layout->addWidget(m_recentBox, 0, Qt::AlignHCenter);
+    layout->addStretch(3);
+    refreshWelcomePage();
+    return page;
+}
+
+void MainWindow::refreshWelcomePage()
+{
+    QLayout *l = m_recentBox->layout();
+    while (QLayoutItem *item = l->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    const QStringList servers = ConnectionProfiles::recentServers();
+    const QStringList traces = ConnectionProfiles::recentTraces();
+    if (!servers.isEmpty() || !traces.isEmpty())
+        l->addWidget(new QLabel(tr("<b>Recent</b>"), m_recentBox));
+    for (const QString &url : servers.mid(0, 4)) {
+        auto *b = new QPushButton(url, m_recentBox);
+        b->setFlat(true);
+        connect(b, &QPushButton::clicked, this, [this, url] {
+            ConnectDialog dialog(this);
+            dialog.setUrl(url);
+            if (dialog.exec() == QDialog::Accepted)
+                connectTo(dialog.options(), dialog.observerOnly());
+        });
+        l->addWidget(b);
+    }
+    for (const QString &path : traces.mid(0, 4)) {
+        auto *b = new QPushButton(path, m_recentBox);
+        b->setFlat(true);
+        connect(b, &QPushButton::clicked, this, [this, path] { openTrace(path); });
+        l->addWidget(b);
+    }
+}
+
+// ---- sources ---------------------------------------------------------------------------
+
+void MainWindow::showConnectDialog()
+{
+    ConnectDialog dialog(this);
+    if (dialog.exec() == QDialog::Accepted)
+        connectTo(dialog.options(), dialog.observerOnly());
+}
+
+void MainWindow::connectTo(const ClientOptions &options, bool observerOnly)
+{
+    m_session->connectTo(options, observerOnly || m_forcedObserver);
+    m_observerAction->setChecked(m_session->observerOnly());
+}
+
+void MainWindow::showOpenTraceDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open trace"), QString(),
+                                                      tr("Traces (*.jsonl *.ndjson *.json);;All files (*)"));
+    if (!path.isEmpty())
+        openTrace(path);
+}
+
+bool MainWindow::openTrace(const QString &path)
+{
+    QString error;
+    if (!m_session->openTrace(path, &error)) {
+        QMessageBox::warning(this, tr("Cannot open trace"), error);
+        return false;
+    }
+    ConnectionProfiles::addRecentTrace(QFileInfo(path).absoluteFilePath());
+    refreshWelcomePage();
+    return true;
+}
+
+void MainWindow::setForcedObserver(bool on)
+{
+    m_forcedObserver = on;
+    if (on) {
+        m_observerAction->setChecked(true);
+        m_session->setObserverOnly(true);
+    }
+}
+
+// ---- control ---------------------------------------------------------------------------
+
+QString MainWindow::controlNote(const QString &method) const
+{
+    static const QHash<QString, QString> fallbacks = {
+        {QStringLiteral("map/inject"), tr("This server does not support map/inject: the message is sent with map/send as a "
+                                          "STEERING message instead, and only confirmed if the agent answers.")},
+        {QStringLiteral("map/agents/stop"), tr("This server does not support map/agents/stop: the agent's state is set to "
+                                               "\"stopped\" with map/agents/update. The registry changes; the agent process is not told.")},
+        {QStringLiteral("map/agents/suspend"), tr("This server does not support map/agents/suspend: the state is set to "
+                                                  "\"suspended\" with map/agents/update.")},
+        {QStringLiteral("map/agents/resume"), tr("This server does not support map/agents/resume: the state is set to "
+                                                 "\"idle\" with map/agents/update.")},
+    };
+    if (m_session->support(method) == Support::Absent)
+        return fallbacks.value(method);
+    return {};
+}
+
+void MainWindow::updateActionStates()
+{
+    const QString blocked = m_session->actionBlockedReason();
+    const bool hasSelection = !m_selection->selectedAgents().isEmpty();
+    const struct { QAction *action; QString method; QString help; } controls[] = {
+        {m_injectAction, QStringLiteral("map/inject"), tr("Inject a steering message into the selected agents")},
+        {m_stopAction, QStringLiteral("map/agents/stop"), tr("Stop the selected agents (asks first)")},
+        {m_suspendAction, QStringLiteral("map/agents/suspend"), tr("Suspend the selected agents (asks first)")},
+        {m_resumeAction, QStringLiteral("map/agents/resume"), tr("Resume the selected agents (asks first)")},
+    };
+    for (const auto &c : controls) {
+        QString reason = blocked;
+        if (reason.isEmpty() && !hasSelection)
+            reason = tr("Select one or more agents first");
+        c.action->setEnabled(reason.isEmpty());
+        QString tip = reason.isEmpty() ? c.help : reason;
+        const QString note = controlNote(c.method);
+        if (reason.isEmpty() && !note.isEmpty())
+            tip += QStringLiteral("\n") + note;
+        c.action->setToolTip(tip);
+        c.action->setStatusTip(tip);
+    }
+    const bool live = m_session->source() == LiveSession::Source::Live;
+    m_disconnectAction->setEnabled(live);
+}
+
+void MainWindow::injectIntoSelection()
+{
+    const QStringList targets = m_selection->selectedAgents();
+    if (targets.isEmpty() || !m_session->actionBlockedReason().isEmpty())
+        return;
+    InjectDialog dialog(m_session->store(), targets, controlNote(QStringLiteral("map/inject")), this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    m_session->inject(targets, dialog.content(), dialog.delivery());
+    statusBar()->showMessage(tr("Injected into %n agent(s); follow the outcome in Actions", nullptr, int(targets.size())), 5000);
+}
+
+void MainWindow::confirmAndRun(const QString &verb, const QString &method)
+{
+    const QStringList selection = m_selection->selectedAgents();
+    if (selection.isEmpty() || !m_session->actionBlockedReason().isEmpty())
+        return;
+    ConfirmActionDialog dialog(m_session->store(), verb, selection, controlNote(method), this);
+    if (dialog.exec() != QDialog::Accepted || dialog.targets().isEmpty())
+        return;
+    if (method == QLatin1String("map/agents/stop"))
+        m_session->stop(dialog.targets(), dialog.reason());
+    else if (method == QLatin1String("map/agents/suspend"))
+        m_session->suspend(dialog.targets(), dialog.reason());
+    else
+        m_session->resume(dialog.targets());
+    statusBar()->showMessage(tr("%1: %n agent(s); follow the outcome in Actions", nullptr, int(dialog.targets().size())).arg(verb), 5000);
+}
+
+void MainWindow::stopSelection()
+{
+    confirmAndRun(tr("Stop"), QStringLiteral("map/agents/stop"));
+}
+
+void MainWindow::suspendSelection()
+{
+    confirmAndRun(tr("Suspend"), QStringLiteral("map/agents/suspend"));
+}
+
+void MainWindow::resumeSelection()
+{
+    confirmAndRun(tr("Resume"), QStringLiteral("map/agents/resume"));
+}
+
+// ---- status ----------------------------------------------------------------------------
+
+void MainWindow::updateStatusBar()
+{
+    const SystemStore *store = m_session->store();
+    QString state;
+    switch (m_session->source()) {
+    case LiveSession::Source::None: state = tr("Not connected"); break;
+    case LiveSession::Source::Trace: state = tr("Trace"); break;
+    case LiveSession::Source::Live: state = clientStateName(m_session->clientState()); break;
+    }
+    if (m_session->observerOnly())
+        state += tr(" · observer");
+    m_stateLabel->setText(state);
+    const ConnectionInfo &c = store->connection();
+    m_serverLabel->setText(c.serverName.isEmpty() ? m_session->sourceLabel()
+                                                  : QStringLiteral("%1 %2 · %3").arg(c.serverName, c.serverVersion, m_session->sourceLabel()));
+    m_rateLabel->setText(tr("%1 events/s").arg(m_session->eventRate(), 0, 'f', 0));
+    const auto &counters = store->counters();
+    m_gapsButton->setText(tr("%n gap(s)", nullptr, int(counters.gaps)));
+    m_problemsButton->setText(tr("%n problem(s)", nullptr, int(counters.problems)));
+    const QString warn = QStringLiteral("color: #d0312d; font-weight: bold");
+    m_gapsButton->setStyleSheet(counters.gaps ? warn : QString());
+    m_problemsButton->setStyleSheet(counters.problems ? warn : QString());
+}
+
+// ---- misc ------------------------------------------------------------------------------
+
+QDockWidget *MainWindow::dock(const QString &name) const
+{
+    return findChild<QDockWidget *>(name);
+}
+
+QAction *MainWindow::action(const QString &name) const
+{
+    for (QAction *a : actions())
+        if (a->objectName() == name)
+            return a;
+    return nullptr;
+}
+
+void MainWindow::setTheme(const QString &name)
+{
+    applyTheme(themeFromName(name));
+    QSettings().setValue(QStringLiteral("ui/theme"), name);
+    // Views that paint themselves read the palette on their next paint.
+    for (QWidget *w : findChildren<QWidget *>())
+        w->update();
+}
+
+void MainWindow::saveLayout()
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("layout/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("layout/state"), saveState());
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    saveLayout();
+    m_session->disconnectFromServer();
+    event->accept();
+}
+
+} // namespace mapi::ui

@@ -1,0 +1,154 @@
+#include "dialogs/ConnectDialog.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QUrl>
+#include <QVBoxLayout>
+
+namespace mapi::ui {
+
+ConnectDialog::ConnectDialog(QWidget *parent)
+    : QDialog(parent)
+{
+    setWindowTitle(tr("Connect to a MAP system"));
+    m_profiles = ConnectionProfiles::load();
+
+    m_profile = new QComboBox(this);
+    m_profile->addItem(tr("(new profile)"));
+    for (const auto &p : std::as_const(m_profiles))
+        m_profile->addItem(p.name);
+    m_name = new QLineEdit(this);
+    m_name->setPlaceholderText(tr("e.g. staging swarm"));
+    m_url = new QComboBox(this);
+    m_url->setEditable(true);
+    m_url->addItems(ConnectionProfiles::recentServers());
+    m_url->setCurrentText(QString());
+    m_url->lineEdit()->setPlaceholderText(QStringLiteral("ws://127.0.0.1:8080"));
+    m_auth = new QComboBox(this);
+    m_auth->addItem(tr("None"), QStringLiteral("none"));
+    m_auth->addItem(tr("API key"), QStringLiteral("api-key"));
+    m_auth->addItem(tr("Bearer token"), QStringLiteral("bearer"));
+    m_token = new QLineEdit(this);
+    m_token->setEchoMode(QLineEdit::Password);
+    m_token->setPlaceholderText(tr("kept in memory; in the OS keychain only if you tick the box"));
+    m_remember = new QCheckBox(tr("Remember the token in the OS keychain"), this);
+    m_observer = new QCheckBox(tr("Observer only (disable every control action)"), this);
+    m_message = new QLabel(this);
+    m_message->setWordWrap(true);
+
+    auto *form = new QFormLayout;
+    form->addRow(tr("Profile"), m_profile);
+    form->addRow(tr("Name"), m_name);
+    form->addRow(tr("Server URL"), m_url);
+    form->addRow(tr("Authentication"), m_auth);
+    form->addRow(tr("Token"), m_token);
+    form->addRow(QString(), m_remember);
+    form->addRow(QString(), m_observer);
+
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("Connect"));
+    connect(buttons, &QDialogButtonBox::accepted, this, &ConnectDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &ConnectDialog::reject);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_message);
+    layout->addWidget(buttons);
+
+    connect(m_profile, &QComboBox::currentIndexChanged, this, &ConnectDialog::loadProfile);
+    connect(m_auth, &QComboBox::currentIndexChanged, this, &ConnectDialog::updateState);
+    connect(m_url, &QComboBox::currentTextChanged, this, &ConnectDialog::updateState);
+    updateState();
+}
+
+void ConnectDialog::setUrl(const QString &url)
+{
+    m_url->setCurrentText(url);
+}
+
+void ConnectDialog::loadProfile(int index)
+{
+    m_message->clear();
+    if (index <= 0) {
+        m_name->clear();
+        return;
+    }
+    const ConnectionProfile &p = m_profiles[index - 1];
+    m_name->setText(p.name);
+    m_url->setCurrentText(p.url);
+    m_auth->setCurrentIndex(std::max(0, m_auth->findData(p.authMethod)));
+    m_observer->setChecked(p.observerOnly);
+    m_token->clear();
+    if (p.authMethod != QLatin1String("none")) {
+        ConnectionProfiles::readSecret(p.name, this, [this](const QString &secret, const QString &error) {
+            if (!error.isEmpty()) {
+                m_message->setText(tr("The OS keychain is not available (%1): enter the token.").arg(error));
+                return;
+            }
+            m_token->setText(secret);
+            m_remember->setChecked(!secret.isEmpty());
+        });
+    }
+    updateState();
+}
+
+void ConnectDialog::updateState()
+{
+    const bool needsToken = m_auth->currentData().toString() != QLatin1String("none");
+    m_token->setEnabled(needsToken);
+    m_remember->setEnabled(needsToken);
+}
+
+ClientOptions ConnectDialog::options() const
+{
+    ClientOptions o;
+    o.url = QUrl(m_url->currentText().trimmed());
+    const QString method = m_auth->currentData().toString();
+    if (method == QLatin1String("api-key"))
+        o.auth.method = AuthConfig::Method::ApiKey;
+    else if (method == QLatin1String("bearer"))
+        o.auth.method = AuthConfig::Method::Bearer;
+    if (o.auth.method != AuthConfig::Method::None)
+        o.auth.credential = m_token->text();
+    return o;
+}
+
+bool ConnectDialog::observerOnly() const
+{
+    return m_observer->isChecked();
+}
+
+void ConnectDialog::accept()
+{
+    const QUrl url(m_url->currentText().trimmed(), QUrl::StrictMode);
+    if (!url.isValid() || (url.scheme() != QLatin1String("ws") && url.scheme() != QLatin1String("wss")) || url.host().isEmpty()) {
+        m_message->setText(tr("Enter a ws:// or wss:// URL, for example ws://127.0.0.1:8080"));
+        return;
+    }
+    if (!url.userInfo().isEmpty() || url.hasQuery()) {
+        m_message->setText(tr("Put credentials in the Token field, not in the URL: URLs are shown and remembered."));
+        return;
+    }
+    const QString method = m_auth->currentData().toString();
+    if (method != QLatin1String("none") && m_token->text().isEmpty()) {
+        m_message->setText(tr("This authentication method needs a token."));
+        return;
+    }
+    ConnectionProfiles::addRecentServer(url.toString());
+    const QString name = m_name->text().trimmed();
+    if (!name.isEmpty()) {
+        ConnectionProfiles::upsert({name, url.toString(), method, m_observer->isChecked()});
+        if (method != QLatin1String("none") && m_remember->isChecked())
+            ConnectionProfiles::writeSecret(name, m_token->text(), parent() ? parent() : this, [](const QString &) {});
+        else
+            ConnectionProfiles::deleteSecret(name);
+    }
+    QDialog::accept();
+}
+
+} // namespace mapi::ui

@@ -1,0 +1,138 @@
+#include "dialogs/ConnectionProfiles.h"
+
+#include <QSettings>
+
+#include <qt6keychain/keychain.h>
+
+namespace mapi::ui {
+
+static const QString kKeychainService = QStringLiteral("MAP Inspector");
+
+QVector<ConnectionProfile> ConnectionProfiles::load()
+{
+    QSettings s;
+    QVector<ConnectionProfile> out;
+    const int n = s.beginReadArray(QStringLiteral("profiles"));
+    for (int i = 0; i < n; ++i) {
+        s.setArrayIndex(i);
+        ConnectionProfile p;
+        p.name = s.value(QStringLiteral("name")).toString();
+        p.url = s.value(QStringLiteral("url")).toString();
+        p.authMethod = s.value(QStringLiteral("auth"), QStringLiteral("none")).toString();
+        p.observerOnly = s.value(QStringLiteral("observer"), false).toBool();
+        if (!p.name.isEmpty())
+            out << p;
+    }
+    s.endArray();
+    return out;
+}
+
+void ConnectionProfiles::save(const QVector<ConnectionProfile> &profiles)
+{
+    QSettings s;
+    s.beginWriteArray(QStringLiteral("profiles"), int(profiles.size()));
+    for (int i = 0; i < profiles.size(); ++i) {
+        s.setArrayIndex(i);
+        s.setValue(QStringLiteral("name"), profiles[i].name);
+        s.setValue(QStringLiteral("url"), profiles[i].url);
+        s.setValue(QStringLiteral("auth"), profiles[i].authMethod);
+        s.setValue(QStringLiteral("observer"), profiles[i].observerOnly);
+    }
+    s.endArray();
+}
+
+void ConnectionProfiles::upsert(const ConnectionProfile &profile)
+{
+    auto profiles = load();
+    bool replaced = false;
+    for (auto &p : profiles)
+        if (p.name == profile.name) {
+            p = profile;
+            replaced = true;
+        }
+    if (!replaced)
+        profiles << profile;
+    save(profiles);
+}
+
+void ConnectionProfiles::remove(const QString &name)
+{
+    auto profiles = load();
+    profiles.erase(std::remove_if(profiles.begin(), profiles.end(), [&](const ConnectionProfile &p) { return p.name == name; }),
+                   profiles.end());
+    save(profiles);
+    deleteSecret(name);
+}
+
+static QStringList addRecent(const QString &key, const QString &value)
+{
+    QSettings s;
+    QStringList list = s.value(key).toStringList();
+    list.removeAll(value);
+    list.prepend(value);
+    while (list.size() > 8)
+        list.removeLast();
+    s.setValue(key, list);
+    return list;
+}
+
+QStringList ConnectionProfiles::recentServers()
+{
+    return QSettings().value(QStringLiteral("recent/servers")).toStringList();
+}
+
+void ConnectionProfiles::addRecentServer(const QString &url)
+{
+    addRecent(QStringLiteral("recent/servers"), url);
+}
+
+QStringList ConnectionProfiles::recentTraces()
+{
+    return QSettings().value(QStringLiteral("recent/traces")).toStringList();
+}
+
+void ConnectionProfiles::addRecentTrace(const QString &path)
+{
+    addRecent(QStringLiteral("recent/traces"), path);
+}
+
+void ConnectionProfiles::readSecret(const QString &profileName, QObject *context,
+                                    std::function<void(const QString &, const QString &)> done)
+{
+    auto *job = new QKeychain::ReadPasswordJob(kKeychainService);
+    job->setAutoDelete(true);
+    job->setKey(QStringLiteral("profile:") + profileName);
+    QObject::connect(job, &QKeychain::Job::finished, context, [done](QKeychain::Job *j) {
+        auto *read = static_cast<QKeychain::ReadPasswordJob *>(j);
+        if (read->error() == QKeychain::NoError)
+            done(read->textData(), QString());
+        else if (read->error() == QKeychain::EntryNotFound)
+            done(QString(), QString());
+        else
+            done(QString(), read->errorString());
+    });
+    job->start();
+}
+
+void ConnectionProfiles::writeSecret(const QString &profileName, const QString &secret, QObject *context,
+                                     std::function<void(const QString &)> done)
+{
+    auto *job = new QKeychain::WritePasswordJob(kKeychainService);
+    job->setAutoDelete(true);
+    job->setKey(QStringLiteral("profile:") + profileName);
+    job->setTextData(secret);
+    QObject::connect(job, &QKeychain::Job::finished, context, [done](QKeychain::Job *j) {
+        done(j->error() == QKeychain::NoError ? QString() : j->errorString());
+    });
+    job->start();
+}
+
+void ConnectionProfiles::deleteSecret(const QString &profileName)
+{
+    auto *job = new QKeychain::DeletePasswordJob(kKeychainService);
+    job->setAutoDelete(true);
+    job->setKey(QStringLiteral("profile:") + profileName);
+    job->start();
+}
+
+} // namespace mapi::ui

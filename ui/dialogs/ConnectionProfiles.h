@@ -1,0 +1,43 @@
+// Connection profiles (URL, auth method, observer-only) kept in QSettings, and their secrets
+// kept in the OS keychain through QtKeychain — never in settings files or logs.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+#include <functional>
+
+namespace mapi::ui {
+
+struct ConnectionProfile
+{
+    QString name;
+    QString url;
+    QString authMethod = QStringLiteral("none"); // none | api-key | bearer
+    bool observerOnly = false;
+};
+
+class ConnectionProfiles
+{
+public:
+    static QVector<ConnectionProfile> load();
+    static void save(const QVector<ConnectionProfile> &profiles);
+    static void upsert(const ConnectionProfile &profile);
+    static void remove(const QString &name);
+
+    static QStringList recentServers();
+    static void addRecentServer(const QString &url);   // the caller passes a credential-free URL
+    static QStringList recentTraces();
+    static void addRecentTrace(const QString &path);
+
+    // Keychain (asynchronous; callbacks run in the GUI thread). `error` is empty on success.
+    static void readSecret(const QString &profileName, QObject *context,
+                           std::function<void(const QString &secret, const QString &error)> done);
+    static void writeSecret(const QString &profileName, const QString &secret, QObject *context,
+                            std::function<void(const QString &error)> done);
+    static void deleteSecret(const QString &profileName);
+};
+
+} // namespace mapi::ui

@@ -1,0 +1,22 @@
+// Health panel.
+#pragma once
+
+#include <QWidget>
+
+namespace mapi::ui {
+
+class LiveSession;
+class SelectionHub;
+
+class HealthPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    HealthPanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
+
+private:
+    LiveSession *m_session;
+    SelectionHub *m_selection;
+};
+
+} // namespace mapi::ui

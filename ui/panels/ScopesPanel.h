@@ -1,0 +1,22 @@
+// Scopes panel.
+#pragma once
+
+#include <QWidget>
+
+namespace mapi::ui {
+
+class LiveSession;
+class SelectionHub;
+
+class ScopesPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    ScopesPanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
+
+private:
+    LiveSession *m_session;
+    SelectionHub *m_selection;
+};
+
+} // namespace mapi::ui

@@ -1,0 +1,22 @@
+// Tasks panel.
+#pragma once
+
+#include <QWidget>
+
+namespace mapi::ui {
+
+class LiveSession;
+class SelectionHub;
+
+class TasksPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    TasksPanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
+
+private:
+    LiveSession *m_session;
+    SelectionHub *m_selection;
+};
+
+} // namespace mapi::ui

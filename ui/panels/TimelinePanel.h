@@ -1,0 +1,22 @@
+// Timeline panel.
+#pragma once
+
+#include <QWidget>
+
+namespace mapi::ui {
+
+class LiveSession;
+class SelectionHub;
+
+class TimelinePanel : public QWidget
+{
+    Q_OBJECT
+public:
+    TimelinePanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
+
+private:
+    LiveSession *m_session;
+    SelectionHub *m_selection;
+};
+
+} // namespace mapi::ui

@@ -1,0 +1,22 @@
+// Topology panel.
+#pragma once
+
+#include <QWidget>
+
+namespace mapi::ui {
+
+class LiveSession;
+class SelectionHub;
+
+class TopologyPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    TopologyPanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
+
+private:
+    LiveSession *m_session;
+    SelectionHub *m_selection;
+};
+
+} // namespace mapi::ui
