@@ -1,0 +1,105 @@
+// GUI responsiveness of the whole window.
+//
+//   bench_gui startup                 time from main() to the window's first paint
+//   bench_gui stall --url URL [--seconds S]
+//       connects the window to a MAP server and measures GUI-thread stalls: a 2 ms timer
+//       records how late each tick fires; the worst lateness is the longest stall.
+#include "MainWindow.h"
+#include "session/LiveSession.h"
+#include "style/Theme.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+using namespace mapi;
+
+namespace {
+QElapsedTimer g_sinceMain;
+
+class FirstPaint : public QObject
+{
+public:
+    qint64 atMs = -1;
+    bool eventFilter(QObject *, QEvent *event) override
+    {
+        if (event->type() == QEvent::Paint && atMs < 0)
+            atMs = g_sinceMain.elapsed();
+        return false;
+    }
+};
+} // namespace
+
+int main(int argc, char **argv)
+{
+    g_sinceMain.start();
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("MAP Inspector bench"));
+    const QStringList args = QApplication::arguments();
+    const QString mode = args.value(1);
+    ui::applyTheme(ui::Theme::Light);
+
+    if (mode == QLatin1String("startup")) {
+        ui::MainWindow window;
+        FirstPaint firstPaint;
+        window.installEventFilter(&firstPaint);
+        window.show();
+        QElapsedTimer wait;
+        wait.start();
+        while (firstPaint.atMs < 0 && wait.elapsed() < 5000)
+            QApplication::processEvents(QEventLoop::AllEvents, 5);
+        std::printf("time to show the window (main() → first paint): %lld ms\n", static_cast<long long>(firstPaint.atMs));
+        return 0;
+    }
+    if (mode == QLatin1String("stall")) {
+        const int urlAt = int(args.indexOf(QStringLiteral("--url")));
+        const int secondsAt = int(args.indexOf(QStringLiteral("--seconds")));
+        if (urlAt < 0) {
+            std::fprintf(stderr, "stall needs --url URL\n");
+            return 1;
+        }
+        const double seconds = secondsAt > 0 ? args.value(secondsAt + 1).toDouble() : 20;
+        ui::MainWindow window;
+        window.resize(1600, 1000);
+        window.show();
+        ClientOptions options;
+        options.url = QUrl(args.value(urlAt + 1));
+        window.connectTo(options, true);
+
+        std::vector<qint64> lateness;
+        QElapsedTimer clock;
+        clock.start();
+        qint64 last = 0;
+        QTimer tick;
+        tick.setTimerType(Qt::PreciseTimer);
+        tick.setInterval(2);
+        QObject::connect(&tick, &QTimer::timeout, [&] {
+            const qint64 now = clock.elapsed();
+            if (last)
+                lateness.push_back(now - last - 2);
+            last = now;
+        });
+        // Measure after the first snapshot has arrived (the connect itself is not the subject).
+        QTimer::singleShot(2000, [&] {
+            tick.start();
+            last = 0;
+        });
+        QTimer::singleShot(int(2000 + seconds * 1000), &app, &QApplication::quit);
+        QApplication::exec();
+        std::sort(lateness.begin(), lateness.end());
+        const auto pct = [&](double p) { return lateness.empty() ? 0 : lateness[size_t(p * double(lateness.size() - 1))]; };
+        const SystemStore *store = window.session()->store();
+        std::printf("GUI-thread stalls over %.0f s: ticks %zu, p50 %lld ms, p99 %lld ms, max %lld ms; "
+                    "events applied %lld, agents %zu, messages %zu\n",
+                    seconds, lateness.size(), static_cast<long long>(pct(0.5)), static_cast<long long>(pct(0.99)),
+                    static_cast<long long>(lateness.empty() ? 0 : lateness.back()),
+                    static_cast<long long>(store->counters().eventsApplied), store->agents().size(), store->messages().size());
+        return 0;
+    }
+    std::fprintf(stderr, "usage: bench_gui startup | stall --url URL [--seconds S]\n");
+    return 1;
+}

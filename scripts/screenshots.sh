@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Regenerates docs/screenshots/ (every panel, light and dark) from a live demo system.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/build.sh
+log=$(mktemp)
+node tools/demo-system/demo-system.mjs --mode extended --agents 40 --rate 30 --heartbeat-ms 3000 >"$log" 2>/dev/null &
+demo=$!
+trap 'kill $demo 2>/dev/null || true; rm -f "$log"' EXIT
+for _ in $(seq 100); do grep -q 'ws://' "$log" && break; sleep 0.1; done
+url=$(grep -o 'ws://[^ ]*' "$log" | head -1)
+QT_QPA_PLATFORM=offscreen build/tools/screenshots/mapi-screenshots --out docs/screenshots --connect "$url" --wait "${WAIT:-25}"

@@ -1,0 +1,97 @@
+// mapi-screenshots: renders the window and every panel, in the light and the dark theme, into
+// PNG files. Used by scripts/screenshots.sh (which starts the demo system first).
+//
+//   mapi-screenshots --out DIR (--connect URL [--wait S] | --trace FILE)
+#include "MainWindow.h"
+#include "session/LiveSession.h"
+#include "session/SelectionHub.h"
+#include "style/Theme.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QTimer>
+
+#include <cstdio>
+
+using namespace mapi;
+
+static void settle(int ms)
+{
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < ms)
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
+}
+
+int main(int argc, char **argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("MAP Inspector screenshots")); // own settings, not the user's
+    QApplication::setApplicationName(QStringLiteral("mapi-screenshots"));
+    QCommandLineParser p;
+    p.addOptions({{QStringLiteral("out"), QStringLiteral("Output folder."), QStringLiteral("DIR")},
+                  {QStringLiteral("connect"), QStringLiteral("MAP server URL."), QStringLiteral("URL")},
+                  {QStringLiteral("trace"), QStringLiteral("Trace file."), QStringLiteral("FILE")},
+                  {QStringLiteral("wait"), QStringLiteral("Seconds to let a live system run first."), QStringLiteral("S"), QStringLiteral("8")}});
+    p.process(app);
+    const QString out = p.value(QStringLiteral("out"));
+    if (out.isEmpty() || (!p.isSet(QStringLiteral("connect")) && !p.isSet(QStringLiteral("trace")))) {
+        std::fprintf(stderr, "usage: mapi-screenshots --out DIR (--connect URL | --trace FILE)\n");
+        return 1;
+    }
+    QDir().mkpath(out);
+
+    ui::applyTheme(ui::Theme::Light);
+    ui::MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    if (p.isSet(QStringLiteral("connect"))) {
+        ClientOptions options;
+        options.url = QUrl(p.value(QStringLiteral("connect")));
+        window.connectTo(options, true);
+        settle(int(p.value(QStringLiteral("wait")).toDouble() * 1000));
+    } else if (!window.openTrace(p.value(QStringLiteral("trace")))) {
+        return 2;
+    }
+    settle(500);
+    // Select a worker so the inspector and the selection highlights have something to show.
+    for (const Agent &a : window.session()->store()->agents())
+        if (a.role == QLatin1String("worker") && !a.unregistered) {
+            window.selection()->selectAgents({a.id});
+            break;
+        }
+    settle(500);
+
+    int written = 0;
+    for (const ui::Theme theme : {ui::Theme::Light, ui::Theme::Dark}) {
+        ui::applyTheme(theme);
+        for (QWidget *w : window.findChildren<QWidget *>())
+            w->update();
+        settle(400);
+        const QString suffix = theme == ui::Theme::Dark ? QStringLiteral("-dark") : QStringLiteral("-light");
+        window.grab().save(out + QStringLiteral("/window") + suffix + QStringLiteral(".png"));
+        ++written;
+        for (QDockWidget *dock : window.findChildren<QDockWidget *>()) {
+            // Float each panel at a readable size, shoot it, and put it back.
+            const bool wasFloating = dock->isFloating();
+            dock->show();
+            dock->setFloating(true);
+            dock->resize(1100, 650);
+            dock->raise();
+            settle(300);
+            QString name = dock->objectName();
+            name.remove(QStringLiteral("Dock"));
+            dock->widget()->grab().save(out + QLatin1Char('/') + name + suffix + QStringLiteral(".png"));
+            ++written;
+            dock->setFloating(wasFloating);
+        }
+        QWidget *center = window.centralWidget();
+        center->grab().save(out + QStringLiteral("/topology") + suffix + QStringLiteral(".png"));
+        ++written;
+    }
+    std::printf("%d screenshots in %s\n", written, qPrintable(out));
+    return 0;
+}
