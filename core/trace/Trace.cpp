@@ -1,8 +1,12 @@
 #include "trace/Trace.h"
 
 #include <QDateTime>
+#include <QRegularExpression>
 
 namespace mapi {
+
+// Above this depth a frame is redacted by text, not parsed (the parse and the walk recurse).
+static constexpr int kMaxRedactionDepth = 128;
 
 static bool isSecretKey(const std::string &key)
 {
@@ -50,6 +54,16 @@ QByteArray redactSecrets(const QByteArray &frame)
         }
     if (!maybe)
         return frame;
+    // Too deep to parse safely (recursion): redact textually instead, key by key.
+    if (FrameCodec::nestingDepth(frame, kMaxRedactionDepth) > kMaxRedactionDepth) {
+        static const QRegularExpression secretValue(
+            QStringLiteral("(\"(?:credential|token|resumeToken|apiKey|api_key|password|secret|accessToken|refreshToken|"
+                           "authorization|access_token|refresh_token|resume_token)\"\\s*:\\s*)\"(?:[^\"\\\\]|\\\\.)*\""),
+            QRegularExpression::CaseInsensitiveOption);
+        QString text = QString::fromUtf8(frame);
+        text.replace(secretValue, QStringLiteral("\\1\"REDACTED\""));
+        return text.toUtf8();
+    }
     Json doc = Json::parse(frame.constBegin(), frame.constEnd(), nullptr, false);
     if (doc.is_discarded())
         return frame;
@@ -123,6 +137,7 @@ void TraceWriter::write(const TraceRecord &record)
         line["action"] = record.extra;
     } else if (record.binary) {
         line["binary"] = true;
+        line["encoding"] = "base64"; // captures keep binary frames as text; ours say how they are stored
         line["raw"] = record.raw.toBase64().toStdString();
     } else {
         const QByteArray clean = (record.dir == QLatin1String("send") || record.dir == QLatin1String("recv"))
@@ -179,12 +194,14 @@ bool readTrace(const QString &path, const std::function<bool(const TraceRecord &
             stats.format = QStringLiteral("capture");
         record.timeMs = qint64(t->get<double>());
         record.connection = int(jsonInt(doc, "conn", 1));
-        record.binary = doc.value("binary", false);
+        const Json *binary = jsonChild(doc, "binary");
+        record.binary = binary && binary->is_boolean() && binary->get<bool>();
+        const bool base64 = jsonString(doc, "encoding") == QLatin1String("base64");
         if (record.dir == QLatin1String("action")) {
             record.extra = doc.value("action", Json());
         } else if (const Json *raw = jsonChild(doc, "raw"); raw && raw->is_string()) {
             record.raw = QByteArray::fromStdString(raw->get<std::string>());
-            if (record.binary)
+            if (base64)
                 record.raw = QByteArray::fromBase64(record.raw);
         } else if (record.dir == QLatin1String("open")) {
             record.raw = jsonString(doc, "url").toUtf8();

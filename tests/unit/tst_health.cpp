@@ -1,0 +1,287 @@
+// Health rules of SystemStore: heartbeat age against HealthPolicy, agent states, session
+// connectivity and departures, and the rows advanceTime() marks as changed.
+#include "TestSupport.h"
+
+#include "model/StateJson.h"
+#include "model/SystemStore.h"
+
+#include <QSignalSpy>
+
+using namespace mapi;
+using mapi_test::s;
+using mapi_test::Wire;
+
+namespace {
+
+constexpr qint64 kStart = 1'000'000;
+
+HealthPolicy oneSecond()
+{
+    HealthPolicy p;
+    p.intervalMs = 1000;
+    return p;
+}
+
+// A store with agent "w1" (session "sess-1") registered at kStart and a peer "coord".
+struct Fixture
+{
+    explicit Fixture(const HealthPolicy &policy = oneSecond())
+        : wire(store)
+    {
+        store.setHealthPolicy(policy);
+        wire.registerAgent(QStringLiteral("coord"), QStringLiteral("coordinator"), QStringLiteral("sess-c"), Json::object(),
+                           QStringLiteral("idle"), kStart - 5);
+        wire.registerAgent(QStringLiteral("w1"), QStringLiteral("worker-1"), QStringLiteral("sess-1"), Json::object(),
+                           QStringLiteral("idle"), kStart);
+    }
+
+    // A seed-000 HEARTBEAT from w1 at time `t` (sent over w1's session, as on [M]).
+    void heartbeat(qint64 t)
+    {
+        wire.message(QStringLiteral("hb-%1").arg(t), QStringLiteral("sess-1"), "coord",
+                     Json{{"message_id", "hb-" + std::to_string(t)}, {"type", "HEARTBEAT"}, {"from", "w1"}, {"to", "coord"},
+                          {"payload", {{"status", "ACTIVE"}, {"load", 0.2}}}},
+                     t);
+    }
+
+    Health healthAt(qint64 t)
+    {
+        store.advanceTime(t);
+        return store.agent(QStringLiteral("w1"))->health;
+    }
+
+    SystemStore store;
+    Wire wire;
+};
+
+QString name(Health h)
+{
+    return healthName(h);
+}
+
+} // namespace
+
+class TestHealth : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { mapi_test::installWarningGuard(); }
+    void init() { mapi_test::armWarningGuard(); }
+    void cleanup() { MAPI_NO_WARNINGS(); }
+    void cleanupTestCase() { MAPI_NO_WARNINGS(); }
+
+    void heartbeatAgeThresholds_data();
+    void heartbeatAgeThresholds();
+    void heartbeatRestoresHealthy();
+    void statesOverrideAge_data();
+    void statesOverrideAge();
+    void sessionDisconnectedThenBack();
+    void unregisteredIsStopped();
+    void criticalErrorReportIsFailed();
+    void customPolicyChangesThresholds();
+    void advanceTimeMarksChangedRows();
+    void healthAppearsInStateJson();
+};
+
+void TestHealth::heartbeatAgeThresholds_data()
+{
+    QTest::addColumn<qint64>("age");
+    QTest::addColumn<Health>("expected");
+    QTest::newRow("right after") << qint64(0) << Health::Healthy;
+    QTest::newRow("one interval exactly") << qint64(1000) << Health::Healthy;
+    QTest::newRow("just over one interval") << qint64(1001) << Health::Late;
+    QTest::newRow("three intervals exactly") << qint64(3000) << Health::Late;
+    QTest::newRow("just over three intervals") << qint64(3001) << Health::Unresponsive;
+    QTest::newRow("long silence") << qint64(60000) << Health::Unresponsive;
+}
+
+void TestHealth::heartbeatAgeThresholds()
+{
+    QFETCH(qint64, age);
+    QFETCH(Health, expected);
+    Fixture f;
+    const qint64 beat = kStart + 20000;
+    f.heartbeat(beat);
+    QCOMPARE(f.store.agent(QStringLiteral("w1"))->lastHeartbeatMs, beat);
+    QCOMPARE(name(f.healthAt(beat + age)), name(expected));
+    QCOMPARE(name(f.store.evaluateHealth(*f.store.agent(QStringLiteral("w1")), beat + age)), name(expected));
+}
+
+void TestHealth::heartbeatRestoresHealthy()
+{
+    Fixture f;
+    f.heartbeat(kStart + 100);
+    QCOMPARE(name(f.healthAt(kStart + 100 + 3500)), name(Health::Unresponsive));
+    f.heartbeat(kStart + 100 + 3600);
+    QCOMPARE(name(f.healthAt(kStart + 100 + 3700)), name(Health::Healthy));
+    // Any event about the agent also counts as a sign of life.
+    QCOMPARE(name(f.healthAt(kStart + 100 + 3600 + 1500)), name(Health::Late));
+    f.wire.setState(QStringLiteral("w1"), QStringLiteral("worker-1"), QStringLiteral("busy"), QStringLiteral("idle"),
+                    kStart + 100 + 3600 + 1600);
+    QCOMPARE(name(f.healthAt(kStart + 100 + 3600 + 1700)), name(Health::Healthy));
+}
+
+void TestHealth::statesOverrideAge_data()
+{
+    QTest::addColumn<QString>("state");
+    QTest::addColumn<Health>("expected");
+    QTest::newRow("suspended") << "suspended" << Health::Suspended;
+    QTest::newRow("stopped") << "stopped" << Health::Stopped;
+    QTest::newRow("custom:failed") << "custom:failed" << Health::Failed;
+    QTest::newRow("failed ([S])") << "failed" << Health::Failed;
+    QTest::newRow("x-failed ([S] custom)") << "x-failed" << Health::Failed;
+    QTest::newRow("busy is age-based") << "busy" << Health::Healthy;
+    QTest::newRow("custom:thinking is age-based") << "custom:thinking" << Health::Healthy;
+}
+
+void TestHealth::statesOverrideAge()
+{
+    QFETCH(QString, state);
+    QFETCH(Health, expected);
+    Fixture f;
+    const qint64 t = kStart + 50;
+    f.wire.setState(QStringLiteral("w1"), QStringLiteral("worker-1"), state, QStringLiteral("idle"), t);
+    QCOMPARE(name(f.healthAt(t + 10)), name(expected));
+    // States that say it all do not decay with silence; age-based ones do.
+    const Health later = f.healthAt(t + 10 * 1000);
+    if (expected == Health::Healthy)
+        QCOMPARE(name(later), name(Health::Unresponsive));
+    else
+        QCOMPARE(name(later), name(expected));
+}
+
+void TestHealth::sessionDisconnectedThenBack()
+{
+    Fixture f;
+    const qint64 t = kStart + 100;
+    f.wire.event(QStringLiteral("session.disconnected"), {{"sessionId", "sess-1"}, {"resumeToken", "resume_X"}},
+                 {{"sessionId", "sess-1"}}, {}, t);
+    QCOMPARE(name(f.healthAt(t + 1)), name(Health::Disconnected));
+    QCOMPARE(name(f.store.agent(QStringLiteral("coord"))->health), name(Health::Healthy)); // other session unaffected
+    // Disconnected wins over age.
+    QCOMPARE(name(f.healthAt(t + 100000)), name(Health::Disconnected));
+
+    const qint64 back = t + 100000 + 10;
+    f.wire.event(QStringLiteral("session.resumed"), {{"session", {{"id", "sess-1"}, {"role", "agent"}}}}, {{"sessionId", "sess-1"}},
+                 {}, back);
+    f.heartbeat(back + 1);
+    QCOMPARE(name(f.healthAt(back + 2)), name(Health::Healthy));
+
+    // [T]: participant_disconnected of the owner (ownerId = session).
+    f.wire.event(QStringLiteral("participant_disconnected"), {{"participantId", "sess-1"}, {"participantType", "agent"}}, "sess-1",
+                 {}, back + 10);
+    QCOMPARE(name(f.healthAt(back + 11)), name(Health::Disconnected));
+    f.wire.event(QStringLiteral("session.expired"), {{"sessionId", "sess-1"}}, Json(), {}, back + 20);
+    QCOMPARE(f.store.sessions().value(QStringLiteral("sess-1")).status, QStringLiteral("expired"));
+    QCOMPARE(name(f.healthAt(back + 21)), name(Health::Disconnected));
+}
+
+void TestHealth::unregisteredIsStopped()
+{
+    Fixture f;
+    f.heartbeat(kStart + 10);
+    f.wire.event(QStringLiteral("agent.unregistered"), {{"agentId", "w1"}}, {{"agentId", "w1"}}, {}, kStart + 20);
+    QCOMPARE(name(f.healthAt(kStart + 21)), name(Health::Stopped));
+    // Stopped beats a disconnected session.
+    f.wire.event(QStringLiteral("session.disconnected"), {{"sessionId", "sess-1"}}, Json(), {}, kStart + 30);
+    QCOMPARE(name(f.healthAt(kStart + 31)), name(Health::Stopped));
+}
+
+void TestHealth::criticalErrorReportIsFailed()
+{
+    Fixture f;
+    f.heartbeat(kStart + 10);
+    f.wire.message(QStringLiteral("err"), QStringLiteral("sess-1"), "coord",
+                   Json{{"id", "e-1"}, {"from", "w1"}, {"to", "coord"}, {"type", "ERROR_REPORT"},
+                        {"payload", {{"severity", "critical"}, {"message", "out of budget"}}}},
+                   kStart + 20);
+    QCOMPARE(f.store.agent(QStringLiteral("w1"))->lastErrorSeverity, QStringLiteral("CRITICAL"));
+    QCOMPARE(name(f.healthAt(kStart + 21)), name(Health::Failed));
+    // A later heartbeat means it recovered.
+    f.heartbeat(kStart + 30);
+    QCOMPARE(name(f.healthAt(kStart + 31)), name(Health::Healthy));
+
+    // A "high" (ERROR) report does not mark the agent failed.
+    f.wire.message(QStringLiteral("err2"), QStringLiteral("sess-1"), "coord",
+                   Json{{"id", "e-2"}, {"from", "w1"}, {"to", "coord"}, {"type", "ERROR_REPORT"},
+                        {"payload", {{"severity", "high"}, {"message", "retrying"}}}},
+                   kStart + 40);
+    QCOMPARE(name(f.healthAt(kStart + 41)), name(Health::Healthy));
+}
+
+void TestHealth::customPolicyChangesThresholds()
+{
+    HealthPolicy policy = oneSecond();
+    policy.lateAfterIntervals = 2;
+    policy.unresponsiveAfterIntervals = 5;
+    Fixture f(policy);
+    f.heartbeat(kStart + 10);
+    QCOMPARE(name(f.healthAt(kStart + 10 + 1500)), name(Health::Healthy)); // late with the default policy
+    QCOMPARE(name(f.healthAt(kStart + 10 + 2000)), name(Health::Healthy));
+    QCOMPARE(name(f.healthAt(kStart + 10 + 2001)), name(Health::Late));
+    QCOMPARE(name(f.healthAt(kStart + 10 + 4000)), name(Health::Late)); // unresponsive with the default policy
+    QCOMPARE(name(f.healthAt(kStart + 10 + 5001)), name(Health::Unresponsive));
+
+    // Changing the policy re-evaluates at once.
+    HealthPolicy lenient = policy;
+    lenient.intervalMs = 10000;
+    f.store.setHealthPolicy(lenient);
+    QCOMPARE(name(f.store.agent(QStringLiteral("w1"))->health), name(Health::Healthy));
+}
+
+void TestHealth::advanceTimeMarksChangedRows()
+{
+    Fixture f;
+    f.heartbeat(kStart + 10);
+    f.store.advanceTime(kStart + 20);
+    QSignalSpy spy(&f.store, &SystemStore::changed);
+    f.store.flushChanges();
+    spy.clear();
+
+    // Nothing changes: no signal at all.
+    f.store.advanceTime(kStart + 500);
+    f.store.flushChanges();
+    QCOMPARE(spy.count(), 0);
+
+    // w1 (heartbeat at +10) turns late; coord (registered at -5, silent since) too.
+    f.store.advanceTime(kStart + 1011);
+    f.store.flushChanges();
+    QCOMPARE(spy.count(), 1);
+    ChangeSet c = qvariant_cast<ChangeSet>(spy.takeFirst().at(0));
+    QCOMPARE(c.agentRows,
+             (QSet<int>{f.store.agentRow(QStringLiteral("coord")), f.store.agentRow(QStringLiteral("w1"))}));
+    QCOMPARE(c.firstNewAgentRow, -1);
+
+    // Only w1 gets a heartbeat: only w1's row changes back.
+    f.heartbeat(kStart + 1100);
+    f.store.flushChanges();
+    spy.clear();
+    f.store.advanceTime(kStart + 1101);
+    f.store.flushChanges();
+    QCOMPARE(spy.count(), 1);
+    c = qvariant_cast<ChangeSet>(spy.takeFirst().at(0));
+    QCOMPARE(c.agentRows, QSet<int>{f.store.agentRow(QStringLiteral("w1"))});
+    QCOMPARE(name(f.store.agent(QStringLiteral("w1"))->health), name(Health::Healthy));
+    QCOMPARE(name(f.store.agent(QStringLiteral("coord"))->health), name(Health::Late));
+
+    // Time never runs backwards.
+    f.store.advanceTime(kStart);
+    QCOMPARE(f.store.now(), kStart + 1101);
+    QCOMPARE(name(f.store.agent(QStringLiteral("coord"))->health), name(Health::Late));
+}
+
+void TestHealth::healthAppearsInStateJson()
+{
+    Fixture f;
+    f.wire.setState(QStringLiteral("w1"), QStringLiteral("worker-1"), QStringLiteral("suspended"), QStringLiteral("idle"), kStart + 1);
+    f.store.advanceTime(kStart + 2);
+    const Json agents = stateToJson(f.store).at("agents");
+    QCOMPARE(agents.size(), size_t(2));
+    QCOMPARE(agents[1].at("id"), Json("w1"));
+    QCOMPARE(agents[1].at("health"), Json("suspended"));
+    QCOMPARE(agents[0].at("health"), Json("healthy"));
+}
+
+QTEST_GUILESS_MAIN(TestHealth)
+#include "tst_health.moc"

@@ -1,0 +1,531 @@
+// Traces: secret redaction, writing and reading back (including damaged files), and replay
+// giving the same model as live processing of the same frames.
+#include "TestSupport.h"
+
+#include "model/StateJson.h"
+#include "trace/Trace.h"
+
+#include <QJsonArray>
+#include <QTemporaryDir>
+
+using namespace mapi;
+using mapi_test::CaptureRecord;
+using mapi_test::dump;
+using mapi_test::s;
+
+namespace {
+
+// Keys whose values are secrets (case-insensitive), as an independent oracle.
+bool isSecretKey(const QString &key)
+{
+    static const QStringList keys = {QStringLiteral("credential"), QStringLiteral("token"), QStringLiteral("resumetoken"),
+                                     QStringLiteral("apikey"), QStringLiteral("api_key"), QStringLiteral("password"),
+                                     QStringLiteral("secret"), QStringLiteral("accesstoken"), QStringLiteral("refreshtoken"),
+                                     QStringLiteral("authorization"), QStringLiteral("access_token"),
+                                     QStringLiteral("refresh_token"), QStringLiteral("resume_token")};
+    return keys.contains(key.toLower());
+}
+
+bool hasSecretValue(const QJsonValue &v)
+{
+    if (v.isObject()) {
+        const QJsonObject o = v.toObject();
+        for (auto it = o.begin(); it != o.end(); ++it)
+            if ((isSecretKey(it.key()) && !it.value().isNull()) || hasSecretValue(it.value()))
+                return true;
+    } else if (v.isArray()) {
+        for (const QJsonValue &item : v.toArray())
+            if (hasSecretValue(item))
+                return true;
+    }
+    return false;
+}
+
+bool hasSecretValue(const QByteArray &frame)
+{
+    const QJsonDocument doc = QJsonDocument::fromJson(frame);
+    return doc.isObject() ? hasSecretValue(doc.object()) : doc.isArray() ? hasSecretValue(doc.array()) : false;
+}
+
+// The expected result of redaction: the same document with every non-null secret value
+// replaced by "REDACTED".
+QJsonValue redactedCopy(const QJsonValue &v)
+{
+    if (v.isObject()) {
+        QJsonObject o = v.toObject();
+        for (auto it = o.begin(); it != o.end(); ++it)
+            it.value() = (isSecretKey(it.key()) && !it.value().isNull()) ? QJsonValue(QStringLiteral("REDACTED"))
+                                                                         : redactedCopy(it.value());
+        return o;
+    }
+    if (v.isArray()) {
+        QJsonArray a;
+        for (const QJsonValue &item : v.toArray())
+            a.append(redactedCopy(item));
+        return a;
+    }
+    return v;
+}
+
+QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArray &content)
+{
+    QFile f(dir.filePath(name));
+    if (!f.open(QIODevice::WriteOnly))
+        return {};
+    f.write(content);
+    return f.fileName();
+}
+
+QList<TraceRecord> readAll(const QString &path, TraceReadStats &stats, bool *ok = nullptr)
+{
+    QList<TraceRecord> out;
+    QString error;
+    const bool read = readTrace(path, [&](const TraceRecord &r) {
+        out << r;
+        return true;
+    }, stats, &error);
+    if (ok)
+        *ok = read;
+    return out;
+}
+
+} // namespace
+
+class TestTrace : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { mapi_test::installWarningGuard(); }
+    void init() { mapi_test::armWarningGuard(); }
+    void cleanup() { MAPI_NO_WARNINGS(); }
+    void cleanupTestCase() { MAPI_NO_WARNINGS(); }
+
+    void redactsResumeTokenInSessionDisconnected();
+    void redactsCredentialInConnect();
+    void redactsAtAnyDepth();
+    void leavesFramesWithoutSecretsByteIdentical_data();
+    void leavesFramesWithoutSecretsByteIdentical();
+    void capturesAreFullyRedacted();
+    void deepFrameWithSecretWordDoesNotCrash();
+    void writerAndReaderRoundTrip();
+    void writerRedactsButReaderKeepsEverythingElse();
+    void damagedLinesAreReportedByNumber();
+    void garbageBinaryFieldDoesNotThrow();
+    void captureBinaryFrameKeepsItsText();
+    void readerStopsWhenSinkSaysSo();
+    void missingFileIsAnError();
+    void replayEqualsLiveProcessing();
+};
+
+void TestTrace::redactsResumeTokenInSessionDisconnected()
+{
+    const Json inner = mapi_test::innerEvent(QStringLiteral("01EVT"), QStringLiteral("session.disconnected"), 1795251944729,
+                                             {{"sessionId", "01SESS"}, {"resumeToken", "resume_01M7YNNF8SFJZ9SS9KEQ5N8GZK"}},
+                                             {{"sessionId", "01SESS"}});
+    const QByteArray frame = mapi_test::eventFrame(QStringLiteral("sub-1"), 474, inner);
+    const QByteArray clean = redactSecrets(frame);
+    QVERIFY(!clean.contains("resume_01M7YNNF8SFJZ9SS9KEQ5N8GZK"));
+    Json expected = Json::parse(frame.toStdString());
+    expected["params"]["event"]["data"]["resumeToken"] = "REDACTED";
+    QCOMPARE(Json::parse(clean.toStdString()), expected); // everything else unchanged
+}
+
+void TestTrace::redactsCredentialInConnect()
+{
+    const QByteArray frame = mapi_test::requestFrame(
+        1, QStringLiteral("map/connect"),
+        {{"protocolVersion", 1}, {"participantType", "client"}, {"auth", {{"method", "api-key"}, {"credential", "sk-live-123"}}}});
+    const QByteArray clean = redactSecrets(frame);
+    QVERIFY(!clean.contains("sk-live-123"));
+    const Json j = Json::parse(clean.toStdString());
+    QCOMPARE(j.at("params").at("auth").at("credential"), Json("REDACTED"));
+    QCOMPARE(j.at("params").at("auth").at("method"), Json("api-key"));
+    QCOMPARE(j.at("method"), Json("map/connect"));
+    QCOMPARE(j.at("id"), Json(1));
+
+    // map/authenticate and map/auth/refresh, as sent in the methods tour.
+    const QByteArray auth = R"({"jsonrpc":"2.0","id":137,"method":"map/authenticate","params":{"method":"bearer","credential":"x"}})";
+    QCOMPARE(Json::parse(redactSecrets(auth).toStdString()).at("params").at("credential"), Json("REDACTED"));
+}
+
+void TestTrace::redactsAtAnyDepth()
+{
+    const Json frame = {{"jsonrpc", "2.0"},
+                        {"id", 5},
+                        {"result", {{"list", {{{"deep", {{"apiKey", "k1"}}}}, {{"Authorization", "Bearer t"}}}},
+                                    {"nested", {{"a", {{"b", {{"c", {{"token", "t3"}, {"keep", "me"}}}}}}}}},
+                                    {"refresh_token", {{"an", "object"}}},
+                                    {"password", nullptr},
+                                    {"tokens", 5}}}};
+    const QByteArray clean = redactSecrets(dump(frame));
+    const Json j = Json::parse(clean.toStdString());
+    QCOMPARE(j["result"]["list"][0]["deep"]["apiKey"], Json("REDACTED"));
+    QCOMPARE(j["result"]["list"][1]["Authorization"], Json("REDACTED"));
+    QCOMPARE(j["result"]["nested"]["a"]["b"]["c"]["token"], Json("REDACTED"));
+    QCOMPARE(j["result"]["nested"]["a"]["b"]["c"]["keep"], Json("me"));
+    QCOMPARE(j["result"]["refresh_token"], Json("REDACTED"));
+    QVERIFY(j["result"]["password"].is_null()); // nothing to hide
+    QCOMPARE(j["result"]["tokens"], Json(5));   // not a secret key
+    QCOMPARE(QJsonDocument::fromJson(clean).object(),
+             redactedCopy(QJsonDocument::fromJson(dump(frame)).object()).toObject());
+    for (const char *secret : {"k1", "Bearer t", "t3", "an\""})
+        QVERIFY2(!clean.contains(secret), secret);
+}
+
+void TestTrace::leavesFramesWithoutSecretsByteIdentical_data()
+{
+    QTest::addColumn<QByteArray>("frame");
+    QTest::newRow("word 'token' in a value, odd spacing")
+        << QByteArray(R"({ "jsonrpc" : "2.0", "method":"map/event", "params" : {"text":"a token bucket", "n": 1.50}} )");
+    QTest::newRow("secret key with null value") << QByteArray(R"({"jsonrpc":"2.0","id":1,"result":{"token":null}})");
+    QTest::newRow("invalid JSON mentioning a credential") << QByteArray(R"({"credential": "oops)");
+    QTest::newRow("key order and escapes") << QByteArray(R"({"z":1,"a":"\u00e9\/","secretary":"not a secret"})");
+    int rows = 0;
+    for (const QString &file : {QStringLiteral("methods-tour.ndjson"), QStringLiteral("scenario-testserver.ndjson")}) {
+        for (const CaptureRecord &r : mapi_test::readCapture(mapi_test::dataPath(file))) {
+            if ((r.dir == QLatin1String("send") || r.dir == QLatin1String("recv")) && !hasSecretValue(r.raw) && rows < 400) {
+                QTest::addRow("%s:%d", qPrintable(file), r.line) << r.raw;
+                ++rows;
+            }
+        }
+    }
+}
+
+void TestTrace::leavesFramesWithoutSecretsByteIdentical()
+{
+    QFETCH(QByteArray, frame);
+    QCOMPARE(redactSecrets(frame), frame);
+}
+
+void TestTrace::capturesAreFullyRedacted()
+{
+    int redacted = 0;
+    for (const char *file : {"scenario-basic.ndjson", "errors.ndjson", "methods-tour.ndjson", "scenario-deliver.ndjson"}) {
+        for (const CaptureRecord &r : mapi_test::readCapture(mapi_test::dataPath(QString::fromUtf8(file)))) {
+            if (r.dir != QLatin1String("send") && r.dir != QLatin1String("recv"))
+                continue;
+            if (!hasSecretValue(r.raw))
+                continue;
+            const QByteArray clean = redactSecrets(r.raw);
+            QVERIFY2(clean != r.raw, qPrintable(QStringLiteral("%1:%2").arg(QString::fromUtf8(file)).arg(r.line)));
+            QVERIFY(!clean.contains("resume_01"));
+            // Only the secret values differ.
+            const QJsonObject o = QJsonDocument::fromJson(clean).object();
+            QVERIFY(!o.isEmpty());
+            QCOMPARE(o, redactedCopy(QJsonDocument::fromJson(r.raw).object()).toObject());
+            ++redacted;
+        }
+    }
+    QVERIFY2(redacted >= 10, qPrintable(QString::number(redacted))); // session.disconnected events, disconnect results, auth
+}
+
+void TestTrace::deepFrameWithSecretWordDoesNotCrash()
+{
+    // A hostile or broken peer can send absurdly nested JSON. The codec refuses it unparsed
+    // (TooDeep), but the trace writer redacts every frame first. Run in a child process.
+    const int rc = mapi_test::runIsolated([] {
+        const int depth = 200000;
+        const QByteArray frame = QByteArray(depth, '[') + R"({"token":"x"})" + QByteArray(depth, ']');
+        const QByteArray out = redactSecrets(frame);
+        return out.isEmpty() ? 1 : 0;
+    });
+    // Fixed: redaction scans the text without recursion (it used to overflow the stack here).
+    QCOMPARE(rc, 0);
+}
+
+void TestTrace::writerAndReaderRoundTrip()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("round.trace"));
+    QByteArray binary;
+    for (int i = 0; i < 256; ++i)
+        binary.append(char(i));
+    ActionUpdate action;
+    action.step = ActionUpdate::Step::Fallback;
+    action.timeMs = 1500;
+    action.action.id = QStringLiteral("action-1");
+    action.action.kind = ActionKind::Inject;
+    action.action.agentId = QStringLiteral("a1");
+    action.action.method = QStringLiteral("map/send");
+    action.action.note = QStringLiteral("map/inject is not supported");
+    action.action.params = {{"agentId", "a1"}, {"content", "hi"}};
+
+    const QList<TraceRecord> written = {
+        {1000, QStringLiteral("open"), 1, "ws://127.0.0.1:8080/client", false, Json()},
+        {1001, QStringLiteral("send"), 1, mapi_test::requestFrame(1, QStringLiteral("map/connect"), {{"protocolVersion", 1}}), false, Json()},
+        {1002, QStringLiteral("recv"), 1, R"({"jsonrpc":"2.0","id":1,"result":{"name":"ünïcødé — 🚀","text":"a\nb\t\"q\""}})", false, Json()},
+        {1003, QStringLiteral("recv"), 1, binary, true, Json()},
+        {1004, QStringLiteral("recv"), 1, "not json at all {", false, Json()},
+        {1005, QStringLiteral("close"), 1, "socket closed (code 1006)", false, Json()},
+        {1006, QStringLiteral("open"), 2, "ws://127.0.0.1:8080/client", false, Json()},
+        {1500, QStringLiteral("action"), 2, QByteArray(), false, actionUpdateToJson(action)},
+    };
+    {
+        TraceWriter writer;
+        QString error;
+        QVERIFY2(writer.open(path, QStringLiteral("ws://127.0.0.1:8080/client"), &error), qPrintable(error));
+        for (const TraceRecord &r : written)
+            writer.write(r);
+        QCOMPARE(writer.recordsWritten(), qint64(written.size()));
+        writer.close();
+    }
+    TraceReadStats stats;
+    bool ok = false;
+    const QList<TraceRecord> read = readAll(path, stats, &ok);
+    QVERIFY(ok);
+    QCOMPARE(stats.format, QStringLiteral("map-inspector-trace"));
+    QCOMPARE(stats.lines, qint64(written.size() + 1)); // + header
+    QCOMPARE(stats.records, qint64(written.size()));
+    QVERIFY(stats.badLines.isEmpty());
+    QCOMPARE(read.size(), written.size());
+    for (int i = 0; i < written.size(); ++i) {
+        QCOMPARE(read[i].timeMs, written[i].timeMs);
+        QCOMPARE(read[i].dir, written[i].dir);
+        QCOMPARE(read[i].connection, written[i].connection);
+        QCOMPARE(read[i].binary, written[i].binary);
+        if (written[i].dir != QLatin1String("action"))
+            QCOMPARE(read[i].raw, written[i].raw);
+    }
+    const ActionUpdate back = actionUpdateFromJson(read.back().extra);
+    QCOMPARE(int(back.step), int(action.step));
+    QCOMPARE(back.action.id, action.action.id);
+    QCOMPARE(int(back.action.kind), int(action.action.kind));
+    QCOMPARE(back.action.agentId, action.action.agentId);
+    QCOMPARE(back.action.method, action.action.method);
+    QCOMPARE(back.action.note, action.action.note);
+    QCOMPARE(back.action.params, action.action.params);
+
+    // Every line is one JSON object: the file is valid JSON Lines.
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = f.readAll().split('\n');
+    QCOMPARE(lines.last(), QByteArray()); // ends with a newline
+    for (int i = 0; i + 1 < lines.size(); ++i)
+        QVERIFY2(QJsonDocument::fromJson(lines[i]).isObject(), lines[i].constData());
+}
+
+void TestTrace::writerRedactsButReaderKeepsEverythingElse()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("secret.trace"));
+    const QByteArray connect = mapi_test::requestFrame(
+        1, QStringLiteral("map/connect"), {{"auth", {{"method", "bearer"}, {"credential", "eyJhbGciOi.secret.jwt"}}}});
+    const QByteArray disconnected = mapi_test::eventFrame(
+        QStringLiteral("sub-1"), 9,
+        mapi_test::innerEvent(QStringLiteral("E9"), QStringLiteral("session.disconnected"), 9,
+                              {{"sessionId", "S"}, {"resumeToken", "resume_SECRET"}}));
+    {
+        TraceWriter writer;
+        QVERIFY(writer.open(path, QStringLiteral("ws://h/"), nullptr));
+        writer.write({1, QStringLiteral("send"), 1, connect, false, Json()});
+        writer.write({2, QStringLiteral("recv"), 1, disconnected, false, Json()});
+    } // the destructor closes and flushes
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray content = f.readAll();
+    QVERIFY(!content.contains("eyJhbGciOi.secret.jwt"));
+    QVERIFY(!content.contains("resume_SECRET"));
+    TraceReadStats stats;
+    const QList<TraceRecord> read = readAll(path, stats);
+    QCOMPARE(read.size(), 2);
+    QCOMPARE(read[0].raw, redactSecrets(connect));
+    QCOMPARE(read[1].raw, redactSecrets(disconnected));
+}
+
+void TestTrace::damagedLinesAreReportedByNumber()
+{
+    QTemporaryDir dir;
+    const QByteArray header = R"({"format":"map-inspector-trace","version":1,"app":"0.1.0","startedAt":1,"url":"ws://h/"})";
+    const QByteArray r1 = dump(Json{{"t", 10}, {"dir", "recv"}, {"conn", 1}, {"raw", R"({"jsonrpc":"2.0","method":"m"})"}});
+    const QByteArray r2 = dump(Json{{"t", 11}, {"dir", "send"}, {"conn", 1}, {"raw", R"({"jsonrpc":"2.0","id":1,"method":"x"})"}});
+    const QByteArray r3 = dump(Json{{"t", 12}, {"dir", "recv"}, {"conn", 1}, {"raw", R"({"jsonrpc":"2.0","id":1,"result":{}})"}});
+    const QByteArray content = header + '\n'                    // 1
+        + r1 + '\n'                                             // 2
+        + "this line is garbage {\n"                            // 3 bad
+        + '\n'                                                  // 4 empty: skipped, not bad
+        + r2 + '\n'                                             // 5
+        + R"({"t":"soon","dir":"recv","raw":"x"})" + '\n'       // 6 bad: t not a number
+        + R"({"dir":"recv","raw":"x"})" + '\n'                  // 7 bad: no time
+        + R"([1,2,3])" + '\n'                                   // 8 bad: not an object
+        + r3 + '\n'                                             // 9
+        + r1.left(r1.size() / 2);                               // 10 bad: truncated, no newline
+    const QString path = writeFile(dir, QStringLiteral("damaged.trace"), content);
+    QVERIFY(!path.isEmpty());
+    TraceReadStats stats;
+    bool ok = false;
+    const QList<TraceRecord> read = readAll(path, stats, &ok);
+    QVERIFY(ok);
+    QCOMPARE(stats.badLines, (QList<qint64>{3, 6, 7, 8, 10}));
+    QCOMPARE(stats.records, qint64(3));
+    QCOMPARE(stats.lines, qint64(10));
+    QCOMPARE(read.size(), 3);
+    QCOMPARE(read[0].timeMs, qint64(10));
+    QCOMPARE(read[1].dir, QStringLiteral("send"));
+    QCOMPARE(read[2].raw, QByteArray(R"({"jsonrpc":"2.0","id":1,"result":{}})"));
+
+    // The replayer still applies every good record.
+    SystemStore store;
+    TraceReplayer replayer(&store);
+    TraceReadStats replayStats;
+    QString error;
+    QVERIFY(replayer.replayFile(path, replayStats, &error));
+    QCOMPARE(replayStats.badLines, stats.badLines);
+    QCOMPARE(store.counters().problems, qint64(0)); // the response matched the request
+    QCOMPARE(store.now(), qint64(12));
+}
+
+void TestTrace::garbageBinaryFieldDoesNotThrow()
+{
+    QTemporaryDir dir;
+    const QByteArray good = dump(Json{{"t", 1}, {"dir", "recv"}, {"raw", "{}"}});
+    const QString path = writeFile(dir, QStringLiteral("binary.trace"),
+                                   good + '\n' + R"({"t":2,"dir":"recv","raw":"x","binary":"yes"})" + '\n' + good + '\n');
+    TraceReadStats stats;
+    bool threw = false;
+    int records = 0;
+    try {
+        QString error;
+        readTrace(path, [&](const TraceRecord &) {
+            ++records;
+            return true;
+        }, stats, &error);
+    } catch (...) {
+        threw = true;
+    }
+    // Fixed: a non-boolean "binary" makes the line bad instead of throwing out of the reader.
+    QVERIFY(!threw);
+    QCOMPARE(records + stats.badLines.size(), 3);
+}
+
+void TestTrace::captureBinaryFrameKeepsItsText()
+{
+    // The capture format keeps `raw` as the frame text, binary frames included (captures/README).
+    QTemporaryDir dir;
+    const QByteArray frame = R"({"jsonrpc":"2.0","id":105,"method":"map/agents/list","params":{}})";
+    const QByteArray line = dump(Json{{"seq", 1}, {"dir", "send"}, {"bytes", frame.size()}, {"binary", true},
+                                      {"raw", frame.toStdString()}, {"t", 1795251957.5}});
+    const QString path = writeFile(dir, QStringLiteral("capture.ndjson"), line + '\n');
+    TraceReadStats stats;
+    const QList<TraceRecord> read = readAll(path, stats);
+    QCOMPARE(stats.format, QStringLiteral("capture"));
+    QCOMPARE(read.size(), 1);
+    QVERIFY(read[0].binary);
+    // Fixed: only map-inspector traces base64-encode binary frames; captures keep the text.
+    QCOMPARE(read[0].raw, frame);
+}
+
+void TestTrace::readerStopsWhenSinkSaysSo()
+{
+    TraceReadStats stats;
+    QString error;
+    int seen = 0;
+    QVERIFY(readTrace(mapi_test::dataPath(QStringLiteral("scenario-basic.ndjson")), [&](const TraceRecord &) {
+        return ++seen < 5;
+    }, stats, &error));
+    QCOMPARE(seen, 5);
+    QCOMPARE(stats.records, qint64(5));
+}
+
+void TestTrace::missingFileIsAnError()
+{
+    TraceReadStats stats;
+    QString error;
+    QVERIFY(!readTrace(QStringLiteral("/nonexistent/dir/trace.ndjson"), [](const TraceRecord &) { return true; }, stats, &error));
+    QVERIFY(!error.isEmpty());
+    SystemStore store;
+    TraceReplayer replayer(&store);
+    QVERIFY(!replayer.replayFile(QStringLiteral("/nonexistent/dir/trace.ndjson"), stats, &error));
+
+    TraceWriter writer;
+    error.clear();
+    QVERIFY(!writer.open(QStringLiteral("/nonexistent/dir/out.trace"), QStringLiteral("ws://h/"), &error));
+    QVERIFY(!error.isEmpty());
+    writer.write({1, QStringLiteral("recv"), 1, "{}", false, Json()}); // ignored, no crash
+    QCOMPARE(writer.recordsWritten(), qint64(0));
+}
+
+void TestTrace::replayEqualsLiveProcessing()
+{
+    // Frames: a real capture (scenario-basic), plus an operator action, a binary frame and a
+    // frame that is no JSON, on two connections.
+    QList<TraceRecord> records;
+    for (const CaptureRecord &r : mapi_test::readCapture(mapi_test::dataPath(QStringLiteral("scenario-basic.ndjson")))) {
+        if (r.dir == QLatin1String("send") || r.dir == QLatin1String("recv") || r.dir == QLatin1String("close"))
+            records << TraceRecord{qint64(r.timeMs), r.dir, 1, r.raw, false, Json()};
+        else if (r.dir == QLatin1String("open"))
+            records << TraceRecord{qint64(r.timeMs), r.dir, 1, "ws://127.0.0.1/client", false, Json()};
+    }
+    QVERIFY(records.size() > 700);
+    const qint64 t = records.back().timeMs + 10;
+    ActionUpdate created;
+    created.step = ActionUpdate::Step::Created;
+    created.timeMs = t + 1;
+    created.action.id = QStringLiteral("action-x");
+    created.action.kind = ActionKind::Stop;
+    created.action.agentId = QStringLiteral("01M7YNNBC4PW0X6HRDQEVEE4MN");
+    created.action.method = QStringLiteral("map/agents/stop");
+    records << TraceRecord{t, QStringLiteral("open"), 2, "ws://127.0.0.1/client", false, Json()}
+            << TraceRecord{t + 1, QStringLiteral("action"), 2, QByteArray(), false, actionUpdateToJson(created)}
+            << TraceRecord{t + 2, QStringLiteral("recv"), 2, QByteArray("\x00\x01\x02", 3), true, Json()}
+            << TraceRecord{t + 3, QStringLiteral("recv"), 2, "garbage", false, Json()}
+            << TraceRecord{t + 4, QStringLiteral("recv"), 2, R"({"jsonrpc":"2.0","id":99,"result":{}})", false, Json()};
+
+    // Live: the same frames through ProtocolPipelines (one per connection) into a store.
+    SystemStore live;
+    QHash<int, ProtocolPipeline *> pipelines;
+    std::vector<std::unique_ptr<ProtocolPipeline>> owned;
+    qint64 last = 0;
+    for (const TraceRecord &r : records) {
+        ProtocolPipeline *&p = pipelines[r.connection];
+        if (!p) {
+            owned.push_back(std::make_unique<ProtocolPipeline>());
+            p = owned.back().get();
+        }
+        last = std::max(last, r.timeMs);
+        if (r.dir == QLatin1String("open"))
+            live.apply(p->connectionOpened(QString::fromUtf8(r.raw), r.timeMs));
+        else if (r.dir == QLatin1String("close"))
+            live.apply(p->connectionClosed(QString::fromUtf8(r.raw), r.timeMs));
+        else if (r.dir == QLatin1String("send"))
+            p->frameSent(r.raw, r.timeMs);
+        else if (r.dir == QLatin1String("recv"))
+            live.apply((r.binary ? p->binaryFrameReceived(r.raw, r.timeMs) : p->frameReceived(r.raw, r.timeMs)).inputs);
+        else if (r.dir == QLatin1String("action")) {
+            ActionUpdate u = created;
+            u.timeMs = r.timeMs;
+            live.apply(ModelInput(u));
+        }
+    }
+    live.advanceTime(last);
+
+    // Recorded: written with TraceWriter, replayed from the file.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("session.trace"));
+    {
+        TraceWriter writer;
+        QVERIFY(writer.open(path, QStringLiteral("ws://127.0.0.1/client"), nullptr));
+        for (const TraceRecord &r : records)
+            writer.write(r);
+    }
+    SystemStore replayed;
+    TraceReplayer replayer(&replayed);
+    TraceReadStats stats;
+    QString error;
+    QVERIFY2(replayer.replayFile(path, stats, &error), qPrintable(error));
+    QVERIFY(stats.badLines.isEmpty());
+    QCOMPARE(stats.records, qint64(records.size()));
+
+    const Json a = stateToJson(live);
+    const Json b = stateToJson(replayed);
+    QVERIFY(a.at("agents").size() > 5);
+    QVERIFY(a.at("counts").at("problems").get<int>() >= 3); // binary, garbage, unmatched
+    QCOMPARE(b, a);
+    QCOMPARE(int(replayed.events().size()), int(live.events().size()));
+    QCOMPARE(int(replayed.messages().size()), int(live.messages().size()));
+    QCOMPARE(replayed.now(), live.now());
+}
+
+QTEST_GUILESS_MAIN(TestTrace)
+#include "tst_trace.moc"
