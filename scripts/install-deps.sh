@@ -8,9 +8,12 @@ PACKAGES=(
   cmake ninja-build g++ pkg-config
   qt6-base-dev qt6-websockets-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev
   nlohmann-json3-dev libsimdjson-dev qtkeychain-qt6-dev libzstd-dev zlib1g-dev
-  nodejs npm
   xvfb xauth
 )
+# Node.js for the demo system: Debian's packages only when no node/npm is on the PATH (a
+# Node.js installed another way would conflict with them).
+command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs)
+command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
