@@ -154,7 +154,9 @@ void MapClient::onClosed(const QString &reason)
         m_tick.stop();
         return;
     }
-    m_lastError = reason;
+    if (!m_dropping) // a drop we asked for keeps its cause (dropAndReconnect), not "closed by client"
+        m_lastError = reason;
+    m_dropping = false;
     if (!m_subscriptionId.isEmpty()) {
         m_previousSubscriptionId = m_subscriptionId;
         m_lastEventIdBeforeDrop = m_pipeline.lastEventId(m_subscriptionId);
@@ -189,6 +191,7 @@ void MapClient::dropAndReconnect(const QString &reason)
     note.timeMs = nowMs();
     if (reason.startsWith(QLatin1String("server silent")))
         emitInputs({ProblemInput{note}});
+    m_dropping = true;
     m_transport->abort();
 }
 

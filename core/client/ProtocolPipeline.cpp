@@ -136,13 +136,14 @@ void ProtocolPipeline::interpretResult(InterpretedFrame &out, const RpcMessage &
     const QString &method = out.requestMethod;
     const Json &result = msg.result;
     if (method == QLatin1String("map/connect") || method == QLatin1String("map/authenticate")) {
-        if (jsonChild(result, "authRequired"))
+        if (!result.is_object() || jsonChild(result, "authRequired"))
             return;
         ConnectionInfo info;
         info.url = m_url;
         info.state = QStringLiteral("connected");
         info.sessionId = jsonString(result, "sessionId");
-        info.protocolVersion = toQString(result.value("protocolVersion", Json()));
+        if (const Json *version = jsonChild(result, "protocolVersion"))
+            info.protocolVersion = toQString(*version);
         if (const Json *sys = jsonChild(result, "systemInfo"); sys && sys->is_object()) {
             info.serverName = jsonString(*sys, "name");
             info.serverVersion = jsonString(*sys, "version");
