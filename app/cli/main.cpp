@@ -2,25 +2,41 @@
 //
 // Exit codes (documented in the README):
 //   0 success · 1 usage error · 2 connection failed · 3 authentication refused ·
-//   4 action failed or not supported · 5 action not confirmed in time · 6 trace unreadable
+//   4 action failed or not supported · 5 action not confirmed in time · 6 trace unreadable ·
+//   7 output not writable
 #include "client/MapClient.h"
 #include "model/StateJson.h"
 #include "model/SystemStore.h"
 #include "trace/Trace.h"
+#include "trace/TraceExport.h"
+#include "trace/TraceLoader.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDateTime>
+#include <QElapsedTimer>
+#include <QFileInfo>
 #include <QTimer>
 
+#include <cmath>
 #include <cstdio>
+#include <map>
 #include <optional>
 
 using namespace mapi;
 
 namespace {
 
-enum Exit { Ok = 0, Usage = 1, ConnectionFailed = 2, AuthRefused = 3, ActionFailed = 4, ActionTimedOut = 5, TraceUnreadable = 6 };
+enum Exit {
+    Ok = 0,
+    Usage = 1,
+    ConnectionFailed = 2,
+    AuthRefused = 3,
+    ActionFailed = 4,
+    ActionTimedOut = 5,
+    TraceUnreadable = 6,
+    OutputUnwritable = 7
+};
 
 int failWith(int code, const QString &message)
 {
@@ -125,23 +141,260 @@ public:
     QString error;
 };
 
+// ---- traces ------------------------------------------------------------------------------
+
+Json badLinesJson(const TraceReadStats &stats, int max = -1)
+{
+    Json bad = Json::array();
+    for (qint64 line : std::as_const(stats.badLines)) {
+        if (max >= 0 && qsizetype(bad.size()) >= max)
+            break;
+        bad.push_back(line);
+    }
+    return bad;
+}
+
+// Warnings about a damaged file, on stderr (the data that could be read is still used).
+void reportDamage(const TraceReadStats &stats)
+{
+    if (stats.badLineCount > 0)
+        std::fprintf(stderr, "map-inspector-cli: %lld unreadable line(s) skipped\n", static_cast<long long>(stats.badLineCount));
+    if (!stats.streamError.isEmpty())
+        std::fprintf(stderr, "map-inspector-cli: %s; what came before was read\n", qPrintable(stats.streamError));
+}
+
+TraceLoadOptions loadOptions(const Common &common)
+{
+    TraceLoadOptions options;
+    options.limits = common.options.limits;
+    return options;
+}
+
+QString isoTime(qint64 ms)
+{
+    return QDateTime::fromMSecsSinceEpoch(ms).toUTC().toString(Qt::ISODateWithMs);
+}
+
+std::optional<qint64> timeOption(const QCommandLineParser &p, const QString &name, QString &error)
+{
+    if (!p.isSet(name))
+        return std::nullopt;
+    const QString text = p.value(name);
+    bool ok = false;
+    const qint64 ms = text.toLongLong(&ok);
+    if (ok)
+        return ms;
+    const QDateTime t = QDateTime::fromString(text, Qt::ISODateWithMs);
+    if (t.isValid())
+        return t.toMSecsSinceEpoch();
+    error = QStringLiteral("--%1 must be epoch milliseconds or an ISO 8601 time").arg(name);
+    return std::nullopt;
+}
+
+int commandStats(const QCommandLineParser &p, const Common &common)
+{
+    if (!p.isSet(QStringLiteral("trace")))
+        return failWith(Usage, QStringLiteral("stats needs --trace FILE"));
+    const QString path = p.value(QStringLiteral("trace"));
+    SystemStore store;
+    QElapsedTimer timer;
+    timer.start();
+    const TraceLoadResult r = loadTraceInto(store, path, loadOptions(common));
+    if (!r.ok)
+        return failWith(TraceUnreadable, r.error);
+    const double seconds = double(timer.nsecsElapsed()) / 1e9;
+    const TraceReadStats &st = r.stats;
+
+    std::map<std::string, qint64> byDir;
+    if (r.timeline)
+        for (qint64 i = 0; i < r.timeline->recordCount(); ++i)
+            {
+                const RecordDir dir = r.timeline->recordDirOf(i);
+                ++byDir[dir == RecordDir::Other ? std::string("other") : recordDirName(dir).toStdString()];
+            }
+    std::map<std::string, qint64> byType;
+    for (const EventEntry &e : store.events())
+        ++byType[e.type.toStdString()];
+    qint64 registered = 0, placeholders = 0, departed = 0;
+    for (const Agent &a : store.agents()) {
+        if (a.unregistered)
+            ++departed;
+        else if (a.placeholder)
+            ++placeholders;
+        else
+            ++registered;
+    }
+    std::map<std::string, qint64> byConvention;
+    for (const Message &m : store.messages())
+        if (m.convention != ConventionKind::None)
+            ++byConvention[conventionName(m.convention).toStdString()];
+    std::map<std::string, qint64> byStatus;
+    for (const Task &t : store.tasks())
+        ++byStatus[t.status.toStdString()];
+    qint64 liveScopes = 0;
+    for (const Scope &sc : store.scopes())
+        liveScopes += sc.deleted ? 0 : 1;
+
+    Json out = {{"file", path.toStdString()},
+                {"format", st.format.toStdString()},
+                {"compression", st.compression.toStdString()},
+                {"bytes", st.bytesTotal},
+                {"lines", st.lines},
+                {"records", st.records},
+                {"recordsByDir", byDir},
+                {"events", store.counters().eventsApplied},
+                {"eventsByType", byType},
+                {"duplicateEvents", store.counters().duplicateEvents},
+                {"agents", {{"total", store.agents().size()}, {"registered", registered}, {"placeholders", placeholders}, {"departed", departed}}},
+                {"scopes", liveScopes},
+                {"messages", store.counters().messages},
+                {"messagesByConvention", byConvention},
+                {"tasks", {{"total", store.counters().tasks}, {"byStatus", byStatus}}},
+                {"gaps", store.counters().gaps},
+                {"problems", store.counters().problems},
+                {"badLines", {{"count", st.badLineCount}, {"lines", badLinesJson(st, 100)}}},
+                {"loadSeconds", std::round(seconds * 1000) / 1000}};
+    if (st.records > 0)
+        out["timeSpan"] = {{"firstMs", st.firstTimeMs},
+                           {"lastMs", st.lastTimeMs},
+                           {"durationMs", st.lastTimeMs - st.firstTimeMs},
+                           {"first", isoTime(st.firstTimeMs).toStdString()},
+                           {"last", isoTime(st.lastTimeMs).toStdString()}};
+    if (!st.streamError.isEmpty())
+        out["streamError"] = st.streamError.toStdString();
+    printJson(out);
+    reportDamage(st);
+    return Ok;
+}
+
+// Trace (any readable format) to a trace: recompress, convert imports and captures, cut a range.
+int convertToTrace(const QString &in, const QString &outPath, std::optional<qint64> from, std::optional<qint64> to)
+{
+    TraceFileReader reader;
+    QString error;
+    if (!reader.open(in, &error))
+        return failWith(TraceUnreadable, error);
+    CompressingWriter out;
+    if (!out.open(outPath, compressionFromPath(outPath), &error))
+        return failWith(OutputUnwritable, error);
+    TraceRecord record;
+    bool headerWritten = false;
+    qint64 written = 0;
+    while (reader.next(record)) {
+        if (!headerWritten) {
+            // The source's header when it has one, else one made for the converted file.
+            const TraceReadStats &st = reader.stats();
+            Json extra = {{"convertedFrom", QFileInfo(in).fileName().toStdString()}, {"sourceFormat", st.format.toStdString()}};
+            QString url = QStringLiteral("file:%1").arg(QFileInfo(in).fileName());
+            qint64 started = record.timeMs;
+            if (st.header.is_object()) {
+                url = jsonString(st.header, "url");
+                started = jsonInt(st.header, "startedAt", started);
+                if (const Json *server = jsonChild(st.header, "server"))
+                    extra["server"] = *server;
+            }
+            out.write(encodeHeaderLine(url, started, extra));
+            headerWritten = true;
+        }
+        if (to && record.timeMs > *to)
+            break;
+        if (from && record.timeMs < *from) {
+            // Before the range: keep what gives context to later frames (requests, sockets).
+            const RecordDir dir = recordDir(record.dir);
+            if (dir != RecordDir::Send && dir != RecordDir::Open && dir != RecordDir::Close)
+                continue;
+        }
+        if (!out.write(encodeRecordLine(record)))
+            return failWith(OutputUnwritable, out.errorString());
+        ++written;
+    }
+    if (!headerWritten)
+        out.write(encodeHeaderLine(QStringLiteral("file:%1").arg(QFileInfo(in).fileName()), 0));
+    if (!out.close())
+        return failWith(OutputUnwritable, out.errorString());
+    const TraceReadStats &st = reader.stats();
+    std::fprintf(stderr, "map-inspector-cli: %lld records (%s) written to %s (%s)\n", static_cast<long long>(written),
+                 qPrintable(st.format), qPrintable(outPath), qPrintable(compressionName(compressionFromPath(outPath))));
+    reportDamage(st);
+    return Ok;
+}
+
+int commandConvert(const QCommandLineParser &p, const Common &common)
+{
+    if (!p.isSet(QStringLiteral("trace")) || !p.isSet(QStringLiteral("out")))
+        return failWith(Usage, QStringLiteral("convert needs --trace IN and --out OUT"));
+    const QString in = p.value(QStringLiteral("trace"));
+    const QString outPath = p.value(QStringLiteral("out"));
+    QString error;
+    const auto from = timeOption(p, QStringLiteral("from"), error);
+    const auto to = timeOption(p, QStringLiteral("to"), error);
+    if (!error.isEmpty())
+        return failWith(Usage, error);
+    const QString lower = outPath.toLower();
+    const bool csv = lower.endsWith(QLatin1String(".csv"));
+    const bool chrome = lower.endsWith(QLatin1String(".json"));
+    if (!csv && !chrome) {
+        if (p.isSet(QStringLiteral("table")))
+            return failWith(Usage, QStringLiteral("--table goes with a .csv output"));
+        return convertToTrace(in, outPath, from, to);
+    }
+    CsvTable table = CsvTable::Agents;
+    if (csv && !csvTableFromName(p.value(QStringLiteral("table")), table))
+        return failWith(Usage, QStringLiteral("a .csv output needs --table agents|messages|tasks"));
+
+    SystemStore store;
+    TraceLoadOptions options = loadOptions(common);
+    if (to)
+        options.untilTimeMs = *to;
+    const TraceLoadResult r = loadTraceInto(store, in, options);
+    if (!r.ok)
+        return failWith(TraceUnreadable, r.error);
+    if (to)
+        store.advanceTime(*to);
+    if (csv) {
+        const qint64 rows = writeCsv(store, table, outPath, &error);
+        if (rows < 0)
+            return failWith(OutputUnwritable, error);
+        std::fprintf(stderr, "map-inspector-cli: %lld %s written to %s\n", static_cast<long long>(rows),
+                     qPrintable(p.value(QStringLiteral("table"))), qPrintable(outPath));
+    } else {
+        ChromeTraceOptions chromeOptions;
+        if (from)
+            chromeOptions.fromMs = *from;
+        if (to)
+            chromeOptions.toMs = *to;
+        chromeOptions.timeline = r.timeline.get();
+        const QString url = jsonString(r.stats.header, "url");
+        chromeOptions.processName = url.isEmpty() ? QStringLiteral("MAP system (%1)").arg(QFileInfo(in).fileName())
+                                                  : QStringLiteral("MAP system (%1)").arg(url);
+        ChromeTraceCounts counts;
+        if (!writeChromeTrace(store, outPath, chromeOptions, &counts, &error))
+            return failWith(OutputUnwritable, error);
+        std::fprintf(stderr, "map-inspector-cli: Chrome trace with %lld events, %lld tasks, %lld threads written to %s\n",
+                     static_cast<long long>(counts.instantEvents), static_cast<long long>(counts.taskEvents),
+                     static_cast<long long>(counts.threads), qPrintable(outPath));
+    }
+    reportDamage(r.stats);
+    return Ok;
+}
+
 int commandState(const QCommandLineParser &p, const Common &common)
 {
     SystemStore store;
     if (p.isSet(QStringLiteral("trace"))) {
-        TraceReplayer replayer(&store, common.options.limits);
-        TraceReadStats stats;
-        QString error;
-        if (!replayer.replayFile(p.value(QStringLiteral("trace")), stats, &error))
-            return failWith(TraceUnreadable, error);
+        const TraceLoadResult r = loadTraceInto(store, p.value(QStringLiteral("trace")), loadOptions(common));
+        if (!r.ok)
+            return failWith(TraceUnreadable, r.error);
+        const TraceReadStats &stats = r.stats;
         Json out = stateToJson(store);
-        Json bad = Json::array();
-        for (qint64 line : std::as_const(stats.badLines))
-            bad.push_back(line);
-        out["trace"] = {{"records", stats.records}, {"format", stats.format.toStdString()}, {"badLines", bad}};
+        out["trace"] = {{"records", stats.records},
+                        {"format", stats.format.toStdString()},
+                        {"compression", stats.compression.toStdString()},
+                        {"badLines", badLinesJson(stats)}};
+        if (!stats.streamError.isEmpty())
+            out["trace"]["streamError"] = stats.streamError.toStdString();
         printJson(out);
-        if (!stats.badLines.isEmpty())
-            std::fprintf(stderr, "map-inspector-cli: %lld unreadable line(s) skipped\n", static_cast<long long>(stats.badLines.size()));
+        reportDamage(stats);
         return Ok;
     }
     Session session(common.options, store);
@@ -165,6 +418,10 @@ int commandRecord(const QCommandLineParser &p, const Common &common)
     SystemStore store;
     Session session(common.options, store);
     TraceWriter writer;
+    TraceWriterOptions writerOptions;
+    writerOptions.maxBytes = qint64(p.value(QStringLiteral("rotate-mb")).toDouble() * 1024 * 1024);
+    writerOptions.maxSeconds = p.value(QStringLiteral("rotate-seconds")).toLongLong();
+    writer.setOptions(writerOptions);
     QString error;
     if (!writer.open(p.value(QStringLiteral("out")), redactedUrl(common.options.url), &error))
         return failWith(Usage, error);
@@ -179,7 +436,9 @@ int commandRecord(const QCommandLineParser &p, const Common &common)
         return failWith(code, session.error);
     std::fprintf(stderr, "map-inspector-cli: recorded %lld records, %lld events to %s\n",
                  static_cast<long long>(writer.recordsWritten()), static_cast<long long>(store.counters().eventsApplied),
-                 qPrintable(p.value(QStringLiteral("out"))));
+                 qPrintable(writer.files().join(QStringLiteral(", "))));
+    if (!writer.lastError().isEmpty())
+        return failWith(OutputUnwritable, writer.lastError());
     return Ok;
 }
 
@@ -271,23 +530,37 @@ int main(int argc, char **argv)
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral(
         "Headless MAP Inspector.\n\nCommands:\n"
-        "  record  --url URL [--duration S] --out FILE   record every frame to a trace\n"
+        "  record  --url URL --duration S --out FILE [--rotate-mb N] [--rotate-seconds S]\n"
+        "          record every frame to a trace (.jsonl, .jsonl.zst or .jsonl.gz)\n"
         "  state   --url URL [--duration S] | --trace FILE   print the system model as JSON\n"
+        "  stats   --trace FILE   records, events by type, agents, messages, tasks, time span, bad lines\n"
+        "  convert --trace IN --out OUT [--table agents|messages|tasks] [--from T] [--to T]\n"
+        "          OUT by extension: .jsonl[.zst|.gz] a trace (recompress, or convert a capture or\n"
+        "          a seed-format log), .json a Chrome trace (Perfetto), .csv a table (--table)\n"
         "  inject  --url URL --agent ID --message TEXT|--json JSON [--delivery MODE]\n"
         "  stop|suspend|resume --url URL --agent ID [--reason R] [--force]\n\n"
+        "--trace reads MAP Inspector traces, raw captures and message logs in the seed envelope\n"
+        "formats 000/002/003/004 (JSON Lines or a JSON array), plain, .gz or .zst.\n\n"
         "Exit codes: 0 ok, 1 usage, 2 connection failed, 3 authentication refused,\n"
-        "4 action failed or unsupported, 5 action not confirmed in time, 6 trace unreadable."));
+        "4 action failed or unsupported, 5 action not confirmed in time, 6 trace unreadable,\n"
+        "7 output not writable."));
     p.addHelpOption();
     p.addVersionOption();
-    p.addPositionalArgument(QStringLiteral("command"), QStringLiteral("record | state | inject | stop | suspend | resume"));
+    p.addPositionalArgument(QStringLiteral("command"),
+                            QStringLiteral("record | state | stats | convert | inject | stop | suspend | resume"));
     p.addOptions({
         {QStringLiteral("url"), QStringLiteral("MAP server WebSocket URL (ws:// or wss://)."), QStringLiteral("URL")},
         {QStringLiteral("token"), QStringLiteral("Credential (visible in the process list: prefer --token-env)."), QStringLiteral("T")},
         {QStringLiteral("token-env"), QStringLiteral("Read the credential from this environment variable."), QStringLiteral("VAR")},
         {QStringLiteral("auth"), QStringLiteral("Credential method: bearer (default) or api-key."), QStringLiteral("METHOD"), QStringLiteral("bearer")},
         {QStringLiteral("duration"), QStringLiteral("Seconds to observe after the snapshot (state: default 1; record: required)."), QStringLiteral("S")},
-        {QStringLiteral("out"), QStringLiteral("Trace file to write."), QStringLiteral("FILE")},
-        {QStringLiteral("trace"), QStringLiteral("Trace file to read instead of connecting."), QStringLiteral("FILE")},
+        {QStringLiteral("out"), QStringLiteral("File to write (record: the trace; convert: by extension)."), QStringLiteral("FILE")},
+        {QStringLiteral("trace"), QStringLiteral("Trace, capture or seed-format log to read instead of connecting."), QStringLiteral("FILE")},
+        {QStringLiteral("table"), QStringLiteral("convert to .csv: agents, messages or tasks."), QStringLiteral("TABLE")},
+        {QStringLiteral("from"), QStringLiteral("convert: start of the time range (epoch ms or ISO 8601)."), QStringLiteral("T")},
+        {QStringLiteral("to"), QStringLiteral("convert: end of the time range (epoch ms or ISO 8601)."), QStringLiteral("T")},
+        {QStringLiteral("rotate-mb"), QStringLiteral("record: start a new part after N MiB on disk."), QStringLiteral("N"), QStringLiteral("0")},
+        {QStringLiteral("rotate-seconds"), QStringLiteral("record: start a new part every S seconds."), QStringLiteral("S"), QStringLiteral("0")},
         {QStringLiteral("agent"), QStringLiteral("Target agent id."), QStringLiteral("ID")},
         {QStringLiteral("message"), QStringLiteral("Steering text for inject."), QStringLiteral("TEXT")},
         {QStringLiteral("json"), QStringLiteral("Steering content for inject, as JSON."), QStringLiteral("JSON")},
@@ -325,7 +598,8 @@ int main(int argc, char **argv)
         common.durationS = 1;
     }
 
-    const bool needsUrl = !(command == QLatin1String("state") && p.isSet(QStringLiteral("trace")));
+    const bool offline = command == QLatin1String("stats") || command == QLatin1String("convert");
+    const bool needsUrl = !offline && !(command == QLatin1String("state") && p.isSet(QStringLiteral("trace")));
     if (needsUrl) {
         if (!p.isSet(QStringLiteral("url")))
             return failWith(Usage, QStringLiteral("%1 needs --url URL").arg(command));
@@ -345,6 +619,10 @@ int main(int argc, char **argv)
 
     if (command == QLatin1String("state"))
         return commandState(p, common);
+    if (command == QLatin1String("stats"))
+        return commandStats(p, common);
+    if (command == QLatin1String("convert"))
+        return commandConvert(p, common);
     if (command == QLatin1String("record")) {
         if (common.durationS <= 0)
             return failWith(Usage, QStringLiteral("record needs --duration S"));

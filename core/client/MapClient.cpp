@@ -154,9 +154,7 @@ void MapClient::onClosed(const QString &reason)
         m_tick.stop();
         return;
     }
-    if (!m_dropping) // a drop we asked for keeps its cause (dropAndReconnect), not "closed by client"
-        m_lastError = reason;
-    m_dropping = false;
+    m_lastError = reason;
     if (!m_subscriptionId.isEmpty()) {
         m_previousSubscriptionId = m_subscriptionId;
         m_lastEventIdBeforeDrop = m_pipeline.lastEventId(m_subscriptionId);
@@ -191,7 +189,6 @@ void MapClient::dropAndReconnect(const QString &reason)
     note.timeMs = nowMs();
     if (reason.startsWith(QLatin1String("server silent")))
         emitInputs({ProblemInput{note}});
-    m_dropping = true;
     m_transport->abort();
 }
 

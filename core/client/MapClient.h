@@ -156,7 +156,6 @@ private:
     int m_attempt = 0;
     int m_reconnects = 0;
     bool m_stopping = false;
-    bool m_dropping = false; // set by dropAndReconnect() so onClosed() keeps the drop's cause
     qint64 m_disconnectedAtMs = 0;
     QString m_sessionId;
     QString m_subscriptionId;

@@ -4,8 +4,8 @@
 
 namespace mapi {
 
-ProtocolPipeline::ProtocolPipeline(CodecLimits limits)
-    : m_codec(limits)
+ProtocolPipeline::ProtocolPipeline(CodecLimits limits, std::shared_ptr<const JsonParser> parser)
+    : m_codec(limits, std::move(parser))
 {
 }
 
@@ -136,14 +136,13 @@ void ProtocolPipeline::interpretResult(InterpretedFrame &out, const RpcMessage &
     const QString &method = out.requestMethod;
     const Json &result = msg.result;
     if (method == QLatin1String("map/connect") || method == QLatin1String("map/authenticate")) {
-        if (!result.is_object() || jsonChild(result, "authRequired"))
+        if (jsonChild(result, "authRequired"))
             return;
         ConnectionInfo info;
         info.url = m_url;
         info.state = QStringLiteral("connected");
         info.sessionId = jsonString(result, "sessionId");
-        if (const Json *version = jsonChild(result, "protocolVersion"))
-            info.protocolVersion = toQString(*version);
+        info.protocolVersion = toQString(result.value("protocolVersion", Json()));
         if (const Json *sys = jsonChild(result, "systemInfo"); sys && sys->is_object()) {
             info.serverName = jsonString(*sys, "name");
             info.serverVersion = jsonString(*sys, "version");

@@ -26,7 +26,9 @@ struct InterpretedFrame
 class ProtocolPipeline
 {
 public:
-    explicit ProtocolPipeline(CodecLimits limits = {});
+    // `parser`: the JSON parser of the codec (default: nlohmann). Trace loading passes
+    // SimdJsonParser, which yields the same values and errors, faster.
+    explicit ProtocolPipeline(CodecLimits limits = {}, std::shared_ptr<const JsonParser> parser = {});
 
     void setLimits(const CodecLimits &limits) { m_codec.setLimits(limits); }
     const FrameCodec &codec() const { return m_codec; }

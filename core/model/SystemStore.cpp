@@ -403,16 +403,16 @@ void SystemStore::applyEvent(const EventInput &input)
     case EventKind::AgentOrphaned: {
         if (e.agentId.isEmpty())
             break;
+        Agent &a = ensureAgent(e.agentId, t);
         if (e.agent)
-            mergeAgent(ensureAgent(e.agentId, t), *e.agent, t);
-        // Looked up again: mergeAgent may add a placeholder parent and move the agent rows.
-        Agent &fresh = ensureAgent(e.agentId, t);
+            mergeAgent(a, *e.agent, t);
         if (e.kind == EventKind::AgentRegistered) {
-            fresh.unregistered = false;
-            fresh.unregisteredAtMs = 0;
-            if (!fresh.registeredAtMs)
-                fresh.registeredAtMs = t;
+            a.unregistered = false;
+            a.unregisteredAtMs = 0;
+            if (!a.registeredAtMs)
+                a.registeredAtMs = t;
         }
+        Agent &fresh = m_agents[size_t(m_agentRow.value(e.agentId))];
         fresh.lastActivityMs = std::max(fresh.lastActivityMs, t);
         confirmActions(e, nullptr);
         break;

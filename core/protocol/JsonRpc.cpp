@@ -1,8 +1,5 @@
 #include "JsonRpc.h"
 
-#include <cstdint>
-#include <limits>
-
 namespace mapi {
 
 QString problemKindName(ProblemKind kind)
@@ -157,13 +154,6 @@ DecodeOutcome FrameCodec::decode(const QByteArray &frame, qint64 timeMs) const
         const auto codeIt = errorIt->find("code");
         if (codeIt == errorIt->end() || !codeIt->is_number_integer())
             return fail(ProblemKind::WrongType, QStringLiteral("\"error.code\" must be an integer"));
-        // Out of int range would wrap (4294934695 → -32601, "method not found"): refuse it.
-        const bool inRange = codeIt->is_number_unsigned()
-            ? codeIt->get<std::uint64_t>() <= std::uint64_t(std::numeric_limits<int>::max())
-            : (codeIt->get<std::int64_t>() >= std::numeric_limits<int>::min()
-               && codeIt->get<std::int64_t>() <= std::numeric_limits<int>::max());
-        if (!inRange)
-            return fail(ProblemKind::WrongType, QStringLiteral("\"error.code\" is outside the 32-bit integer range"));
         msg.kind = MessageKind::Error;
         msg.error.code = codeIt->get<int>();
         msg.error.message = jsonString(*errorIt, "message");

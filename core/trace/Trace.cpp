@@ -1,76 +1,13 @@
 #include "trace/Trace.h"
 
+#include "trace/TraceImport.h"
+
 #include <QDateTime>
-#include <QRegularExpression>
+#include <QFileInfo>
+
+#include <iterator>
 
 namespace mapi {
-
-// Above this depth a frame is redacted by text, not parsed (the parse and the walk recurse).
-static constexpr int kMaxRedactionDepth = 128;
-
-static bool isSecretKey(const std::string &key)
-{
-    static const char *const keys[] = {"credential", "token", "resumetoken", "apikey", "api_key", "password",
-                                       "secret", "accesstoken", "refreshtoken", "authorization", "access_token",
-                                       "refresh_token", "resume_token"};
-    std::string lower;
-    lower.reserve(key.size());
-    for (char c : key)
-        lower.push_back(char(std::tolower(static_cast<unsigned char>(c))));
-    for (const char *k : keys)
-        if (lower == k)
-            return true;
-    return false;
-}
-
-static bool redactValue(Json &value)
-{
-    bool changed = false;
-    if (value.is_object()) {
-        for (auto it = value.begin(); it != value.end(); ++it) {
-            if (isSecretKey(it.key()) && !it.value().is_null()) {
-                it.value() = "REDACTED";
-                changed = true;
-            } else {
-                changed |= redactValue(it.value());
-            }
-        }
-    } else if (value.is_array()) {
-        for (Json &item : value)
-            changed |= redactValue(item);
-    }
-    return changed;
-}
-
-QByteArray redactSecrets(const QByteArray &frame)
-{
-    // Cheap pre-check: most frames carry none of these words.
-    static const char *const hints[] = {"redential", "oken", "pikey", "pi_key", "assword", "ecret", "uthorization"};
-    bool maybe = false;
-    for (const char *h : hints)
-        if (frame.contains(h)) {
-            maybe = true;
-            break;
-        }
-    if (!maybe)
-        return frame;
-    // Too deep to parse safely (recursion): redact textually instead, key by key.
-    if (FrameCodec::nestingDepth(frame, kMaxRedactionDepth) > kMaxRedactionDepth) {
-        static const QRegularExpression secretValue(
-            QStringLiteral("(\"(?:credential|token|resumeToken|apiKey|api_key|password|secret|accessToken|refreshToken|"
-                           "authorization|access_token|refresh_token|resume_token)\"\\s*:\\s*)\"(?:[^\"\\\\]|\\\\.)*\""),
-            QRegularExpression::CaseInsensitiveOption);
-        QString text = QString::fromUtf8(frame);
-        text.replace(secretValue, QStringLiteral("\\1\"REDACTED\""));
-        return text.toUtf8();
-    }
-    Json doc = Json::parse(frame.constBegin(), frame.constEnd(), nullptr, false);
-    if (doc.is_discarded())
-        return frame;
-    if (!redactValue(doc))
-        return frame;
-    return QByteArray::fromStdString(doc.dump(-1, ' ', false, Json::error_handler_t::replace));
-}
 
 // ---- writer ----------------------------------------------------------------------------
 
@@ -78,10 +15,7 @@ TraceWriter::TraceWriter(QObject *parent)
     : QObject(parent)
 {
     m_flushTimer.setInterval(1000);
-    connect(&m_flushTimer, &QTimer::timeout, this, [this] {
-        if (m_file.isOpen())
-            m_file.flush();
-    });
+    connect(&m_flushTimer, &QTimer::timeout, this, &TraceWriter::flush);
 }
 
 TraceWriter::~TraceWriter()
@@ -89,23 +23,68 @@ TraceWriter::~TraceWriter()
     close();
 }
 
-bool TraceWriter::open(const QString &path, const QString &url, QString *error)
+QString TraceWriter::partPath(const QString &path, int part)
 {
-    m_file.setFileName(path);
-    if (!m_file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+    if (part <= 0)
+        return path;
+    const qsizetype slash = std::max(path.lastIndexOf(QLatin1Char('/')), path.lastIndexOf(QLatin1Char('\\')));
+    QString name = path.mid(slash + 1);
+    const QString dir = path.left(slash + 1);
+    QString compressed;
+    for (const char *suffix : {".gz", ".gzip", ".zst", ".zstd"}) {
+        const QLatin1String s(suffix);
+        if (name.endsWith(s, Qt::CaseInsensitive) && name.size() > s.size()) {
+            compressed = name.right(s.size());
+            name.chop(s.size());
+            break;
+        }
+    }
+    const qsizetype dot = name.lastIndexOf(QLatin1Char('.'));
+    const QString number = QStringLiteral(".%1").arg(part);
+    if (dot > 0)
+        return dir + name.left(dot) + number + name.mid(dot) + compressed;
+    return dir + name + number + compressed;
+}
+
+bool TraceWriter::openPart(int part, QString *error)
+{
+    const QString path = partPath(m_path, part);
+    QString why;
+    if (!m_out.open(path, compressionFromPath(m_path), &why, m_options.compressionLevel)) {
         if (error)
-            *error = QStringLiteral("cannot write %1: %2").arg(path, m_file.errorString());
+            *error = why;
         return false;
     }
-    const Json header = {{"format", "map-inspector-trace"},
-                         {"version", kTraceFormatVersion},
-                         {"app", MAPI_VERSION},
-                         {"startedAt", QDateTime::currentMSecsSinceEpoch()},
-                         {"url", url.toStdString()}};
-    m_file.write(QByteArray::fromStdString(header.dump()) + '\n');
-    m_file.flush();
+    Json extra = Json::object();
+    if (part > 0)
+        extra["part"] = part;
+    if (!m_server.is_null())
+        extra["server"] = m_server;
+    m_out.write(encodeHeaderLine(m_url, m_startedAt, extra));
+    m_out.flush();
+    m_files << path;
+    m_part = part;
+    m_partFirstTimeMs = -1;
+    return true;
+}
+
+bool TraceWriter::open(const QString &path, const QString &url, QString *error)
+{
+    close();
+    m_path = path;
+    m_url = url;
+    m_files.clear();
+    m_error.clear();
+    m_startedAt = QDateTime::currentMSecsSinceEpoch();
+    if (!openPart(0, error))
+        return false;
     m_flushTimer.start();
     return true;
+}
+
+void TraceWriter::setServerInfo(const QString &name, const QString &version)
+{
+    m_server = {{"name", name.toStdString()}, {"version", version.toStdString()}};
 }
 
 void TraceWriter::attach(MapClient *client)
@@ -126,124 +105,362 @@ void TraceWriter::attach(MapClient *client)
     connect(client, &MapClient::actionRecorded, this, [this](const ActionUpdate &update) {
         write({update.timeMs, QStringLiteral("action"), m_connection, QByteArray(), false, actionUpdateToJson(update)});
     });
+    // The server's name and version, once map/connect answered: for the headers of later parts.
+    connect(client, &MapClient::inputsReady, this, [this](const ModelInputs &inputs) {
+        for (const ModelInput &input : inputs)
+            if (const auto *info = std::get_if<ConnectionInfo>(&input); info && !info->serverName.isEmpty())
+                setServerInfo(info->serverName, info->serverVersion);
+    });
+}
+
+void TraceWriter::fail(const QString &error)
+{
+    m_error = error;
+    m_flushTimer.stop();
+    m_out.close();
+    Q_EMIT writeFailed(error);
 }
 
 void TraceWriter::write(const TraceRecord &record)
 {
-    if (!m_file.isOpen())
+    if (!m_out.isOpen())
         return;
-    Json line = {{"t", record.timeMs}, {"dir", record.dir.toStdString()}, {"conn", record.connection}};
-    if (record.dir == QLatin1String("action")) {
-        line["action"] = record.extra;
-    } else if (record.binary) {
-        line["binary"] = true;
-        line["encoding"] = "base64"; // captures keep binary frames as text; ours say how they are stored
-        line["raw"] = record.raw.toBase64().toStdString();
-    } else {
-        const QByteArray clean = (record.dir == QLatin1String("send") || record.dir == QLatin1String("recv"))
-            ? redactSecrets(record.raw)
-            : record.raw;
-        line["raw"] = clean.toStdString();
+    if (m_partFirstTimeMs >= 0) {
+        const bool full = m_options.maxBytes > 0 && m_out.bytesOnDisk() >= m_options.maxBytes;
+        const bool old = m_options.maxSeconds > 0 && record.timeMs - m_partFirstTimeMs >= m_options.maxSeconds * 1000;
+        if (full || old) {
+            m_out.close();
+            QString error;
+            if (!openPart(m_part + 1, &error)) {
+                fail(error);
+                return;
+            }
+            Q_EMIT rotated(m_files.last());
+        }
     }
-    m_file.write(QByteArray::fromStdString(line.dump(-1, ' ', false, Json::error_handler_t::replace)) + '\n');
+    if (!m_out.write(encodeRecordLine(record))) {
+        fail(m_out.errorString());
+        return;
+    }
+    if (m_partFirstTimeMs < 0)
+        m_partFirstTimeMs = record.timeMs;
     ++m_records;
+}
+
+void TraceWriter::flush()
+{
+    if (m_out.isOpen() && !m_out.flush())
+        fail(m_out.errorString());
 }
 
 void TraceWriter::close()
 {
     m_flushTimer.stop();
-    if (m_file.isOpen()) {
-        m_file.flush();
-        m_file.close();
-    }
+    if (m_out.isOpen() && !m_out.close())
+        m_error = m_out.errorString();
 }
 
 // ---- reader ----------------------------------------------------------------------------
 
-bool readTrace(const QString &path, const std::function<bool(const TraceRecord &)> &sink, TraceReadStats &stats,
-               QString *error)
+struct TraceFileReader::Impl
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        if (error)
-            *error = QStringLiteral("cannot open %1: %2").arg(path, file.errorString());
-        return false;
+    enum class Mode { Trace, SeedLines, SeedArray };
+    struct EarlyLine
+    {
+        QByteArray text;
+        qint64 number = 0;
+        bool tooLong = false;
+    };
+
+    QString path;
+    DecompressingReader in;
+    std::unique_ptr<LineReader> lines;
+    RecordLineParser parser;
+    Mode mode = Mode::Trace;
+    SeedImporter importer;
+    JsonArraySplitter splitter;
+    std::deque<TraceRecord> pending;
+    std::vector<EarlyLine> early; // lines read while detecting the format, replayed first
+    size_t earlyPos = 0;
+    bool finished = false;
+    std::vector<TraceRecord> converted;
+    std::vector<std::pair<QByteArray, qint64>> elements;
+
+    // The next line: the early ones first, then the file's.
+    bool nextLine(const char *&data, qsizetype &size, qsizetype &capacity, qint64 &number, bool &tooLong)
+    {
+        if (earlyPos < early.size()) {
+            const EarlyLine &l = early[earlyPos++];
+            data = l.text.constData();
+            size = l.text.size();
+            capacity = size; // no padding guarantee: the parser copies
+            number = l.number;
+            tooLong = l.tooLong;
+            return true;
+        }
+        if (!lines->next(data, size))
+            return false;
+        capacity = size + LineReader::kPadding;
+        number = lines->lineNumber();
+        tooLong = lines->lineTooLong();
+        return true;
     }
-    while (!file.atEnd()) {
-        const QByteArray line = file.readLine().trimmed();
-        ++stats.lines;
+};
+
+static QByteArray trimmedView(const char *data, qsizetype size)
+{
+    return QByteArray::fromRawData(data, size).trimmed();
+}
+
+TraceFileReader::TraceFileReader()
+    : d(std::make_unique<Impl>())
+{
+}
+
+TraceFileReader::~TraceFileReader() = default;
+
+qint64 TraceFileReader::bytesRead() const
+{
+    return d->in.compressedBytesRead();
+}
+
+qint64 TraceFileReader::bytesTotal() const
+{
+    return d->in.fileSize();
+}
+
+bool TraceFileReader::open(const QString &path, QString *error)
+{
+    d = std::make_unique<Impl>();
+    m_stats = TraceReadStats();
+    d->path = path;
+    if (!d->in.open(path, error))
+        return false;
+    m_stats.compression = compressionName(d->in.compression());
+    m_stats.bytesTotal = d->in.fileSize();
+    d->lines = std::make_unique<LineReader>(d->in);
+    d->importer = SeedImporter(QFileInfo(path).fileName());
+
+    // Detect the format from the first JSON object (or a leading '[').
+    constexpr int kMaxProbeLines = 64;
+    int probed = 0;
+    bool decided = false;
+    const char *data = nullptr;
+    qsizetype size = 0;
+    while (!decided && probed < kMaxProbeLines && d->lines->next(data, size)) {
+        d->early.push_back({QByteArray(data, size), d->lines->lineNumber(), d->lines->lineTooLong()});
+        const QByteArray line = trimmedView(data, size);
         if (line.isEmpty())
             continue;
-        Json doc = Json::parse(line.constBegin(), line.constEnd(), nullptr, false);
-        if (doc.is_discarded() || !doc.is_object()) {
-            stats.badLines << stats.lines;
-            continue;
-        }
-        if (doc.contains("format")) {
-            stats.format = jsonString(doc, "format");
-            continue;
-        }
-        TraceRecord record;
-        record.dir = jsonString(doc, "dir");
-        const Json *t = jsonChild(doc, "t");
-        if (record.dir.isEmpty() || !t || !t->is_number()) {
-            stats.badLines << stats.lines;
-            continue;
-        }
-        if (stats.format.isEmpty())
-            stats.format = QStringLiteral("capture");
-        record.timeMs = qint64(t->get<double>());
-        record.connection = int(jsonInt(doc, "conn", 1));
-        const Json *binary = jsonChild(doc, "binary");
-        record.binary = binary && binary->is_boolean() && binary->get<bool>();
-        const bool base64 = jsonString(doc, "encoding") == QLatin1String("base64");
-        if (record.dir == QLatin1String("action")) {
-            record.extra = doc.value("action", Json());
-        } else if (const Json *raw = jsonChild(doc, "raw"); raw && raw->is_string()) {
-            record.raw = QByteArray::fromStdString(raw->get<std::string>());
-            if (base64)
-                record.raw = QByteArray::fromBase64(record.raw);
-        } else if (record.dir == QLatin1String("open")) {
-            record.raw = jsonString(doc, "url").toUtf8();
-        }
-        ++stats.records;
-        if (!sink(record))
+        ++probed;
+        if (line.startsWith('[')) {
+            d->mode = Impl::Mode::SeedArray;
+            decided = true;
             break;
+        }
+        const Json object = Json::parse(line.constBegin(), line.constEnd(), nullptr, false);
+        if (object.is_discarded() || !object.is_object())
+            continue;
+        if (object.contains("format") || (object.contains("dir") && (object.contains("t") || object.contains("raw")))) {
+            d->mode = Impl::Mode::Trace;
+        } else if (detectImportFormat(object) != ImportFormat::Unknown) {
+            d->mode = Impl::Mode::SeedLines;
+        } else {
+            QStringList keys;
+            for (auto it = object.begin(); it != object.end() && keys.size() < 8; ++it)
+                keys << QString::fromStdString(it.key());
+            if (error)
+                *error = unknownFormatError(path, QStringLiteral("line %1 is an object with keys %2")
+                                                      .arg(d->lines->lineNumber())
+                                                      .arg(keys.join(QStringLiteral(", "))));
+            return false;
+        }
+        decided = true;
+    }
+    if (!decided && probed > 0) {
+        if (error)
+            *error = unknownFormatError(path, QStringLiteral("no JSON object in its first %1 non-empty lines").arg(probed));
+        return false;
     }
     return true;
 }
 
-// ---- replay ----------------------------------------------------------------------------
+bool TraceFileReader::next(TraceRecord &record)
+{
+    Impl &s = *d;
+    if (!s.lines)
+        return false;
+    for (;;) {
+        if (!s.pending.empty()) {
+            record = std::move(s.pending.front());
+            s.pending.pop_front();
+            break;
+        }
+        if (s.finished)
+            return false;
+        const char *data = nullptr;
+        qsizetype size = 0;
+        qsizetype capacity = 0;
+        qint64 number = 0;
+        bool tooLong = false;
+        if (!s.nextLine(data, size, capacity, number, tooLong)) {
+            s.finished = true;
+            if (s.mode == Impl::Mode::SeedArray && s.splitter.pending())
+                m_stats.addBadLine(m_stats.lines); // the array's last element was cut off
+            m_stats.streamError = s.in.errorString();
+            m_stats.bytesRead = s.in.compressedBytesRead();
+            if (m_stats.format.isEmpty() && s.mode != Impl::Mode::Trace)
+                m_stats.format = importFormatName(s.importer.firstFormat());
+            continue;
+        }
+        m_stats.lines = number;
+        if (tooLong) {
+            m_stats.addBadLine(number);
+            continue;
+        }
+        if (s.mode == Impl::Mode::Trace) {
+            const RecordLineParser::Result result = s.parser.parse(data, size, capacity, record);
+            if (result == RecordLineParser::Result::Record) {
+                if (m_stats.format.isEmpty())
+                    m_stats.format = QStringLiteral("capture");
+                break;
+            }
+            if (result == RecordLineParser::Result::Header) {
+                m_stats.header = s.parser.header();
+                if (m_stats.format.isEmpty())
+                    m_stats.format = jsonString(m_stats.header, "format");
+            } else if (result == RecordLineParser::Result::Bad) {
+                m_stats.addBadLine(number);
+            }
+            continue;
+        }
+        // Seed-format logs.
+        s.elements.clear();
+        if (s.mode == Impl::Mode::SeedArray) {
+            s.splitter.feed(data, size, number, s.elements);
+        } else {
+            const QByteArray line = trimmedView(data, size);
+            if (line.isEmpty())
+                continue;
+            s.elements.emplace_back(QByteArray(line.constData(), line.size()), number);
+        }
+        for (const auto &[text, line] : s.elements) {
+            const Json object = Json::parse(text.constBegin(), text.constEnd(), nullptr, false);
+            s.converted.clear();
+            if (object.is_discarded() || !s.importer.convert(object, s.converted)) {
+                m_stats.addBadLine(line);
+                continue;
+            }
+            for (TraceRecord &r : s.converted)
+                s.pending.push_back(std::move(r));
+        }
+        if (m_stats.format.isEmpty() && s.importer.firstFormat() != ImportFormat::Unknown)
+            m_stats.format = importFormatName(s.importer.firstFormat());
+    }
+    if (m_stats.records == 0)
+        m_stats.firstTimeMs = record.timeMs;
+    m_stats.lastTimeMs = m_stats.records == 0 ? record.timeMs : std::max(m_stats.lastTimeMs, record.timeMs);
+    ++m_stats.records;
+    m_stats.bytesRead = s.in.compressedBytesRead();
+    return true;
+}
 
-TraceReplayer::TraceReplayer(SystemStore *store, CodecLimits limits)
+bool readTrace(const QString &path, const std::function<bool(const TraceRecord &)> &sink, TraceReadStats &stats,
+               QString *error, const TraceReadOptions &options)
+{
+    TraceFileReader reader;
+    if (!reader.open(path, error)) {
+        stats = reader.stats();
+        return false;
+    }
+    TraceRecord record;
+    qint64 reported = 0;
+    while (reader.next(record)) {
+        if (!sink(record))
+            break;
+        if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
+            stats = reader.stats();
+            stats.cancelled = true;
+            return true;
+        }
+        if (options.progress && reader.bytesRead() - reported >= (1 << 20)) {
+            reported = reader.bytesRead();
+            options.progress(reported, reader.bytesTotal());
+        }
+    }
+    stats = reader.stats();
+    if (options.progress)
+        options.progress(reader.bytesRead(), reader.bytesTotal());
+    return true;
+}
+
+// ---- decoding and replay -------------------------------------------------------------------
+
+RecordDecoder::RecordDecoder(CodecLimits limits, std::shared_ptr<const JsonParser> parser)
+    : m_limits(limits)
+    , m_parser(std::move(parser))
+{
+}
+
+void RecordDecoder::reset()
+{
+    m_pipelines.clear();
+    m_owned.clear();
+    m_lastTimeMs = 0;
+}
+
+int RecordDecoder::decode(const TraceRecord &r, ModelInputs &out)
+{
+    ProtocolPipeline *pipeline = m_pipelines.value(r.connection);
+    if (!pipeline) {
+        m_owned.push_back(std::make_unique<ProtocolPipeline>(m_limits, m_parser));
+        pipeline = m_owned.back().get();
+        m_pipelines.insert(r.connection, pipeline);
+    }
+    m_lastTimeMs = std::max(m_lastTimeMs, r.timeMs);
+    const size_t before = out.size();
+    auto append = [&out](ModelInputs &&inputs) {
+        if (out.empty())
+            out = std::move(inputs);
+        else
+            std::move(inputs.begin(), inputs.end(), std::back_inserter(out));
+    };
+    switch (recordDir(r.dir)) {
+    case RecordDir::Recv:
+        append((r.binary ? pipeline->binaryFrameReceived(r.raw, r.timeMs) : pipeline->frameReceived(r.raw, r.timeMs)).inputs);
+        break;
+    case RecordDir::Send:
+        pipeline->frameSent(r.raw, r.timeMs);
+        break;
+    case RecordDir::Open:
+        append(pipeline->connectionOpened(QString::fromUtf8(r.raw), r.timeMs));
+        break;
+    case RecordDir::Close:
+        append(pipeline->connectionClosed(QString::fromUtf8(r.raw), r.timeMs));
+        break;
+    case RecordDir::Action: {
+        ActionUpdate update = actionUpdateFromJson(r.extra);
+        update.timeMs = r.timeMs;
+        out.push_back(ModelInput(std::move(update)));
+        break;
+    }
+    case RecordDir::Other:
+        break;
+    }
+    return int(out.size() - before);
+}
+
+TraceReplayer::TraceReplayer(SystemStore *store, CodecLimits limits, std::shared_ptr<const JsonParser> parser)
     : m_store(store)
-    , m_limits(limits)
+    , m_decoder(limits, std::move(parser))
 {
 }
 
 void TraceReplayer::feed(const TraceRecord &r)
 {
-    ProtocolPipeline *pipeline = m_pipelines.value(r.connection);
-    if (!pipeline) {
-        m_owned.push_back(std::make_unique<ProtocolPipeline>(m_limits));
-        pipeline = m_owned.back().get();
-        m_pipelines.insert(r.connection, pipeline);
-    }
-    m_lastTimeMs = std::max(m_lastTimeMs, r.timeMs);
-    if (r.dir == QLatin1String("recv")) {
-        InterpretedFrame f = r.binary ? pipeline->binaryFrameReceived(r.raw, r.timeMs) : pipeline->frameReceived(r.raw, r.timeMs);
-        m_store->apply(f.inputs);
-    } else if (r.dir == QLatin1String("send")) {
-        pipeline->frameSent(r.raw, r.timeMs);
-    } else if (r.dir == QLatin1String("open")) {
-        m_store->apply(pipeline->connectionOpened(QString::fromUtf8(r.raw), r.timeMs));
-    } else if (r.dir == QLatin1String("close")) {
-        m_store->apply(pipeline->connectionClosed(QString::fromUtf8(r.raw), r.timeMs));
-    } else if (r.dir == QLatin1String("action")) {
-        ActionUpdate update = actionUpdateFromJson(r.extra);
-        update.timeMs = r.timeMs;
-        m_store->apply(ModelInput(std::move(update)));
-    }
+    m_inputs.clear();
+    if (m_decoder.decode(r, m_inputs) > 0)
+        m_store->apply(m_inputs);
 }
 
 bool TraceReplayer::replayFile(const QString &path, TraceReadStats &stats, QString *error)
@@ -253,48 +470,8 @@ bool TraceReplayer::replayFile(const QString &path, TraceReadStats &stats, QStri
         return true;
     }, stats, error);
     if (ok)
-        m_store->advanceTime(m_lastTimeMs);
+        m_store->advanceTime(m_decoder.lastTimeMs());
     return ok;
-}
-
-// ---- action records --------------------------------------------------------------------
-
-Json actionUpdateToJson(const ActionUpdate &u)
-{
-    static const char *const steps[] = {"created", "answered", "failed", "unsupported", "fallback"};
-    const OperatorAction &a = u.action;
-    return {{"step", steps[int(u.step)]},
-            {"id", a.id.toStdString()},
-            {"kind", actionKindName(a.kind).toStdString()},
-            {"agentId", a.agentId.toStdString()},
-            {"method", a.method.toStdString()},
-            {"params", a.params},
-            {"note", a.note.toStdString()},
-            {"detail", a.detail.toStdString()},
-            {"messageId", a.messageId.toStdString()}};
-}
-
-ActionUpdate actionUpdateFromJson(const Json &j)
-{
-    ActionUpdate u;
-    const QString step = jsonString(j, "step");
-    static const QStringList steps = {QStringLiteral("created"), QStringLiteral("answered"), QStringLiteral("failed"),
-                                      QStringLiteral("unsupported"), QStringLiteral("fallback")};
-    u.step = ActionUpdate::Step(std::max(0, int(steps.indexOf(step))));
-    OperatorAction &a = u.action;
-    a.id = jsonString(j, "id");
-    const QString kind = jsonString(j, "kind");
-    for (ActionKind k : {ActionKind::Inject, ActionKind::Stop, ActionKind::Suspend, ActionKind::Resume, ActionKind::Send})
-        if (actionKindName(k) == kind)
-            a.kind = k;
-    a.agentId = jsonString(j, "agentId");
-    a.method = jsonString(j, "method");
-    if (const Json *p = jsonChild(j, "params"))
-        a.params = *p;
-    a.note = jsonString(j, "note");
-    a.detail = jsonString(j, "detail");
-    a.messageId = jsonString(j, "messageId");
-    return u;
 }
 
 } // namespace mapi

@@ -3,40 +3,46 @@
 //   {"format":"map-inspector-trace","version":1,"app":"0.1.0","startedAt":<ms>,"url":"ws://…"}
 //   {"t":<ms>,"dir":"send"|"recv"|"open"|"close"|"action","conn":<n>,"raw":"<frame text>",...}
 //
-// The reader also accepts the raw capture format of shared/captures (seq/dir/t/raw), so real
-// recordings replay through the same pipeline.
+// Files may be compressed (.zst, .gz: detected by their magic bytes when read, chosen by the
+// extension when written). The reader also accepts the raw capture format of shared/captures
+// (seq/dir/t/raw) and message logs in the seed envelope formats (TraceImport.h), so every
+// source replays through the same pipeline.
+//
+// Related headers: TraceRecord.h (records, redaction), CompressedFile.h, TraceLoader.h
+// (threaded loading with progress and cancel), TraceTimeline.h (seek, replay controller,
+// bookmarks), TraceImport.h, TraceExport.h.
 #pragma once
 
 #include "client/MapClient.h"
+#include "client/ProtocolPipeline.h"
 #include "model/SystemStore.h"
+#include "trace/CompressedFile.h"
+#include "trace/TraceRecord.h"
 
-#include <QFile>
+#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QTimer>
 
+#include <atomic>
+#include <deque>
 #include <functional>
 
 namespace mapi {
 
-constexpr int kTraceFormatVersion = 1;
-
-// Replaces the values of credential-bearing keys (credential, token, resumeToken, apiKey,
-// password, secret, accessToken, refreshToken, authorization) anywhere in a JSON frame.
-// Returns the frame unchanged when it carries none. Never throws.
-QByteArray redactSecrets(const QByteArray &frame);
-
-struct TraceRecord
+struct TraceWriterOptions
 {
-    qint64 timeMs = 0;
-    QString dir;          // send | recv | open | close | action | note
-    int connection = 1;
-    QByteArray raw;       // frame text (send/recv), url (open), reason (close)
-    bool binary = false;
-    Json extra;           // action records: the ActionUpdate as JSON
+    qint64 maxBytes = 0;     // > 0: start a new part once this many bytes are on disk (compressed
+                             // parts: as flushed by the compressor, which holds up to ~128 KiB)
+    qint64 maxSeconds = 0;   // > 0: start a new part once a part spans this many seconds (record time)
+    int compressionLevel = 0; // 0: the library default (zstd 3, gzip 6)
 };
 
 // Records a MapClient's traffic. Thread: the client's thread.
+//
+// Rotation: part 0 is the given path, part n is partPath(path, n) ("s.jsonl.zst" →
+// "s.1.jsonl.zst"); every part starts with its own header ("part": n), so each is readable
+// alone, and the parts concatenated in order (cat, also for .gz and .zst) are one valid trace.
 class TraceWriter : public QObject
 {
     Q_OBJECT
@@ -44,49 +50,141 @@ public:
     explicit TraceWriter(QObject *parent = nullptr);
     ~TraceWriter() override;
 
+    void setOptions(const TraceWriterOptions &options) { m_options = options; }
+    const TraceWriterOptions &options() const { return m_options; }
+
+    // Compression from the extension (.zst, .gz); anything else is plain JSON Lines.
     bool open(const QString &path, const QString &url, QString *error);
     void attach(MapClient *client);
     void write(const TraceRecord &record);
+    void flush();
     void close();
+    // Adds "server":{name,version} to the headers of the parts that follow (attach() sets it
+    // from the client's map/connect answer).
+    void setServerInfo(const QString &name, const QString &version);
+
     qint64 recordsWritten() const { return m_records; }
+    QStringList files() const { return m_files; }   // every part written so far, in order
+    QString lastError() const { return m_error; }
+
+    static QString partPath(const QString &path, int part);
+
+Q_SIGNALS:
+    void rotated(const QString &newPartPath);
+    void writeFailed(const QString &error);
 
 private:
-    QFile m_file;
+    bool openPart(int part, QString *error);
+    void fail(const QString &error);
+
+    TraceWriterOptions m_options;
+    CompressingWriter m_out;
     QTimer m_flushTimer; // flushed every second: a crash loses at most the last second
+    QString m_path;
+    QString m_url;
+    Json m_server;
+    QStringList m_files;
+    QString m_error;
+    int m_part = 0;
     int m_connection = 0;
     qint64 m_records = 0;
+    qint64 m_partFirstTimeMs = -1;
+    qint64 m_startedAt = 0;
 };
 
 struct TraceReadStats
 {
     qint64 lines = 0;
     qint64 records = 0;
-    QList<qint64> badLines; // 1-based line numbers that could not be read
-    QString format;         // "map-inspector-trace" or "capture"
+    QList<qint64> badLines; // 1-based line numbers that could not be read (the first 100,000)
+    qint64 badLineCount = 0;
+    QString format;         // "map-inspector-trace", "capture", "seed-000", "seed-002", "seed-003", "seed-004"
+    QString compression;    // "none", "gzip", "zstd"
+    QString streamError;    // a damaged or truncated compressed stream: why reading stopped early
+    qint64 bytesRead = 0;   // bytes of the file consumed (compressed bytes for .gz/.zst)
+    qint64 bytesTotal = 0;  // size of the file
+    qint64 firstTimeMs = 0; // of the records (0 when none)
+    qint64 lastTimeMs = 0;
+    bool cancelled = false;
+    Json header;            // the trace header, if any
+
+    static constexpr int kMaxListedBadLines = 100000;
+    void addBadLine(qint64 line)
+    {
+        ++badLineCount;
+        if (badLines.size() < kMaxListedBadLines)
+            badLines << line;
+    }
 };
 
-// Streams a trace file line by line. `sink` returns false to stop early.
+// Pulls records out of any supported file (trace, capture, seed-format log; plain, .gz, .zst).
+// Reads line by line: memory does not grow with the file. Thread: any, one at a time.
+class TraceFileReader
+{
+public:
+    TraceFileReader();
+    ~TraceFileReader();
+    TraceFileReader(const TraceFileReader &) = delete;
+    TraceFileReader &operator=(const TraceFileReader &) = delete;
+
+    // Opens the file and detects its format from the first objects. Fails on an unreadable
+    // file or an unknown format (the error names the formats understood).
+    bool open(const QString &path, QString *error);
+    // The next record; false at the end.
+    bool next(TraceRecord &record);
+    const TraceReadStats &stats() const { return m_stats; }
+    qint64 bytesRead() const;
+    qint64 bytesTotal() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+    TraceReadStats m_stats;
+};
+
+struct TraceReadOptions
+{
+    const std::atomic<bool> *cancel = nullptr;               // set to stop early (stats.cancelled)
+    std::function<void(qint64 bytesRead, qint64 bytesTotal)> progress; // about every 1 MiB
+};
+
+// Streams a trace file. `sink` returns false to stop early.
 bool readTrace(const QString &path, const std::function<bool(const TraceRecord &)> &sink, TraceReadStats &stats,
-               QString *error);
+               QString *error, const TraceReadOptions &options = {});
+
+// Turns records into model inputs through one ProtocolPipeline per connection: the same path
+// as live traffic. Thread: any (no QObject), one at a time.
+class RecordDecoder
+{
+public:
+    explicit RecordDecoder(CodecLimits limits = {}, std::shared_ptr<const JsonParser> parser = {});
+    // Appends the inputs of `record` to `out`; returns how many were appended.
+    int decode(const TraceRecord &record, ModelInputs &out);
+    qint64 lastTimeMs() const { return m_lastTimeMs; }
+    void reset();
+
+private:
+    CodecLimits m_limits;
+    std::shared_ptr<const JsonParser> m_parser;
+    QHash<int, ProtocolPipeline *> m_pipelines;
+    std::vector<std::unique_ptr<ProtocolPipeline>> m_owned;
+    qint64 m_lastTimeMs = 0;
+};
 
 // Replays a trace into a store through ProtocolPipeline: the same path as live traffic.
+// For large files in an application, prefer TraceLoader (threads, progress, cancel).
 class TraceReplayer
 {
 public:
-    explicit TraceReplayer(SystemStore *store, CodecLimits limits = {});
+    explicit TraceReplayer(SystemStore *store, CodecLimits limits = {}, std::shared_ptr<const JsonParser> parser = {});
     void feed(const TraceRecord &record);
     // Reads and replays a whole file, then advances the store's clock to the last record.
     bool replayFile(const QString &path, TraceReadStats &stats, QString *error);
 
 private:
     SystemStore *m_store;
-    CodecLimits m_limits;
-    QHash<int, ProtocolPipeline *> m_pipelines;
-    std::vector<std::unique_ptr<ProtocolPipeline>> m_owned;
-    qint64 m_lastTimeMs = 0;
+    RecordDecoder m_decoder;
+    ModelInputs m_inputs;
 };
-
-Json actionUpdateToJson(const ActionUpdate &update);
-ActionUpdate actionUpdateFromJson(const Json &json);
 
 } // namespace mapi

@@ -1,0 +1,289 @@
+// Trace loading and seeking: time to first view, time to fully loaded, memory, seek times.
+//
+//   bench_trace_load generate FILE [EVENTS]     write a trace of EVENTS (default 1,000,000)
+//       map/event frames: the received events of tests/data/scenario-deliver.ndjson (real
+//       frames of the official server), replicated with fresh event and message ids, 0.5 ms
+//       apart. The extension picks the compression (.jsonl, .jsonl.zst, .jsonl.gz).
+//   bench_trace_load load FILE [--nlohmann] [--single-thread] [--inline] [--keep-raw] [--no-timeline]
+//       loads FILE into a SystemStore as the window does (TraceLoader: reader thread, decoding
+//       thread, apply in the main thread) and prints: time to the first applied batch (first
+//       view), time to fully loaded, CPU time, peak RSS (VmHWM) and per-event memory.
+//       --single-thread: no reader thread; --inline: no threads at all (read, decode, apply here);
+//       --batch N: records per batch; --in-flight N: records queued between threads.
+//   bench_trace_load parsers FILE                the recv frames of FILE through FrameCodec::decode with
+//       nlohmann and with SimdJsonParser (CPU time per frame).
+//   bench_trace_load seek FILE [EVENTS]          loads, then times ReplayController: a seek to the
+//       start (dropping the loaded model), a seek forward to the time of event EVENTS (default
+//       100,000: the rebuild), a seek back to just before it (reset + rebuild), step() and
+//       stepBack(); checks that the sought state equals a direct replay up to that time.
+//
+// One measurement per process: VmHWM is the peak of the whole process.
+#include "model/StateJson.h"
+#include "protocol/SimdJsonParser.h"
+#include "trace/Trace.h"
+#include "trace/TraceLoader.h"
+#include "trace/TraceTimeline.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+
+#include <cstdio>
+#include <ctime>
+#include <functional>
+
+#ifdef Q_OS_UNIX
+#include <sys/resource.h>
+#endif
+
+using namespace mapi;
+
+namespace {
+
+// A field of /proc/self/status in KiB (Linux; -1 elsewhere).
+qint64 statusKb(const char *key)
+{
+    QFile f(QStringLiteral("/proc/self/status"));
+    if (!f.open(QIODevice::ReadOnly))
+        return -1;
+    const QByteArray k(key);
+    for (const QByteArray &line : f.readAll().split('\n'))
+        if (line.startsWith(k))
+            return line.mid(k.size()).trimmed().split(' ').value(0).toLongLong();
+    return -1;
+}
+
+// CPU time of the process, all threads (on Windows: std::clock(), which is wall time there).
+double cpuSeconds()
+{
+#ifdef Q_OS_UNIX
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+#else
+    return double(std::clock()) / CLOCKS_PER_SEC;
+#endif
+}
+
+int generate(const QString &path, qint64 target)
+{
+    std::vector<QByteArray> templates;
+    TraceReadStats stats;
+    QString error;
+    readTrace(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), [&](const TraceRecord &r) {
+        if (r.dir == QLatin1String("recv") && r.raw.contains("\"map/event\""))
+            templates.push_back(r.raw);
+        return true;
+    }, stats, &error);
+    if (templates.empty()) {
+        std::fprintf(stderr, "no frames: %s\n", qPrintable(error));
+        return 1;
+    }
+    CompressingWriter out;
+    if (!out.open(path, compressionFromPath(path), &error)) {
+        std::fprintf(stderr, "%s\n", qPrintable(error));
+        return 1;
+    }
+    const qint64 t0 = 1795252123000;
+    out.write(encodeHeaderLine(QStringLiteral("ws://bench/"), t0));
+    out.write(encodeRecordLine({t0, QStringLiteral("open"), 1, "ws://bench/", false, Json()}));
+    qint64 written = 0;
+    for (qint64 copy = 0; written < target; ++copy) {
+        const QByteArray prefix = QByteArray::number(copy).rightJustified(8, '0');
+        for (const QByteArray &t : templates) {
+            if (written >= target)
+                break;
+            // Event and message ids get a per-copy prefix; agents and scopes stay, so the model
+            // keeps the scenario's 20 agents and grows in events and messages.
+            QByteArray f = t;
+            for (const char *key : {"\"eventId\":\"", "\"messageId\":\"", "\"message\":{\"id\":\""}) {
+                const QByteArray k(key);
+                qsizetype at = t.indexOf(k);
+                while (at >= 0) {
+                    const QByteArray oldId = t.mid(at + k.size(), 26);
+                    f.replace(oldId, QByteArray(prefix + oldId.right(18)));
+                    at = t.indexOf(k, at + 1);
+                }
+            }
+            out.write(encodeRecordLine({t0 + 1 + written / 2, QStringLiteral("recv"), 1, f, false, Json()}));
+            ++written;
+        }
+    }
+    if (!out.close()) {
+        std::fprintf(stderr, "%s\n", qPrintable(out.errorString()));
+        return 1;
+    }
+    std::printf("wrote %lld events to %s (%lld bytes on disk, %lld uncompressed)\n", static_cast<long long>(written),
+                qPrintable(path), static_cast<long long>(out.bytesOnDisk()), static_cast<long long>(out.bytesWritten()));
+    return 0;
+}
+
+int load(const QString &path, const QStringList &flags)
+{
+    TraceLoadOptions options;
+    options.fastParser = !flags.contains(QStringLiteral("--nlohmann"));
+    options.readerThread = !flags.contains(QStringLiteral("--single-thread"));
+    options.keepRawFrames = flags.contains(QStringLiteral("--keep-raw"));
+    options.keepTimeline = !flags.contains(QStringLiteral("--no-timeline"));
+    if (const qsizetype at = flags.indexOf(QStringLiteral("--batch")); at >= 0 && at + 1 < flags.size())
+        options.batchRecords = flags[at + 1].toInt();
+    if (const qsizetype at = flags.indexOf(QStringLiteral("--in-flight")); at >= 0 && at + 1 < flags.size())
+        options.inFlightRecords = flags[at + 1].toInt();
+    const qint64 rssBefore = statusKb("VmRSS:");
+    SystemStore store;
+    QElapsedTimer timer;
+    timer.start();
+    const double cpu0 = cpuSeconds();
+    qint64 firstViewNs = -1;
+    qint64 firstViewEvents = 0;
+    const bool noFlush = flags.contains(QStringLiteral("--no-flush"));
+    auto afterBatch = [&](const TraceLoadBatch &) {
+        if (firstViewNs < 0) {
+            if (noFlush) {
+                firstViewNs = 0;
+                return;
+            }
+            store.flushChanges();
+            firstViewNs = timer.nsecsElapsed();
+            firstViewEvents = qint64(store.events().size());
+        }
+    };
+    TraceLoadResult r;
+    if (flags.contains(QStringLiteral("--inline"))) {
+        // Everything in this thread: read, decode, apply (for comparison).
+        auto timeline = options.keepTimeline ? std::make_shared<TraceTimeline>() : nullptr;
+        r = loadTraceBatches(path, options, [&](TraceLoadBatch &&batch) {
+            applyTraceBatch(store, batch, timeline.get());
+            afterBatch(batch);
+            return true;
+        }, timeline);
+        store.advanceTime(r.lastTimeMs);
+    } else {
+        r = loadTraceInto(store, path, options, afterBatch);
+    }
+    const double total = double(timer.nsecsElapsed()) / 1e9;
+    const double cpu = cpuSeconds() - cpu0;
+    if (!r.ok) {
+        std::fprintf(stderr, "%s\n", qPrintable(r.error));
+        return 1;
+    }
+    const qint64 hwmKb = statusKb("VmHWM:");
+    const qint64 rssKb = statusKb("VmRSS:");
+    const qint64 fileBytes = QFileInfo(path).size();
+    const qint64 events = store.counters().eventsApplied;
+    const double perEvent = double(hwmKb * 1024) / double(std::max<qint64>(events, 1));
+    const double beyondFile = double(hwmKb * 1024 - fileBytes) / double(std::max<qint64>(events, 1));
+    std::printf("file: %s, %.1f MB (%s), %lld records, %lld events, %lld messages, %lld agents, %lld bad lines\n",
+                qPrintable(QFileInfo(path).fileName()), double(fileBytes) / 1e6, qPrintable(r.stats.compression),
+                static_cast<long long>(r.stats.records), static_cast<long long>(events),
+                static_cast<long long>(store.counters().messages), static_cast<long long>(store.agents().size()),
+                static_cast<long long>(r.stats.badLineCount));
+    std::printf("options: parser %s, reader thread %s, raw frames %s, timeline %s, batches of %d records, %d in flight\n",
+                options.fastParser ? "simdjson" : "nlohmann", options.readerThread ? "yes" : "no",
+                options.keepRawFrames ? "kept" : "lazy", options.keepTimeline ? "kept" : "no", options.batchRecords,
+                options.inFlightRecords);
+    std::printf("first view:   %7.3f s (%lld events applied)\n", double(firstViewNs) / 1e9,
+                static_cast<long long>(firstViewEvents));
+    std::printf("fully loaded: %7.3f s (%.0f events/s), CPU %.2f s (%.0f%% of one core)\n", total,
+                double(events) / total, cpu, cpu / total * 100);
+    std::printf("memory: VmHWM %.1f MB (RSS before loading %.1f MB, after %.1f MB), %.0f B/event; beyond the file: "
+                "%.0f B/event; timeline %.1f MB (frames %.1f MB uncompressed)\n",
+                double(hwmKb) / 1024, double(rssBefore) / 1024, double(rssKb) / 1024, perEvent, beyondFile,
+                r.timeline ? double(r.timeline->memoryBytes()) / 1e6 : 0.0,
+                r.timeline ? double(r.timeline->frameBytes()) / 1e6 : 0.0);
+    return 0;
+}
+
+int seek(const QString &path, qint64 targetEvents)
+{
+    SystemStore store;
+    const TraceLoadResult r = loadTraceInto(store, path);
+    if (!r.ok || !r.timeline) {
+        std::fprintf(stderr, "%s\n", qPrintable(r.error));
+        return 1;
+    }
+    const TraceTimeline &timeline = *r.timeline;
+    const qint64 record = timeline.recordForEvent(int(std::min<qint64>(targetEvents, timeline.eventCount() - 1)));
+    const qint64 t = timeline.recordTimeMs(record);
+    ReplayController controller(&store, r.timeline);
+    QElapsedTimer timer;
+    auto measure = [&](const std::function<void()> &what, double &wall, double &cpu) {
+        const double cpu0 = cpuSeconds();
+        timer.restart();
+        what();
+        wall = double(timer.nsecsElapsed()) / 1e9;
+        cpu = cpuSeconds() - cpu0;
+    };
+    double resetWall = 0, resetCpu = 0, forwardWall = 0, forwardCpu = 0, backWall = 0, backCpu = 0;
+    double stepWall = 0, stepCpu = 0, stepBackWall = 0, stepBackCpu = 0;
+    // 1. to the start: the loaded model is dropped (SystemStore::reset) and rebuilt empty.
+    measure([&] { controller.seek(controller.startMs()); }, resetWall, resetCpu);
+    // 2. forward from the start to T: decode and apply the records up to T.
+    measure([&] { controller.seek(t); }, forwardWall, forwardCpu);
+    const qint64 eventsAtT = qint64(store.events().size());
+    // The same state, by replaying directly up to T.
+    SystemStore direct;
+    TraceLoadOptions until;
+    until.untilTimeMs = t;
+    loadTraceInto(direct, path, until);
+    direct.advanceTime(t);
+    const bool same = stateToJson(direct) == stateToJson(store);
+    // 3. back to just before T: reset and rebuild.
+    measure([&] { controller.seek(t - 1); }, backWall, backCpu);
+    measure([&] { controller.step(); }, stepWall, stepCpu);
+    measure([&] { controller.stepBack(); }, stepBackWall, stepBackCpu);
+
+    std::printf("loaded %lld events; seeking to event %lld (t = %lld)\n", static_cast<long long>(r.timeline->eventCount()),
+                static_cast<long long>(eventsAtT), static_cast<long long>(t));
+    std::printf("seek to the start (drops the loaded model): %.3f s, CPU %.2f s\n", resetWall, resetCpu);
+    std::printf("seek forward from the start to T (rebuild %lld events): %.3f s, CPU %.2f s (%.0f events/s); equals a "
+                "direct replay: %s\n",
+                static_cast<long long>(eventsAtT), forwardWall, forwardCpu, double(eventsAtT) / forwardWall, same ? "yes" : "NO");
+    std::printf("seek back to T - 1 ms (reset + rebuild): %.3f s, CPU %.2f s\n", backWall, backCpu);
+    std::printf("step: %.4f s; stepBack (reset + rebuild): %.3f s, CPU %.2f s\n", stepWall, stepBackWall, stepBackCpu);
+    return same ? 0 : 2;
+}
+
+// Frame decoding alone, nlohmann vs simdjson, on the recv frames of FILE (CPU seconds).
+int parsers(const QString &path)
+{
+    std::vector<QByteArray> frames;
+    TraceReadStats stats;
+    readTrace(path, [&](const TraceRecord &r) {
+        if (r.dir == QLatin1String("recv"))
+            frames.push_back(r.raw);
+        return true;
+    }, stats, nullptr);
+    for (int round = 0; round < 2; ++round) {
+        for (const bool simd : {false, true}) {
+            const FrameCodec codec({}, simd ? SimdJsonParser::instance() : std::shared_ptr<const JsonParser>());
+            const double cpu0 = cpuSeconds();
+            qint64 ok = 0;
+            for (const QByteArray &f : frames)
+                ok += codec.decode(f).ok();
+            const double cpu = cpuSeconds() - cpu0;
+            std::printf("decode %zu frames with %s: CPU %.2f s (%.1f us/frame), %lld ok\n", frames.size(),
+                        simd ? "simdjson" : "nlohmann", cpu, cpu / double(frames.size()) * 1e6, static_cast<long long>(ok));
+        }
+    }
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    const QStringList args = app.arguments().mid(1);
+    if (args.size() >= 2 && args[0] == QLatin1String("generate"))
+        return generate(args[1], args.size() > 2 ? args[2].toLongLong() : 1000000);
+    if (args.size() >= 2 && args[0] == QLatin1String("load"))
+        return load(args[1], args.mid(2));
+    if (args.size() >= 2 && args[0] == QLatin1String("parsers"))
+        return parsers(args[1]);
+    if (args.size() >= 2 && args[0] == QLatin1String("seek"))
+        return seek(args[1], args.size() > 2 ? args[2].toLongLong() : 100000);
+    std::fprintf(stderr, "usage: bench_trace_load generate FILE [EVENTS] | load FILE [flags] | parsers FILE | seek FILE [EVENTS]\n");
+    return 1;
+}

@@ -1,0 +1,546 @@
+#include "trace/CompressedFile.h"
+
+#include <QFile>
+
+#include <zlib.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace mapi {
+
+QString compressionName(Compression compression)
+{
+    switch (compression) {
+    case Compression::None: return QStringLiteral("none");
+    case Compression::Gzip: return QStringLiteral("gzip");
+    case Compression::Zstd: return QStringLiteral("zstd");
+    }
+    return {};
+}
+
+Compression compressionFromPath(const QString &path)
+{
+    const QString lower = path.toLower();
+    if (lower.endsWith(QLatin1String(".gz")) || lower.endsWith(QLatin1String(".gzip")))
+        return Compression::Gzip;
+    if (lower.endsWith(QLatin1String(".zst")) || lower.endsWith(QLatin1String(".zstd")))
+        return Compression::Zstd;
+    return Compression::None;
+}
+
+Compression compressionFromMagic(const char *data, qsizetype size)
+{
+    const auto *u = reinterpret_cast<const unsigned char *>(data);
+    if (size >= 2 && u[0] == 0x1f && u[1] == 0x8b)
+        return Compression::Gzip;
+    if (size >= 4 && u[0] == 0x28 && u[1] == 0xb5 && u[2] == 0x2f && u[3] == 0xfd)
+        return Compression::Zstd;
+    return Compression::None;
+}
+
+// ---- reading ------------------------------------------------------------------------------
+
+struct DecompressingReader::Impl
+{
+    QFile file;
+    Compression compression = Compression::None;
+    qint64 fileSize = 0;
+    qint64 consumed = 0;      // compressed bytes handed to the decompressor (or returned, when plain)
+    qint64 produced = 0;
+    QString error;
+
+    QByteArray inBuffer;      // compressed input
+    qsizetype inPos = 0;
+    qsizetype inSize = 0;
+    bool fileEof = false;
+
+    ZSTD_DCtx *zstd = nullptr;
+    size_t zstdHint = 0;      // 0: between frames (a clean end is possible)
+    z_stream zlib{};
+    bool zlibReady = false;
+    bool zlibMemberDone = false; // last inflate() ended a gzip member
+    bool finished = false;
+
+    ~Impl() { reset(); }
+
+    void reset()
+    {
+        if (zstd) {
+            ZSTD_freeDCtx(zstd);
+            zstd = nullptr;
+        }
+        if (zlibReady) {
+            inflateEnd(&zlib);
+            zlibReady = false;
+        }
+        if (file.isOpen())
+            file.close();
+    }
+
+    // Refills the compressed input buffer. Returns false on a read error.
+    bool refill()
+    {
+        if (inPos < inSize || fileEof)
+            return true;
+        if (inBuffer.isEmpty())
+            inBuffer.resize(256 * 1024);
+        const qint64 n = file.read(inBuffer.data(), inBuffer.size());
+        if (n < 0) {
+            error = QStringLiteral("cannot read %1: %2").arg(file.fileName(), file.errorString());
+            return false;
+        }
+        inPos = 0;
+        inSize = qsizetype(n);
+        if (n == 0)
+            fileEof = true;
+        return true;
+    }
+};
+
+DecompressingReader::DecompressingReader()
+    : d(std::make_unique<Impl>())
+{
+}
+
+DecompressingReader::~DecompressingReader() = default;
+
+bool DecompressingReader::open(const QString &path, QString *error)
+{
+    d = std::make_unique<Impl>();
+    d->file.setFileName(path);
+    if (!d->file.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = QStringLiteral("cannot open %1: %2").arg(path, d->file.errorString());
+        return false;
+    }
+    d->fileSize = d->file.size();
+    char magic[4] = {};
+    const qint64 n = d->file.peek(magic, 4);
+    d->compression = compressionFromMagic(magic, qsizetype(std::max<qint64>(n, 0)));
+    if (d->compression == Compression::Zstd) {
+        d->zstd = ZSTD_createDCtx();
+    } else if (d->compression == Compression::Gzip) {
+        d->zlib = z_stream{};
+        if (inflateInit2(&d->zlib, 15 + 32) != Z_OK) { // 15 + 32: gzip or zlib header, detected
+            if (error)
+                *error = QStringLiteral("cannot start gzip decompression");
+            return false;
+        }
+        d->zlibReady = true;
+    }
+    return true;
+}
+
+void DecompressingReader::close()
+{
+    d->reset();
+}
+
+Compression DecompressingReader::compression() const
+{
+    return d->compression;
+}
+
+qint64 DecompressingReader::fileSize() const
+{
+    return d->fileSize;
+}
+
+qint64 DecompressingReader::compressedBytesRead() const
+{
+    return d->consumed;
+}
+
+qint64 DecompressingReader::bytesProduced() const
+{
+    return d->produced;
+}
+
+QString DecompressingReader::errorString() const
+{
+    return d->error;
+}
+
+qint64 DecompressingReader::read(char *data, qint64 max)
+{
+    Impl &s = *d;
+    if (!s.file.isOpen() || max <= 0 || s.finished)
+        return 0;
+    if (s.compression == Compression::None) {
+        const qint64 n = s.file.read(data, max);
+        if (n < 0) {
+            s.error = QStringLiteral("cannot read %1: %2").arg(s.file.fileName(), s.file.errorString());
+            return -1;
+        }
+        s.consumed += n;
+        s.produced += n;
+        return n;
+    }
+
+    // Small steps: zstd drops the output of a call that fails, so a damaged block costs at most
+    // one step of what preceded it.
+    constexpr qint64 kStep = 64 * 1024;
+    qint64 total = 0;
+    bool failed = false;
+    while (total < max) {
+        if (!s.refill()) {
+            failed = true;
+            break;
+        }
+        if (s.inPos >= s.inSize && s.fileEof) {
+            // End of the file: clean only between frames / after a complete member.
+            const bool midStream = s.compression == Compression::Zstd ? s.zstdHint != 0 : !s.zlibMemberDone;
+            if (midStream && s.error.isEmpty())
+                s.error = QStringLiteral("%1 stream is truncated after %2 compressed bytes")
+                              .arg(compressionName(s.compression))
+                              .arg(s.consumed);
+            s.finished = true;
+            break;
+        }
+        const qint64 want = std::min(max - total, kStep);
+        if (s.compression == Compression::Zstd) {
+            ZSTD_inBuffer in{s.inBuffer.constData() + s.inPos, size_t(s.inSize - s.inPos), 0};
+            ZSTD_outBuffer out{data + total, size_t(want), 0};
+            const size_t rc = ZSTD_decompressStream(s.zstd, &out, &in);
+            s.inPos += qsizetype(in.pos);
+            s.consumed += qint64(in.pos);
+            if (ZSTD_isError(rc)) {
+                s.error = QStringLiteral("zstd stream is corrupt near compressed byte %1: %2")
+                              .arg(s.consumed)
+                              .arg(QString::fromUtf8(ZSTD_getErrorName(rc)));
+                s.finished = true;
+                failed = true;
+                break;
+            }
+            s.zstdHint = rc;
+            total += qint64(out.pos);
+            if (out.pos == 0 && in.pos == 0)
+                break; // needs more input than the buffer holds: cannot happen, but never spin
+        } else {
+            if (s.zlibMemberDone) {
+                // Another gzip member follows (concatenated .gz files are valid gzip).
+                inflateReset(&s.zlib);
+                s.zlibMemberDone = false;
+            }
+            s.zlib.next_in = reinterpret_cast<Bytef *>(s.inBuffer.data() + s.inPos);
+            s.zlib.avail_in = uInt(s.inSize - s.inPos);
+            s.zlib.next_out = reinterpret_cast<Bytef *>(data + total);
+            s.zlib.avail_out = uInt(want);
+            const int rc = inflate(&s.zlib, Z_NO_FLUSH);
+            const qsizetype used = qsizetype((s.inSize - s.inPos) - qsizetype(s.zlib.avail_in));
+            s.inPos += used;
+            s.consumed += used;
+            const qint64 got = want - qint64(s.zlib.avail_out);
+            total += got;
+            if (rc == Z_STREAM_END) {
+                s.zlibMemberDone = true;
+            } else if (rc != Z_OK && !(rc == Z_BUF_ERROR && got == 0 && used == 0)) {
+                s.error = QStringLiteral("gzip stream is corrupt near compressed byte %1: %2")
+                              .arg(s.consumed)
+                              .arg(QString::fromUtf8(s.zlib.msg ? s.zlib.msg : "inflate failed"));
+                s.finished = true;
+                failed = true;
+                break;
+            }
+            if (got == 0 && used == 0)
+                break;
+        }
+    }
+    s.produced += total;
+    if (total == 0 && failed)
+        return -1;
+    return total;
+}
+
+// ---- writing ------------------------------------------------------------------------------
+
+struct CompressingWriter::Impl
+{
+    QFile file;
+    Compression compression = Compression::None;
+    ZSTD_CCtx *zstd = nullptr;
+    z_stream zlib{};
+    bool zlibReady = false;
+    QByteArray out;
+    qint64 onDisk = 0;
+    qint64 accepted = 0;
+    bool dirty = false; // written to since the last flush
+    QString error;
+
+    ~Impl() { release(); }
+
+    void release()
+    {
+        if (zstd) {
+            ZSTD_freeCCtx(zstd);
+            zstd = nullptr;
+        }
+        if (zlibReady) {
+            deflateEnd(&zlib);
+            zlibReady = false;
+        }
+    }
+
+    bool put(const char *data, qint64 size)
+    {
+        if (size <= 0)
+            return true;
+        if (file.write(data, size) != size) {
+            error = QStringLiteral("cannot write %1: %2").arg(file.fileName(), file.errorString());
+            return false;
+        }
+        onDisk += size;
+        return true;
+    }
+
+    bool zstdRun(const char *data, qint64 size, ZSTD_EndDirective mode)
+    {
+        ZSTD_inBuffer in{data, size_t(size), 0};
+        for (;;) {
+            ZSTD_outBuffer o{out.data(), size_t(out.size()), 0};
+            const size_t rc = ZSTD_compressStream2(zstd, &o, &in, mode);
+            if (ZSTD_isError(rc)) {
+                error = QStringLiteral("zstd compression failed: %1").arg(QString::fromUtf8(ZSTD_getErrorName(rc)));
+                return false;
+            }
+            if (!put(out.constData(), qint64(o.pos)))
+                return false;
+            const bool done = mode == ZSTD_e_continue ? in.pos == in.size : rc == 0;
+            if (done)
+                return true;
+        }
+    }
+
+    bool zlibRun(const char *data, qint64 size, int mode)
+    {
+        zlib.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data));
+        zlib.avail_in = uInt(size);
+        for (;;) {
+            zlib.next_out = reinterpret_cast<Bytef *>(out.data());
+            zlib.avail_out = uInt(out.size());
+            const int rc = deflate(&zlib, mode);
+            if (rc == Z_STREAM_ERROR) {
+                error = QStringLiteral("gzip compression failed");
+                return false;
+            }
+            if (!put(out.constData(), qint64(out.size()) - qint64(zlib.avail_out)))
+                return false;
+            if (mode == Z_FINISH ? rc == Z_STREAM_END : (zlib.avail_in == 0 && zlib.avail_out != 0))
+                return true;
+        }
+    }
+};
+
+CompressingWriter::CompressingWriter()
+    : d(std::make_unique<Impl>())
+{
+}
+
+CompressingWriter::~CompressingWriter()
+{
+    close();
+}
+
+bool CompressingWriter::open(const QString &path, Compression compression, QString *error, int level)
+{
+    close();
+    d = std::make_unique<Impl>();
+    d->compression = compression;
+    d->file.setFileName(path);
+    if (!d->file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        if (error)
+            *error = QStringLiteral("cannot write %1: %2").arg(path, d->file.errorString());
+        return false;
+    }
+    if (compression == Compression::Zstd) {
+        d->zstd = ZSTD_createCCtx();
+        ZSTD_CCtx_setParameter(d->zstd, ZSTD_c_compressionLevel, level ? level : ZSTD_CLEVEL_DEFAULT);
+        ZSTD_CCtx_setParameter(d->zstd, ZSTD_c_checksumFlag, 1);
+        d->out.resize(qsizetype(ZSTD_CStreamOutSize()));
+    } else if (compression == Compression::Gzip) {
+        d->zlib = z_stream{};
+        // 15 + 16: a gzip header and trailer rather than zlib's.
+        if (deflateInit2(&d->zlib, level ? level : Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY)
+            != Z_OK) {
+            if (error)
+                *error = QStringLiteral("cannot start gzip compression");
+            d->file.close();
+            return false;
+        }
+        d->zlibReady = true;
+        d->out.resize(128 * 1024);
+    }
+    return true;
+}
+
+bool CompressingWriter::isOpen() const
+{
+    return d->file.isOpen();
+}
+
+bool CompressingWriter::write(const char *data, qint64 size)
+{
+    if (!d->file.isOpen() || size <= 0)
+        return d->file.isOpen();
+    d->accepted += size;
+    d->dirty = true;
+    switch (d->compression) {
+    case Compression::None: return d->put(data, size);
+    case Compression::Zstd: return d->zstdRun(data, size, ZSTD_e_continue);
+    case Compression::Gzip: {
+        // zlib counts in 32-bit units.
+        while (size > 0) {
+            const qint64 part = std::min<qint64>(size, 1 << 30);
+            if (!d->zlibRun(data, part, Z_NO_FLUSH))
+                return false;
+            data += part;
+            size -= part;
+        }
+        return true;
+    }
+    }
+    return false;
+}
+
+bool CompressingWriter::flush()
+{
+    if (!d->file.isOpen())
+        return false;
+    if (!d->dirty)
+        return true;
+    d->dirty = false;
+    bool ok = true;
+    if (d->compression == Compression::Zstd)
+        ok = d->zstdRun(nullptr, 0, ZSTD_e_flush);
+    else if (d->compression == Compression::Gzip)
+        ok = d->zlibRun(nullptr, 0, Z_SYNC_FLUSH);
+    return d->file.flush() && ok;
+}
+
+bool CompressingWriter::close()
+{
+    if (!d->file.isOpen())
+        return true;
+    bool ok = true;
+    if (d->compression == Compression::Zstd)
+        ok = d->zstdRun(nullptr, 0, ZSTD_e_end);
+    else if (d->compression == Compression::Gzip)
+        ok = d->zlibRun(nullptr, 0, Z_FINISH);
+    d->release();
+    ok = d->file.flush() && ok;
+    d->file.close();
+    return ok;
+}
+
+qint64 CompressingWriter::bytesOnDisk() const
+{
+    return d->onDisk;
+}
+
+qint64 CompressingWriter::bytesWritten() const
+{
+    return d->accepted;
+}
+
+QString CompressingWriter::errorString() const
+{
+    return d->error;
+}
+
+// ---- lines ----------------------------------------------------------------------------------
+
+LineReader::LineReader(DecompressingReader &input, qsizetype chunkBytes)
+    : m_in(input)
+    , m_chunk(std::max<qsizetype>(chunkBytes, 4096))
+{
+    m_buffer.resize(m_chunk + kPadding);
+}
+
+// Moves the unread bytes to the front and reads more. Returns false when nothing more came.
+bool LineReader::fill()
+{
+    if (m_eof)
+        return false;
+    if (m_begin > 0) {
+        const qsizetype rest = m_end - m_begin;
+        if (rest > 0)
+            std::memmove(m_buffer.data(), m_buffer.constData() + m_begin, size_t(rest));
+        m_end = rest;
+        m_begin = 0;
+    }
+    if (m_buffer.size() - kPadding - m_end < m_chunk / 2) // a long line: grow
+        m_buffer.resize(std::max(m_buffer.size() * 2, m_end + m_chunk + kPadding));
+    const qint64 n = m_in.read(m_buffer.data() + m_end, m_buffer.size() - kPadding - m_end);
+    if (n < 0) {
+        m_readError = true;
+        m_eof = true;
+        return false;
+    }
+    if (n == 0) {
+        m_eof = true;
+        return false;
+    }
+    m_end += qsizetype(n);
+    return true;
+}
+
+bool LineReader::next(const char *&data, qsizetype &size)
+{
+    m_tooLong = false;
+    qsizetype scanFrom = m_begin;
+    bool skipping = false; // inside a line longer than kMaxLineBytes: dropping its bytes
+    for (;;) {
+        const char *base = m_buffer.constData();
+        const void *nl = scanFrom < m_end ? std::memchr(base + scanFrom, '\n', size_t(m_end - scanFrom)) : nullptr;
+        if (nl) {
+            const qsizetype at = qsizetype(static_cast<const char *>(nl) - base);
+            ++m_lineNumber;
+            m_lineOffset = m_consumed;
+            m_terminated = true;
+            const qsizetype lineEnd = at;
+            m_consumed += (at + 1 - m_begin);
+            if (skipping) {
+                m_begin = at + 1;
+                m_tooLong = true;
+                data = base + at;
+                size = 0;
+                return true;
+            }
+            qsizetype len = lineEnd - m_begin;
+            if (len > 0 && base[m_begin + len - 1] == '\r')
+                --len;
+            data = base + m_begin;
+            size = len;
+            m_begin = at + 1;
+            return true;
+        }
+        if (m_end - m_begin > kMaxLineBytes) {
+            // Drop what we have of this line and keep looking for its end.
+            m_consumed += m_end - m_begin;
+            m_begin = m_end;
+            skipping = true;
+        }
+        const qsizetype scanned = m_end - m_begin; // bytes of this line already searched
+        if (!fill()) {
+            if (m_end > m_begin || skipping) {
+                // A final line without a newline.
+                ++m_lineNumber;
+                m_lineOffset = m_consumed;
+                m_terminated = false;
+                m_consumed += m_end - m_begin;
+                std::memset(m_buffer.data() + m_end, 0, size_t(kPadding));
+                data = m_buffer.constData() + m_begin;
+                size = skipping ? 0 : m_end - m_begin;
+                m_tooLong = skipping;
+                m_begin = m_end;
+                return true;
+            }
+            return false;
+        }
+        scanFrom = m_begin + scanned;
+    }
+}
+
+} // namespace mapi

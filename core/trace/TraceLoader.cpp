@@ -1,0 +1,285 @@
+#include "trace/TraceLoader.h"
+
+#include "protocol/SimdJsonParser.h"
+#include "trace/BoundedQueue.h"
+#include "trace/InputCompactor.h"
+
+#include <QElapsedTimer>
+
+namespace mapi {
+
+// Batches in flight between two threads: about options.inFlightRecords records.
+static size_t queueCapacity(const TraceLoadOptions &options)
+{
+    return size_t(std::max(2, options.inFlightRecords / std::max(1, options.batchRecords)));
+}
+
+TraceLoadResult loadTraceBatches(const QString &path, const TraceLoadOptions &options, const TraceBatchSink &sink,
+                                 std::shared_ptr<TraceTimeline> timeline)
+{
+    TraceLoadResult result;
+    TraceFileReader reader;
+    if (!reader.open(path, &result.error)) {
+        result.stats = reader.stats();
+        return result;
+    }
+    if (!timeline && options.keepTimeline)
+        timeline = std::make_shared<TraceTimeline>(options.limits, options.fastParser);
+    const bool keepRaw = options.keepRawFrames || !timeline;
+    if (timeline)
+        timeline->setDropRawFrames(!keepRaw);
+    RecordDecoder decoder(options.limits, options.fastParser ? SimdJsonParser::instance() : nullptr);
+    const qint64 bytesTotal = reader.bytesTotal();
+    std::atomic<bool> stop{false};
+    auto cancelled = [&] {
+        return stop.load(std::memory_order_relaxed) || (options.cancel && options.cancel->load(std::memory_order_relaxed));
+    };
+
+    struct Block
+    {
+        std::vector<TraceRecord> records;
+        qint64 firstIndex = 0;
+        qint64 bytesRead = 0;
+    };
+
+    // Reading: records in blocks (a small first one, for a fast first view).
+    auto produce = [&](const std::function<bool(Block &&)> &emitBlock) {
+        qint64 index = 0;
+        size_t want = size_t(std::max(1, options.firstBatchRecords));
+        Block block;
+        TraceRecord record;
+        while (!cancelled() && reader.next(record)) {
+            if (options.untilTimeMs >= 0 && record.timeMs > options.untilTimeMs)
+                break;
+            if (timeline)
+                timeline->appendRecord(record);
+            if (block.records.empty()) {
+                block.firstIndex = index;
+                block.records.reserve(want);
+            }
+            block.records.push_back(std::move(record));
+            ++index;
+            if (block.records.size() >= want) {
+                block.bytesRead = reader.bytesRead();
+                if (!emitBlock(std::move(block)))
+                    return;
+                block = Block();
+                want = size_t(std::max(1, options.batchRecords));
+            }
+        }
+        if (!block.records.empty()) {
+            block.bytesRead = reader.bytesRead();
+            emitBlock(std::move(block));
+        }
+    };
+
+    // Decoding: one block into one batch of model inputs.
+    qint64 lastTime = 0;
+    InputCompactor compactor(!keepRaw);
+    auto consume = [&](Block &&block) -> bool {
+        TraceLoadBatch batch;
+        batch.inputs.reserve(block.records.size());
+        qint64 index = block.firstIndex;
+        for (const TraceRecord &r : block.records) {
+            const int n = decoder.decode(r, batch.inputs);
+            if (timeline)
+                timeline->appendInputCount(n);
+            if (n > 0)
+                batch.records.emplace_back(index, n);
+            lastTime = std::max(lastTime, r.timeMs);
+            ++index;
+        }
+        block.records.clear();
+        compactor.compact(batch.inputs);
+        batch.bytesRead = block.bytesRead;
+        batch.bytesTotal = bytesTotal;
+        batch.recordsRead = index;
+        batch.lastTimeMs = lastTime;
+        if (!sink(std::move(batch))) {
+            stop = true;
+            return false;
+        }
+        return !cancelled();
+    };
+
+    if (options.readerThread) {
+        BoundedQueue<Block> queue(queueCapacity(options));
+        std::thread reading([&] {
+            produce([&](Block &&b) { return queue.push(std::move(b)); });
+            queue.close();
+        });
+        Block block;
+        while (queue.pop(block)) {
+            if (!consume(std::move(block))) {
+                queue.abandon();
+                break;
+            }
+        }
+        reading.join();
+    } else {
+        produce(consume);
+    }
+
+    result.stats = reader.stats();
+    result.cancelled = cancelled();
+    result.stats.cancelled = result.cancelled;
+    result.ok = true;
+    result.lastTimeMs = decoder.lastTimeMs();
+    result.timeline = std::move(timeline);
+    return result;
+}
+
+void applyTraceBatch(SystemStore &store, const TraceLoadBatch &batch, TraceTimeline *timeline)
+{
+    size_t k = 0;
+    for (const auto &[record, count] : batch.records) {
+        const int before = int(store.events().size());
+        for (int i = 0; i < count && k < batch.inputs.size(); ++i)
+            store.apply(batch.inputs[k++]);
+        if (timeline)
+            timeline->mapEvents(before, int(store.events().size()), record);
+    }
+}
+
+TraceLoadResult loadTraceInto(SystemStore &store, const QString &path, const TraceLoadOptions &options,
+                              const std::function<void(const TraceLoadBatch &)> &afterBatch)
+{
+    std::shared_ptr<TraceTimeline> timeline =
+        options.keepTimeline ? std::make_shared<TraceTimeline>(options.limits, options.fastParser) : nullptr;
+    BoundedQueue<TraceLoadBatch> queue(queueCapacity(options));
+    TraceLoadResult result;
+    std::thread worker([&] {
+        result = loadTraceBatches(path, options, [&](TraceLoadBatch &&batch) { return queue.push(std::move(batch)); },
+                                  timeline);
+        queue.close();
+    });
+    TraceLoadBatch batch;
+    while (queue.pop(batch)) {
+        applyTraceBatch(store, batch, timeline.get());
+        if (afterBatch)
+            afterBatch(batch);
+        batch = TraceLoadBatch();
+    }
+    worker.join();
+    if (result.ok)
+        store.advanceTime(result.lastTimeMs);
+    store.flushChanges();
+    return result;
+}
+
+// ---- the window's job ----------------------------------------------------------------------------
+
+struct TraceLoadJob::Shared
+{
+    explicit Shared(size_t capacity)
+        : queue(capacity)
+    {
+    }
+    BoundedQueue<TraceLoadBatch> queue;
+    std::atomic<bool> cancel{false};
+    std::atomic<bool> drainPosted{false};
+    std::atomic<bool> done{false};
+    TraceLoadResult result; // written by the worker before `done`
+    std::shared_ptr<TraceTimeline> timeline;
+};
+
+TraceLoadJob::TraceLoadJob(SystemStore *store, QObject *parent)
+    : QObject(parent)
+    , m_store(store)
+{
+}
+
+TraceLoadJob::~TraceLoadJob()
+{
+    cancel();
+    if (m_worker.joinable())
+        m_worker.join();
+}
+
+void TraceLoadJob::start(const QString &path, const TraceLoadOptions &options)
+{
+    cancel();
+    if (m_worker.joinable())
+        m_worker.join();
+    m_result = TraceLoadResult();
+    m_firstApplied = false;
+    m_running = true;
+    m_store->reset();
+    auto shared = std::make_shared<Shared>(queueCapacity(options));
+    if (options.keepTimeline)
+        shared->timeline = std::make_shared<TraceTimeline>(options.limits, options.fastParser);
+    m_shared = shared;
+    TraceLoadOptions opts = options;
+    opts.cancel = &shared->cancel;
+    auto post = [this, shared] {
+        if (!shared->drainPosted.exchange(true))
+            QMetaObject::invokeMethod(this, &TraceLoadJob::drain, Qt::QueuedConnection);
+    };
+    m_worker = std::thread([shared, path, opts, post] {
+        TraceLoadResult r = loadTraceBatches(path, opts, [&](TraceLoadBatch &&batch) {
+            if (!shared->queue.push(std::move(batch)))
+                return false;
+            post();
+            return true;
+        }, shared->timeline);
+        shared->result = std::move(r);
+        shared->done = true;
+        shared->queue.close();
+        post();
+    });
+}
+
+void TraceLoadJob::cancel()
+{
+    if (!m_shared)
+        return;
+    m_shared->cancel = true;
+    m_shared->queue.abandon();
+}
+
+void TraceLoadJob::drain()
+{
+    const std::shared_ptr<Shared> shared = m_shared;
+    if (!shared || !m_running)
+        return;
+    shared->drainPosted = false;
+    QElapsedTimer budget;
+    budget.start();
+    TraceLoadBatch batch;
+    while (!shared->cancel && shared->queue.tryPop(batch)) {
+        applyTraceBatch(*m_store, batch, shared->timeline.get());
+        Q_EMIT progress(batch.bytesRead, batch.bytesTotal);
+        if (!m_firstApplied) {
+            m_firstApplied = true;
+            m_store->flushChanges();
+            Q_EMIT firstBatchApplied();
+        }
+        batch = TraceLoadBatch();
+        if (budget.elapsed() >= 25) { // let the event loop paint, then go on
+            if (!shared->drainPosted.exchange(true))
+                QMetaObject::invokeMethod(this, &TraceLoadJob::drain, Qt::QueuedConnection);
+            return;
+        }
+    }
+    if (shared->done && (shared->cancel || shared->queue.closedAndEmpty()))
+        finish();
+}
+
+void TraceLoadJob::finish()
+{
+    if (m_worker.joinable())
+        m_worker.join();
+    m_running = false;
+    m_result = std::move(m_shared->result);
+    if (!m_result.timeline)
+        m_result.timeline = m_shared->timeline;
+    if (m_result.ok)
+        m_store->advanceTime(m_result.lastTimeMs);
+    m_store->flushChanges();
+    const bool cancelled = m_result.cancelled || m_shared->cancel;
+    m_result.cancelled = cancelled;
+    Q_EMIT progress(m_result.stats.bytesRead, m_result.stats.bytesTotal);
+    Q_EMIT finished(m_result.ok && !cancelled, cancelled ? QStringLiteral("cancelled") : m_result.error);
+}
+
+} // namespace mapi

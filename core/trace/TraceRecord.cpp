@@ -1,0 +1,422 @@
+#include "trace/TraceRecord.h"
+
+#include "protocol/SimdJsonConvert.h"
+
+#include <QDateTime>
+
+#include <cstring>
+
+static_assert(simdjson::SIMDJSON_PADDING <= 64, "LineReader::kPadding must cover simdjson's padding");
+
+namespace mapi {
+
+// ---- redaction ---------------------------------------------------------------------------------
+
+static bool isSecretKey(std::string_view key)
+{
+    static const char *const keys[] = {"credential", "token", "resumetoken", "apikey", "api_key", "password",
+                                       "secret", "accesstoken", "refreshtoken", "authorization", "access_token",
+                                       "refresh_token", "resume_token"};
+    if (key.size() > 16)
+        return false;
+    char lower[17];
+    for (size_t i = 0; i < key.size(); ++i)
+        lower[i] = char(std::tolower(static_cast<unsigned char>(key[i])));
+    const std::string_view l(lower, key.size());
+    for (const char *k : keys)
+        if (l == k)
+            return true;
+    return false;
+}
+
+// Index just past the string literal that starts at `i` (a '"'), or n.
+static qsizetype endOfString(const char *s, qsizetype i, qsizetype n)
+{
+    for (++i; i < n; ++i) {
+        if (s[i] == '\\')
+            ++i;
+        else if (s[i] == '"')
+            return i + 1;
+    }
+    return n;
+}
+
+static qsizetype skipSpace(const char *s, qsizetype i, qsizetype n)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+        ++i;
+    return i;
+}
+
+// Index just past the JSON value that starts at `i` (valid JSON assumed), without recursion.
+static qsizetype endOfValue(const char *s, qsizetype i, qsizetype n)
+{
+    if (i >= n)
+        return n;
+    if (s[i] == '"')
+        return endOfString(s, i, n);
+    if (s[i] == '{' || s[i] == '[') {
+        qint64 depth = 0;
+        while (i < n) {
+            const char c = s[i];
+            if (c == '"') {
+                i = endOfString(s, i, n);
+                continue;
+            }
+            if (c == '{' || c == '[')
+                ++depth;
+            else if ((c == '}' || c == ']') && --depth == 0)
+                return i + 1;
+            ++i;
+        }
+        return n;
+    }
+    while (i < n && s[i] != ',' && s[i] != '}' && s[i] != ']' && s[i] != ' ' && s[i] != '\t' && s[i] != '\n'
+           && s[i] != '\r')
+        ++i;
+    return i;
+}
+
+QByteArray redactSecrets(const QByteArray &frame)
+{
+    // Cheap pre-check: most frames carry none of these words.
+    static const char *const hints[] = {"redential", "oken", "pikey", "pi_key", "assword", "ecret", "uthorization", "\\u"};
+    bool maybe = false;
+    for (const char *h : hints)
+        if (frame.contains(h)) {
+            maybe = true;
+            break;
+        }
+    if (!maybe)
+        return frame;
+    // Only valid JSON is rewritten (nlohmann's acceptor is iterative: any depth is safe).
+    if (!Json::accept(frame.constBegin(), frame.constEnd()))
+        return frame;
+    const char *s = frame.constData();
+    const qsizetype n = frame.size();
+    QByteArray out;
+    qsizetype copied = 0;
+    qsizetype i = 0;
+    while (i < n) {
+        if (s[i] != '"') {
+            ++i;
+            continue;
+        }
+        const qsizetype end = endOfString(s, i, n);
+        const qsizetype colon = skipSpace(s, end, n);
+        if (colon >= n || s[colon] != ':') { // a value, not a key
+            i = end;
+            continue;
+        }
+        std::string_view key(s + i + 1, size_t(std::max<qsizetype>(end - i - 2, 0)));
+        std::string unescaped;
+        if (key.find('\\') != std::string_view::npos) { // "tok\u0065n" is "token" too
+            const Json k = Json::parse(s + i, s + end, nullptr, false);
+            if (k.is_string())
+                unescaped = k.get<std::string>();
+            key = unescaped;
+        }
+        if (!isSecretKey(key)) {
+            i = colon + 1;
+            continue;
+        }
+        const qsizetype valueStart = skipSpace(s, colon + 1, n);
+        const qsizetype valueEnd = endOfValue(s, valueStart, n);
+        const bool isNull = valueEnd - valueStart == 4 && std::memcmp(s + valueStart, "null", 4) == 0;
+        if (!isNull) {
+            out.append(s + copied, valueStart - copied);
+            out.append("\"REDACTED\"");
+            copied = valueEnd;
+        }
+        i = valueEnd;
+    }
+    if (copied == 0)
+        return frame;
+    out.append(s + copied, n - copied);
+    return out;
+}
+
+// ---- encoding ------------------------------------------------------------------------------
+
+static const QString &dirString(RecordDir dir)
+{
+    static const QString names[] = {QStringLiteral("send"), QStringLiteral("recv"), QStringLiteral("open"),
+                                     QStringLiteral("close"), QStringLiteral("action"), QString()};
+    return names[int(dir)];
+}
+
+RecordDir recordDir(const QString &dir)
+{
+    if (dir == QLatin1String("recv"))
+        return RecordDir::Recv;
+    if (dir == QLatin1String("send"))
+        return RecordDir::Send;
+    if (dir == QLatin1String("open"))
+        return RecordDir::Open;
+    if (dir == QLatin1String("close"))
+        return RecordDir::Close;
+    if (dir == QLatin1String("action"))
+        return RecordDir::Action;
+    return RecordDir::Other;
+}
+
+QString recordDirName(RecordDir dir)
+{
+    return dirString(dir);
+}
+
+void appendJsonString(QByteArray &out, const char *text, qsizetype size)
+{
+    static const char hex[] = "0123456789abcdef";
+    out.reserve(out.size() + size + 2);
+    out.append('"');
+    qsizetype run = 0; // start of the pending run of bytes that need no escaping
+    for (qsizetype i = 0; i < size; ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        out.append(text + run, i - run);
+        run = i + 1;
+        switch (c) {
+        case '"': out.append("\\\""); break;
+        case '\\': out.append("\\\\"); break;
+        case '\n': out.append("\\n"); break;
+        case '\r': out.append("\\r"); break;
+        case '\t': out.append("\\t"); break;
+        case '\b': out.append("\\b"); break;
+        case '\f': out.append("\\f"); break;
+        default: {
+            const char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            out.append(esc, 6);
+        }
+        }
+    }
+    out.append(text + run, size - run);
+    out.append('"');
+}
+
+static void appendJsonString(QByteArray &out, const QByteArray &text)
+{
+    appendJsonString(out, text.constData(), text.size());
+}
+
+QByteArray encodeRecordLine(const TraceRecord &record)
+{
+    const RecordDir dir = recordDir(record.dir);
+    QByteArray line;
+    line.reserve(record.raw.size() + record.raw.size() / 8 + 64);
+    line.append("{\"t\":");
+    line.append(QByteArray::number(record.timeMs));
+    line.append(",\"dir\":");
+    appendJsonString(line, record.dir.toUtf8());
+    line.append(",\"conn\":");
+    line.append(QByteArray::number(record.connection));
+    if (dir == RecordDir::Action) {
+        line.append(",\"action\":");
+        line.append(QByteArray::fromStdString(record.extra.dump(-1, ' ', false, Json::error_handler_t::replace)));
+    } else if (record.binary) {
+        line.append(",\"binary\":true,\"encoding\":\"base64\",\"raw\":\"");
+        line.append(record.raw.toBase64());
+        line.append('"');
+    } else {
+        const QByteArray clean = (dir == RecordDir::Send || dir == RecordDir::Recv) ? redactSecrets(record.raw) : record.raw;
+        if (simdjson::validate_utf8(clean.constData(), size_t(clean.size()))) {
+            line.append(",\"raw\":");
+            appendJsonString(line, clean);
+        } else { // JSON strings cannot hold these bytes
+            line.append(",\"encoding\":\"base64\",\"raw\":\"");
+            line.append(clean.toBase64());
+            line.append('"');
+        }
+    }
+    line.append("}\n");
+    return line;
+}
+
+QByteArray encodeHeaderLine(const QString &url, qint64 startedAtMs, const Json &extra)
+{
+    Json header = {{"format", "map-inspector-trace"},
+                   {"version", kTraceFormatVersion},
+                   {"app", MAPI_VERSION},
+                   {"startedAt", startedAtMs},
+                   {"url", url.toStdString()}};
+    if (extra.is_object())
+        for (auto it = extra.begin(); it != extra.end(); ++it)
+            header[it.key()] = it.value();
+    return QByteArray::fromStdString(header.dump(-1, ' ', false, Json::error_handler_t::replace)) + '\n';
+}
+
+// ---- action records --------------------------------------------------------------------
+
+Json actionUpdateToJson(const ActionUpdate &u)
+{
+    static const char *const steps[] = {"created", "answered", "failed", "unsupported", "fallback"};
+    const OperatorAction &a = u.action;
+    return {{"step", steps[int(u.step)]},
+            {"id", a.id.toStdString()},
+            {"kind", actionKindName(a.kind).toStdString()},
+            {"agentId", a.agentId.toStdString()},
+            {"method", a.method.toStdString()},
+            {"params", a.params},
+            {"note", a.note.toStdString()},
+            {"detail", a.detail.toStdString()},
+            {"messageId", a.messageId.toStdString()}};
+}
+
+ActionUpdate actionUpdateFromJson(const Json &j)
+{
+    ActionUpdate u;
+    const QString step = jsonString(j, "step");
+    static const QStringList steps = {QStringLiteral("created"), QStringLiteral("answered"), QStringLiteral("failed"),
+                                      QStringLiteral("unsupported"), QStringLiteral("fallback")};
+    u.step = ActionUpdate::Step(std::max(0, int(steps.indexOf(step))));
+    OperatorAction &a = u.action;
+    a.id = jsonString(j, "id");
+    const QString kind = jsonString(j, "kind");
+    for (ActionKind k : {ActionKind::Inject, ActionKind::Stop, ActionKind::Suspend, ActionKind::Resume, ActionKind::Send})
+        if (actionKindName(k) == kind)
+            a.kind = k;
+    a.agentId = jsonString(j, "agentId");
+    a.method = jsonString(j, "method");
+    if (const Json *p = jsonChild(j, "params"))
+        a.params = *p;
+    a.note = jsonString(j, "note");
+    a.detail = jsonString(j, "detail");
+    a.messageId = jsonString(j, "messageId");
+    return u;
+}
+
+// ---- parsing -------------------------------------------------------------------------------
+
+struct RecordLineParser::Impl
+{
+    simdjson::dom::parser parser;
+};
+
+RecordLineParser::RecordLineParser()
+    : d(std::make_unique<Impl>())
+{
+}
+
+RecordLineParser::~RecordLineParser() = default;
+
+static QString dirFromView(std::string_view v)
+{
+    if (v == "recv")
+        return dirString(RecordDir::Recv);
+    if (v == "send")
+        return dirString(RecordDir::Send);
+    if (v == "open")
+        return dirString(RecordDir::Open);
+    if (v == "close")
+        return dirString(RecordDir::Close);
+    if (v == "action")
+        return dirString(RecordDir::Action);
+    return QString::fromUtf8(v.data(), qsizetype(v.size()));
+}
+
+static QByteArray bytes(std::string_view v)
+{
+    return QByteArray(v.data(), qsizetype(v.size()));
+}
+
+RecordLineParser::Result RecordLineParser::parse(const char *data, qsizetype size, qsizetype paddedCapacity,
+                                                 TraceRecord &out)
+{
+    while (size > 0 && (data[size - 1] == ' ' || data[size - 1] == '\t' || data[size - 1] == '\r'))
+        --size;
+    while (size > 0 && (*data == ' ' || *data == '\t')) {
+        ++data;
+        --size;
+        --paddedCapacity;
+    }
+    if (size == 0)
+        return Result::Empty;
+    using namespace simdjson;
+    dom::element root;
+    const bool copy = paddedCapacity < size + qsizetype(SIMDJSON_PADDING);
+    if (const error_code e = d->parser.parse(data, size_t(size), copy).get(root); e != SUCCESS) {
+        m_error = QString::fromUtf8(error_message(e));
+        return Result::Bad;
+    }
+    dom::object object;
+    if (root.get(object) != SUCCESS) {
+        m_error = QStringLiteral("not a JSON object");
+        return Result::Bad;
+    }
+    if (dom::element format; object["format"].get(format) == SUCCESS) {
+        m_header = jsonFromSimd(root);
+        if (format.is_string())
+            m_base64 = std::string_view(format) == "map-inspector-trace";
+        return Result::Header;
+    }
+
+    std::string_view dir;
+    bool haveDir = false;
+    double t = 0;
+    bool haveTime = false;
+    qint64 conn = 1;
+    bool binary = false;
+    dom::element raw, action, url;
+    bool haveRaw = false, haveAction = false, haveUrl = false;
+    bool base64 = false;
+    for (const dom::key_value_pair field : object) {
+        const std::string_view key = field.key;
+        const dom::element value = field.value;
+        if (key == "t") {
+            if (value.is_number()) {
+                t = value.get_double().value_unsafe();
+                haveTime = true;
+            }
+        } else if (key == "dir") {
+            haveDir = value.get_string().get(dir) == SUCCESS && !dir.empty();
+        } else if (key == "conn") {
+            if (value.is_int64())
+                conn = qint64(value.get_int64().value_unsafe());
+            else if (value.is_number())
+                conn = qint64(value.get_double().value_unsafe());
+        } else if (key == "raw") {
+            raw = value;
+            haveRaw = true;
+        } else if (key == "encoding") {
+            std::string_view encoding;
+            base64 = value.get_string().get(encoding) == SUCCESS && encoding == "base64";
+        } else if (key == "binary") {
+            if (value.get_bool().get(binary) != SUCCESS) {
+                m_error = QStringLiteral("\"binary\" is not true or false");
+                return Result::Bad;
+            }
+        } else if (key == "action") {
+            action = value;
+            haveAction = true;
+        } else if (key == "url") {
+            url = value;
+            haveUrl = true;
+        }
+    }
+    if (!haveDir || !haveTime) {
+        m_error = haveDir ? QStringLiteral("no numeric \"t\"") : QStringLiteral("no \"dir\"");
+        return Result::Bad;
+    }
+    out.timeMs = qint64(t);
+    out.dir = dirFromView(dir);
+    out.connection = int(conn);
+    out.binary = binary;
+    out.raw.clear();
+    out.extra = Json();
+    if (dir == "action") {
+        if (haveAction)
+            out.extra = jsonFromSimd(action);
+    } else if (std::string_view text; haveRaw && raw.get_string().get(text) == SUCCESS) {
+        out.raw = bytes(text);
+        // Base64 when the record says so, and for binary frames of traces written before
+        // "encoding" existed; captures keep binary frames as text.
+        if (base64 || (binary && m_base64))
+            out.raw = QByteArray::fromBase64(out.raw);
+    } else if (haveUrl && dir == "open" && url.get_string().get(text) == SUCCESS) {
+        out.raw = bytes(text);
+    }
+    return Result::Record;
+}
+
+} // namespace mapi

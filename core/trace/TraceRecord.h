@@ -1,0 +1,84 @@
+// One trace record, its JSON Lines encoding (docs/trace-format.md), secret redaction, and a
+// fast record-line parser (simdjson) shared by every reader.
+//
+//   {"format":"map-inspector-trace","version":1,"app":"0.1.0","startedAt":<ms>,"url":"ws://…"}
+//   {"t":<ms>,"dir":"send"|"recv"|"open"|"close"|"action","conn":<n>,"raw":"<frame text>"}
+//
+// The parser also reads the raw capture format of shared/captures ({seq,dir,t,raw,...}).
+#pragma once
+
+#include "client/MapClient.h"
+#include "protocol/JsonRpc.h"
+
+#include <QByteArray>
+#include <QString>
+
+#include <memory>
+
+namespace mapi {
+
+constexpr int kTraceFormatVersion = 1;
+
+// Replaces the values of credential-bearing keys (credential, token, resumeToken, apiKey,
+// password, secret, accessToken, refreshToken, authorization, ...; case-insensitive) anywhere in
+// a JSON frame with "REDACTED". Every other byte of the frame is kept as it was; a frame that
+// carries none, or is not valid JSON, is returned unchanged. Linear, not recursive, never throws.
+QByteArray redactSecrets(const QByteArray &frame);
+
+struct TraceRecord
+{
+    qint64 timeMs = 0;
+    QString dir;          // send | recv | open | close | action | note (captures: also ping, pong)
+    int connection = 1;
+    QByteArray raw;       // frame text (send/recv), url (open), reason (close)
+    bool binary = false;
+    Json extra;           // action records: the ActionUpdate as JSON
+};
+
+enum class RecordDir : quint8 { Send, Recv, Open, Close, Action, Other };
+RecordDir recordDir(const QString &dir);
+// Shared QStrings for the known directions (no allocation per record).
+QString recordDirName(RecordDir dir);
+
+// The JSON line of a record, with its newline. Send/recv frames are redacted. Binary frames, and
+// text frames that are not valid UTF-8, are stored in base64 ("encoding":"base64") so that they
+// replay byte for byte.
+QByteArray encodeRecordLine(const TraceRecord &record);
+// The header line, with its newline. `extra` members (e.g. "part", "server") are added.
+QByteArray encodeHeaderLine(const QString &url, qint64 startedAtMs, const Json &extra = Json::object());
+
+// Appends `text` as a JSON string literal (quotes included; UTF-8 kept, controls escaped).
+void appendJsonString(QByteArray &out, const char *text, qsizetype size);
+
+Json actionUpdateToJson(const ActionUpdate &update);
+ActionUpdate actionUpdateFromJson(const Json &json);
+
+// Parses record lines with simdjson. One instance per thread.
+class RecordLineParser
+{
+public:
+    enum class Result { Record, Header, Empty, Bad };
+
+    RecordLineParser();
+    ~RecordLineParser();
+    RecordLineParser(const RecordLineParser &) = delete;
+    RecordLineParser &operator=(const RecordLineParser &) = delete;
+
+    // `paddedCapacity`: bytes readable from `data` (at least size + 64 lets the parser skip a
+    // copy). A header line ({"format":...}) gives Header and is kept in header().
+    Result parse(const char *data, qsizetype size, qsizetype paddedCapacity, TraceRecord &out);
+    // Binary frames without "encoding": base64 in map-inspector traces (files written before
+    // the field existed), plain text in captures. Set from the header.
+    void setBinaryIsBase64(bool base64) { m_base64 = base64; }
+    const Json &header() const { return m_header; }
+    QString lastError() const { return m_error; } // why the last line was Bad
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+    bool m_base64 = false;
+    Json m_header;
+    QString m_error;
+};
+
+} // namespace mapi

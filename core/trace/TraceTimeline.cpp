@@ -1,0 +1,431 @@
+#include "trace/TraceTimeline.h"
+
+#include "protocol/SimdJsonParser.h"
+#include "trace/BoundedQueue.h"
+#include "trace/InputCompactor.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+
+namespace mapi {
+
+// ---- timeline ----------------------------------------------------------------------------------
+
+TraceTimeline::TraceTimeline(CodecLimits limits, bool fastParser)
+    : m_limits(limits)
+    , m_fastParser(fastParser)
+{
+}
+
+TraceTimeline::~TraceTimeline()
+{
+    ZSTD_freeCCtx(static_cast<ZSTD_CCtx *>(m_cctx));
+}
+
+void TraceTimeline::reserve(qint64 records)
+{
+    if (records > 0) {
+        m_records.reserve(size_t(records));
+        m_inputs.reserve(size_t(records));
+    }
+}
+
+void TraceTimeline::seal(Chunk &chunk)
+{
+    if (!m_compress || chunk.raw.isEmpty())
+        return;
+    if (!m_cctx)
+        m_cctx = ZSTD_createCCtx();
+    QByteArray out(qsizetype(ZSTD_compressBound(size_t(chunk.raw.size()))), Qt::Uninitialized);
+    const size_t n = ZSTD_compressCCtx(static_cast<ZSTD_CCtx *>(m_cctx), out.data(), size_t(out.size()),
+                                       chunk.raw.constData(), size_t(chunk.raw.size()), 1);
+    if (ZSTD_isError(n))
+        return; // keep it plain
+    chunk.compressed = QByteArray(out.constData(), qsizetype(n)); // exact size
+    chunk.raw = QByteArray();
+}
+
+void TraceTimeline::appendRecord(const TraceRecord &r)
+{
+    const RecordDir dir = recordDir(r.dir);
+    std::string action;
+    const char *bytes = r.raw.constData();
+    qsizetype size = r.raw.size();
+    if (dir == RecordDir::Action) {
+        action = r.extra.dump(-1, ' ', false, Json::error_handler_t::replace);
+        bytes = action.data();
+        size = qsizetype(action.size());
+    }
+    if (m_chunks.empty() || m_chunks.back().raw.size() + size > kChunkBytes) {
+        if (!m_chunks.empty())
+            seal(m_chunks.back());
+        m_chunks.emplace_back();
+        m_chunks.back().raw.reserve(std::max(kChunkBytes, size));
+    }
+    Chunk &chunk = m_chunks.back();
+    const quint32 offset = quint32(chunk.raw.size());
+    chunk.raw.append(bytes, size);
+    chunk.rawSize = chunk.raw.size();
+    m_frameBytes += size;
+    const qint64 previous = m_records.empty() ? r.timeMs : m_records.back().sortTimeMs;
+    m_records.push_back({r.timeMs, std::max(previous, r.timeMs), quint32(m_chunks.size() - 1), offset, quint32(size),
+                         qint32(r.connection), dir, r.binary});
+}
+
+void TraceTimeline::appendInputCount(int inputs)
+{
+    m_inputs.push_back(quint8(std::min(inputs, 255)));
+}
+
+void TraceTimeline::mapEvents(int firstEvent, int endEvent, qint64 record)
+{
+    if (firstEvent < 0 || endEvent <= firstEvent)
+        return;
+    if (size_t(firstEvent) > m_eventRecord.size())
+        m_eventRecord.resize(size_t(firstEvent), quint32(-1));
+    m_eventRecord.resize(size_t(firstEvent));
+    m_eventRecord.resize(size_t(endEvent), quint32(record));
+}
+
+const char *TraceTimeline::chunkData(quint32 index, ChunkCache &cache) const
+{
+    const Chunk &chunk = m_chunks[index];
+    if (chunk.compressed.isEmpty())
+        return chunk.raw.constData();
+    if (cache.chunk != qint64(index)) {
+        cache.data.resize(chunk.rawSize);
+        const size_t n = ZSTD_decompress(cache.data.data(), size_t(cache.data.size()), chunk.compressed.constData(),
+                                         size_t(chunk.compressed.size()));
+        if (ZSTD_isError(n) || qsizetype(n) != chunk.rawSize)
+            cache.data.fill('\0'); // cannot happen: we compressed it ourselves
+        cache.chunk = index;
+    }
+    return cache.data.constData();
+}
+
+TraceRecord TraceTimeline::recordWith(qint64 index, ChunkCache &cache) const
+{
+    const Ref &ref = m_records[size_t(index)];
+    TraceRecord r;
+    r.timeMs = ref.timeMs;
+    r.dir = recordDirName(ref.dir);
+    r.connection = ref.connection;
+    r.binary = ref.binary;
+    const char *bytes = ref.size ? chunkData(ref.chunk, cache) + ref.offset : nullptr;
+    if (ref.dir == RecordDir::Action)
+        r.extra = Json::parse(bytes, bytes + ref.size, nullptr, false);
+    else
+        r.raw = QByteArray(bytes, qsizetype(ref.size));
+    return r;
+}
+
+TraceRecord TraceTimeline::record(qint64 index) const
+{
+    std::lock_guard<std::mutex> lock(m_cacheMutex);
+    return recordWith(index, m_cache);
+}
+
+qint64 TraceTimeline::recordsUpTo(qint64 timeMs) const
+{
+    const auto it = std::upper_bound(m_records.begin(), m_records.end(), timeMs,
+                                     [](qint64 t, const Ref &ref) { return t < ref.sortTimeMs; });
+    return qint64(it - m_records.begin());
+}
+
+int TraceTimeline::inputsOf(qint64 index) const
+{
+    return index >= 0 && size_t(index) < m_inputs.size() ? m_inputs[size_t(index)] : 0;
+}
+
+qint64 TraceTimeline::nextChangingRecord(qint64 from) const
+{
+    for (qint64 i = std::max<qint64>(from, 0); i < qint64(m_inputs.size()); ++i)
+        if (m_inputs[size_t(i)])
+            return i;
+    return -1;
+}
+
+qint64 TraceTimeline::previousChangingRecord(qint64 before) const
+{
+    for (qint64 i = std::min<qint64>(before, qint64(m_inputs.size())) - 1; i >= 0; --i)
+        if (m_inputs[size_t(i)])
+            return i;
+    return -1;
+}
+
+qint64 TraceTimeline::recordForEvent(int eventIndex) const
+{
+    if (eventIndex < 0 || size_t(eventIndex) >= m_eventRecord.size() || m_eventRecord[size_t(eventIndex)] == quint32(-1))
+        return -1;
+    return m_eventRecord[size_t(eventIndex)];
+}
+
+QByteArray TraceTimeline::frameForEvent(int eventIndex) const
+{
+    const qint64 r = recordForEvent(eventIndex);
+    if (r < 0 || r >= recordCount())
+        return {};
+    const Ref &ref = m_records[size_t(r)];
+    if (!ref.size)
+        return {};
+    std::lock_guard<std::mutex> lock(m_cacheMutex);
+    return QByteArray(chunkData(ref.chunk, m_cache) + ref.offset, qsizetype(ref.size));
+}
+
+size_t TraceTimeline::memoryBytes() const
+{
+    size_t bytes = m_records.capacity() * sizeof(Ref) + m_inputs.capacity() + m_eventRecord.capacity() * sizeof(quint32)
+        + m_chunks.capacity() * sizeof(Chunk);
+    for (const Chunk &c : m_chunks)
+        bytes += size_t(c.raw.capacity() + c.compressed.size());
+    return bytes;
+}
+
+RecordDecoder TraceTimeline::makeDecoder() const
+{
+    return RecordDecoder(m_limits, m_fastParser ? SimdJsonParser::instance() : nullptr);
+}
+
+void TraceTimeline::replay(SystemStore &store, RecordDecoder &decoder, qint64 from, qint64 to) const
+{
+    from = std::max<qint64>(from, 0);
+    to = std::min(to, recordCount());
+    if (to <= from)
+        return;
+    constexpr qint64 kThreadedFrom = 4096; // below this a helper thread costs more than it saves
+    constexpr size_t kBatch = 32;          // small batches, freed soon: far less CPU (TraceLoader.h)
+    if (to - from < kThreadedFrom) {
+        ModelInputs inputs;
+        ChunkCache cache;
+        InputCompactor compactor(m_dropRawFrames);
+        for (qint64 i = from; i < to; ++i) {
+            inputs.clear();
+            if (decoder.decode(recordWith(i, cache), inputs) > 0) {
+                compactor.compact(inputs);
+                store.apply(inputs);
+            }
+        }
+        return;
+    }
+    // Decode on a helper thread, apply here: the store stays in its own thread.
+    BoundedQueue<ModelInputs> queue(16);
+    std::thread decoding([&] {
+        ModelInputs batch;
+        ChunkCache cache;
+        InputCompactor compactor(m_dropRawFrames);
+        for (qint64 i = from; i < to; ++i) {
+            decoder.decode(recordWith(i, cache), batch);
+            if (batch.size() >= kBatch) {
+                compactor.compact(batch);
+                if (!queue.push(std::move(batch)))
+                    return;
+                batch = ModelInputs();
+            }
+        }
+        compactor.compact(batch);
+        if (!batch.empty())
+            queue.push(std::move(batch));
+        queue.close();
+    });
+    ModelInputs batch;
+    while (queue.pop(batch))
+        store.apply(batch);
+    decoding.join();
+}
+
+// ---- bookmarks ---------------------------------------------------------------------------------
+
+QString bookmarksPath(const QString &tracePath)
+{
+    return tracePath + QStringLiteral(".bookmarks.json");
+}
+
+bool loadBookmarks(const QString &tracePath, QList<Bookmark> &bookmarks, QString *error)
+{
+    bookmarks.clear();
+    QFile file(bookmarksPath(tracePath));
+    if (!file.exists())
+        return true;
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = QStringLiteral("cannot read %1: %2").arg(file.fileName(), file.errorString());
+        return false;
+    }
+    const QByteArray text = file.readAll();
+    const Json doc = Json::parse(text.constBegin(), text.constEnd(), nullptr, false);
+    const Json *list = doc.is_object() ? jsonChild(doc, "bookmarks") : nullptr;
+    if (!list || !list->is_array()) {
+        if (error)
+            *error = QStringLiteral("%1 is not a bookmarks file").arg(file.fileName());
+        return false;
+    }
+    for (const Json &item : *list) {
+        if (!item.is_object())
+            continue;
+        Bookmark b;
+        b.timeMs = jsonInt(item, "t");
+        b.title = jsonString(item, "title");
+        b.note = jsonString(item, "note");
+        bookmarks << b;
+    }
+    return true;
+}
+
+bool saveBookmarks(const QString &tracePath, const QList<Bookmark> &bookmarks, QString *error)
+{
+    Json list = Json::array();
+    for (const Bookmark &b : bookmarks)
+        list.push_back({{"t", b.timeMs}, {"title", b.title.toStdString()}, {"note", b.note.toStdString()}});
+    const Json doc = {{"format", "map-inspector-bookmarks"},
+                      {"version", 1},
+                      {"trace", QFileInfo(tracePath).fileName().toStdString()},
+                      {"bookmarks", list}};
+    QSaveFile file(bookmarksPath(tracePath));
+    if (!file.open(QIODevice::WriteOnly)) {
+        if (error)
+            *error = QStringLiteral("cannot write %1: %2").arg(file.fileName(), file.errorString());
+        return false;
+    }
+    file.write(QByteArray::fromStdString(doc.dump(2, ' ', false, Json::error_handler_t::replace)) + '\n');
+    if (!file.commit()) {
+        if (error)
+            *error = QStringLiteral("cannot write %1: %2").arg(file.fileName(), file.errorString());
+        return false;
+    }
+    return true;
+}
+
+// ---- replay controller -------------------------------------------------------------------------
+
+ReplayController::ReplayController(SystemStore *store, std::shared_ptr<const TraceTimeline> timeline,
+                                   bool storeIsComplete, QObject *parent)
+    : QObject(parent)
+    , m_store(store)
+    , m_timeline(std::move(timeline))
+    , m_decoder(m_timeline->makeDecoder())
+    , m_decoderSynced(!storeIsComplete)
+{
+    m_timer.setInterval(kTickMs);
+    m_timer.setTimerType(Qt::PreciseTimer);
+    connect(&m_timer, &QTimer::timeout, this, &ReplayController::tick);
+    if (storeIsComplete) {
+        m_applied = m_timeline->recordCount();
+        m_positionMs = m_timeline->endTimeMs();
+    } else {
+        m_store->reset();
+        m_positionMs = m_timeline->startTimeMs();
+    }
+}
+
+ReplayController::~ReplayController() = default;
+
+void ReplayController::applyUpTo(qint64 recordEnd)
+{
+    if (recordEnd < m_applied || (!m_decoderSynced && recordEnd != m_applied)) {
+        // Back in time: rebuild from the start (the store has no undo).
+        m_store->reset();
+        m_decoder.reset();
+        m_applied = 0;
+        m_decoderSynced = true;
+    }
+    if (recordEnd > m_applied) {
+        m_timeline->replay(*m_store, m_decoder, m_applied, recordEnd);
+        m_applied = recordEnd;
+    }
+}
+
+void ReplayController::settle(qint64 timeMs)
+{
+    m_positionMs = timeMs;
+    m_store->advanceTime(timeMs);
+    Q_EMIT positionChanged(timeMs);
+}
+
+void ReplayController::seek(qint64 timeMs)
+{
+    timeMs = std::clamp(timeMs, startMs(), std::max(startMs(), endMs()));
+    applyUpTo(m_timeline->recordsUpTo(timeMs));
+    settle(timeMs);
+}
+
+void ReplayController::step()
+{
+    const qint64 next = m_timeline->nextChangingRecord(m_applied);
+    if (next < 0) {
+        if (m_positionMs < endMs()) {
+            applyUpTo(m_timeline->recordCount());
+            settle(endMs());
+        }
+        return;
+    }
+    applyUpTo(next + 1);
+    settle(std::max(m_positionMs, m_timeline->recordTimeMs(next)));
+}
+
+void ReplayController::stepBack()
+{
+    const qint64 last = m_timeline->previousChangingRecord(m_applied);
+    if (last < 0) {
+        seek(startMs());
+        return;
+    }
+    applyUpTo(last);
+    // The position: the newest record still applied (the model shows nothing after it).
+    const qint64 previous = last > 0 ? m_timeline->recordTimeMs(last - 1) : startMs();
+    settle(std::clamp(previous, startMs(), endMs()));
+}
+
+void ReplayController::play()
+{
+    if (m_timer.isActive())
+        return;
+    if (m_positionMs >= endMs())
+        seek(startMs());
+    m_clock.start();
+    m_lastTickNs = 0;
+    m_carryMs = 0;
+    m_timer.start();
+    Q_EMIT playingChanged(true);
+}
+
+void ReplayController::pause()
+{
+    if (!m_timer.isActive())
+        return;
+    m_timer.stop();
+    Q_EMIT playingChanged(false);
+}
+
+void ReplayController::setSpeed(double speed)
+{
+    speed = std::clamp(speed, kMinSpeed, kMaxSpeed);
+    if (qFuzzyCompare(speed, m_speed))
+        return;
+    m_speed = speed;
+    Q_EMIT speedChanged(speed);
+}
+
+void ReplayController::tick()
+{
+    const qint64 nowNs = m_clock.nsecsElapsed();
+    const double advance = double(nowNs - m_lastTickNs) / 1e6 * m_speed + m_carryMs;
+    m_lastTickNs = nowNs;
+    const qint64 whole = qint64(advance);
+    m_carryMs = advance - double(whole);
+    const qint64 target = std::min(m_positionMs + whole, endMs());
+    applyUpTo(m_timeline->recordsUpTo(target));
+    settle(target);
+    if (target >= endMs()) {
+        pause();
+        Q_EMIT finished();
+    }
+}
+
+} // namespace mapi

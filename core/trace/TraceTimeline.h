@@ -1,0 +1,190 @@
+// Time travel over a loaded trace: the records kept compactly in memory, rebuilding the model
+// "as it was at time T", stepping event by event, timed playback, and bookmarks.
+//
+// TraceTimeline holds every record of a trace (frame bytes in 1 MiB chunks, zstd-compressed once
+// full: about a tenth of the file; 40 bytes of index per record), so a seek re-decodes records
+// through the same ProtocolPipeline as live
+// traffic into the same SystemStore: no second model, no snapshot format to keep in sync.
+// Going back rebuilds from the start (store.reset(), then the records up to T); going forward
+// applies only the records in between. Decoding runs on a helper thread while the calling
+// thread applies, so both cores work (seek times: docs/benchmarks.md, bench_trace_load seek).
+//
+// TraceLoader fills a TraceTimeline while it loads; ReplayController drives a store with it.
+#pragma once
+
+#include "model/SystemStore.h"
+#include "trace/Trace.h"
+
+#include <QElapsedTimer>
+#include <QList>
+#include <QObject>
+#include <QTimer>
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace mapi {
+
+class TraceTimeline
+{
+public:
+    explicit TraceTimeline(CodecLimits limits = {}, bool fastParser = true);
+    ~TraceTimeline();
+    TraceTimeline(const TraceTimeline &) = delete;
+    TraceTimeline &operator=(const TraceTimeline &) = delete;
+
+    qint64 recordCount() const { return qint64(m_records.size()); }
+    TraceRecord record(qint64 index) const;
+    qint64 recordTimeMs(qint64 index) const { return m_records[size_t(index)].timeMs; }
+    RecordDir recordDirOf(qint64 index) const { return m_records[size_t(index)].dir; }
+    qint64 startTimeMs() const { return m_records.empty() ? 0 : m_records.front().timeMs; }
+    qint64 endTimeMs() const { return m_records.empty() ? 0 : m_records.back().sortTimeMs; }
+    // Number of records at or before `timeMs` (records are ordered as recorded; times are
+    // taken as non-decreasing, a clock step back counts as no time passing).
+    qint64 recordsUpTo(qint64 timeMs) const;
+    // Model inputs the record produced when loaded (0: it changed nothing, e.g. a sent frame).
+    int inputsOf(qint64 index) const;
+    // The next record at or after `from` that changes the model (-1: none), and the last one before `before`.
+    qint64 nextChangingRecord(qint64 from) const;
+    qint64 previousChangingRecord(qint64 before) const;
+
+    // The record an event of the store came from (store event index, as loaded), and its frame
+    // text: EventEntry::rawFrame is left empty for loaded traces to save memory (TraceLoadOptions).
+    qint64 recordForEvent(int eventIndex) const;
+    QByteArray frameForEvent(int eventIndex) const;
+    qint64 eventCount() const { return qint64(m_eventRecord.size()); }
+
+    // Applies records [from, to) to `store` through `decoder` (whose pipelines must have seen
+    // records [0, from)). Decodes on a helper thread when the range is large.
+    void replay(SystemStore &store, RecordDecoder &decoder, qint64 from, qint64 to) const;
+    RecordDecoder makeDecoder() const;
+
+    // Frames are kept zstd-compressed in full chunks (default); off: plain, faster to seek.
+    void setCompressFrames(bool compress) { m_compress = compress; }
+    // Whether replays leave EventEntry::rawFrame empty (as the loader did: TraceLoadOptions).
+    void setDropRawFrames(bool drop) { m_dropRawFrames = drop; }
+    size_t memoryBytes() const;      // index + frame chunks as held
+    qint64 frameBytes() const { return m_frameBytes; } // frame bytes uncompressed
+
+    // Building (TraceLoader): records from the reading thread, input counts from the decoding
+    // thread, event origins from the applying thread. Read the timeline only once loading ended.
+    void appendRecord(const TraceRecord &record);
+    void appendInputCount(int inputs);
+    void mapEvents(int firstEvent, int endEvent, qint64 record);
+    void reserve(qint64 records);
+
+private:
+    struct Ref
+    {
+        qint64 timeMs;
+        qint64 sortTimeMs; // running maximum of timeMs: what seeks search
+        quint32 chunk;
+        quint32 offset;
+        quint32 size;
+        qint32 connection;
+        RecordDir dir;
+        bool binary;
+    };
+    struct Chunk
+    {
+        QByteArray raw;        // the open chunk (and oversized records until sealed)
+        QByteArray compressed; // a sealed chunk
+        qsizetype rawSize = 0;
+    };
+    // A decompressed chunk kept by whoever reads (replay's thread, or the shared one).
+    struct ChunkCache
+    {
+        qint64 chunk = -1;
+        QByteArray data;
+    };
+    static constexpr qsizetype kChunkBytes = 1024 * 1024;
+
+    void seal(Chunk &chunk);
+    const char *chunkData(quint32 chunk, ChunkCache &cache) const;
+    TraceRecord recordWith(qint64 index, ChunkCache &cache) const;
+
+    CodecLimits m_limits;
+    bool m_fastParser;
+    bool m_compress = true;
+    bool m_dropRawFrames = true;
+    std::vector<Ref> m_records;
+    std::vector<Chunk> m_chunks;
+    qint64 m_frameBytes = 0;
+    void *m_cctx = nullptr;            // ZSTD_CCtx, reused while loading
+    mutable std::mutex m_cacheMutex;
+    mutable ChunkCache m_cache;
+    std::vector<quint8> m_inputs;      // per record, saturated at 255
+    std::vector<quint32> m_eventRecord; // per store event: its record
+};
+
+// Bookmarks with notes, kept next to the trace in "<trace>.bookmarks.json".
+struct Bookmark
+{
+    qint64 timeMs = 0;
+    QString title;
+    QString note;
+};
+
+QString bookmarksPath(const QString &tracePath);
+// A missing file is no error (no bookmarks yet).
+bool loadBookmarks(const QString &tracePath, QList<Bookmark> &bookmarks, QString *error);
+bool saveBookmarks(const QString &tracePath, const QList<Bookmark> &bookmarks, QString *error);
+
+// Plays a loaded trace into a store: play/pause at 0.1×–100×, step, seek. QTimer-driven, in the
+// store's thread (the GUI thread). Feeds the store through the same pipeline as live traffic.
+class ReplayController : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr double kMinSpeed = 0.1;
+    static constexpr double kMaxSpeed = 100.0;
+    static constexpr int kTickMs = 33;
+
+    // `storeIsComplete`: the store already holds the whole trace (as TraceLoader leaves it), so
+    // the position starts at the end; otherwise it starts empty at the trace's start.
+    ReplayController(SystemStore *store, std::shared_ptr<const TraceTimeline> timeline, bool storeIsComplete = true,
+                     QObject *parent = nullptr);
+    ~ReplayController() override;
+
+    qint64 positionMs() const { return m_positionMs; }
+    qint64 startMs() const { return m_timeline->startTimeMs(); }
+    qint64 endMs() const { return m_timeline->endTimeMs(); }
+    qint64 recordsApplied() const { return m_applied; }
+    bool isPlaying() const { return m_timer.isActive(); }
+    double speed() const { return m_speed; }
+    const TraceTimeline &timeline() const { return *m_timeline; }
+
+public Q_SLOTS:
+    void play();
+    void pause();
+    void setSpeed(double speed);   // clamped to 0.1–100
+    void step();                   // the next record that changes the model
+    void stepBack();               // back to before the last record that changed the model
+    void seek(qint64 timeMs);      // the model as it was at timeMs (clamped to the trace)
+
+Q_SIGNALS:
+    void positionChanged(qint64 timeMs);
+    void playingChanged(bool playing);
+    void speedChanged(double speed);
+    void finished();               // playback reached the end
+
+private:
+    void tick();
+    void applyUpTo(qint64 recordEnd);
+    void settle(qint64 timeMs);
+
+    SystemStore *m_store;
+    std::shared_ptr<const TraceTimeline> m_timeline;
+    RecordDecoder m_decoder;
+    bool m_decoderSynced;          // m_decoder has seen exactly the records [0, m_applied)
+    qint64 m_applied = 0;
+    qint64 m_positionMs = 0;
+    double m_speed = 1.0;
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    qint64 m_lastTickNs = 0;
+    double m_carryMs = 0;
+};
+
+} // namespace mapi

@@ -1,0 +1,1149 @@
+// Traces beyond the basics: record → replay equality (plain, .zst, .gz), damaged and truncated
+// files (also compressed), the threaded loader (progress, cancel, the window's job), time
+// travel (seek, step, playback), bookmarks, rotation, imports of the seed envelope formats,
+// and the Chrome trace and CSV exports, checked with independent parsers (QJsonDocument and a
+// small RFC 4180 reader here).
+#include "TestSupport.h"
+
+#include "model/StateJson.h"
+#include "protocol/SimdJsonParser.h"
+#include "trace/Trace.h"
+#include "trace/TraceExport.h"
+#include "trace/TraceImport.h"
+#include "trace/TraceLoader.h"
+#include "trace/TraceTimeline.h"
+
+#include <QBuffer>
+#include <QJsonArray>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QThread>
+
+using namespace mapi;
+using mapi_test::CaptureRecord;
+
+namespace {
+
+QString importPath(const QString &name)
+{
+    return mapi_test::dataPath(QStringLiteral("import/") + name);
+}
+
+// The records of a capture, as a recorder would have written them (one connection).
+QList<TraceRecord> captureRecords(const QString &file)
+{
+    QList<TraceRecord> records;
+    for (const CaptureRecord &r : mapi_test::readCapture(mapi_test::dataPath(file))) {
+        if (r.dir == QLatin1String("send") || r.dir == QLatin1String("recv") || r.dir == QLatin1String("close")
+            || r.dir == QLatin1String("open"))
+            records << TraceRecord{qint64(r.timeMs), r.dir, 1, r.raw, r.binary, Json()};
+    }
+    return records;
+}
+
+// Drives a store with records exactly as the live client does (one connection).
+void feedLive(SystemStore &store, const QList<TraceRecord> &records, qint64 untilMs = -1)
+{
+    ProtocolPipeline pipeline;
+    qint64 last = 0;
+    for (const TraceRecord &r : records) {
+        if (untilMs >= 0 && r.timeMs > untilMs)
+            break;
+        last = std::max(last, r.timeMs);
+        if (r.dir == QLatin1String("open"))
+            store.apply(pipeline.connectionOpened(QString::fromUtf8(r.raw), r.timeMs));
+        else if (r.dir == QLatin1String("close"))
+            store.apply(pipeline.connectionClosed(QString::fromUtf8(r.raw), r.timeMs));
+        else if (r.dir == QLatin1String("send"))
+            pipeline.frameSent(r.raw, r.timeMs);
+        else if (r.dir == QLatin1String("recv"))
+            store.apply((r.binary ? pipeline.binaryFrameReceived(r.raw, r.timeMs) : pipeline.frameReceived(r.raw, r.timeMs)).inputs);
+    }
+    store.advanceTime(untilMs >= 0 ? untilMs : last);
+}
+
+bool writeTrace(const QString &path, const QList<TraceRecord> &records, QString *error = nullptr)
+{
+    TraceWriter writer;
+    if (!writer.open(path, QStringLiteral("ws://127.0.0.1/client"), error))
+        return false;
+    for (const TraceRecord &r : records)
+        writer.write(r);
+    writer.close();
+    return writer.lastError().isEmpty();
+}
+
+QList<TraceRecord> readAll(const QString &path, TraceReadStats &stats, bool *ok = nullptr)
+{
+    QList<TraceRecord> out;
+    QString error;
+    const bool read = readTrace(path, [&](const TraceRecord &r) {
+        out << r;
+        return true;
+    }, stats, &error);
+    if (ok)
+        *ok = read;
+    return out;
+}
+
+QByteArray fileBytes(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+bool putFile(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
+// A small RFC 4180 reader (quoted fields, "" escapes, CRLF or LF), independent of the writer.
+QList<QStringList> parseCsv(const QByteArray &text)
+{
+    QList<QStringList> rows;
+    QStringList row;
+    QByteArray field;
+    bool quoted = false;
+    bool fieldStarted = false;
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+                field.append('"');
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                field.append(c);
+            }
+            continue;
+        }
+        if (c == '"' && !fieldStarted) {
+            quoted = true;
+            fieldStarted = true;
+        } else if (c == ',') {
+            row << QString::fromUtf8(field);
+            field.clear();
+            fieldStarted = false;
+        } else if (c == '\r') {
+            continue;
+        } else if (c == '\n') {
+            row << QString::fromUtf8(field);
+            rows << row;
+            row.clear();
+            field.clear();
+            fieldStarted = false;
+        } else {
+            field.append(c);
+            fieldStarted = true;
+        }
+    }
+    if (fieldStarted || !row.isEmpty()) {
+        row << QString::fromUtf8(field);
+        rows << row;
+    }
+    return rows;
+}
+
+// A synthetic trace of `events` map/event frames (agent state changes and messages between
+// a few agents), for the loader's cancel and job tests.
+QList<TraceRecord> syntheticRecords(int events)
+{
+    QList<TraceRecord> records;
+    const qint64 t0 = 1'800'000'000'000;
+    records << TraceRecord{t0, QStringLiteral("open"), 1, "ws://synthetic/", false, Json()};
+    for (int i = 0; i < 5; ++i) {
+        const QString id = QStringLiteral("agent-%1").arg(i);
+        const Json inner = mapi_test::innerEvent(QStringLiteral("reg-%1").arg(i), QStringLiteral("agent.registered"), t0 + i,
+                                                 {{"agent", mapi_test::regAgent(id, id)}}, {{"agentId", mapi_test::s(id)}});
+        records << TraceRecord{t0 + i, QStringLiteral("recv"), 1, mapi_test::eventFrame(QStringLiteral("sub"), i + 1, inner), false, Json()};
+    }
+    for (int i = 0; i < events; ++i) {
+        const qint64 t = t0 + 10 + i;
+        const QString from = QStringLiteral("agent-%1").arg(i % 5);
+        const QString to = QStringLiteral("agent-%1").arg((i + 1) % 5);
+        const Json inner = mapi_test::innerEvent(
+            QStringLiteral("evt-%1").arg(i), QStringLiteral("message.sent"), t,
+            {{"message", {{"id", mapi_test::s(QStringLiteral("msg-%1").arg(i))}, {"from", mapi_test::s(from)},
+                          {"to", mapi_test::s(to)}, {"payload", {{"type", "HEARTBEAT"}, {"status", "BUSY"}, {"load", 0.5}}},
+                          {"timestamp", t}}}},
+            {{"agentId", mapi_test::s(from)}});
+        records << TraceRecord{t, QStringLiteral("recv"), 1, mapi_test::eventFrame(QStringLiteral("sub"), i + 6, inner), false, Json()};
+    }
+    return records;
+}
+
+// The state without its connection (whose url names the file or the capture's socket).
+Json withoutConnection(Json state)
+{
+    state.erase("connection");
+    return state;
+}
+
+
+} // namespace
+
+class TestTraceImportExport : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { mapi_test::installWarningGuard(); }
+    void init() { mapi_test::armWarningGuard(); }
+    void cleanup() { MAPI_NO_WARNINGS(); }
+    void cleanupTestCase() { MAPI_NO_WARNINGS(); }
+
+    void recordThenReplayEqualsLive_data();
+    void recordThenReplayEqualsLive();
+    void simdJsonParserMatchesNlohmann();
+    void compressedRoundTripsAreByteIdentical();
+    void compressionIsDetectedByContentNotName();
+    void binaryFramesOfEveryVintage();
+    void truncatedFileLoadsEverythingValid();
+    void corruptedMiddleLineIsReportedAndSkipped();
+    void corruptedCompressedStreamsKeepWhatCameBefore_data();
+    void corruptedCompressedStreamsKeepWhatCameBefore();
+    void writerRotatesBySizeAndTime();
+    void importFormats_data();
+    void importFormats();
+    void importedJsonArrayOnOneLineAndCompressed();
+    void unknownFormatIsAClearError();
+    void chromeExportMatchesTheStore();
+    void csvParsesBackWithTheSameRows();
+    void seekGivesTheStateOfADirectReplay();
+    void stepForwardAndBack();
+    void playbackReachesTheEnd();
+    void bookmarksRoundTrip();
+    void cancelStopsTheLoaderEarly();
+    void loadJobFillsTheStoreInItsThread();
+    void loadJobCancel();
+};
+
+// ---- record and replay ---------------------------------------------------------------------------
+
+void TestTraceImportExport::recordThenReplayEqualsLive_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::newRow("plain") << QStringLiteral("live.jsonl");
+    QTest::newRow("zstd") << QStringLiteral("live.jsonl.zst");
+    QTest::newRow("gzip") << QStringLiteral("live.jsonl.gz");
+}
+
+void TestTraceImportExport::recordThenReplayEqualsLive()
+{
+    QFETCH(QString, name);
+    const QList<TraceRecord> records = captureRecords(QStringLiteral("scenario-deliver.ndjson"));
+    QVERIFY(records.size() > 700);
+
+    // Live: frames through a ProtocolPipeline into a store while a TraceWriter records them.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(name);
+    SystemStore live;
+    {
+        TraceWriter writer;
+        QString error;
+        QVERIFY2(writer.open(path, QStringLiteral("ws://127.0.0.1/client"), &error), qPrintable(error));
+        ProtocolPipeline pipeline;
+        qint64 last = 0;
+        for (const TraceRecord &r : records) {
+            writer.write(r);
+            last = std::max(last, r.timeMs);
+            if (r.dir == QLatin1String("open"))
+                live.apply(pipeline.connectionOpened(QString::fromUtf8(r.raw), r.timeMs));
+            else if (r.dir == QLatin1String("close"))
+                live.apply(pipeline.connectionClosed(QString::fromUtf8(r.raw), r.timeMs));
+            else if (r.dir == QLatin1String("send"))
+                pipeline.frameSent(r.raw, r.timeMs);
+            else
+                live.apply(pipeline.frameReceived(r.raw, r.timeMs).inputs);
+        }
+        live.advanceTime(last);
+        writer.close();
+        QCOMPARE(writer.recordsWritten(), qint64(records.size()));
+    }
+    const QByteArray head = fileBytes(path).left(4);
+    QCOMPARE(compressionFromMagic(head.constData(), head.size()), compressionFromPath(path));
+
+    // Replayed from the file, through the threaded loader.
+    SystemStore replayed;
+    const TraceLoadResult r = loadTraceInto(replayed, path);
+    QVERIFY2(r.ok, qPrintable(r.error));
+    QCOMPARE(r.stats.records, qint64(records.size()));
+    QVERIFY(r.stats.badLines.isEmpty());
+    QVERIFY(r.stats.streamError.isEmpty());
+    QCOMPARE(r.stats.format, QStringLiteral("map-inspector-trace"));
+    const Json expected = stateToJson(live);
+    QVERIFY(expected.at("agents").size() > 5);
+    QCOMPARE(stateToJson(replayed), expected);
+    QCOMPARE(replayed.events().size(), live.events().size());
+    QCOMPARE(replayed.now(), live.now());
+
+    // Frames are not kept in the store, but the timeline gives each event's frame back.
+    QVERIFY(r.timeline);
+    QCOMPARE(r.timeline->eventCount(), qint64(live.events().size()));
+    for (size_t i = 0; i < live.events().size(); ++i) {
+        QVERIFY(replayed.events()[i].rawFrame.isEmpty());
+        const QByteArray frame = r.timeline->frameForEvent(int(i));
+        if (!live.events()[i].rawFrame.isEmpty())
+            QCOMPARE(frame, redactSecrets(live.events()[i].rawFrame)); // as recorded
+        else // events of a map/replay result or a snapshot: the frame that carried them
+            QVERIFY(frame.contains(live.events()[i].eventId.toUtf8()));
+    }
+
+    // The single-threaded replayer with the default parser agrees.
+    SystemStore classic;
+    TraceReplayer replayer(&classic);
+    TraceReadStats stats;
+    QString error;
+    QVERIFY2(replayer.replayFile(path, stats, &error), qPrintable(error));
+    QCOMPARE(stateToJson(classic), expected);
+}
+
+void TestTraceImportExport::simdJsonParserMatchesNlohmann()
+{
+    const SimdJsonParser simd;
+    const NlohmannJsonParser reference;
+    QList<QByteArray> frames = {
+        R"({"a":1,"b":-2,"c":1.5,"d":-0,"e":18446744073709551615,"f":123456789012345678901234567890,"g":[true,false,null]})",
+        R"({"dup":1,"dup":2})",
+        R"({"s":"\u00e9\ud83d\ude80 \"q\" \\ /"})",
+        "{\"bad\": \"\xff\xfe\"}",
+        R"({"unterminated": )",
+        R"(  [1, 2, {"x": {}}]  )",
+        "",
+    };
+    for (const CaptureRecord &r : mapi_test::readCapture(mapi_test::dataPath(QStringLiteral("errors.ndjson"))))
+        frames << r.raw;
+    for (const QByteArray &frame : std::as_const(frames)) {
+        Json a;
+        Json b;
+        QString errorA;
+        QString errorB;
+        const bool okA = simd.parse(frame, a, errorA);
+        const bool okB = reference.parse(frame, b, errorB);
+        QCOMPARE(okA, okB);
+        QCOMPARE(errorA, errorB);
+        if (okA) {
+            QCOMPARE(a, b);
+            QCOMPARE(a.dump(), b.dump()); // same number types, same key order
+        }
+    }
+}
+
+void TestTraceImportExport::compressedRoundTripsAreByteIdentical()
+{
+    // Every kind of record, including frames that are no valid UTF-8 and binary ones.
+    QList<TraceRecord> records = captureRecords(QStringLiteral("methods-tour.ndjson"));
+    QByteArray binary;
+    for (int i = 0; i < 256; ++i)
+        binary.append(char(i));
+    const qint64 t = records.isEmpty() ? 1 : records.back().timeMs;
+    records << TraceRecord{t + 1, QStringLiteral("recv"), 1, binary, true, Json()}
+            << TraceRecord{t + 2, QStringLiteral("recv"), 1, QByteArray("{\"text\":\"caf\xe9\"}"), false, Json()}
+            << TraceRecord{t + 3, QStringLiteral("recv"), 1, QByteArray("line\nbreaks\r\nand \"quotes\" \\ \x01", 30), false, Json()}
+            << TraceRecord{t + 4, QStringLiteral("action"), 1, QByteArray(), false, Json{{"step", "created"}, {"id", "a-1"}}};
+    QVERIFY(records.size() > 100);
+
+    QTemporaryDir dir;
+    QList<QList<TraceRecord>> reads;
+    for (const char *name : {"r.jsonl", "r.jsonl.zst", "r.jsonl.gz"}) {
+        const QString path = dir.filePath(QString::fromUtf8(name));
+        QVERIFY(writeTrace(path, records));
+        TraceReadStats stats;
+        bool ok = false;
+        reads << readAll(path, stats, &ok);
+        QVERIFY(ok);
+        QVERIFY(stats.badLines.isEmpty());
+        QVERIFY2(stats.streamError.isEmpty(), qPrintable(stats.streamError));
+        QCOMPARE(stats.compression, compressionName(compressionFromPath(path)));
+    }
+    for (const QList<TraceRecord> &read : std::as_const(reads)) {
+        QCOMPARE(read.size(), records.size());
+        for (int i = 0; i < records.size(); ++i) {
+            QCOMPARE(read[i].timeMs, records[i].timeMs);
+            QCOMPARE(read[i].dir, records[i].dir);
+            QCOMPARE(read[i].binary, records[i].binary);
+            if (records[i].dir == QLatin1String("action"))
+                QCOMPARE(read[i].extra, records[i].extra);
+            else if (records[i].dir == QLatin1String("send") || records[i].dir == QLatin1String("recv"))
+                QCOMPARE(read[i].raw, redactSecrets(records[i].raw)); // byte for byte, secrets aside
+            else
+                QCOMPARE(read[i].raw, records[i].raw);
+        }
+    }
+    // The decompressed files are the plain file, byte for byte (headers aside: their startedAt).
+    auto body = [](const QByteArray &text) { return text.mid(text.indexOf('\n') + 1); };
+    const QByteArray plain = fileBytes(dir.filePath(QStringLiteral("r.jsonl")));
+    for (const char *name : {"r.jsonl.zst", "r.jsonl.gz"}) {
+        DecompressingReader in;
+        QVERIFY(in.open(dir.filePath(QString::fromUtf8(name)), nullptr));
+        QByteArray content;
+        char buffer[4096];
+        qint64 n = 0;
+        while ((n = in.read(buffer, sizeof buffer)) > 0)
+            content.append(buffer, n);
+        QCOMPARE(n, qint64(0));
+        QCOMPARE(body(content), body(plain));
+        QVERIFY(in.compressedBytesRead() == in.fileSize());
+    }
+}
+
+void TestTraceImportExport::compressionIsDetectedByContentNotName()
+{
+    QTemporaryDir dir;
+    const QList<TraceRecord> records = captureRecords(QStringLiteral("scenario-basic.ndjson"));
+    const QString zst = dir.filePath(QStringLiteral("t.jsonl.zst"));
+    QVERIFY(writeTrace(zst, records));
+    const QString disguised = dir.filePath(QStringLiteral("t.trace"));
+    QVERIFY(QFile::copy(zst, disguised));
+    TraceReadStats stats;
+    QCOMPARE(readAll(disguised, stats).size(), records.size());
+    QCOMPARE(stats.compression, QStringLiteral("zstd"));
+}
+
+void TestTraceImportExport::binaryFramesOfEveryVintage()
+{
+    QTemporaryDir dir;
+    const QByteArray bytes("\x00\x01\x02\xff", 4);
+    // A trace from before "encoding" existed (binary frames were base64 all the same), one with
+    // it, a text frame that is no UTF-8, and a capture (binary frames kept as text).
+    const QString old = dir.filePath(QStringLiteral("old.jsonl"));
+    QVERIFY(putFile(old, R"({"format":"map-inspector-trace","version":1,"startedAt":1,"url":"ws://h/"})" "\n"
+                         R"({"t":1,"dir":"recv","conn":1,"binary":true,"raw":"AAEC/w=="})" "\n"
+                         R"({"t":2,"dir":"recv","conn":1,"binary":true,"encoding":"base64","raw":"AAEC/w=="})" "\n"
+                         R"({"t":3,"dir":"recv","conn":1,"encoding":"base64","raw":"e30K/w=="})" "\n"));
+    TraceReadStats stats;
+    const QList<TraceRecord> read = readAll(old, stats);
+    QCOMPARE(read.size(), 3);
+    QCOMPARE(read[0].raw, bytes);
+    QCOMPARE(read[1].raw, bytes);
+    QVERIFY(!read[2].binary);
+    QCOMPARE(read[2].raw, QByteArray("{}\n\xff"));
+    const QString capture = dir.filePath(QStringLiteral("capture.ndjson"));
+    QVERIFY(putFile(capture, R"({"seq":1,"dir":"recv","t":5.5,"binary":true,"raw":"AAEC/w=="})" "\n"));
+    const QList<TraceRecord> fromCapture = readAll(capture, stats);
+    QCOMPARE(fromCapture.size(), 1);
+    QCOMPARE(fromCapture[0].raw, QByteArray("AAEC/w=="));
+    // Written now: both say "encoding":"base64" and come back byte for byte.
+    const QString now = dir.filePath(QStringLiteral("now.jsonl"));
+    QVERIFY(writeTrace(now, {TraceRecord{1, QStringLiteral("recv"), 1, bytes, true, Json()},
+                             TraceRecord{2, QStringLiteral("recv"), 1, QByteArray("{}\n\xff"), false, Json()}}));
+    QCOMPARE(fileBytes(now).count("\"encoding\":\"base64\""), 2);
+    const QList<TraceRecord> back = readAll(now, stats);
+    QCOMPARE(back.size(), 2);
+    QCOMPARE(back[0].raw, bytes);
+    QCOMPARE(back[1].raw, QByteArray("{}\n\xff"));
+}
+
+// ---- damaged files ---------------------------------------------------------------------------------
+
+void TestTraceImportExport::truncatedFileLoadsEverythingValid()
+{
+    QTemporaryDir dir;
+    const QList<TraceRecord> records = captureRecords(QStringLiteral("scenario-deliver.ndjson"));
+    const QString path = dir.filePath(QStringLiteral("whole.jsonl"));
+    QVERIFY(writeTrace(path, records));
+    QByteArray text = fileBytes(path);
+    const int lines = int(text.count('\n'));
+    // Cut in the middle of line 501 (a record): 500 lines survive, the rest of 501 is bad.
+    qsizetype at = 0;
+    for (int i = 0; i < 500; ++i)
+        at = text.indexOf('\n', at) + 1;
+    const qsizetype next = text.indexOf('\n', at);
+    text.truncate(at + (next - at) / 2);
+    const QString cut = dir.filePath(QStringLiteral("cut.jsonl"));
+    QVERIFY(putFile(cut, text));
+    QVERIFY(lines > 501);
+
+    SystemStore store;
+    const TraceLoadResult r = loadTraceInto(store, cut);
+    QVERIFY(r.ok);
+    QCOMPARE(r.stats.records, qint64(499)); // 500 lines minus the header
+    QCOMPARE(r.stats.badLines, QList<qint64>{501});
+    SystemStore expected;
+    feedLive(expected, records.mid(0, 499));
+    QCOMPARE(stateToJson(store), stateToJson(expected));
+}
+
+void TestTraceImportExport::corruptedMiddleLineIsReportedAndSkipped()
+{
+    QTemporaryDir dir;
+    const QList<TraceRecord> records = captureRecords(QStringLiteral("scenario-deliver.ndjson"));
+    const QString path = dir.filePath(QStringLiteral("t.jsonl"));
+    QVERIFY(writeTrace(path, records));
+    QList<QByteArray> lines = fileBytes(path).split('\n');
+    // Line 301 (record 300, an event) gets garbage in the middle of its JSON.
+    QByteArray &victim = lines[300];
+    QVERIFY(victim.contains("map/event"));
+    victim[victim.size() / 2] = '\x01';
+    victim.insert(victim.size() / 3, "}}}{");
+    const QString bad = dir.filePath(QStringLiteral("bad.jsonl.gz"));
+    {
+        CompressingWriter out;
+        QVERIFY(out.open(bad, Compression::Gzip, nullptr));
+        out.write(lines.join('\n'));
+        QVERIFY(out.close());
+    }
+    SystemStore store;
+    const TraceLoadResult r = loadTraceInto(store, bad);
+    QVERIFY(r.ok);
+    QCOMPARE(r.stats.badLines, QList<qint64>{301});
+    QCOMPARE(r.stats.records, qint64(records.size() - 1));
+    QList<TraceRecord> without = records;
+    without.removeAt(299);
+    SystemStore expected;
+    feedLive(expected, without);
+    QCOMPARE(stateToJson(store), stateToJson(expected));
+}
+
+void TestTraceImportExport::corruptedCompressedStreamsKeepWhatCameBefore_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<bool>("truncate"); // else: bytes flipped in the middle
+    QTest::newRow("zstd truncated") << QStringLiteral("t.jsonl.zst") << true;
+    QTest::newRow("gzip truncated") << QStringLiteral("t.jsonl.gz") << true;
+    QTest::newRow("zstd corrupted") << QStringLiteral("t.jsonl.zst") << false;
+    QTest::newRow("gzip corrupted") << QStringLiteral("t.jsonl.gz") << false;
+}
+
+void TestTraceImportExport::corruptedCompressedStreamsKeepWhatCameBefore()
+{
+    QFETCH(QString, name);
+    QFETCH(bool, truncate);
+    QTemporaryDir dir;
+    const QList<TraceRecord> records = captureRecords(QStringLiteral("scenario-deliver.ndjson"));
+    const QString path = dir.filePath(name);
+    {
+        // Flushed every 100 records, as the recorder does every second: the damage stays local.
+        TraceWriter writer;
+        QVERIFY(writer.open(path, QStringLiteral("ws://h/"), nullptr));
+        for (int i = 0; i < records.size(); ++i) {
+            writer.write(records[i]);
+            if (i % 100 == 99)
+                writer.flush();
+        }
+        writer.close();
+    }
+    QByteArray bytes = fileBytes(path);
+    if (truncate) {
+        bytes.truncate(bytes.size() / 2);
+    } else {
+        for (qsizetype i = bytes.size() / 2; i < bytes.size() / 2 + 16; ++i)
+            bytes[i] = char(bytes[i] ^ 0x5a);
+    }
+    QVERIFY(putFile(path, bytes));
+
+    SystemStore store;
+    const TraceLoadResult r = loadTraceInto(store, path);
+    QVERIFY(r.ok);
+    QVERIFY2(!r.stats.streamError.isEmpty(), "the damage is reported");
+    QVERIFY2(r.stats.records > 100, qPrintable(QString::number(r.stats.records)));
+    QVERIFY(r.stats.records < records.size());
+    // zstd checks every block: at most the line the damage cut is lost. Deflate has no block
+    // checks: it may decode some garbage (bad lines) before it notices.
+    if (name.endsWith(QLatin1String(".zst")))
+        QVERIFY(r.stats.badLines.size() <= 1);
+    // What was read is a prefix of the trace, record for record: the model of that prefix.
+    TraceReadStats stats;
+    const QList<TraceRecord> read = readAll(path, stats);
+    QCOMPARE(read.size(), int(r.stats.records));
+    for (int i = 0; i < read.size(); ++i)
+        QCOMPARE(read[i].raw, records[i].raw);
+    SystemStore expected;
+    feedLive(expected, records.mid(0, int(r.stats.records)));
+    QCOMPARE(stateToJson(store), stateToJson(expected));
+}
+
+void TestTraceImportExport::writerRotatesBySizeAndTime()
+{
+    QTemporaryDir dir;
+    const QList<TraceRecord> records = captureRecords(QStringLiteral("scenario-deliver.ndjson"));
+    QCOMPARE(TraceWriter::partPath(QStringLiteral("/x/s.jsonl.zst"), 2), QStringLiteral("/x/s.2.jsonl.zst"));
+    QCOMPARE(TraceWriter::partPath(QStringLiteral("/x/s.trace.jsonl"), 1), QStringLiteral("/x/s.trace.1.jsonl"));
+    QCOMPARE(TraceWriter::partPath(QStringLiteral("/x/s"), 1), QStringLiteral("/x/s.1"));
+
+    for (const bool bySize : {true, false}) {
+        const QString path = dir.filePath(bySize ? QStringLiteral("size.jsonl") : QStringLiteral("time.jsonl.gz"));
+        TraceWriter writer;
+        TraceWriterOptions options;
+        if (bySize)
+            options.maxBytes = 100 * 1024;
+        else
+            options.maxSeconds = 3;
+        writer.setOptions(options);
+        QSignalSpy rotated(&writer, &TraceWriter::rotated);
+        QVERIFY(writer.open(path, QStringLiteral("ws://h/"), nullptr));
+        for (const TraceRecord &r : records)
+            writer.write(r);
+        writer.close();
+        const QStringList parts = writer.files();
+        QVERIFY2(parts.size() >= 3, qPrintable(parts.join(QLatin1Char(' '))));
+        QCOMPARE(rotated.count(), parts.size() - 1);
+        // Each part is a trace of its own; in order they hold every record once.
+        QList<TraceRecord> all;
+        for (int i = 0; i < parts.size(); ++i) {
+            TraceReadStats stats;
+            const QList<TraceRecord> part = readAll(parts[i], stats);
+            QCOMPARE(stats.format, QStringLiteral("map-inspector-trace"));
+            QCOMPARE(jsonInt(stats.header, "part", 0), qint64(i));
+            QVERIFY(!part.isEmpty());
+            if (bySize && i + 1 < parts.size())
+                QVERIFY(QFileInfo(parts[i]).size() < 100 * 1024 + 64 * 1024);
+            else if (!bySize)
+                QVERIFY(part.back().timeMs - part.front().timeMs < 3000);
+            all << part;
+        }
+        QCOMPARE(all.size(), records.size());
+        // Concatenated (as `cat` would), the parts replay as the whole session.
+        QByteArray joined;
+        for (const QString &part : parts)
+            joined += fileBytes(part);
+        const QString whole = dir.filePath(bySize ? QStringLiteral("joined.jsonl") : QStringLiteral("joined.jsonl.gz"));
+        QVERIFY(putFile(whole, joined));
+        SystemStore fromParts;
+        QVERIFY(loadTraceInto(fromParts, whole).ok);
+        SystemStore expected;
+        feedLive(expected, records);
+        QCOMPARE(stateToJson(fromParts), stateToJson(expected));
+    }
+}
+
+// ---- imports ---------------------------------------------------------------------------------------
+
+void TestTraceImportExport::importFormats_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("format");
+    QTest::addColumn<QStringList>("agents");
+    QTest::addColumn<int>("messages");
+    QTest::addColumn<QStringList>("tasks"); // "id=status"
+    QTest::addColumn<QList<qint64>>("badLines");
+
+    QTest::newRow("000 lines") << QStringLiteral("seed-000.jsonl") << QStringLiteral("seed-000")
+                               << QStringList{QStringLiteral("coordinator"), QStringLiteral("worker-1"), QStringLiteral("worker-2")}
+                               << 9 << QStringList{QStringLiteral("T-100=completed"), QStringLiteral("T-101=rejected")}
+                               << QList<qint64>{9, 10};
+    QTest::newRow("002 array") << QStringLiteral("seed-002.json") << QStringLiteral("seed-002")
+                               << QStringList{QStringLiteral("executor"), QStringLiteral("planner")} << 5
+                               << QStringList{QStringLiteral("job-7=completed")} << QList<qint64>{21, 22};
+    QTest::newRow("003 lines") << QStringLiteral("seed-003.jsonl") << QStringLiteral("seed-003")
+                               << QStringList{QStringLiteral("dev-1"), QStringLiteral("dev-2"), QStringLiteral("manager"),
+                                              QStringLiteral("senior")}
+                               << 10 << QStringList{QStringLiteral("bug-7=failed"), QStringLiteral("feat-42=completed")}
+                               << QList<qint64>{5};
+    QTest::newRow("004 lines") << QStringLiteral("seed-004.jsonl") << QStringLiteral("seed-004")
+                               << QStringList{QStringLiteral("agent-a"), QStringLiteral("agent-b"), QStringLiteral("agent-c")}
+                               << 5 << QStringList{QStringLiteral("q-1=failed")} << QList<qint64>{4};
+}
+
+void TestTraceImportExport::importFormats()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, format);
+    QFETCH(QStringList, agents);
+    QFETCH(int, messages);
+    QFETCH(QStringList, tasks);
+    QFETCH(QList<qint64>, badLines);
+
+    SystemStore store;
+    const TraceLoadResult r = loadTraceInto(store, importPath(file));
+    QVERIFY2(r.ok, qPrintable(r.error));
+    QCOMPARE(r.stats.format, format);
+    QCOMPARE(r.stats.badLines, badLines);
+    QStringList ids;
+    for (const Agent &a : store.agents())
+        ids << a.id;
+    ids.sort();
+    QCOMPARE(ids, agents);
+    QCOMPARE(int(store.messages().size()), messages);
+    QStringList taskStates;
+    for (const Task &t : store.tasks())
+        taskStates << t.id + QLatin1Char('=') + t.status;
+    taskStates.sort();
+    QCOMPARE(taskStates, tasks);
+    // Every message names its sender, and the envelope was understood.
+    for (const Message &m : store.messages()) {
+        QVERIFY2(!m.fromAgentId.isEmpty(), qPrintable(m.id));
+        QVERIFY2(m.convention != ConventionKind::None, qPrintable(m.id));
+    }
+    QCOMPARE(store.counters().problems, qint64(0));
+
+    if (format == QLatin1String("seed-000")) {
+        const Agent *w1 = store.agent(QStringLiteral("worker-1"));
+        QVERIFY(w1);
+        QCOMPARE(w1->heartbeatStatus, QStringLiteral("BUSY"));
+        QCOMPARE(w1->tasksQueued, std::optional<int>(2));
+        QCOMPARE(w1->lastHeartbeatMs, QDateTime::fromString(QStringLiteral("2026-03-02T10:00:05.000Z"), Qt::ISODateWithMs).toMSecsSinceEpoch());
+        QCOMPARE(store.agent(QStringLiteral("worker-2"))->lastErrorSeverity, QStringLiteral("CRITICAL"));
+        QCOMPARE(store.task(QStringLiteral("T-100"))->requesterId, QStringLiteral("coordinator"));
+        QCOMPARE(store.task(QStringLiteral("T-100"))->assigneeId, QStringLiteral("worker-1"));
+    } else if (format == QLatin1String("seed-003")) {
+        QCOMPARE(store.task(QStringLiteral("feat-42"))->assigneeId, QStringLiteral("dev-2")); // handed off
+        QCOMPARE(store.agent(QStringLiteral("dev-2"))->tokensUsed, std::optional<qint64>(12000));
+    } else if (format == QLatin1String("seed-004")) {
+        // 12:00:00 at +08:00 is 04:00:00 UTC.
+        QCOMPARE(store.messages().front().timestampMs,
+                 QDateTime::fromString(QStringLiteral("2026-03-02T04:00:00Z"), Qt::ISODate).toMSecsSinceEpoch());
+    }
+    // The same import, converted to a trace file, replays to the same model.
+    QTemporaryDir dir;
+    const QString converted = dir.filePath(QStringLiteral("converted.jsonl.zst"));
+    {
+        TraceFileReader reader;
+        QVERIFY(reader.open(importPath(file), nullptr));
+        TraceWriter writer;
+        QVERIFY(writer.open(converted, QStringLiteral("import:") + file, nullptr));
+        TraceRecord record;
+        while (reader.next(record))
+            writer.write(record);
+    }
+    SystemStore again;
+    QVERIFY(loadTraceInto(again, converted).ok);
+    QCOMPARE(stateToJson(again), stateToJson(store));
+}
+
+void TestTraceImportExport::importedJsonArrayOnOneLineAndCompressed()
+{
+    // The 002 array compacted onto one line, and the 000 log gzipped: the same models.
+    QTemporaryDir dir;
+    QVERIFY(QJsonDocument::fromJson(fileBytes(importPath(QStringLiteral("seed-002.json")))).isArray());
+    QByteArray compact = fileBytes(importPath(QStringLiteral("seed-002.json")));
+    compact.replace('\n', ' ');
+    const QString oneLine = dir.filePath(QStringLiteral("one-line.json"));
+    QVERIFY(putFile(oneLine, compact));
+    SystemStore a;
+    SystemStore b;
+    const TraceLoadResult ra = loadTraceInto(a, importPath(QStringLiteral("seed-002.json")));
+    const TraceLoadResult rb = loadTraceInto(b, oneLine);
+    QVERIFY(ra.ok && rb.ok);
+    QCOMPARE(withoutConnection(stateToJson(b)), withoutConnection(stateToJson(a)));
+    QCOMPARE(rb.stats.badLines, (QList<qint64>{1, 1}));
+
+    const QString gz = dir.filePath(QStringLiteral("seed-000.jsonl.gz"));
+    {
+        CompressingWriter out;
+        QVERIFY(out.open(gz, Compression::Gzip, nullptr));
+        out.write(fileBytes(importPath(QStringLiteral("seed-000.jsonl"))));
+        QVERIFY(out.close());
+    }
+    SystemStore c;
+    SystemStore d;
+    QVERIFY(loadTraceInto(c, importPath(QStringLiteral("seed-000.jsonl"))).ok);
+    const TraceLoadResult rd = loadTraceInto(d, gz);
+    QVERIFY(rd.ok);
+    QCOMPARE(rd.stats.compression, QStringLiteral("gzip"));
+    QCOMPARE(withoutConnection(stateToJson(d)), withoutConnection(stateToJson(c)));
+
+    // A JSON array cut short: the complete elements are kept, the cut one is reported.
+    QByteArray cut = fileBytes(importPath(QStringLiteral("seed-002.json")));
+    cut.truncate(cut.indexOf("m002-03"));
+    const QString cutPath = dir.filePath(QStringLiteral("cut.json"));
+    QVERIFY(putFile(cutPath, cut));
+    SystemStore e;
+    const TraceLoadResult re = loadTraceInto(e, cutPath);
+    QVERIFY(re.ok);
+    QCOMPARE(int(e.messages().size()), 2);
+    QCOMPARE(re.stats.badLineCount, qint64(1));
+}
+
+void TestTraceImportExport::unknownFormatIsAClearError()
+{
+    SystemStore store;
+    const TraceLoadResult r = loadTraceInto(store, importPath(QStringLiteral("unknown.jsonl")));
+    QVERIFY(!r.ok);
+    QVERIFY2(r.error.contains(QLatin1String("unknown format")), qPrintable(r.error));
+    for (const char *named : {"map-inspector-trace", "capture", "000", "002", "003", "004", "JSON array", ".gz", ".zst"})
+        QVERIFY2(r.error.contains(QString::fromUtf8(named)), named);
+    QVERIFY(r.error.contains(QLatin1String("unknown.jsonl")));
+    QVERIFY(store.agents().empty());
+
+    // Not JSON at all: the same kind of error.
+    QTemporaryDir dir;
+    const QString text = dir.filePath(QStringLiteral("notes.txt"));
+    QVERIFY(putFile(text, "hello\nworld\n"));
+    TraceReadStats stats;
+    QString error;
+    QVERIFY(!readTrace(text, [](const TraceRecord &) { return true; }, stats, &error));
+    QVERIFY(error.contains(QLatin1String("unknown format")));
+}
+
+// ---- exports ---------------------------------------------------------------------------------------
+
+void TestTraceImportExport::chromeExportMatchesTheStore()
+{
+    for (const QString &source : {mapi_test::dataPath(QStringLiteral("scenario-deliver.ndjson")), importPath(QStringLiteral("seed-003.jsonl"))}) {
+        SystemStore store;
+        const TraceLoadResult r = loadTraceInto(store, source);
+        QVERIFY(r.ok);
+        QBuffer buffer;
+        QVERIFY(buffer.open(QIODevice::WriteOnly));
+        ChromeTraceOptions options;
+        options.timeline = r.timeline.get();
+        ChromeTraceCounts counts;
+        QString error;
+        QVERIFY2(writeChromeTrace(store, buffer, options, &counts, &error), qPrintable(error));
+        QJsonParseError parseError;
+        const QJsonDocument doc = QJsonDocument::fromJson(buffer.data(), &parseError);
+        QVERIFY2(doc.isObject(), qPrintable(parseError.errorString()));
+        const QJsonArray events = doc.object().value(QStringLiteral("traceEvents")).toArray();
+        int instants = 0, messageInstants = 0, stateInstants = 0, withState = 0, complete = 0, threadNames = 0;
+        QSet<int> tids;
+        for (const QJsonValue &v : events) {
+            const QJsonObject e = v.toObject();
+            const QString ph = e.value(QStringLiteral("ph")).toString();
+            QCOMPARE(e.value(QStringLiteral("pid")).toInt(), 1);
+            const int tid = e.value(QStringLiteral("tid")).toInt(-1);
+            QVERIFY(tid >= 0 && tid <= int(store.agents().size()));
+            if (ph == QLatin1String("M")) {
+                if (e.value(QStringLiteral("name")).toString() == QLatin1String("thread_name")) {
+                    ++threadNames;
+                    tids.insert(tid);
+                }
+                continue;
+            }
+            QVERIFY(e.value(QStringLiteral("ts")).toDouble() >= 0);
+            if (ph == QLatin1String("i")) {
+                ++instants;
+                if (e.value(QStringLiteral("name")).toString() == QLatin1String("message.sent"))
+                    ++messageInstants;
+                if (e.value(QStringLiteral("name")).toString() == QLatin1String("agent.state.changed")) {
+                    ++stateInstants;
+                    withState += e.value(QStringLiteral("args")).toObject().contains(QStringLiteral("state"));
+                }
+            } else if (ph == QLatin1String("X")) {
+                ++complete;
+                QVERIFY(e.value(QStringLiteral("dur")).toDouble() >= 0);
+            } else {
+                QFAIL(qPrintable(QStringLiteral("unexpected phase ") + ph));
+            }
+        }
+        int sent = 0, stateChanges = 0;
+        for (const EventEntry &e : store.events()) {
+            sent += e.kind == EventKind::MessageSent;
+            stateChanges += e.kind == EventKind::AgentStateChanged;
+        }
+        QCOMPARE(instants, int(store.events().size()));
+        QCOMPARE(messageInstants, sent);
+        QCOMPARE(stateInstants, stateChanges);
+        QCOMPARE(withState, stateChanges);
+        QCOMPARE(complete, int(store.tasks().size()));
+        QCOMPARE(threadNames, int(store.agents().size()) + 1);
+        QCOMPARE(tids.size(), threadNames);
+        QCOMPARE(counts.instantEvents, qint64(instants));
+        QCOMPARE(counts.taskEvents, qint64(complete));
+    }
+
+    // A time range: only what overlaps it.
+    SystemStore store;
+    QVERIFY(loadTraceInto(store, mapi_test::dataPath(QStringLiteral("scenario-deliver.ndjson"))).ok);
+    const qint64 from = store.events()[100].timestampMs;
+    const qint64 to = store.events()[200].timestampMs;
+    int inRange = 0;
+    for (const EventEntry &e : store.events())
+        inRange += e.timestampMs >= from && e.timestampMs <= to;
+    QBuffer buffer;
+    QVERIFY(buffer.open(QIODevice::WriteOnly));
+    ChromeTraceOptions options;
+    options.fromMs = from;
+    options.toMs = to;
+    ChromeTraceCounts counts;
+    QVERIFY(writeChromeTrace(store, buffer, options, &counts));
+    QCOMPARE(counts.instantEvents, qint64(inRange));
+    QVERIFY(QJsonDocument::fromJson(buffer.data()).isObject());
+}
+
+void TestTraceImportExport::csvParsesBackWithTheSameRows()
+{
+    QCOMPARE(csvField(QStringLiteral("plain")), QByteArray("plain"));
+    QCOMPARE(csvField(QStringLiteral("a,b")), QByteArray("\"a,b\""));
+    QCOMPARE(csvField(QStringLiteral("say \"hi\"")), QByteArray("\"say \"\"hi\"\"\""));
+    QCOMPARE(csvField(QStringLiteral("=1+2")), QByteArray("'=1+2"));
+    QCOMPARE(csvField(QStringLiteral("-5"), false), QByteArray("-5"));
+
+    for (const QString &source : {mapi_test::dataPath(QStringLiteral("scenario-deliver.ndjson")), importPath(QStringLiteral("seed-000.jsonl")),
+                                  importPath(QStringLiteral("seed-003.jsonl"))}) {
+        SystemStore store;
+        QVERIFY(loadTraceInto(store, source).ok);
+        for (const CsvTable table : {CsvTable::Agents, CsvTable::Messages, CsvTable::Tasks}) {
+            QBuffer buffer;
+            QVERIFY(buffer.open(QIODevice::WriteOnly));
+            const qint64 written = writeCsv(store, table, buffer);
+            const QList<QStringList> rows = parseCsv(buffer.data());
+            QVERIFY(!rows.isEmpty());
+            const qsizetype columns = rows.front().size();
+            for (const QStringList &row : rows)
+                QCOMPARE(row.size(), columns);
+            const qint64 expected = table == CsvTable::Agents ? qint64(store.agents().size())
+                : table == CsvTable::Messages                 ? qint64(store.messages().size())
+                                                              : qint64(store.tasks().size());
+            QCOMPARE(written, expected);
+            QCOMPARE(qint64(rows.size() - 1), expected);
+            if (table == CsvTable::Messages) {
+                // Payloads (quotes, commas) come back exactly.
+                const int payload = int(rows.front().indexOf(QStringLiteral("payload")));
+                for (size_t i = 0; i < store.messages().size(); ++i) {
+                    QString text = rows[int(i) + 1][payload];
+                    const Json back = Json::parse(text.toStdString(), nullptr, false);
+                    QCOMPARE(back, store.messages()[i].payload);
+                    QCOMPARE(rows[int(i) + 1][0], store.messages()[i].id);
+                }
+            }
+        }
+    }
+}
+
+// ---- time travel -----------------------------------------------------------------------------------
+
+void TestTraceImportExport::seekGivesTheStateOfADirectReplay()
+{
+    const QString path = mapi_test::dataPath(QStringLiteral("scenario-deliver.ndjson"));
+    const QList<TraceRecord> records = captureRecords(QStringLiteral("scenario-deliver.ndjson"));
+    SystemStore store;
+    const TraceLoadResult r = loadTraceInto(store, path);
+    QVERIFY(r.ok && r.timeline);
+    ReplayController controller(&store, r.timeline);
+    QSignalSpy moved(&controller, &ReplayController::positionChanged);
+    QCOMPARE(controller.positionMs(), r.timeline->endTimeMs());
+    const qint64 start = controller.startMs();
+    const qint64 span = controller.endMs() - start;
+    QVERIFY(span > 1000);
+    // Backwards, forwards, backwards again, and to both ends.
+    for (const double f : {0.5, 0.75, 0.25, 0.26, 0.9, 0.0, 1.0, 0.6}) {
+        const qint64 t = start + qint64(double(span) * f);
+        controller.seek(t);
+        QCOMPARE(controller.positionMs(), t);
+        SystemStore direct;
+        TraceLoadOptions until;
+        until.untilTimeMs = t;
+        QVERIFY(loadTraceInto(direct, path, until).ok);
+        direct.advanceTime(t);
+        QCOMPARE(stateToJson(store), stateToJson(direct));
+        // And the same as the live pipeline fed up to t.
+        SystemStore live;
+        feedLive(live, records, t);
+        QCOMPARE(withoutConnection(stateToJson(store)), withoutConnection(stateToJson(live)));
+    }
+    QCOMPARE(moved.count(), 8);
+    controller.seek(start - 100000); // clamped
+    QCOMPARE(controller.positionMs(), start);
+}
+
+void TestTraceImportExport::stepForwardAndBack()
+{
+    SystemStore store;
+    const TraceLoadResult r = loadTraceInto(store, importPath(QStringLiteral("seed-000.jsonl")));
+    QVERIFY(r.ok);
+    ReplayController controller(&store, r.timeline, false);
+    QVERIFY(store.events().empty());
+    QList<Json> states;
+    states << stateToJson(store);
+    // Each step applies exactly one record that changes the model.
+    int steps = 0;
+    while (controller.recordsApplied() < r.timeline->recordCount()) {
+        const size_t before = store.events().size();
+        controller.step();
+        ++steps;
+        QVERIFY(store.events().size() > before || r.timeline->inputsOf(controller.recordsApplied() - 1) > 0);
+        states << stateToJson(store);
+        QVERIFY(steps < 1000);
+    }
+    QCOMPARE(controller.positionMs(), controller.endMs());
+    QCOMPARE(store.counters().messages, qint64(9));
+    // Back one by one: the same states, in reverse (health is evaluated at each position).
+    for (int i = steps - 1; i >= 0; --i) {
+        controller.stepBack();
+        const Json now = stateToJson(store);
+        if (i > 0)
+            QCOMPARE(now, states[i]);
+        else
+            QCOMPARE(now.at("counts"), states[i].at("counts"));
+    }
+    QVERIFY(store.events().empty());
+}
+
+void TestTraceImportExport::playbackReachesTheEnd()
+{
+    SystemStore store;
+    const TraceLoadResult r = loadTraceInto(store, mapi_test::dataPath(QStringLiteral("scenario-deliver.ndjson")));
+    QVERIFY(r.ok);
+    const Json full = stateToJson(store);
+    ReplayController controller(&store, r.timeline);
+    controller.seek(controller.startMs());
+    QVERIFY(store.events().size() < 10);
+    controller.setSpeed(1000); // clamped
+    QCOMPARE(controller.speed(), ReplayController::kMaxSpeed);
+    controller.setSpeed(0.01);
+    QCOMPARE(controller.speed(), ReplayController::kMinSpeed);
+    controller.setSpeed(100);
+    QSignalSpy finished(&controller, &ReplayController::finished);
+    QSignalSpy playing(&controller, &ReplayController::playingChanged);
+    QSignalSpy moved(&controller, &ReplayController::positionChanged);
+    controller.play();
+    QVERIFY(controller.isPlaying());
+    // 12.5 s of trace at 100×: about 0.13 s.
+    QVERIFY(finished.wait(10000));
+    QVERIFY(!controller.isPlaying());
+    QCOMPARE(playing.count(), 2);
+    QVERIFY(moved.count() >= 2);
+    qint64 previous = 0;
+    for (const QList<QVariant> &args : std::as_const(moved)) {
+        QVERIFY(args.at(0).toLongLong() >= previous);
+        previous = args.at(0).toLongLong();
+    }
+    QCOMPARE(controller.positionMs(), controller.endMs());
+    QCOMPARE(stateToJson(store), full);
+
+    // Pause stops the clock.
+    controller.seek(controller.startMs());
+    controller.setSpeed(0.1);
+    controller.play();
+    controller.pause();
+    const qint64 at = controller.positionMs();
+    QTest::qWait(100);
+    QCOMPARE(controller.positionMs(), at);
+}
+
+void TestTraceImportExport::bookmarksRoundTrip()
+{
+    QTemporaryDir dir;
+    const QString trace = dir.filePath(QStringLiteral("session.jsonl.zst"));
+    QList<Bookmark> loaded;
+    QString error;
+    QVERIFY(loadBookmarks(trace, loaded, &error)); // none yet
+    QVERIFY(loaded.isEmpty());
+    const QList<Bookmark> marks = {{1795252123500, QStringLiteral("first failure"), QStringLiteral("worker-3 → custom:failed, \"why?\"")},
+                                   {1795252129000, QStringLiteral("handoff"), QString()}};
+    QVERIFY2(saveBookmarks(trace, marks, &error), qPrintable(error));
+    QCOMPARE(bookmarksPath(trace), trace + QStringLiteral(".bookmarks.json"));
+    QVERIFY(QFile::exists(bookmarksPath(trace)));
+    QVERIFY(loadBookmarks(trace, loaded, &error));
+    QCOMPARE(loaded.size(), 2);
+    for (int i = 0; i < 2; ++i) {
+        QCOMPARE(loaded[i].timeMs, marks[i].timeMs);
+        QCOMPARE(loaded[i].title, marks[i].title);
+        QCOMPARE(loaded[i].note, marks[i].note);
+    }
+    QVERIFY(putFile(bookmarksPath(trace), "not json"));
+    QVERIFY(!loadBookmarks(trace, loaded, &error));
+    QVERIFY(!error.isEmpty());
+}
+
+// ---- the loader ------------------------------------------------------------------------------------
+
+void TestTraceImportExport::cancelStopsTheLoaderEarly()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("big.jsonl.zst"));
+    QVERIFY(writeTrace(path, syntheticRecords(30000)));
+    std::atomic<bool> cancel{false};
+    TraceLoadOptions options;
+    options.cancel = &cancel;
+    options.batchRecords = 500;
+    qint64 batches = 0;
+    qint64 lastBytes = 0;
+    const TraceLoadResult r = loadTraceBatches(path, options, [&](TraceLoadBatch &&batch) {
+        ++batches;
+        if (batch.bytesRead < lastBytes || batch.bytesRead > batch.bytesTotal)
+            return false;
+        lastBytes = batch.bytesRead;
+        if (batches == 3)
+            cancel = true;
+        return true;
+    });
+    QVERIFY(r.ok);
+    QVERIFY(r.cancelled);
+    QVERIFY(r.stats.cancelled);
+    QVERIFY2(batches <= 4, qPrintable(QString::number(batches)));
+    QVERIFY(r.stats.records < 30000);
+
+    // readTrace: the same flag.
+    cancel = false;
+    TraceReadOptions readOptions;
+    readOptions.cancel = &cancel;
+    qint64 seen = 0;
+    TraceReadStats stats;
+    QVERIFY(readTrace(path, [&](const TraceRecord &) {
+        if (++seen == 100)
+            cancel = true;
+        return true;
+    }, stats, nullptr, readOptions));
+    QVERIFY(stats.cancelled);
+    QCOMPARE(seen, qint64(100));
+
+    // A sink that says stop stops too.
+    batches = 0;
+    const TraceLoadResult stopped = loadTraceBatches(path, TraceLoadOptions(), [&](TraceLoadBatch &&) { return ++batches < 2; });
+    QVERIFY(stopped.cancelled);
+    QCOMPARE(batches, qint64(2));
+}
+
+void TestTraceImportExport::loadJobFillsTheStoreInItsThread()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("job.jsonl.gz"));
+    QVERIFY(writeTrace(path, syntheticRecords(20000)));
+    SystemStore store;
+    TraceLoadJob job(&store);
+    QSignalSpy progress(&job, &TraceLoadJob::progress);
+    QSignalSpy first(&job, &TraceLoadJob::firstBatchApplied);
+    QSignalSpy finished(&job, &TraceLoadJob::finished);
+    bool appliedInThisThread = true;
+    connect(&store, &SystemStore::changed, this, [&] { appliedInThisThread &= QThread::currentThread() == thread(); });
+    job.start(path);
+    QVERIFY(job.isRunning());
+    QVERIFY(finished.wait(60000));
+    QVERIFY(!job.isRunning());
+    QCOMPARE(finished.first().at(0).toBool(), true);
+    QCOMPARE(first.count(), 1);
+    QVERIFY(progress.count() >= 2);
+    QCOMPARE(progress.last().at(0).toLongLong(), progress.last().at(1).toLongLong()); // 100 %
+    QVERIFY(appliedInThisThread);
+    QCOMPARE(store.counters().messages, qint64(20000));
+    SystemStore direct;
+    QVERIFY(loadTraceInto(direct, path).ok);
+    QCOMPARE(stateToJson(store), stateToJson(direct));
+    QVERIFY(job.result().timeline);
+    QCOMPARE(job.result().timeline->recordCount(), qint64(20006));
+    QVERIFY(!job.result().timeline->frameForEvent(1000).isEmpty());
+
+    // A second start replaces the model.
+    job.start(importPath(QStringLiteral("seed-004.jsonl")));
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(store.counters().messages, qint64(5));
+
+    // An unreadable file: finished(false, why).
+    job.start(importPath(QStringLiteral("unknown.jsonl")));
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(finished.last().at(0).toBool(), false);
+    QVERIFY(finished.last().at(1).toString().contains(QLatin1String("unknown format")));
+}
+
+void TestTraceImportExport::loadJobCancel()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("cancel.jsonl"));
+    QVERIFY(writeTrace(path, syntheticRecords(60000)));
+    SystemStore store;
+    TraceLoadJob job(&store);
+    QSignalSpy finished(&job, &TraceLoadJob::finished);
+    connect(&job, &TraceLoadJob::firstBatchApplied, &job, &TraceLoadJob::cancel);
+    TraceLoadOptions options;
+    options.batchRecords = 256;
+    job.start(path, options);
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.first().at(0).toBool(), false);
+    QCOMPARE(finished.first().at(1).toString(), QStringLiteral("cancelled"));
+    QVERIFY(job.result().cancelled);
+    QVERIFY2(store.counters().messages < 60000, qPrintable(QString::number(store.counters().messages)));
+
+    // Destroying a running job cancels and waits.
+    {
+        SystemStore other;
+        TraceLoadJob running(&other);
+        running.start(path);
+    }
+}
+
+QTEST_GUILESS_MAIN(TestTraceImportExport)
+#include "tst_trace_import_export.moc"
