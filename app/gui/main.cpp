@@ -4,6 +4,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QIcon>
 #include <QSettings>
 #include <QTimer>
 
@@ -18,6 +19,9 @@ int main(int argc, char **argv)
     QApplication::setApplicationName(QStringLiteral("map-inspector"));
     QApplication::setApplicationDisplayName(QStringLiteral("MAP Inspector"));
     QApplication::setApplicationVersion(QStringLiteral(MAPI_VERSION));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/map-inspector.svg")));
+    // Lets Wayland and the desktop match the window to the installed .desktop file.
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.mapinspector.MapInspector"));
 
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral("Operator console for multi-agent systems that speak MAP."));

@@ -19,25 +19,32 @@ ConnectDialog::ConnectDialog(QWidget *parent)
     m_profiles = ConnectionProfiles::load();
 
     m_profile = new QComboBox(this);
+    m_profile->setObjectName(QStringLiteral("profile"));
     m_profile->addItem(tr("(new profile)"));
     for (const auto &p : std::as_const(m_profiles))
         m_profile->addItem(p.name);
     m_name = new QLineEdit(this);
+    m_name->setObjectName(QStringLiteral("profileName"));
     m_name->setPlaceholderText(tr("e.g. staging swarm"));
     m_url = new QComboBox(this);
+    m_url->setObjectName(QStringLiteral("url"));
     m_url->setEditable(true);
     m_url->addItems(ConnectionProfiles::recentServers());
     m_url->setCurrentText(QString());
     m_url->lineEdit()->setPlaceholderText(QStringLiteral("ws://127.0.0.1:8080"));
     m_auth = new QComboBox(this);
+    m_auth->setObjectName(QStringLiteral("authMethod"));
     m_auth->addItem(tr("None"), QStringLiteral("none"));
     m_auth->addItem(tr("API key"), QStringLiteral("api-key"));
     m_auth->addItem(tr("Bearer token"), QStringLiteral("bearer"));
     m_token = new QLineEdit(this);
+    m_token->setObjectName(QStringLiteral("token"));
     m_token->setEchoMode(QLineEdit::Password);
     m_token->setPlaceholderText(tr("kept in memory; in the OS keychain only if you tick the box"));
     m_remember = new QCheckBox(tr("Remember the token in the OS keychain"), this);
+    m_remember->setObjectName(QStringLiteral("rememberToken"));
     m_observer = new QCheckBox(tr("Observer only (disable every control action)"), this);
+    m_observer->setObjectName(QStringLiteral("observerOnly"));
     m_message = new QLabel(this);
     m_message->setWordWrap(true);
 

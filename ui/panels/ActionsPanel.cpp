@@ -1,20 +1,125 @@
 #include "panels/ActionsPanel.h"
 
+#include "models/ActionModel.h"
 #include "session/LiveSession.h"
-#include "session/SelectionHub.h"
 
+#include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
+#include <QTableView>
 #include <QVBoxLayout>
 
 namespace mapi::ui {
 
 ActionsPanel::ActionsPanel(LiveSession *session, SelectionHub *selection, QWidget *parent)
     : QWidget(parent)
-    , m_session(session)
     , m_selection(selection)
+    , m_store(session->store())
+    , m_model(new ActionModel(session->store(), this))
 {
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("actionsSummary"));
+    m_summary->setWordWrap(true);
+
+    m_table = new QTableView(this);
+    m_table->setObjectName(QStringLiteral("actionsTable"));
+    m_table->setModel(m_model);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(false);
+    m_table->setShowGrid(false);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    QHeaderView *header = m_table->horizontalHeader();
+    header->setHighlightSections(false);
+    const int em = fontMetrics().horizontalAdvance(QLatin1Char('m'));
+    const struct { int column; int widthEm; } widths[] = {
+        {ActionModel::SentColumn, 8},    {ActionModel::KindColumn, 5},   {ActionModel::TargetColumn, 10},
+        {ActionModel::MethodColumn, 12}, {ActionModel::FallbackColumn, 6}, {ActionModel::StatusColumn, 9},
+        {ActionModel::AnswerColumn, 5},  {ActionModel::SettledColumn, 5},
+    };
+    for (const auto &w : widths)
+        header->resizeSection(w.column, w.widthEm * em);
+    header->setSectionResizeMode(ActionModel::DetailColumn, QHeaderView::Stretch);
+    // Detail stretches in the middle; the latencies stay visible at the right edge.
+    header->setStretchLastSection(false);
+
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(new QLabel(tr("Actions"), this));
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_table, 1);
+
+    connect(m_model, &QAbstractItemModel::rowsAboutToBeInserted, this, [this] {
+        const QScrollBar *bar = m_table->verticalScrollBar();
+        m_followTail = bar->value() == bar->maximum();
+    });
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, [this] {
+        if (m_followTail)
+            m_table->scrollToBottom();
+    });
+    // Selection, not the current index: keyboard focus entering the table sets a current index
+    // without selecting anything, and that must not steal the inspector's focus.
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+        if (m_syncingSelection || rows.isEmpty())
+            return;
+        m_selection->focus(SelectionHub::Kind::Action, rows.first().data(ActionModel::ActionIdRole).toString(), this);
+    });
+    connect(m_selection, &SelectionHub::focusChanged, this, &ActionsPanel::followFocus);
+    connect(m_store, &SystemStore::changed, this, [this](const ChangeSet &changes) {
+        if (!changes.actionRows.isEmpty())
+            updateSummary();
+    });
+    connect(m_store, &SystemStore::wasReset, this, &ActionsPanel::updateSummary);
+    updateSummary();
+}
+
+void ActionsPanel::updateSummary()
+{
+    const auto &actions = m_store->actions();
+    if (actions.empty()) {
+        m_summary->setText(tr("No operator actions yet. Select agents, then use the Agent menu (inject, suspend, "
+                              "resume, stop): each action is followed here from request to confirmation."));
+        return;
+    }
+    int inFlight = 0, confirmed = 0, failed = 0, timedOut = 0, unsupported = 0;
+    for (const OperatorAction &a : actions) {
+        switch (a.status) {
+        case ActionStatus::Sent:
+        case ActionStatus::Accepted: ++inFlight; break;
+        case ActionStatus::Confirmed: ++confirmed; break;
+        case ActionStatus::Failed: ++failed; break;
+        case ActionStatus::TimedOut: ++timedOut; break;
+        case ActionStatus::Unsupported: ++unsupported; break;
+        }
+    }
+    QStringList parts{actions.size() == 1 ? tr("1 action") : tr("%1 actions").arg(actions.size())};
+    const struct { int count; QString label; } counts[] = {
+        {inFlight, tr("%1 in flight")}, {confirmed, tr("%1 confirmed")},     {failed, tr("%1 failed")},
+        {timedOut, tr("%1 timed out")}, {unsupported, tr("%1 unsupported")},
+    };
+    for (const auto &c : counts)
+        if (c.count > 0)
+            parts << c.label.arg(c.count);
+    m_summary->setText(parts.join(QStringLiteral(" · ")));
+}
+
+void ActionsPanel::followFocus(SelectionHub::Kind kind, const QString &key, QObject *origin)
+{
+    if (origin == this)
+        return;
+    m_syncingSelection = true;
+    const OperatorAction *action = kind == SelectionHub::Kind::Action ? m_store->action(key) : nullptr;
+    const int row = action ? int(action - m_store->actions().data()) : -1;
+    if (row >= 0 && row < m_model->rowCount()) {
+        m_table->selectRow(row);
+        m_table->scrollTo(m_model->index(row, 0));
+    } else {
+        m_table->selectionModel()->clear(); // the focus is elsewhere
+    }
+    m_syncingSelection = false;
 }
 
 } // namespace mapi::ui

@@ -1,22 +1,273 @@
 #include "panels/AgentsPanel.h"
 
+#include "models/AgentFilter.h"
+#include "models/AgentTableModel.h"
 #include "session/LiveSession.h"
 #include "session/SelectionHub.h"
+#include "style/Colors.h"
 
+#include <QAction>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QTableView>
 #include <QVBoxLayout>
+
+#include <set>
 
 namespace mapi::ui {
 
+namespace {
+
+QString filterHelp()
+{
+    return AgentsPanel::tr(
+        "<b>Filter agents</b> — terms separated by spaces must all match:<br>"
+        "<code>role:worker</code> <code>state:busy</code> <code>health:late</code> "
+        "<code>scope:squad-a</code> <code>parent:coordinator</code> <code>id:01M7</code> "
+        "<code>task:t-42</code> <code>session:…</code> <code>is:departed</code><br>"
+        "<code>name:~^worker-\\d+$</code> regular expression · <code>-state:stopped</code> negation · "
+        "<code>name:\"two words\"</code> quotes · <code>health:late OR health:failed</code> either<br>"
+        "A bare word matches name, role or id. Enter applies at once.");
+}
+
+} // namespace
+
 AgentsPanel::AgentsPanel(LiveSession *session, SelectionHub *selection, QWidget *parent)
     : QWidget(parent)
-    , m_session(session)
     , m_selection(selection)
+    , m_model(new AgentTableModel(session->store(), this))
+    , m_proxy(new AgentFilterProxy(this))
+    , m_filterEdit(new QLineEdit(this))
+    , m_showDeparted(new QCheckBox(tr("Show departed"), this))
+    , m_countLabel(new QLabel(this))
+    , m_view(new QTableView(this))
 {
+    m_proxy->setSourceModel(m_model);
+
+    m_filterEdit->setObjectName(QStringLiteral("agentFilter"));
+    m_filterEdit->setPlaceholderText(tr("Filter, e.g. role:worker -state:stopped health:late OR health:failed"));
+    m_filterEdit->setClearButtonEnabled(true);
+    m_filterEdit->setToolTip(filterHelp());
+
+    // Shown by default: an agent that vanished from the list would look like a display bug
+    // during an incident, and departed rows are greyed and marked, so they do not distract.
+    m_showDeparted->setObjectName(QStringLiteral("showDeparted"));
+    m_showDeparted->setChecked(true);
+    m_showDeparted->setToolTip(tr("Also list agents that unregistered and placeholders (referenced but never described)"));
+    m_countLabel->setObjectName(QStringLiteral("agentCount"));
+
+    m_view->setObjectName(QStringLiteral("agentsTable"));
+    m_view->setModel(m_proxy);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_view->setSortingEnabled(true);
+    m_view->sortByColumn(AgentTableModel::NameColumn, Qt::AscendingOrder);
+    m_view->setAlternatingRowColors(true);
+    m_view->setWordWrap(false);
+    m_view->setShowGrid(false);
+    m_view->setIconSize(QSize(12, 12));
+    m_view->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
+    m_view->verticalHeader()->hide();
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    QHeaderView *header = m_view->horizontalHeader();
+    header->setHighlightSections(false);
+    header->setContextMenuPolicy(Qt::CustomContextMenu);
+    const struct { int column; int width; } widths[] = {
+        {AgentTableModel::NameColumn, 165},   {AgentTableModel::RoleColumn, 80},   {AgentTableModel::StateColumn, 105},
+        {AgentTableModel::HealthColumn, 115}, {AgentTableModel::ParentColumn, 110}, {AgentTableModel::ScopesColumn, 130},
+        {AgentTableModel::SessionColumn, 75}, {AgentTableModel::LastActivityColumn, 90}, {AgentTableModel::TaskColumn, 110},
+        {AgentTableModel::TokensColumn, 75},  {AgentTableModel::CostColumn, 75},   {AgentTableModel::IdColumn, 230},
+    };
+    for (const auto &w : widths)
+        header->resizeSection(w.column, w.width);
+    m_view->setColumnHidden(AgentTableModel::IdColumn, true);
+
+    // The count sits under the table so the filter box keeps its width in a narrow dock.
+    auto *top = new QHBoxLayout;
+    top->addWidget(m_filterEdit, 1);
+    top->addWidget(m_showDeparted);
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(new QLabel(tr("Agents"), this));
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->setSpacing(4);
+    layout->addLayout(top);
+    layout->addWidget(m_view, 1);
+    layout->addWidget(m_countLabel);
+
+    m_filterDebounce.setSingleShot(true);
+    m_filterDebounce.setInterval(kFilterDebounceMs);
+    connect(&m_filterDebounce, &QTimer::timeout, this, &AgentsPanel::applyFilter);
+    connect(m_filterEdit, &QLineEdit::textChanged, this, [this] { m_filterDebounce.start(); });
+    connect(m_filterEdit, &QLineEdit::returnPressed, this, [this] {
+        m_filterDebounce.stop();
+        applyFilter();
+    });
+    connect(m_showDeparted, &QCheckBox::toggled, m_proxy, &AgentFilterProxy::setShowInactive);
+
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &AgentsPanel::pushSelection);
+    connect(m_selection, &SelectionHub::agentSelectionChanged, this, &AgentsPanel::mirrorSelection);
+    // A click on an already selected row still brings that agent back into the inspector.
+    connect(m_view, &QTableView::clicked, this, [this](const QModelIndex &index) {
+        if (selectedRows().size() == 1)
+            m_selection->focus(SelectionHub::Kind::Agent, index.data(AgentTableModel::AgentIdRole).toString(), this);
+    });
+    connect(m_view, &QWidget::customContextMenuRequested, this, &AgentsPanel::showContextMenu);
+    connect(header, &QWidget::customContextMenuRequested, this, &AgentsPanel::showHeaderMenu);
+
+    for (QAbstractItemModel *model : {static_cast<QAbstractItemModel *>(m_model), static_cast<QAbstractItemModel *>(m_proxy)}) {
+        connect(model, &QAbstractItemModel::rowsInserted, this, &AgentsPanel::updateCount);
+        connect(model, &QAbstractItemModel::rowsRemoved, this, &AgentsPanel::updateCount);
+        connect(model, &QAbstractItemModel::modelReset, this, &AgentsPanel::updateCount);
+    }
+    updateCount();
+    mirrorSelection(m_selection->selectedAgents(), nullptr);
+}
+
+void AgentsPanel::focusFilter()
+{
+    m_filterEdit->setFocus(Qt::ShortcutFocusReason);
+    m_filterEdit->selectAll();
+}
+
+void AgentsPanel::applyFilter()
+{
+    const AgentFilter filter = AgentFilter::parse(m_filterEdit->text());
+    if (!filter.isValid()) {
+        // The previous filter stays applied; the box says why the new one is not.
+        m_filterEdit->setStyleSheet(QStringLiteral("QLineEdit { border: 1px solid %1; border-radius: 3px; padding: 2px; }")
+                                        .arg(healthColor(Health::Failed).name()));
+        m_filterEdit->setToolTip(tr("<b>Not applied:</b> %1 (at character %2)<br><br>%3")
+                                     .arg(filter.errorString().toHtmlEscaped())
+                                     .arg(filter.errorPosition() + 1)
+                                     .arg(filterHelp()));
+        m_filterRejected = true;
+        updateCount();
+        return;
+    }
+    m_filterRejected = false;
+    m_filterEdit->setStyleSheet(QString());
+    m_filterEdit->setToolTip(filterHelp());
+    m_proxy->setFilter(filter);
+    updateCount();
+}
+
+std::set<int> AgentsPanel::selectedRows() const
+{
+    // From the selection's ranges rather than QItemSelectionModel::selectedRows(), which
+    // would depend on every column (hidden ones included) being part of the selection.
+    std::set<int> rows;
+    const QItemSelection selection = m_view->selectionModel()->selection();
+    for (const QItemSelectionRange &range : selection) {
+        for (int row = range.top(); row <= range.bottom(); ++row)
+            rows.insert(row);
+    }
+    return rows;
+}
+
+void AgentsPanel::pushSelection()
+{
+    updateCount();
+    if (m_mirroring)
+        return;
+    QStringList ids;
+    for (int row : selectedRows())
+        ids << m_proxy->index(row, 0).data(AgentTableModel::AgentIdRole).toString();
+    m_selection->selectAgents(ids, this);
+}
+
+void AgentsPanel::mirrorSelection(const QStringList &ids, QObject *origin)
+{
+    if (origin == this)
+        return;
+    QItemSelection selection;
+    QModelIndex topmost;
+    for (const QString &id : ids) {
+        const int sourceRow = m_model->rowOfAgent(id);
+        if (sourceRow < 0)
+            continue;
+        const QModelIndex index = m_proxy->mapFromSource(m_model->index(sourceRow, 0));
+        if (!index.isValid())
+            continue; // filtered out here
+        selection.select(index, index.siblingAtColumn(AgentTableModel::ColumnCount - 1));
+        if (!topmost.isValid() || index.row() < topmost.row())
+            topmost = index;
+    }
+    m_mirroring = true;
+    m_view->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    if (topmost.isValid()) {
+        m_view->selectionModel()->setCurrentIndex(topmost, QItemSelectionModel::NoUpdate);
+        m_view->scrollTo(topmost);
+    }
+    m_mirroring = false;
+    updateCount();
+}
+
+void AgentsPanel::showContextMenu(const QPoint &pos)
+{
+    const QModelIndex index = m_view->indexAt(pos);
+    if (!index.isValid())
+        return;
+    QItemSelectionModel *selection = m_view->selectionModel();
+    if (!selection->isRowSelected(index.row(), QModelIndex())) {
+        selection->select(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        selection->setCurrentIndex(index, QItemSelectionModel::NoUpdate);
+    }
+
+    // The window owns the control actions (and keeps their enabled state and reasons up to
+    // date); look them up from the top-level ancestor so a floating dock finds them too.
+    QWidget *window = this;
+    while (window->parentWidget())
+        window = window->parentWidget();
+    QMenu menu(this);
+    menu.setToolTipsVisible(true); // a disabled action's tooltip says why
+    for (const char *name : {"inject", "suspend", "resume", "stop"}) {
+        if (QAction *action = window->findChild<QAction *>(QLatin1String(name))) {
+            menu.addAction(action);
+            if (qstrcmp(name, "inject") == 0)
+                menu.addSeparator();
+        }
+    }
+    if (!menu.isEmpty())
+        menu.addSeparator();
+    const QStringList ids = m_selection->selectedAgents();
+    menu.addAction(tr("Copy agent id(s)", nullptr, int(ids.size())), this, [ids] {
+        QGuiApplication::clipboard()->setText(ids.join(QLatin1Char('\n')));
+    });
+    menu.exec(m_view->viewport()->mapToGlobal(pos));
+}
+
+void AgentsPanel::showHeaderMenu(const QPoint &pos)
+{
+    QMenu menu(this);
+    QHeaderView *header = m_view->horizontalHeader();
+    for (int column = 0; column < AgentTableModel::ColumnCount; ++column) {
+        QAction *action = menu.addAction(m_model->headerData(column, Qt::Horizontal).toString());
+        action->setCheckable(true);
+        action->setChecked(!header->isSectionHidden(column));
+        action->setEnabled(column != AgentTableModel::NameColumn); // the name always stays
+        connect(action, &QAction::toggled, this, [this, column](bool shown) { m_view->setColumnHidden(column, !shown); });
+    }
+    menu.exec(header->mapToGlobal(pos));
+}
+
+void AgentsPanel::updateCount()
+{
+    const int total = m_model->rowCount();
+    const int shown = m_proxy->rowCount();
+    QString text = shown == total ? tr("%n agent(s)", nullptr, total) : tr("%1 of %n", nullptr, total).arg(shown);
+    const size_t selected = selectedRows().size();
+    if (selected > 0)
+        text += tr(" · %1 selected").arg(int(selected));
+    if (m_filterRejected)
+        text += tr(" · previous filter");
+    m_countLabel->setText(text);
 }
 
 } // namespace mapi::ui
-
-void mapi::ui::AgentsPanel::focusFilter() {}

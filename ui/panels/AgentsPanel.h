@@ -1,10 +1,22 @@
-// Agents panel.
+// Agents panel: every agent in a sortable table, narrowed by the filter language
+// (docs/filter-language.md). The table's selection is the shared agent selection (what the
+// window's control actions apply to); a selection made elsewhere is mirrored here.
 #pragma once
 
+#include <QTimer>
 #include <QWidget>
+
+#include <set>
+
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QTableView;
 
 namespace mapi::ui {
 
+class AgentFilterProxy;
+class AgentTableModel;
 class LiveSession;
 class SelectionHub;
 
@@ -12,12 +24,32 @@ class AgentsPanel : public QWidget
 {
     Q_OBJECT
 public:
+    // The filter is applied this long after the last keystroke: long enough to skip the
+    // intermediate queries of a fast typist, short enough to feel immediate.
+    static constexpr int kFilterDebounceMs = 150;
+
     AgentsPanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
-    void focusFilter(); // Ctrl+F: put the cursor in the filter box
+    void focusFilter(); // Ctrl+F: put the cursor in the filter box, its text selected
 
 private:
-    LiveSession *m_session;
+    void applyFilter();
+    std::set<int> selectedRows() const; // proxy rows, top to bottom
+    void pushSelection();
+    void mirrorSelection(const QStringList &ids, QObject *origin);
+    void showContextMenu(const QPoint &pos);
+    void showHeaderMenu(const QPoint &pos);
+    void updateCount();
+
     SelectionHub *m_selection;
+    AgentTableModel *m_model;
+    AgentFilterProxy *m_proxy;
+    QLineEdit *m_filterEdit;
+    QCheckBox *m_showDeparted;
+    QLabel *m_countLabel;
+    QTableView *m_view;
+    QTimer m_filterDebounce;
+    bool m_mirroring = false;      // true while applying a selection that came from the hub
+    bool m_filterRejected = false; // the box holds a query that does not parse
 };
 
 } // namespace mapi::ui

@@ -1,9 +1,19 @@
 #include "panels/HealthPanel.h"
 
+#include "charts/HealthCharts.h"
+#include "charts/HealthHistory.h"
+#include "models/HealthModel.h"
 #include "session/LiveSession.h"
 #include "session/SelectionHub.h"
+#include "style/Colors.h"
 
+#include <QDateTime>
+#include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QTableView>
 #include <QVBoxLayout>
 
 namespace mapi::ui {
@@ -12,9 +22,151 @@ HealthPanel::HealthPanel(LiveSession *session, SelectionHub *selection, QWidget 
     : QWidget(parent)
     , m_session(session)
     , m_selection(selection)
+    , m_model(new HealthModel(session->store(), this))
+    , m_proxy(new HealthSortProxy(this))
+    , m_history(new HealthHistory(session->store(), this))
 {
+    m_proxy->setSourceModel(m_model);
+
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("healthSummary"));
+    m_summary->setTextFormat(Qt::RichText);
+    m_summary->setWordWrap(true);
+
+    m_table = new QTableView(this);
+    m_table->setObjectName(QStringLiteral("healthTable"));
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(HealthModel::HealthColumn, Qt::AscendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(false);
+    m_table->setShowGrid(false);
+    m_table->setIconSize(QSize(10, 10)); // the health swatch beside each name
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    // Fixed widths from the font: ResizeToContents would measure every row on each change.
+    QHeaderView *header = m_table->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::Interactive);
+    header->setSectionResizeMode(HealthModel::AgentColumn, QHeaderView::Stretch);
+    header->setHighlightSections(false);
+    const QFontMetrics metrics = fontMetrics();
+    auto widthOf = [&metrics](const char *sample) { return metrics.horizontalAdvance(QLatin1String(sample)) + 14; };
+    header->resizeSection(HealthModel::HealthColumn, widthOf("unresponsive"));
+    header->resizeSection(HealthModel::HeartbeatColumn, widthOf("59 min"));
+    header->resizeSection(HealthModel::StatusColumn, widthOf("ACTIVE"));
+    header->resizeSection(HealthModel::LoadColumn, widthOf("100 %"));
+    header->resizeSection(HealthModel::TasksColumn, widthOf("10 / 10"));
+    header->setMinimumSectionSize(widthOf("M"));
+
+    m_charts = new HealthCharts(m_history, this);
+    auto *chartScroll = new QScrollArea(this);
+    chartScroll->setWidget(m_charts);
+    chartScroll->setWidgetResizable(true);
+    chartScroll->setFrameShape(QFrame::NoFrame);
+    chartScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+
+    auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setChildrenCollapsible(false);
+    splitter->addWidget(m_table);
+    splitter->addWidget(chartScroll);
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 3);
+
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(new QLabel(tr("Health"), this));
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->setSpacing(4);
+    layout->addWidget(m_summary);
+    layout->addWidget(splitter, 1);
+
+    connect(m_model, &HealthModel::healthCountsChanged, this, &HealthPanel::updateSummary);
+    connect(m_model, &HealthModel::reportedColumnsChanged, this, &HealthPanel::updateColumns);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &HealthPanel::updateSummary);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &HealthPanel::publishSelection);
+    connect(m_selection, &SelectionHub::agentSelectionChanged, this, &HealthPanel::followSelection);
+    connect(m_session, &LiveSession::sourceChanged, this, [this] {
+        if (m_session->source() == LiveSession::Source::Trace)
+            m_history->rebuildFromStore();
+    });
+    m_clock.setInterval(1000);
+    connect(&m_clock, &QTimer::timeout, this, &HealthPanel::tick);
+    m_clock.start();
+
+    if (m_session->source() == LiveSession::Source::Trace)
+        m_history->rebuildFromStore();
+    updateSummary();
+    updateColumns();
+}
+
+void HealthPanel::updateColumns()
+{
+    for (HealthModel::Column column : {HealthModel::StatusColumn, HealthModel::LoadColumn, HealthModel::TasksColumn})
+        m_table->setColumnHidden(column, !m_model->isReported(column));
+}
+
+void HealthPanel::tick()
+{
+    if (m_session->source() == LiveSession::Source::Live && m_session->clientState() != ClientState::Closed)
+        m_history->sampleLive(QDateTime::currentMSecsSinceEpoch());
+    m_model->refreshAges();
+}
+
+void HealthPanel::updateSummary()
+{
+    const std::array<int, kHealthCount> &counts = m_model->healthCounts();
+    int total = 0;
+    QStringList parts;
+    for (Health health : healthsWorstFirst()) {
+        const int count = counts[size_t(health)];
+        total += count;
+        if (count == 0)
+            continue;
+        parts << QStringLiteral("<span style=\"color:%1\">&#9679;</span>&nbsp;%2&nbsp;%3")
+                     .arg(healthColor(health).name())
+                     .arg(count)
+                     .arg(healthName(health).toHtmlEscaped());
+    }
+    if (total == 0) {
+        m_summary->setText(tr("No agents yet: connect to a MAP system or open a trace."));
+        return;
+    }
+    const QString agents = total == 1 ? tr("1 agent") : tr("%1 agents").arg(total);
+    m_summary->setText(QStringLiteral("<b>%1</b> &nbsp; ").arg(agents)
+                       + parts.join(QStringLiteral(" &nbsp; ")));
+}
+
+void HealthPanel::publishSelection()
+{
+    if (m_following)
+        return;
+    QStringList ids;
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows(HealthModel::AgentColumn);
+    for (const QModelIndex &index : rows)
+        ids << index.data(HealthModel::AgentIdRole).toString();
+    if (!ids.isEmpty())
+        m_selection->selectAgents(ids, this);
+}
+
+void HealthPanel::followSelection(const QStringList &agentIds, QObject *origin)
+{
+    if (origin == this)
+        return;
+    QItemSelection rows;
+    for (const QString &id : agentIds) {
+        const int row = m_model->rowOfAgent(id);
+        if (row < 0)
+            continue;
+        const QModelIndex index = m_proxy->mapFromSource(m_model->index(row, 0));
+        rows.select(index, index);
+    }
+    m_following = true;
+    m_table->selectionModel()->select(rows, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    if (!rows.isEmpty())
+        m_table->scrollTo(rows.indexes().constFirst());
+    m_following = false;
 }
 
 } // namespace mapi::ui

@@ -1,20 +1,856 @@
 #include "panels/InspectorPanel.h"
 
+#include "models/ActionModel.h"
 #include "session/LiveSession.h"
-#include "session/SelectionHub.h"
+#include "style/Colors.h"
+#include "trace/Trace.h"
 
+#include <QCheckBox>
+#include <QClipboard>
+#include <QDateTime>
+#include <QFontDatabase>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QMenu>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QStackedWidget>
+#include <QStringDecoder>
+#include <QTabWidget>
+#include <QTreeView>
 #include <QVBoxLayout>
+
+#include <optional>
+#include <set>
 
 namespace mapi::ui {
 
+namespace {
+
+using Kind = SelectionHub::Kind;
+
+// Frames larger than this are neither parsed into the tree ("frame" is null, "frameBytes" says how
+// big it was) nor indented in the raw tab, which shows them as received. Parsing, building and
+// dumping cost ≈25 ms per 100 KiB of frame on the GUI thread; 256 KiB keeps a click near 50 ms,
+// and MAP frames are rarely above a few KiB.
+constexpr qsizetype kMaxParsedFrameBytes = 256 * 1024;
+// Top-level objects and arrays with at most this many children open when an item is first shown.
+constexpr int kAutoExpandChildren = 20;
+
+// ---- JSON building blocks ----------------------------------------------------------------
+
+OrderedJson text(const QString &s)
+{
+    return s.toStdString();
+}
+
+OrderedJson optionalText(const QString &s)
+{
+    return s.isEmpty() ? OrderedJson() : text(s);
+}
+
+OrderedJson texts(const QStringList &list)
+{
+    OrderedJson out = OrderedJson::array();
+    for (const QString &s : list)
+        out.push_back(s.toStdString());
+    return out;
+}
+
+// Times as ISO 8601 UTC with milliseconds; 0 (never) as null.
+OrderedJson timeJson(qint64 ms)
+{
+    if (ms <= 0)
+        return {};
+    return QDateTime::fromMSecsSinceEpoch(ms).toUTC().toString(Qt::ISODateWithMs).toStdString();
+}
+
+template<typename T>
+OrderedJson optionalNumber(const std::optional<T> &value)
+{
+    return value ? OrderedJson(*value) : OrderedJson();
+}
+
+QString timeOfDay(qint64 ms)
+{
+    return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss.zzz"));
+}
+
+QString agentLabel(const SystemStore &store, const QString &id)
+{
+    const Agent *agent = store.agent(id);
+    return agent && !agent->name.isEmpty() ? agent->name : id;
+}
+
+QString escaped(const QString &s)
+{
+    return s.toHtmlEscaped();
+}
+
+QString coloured(const QColor &color, const QString &plain)
+{
+    return QStringLiteral("<span style=\"color:%1\">%2</span>").arg(color.name(), escaped(plain));
+}
+
+// The frame as text: valid UTF-8 decoded; invalid bytes and control characters (other than tab,
+// line feed and carriage return) as \xNN so nothing is silently replaced. `hadEscapes` tells whether any were.
+QString frameText(const QByteArray &bytes, bool *hadEscapes)
+{
+    bool hasControl = false;
+    for (const char c : bytes) {
+        const auto u = static_cast<unsigned char>(c);
+        if ((u < 0x20 && u != '\n' && u != '\r' && u != '\t') || u == 0x7f) {
+            hasControl = true;
+            break;
+        }
+    }
+    if (!hasControl) {
+        QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+        QString decoded = decoder.decode(bytes);
+        if (!decoder.hasError()) {
+            *hadEscapes = false;
+            return decoded;
+        }
+    }
+    *hadEscapes = true;
+    QString out;
+    out.reserve(bytes.size());
+    const auto *p = reinterpret_cast<const unsigned char *>(bytes.constData());
+    const qsizetype n = bytes.size();
+    auto escapeByte = [&out](unsigned char b) { out += QStringLiteral("\\x") + QStringLiteral("%1").arg(uint(b), 2, 16, QLatin1Char('0')).toUpper(); };
+    auto continuation = [&](qsizetype i) { return i < n && (p[i] & 0xC0) == 0x80; };
+    for (qsizetype i = 0; i < n;) {
+        const unsigned char c = p[i];
+        if (c < 0x80) {
+            if ((c < 0x20 && c != '\n' && c != '\r' && c != '\t') || c == 0x7f)
+                escapeByte(c);
+            else
+                out += QLatin1Char(char(c));
+            ++i;
+            continue;
+        }
+        int length = 0;
+        if (c >= 0xC2 && c <= 0xDF)
+            length = 2;
+        else if (c >= 0xE0 && c <= 0xEF)
+            length = 3;
+        else if (c >= 0xF0 && c <= 0xF4)
+            length = 4;
+        bool valid = length > 0;
+        for (int k = 1; valid && k < length; ++k)
+            valid = continuation(i + k);
+        if (valid && length >= 3) {
+            const unsigned char second = p[i + 1];
+            // no overlong forms, no UTF-16 surrogates, nothing above U+10FFFF
+            valid = !(c == 0xE0 && second < 0xA0) && !(c == 0xED && second > 0x9F) && !(c == 0xF0 && second < 0x90)
+                && !(c == 0xF4 && second > 0x8F);
+        }
+        if (!valid) {
+            escapeByte(c);
+            ++i;
+            continue;
+        }
+        out += QString::fromUtf8(reinterpret_cast<const char *>(p + i), length);
+        i += length;
+    }
+    return out;
+}
+
+// The frame as JSON, or nothing when it is not JSON or too big or deep to parse here.
+std::optional<OrderedJson> parseFrame(const QByteArray &frame)
+{
+    if (frame.isEmpty() || frame.size() > kMaxParsedFrameBytes)
+        return std::nullopt;
+    const int depthLimit = CodecLimits().maxNestingDepth;
+    if (FrameCodec::nestingDepth(frame, depthLimit) > depthLimit)
+        return std::nullopt;
+    OrderedJson parsed = OrderedJson::parse(frame.constBegin(), frame.constEnd(), nullptr, false);
+    if (parsed.is_discarded())
+        return std::nullopt;
+    return parsed;
+}
+
+// ---- what one focused item looks like ----------------------------------------------------
+
+struct ItemView
+{
+    bool found = false;
+    QString header;      // rich text
+    OrderedJson json;
+    bool hasFrame = false;
+    QByteArray frame;    // exact frame text (messages, events, problems)
+    QString frameNote;
+};
+
+ItemView agentView(const SystemStore &store, const Agent &a)
+{
+    ItemView view;
+    view.found = true;
+    const QString name = a.name.isEmpty() ? a.id : a.name;
+    QString header = InspectorPanel::tr("<b>Agent %1</b>").arg(escaped(name));
+    if (!a.role.isEmpty())
+        header += QStringLiteral(" (%1)").arg(escaped(a.role));
+    if (!a.state.isEmpty())
+        header += QStringLiteral(" · ") + escaped(a.state);
+    // Only the dot carries the health colour: the darker ones (stopped) do not read as text on a dark theme.
+    header += QStringLiteral(" · ") + coloured(healthColor(a.health), QStringLiteral("●")) + QLatin1Char(' ') + healthName(a.health);
+    if (a.placeholder)
+        header += InspectorPanel::tr(" · referenced, never described by the server");
+    view.header = header;
+
+    OrderedJson session;
+    if (!a.sessionId.isEmpty()) {
+        const auto s = store.sessions().constFind(a.sessionId);
+        if (s != store.sessions().constEnd())
+            session = {{"id", text(s->id)},
+                       {"role", optionalText(s->role)},
+                       {"status", text(s->status)},
+                       {"connectedAt", timeJson(s->connectedAtMs)},
+                       {"lastChangeAt", timeJson(s->lastChangeMs)},
+                       {"agents", texts(s->agentIds)}};
+    }
+    OrderedJson lastError;
+    if (!a.lastErrorSeverity.isEmpty() || !a.lastErrorMessage.isEmpty())
+        lastError = {{"severity", text(a.lastErrorSeverity)}, {"message", text(a.lastErrorMessage)}, {"at", timeJson(a.lastErrorMs)}};
+
+    view.json = {
+        {"id", text(a.id)},
+        {"name", text(a.name)},
+        {"role", optionalText(a.role)},
+        {"state", text(a.state)},
+        {"health", text(healthName(a.health))},
+        {"parentId", optionalText(a.parentId)},
+        {"scopes", texts(a.scopes)},
+        {"sessionId", optionalText(a.sessionId)},
+        {"session", session},
+        {"currentTaskId", optionalText(a.currentTaskId)},
+        {"heartbeat",
+         {{"status", optionalText(a.heartbeatStatus)},
+          {"lastAt", timeJson(a.lastHeartbeatMs)},
+          {"load", optionalNumber(a.load)},
+          {"tasksRunning", optionalNumber(a.tasksRunning)},
+          {"tasksQueued", optionalNumber(a.tasksQueued)},
+          {"progress", optionalNumber(a.progress)}}},
+        {"usage",
+         {{"tokensUsed", optionalNumber(a.tokensUsed)},
+          {"tokensRemaining", optionalNumber(a.tokensRemaining)},
+          {"costUsd", optionalNumber(a.costUsd)}}},
+        {"lastError", lastError},
+        {"messagesSent", a.messagesSent},
+        {"messagesReceived", a.messagesReceived},
+        {"lastActionId", optionalText(a.lastActionId)},
+        {"capabilities", OrderedJson(a.capabilities)},
+        {"metadata", OrderedJson(a.metadata)},
+        {"registeredAt", timeJson(a.registeredAtMs)},
+        {"lastStateChangeAt", timeJson(a.lastStateChangeMs)},
+        {"lastActivityAt", timeJson(a.lastActivityMs)},
+        {"unregisteredAt", timeJson(a.unregisteredAtMs)},
+        {"knownSince", timeJson(a.knownSinceMs)},
+        {"placeholder", a.placeholder},
+        {"unregistered", a.unregistered},
+    };
+    return view;
+}
+
+ItemView scopeView(const Scope &s)
+{
+    ItemView view;
+    view.found = true;
+    view.header = InspectorPanel::tr("<b>Scope %1</b> · %2").arg(escaped(s.name.isEmpty() ? s.id : s.name),
+                                                                   s.members.size() == 1 ? InspectorPanel::tr("1 member")
+                                                                                         : InspectorPanel::tr("%1 members").arg(s.members.size()));
+    if (s.deleted)
+        view.header += InspectorPanel::tr(" · deleted");
+    view.json = {{"id", text(s.id)},
+                 {"name", text(s.name)},
+                 {"parentId", optionalText(s.parentId)},
+                 {"members", texts(s.members)},
+                 {"metadata", OrderedJson(s.metadata)},
+                 {"createdAt", timeJson(s.createdAtMs)},
+                 {"placeholder", s.placeholder},
+                 {"deleted", s.deleted}};
+    return view;
+}
+
+ItemView taskView(const SystemStore &store, const Task &t)
+{
+    ItemView view;
+    view.found = true;
+    view.header = InspectorPanel::tr("<b>Task %1</b>").arg(escaped(t.id));
+    if (!t.type.isEmpty())
+        view.header += QStringLiteral(" (%1)").arg(escaped(t.type));
+    view.header += QStringLiteral(" · ") + escaped(t.status);
+    if (!t.assigneeId.isEmpty())
+        view.header += QStringLiteral(" · ") + escaped(agentLabel(store, t.assigneeId));
+    OrderedJson history = OrderedJson::array();
+    for (const TaskTransition &step : t.history)
+        history.push_back({{"at", timeJson(step.timeMs)},
+                           {"status", text(step.status)},
+                           {"agentId", optionalText(step.agentId)},
+                           {"detail", optionalText(step.detail)},
+                           {"messageId", optionalText(step.messageId)}});
+    view.json = {{"id", text(t.id)},
+                 {"type", optionalText(t.type)},
+                 {"status", text(t.status)},
+                 {"requesterId", optionalText(t.requesterId)},
+                 {"assigneeId", optionalText(t.assigneeId)},
+                 {"progress", optionalNumber(t.progress)},
+                 {"createdAt", timeJson(t.createdAtMs)},
+                 {"updatedAt", timeJson(t.updatedAtMs)},
+                 {"history", history}};
+    return view;
+}
+
+ItemView actionView(const SystemStore &store, const OperatorAction &a)
+{
+    ItemView view;
+    view.found = true;
+    QColor statusColour = ActionModel::statusColor(a.status);
+    if (!statusColour.isValid())
+        statusColour = QGuiApplication::palette().color(QPalette::Text); // still in flight
+    view.header = InspectorPanel::tr("<b>Action %1</b> → %2 · %3")
+                      .arg(escaped(actionKindName(a.kind)), escaped(agentLabel(store, a.agentId)),
+                           coloured(statusColour, actionStatusName(a.status)));
+    if (a.fallback)
+        view.header += InspectorPanel::tr(" · fallback");
+    auto latency = [&a](qint64 stepMs) { return stepMs > 0 ? OrderedJson(stepMs - a.sentAtMs) : OrderedJson(); };
+    view.json = {{"id", text(a.id)},
+                 {"kind", text(actionKindName(a.kind))},
+                 {"agentId", text(a.agentId)},
+                 {"agentName", optionalText(store.agent(a.agentId) ? store.agent(a.agentId)->name : QString())},
+                 {"status", text(actionStatusName(a.status))},
+                 {"detail", optionalText(a.detail)},
+                 {"method", text(a.method)},
+                 {"fallback", a.fallback},
+                 {"note", optionalText(a.note)},
+                 {"params", OrderedJson(a.params)},
+                 {"sentAt", timeJson(a.sentAtMs)},
+                 {"answeredAt", timeJson(a.answeredAtMs)},
+                 {"settledAt", timeJson(a.settledAtMs)},
+                 {"answerLatencyMs", latency(a.answeredAtMs)},
+                 {"settleLatencyMs", latency(a.settledAtMs)},
+                 {"messageId", optionalText(a.messageId)},
+                 {"confirmingEventId", optionalText(a.confirmingEventId)}};
+    return view;
+}
+
+// The frame under "frame" in the tree: as JSON when it parses, else as (escaped) text; null when
+// there is none or it is too large for the tree.
+OrderedJson frameJson(const QByteArray &frame)
+{
+    if (frame.isEmpty() || frame.size() > kMaxParsedFrameBytes)
+        return {};
+    if (std::optional<OrderedJson> parsed = parseFrame(frame))
+        return std::move(*parsed);
+    bool hadEscapes = false;
+    return frameText(frame, &hadEscapes).toStdString();
+}
+
+void attachEventFrame(ItemView &view, const EventEntry &event)
+{
+    view.hasFrame = true;
+    view.frame = event.rawFrame;
+    if (event.rawFrame.isEmpty())
+        view.frameNote = InspectorPanel::tr("This event arrived in a replayed batch: its own frame text was not kept.");
+}
+
+ItemView messageView(const SystemStore &store, int row)
+{
+    ItemView view;
+    const Message &m = store.messages()[size_t(row)];
+    view.found = true;
+    const QString from = m.fromAgentId.isEmpty() ? m.fromRaw : agentLabel(store, m.fromAgentId);
+    constexpr int kNamedRecipients = 3; // a broadcast names the first few, then counts the rest
+    QStringList to;
+    for (const QString &id : m.toAgentIds.mid(0, kNamedRecipients))
+        to << agentLabel(store, id);
+    if (m.toAgentIds.size() > kNamedRecipients)
+        to << InspectorPanel::tr("%1 more").arg(m.toAgentIds.size() - kNamedRecipients);
+    view.header = InspectorPanel::tr("<b>Message</b> %1 → %2").arg(escaped(from), escaped(to.isEmpty() ? m.toDisplay : to.join(QStringLiteral(", "))));
+    if (m.convention != ConventionKind::None)
+        view.header += QStringLiteral(" · ") + escaped(conventionName(m.convention));
+    view.header += QStringLiteral(" · ") + escaped(m.status);
+
+    // The message was created by the first event that names it; each event creates at most one
+    // message, so that event's row is at least the message's row.
+    const auto &events = store.events();
+    const EventEntry *origin = nullptr;
+    OrderedJson related = OrderedJson::array();
+    for (size_t i = size_t(row); i < events.size(); ++i) {
+        if (events[i].messageIndex != row)
+            continue;
+        if (!origin)
+            origin = &events[i];
+        related.push_back({{"row", int(i)}, {"type", text(events[i].type)}, {"eventId", optionalText(events[i].eventId)}, {"at", timeJson(events[i].timestampMs)}});
+    }
+    view.json = {{"id", text(m.id)},
+                 {"status", text(m.status)},
+                 {"from", optionalText(m.fromAgentId)},
+                 {"fromRaw", optionalText(m.fromRaw)},
+                 {"to", optionalText(m.toDisplay)},
+                 {"toAgentIds", texts(m.toAgentIds)},
+                 {"scopeId", optionalText(m.scopeId)},
+                 {"priority", optionalNumber(m.priority)},
+                 {"convention", m.convention == ConventionKind::None ? OrderedJson() : text(conventionName(m.convention))},
+                 {"taskId", optionalText(m.taskId)},
+                 {"correlationId", optionalText(m.correlationId)},
+                 {"timestamp", timeJson(m.timestampMs)},
+                 {"eventId", optionalText(m.eventId)},
+                 {"payload", OrderedJson(m.payload)},
+                 {"events", related},
+                 {"frameBytes", origin ? OrderedJson(origin->rawFrame.size()) : OrderedJson()},
+                 {"frame", origin ? frameJson(origin->rawFrame) : OrderedJson()}};
+    if (origin) {
+        attachEventFrame(view, *origin);
+    } else {
+        view.hasFrame = true;
+        view.frameNote = InspectorPanel::tr("The event that carried this message is not in the model.");
+    }
+    return view;
+}
+
+ItemView eventView(const SystemStore &store, int row)
+{
+    ItemView view;
+    const EventEntry &e = store.events()[size_t(row)];
+    view.found = true;
+    view.header = InspectorPanel::tr("<b>Event</b> %1").arg(escaped(e.type));
+    if (!e.agentId.isEmpty())
+        view.header += QStringLiteral(" · ") + escaped(agentLabel(store, e.agentId));
+    view.header += QStringLiteral(" · ") + timeOfDay(e.timestampMs);
+    const bool hasMessage = e.messageIndex >= 0 && size_t(e.messageIndex) < store.messages().size();
+    view.json = {{"row", row},
+                 {"eventId", optionalText(e.eventId)},
+                 {"type", text(e.type)},
+                 {"timestamp", timeJson(e.timestampMs)},
+                 {"receivedAt", timeJson(e.receivedMs)},
+                 {"agentId", optionalText(e.agentId)},
+                 {"messageId", hasMessage ? text(store.messages()[size_t(e.messageIndex)].id) : OrderedJson()},
+                 {"frameBytes", e.rawFrame.size()},
+                 {"frame", frameJson(e.rawFrame)}};
+    attachEventFrame(view, e);
+    return view;
+}
+
+ItemView problemView(int row, const ProtocolProblem &p)
+{
+    ItemView view;
+    view.found = true;
+    const bool truncated = p.frame.size() >= ProtocolProblem::kMaxKeptProblemBytes;
+    view.header = InspectorPanel::tr("<b>Problem</b> %1 · %2 · %3")
+                      .arg(coloured(healthColor(Health::Failed), problemKindName(p.kind)), timeOfDay(p.timeMs),
+                           truncated ? InspectorPanel::tr("frame ≥ %1 bytes").arg(p.frame.size())
+                                     : InspectorPanel::tr("frame %1 bytes").arg(p.frame.size()));
+    if (!p.detail.isEmpty())
+        view.header += QStringLiteral("<br>") + escaped(p.detail);
+    view.json = {{"row", row},
+                 {"kind", text(problemKindName(p.kind))},
+                 {"detail", text(p.detail)},
+                 {"at", timeJson(p.timeMs)},
+                 {"frameBytes", p.frame.size()},
+                 {"truncated", truncated},
+                 {"frame", frameJson(p.frame)}};
+    view.hasFrame = true;
+    view.frame = p.frame;
+    if (truncated)
+        view.frameNote = InspectorPanel::tr("Truncated: only the first %1 KiB of the frame were kept.")
+                             .arg(ProtocolProblem::kMaxKeptProblemBytes / 1024);
+    else if (p.frame.isEmpty())
+        view.frameNote = InspectorPanel::tr("No frame text was kept for this problem.");
+    return view;
+}
+
+// redactSecrets() decides by member name only, so asking it about a document made of the item's
+// distinct member names (each with a non-null value) tells whether the item needs redacting: the
+// same rule, at the cost of the keys rather than of dumping a payload of megabytes.
+bool mayCarrySecrets(const OrderedJson &json)
+{
+    std::set<std::string> keys;
+    std::vector<const OrderedJson *> pending{&json};
+    while (!pending.empty()) {
+        const OrderedJson *value = pending.back();
+        pending.pop_back();
+        if (value->is_object()) {
+            for (auto it = value->begin(); it != value->end(); ++it) {
+                keys.insert(it.key());
+                pending.push_back(&it.value());
+            }
+        } else if (value->is_array()) {
+            for (const OrderedJson &item : *value)
+                pending.push_back(&item);
+        }
+    }
+    Json names = Json::object();
+    for (const std::string &key : keys)
+        names[key] = 1;
+    const QByteArray probe = QByteArray::fromStdString(names.dump(-1, ' ', false, Json::error_handler_t::replace));
+    return redactSecrets(probe) != probe;
+}
+
+// Message, event and problem keys are row numbers; anything else is "not found".
+int rowKey(const QString &key, size_t rows)
+{
+    bool ok = false;
+    const int row = key.toInt(&ok);
+    return ok && row >= 0 && size_t(row) < rows ? row : -1;
+}
+
+ItemView describe(const SystemStore &store, Kind kind, const QString &key)
+{
+    switch (kind) {
+    case Kind::Agent:
+        if (const Agent *a = store.agent(key))
+            return agentView(store, *a);
+        break;
+    case Kind::Scope:
+        if (const Scope *s = store.scope(key))
+            return scopeView(*s);
+        break;
+    case Kind::Task:
+        if (const Task *t = store.task(key))
+            return taskView(store, *t);
+        break;
+    case Kind::Action:
+        if (const OperatorAction *a = store.action(key))
+            return actionView(store, *a);
+        break;
+    case Kind::Message:
+        if (const int row = rowKey(key, store.messages().size()); row >= 0)
+            return messageView(store, row);
+        break;
+    case Kind::Event:
+        if (const int row = rowKey(key, store.events().size()); row >= 0)
+            return eventView(store, row);
+        break;
+    case Kind::Problem:
+        if (const int row = rowKey(key, store.problems().size()); row >= 0)
+            return problemView(row, store.problems()[size_t(row)]);
+        break;
+    case Kind::None: break;
+    }
+    return {};
+}
+
+QString missingText(Kind kind, const QString &key)
+{
+    switch (kind) {
+    case Kind::None: break;
+    case Kind::Agent: return InspectorPanel::tr("Agent %1 is not in the model.").arg(key);
+    case Kind::Scope: return InspectorPanel::tr("Scope %1 is not in the model.").arg(key);
+    case Kind::Task: return InspectorPanel::tr("Task %1 is not in the model.").arg(key);
+    case Kind::Action: return InspectorPanel::tr("Action %1 is not in the model.").arg(key);
+    case Kind::Message: return InspectorPanel::tr("Message #%1 is not in the model.").arg(key);
+    case Kind::Event: return InspectorPanel::tr("Event #%1 is not in the model.").arg(key);
+    case Kind::Problem: return InspectorPanel::tr("Problem #%1 is not in the model.").arg(key);
+    }
+    return InspectorPanel::tr("Select an agent, message, task or action to inspect it.");
+}
+
+// Row of an element of one of the store's vectors (rows are stable: nothing is ever removed).
+template<typename T>
+int rowOf(const std::vector<T> &rows, const T *item)
+{
+    return item ? int(item - rows.data()) : -1;
+}
+
+} // namespace
+
 InspectorPanel::InspectorPanel(LiveSession *session, SelectionHub *selection, QWidget *parent)
     : QWidget(parent)
-    , m_session(session)
     , m_selection(selection)
+    , m_store(session->store())
 {
+    m_pages = new QStackedWidget(this);
+    m_hint = new QLabel(this);
+    m_hint->setObjectName(QStringLiteral("inspectorHint"));
+    m_hint->setAlignment(Qt::AlignCenter);
+    m_hint->setWordWrap(true);
+    m_hint->setForegroundRole(QPalette::PlaceholderText);
+    m_hint->setMargin(12);
+    m_pages->addWidget(m_hint);
+
+    m_content = new QWidget(this);
+    m_header = new QLabel(m_content);
+    m_header->setObjectName(QStringLiteral("inspectorHeader"));
+    m_header->setTextFormat(Qt::RichText);
+    m_header->setWordWrap(true);
+    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_copyJson = new QPushButton(tr("Copy JSON"), m_content);
+    m_copyJson->setObjectName(QStringLiteral("copyJsonButton"));
+    m_copyJson->setToolTip(tr("Copy the item as pretty-printed JSON"));
+    m_copyRaw = new QPushButton(tr("Copy raw"), m_content);
+    m_copyRaw->setObjectName(QStringLiteral("copyRawButton"));
+    m_copyRaw->setToolTip(tr("Copy the raw tab's text: the frame exactly as received (or pretty-printed when \"Pretty\" is on)"));
+
+    m_model = new JsonTreeModel(this);
+    m_tree = new QTreeView(m_content);
+    m_tree->setObjectName(QStringLiteral("inspectorTree"));
+    m_tree->setModel(m_model);
+    m_tree->setUniformRowHeights(true);
+    m_tree->setAlternatingRowColors(true);
+    m_tree->setAllColumnsShowFocus(true);
+    m_tree->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_tree->header()->setStretchLastSection(false);
+    m_tree->header()->setSectionResizeMode(JsonTreeModel::KeyColumn, QHeaderView::Interactive);
+    m_tree->header()->setSectionResizeMode(JsonTreeModel::ValueColumn, QHeaderView::Stretch);
+    m_tree->header()->setSectionResizeMode(JsonTreeModel::TypeColumn, QHeaderView::Interactive);
+    m_tree->header()->resizeSection(JsonTreeModel::KeyColumn, fontMetrics().horizontalAdvance(QLatin1Char('m')) * 14);
+    m_tree->header()->resizeSection(JsonTreeModel::TypeColumn, fontMetrics().horizontalAdvance(QStringLiteral("boolean")) + 24);
+    m_tree->installEventFilter(this);
+    connect(m_tree, &QWidget::customContextMenuRequested, this, &InspectorPanel::showTreeMenu);
+
+    auto *rawPage = new QWidget(m_content);
+    m_pretty = new QCheckBox(tr("Pretty"), rawPage);
+    m_pretty->setObjectName(QStringLiteral("prettyToggle"));
+    m_pretty->setToolTip(tr("Show the frame indented instead of exactly as received"));
+    m_rawNote = new QLabel(rawPage);
+    m_rawNote->setObjectName(QStringLiteral("rawNote"));
+    m_rawNote->setWordWrap(true);
+    m_rawNote->setForegroundRole(QPalette::PlaceholderText);
+    m_raw = new QPlainTextEdit(rawPage);
+    m_raw->setObjectName(QStringLiteral("inspectorRaw"));
+    m_raw->setReadOnly(true);
+    m_raw->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    // Wrap anywhere: frames are compact JSON with few spaces, and word-boundary wrapping of a long
+    // line without any is quadratic in Qt's text layout (seconds for 128 Ki characters).
+    m_raw->setWordWrapMode(QTextOption::WrapAnywhere);
+    auto *rawBar = new QHBoxLayout;
+    rawBar->addWidget(m_pretty);
+    rawBar->addWidget(m_rawNote, 1);
+    auto *rawLayout = new QVBoxLayout(rawPage);
+    rawLayout->setContentsMargins(0, 4, 0, 0);
+    rawLayout->addLayout(rawBar);
+    rawLayout->addWidget(m_raw, 1);
+
+    m_tabs = new QTabWidget(m_content);
+    m_tabs->setObjectName(QStringLiteral("inspectorTabs"));
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(m_tree, tr("Tree"));
+    m_tabs->addTab(rawPage, tr("Raw"));
+
+    auto *headerRow = new QHBoxLayout;
+    headerRow->addWidget(m_header, 1);
+    headerRow->addWidget(m_copyJson, 0, Qt::AlignTop);
+    headerRow->addWidget(m_copyRaw, 0, Qt::AlignTop);
+    auto *contentLayout = new QVBoxLayout(m_content);
+    contentLayout->setContentsMargins(0, 0, 0, 0);
+    contentLayout->addLayout(headerRow);
+    contentLayout->addWidget(m_tabs, 1);
+    m_pages->addWidget(m_content);
+
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(new QLabel(tr("Inspector"), this));
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_pages);
+
+    connect(m_copyJson, &QPushButton::clicked, this, [this] { QGuiApplication::clipboard()->setText(jsonText()); });
+    connect(m_copyRaw, &QPushButton::clicked, this, [this] { QGuiApplication::clipboard()->setText(m_rawText); });
+    connect(m_pretty, &QCheckBox::toggled, this, &InspectorPanel::showRawText);
+    connect(m_selection, &SelectionHub::focusChanged, this,
+            [this](SelectionHub::Kind kind, const QString &key) { showItem(kind, key); });
+    connect(m_store, &SystemStore::changed, this, &InspectorPanel::onStoreChanged);
+    connect(m_store, &SystemStore::wasReset, this, &InspectorPanel::refresh);
+
+    showItem(m_selection->focusKind(), m_selection->focusKey());
+}
+
+void InspectorPanel::showItem(SelectionHub::Kind kind, const QString &key)
+{
+    m_kind = kind;
+    m_key = key;
+    refresh(); // a focus change is one click: rebuilt at once, visible or not
+}
+
+void InspectorPanel::onStoreChanged(const ChangeSet &changes)
+{
+    if (!concernsShownItem(changes))
+        return;
+    if (!isVisible()) {
+        m_stale = true;
+        return;
+    }
+    refresh();
+}
+
+bool InspectorPanel::concernsShownItem(const ChangeSet &changes) const
+{
+    if (m_kind == Kind::None)
+        return false;
+    if (!m_found)
+        return true; // it may have arrived; looking it up is one hash or bounds check
+    switch (m_kind) {
+    case Kind::Agent: return changes.agentRows.contains(m_store->agentRow(m_key));
+    case Kind::Scope: return changes.scopeRows.contains(m_store->scopeRow(m_key));
+    case Kind::Task: return changes.taskRows.contains(rowOf(m_store->tasks(), m_store->task(m_key)));
+    case Kind::Action: return changes.actionRows.contains(rowOf(m_store->actions(), m_store->action(m_key)));
+    case Kind::Message: {
+        if (changes.firstNewEvent < 0)
+            return false;
+        const int row = m_key.toInt();
+        const auto &events = m_store->events();
+        for (size_t i = size_t(changes.firstNewEvent); i < events.size(); ++i)
+            if (events[i].messageIndex == row)
+                return true;
+        return false;
+    }
+    case Kind::Event:
+    case Kind::Problem:
+    case Kind::None: return false; // never change once recorded
+    }
+    return false;
+}
+
+void InspectorPanel::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (m_stale)
+        refresh();
+}
+
+void InspectorPanel::refresh()
+{
+    m_stale = false;
+    ItemView view = describe(*m_store, m_kind, m_key);
+    m_found = view.found;
+    if (!view.found) {
+        m_hint->setText(missingText(m_kind, m_key));
+        m_pages->setCurrentWidget(m_hint);
+        if (m_shownKind != Kind::None)
+            m_model->clear(); // once: a missing item is looked up again on every store change
+        m_shownKind = Kind::None;
+        m_shownKey.clear();
+        m_hasFrame = false;
+        m_frame.clear();
+        m_rawText.clear();
+        m_rawShown.clear();
+        m_raw->clear();
+        return;
+    }
+
+    // Secrets: the store holds none, but nothing reaches the screen or the clipboard unfiltered.
+    if (mayCarrySecrets(view.json)) {
+        const QByteArray compact = QByteArray::fromStdString(view.json.dump(-1, ' ', false, OrderedJson::error_handler_t::replace));
+        const QByteArray redacted = redactSecrets(compact);
+        if (redacted != compact)
+            view.json = OrderedJson::parse(redacted.constBegin(), redacted.constEnd(), nullptr, false);
+    }
+    m_hasFrame = view.hasFrame;
+    m_frame = redactSecrets(view.frame);
+    m_frameNote = view.frameNote;
+
+    m_header->setText(view.header);
+    m_pages->setCurrentWidget(m_content);
+    const bool sameItem = m_shownKind == m_kind && m_shownKey == m_key;
+    if (m_shownKind != m_kind)
+        m_model->clear(); // different shapes: nothing worth keeping
+    // Same kind: merged, so nodes both items have (metadata, payload, …) stay open as they were.
+    if (!sameItem || view.json != m_model->json()) {
+        m_model->setJson(std::move(view.json));
+        if (!sameItem)
+            expandSmallTopLevelNodes();
+    }
+    m_shownKind = m_kind;
+    m_shownKey = m_key;
+    showRawText();
+}
+
+void InspectorPanel::expandSmallTopLevelNodes()
+{
+    for (int row = 0; row < m_model->rowCount(); ++row) {
+        const QModelIndex index = m_model->index(row, 0);
+        const int children = m_model->rowCount(index);
+        if (children > 0 && children <= kAutoExpandChildren)
+            m_tree->expand(index);
+    }
+}
+
+void InspectorPanel::showRawText()
+{
+    QStringList notes;
+    m_pretty->setEnabled(m_hasFrame);
+    if (!m_hasFrame) {
+        m_rawText = jsonText(); // built from the model: there is no exact text, only this JSON
+    } else {
+        bool hadEscapes = false;
+        std::optional<OrderedJson> parsed;
+        if (m_pretty->isChecked())
+            parsed = parseFrame(m_frame);
+        if (parsed) {
+            m_rawText = QString::fromStdString(parsed->dump(2, ' ', false, OrderedJson::error_handler_t::replace));
+        } else {
+            m_rawText = frameText(m_frame, &hadEscapes);
+            if (m_pretty->isChecked() && !m_frame.isEmpty())
+                notes << tr("Not JSON (or too large to indent): shown as received.");
+        }
+        if (hadEscapes)
+            notes << tr("Bytes that are not UTF-8 text are shown as \\xNN.");
+        if (!m_frameNote.isEmpty())
+            notes << m_frameNote;
+    }
+    QString shown = m_rawText;
+    if (shown.size() > kMaxShownRawChars) {
+        shown.truncate(kMaxShownRawChars);
+        notes << tr("Showing the first %1 of %2 characters; \"Copy raw\" copies all of them.")
+                     .arg(kMaxShownRawChars)
+                     .arg(m_rawText.size());
+    }
+    m_rawNote->setText(notes.join(QLatin1Char(' ')));
+    m_rawNote->setVisible(!notes.isEmpty());
+    if (shown != m_rawShown) {
+        const int scroll = m_raw->verticalScrollBar()->value();
+        m_raw->setPlainText(shown);
+        m_raw->verticalScrollBar()->setValue(scroll);
+        m_rawShown = shown;
+    }
+}
+
+QString InspectorPanel::jsonText() const
+{
+    return QString::fromStdString(m_model->json().dump(2, ' ', false, OrderedJson::error_handler_t::replace));
+}
+
+bool InspectorPanel::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_tree && event->type() == QEvent::KeyPress
+        && static_cast<QKeyEvent *>(event)->matches(QKeySequence::Copy)) {
+        copySelectedValue();
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void InspectorPanel::copySelectedValue()
+{
+    const QModelIndex current = m_tree->currentIndex();
+    if (current.isValid())
+        QGuiApplication::clipboard()->setText(current.data(JsonTreeModel::CopyTextRole).toString());
+}
+
+void InspectorPanel::copySelectedPath()
+{
+    const QModelIndex current = m_tree->currentIndex();
+    if (current.isValid())
+        QGuiApplication::clipboard()->setText(current.data(JsonTreeModel::PathRole).toString());
+}
+
+void InspectorPanel::showTreeMenu(const QPoint &pos)
+{
+    const QModelIndex index = m_tree->indexAt(pos);
+    if (!index.isValid())
+        return;
+    m_tree->setCurrentIndex(index);
+    QMenu menu(this);
+    QAction *copyValue = menu.addAction(tr("Copy value"), this, &InspectorPanel::copySelectedValue);
+    copyValue->setShortcut(QKeySequence::Copy);
+    menu.addAction(tr("Copy path"), this, &InspectorPanel::copySelectedPath);
+    menu.addSeparator();
+    menu.addAction(tr("Expand all below"), this, [this, index] { m_tree->expandRecursively(index.siblingAtColumn(0)); });
+    menu.addAction(tr("Collapse all"), m_tree, &QTreeView::collapseAll);
+    menu.exec(m_tree->viewport()->mapToGlobal(pos));
 }
 
 } // namespace mapi::ui

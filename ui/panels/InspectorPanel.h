@@ -1,12 +1,38 @@
-// Inspector panel.
+// Inspector panel: the item focused in SelectionHub (agent, scope, task, action, message, event or
+// protocol problem) as a JSON tree and as raw text, under a one-line header saying what it is.
+//
+// Agents, scopes, tasks and actions are built from the store's records; messages and events show
+// the exact frame text that carried them (EventEntry::rawFrame), problems the offending frame
+// (bytes that are not UTF-8 escaped as \xNN). Everything shown or copied has passed through
+// redactSecrets().
+//
+// Thread: GUI thread. Follows SystemStore::changed(): the item is rebuilt only when its own row
+// changed (agents, scopes, tasks, actions), when a new event concerns the shown message, or when
+// a missing item appears; while the panel is hidden that refresh waits until it is shown. The tree
+// model merges each rebuild, so expansion, selection and scroll position survive it.
 #pragma once
 
+#include "models/JsonTreeModel.h"
+#include "session/SelectionHub.h"
+
 #include <QWidget>
+
+class QCheckBox;
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+class QStackedWidget;
+class QTabWidget;
+class QTreeView;
+
+namespace mapi {
+struct ChangeSet;
+class SystemStore;
+}
 
 namespace mapi::ui {
 
 class LiveSession;
-class SelectionHub;
 
 class InspectorPanel : public QWidget
 {
@@ -14,9 +40,55 @@ class InspectorPanel : public QWidget
 public:
     InspectorPanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
 
+    // The raw tab shows at most this many characters: a compact frame is one line, and laying out
+    // (wrapping) a line costs ≈40 ms per 64 Ki characters here, so more would stall the GUI thread.
+    // "Copy raw" still copies all of it. 64 Ki also shows every kept problem frame whole.
+    static constexpr int kMaxShownRawChars = 64 * 1024;
+
+protected:
+    void showEvent(QShowEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
-    LiveSession *m_session;
+    void showItem(SelectionHub::Kind kind, const QString &key);
+    void onStoreChanged(const ChangeSet &changes);
+    bool concernsShownItem(const ChangeSet &changes) const;
+    void refresh();
+    void showRawText();
+    QString jsonText() const; // the tree's (redacted) JSON, pretty-printed: "Copy JSON"
+    void expandSmallTopLevelNodes();
+    void copySelectedValue();
+    void copySelectedPath();
+    void showTreeMenu(const QPoint &pos);
+
     SelectionHub *m_selection;
+    const SystemStore *m_store;
+
+    QStackedWidget *m_pages;
+    QLabel *m_hint;
+    QWidget *m_content;
+    QLabel *m_header;
+    QPushButton *m_copyJson;
+    QPushButton *m_copyRaw;
+    QTabWidget *m_tabs;
+    QTreeView *m_tree;
+    JsonTreeModel *m_model;
+    QCheckBox *m_pretty;
+    QLabel *m_rawNote;
+    QPlainTextEdit *m_raw;
+
+    SelectionHub::Kind m_kind = SelectionHub::Kind::None; // what the hub focuses
+    QString m_key;
+    SelectionHub::Kind m_shownKind = SelectionHub::Kind::None; // what the tree holds
+    QString m_shownKey;
+    bool m_found = false;
+    bool m_stale = false;       // a store change concerned the item while the panel was hidden
+
+    bool m_hasFrame = false;
+    QByteArray m_frame;         // the exact frame (redacted)
+    QString m_frameNote;
+    QString m_rawText;          // the raw tab's whole text: "Copy raw"
+    QString m_rawShown;         // what the raw view holds (m_rawText, capped)
 };
 
 } // namespace mapi::ui

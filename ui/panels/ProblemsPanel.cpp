@@ -1,20 +1,137 @@
 #include "panels/ProblemsPanel.h"
 
+#include "models/ProblemModel.h"
 #include "session/LiveSession.h"
-#include "session/SelectionHub.h"
 
+#include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QTableView>
 #include <QVBoxLayout>
+
+#include <memory>
 
 namespace mapi::ui {
 
 ProblemsPanel::ProblemsPanel(LiveSession *session, SelectionHub *selection, QWidget *parent)
     : QWidget(parent)
-    , m_session(session)
     , m_selection(selection)
+    , m_store(session->store())
+    , m_problems(new ProblemModel(session->store(), this))
+    , m_gaps(new GapModel(session->store(), this))
 {
+    m_problemsTitle = new QLabel(this);
+    m_problemsTitle->setObjectName(QStringLiteral("problemsTitle"));
+    m_problemsTitle->setWordWrap(true);
+    m_problemsTitle->setToolTip(tr("Frames the inspector received but could not use. Each is kept (its first 64 KiB) and "
+                                   "nothing else was dropped because of it. Select one to see the frame."));
+    m_gapsTitle = new QLabel(this);
+    m_gapsTitle->setObjectName(QStringLiteral("gapsTitle"));
+    m_gapsTitle->setWordWrap(true);
+    m_gapsTitle->setToolTip(tr("Events the server sent that never arrived: missing sequence numbers, or time spent "
+                               "disconnected. A gap is recovered when the server could replay it."));
+    m_problemsTable = makeTable(QStringLiteral("problemsTable"), m_problems, ProblemModel::DetailColumn);
+    m_gapsTable = makeTable(QStringLiteral("gapsTable"), m_gaps, GapModel::DetailColumn);
+    const int em = fontMetrics().horizontalAdvance(QLatin1Char('m'));
+    m_problemsTable->horizontalHeader()->resizeSection(ProblemModel::TimeColumn, 8 * em);
+    m_problemsTable->horizontalHeader()->resizeSection(ProblemModel::KindColumn, 11 * em);
+    m_problemsTable->horizontalHeader()->resizeSection(ProblemModel::SizeColumn, 7 * em);
+    m_gapsTable->horizontalHeader()->resizeSection(GapModel::TimeColumn, 8 * em);
+    m_gapsTable->horizontalHeader()->resizeSection(GapModel::KindColumn, 10 * em);
+    m_gapsTable->horizontalHeader()->resizeSection(GapModel::MissingColumn, 13 * em);
+    m_gapsTable->horizontalHeader()->resizeSection(GapModel::RecoveredColumn, 7 * em);
+
+    auto section = [this](QLabel *title, QTableView *table) {
+        auto *box = new QWidget(this);
+        auto *layout = new QVBoxLayout(box);
+        layout->setContentsMargins(0, 0, 0, 0);
+        layout->addWidget(title);
+        layout->addWidget(table, 1);
+        return box;
+    };
+    auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setChildrenCollapsible(false);
+    splitter->addWidget(section(m_problemsTitle, m_problemsTable));
+    splitter->addWidget(section(m_gapsTitle, m_gapsTable));
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 1);
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(new QLabel(tr("Problems"), this));
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(splitter);
+
+    // Selection, not the current index: keyboard focus entering the table sets a current index
+    // without selecting anything, and that must not steal the inspector's focus.
+    connect(m_problemsTable->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        const QModelIndexList rows = m_problemsTable->selectionModel()->selectedRows();
+        if (m_syncingSelection || rows.isEmpty())
+            return;
+        m_selection->focus(SelectionHub::Kind::Problem, QString::number(rows.first().row()), this);
+    });
+    connect(m_selection, &SelectionHub::focusChanged, this, &ProblemsPanel::followFocus);
+    connect(m_store, &SystemStore::changed, this, [this](const ChangeSet &changes) {
+        if (changes.countersChanged)
+            updateTitles();
+    });
+    connect(m_store, &SystemStore::wasReset, this, &ProblemsPanel::updateTitles);
+    updateTitles();
+}
+
+QTableView *ProblemsPanel::makeTable(const QString &objectName, QAbstractItemModel *model, int stretchColumn)
+{
+    auto *table = new QTableView(this);
+    table->setObjectName(objectName);
+    table->setModel(model);
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setSelectionMode(QAbstractItemView::SingleSelection);
+    table->setAlternatingRowColors(true);
+    table->setWordWrap(false);
+    table->setShowGrid(false);
+    table->verticalHeader()->hide();
+    table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    table->horizontalHeader()->setHighlightSections(false);
+    table->horizontalHeader()->setStretchLastSection(false);
+    table->horizontalHeader()->setSectionResizeMode(stretchColumn, QHeaderView::Stretch);
+    // Follow new rows while the view is at the bottom; stay put while the operator reads older ones.
+    auto followTail = std::make_shared<bool>(true);
+    connect(model, &QAbstractItemModel::rowsAboutToBeInserted, table, [table, followTail] {
+        *followTail = table->verticalScrollBar()->value() == table->verticalScrollBar()->maximum();
+    });
+    connect(model, &QAbstractItemModel::rowsInserted, table, [table, followTail] {
+        if (*followTail)
+            table->scrollToBottom();
+    });
+    return table;
+}
+
+void ProblemsPanel::updateTitles()
+{
+    const int problems = int(m_store->problems().size());
+    const int gaps = int(m_store->gaps().size());
+    m_problemsTitle->setText(problems == 0 ? tr("<b>Protocol problems</b> · none: every frame received was usable")
+                                           : tr("<b>Protocol problems</b> · %1 · select one to see its frame in the Inspector").arg(problems));
+    int lost = 0;
+    for (const Gap &g : m_store->gaps())
+        lost += g.recovered ? 0 : 1;
+    m_gapsTitle->setText(gaps == 0 ? tr("<b>Gaps</b> · none: no events were missed")
+                                   : tr("<b>Gaps</b> · %1 · %2 not recovered").arg(gaps).arg(lost));
+}
+
+void ProblemsPanel::followFocus(SelectionHub::Kind kind, const QString &key, QObject *origin)
+{
+    if (origin == this)
+        return;
+    m_syncingSelection = true;
+    bool ok = false;
+    const int row = kind == SelectionHub::Kind::Problem ? key.toInt(&ok) : -1;
+    if (ok && row >= 0 && row < m_problems->rowCount()) {
+        m_problemsTable->selectRow(row);
+        m_problemsTable->scrollTo(m_problems->index(row, 0));
+    } else {
+        m_problemsTable->selectionModel()->clear(); // the focus is elsewhere
+    }
+    m_syncingSelection = false;
 }
 
 } // namespace mapi::ui

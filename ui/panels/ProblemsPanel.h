@@ -1,12 +1,31 @@
-// Problems panel.
+// Problems panel: what the client could not use and what it missed, in two sections.
+//   - Protocol problems (SystemStore::problems()): invalid JSON or UTF-8, oversized or too deep
+//     frames, non-JSON-RPC frames, wrong types, unmatched responses, binary frames. Selecting one
+//     focuses it, so the inspector shows the offending frame.
+//   - Gaps (SystemStore::gaps()): events that never arrived (sequence gaps, reconnects), and
+//     whether a replay recovered them.
+// Both oldest first, following new rows while scrolled to the bottom. The status bar's
+// "N problems" / "N gaps" buttons raise this panel.
+// Thread: GUI thread.
 #pragma once
+
+#include "session/SelectionHub.h"
 
 #include <QWidget>
 
+class QAbstractItemModel;
+class QLabel;
+class QTableView;
+
+namespace mapi {
+class SystemStore;
+}
+
 namespace mapi::ui {
 
+class GapModel;
 class LiveSession;
-class SelectionHub;
+class ProblemModel;
 
 class ProblemsPanel : public QWidget
 {
@@ -15,8 +34,19 @@ public:
     ProblemsPanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
 
 private:
-    LiveSession *m_session;
+    QTableView *makeTable(const QString &objectName, QAbstractItemModel *model, int stretchColumn);
+    void updateTitles();
+    void followFocus(SelectionHub::Kind kind, const QString &key, QObject *origin);
+
     SelectionHub *m_selection;
+    const SystemStore *m_store;
+    ProblemModel *m_problems;
+    GapModel *m_gaps;
+    QLabel *m_problemsTitle;
+    QLabel *m_gapsTitle;
+    QTableView *m_problemsTable;
+    QTableView *m_gapsTable;
+    bool m_syncingSelection = false; // selecting a row for a focus set elsewhere: do not echo it
 };
 
 } // namespace mapi::ui

@@ -1,20 +1,80 @@
 #include "panels/ScopesPanel.h"
 
+#include "models/ScopeTreeModel.h"
 #include "session/LiveSession.h"
 #include "session/SelectionHub.h"
 
-#include <QLabel>
+#include <QHeaderView>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 namespace mapi::ui {
 
 ScopesPanel::ScopesPanel(LiveSession *session, SelectionHub *selection, QWidget *parent)
     : QWidget(parent)
-    , m_session(session)
     , m_selection(selection)
+    , m_model(new ScopeTreeModel(session->store(), this))
+    , m_view(new QTreeView(this))
 {
+    m_view->setObjectName(QStringLiteral("scopesTree"));
+    m_view->setModel(m_model);
+    m_view->setUniformRowHeights(true); // lets the view skip measuring every row
+    m_view->setAlternatingRowColors(true);
+    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setIconSize(QSize(12, 12));
+    m_view->setToolTip(tr("Click a scope to inspect it, a member to select that agent (Enter does the same)"));
+    QHeaderView *header = m_view->header();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(ScopeTreeModel::NameColumn, QHeaderView::Stretch);
+    header->setSectionResizeMode(ScopeTreeModel::MembersColumn, QHeaderView::ResizeToContents);
+
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(new QLabel(tr("Scopes"), this));
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_view);
+
+    // Top-level scopes open when they appear, so nested scopes are visible at once; deeper
+    // ones stay closed (a big scope's member list is one click away, not in the way).
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &parent, int first, int last) {
+        if (!parent.isValid())
+            expandTopLevel(first, last);
+    });
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] { expandTopLevel(0, m_model->rowCount() - 1); });
+    expandTopLevel(0, m_model->rowCount() - 1);
+
+    // Only operator gestures act (click, Enter): a current row that moves because the tree
+    // changed under it must not change the selection on its own.
+    connect(m_view, &QTreeView::clicked, this, &ScopesPanel::activate);
+    connect(m_view, &QTreeView::activated, this, &ScopesPanel::activate);
+    connect(m_selection, &SelectionHub::focusChanged, this,
+            [this](SelectionHub::Kind kind, const QString &key, QObject *origin) {
+                if (origin == this || kind != SelectionHub::Kind::Scope)
+                    return;
+                const QModelIndex index = m_model->indexOfScope(key);
+                if (!index.isValid())
+                    return;
+                m_view->setCurrentIndex(index);
+                m_view->scrollTo(index);
+            });
+}
+
+void ScopesPanel::expandTopLevel(int first, int last)
+{
+    for (int row = first; row <= last; ++row)
+        m_view->expand(m_model->index(row, 0));
+}
+
+void ScopesPanel::activate(const QModelIndex &index)
+{
+    if (!index.isValid())
+        return;
+    const QString id = index.siblingAtColumn(0).data(ScopeTreeModel::IdRole).toString();
+    if (ScopeTreeModel::NodeKind(index.data(ScopeTreeModel::NodeKindRole).toInt()) == ScopeTreeModel::NodeKind::Member) {
+        m_selection->selectAgents({id}, this);
+        m_selection->focus(SelectionHub::Kind::Agent, id, this); // also when already the selection
+    } else {
+        m_selection->focus(SelectionHub::Kind::Scope, id, this);
+    }
 }
 
 } // namespace mapi::ui

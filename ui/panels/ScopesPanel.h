@@ -1,11 +1,17 @@
-// Scopes panel.
+// Scopes panel: the scope tree with member counts, each scope expandable to its members
+// (health-coloured). Clicking a member selects that agent; clicking a scope shows it in the
+// inspector. Expansion and selection survive live updates (the model updates incrementally).
 #pragma once
 
 #include <QWidget>
 
+class QModelIndex;
+class QTreeView;
+
 namespace mapi::ui {
 
 class LiveSession;
+class ScopeTreeModel;
 class SelectionHub;
 
 class ScopesPanel : public QWidget
@@ -15,8 +21,12 @@ public:
     ScopesPanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
 
 private:
-    LiveSession *m_session;
+    void activate(const QModelIndex &index);
+    void expandTopLevel(int first, int last);
+
     SelectionHub *m_selection;
+    ScopeTreeModel *m_model;
+    QTreeView *m_view;
 };
 
 } // namespace mapi::ui

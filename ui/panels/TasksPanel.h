@@ -1,12 +1,26 @@
-// Tasks panel.
+// Tasks panel: every task in a sortable, filterable table, and below it the lifecycle of the
+// selected task (requested, accepted/rejected, handed off, completed/failed), colour-coded.
+//
+// Selecting a task focuses it for the inspector (SelectionHub::focus(Kind::Task)); a task
+// focused elsewhere is selected here. Thread: GUI thread.
 #pragma once
 
+#include "session/SelectionHub.h"
+
+#include <QTimer>
 #include <QWidget>
+
+class QLabel;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTableView;
+class QTreeView;
 
 namespace mapi::ui {
 
 class LiveSession;
-class SelectionHub;
+class TaskHistoryModel;
+class TaskTableModel;
 
 class TasksPanel : public QWidget
 {
@@ -14,9 +28,27 @@ class TasksPanel : public QWidget
 public:
     TasksPanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    void showTask(const QString &taskId);
+    void updateCounts();
+    void updateHistoryTitle();
+    void followFocus(SelectionHub::Kind kind, const QString &key, QObject *origin);
+
     LiveSession *m_session;
     SelectionHub *m_selection;
+    TaskTableModel *m_model;
+    QSortFilterProxyModel *m_proxy;
+    TaskHistoryModel *m_history;
+    QLineEdit *m_filter;
+    QLabel *m_counts;
+    QTableView *m_table;
+    QLabel *m_historyTitle;
+    QTreeView *m_historyView;
+    QTimer m_filterDelay;      // typing settles for 150 ms before the proxy refilters
+    bool m_following = false;  // true while mirroring a focus made elsewhere: no echo
 };
 
 } // namespace mapi::ui

@@ -1,12 +1,19 @@
-// Timeline panel.
+// Timeline panel: the sequence diagram of the system over time (ui/timeline/TimelineView)
+// under a tool bar: grouping (scope / subtree), collapse and expand all, zoom, follow live,
+// and a one-line summary of what is indexed.
 #pragma once
 
 #include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QToolButton;
 
 namespace mapi::ui {
 
 class LiveSession;
 class SelectionHub;
+class TimelineView;
 
 class TimelinePanel : public QWidget
 {
@@ -14,9 +21,15 @@ class TimelinePanel : public QWidget
 public:
     TimelinePanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
 
+    TimelineView *view() const { return m_view; }
+
 private:
-    LiveSession *m_session;
-    SelectionHub *m_selection;
+    void updateSummary();
+
+    TimelineView *m_view;
+    QComboBox *m_grouping;
+    QToolButton *m_follow;
+    QLabel *m_summary;
 };
 
 } // namespace mapi::ui

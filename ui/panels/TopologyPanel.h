@@ -1,12 +1,20 @@
-// Topology panel.
+// Topology panel, the window's central view: the agent hierarchy as a tidy tree, scopes as
+// groups, message traffic as curves (TopologyView), with a search box, an N-hop neighbourhood
+// filter and layout controls above it.
 #pragma once
 
 #include <QWidget>
+
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+class QStringListModel;
 
 namespace mapi::ui {
 
 class LiveSession;
 class SelectionHub;
+class TopologyView;
 
 class TopologyPanel : public QWidget
 {
@@ -14,9 +22,19 @@ class TopologyPanel : public QWidget
 public:
     TopologyPanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
 
+    void focusSearch();             // puts the cursor in the search box
+    TopologyView *view() const { return m_view; }
+
 private:
+    void runSearch();
+
     LiveSession *m_session;
     SelectionHub *m_selection;
+    TopologyView *m_view;
+    QLineEdit *m_search;
+    QLabel *m_searchStatus;
+    QSpinBox *m_hops;
+    QStringListModel *m_completions;
 };
 
 } // namespace mapi::ui

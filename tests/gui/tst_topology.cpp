@@ -1,0 +1,551 @@
+// The topology panel on a real capture (20 agents, 3 scopes, messages): nodes, the tidy tree,
+// collapse, the stable layout when agents arrive, search, the N-hop neighbourhood, selection
+// by mouse and from other panels, store reset, and what the picture looks like in both themes.
+// Set MAPI_TOPOLOGY_PNG_DIR to keep the rendered pictures.
+#include "GuiTestSupport.h"
+
+#include "panels/TopologyPanel.h"
+#include "session/LiveSession.h"
+#include "session/SelectionHub.h"
+#include "style/Colors.h"
+#include "style/Theme.h"
+#include "topology/TopologyLayout.h"
+#include "topology/TopologyView.h"
+
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+
+#include <cmath>
+#include <memory>
+
+using namespace mapi;
+using namespace mapi::ui;
+
+namespace {
+
+const QString kCoordinator = QStringLiteral("01M7YNTXTCR87GCYP22D2WXKWD");
+const QString kWorker2 = QStringLiteral("01M7YNTXW4C4PZ4HWW1FC4QC1G");
+const QString kWorker3Sub1 = QStringLiteral("01M7YNTY1C23FTTF8NPNWQFD9J"); // custom:failed
+
+double distance(QPointF a, QPointF b)
+{
+    return std::hypot(a.x() - b.x(), a.y() - b.y());
+}
+
+// A panel on a session replaying the capture, shown and laid out.
+struct Fixture
+{
+    LiveSession session;
+    SelectionHub hub;
+    std::unique_ptr<TopologyPanel> panel;
+    TopologyView *view = nullptr;
+
+    bool open()
+    {
+        QString error;
+        if (!session.openTrace(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error))
+            return false;
+        panel = std::make_unique<TopologyPanel>(&session, &hub);
+        panel->resize(1200, 800);
+        panel->show();
+        view = panel->view();
+        return QTest::qWaitForWindowExposed(panel.get());
+    }
+    const SystemStore &store() const { return *session.store(); }
+    QPointF position(const QString &id) const { return view->nodePosition(id).value(); }
+    QPoint screenPoint(const QString &id) const { return view->mapToView(position(id)).toPoint(); }
+};
+
+bool colorsClose(const QColor &a, const QColor &b, int tolerance = 12)
+{
+    return std::abs(a.red() - b.red()) <= tolerance && std::abs(a.green() - b.green()) <= tolerance
+           && std::abs(a.blue() - b.blue()) <= tolerance;
+}
+
+} // namespace
+
+class TopologyTest : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        test::failOnQtWarnings();
+        applyTheme(Theme::Light);
+    }
+
+    void everyAgentHasANode()
+    {
+        Fixture f;
+        QVERIFY(f.open());
+        QTRY_VERIFY(f.view->isSettled());
+        QCOMPARE(int(f.store().agents().size()), 20);
+        QCOMPARE(f.view->visibleNodeCount(), 20);
+        for (const Agent &a : f.store().agents())
+            QVERIFY2(f.view->nodePosition(a.id).has_value(), qPrintable(a.id));
+        // The first layout fits the whole system into the view.
+        for (const Agent &a : f.store().agents())
+            QVERIFY(f.view->rect().contains(f.screenPoint(a.id)));
+    }
+
+    void tidyTree()
+    {
+        Fixture f;
+        QVERIFY(f.open());
+        QTRY_VERIFY(f.view->isSettled());
+        QHash<QString, QList<QPointF>> children;
+        for (const Agent &a : f.store().agents()) {
+            if (a.parentId.isEmpty())
+                continue;
+            const QPointF child = f.position(a.id), parent = f.position(a.parentId);
+            QVERIFY2(child.y() > parent.y(), qPrintable(a.name));
+            children[a.parentId] << child;
+        }
+        QVERIFY(children.size() >= 6);
+        for (auto it = children.cbegin(); it != children.cend(); ++it) {
+            double left = 1e9, right = -1e9;
+            for (const QPointF &c : it.value()) {
+                left = std::min(left, c.x());
+                right = std::max(right, c.x());
+            }
+            QVERIFY2(std::abs(f.position(it.key()).x() - (left + right) / 2) < 0.01, "parent not centred over its children");
+        }
+        // No two nodes on one level closer than a node's width.
+        const auto &agents = f.store().agents();
+        for (size_t i = 0; i < agents.size(); ++i)
+            for (size_t j = i + 1; j < agents.size(); ++j) {
+                const QPointF a = f.position(agents[i].id), b = f.position(agents[j].id);
+                if (std::abs(a.y() - b.y()) < 1)
+                    QVERIFY2(std::abs(a.x() - b.x()) >= 30, "overlapping nodes");
+            }
+    }
+
+    void layoutGridForestAndIncrementalPins()
+    {
+        // Two trees: a root with 20 leaves (stacked in rows), and a root with two subtrees.
+        LayoutInput input;
+        auto add = [&](int parent, double width) {
+            LayoutNode n;
+            n.parent = parent;
+            n.width = width;
+            n.sortKey = QString::number(input.nodes.size()).rightJustified(4, QLatin1Char('0'));
+            input.nodes.push_back(n);
+            return int(input.nodes.size()) - 1;
+        };
+        const int a = add(-1, 40);
+        for (int i = 0; i < 20; ++i)
+            add(a, 30 + (i % 3) * 20);
+        const int b = add(-1, 40);
+        const int b1 = add(b, 60), b2 = add(b, 30);
+        for (int i = 0; i < 3; ++i) {
+            add(b1, 50);
+            add(b2, 50);
+        }
+        const LayoutResult full = computeLayout(input);
+        const double level = input.metrics.levelHeight;
+        QCOMPARE(full.positions.size(), input.nodes.size());
+        auto assertNoOverlap = [](const std::vector<LayoutNode> &nodes, const LayoutResult &r) {
+            for (size_t i = 0; i < nodes.size(); ++i)
+                for (size_t j = i + 1; j < nodes.size(); ++j) {
+                    if (!r.placed[i] || !r.placed[j] || std::abs(r.positions[i].y() - r.positions[j].y()) > 1)
+                        continue;
+                    const double room = (nodes[i].width + nodes[j].width) / 2;
+                    QVERIFY2(std::abs(r.positions[i].x() - r.positions[j].x()) >= room, "overlap");
+                }
+        };
+        assertNoOverlap(input.nodes, full);
+        // 20 leaves in rows of 6 (the threshold, above ceil(sqrt(20)) = 5): 4 rows below the root.
+        double deepest = 0;
+        for (size_t i = 1; i <= 20; ++i)
+            deepest = std::max(deepest, full.positions[i].y());
+        QCOMPARE(deepest, 4 * level);
+        // Trees side by side, the second right of the first; a parent centred over its children.
+        double rightOfFirst = -1e9;
+        for (size_t i = 0; i <= 20; ++i)
+            rightOfFirst = std::max(rightOfFirst, full.positions[i].x() + input.nodes[i].width / 2);
+        for (size_t i = size_t(b); i < input.nodes.size(); ++i)
+            QVERIFY(full.positions[i].x() - input.nodes[i].width / 2 > rightOfFirst);
+        QCOMPARE(full.positions[size_t(b)].x(), (full.positions[size_t(b1)].x() + full.positions[size_t(b2)].x()) / 2);
+
+        // Incremental: pin everything, add a leaf under b1 and a new two-node tree; pins stay exactly.
+        LayoutInput more = input;
+        more.incremental = true;
+        for (size_t i = 0; i < more.nodes.size(); ++i) {
+            more.nodes[i].pinned = true;
+            more.nodes[i].position = full.positions[i];
+        }
+        const int leaf = int(more.nodes.size());
+        more.nodes.push_back(LayoutNode{b1, 50, true, false, {}, QStringLiteral("z")});
+        const int newRoot = int(more.nodes.size());
+        more.nodes.push_back(LayoutNode{-1, 40, true, false, {}, QStringLiteral("z")});
+        more.nodes.push_back(LayoutNode{newRoot, 40, true, false, {}, QStringLiteral("z")});
+        const LayoutResult incremental = computeLayout(more);
+        for (size_t i = 0; i < full.positions.size(); ++i)
+            QCOMPARE(incremental.positions[i], full.positions[i]);
+        QCOMPARE(incremental.positions[size_t(leaf)].y(), full.positions[size_t(b1)].y() + level);
+        QVERIFY(incremental.positions[size_t(newRoot)].x() > full.positions[size_t(b)].x());
+        QCOMPARE(incremental.positions[size_t(newRoot) + 1].y(), level);
+        assertNoOverlap(more.nodes, incremental);
+    }
+
+    void layoutWrapsWideFamiliesAndForests()
+    {
+        auto bounds = [](const std::vector<LayoutNode> &nodes, const LayoutResult &r) {
+            QRectF box;
+            for (size_t i = 0; i < nodes.size(); ++i)
+                box |= QRectF(r.positions[i].x() - nodes[i].width / 2, r.positions[i].y(), nodes[i].width, 1);
+            return box;
+        };
+        auto assertNoOverlap = [](const std::vector<LayoutNode> &nodes, const LayoutResult &r) {
+            for (size_t i = 0; i < nodes.size(); ++i)
+                for (size_t j = i + 1; j < nodes.size(); ++j)
+                    if (std::abs(r.positions[i].y() - r.positions[j].y()) < 1)
+                        QVERIFY2(std::abs(r.positions[i].x() - r.positions[j].x()) >= (nodes[i].width + nodes[j].width) / 2, "overlap");
+        };
+        // A coordinator with 30 workers of 30 sub-agents: the workers wrap into several rows,
+        // the coordinator stays centred over them, and the picture is not a thin strip.
+        LayoutInput family;
+        family.nodes.push_back(LayoutNode{-1, 40, true, false, {}, QStringLiteral("c")});
+        for (int w = 0; w < 30; ++w) {
+            const int worker = int(family.nodes.size());
+            family.nodes.push_back(LayoutNode{0, 34, true, false, {}, QStringLiteral("w%1").arg(w, 2, 10, QLatin1Char('0'))});
+            for (int s = 0; s < 30; ++s)
+                family.nodes.push_back(LayoutNode{worker, 90, true, false, {}, QStringLiteral("s%1").arg(s, 2, 10, QLatin1Char('0'))});
+        }
+        const LayoutResult wrapped = computeLayout(family);
+        assertNoOverlap(family.nodes, wrapped);
+        QSet<double> workerRows;
+        double left = 1e9, right = -1e9;
+        for (size_t i = 0; i < family.nodes.size(); ++i) {
+            if (family.nodes[i].parent != 0)
+                continue;
+            workerRows << wrapped.positions[i].y();
+            left = std::min(left, wrapped.positions[i].x());
+            right = std::max(right, wrapped.positions[i].x());
+        }
+        QVERIFY(workerRows.size() >= 3);
+        QVERIFY(std::abs(wrapped.positions[0].x() - (left + right) / 2) < 0.01);
+        const QRectF familyBox = bounds(family.nodes, wrapped);
+        QVERIFY2(familyBox.width() / familyBox.height() < 4, "still a strip");
+
+        // 300 agents without parents: rows of trees, not one row 300 wide.
+        LayoutInput forest;
+        for (int i = 0; i < 300; ++i)
+            forest.nodes.push_back(LayoutNode{-1, 60, true, false, {}, QStringLiteral("a%1").arg(i, 3, 10, QLatin1Char('0'))});
+        const LayoutResult rows = computeLayout(forest);
+        assertNoOverlap(forest.nodes, rows);
+        const QRectF forestBox = bounds(forest.nodes, rows);
+        QVERIFY(forestBox.width() / forestBox.height() < 6);
+
+        // The same forest arriving one agent at a time keeps wrapping, and never moves a placed one.
+        LayoutInput growing;
+        growing.incremental = true;
+        for (int i = 0; i < 300; ++i) {
+            growing.nodes.push_back(forest.nodes[size_t(i)]);
+            const LayoutResult step = computeLayout(growing);
+            growing.nodes.back().pinned = true;
+            growing.nodes.back().position = step.positions.back();
+            for (int j = 0; j < i; ++j)
+                QCOMPARE(step.positions[size_t(j)], growing.nodes[size_t(j)].position);
+        }
+        LayoutResult grown;
+        for (const LayoutNode &n : growing.nodes)
+            grown.positions.push_back(n.position);
+        assertNoOverlap(growing.nodes, grown);
+        const QRectF grownBox = bounds(growing.nodes, grown);
+        QVERIFY(grownBox.width() / grownBox.height() < 6);
+    }
+
+    void collapseHidesDescendants()
+    {
+        Fixture f;
+        QVERIFY(f.open());
+        QTRY_VERIFY(f.view->isSettled());
+        QCOMPARE(f.store().subtree(kWorker2).size(), 3); // worker-2 and its two sub-agents
+        f.view->setCollapsed(kWorker2, true);
+        QVERIFY(f.view->isCollapsed(kWorker2));
+        QCOMPARE(f.view->hiddenDescendantCount(kWorker2), 2);
+        QTRY_VERIFY(f.view->isSettled());
+        QCOMPARE(f.view->visibleNodeCount(), 18);
+        for (const QString &id : f.store().subtree(kWorker2).mid(1))
+            QVERIFY(!f.view->nodePosition(id));
+
+        f.view->setCollapsed(kCoordinator, true);
+        QTRY_VERIFY(f.view->isSettled());
+        QCOMPARE(f.view->visibleNodeCount(), 1);
+        QCOMPARE(f.view->hiddenDescendantCount(kCoordinator), 19);
+
+        // A double-click on the node expands it again; worker-2 stays collapsed inside.
+        QTest::mouseDClick(f.view, Qt::LeftButton, Qt::NoModifier, f.screenPoint(kCoordinator));
+        QVERIFY(!f.view->isCollapsed(kCoordinator));
+        QTRY_VERIFY(f.view->isSettled());
+        QCOMPARE(f.view->visibleNodeCount(), 18);
+        QTest::mouseDClick(f.view, Qt::LeftButton, Qt::NoModifier, f.screenPoint(kWorker2));
+        QTRY_VERIFY(f.view->isSettled());
+        QCOMPARE(f.view->visibleNodeCount(), 20);
+        QCOMPARE(f.view->hiddenDescendantCount(kWorker2), 0);
+    }
+
+    void newAgentKeepsExistingPositions()
+    {
+        Fixture f;
+        QVERIFY(f.open());
+        QTRY_VERIFY(f.view->isSettled());
+        QHash<QString, QPointF> before;
+        for (const Agent &a : f.store().agents())
+            before.insert(a.id, f.position(a.id));
+
+        auto registered = [&](const QString &id, const QString &name, const QString &role, const QString &parent) {
+            EventInput input;
+            input.event.kind = EventKind::AgentRegistered;
+            input.event.type = QStringLiteral("agent.registered");
+            input.event.eventId = QStringLiteral("test-") + id;
+            input.event.agentId = id;
+            input.event.timestampMs = f.store().now() + 1;
+            AgentRecord record;
+            record.id = id;
+            record.name = name;
+            record.role = role;
+            record.state = QStringLiteral("idle");
+            if (!parent.isEmpty())
+                record.parentId = parent;
+            input.event.agent = record;
+            input.receivedMs = input.event.timestampMs;
+            return ModelInput(input);
+        };
+        f.session.store()->apply(ModelInputs{registered(QStringLiteral("NEW-SUB"), QStringLiteral("worker-2.sub-9"), QStringLiteral("subagent"), kWorker2),
+                                             registered(QStringLiteral("NEW-ROOT"), QStringLiteral("auditor"), QStringLiteral("monitor"), {}),
+                                             registered(QStringLiteral("NEW-LEAF"), QStringLiteral("auditor.helper"), QStringLiteral("subagent"),
+                                                        QStringLiteral("NEW-ROOT"))});
+        f.session.store()->flushChanges();
+        QTRY_VERIFY(f.view->isSettled());
+        QCOMPARE(f.view->visibleNodeCount(), 23);
+        for (auto it = before.cbegin(); it != before.cend(); ++it)
+            QCOMPARE(f.position(it.key()), it.value());
+        const QPointF sub = f.position(QStringLiteral("NEW-SUB"));
+        QVERIFY(sub.y() > f.position(kWorker2).y());
+        QVERIFY(f.position(QStringLiteral("NEW-LEAF")).y() > f.position(QStringLiteral("NEW-ROOT")).y());
+        for (const Agent &a : f.store().agents()) {
+            if (a.id == QLatin1String("NEW-SUB"))
+                continue;
+            const QPointF p = f.position(a.id);
+            if (std::abs(p.y() - sub.y()) < 1)
+                QVERIFY2(std::abs(p.x() - sub.x()) >= 30, "the new node overlaps another");
+        }
+    }
+
+    void searchFocusesAgent()
+    {
+        Fixture f;
+        QVERIFY(f.open());
+        QTRY_VERIFY(f.view->isSettled());
+        f.view->setCollapsed(kWorker2, true); // the agent searched for is hidden inside
+        QTRY_VERIFY(f.view->isSettled());
+        const QString target = f.store().subtree(kWorker2).value(1);
+        const QString name = f.store().agent(target)->name;
+
+        auto *search = f.panel->findChild<QLineEdit *>(QStringLiteral("topologySearch"));
+        QVERIFY(search);
+        f.panel->focusSearch();
+        QVERIFY(search->hasFocus());
+        QTest::keyClicks(search, name);
+        QTest::keyClick(search, Qt::Key_Return);
+        QCOMPARE(f.hub.selectedAgents(), QStringList{target});
+        QVERIFY(!f.view->isCollapsed(kWorker2));
+        QTRY_VERIFY(f.view->isSettled());
+        QVERIFY(f.view->zoom() >= 1.0);
+        QVERIFY(distance(f.view->mapToView(f.position(target)), QRectF(f.view->rect()).center()) < 1.5);
+
+        search->clear();
+        QTest::keyClicks(search, QStringLiteral("no-such-agent"));
+        QTest::keyClick(search, Qt::Key_Return);
+        QCOMPARE(f.hub.selectedAgents(), QStringList{target});
+        QVERIFY(!f.panel->findChild<QLabel *>(QStringLiteral("topologySearchStatus"))->text().isEmpty());
+    }
+
+    void neighbourhoodDimming()
+    {
+        Fixture f;
+        QVERIFY(f.open());
+        QTRY_VERIFY(f.view->isSettled());
+        // Expected from the store itself: parent, children and message partners of worker-2.
+        QSet<QString> near{kWorker2};
+        for (const Agent &a : f.store().agents()) {
+            if (a.id == kWorker2 && !a.parentId.isEmpty())
+                near << a.parentId;
+            if (a.parentId == kWorker2)
+                near << a.id;
+        }
+        for (const Message &m : f.store().messages()) {
+            if (m.fromAgentId == kWorker2)
+                for (const QString &to : m.toAgentIds)
+                    near << to;
+            if (m.toAgentIds.contains(kWorker2) && !m.fromAgentId.isEmpty())
+                near << m.fromAgentId;
+        }
+        QVERIFY(near.size() >= 4);
+        QVERIFY(near.size() < 20);
+
+        f.hub.selectAgents({kWorker2});
+        for (const Agent &a : f.store().agents())
+            QVERIFY(!f.view->isDimmed(a.id)); // off by default
+        auto *hops = f.panel->findChild<QSpinBox *>(QStringLiteral("topologyHops"));
+        QVERIFY(hops);
+        hops->setValue(1);
+        for (const Agent &a : f.store().agents())
+            QVERIFY2(f.view->isDimmed(a.id) == !near.contains(a.id), qPrintable(a.name));
+        hops->setValue(0);
+        for (const Agent &a : f.store().agents())
+            QVERIFY(!f.view->isDimmed(a.id));
+    }
+
+    void clickSelects()
+    {
+        Fixture f;
+        QVERIFY(f.open());
+        QTRY_VERIFY(f.view->isSettled());
+        QTest::mouseClick(f.view, Qt::LeftButton, Qt::NoModifier, f.screenPoint(kWorker2));
+        QCOMPARE(f.hub.selectedAgents(), QStringList{kWorker2});
+        QCOMPARE(f.hub.focusKind(), SelectionHub::Kind::Agent);
+        QTest::mouseClick(f.view, Qt::LeftButton, Qt::ControlModifier, f.screenPoint(kCoordinator));
+        QCOMPARE(f.hub.selectedAgents(), (QStringList{kWorker2, kCoordinator}));
+        QTest::mouseClick(f.view, Qt::LeftButton, Qt::ControlModifier, f.screenPoint(kWorker2));
+        QCOMPARE(f.hub.selectedAgents(), QStringList{kCoordinator});
+        // A drag pans and selects nothing.
+        const QPointF before = f.view->mapToView(f.position(kCoordinator));
+        QTest::mousePress(f.view, Qt::LeftButton, Qt::NoModifier, QPoint(20, 200));
+        QMouseEvent move(QEvent::MouseMove, QPointF(80, 230), f.view->mapToGlobal(QPointF(80, 230)), Qt::NoButton,
+                         Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(f.view, &move);
+        QTest::mouseRelease(f.view, Qt::LeftButton, Qt::NoModifier, QPoint(80, 230));
+        QCOMPARE(f.view->mapToView(f.position(kCoordinator)), before + QPointF(60, 30));
+        QCOMPARE(f.hub.selectedAgents(), QStringList{kCoordinator});
+    }
+
+    void edgeClickFocusesMessage()
+    {
+        Fixture f;
+        QVERIFY(f.open());
+        QTRY_VERIFY(f.view->isSettled());
+        f.view->setLegendVisible(false);
+        // The busiest directed pair by recent rate (messages decayed with τ = 10 s): the view
+        // draws edges busiest first, so this one is drawn whatever the budget.
+        QHash<QPair<QString, QString>, int> latest;
+        QHash<QPair<QString, QString>, double> recent;
+        const qint64 now = f.store().now();
+        for (size_t row = 0; row < f.store().messages().size(); ++row) {
+            const Message &m = f.store().messages()[row];
+            if (m.fromAgentId.isEmpty())
+                continue;
+            for (const QString &to : m.toAgentIds) {
+                if (to == m.fromAgentId)
+                    continue;
+                latest[{m.fromAgentId, to}] = int(row);
+                recent[{m.fromAgentId, to}] += std::exp(-double(now - m.timestampMs) / 10000.0);
+            }
+        }
+        QVERIFY(!recent.isEmpty());
+        QPair<QString, QString> busiest = recent.cbegin().key();
+        for (auto it = recent.cbegin(); it != recent.cend(); ++it)
+            if (it.value() > recent.value(busiest))
+                busiest = it.key();
+        f.view->grab(); // paints: edges are hit where they were drawn
+        // A point of the curve (a quadratic whose control point lies 18 % of its length, at
+        // most 90 px, right of its middle) at least 30 px from every node and label.
+        const QPointF a = f.view->mapToView(f.position(busiest.first));
+        const QPointF b = f.view->mapToView(f.position(busiest.second));
+        const QPointF d = b - a;
+        const double length = std::hypot(d.x(), d.y());
+        const QPointF control = (a + b) / 2 + QPointF(-d.y() / length, d.x() / length) * std::min(0.18 * length, 90.0);
+        QPointF clickAt;
+        for (double t = 0.5; t > 0.1 && clickAt.isNull(); t -= 0.05) {
+            for (double u : {t, 1 - t}) {
+                const QPointF p = a * ((1 - u) * (1 - u)) + control * (2 * u * (1 - u)) + b * (u * u);
+                bool clear = true;
+                for (const Agent &agent : f.store().agents())
+                    clear = clear && distance(p, f.view->mapToView(f.position(agent.id))) > 30;
+                if (clear) {
+                    clickAt = p;
+                    break;
+                }
+            }
+        }
+        QVERIFY(!clickAt.isNull());
+        QTest::mouseClick(f.view, Qt::LeftButton, Qt::NoModifier, clickAt.toPoint());
+        QCOMPARE(f.hub.focusKind(), SelectionHub::Kind::Message);
+        QCOMPARE(f.hub.focusKey(), QString::number(latest.value(busiest)));
+    }
+
+    void externalSelectionRevealsWithoutZooming()
+    {
+        Fixture f;
+        QVERIFY(f.open());
+        QTRY_VERIFY(f.view->isSettled());
+        f.view->setZoom(2.0);
+        f.view->panBy(QPointF(5000, 0));
+        QVERIFY(!f.view->rect().contains(f.screenPoint(kWorker3Sub1)));
+        f.hub.selectAgents({kWorker3Sub1}); // from another panel
+        QTRY_VERIFY(f.view->isSettled());
+        QVERIFY(f.view->rect().contains(f.screenPoint(kWorker3Sub1)));
+        QCOMPARE(f.view->zoom(), 2.0);
+
+        // The view's own selection does not move the camera.
+        const QPointF before = f.view->mapToView(f.position(kCoordinator));
+        f.hub.selectAgents({kCoordinator}, f.view);
+        QTRY_VERIFY(f.view->isSettled());
+        QCOMPARE(f.view->mapToView(f.position(kCoordinator)), before);
+    }
+
+    void storeResetRebuilds()
+    {
+        Fixture f;
+        QVERIFY(f.open());
+        QTRY_VERIFY(f.view->isSettled());
+        f.view->setCollapsed(kCoordinator, true);
+        f.session.store()->reset();
+        QCOMPARE(f.view->visibleNodeCount(), 0);
+        f.view->grab(); // an empty store paints a hint, not a crash
+        QString error;
+        QVERIFY(f.session.openTrace(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error));
+        QTRY_VERIFY(f.view->isSettled());
+        QCOMPARE(f.view->visibleNodeCount(), 20);
+        QVERIFY(!f.view->isCollapsed(kCoordinator));
+    }
+
+    void rendersInBothThemes_data()
+    {
+        QTest::addColumn<int>("theme");
+        QTest::newRow("light") << int(Theme::Light);
+        QTest::newRow("dark") << int(Theme::Dark);
+    }
+
+    void rendersInBothThemes()
+    {
+        QFETCH(int, theme);
+        applyTheme(Theme(theme));
+        Fixture f;
+        QVERIFY(f.open());
+        QTRY_VERIFY(f.view->isSettled());
+        const QString dir = qEnvironmentVariable("MAPI_TOPOLOGY_PNG_DIR");
+        const QString prefix = dir + QStringLiteral("/topo-capture-") + (theme == int(Theme::Dark) ? QStringLiteral("dark") : QStringLiteral("light"));
+        if (!dir.isEmpty())
+            f.panel->grab().save(prefix + QStringLiteral(".png"));
+        const QImage image = f.view->grab().toImage();
+        // Background from the palette, a failed agent in the failed colour, a departed one faded.
+        QVERIFY(colorsClose(image.pixelColor(f.view->width() - 3, 3), QApplication::palette().color(QPalette::Base)));
+        QVERIFY(colorsClose(image.pixelColor(f.screenPoint(kWorker3Sub1)), healthColor(Health::Failed)));
+        QVERIFY(!colorsClose(image.pixelColor(f.screenPoint(kCoordinator)), healthColor(Health::Stopped), 4));
+        if (!dir.isEmpty()) {
+            f.hub.selectAgents({kWorker2});
+            f.panel->findChild<QSpinBox *>(QStringLiteral("topologyHops"))->setValue(1);
+            f.view->setZoom(1.6);
+            QTRY_VERIFY(f.view->isSettled());
+            f.panel->grab().save(prefix + QStringLiteral("-zoomed.png"));
+        }
+        applyTheme(Theme::Light);
+    }
+};
+
+QTEST_MAIN(TopologyTest)
+#include "tst_topology.moc"

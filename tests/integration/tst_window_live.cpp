@@ -1,0 +1,182 @@
+// The real window against the official MAP server (demo system, extended mode), driven with
+// QTest mouse and keyboard events: connect, agents appear in the table and the graph, filter,
+// select, inject, stop, and the tracked outcome shows. Any Qt warning fails the test.
+#include "DemoSystem.h"
+
+#include "MainWindow.h"
+#include "session/LiveSession.h"
+#include "session/SelectionHub.h"
+#include "panels/TopologyPanel.h"
+#include "topology/TopologyView.h"
+
+#include <QAbstractItemView>
+#include <QAction>
+#include <QComboBox>
+#include <QListWidget>
+#include <QApplication>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDockWidget>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPointer>
+#include <QPushButton>
+#include <QTableView>
+#include <QTreeView>
+#include <QtTest>
+
+using namespace mapi;
+using namespace mapi::test;
+
+namespace {
+
+void failOnWarnings(QtMsgType type, const QMessageLogContext &, const QString &message)
+{
+    if (type == QtDebugMsg || type == QtInfoMsg)
+        return;
+    if (message.contains(QLatin1String("XDG_RUNTIME_DIR")) || message.contains(QLatin1String("This plugin does not support")))
+        return;
+    std::fprintf(stderr, "Qt warning turned into a failure: %s\n", qPrintable(message));
+    std::abort();
+}
+
+// Runs `fill` on the next modal dialog that opens, then presses its OK button.
+void answerNextDialog(std::function<void(QDialog *)> fill)
+{
+    QTimer::singleShot(200, [fill] {
+        auto *dialog = qobject_cast<QDialog *>(QApplication::activeModalWidget());
+        if (!dialog) {
+            answerNextDialog(fill);
+            return;
+        }
+        fill(dialog);
+        auto *buttons = dialog->findChild<QDialogButtonBox *>();
+        QTest::mouseClick(buttons->button(QDialogButtonBox::Ok), Qt::LeftButton);
+        // A dialog that refused OK (or a failed check in `fill`) must fail the test, not hang it.
+        QPointer<QDialog> guard(dialog);
+        QTimer::singleShot(2000, [guard] {
+            if (guard && guard->isVisible()) {
+                std::fprintf(stderr, "dialog %s still open after OK: rejected by the test\n", qPrintable(guard->windowTitle()));
+                guard->reject();
+            }
+        });
+    });
+}
+
+QAbstractItemView *agentsView(ui::MainWindow &window)
+{
+    return window.dock(QStringLiteral("agentsDock"))->findChild<QTableView *>();
+}
+
+} // namespace
+
+class WindowLiveTest : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QApplication::setOrganizationName(QStringLiteral("MAP Inspector tests"));
+        qInstallMessageHandler(failOnWarnings);
+    }
+
+    void connectFilterSelectInjectStop()
+    {
+        DemoProcess demo;
+        QVERIFY2(demo.start(QStringLiteral("extended"), 0, {QStringLiteral("--agents"), QStringLiteral("20")}), qPrintable(demo.error()));
+
+        ui::MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.activateWindow();
+
+        // Connect through the Connect… dialog, opened with its shortcut.
+        answerNextDialog([&](QDialog *dialog) {
+            auto *url = dialog->findChild<QComboBox *>(QStringLiteral("url"));
+            QVERIFY(url);
+            url->setCurrentText(demo.url());
+        });
+        QTest::keyClick(&window, Qt::Key_K, Qt::ControlModifier);
+        QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Live, 15000);
+
+        // Agents appear in the table and in the graph.
+        QAbstractItemView *table = agentsView(window);
+        QVERIFY(table);
+        QTRY_VERIFY_WITH_TIMEOUT(table->model()->rowCount() >= 20, 20000);
+        auto *topology = window.findChild<ui::TopologyPanel *>();
+        QVERIFY(topology);
+        QTRY_VERIFY_WITH_TIMEOUT(topology->view()->visibleNodeCount() >= 20, 10000);
+
+        // Filter to the sub-agents with the keyboard (the window is active again once the dialog closed).
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier);
+        auto *filter = window.dock(QStringLiteral("agentsDock"))->findChild<QLineEdit *>();
+        QVERIFY(filter);
+        QTRY_VERIFY(filter->hasFocus());
+        QTest::keyClicks(filter, QStringLiteral("role:subagent -state:stopped"));
+        QTRY_VERIFY_WITH_TIMEOUT(table->model()->rowCount() > 0 && table->model()->rowCount() < 20, 5000);
+        for (int row = 0; row < table->model()->rowCount(); ++row)
+            QVERIFY(table->model()->index(row, 0).data().toString().contains(QLatin1String(".sub-")));
+
+        // Select the first row with the mouse.
+        const QRect cell = table->visualRect(table->model()->index(0, 0));
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, Qt::NoModifier, cell.center());
+        QTRY_COMPARE(window.selection()->selectedAgents().size(), 1);
+        const QString agent = window.selection()->selectedAgents().first();
+
+        // Inject through the dialog; the outcome is tracked to confirmation.
+        QTRY_VERIFY(window.action(QStringLiteral("inject"))->isEnabled());
+        answerNextDialog([](QDialog *dialog) {
+            auto *text = dialog->findChild<QPlainTextEdit *>();
+            QVERIFY(text);
+            QTest::keyClicks(text, QStringLiteral("summarise your progress"));
+        });
+        QTest::keyClick(&window, Qt::Key_I, Qt::ControlModifier);
+        const SystemStore *store = window.session()->store();
+        auto actionFor = [&](ActionKind kind) -> const OperatorAction * {
+            for (const OperatorAction &a : store->actions())
+                if (a.kind == kind && a.agentId == agent)
+                    return &a;
+            return nullptr;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(actionFor(ActionKind::Inject) && actionFor(ActionKind::Inject)->status == ActionStatus::Confirmed, 15000);
+
+        // Stop, with its confirmation dialog listing the agent.
+        answerNextDialog([&](QDialog *dialog) {
+            auto *list = dialog->findChild<QListWidget *>();
+            QVERIFY(list);
+            QCOMPARE(list->count(), 1);
+        });
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTest::keyClick(&window, Qt::Key_X, Qt::ControlModifier | Qt::ShiftModifier);
+        QTRY_VERIFY2_WITH_TIMEOUT(actionFor(ActionKind::Stop), "no stop action was sent", 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(actionFor(ActionKind::Stop) && actionFor(ActionKind::Stop)->status == ActionStatus::Confirmed, 15000);
+        QTRY_COMPARE(store->agent(agent)->state, QStringLiteral("stopped"));
+
+        // The Actions panel shows both outcomes.
+        auto *actionsView = window.dock(QStringLiteral("actionsDock"))->findChild<QAbstractItemView *>();
+        QVERIFY(actionsView);
+        QTRY_COMPARE(actionsView->model()->rowCount(), 2);
+        int confirmed = 0;
+        for (int row = 0; row < 2; ++row)
+            for (int col = 0; col < actionsView->model()->columnCount(); ++col)
+                confirmed += actionsView->model()->index(row, col).data().toString() == QLatin1String("confirmed");
+        QCOMPARE(confirmed, 2);
+
+        // Observer-only disables every control action, with the reason shown.
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTest::keyClick(&window, Qt::Key_O, Qt::ControlModifier | Qt::ShiftModifier);
+        QTRY_VERIFY(window.action(QStringLiteral("observer"))->isChecked());
+        QVERIFY(!window.action(QStringLiteral("stop"))->isEnabled());
+        QVERIFY(!window.action(QStringLiteral("inject"))->isEnabled());
+        QVERIFY(window.action(QStringLiteral("stop"))->toolTip().contains(QLatin1String("Observer")));
+        window.close();
+    }
+};
+
+QTEST_MAIN(WindowLiveTest)
+#include "tst_window_live.moc"

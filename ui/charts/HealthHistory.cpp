@@ -1,0 +1,454 @@
+#include "charts/HealthHistory.h"
+
+#include "map/Dialect.h"
+#include "models/TaskModels.h"
+
+#include <QElapsedTimer>
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+
+namespace mapi::ui {
+
+StateGroup stateGroup(const QString &state, bool unregistered)
+{
+    if (unregistered || isTerminalState(state))
+        return StateGroup::Stopped;
+    if (isFailedState(state))
+        return StateGroup::Failed;
+    if (isSuspendedState(state))
+        return StateGroup::Suspended;
+    if (state.compare(QLatin1String("idle"), Qt::CaseInsensitive) == 0)
+        return StateGroup::Idle;
+    if (state.compare(QLatin1String("busy"), Qt::CaseInsensitive) == 0)
+        return StateGroup::Busy;
+    return StateGroup::Other;
+}
+
+QString stateGroupName(StateGroup group)
+{
+    switch (group) {
+    case StateGroup::Idle: return HealthHistory::tr("idle");
+    case StateGroup::Busy: return HealthHistory::tr("busy");
+    case StateGroup::Suspended: return HealthHistory::tr("suspended");
+    case StateGroup::Stopped: return HealthHistory::tr("stopped");
+    case StateGroup::Failed: return HealthHistory::tr("failed");
+    case StateGroup::Other: return HealthHistory::tr("other");
+    }
+    return {};
+}
+
+namespace {
+
+// A trace rebuild works at most this long per event-loop turn (half a 60 Hz frame).
+constexpr qint64 kSliceNs = 8'000'000;
+// Loops look at the clock every this many items.
+constexpr size_t kClockEvery = 64;
+
+constexpr int kNotCounted = -1;
+
+enum TaskOutcome { OutcomeCompleted, OutcomeFailed, OutcomeCount };
+
+int taskOutcome(const QString &status)
+{
+    switch (taskPhase(status)) {
+    case TaskPhase::Completed: return OutcomeCompleted;
+    case TaskPhase::Failed: return OutcomeFailed;
+    default: return kNotCounted;
+    }
+}
+
+bool reportsUsage(ConventionKind kind)
+{
+    return kind == ConventionKind::Heartbeat || kind == ConventionKind::StatusUpdate
+        || kind == ConventionKind::StatusResponse;
+}
+
+bool changesAgentState(EventKind kind)
+{
+    return kind == EventKind::AgentRegistered || kind == EventKind::AgentStateChanged
+        || kind == EventKind::AgentResumed || kind == EventKind::AgentUnregistered
+        || kind == EventKind::AgentMetadataChanged;
+}
+
+// From `timeMs` on, entity `entity` counts in `group` (kNotCounted: in none).
+struct GroupChange
+{
+    qint64 timeMs = 0;
+    int entity = 0;
+    int group = kNotCounted;
+};
+
+struct UsageReport
+{
+    qint64 timeMs = 0;
+    int agent = 0;
+    std::optional<qint64> tokens;
+    std::optional<double> cost;
+};
+
+// Walks changes in time order and keeps per-group counts.
+class GroupSweep
+{
+public:
+    GroupSweep(std::vector<GroupChange> changes, size_t entities, size_t groups)
+        : m_changes(std::move(changes))
+        , m_current(entities, kNotCounted)
+        , m_counts(groups, 0)
+    {
+        std::stable_sort(m_changes.begin(), m_changes.end(),
+                         [](const GroupChange &a, const GroupChange &b) { return a.timeMs < b.timeMs; });
+    }
+    // Applies every change before `endMs`.
+    void advanceTo(qint64 endMs)
+    {
+        for (; m_next < m_changes.size() && m_changes[m_next].timeMs < endMs; ++m_next) {
+            const GroupChange &c = m_changes[m_next];
+            int &current = m_current[size_t(c.entity)];
+            if (current != kNotCounted)
+                --m_counts[size_t(current)];
+            current = c.group;
+            if (current != kNotCounted)
+                ++m_counts[size_t(current)];
+        }
+    }
+    int count(int group) const { return m_counts[size_t(group)]; }
+
+private:
+    std::vector<GroupChange> m_changes;
+    std::vector<int> m_current;
+    std::vector<int> m_counts;
+    size_t m_next = 0;
+};
+
+// What a frame's event says an agent's state became: kNotCounted when it says nothing.
+// `before` receives the group the agent was in before the event (kNotCounted: absent).
+int groupFromFrame(const EventEntry &entry, int *before)
+{
+    const Json doc = Json::parse(entry.rawFrame.constBegin(), entry.rawFrame.constEnd(), nullptr, false);
+    const Json *params = doc.is_discarded() ? nullptr : jsonChild(doc, "params");
+    if (!params)
+        return kNotCounted;
+    QString error;
+    const std::optional<MapEvent> event = eventFromNotification(*params, error);
+    if (!event)
+        return kNotCounted;
+    if (entry.kind == EventKind::AgentRegistered)
+        *before = kNotCounted;
+    else
+        *before = int(event->previousState.isEmpty() ? StateGroup::Other : stateGroup(event->previousState, false));
+    if (entry.kind == EventKind::AgentUnregistered)
+        return int(StateGroup::Stopped);
+    if (event->agent && event->agent->state)
+        return int(stateGroup(*event->agent->state, false));
+    return kNotCounted;
+}
+
+} // namespace
+
+// Derives HealthHistory samples from a store filled by a trace replay, in time slices.
+// Reads the store by index below the sizes it saw at construction (rows are never removed).
+class TraceHistoryBuilder
+{
+public:
+    explicit TraceHistoryBuilder(const SystemStore &store)
+        : m_store(store)
+        , m_eventCount(store.events().size())
+        , m_messageCount(store.messages().size())
+        , m_taskCount(store.tasks().size())
+        , m_agentCount(store.agents().size())
+        , m_agentBefore(m_agentCount, kNoStateEvent)
+    {
+    }
+
+    // Works for about `budgetNs`; true when the samples are ready.
+    bool runFor(qint64 budgetNs)
+    {
+        QElapsedTimer clock;
+        clock.start();
+        while (m_phase != Phase::Done) {
+            if (!step(clock, budgetNs))
+                return false;
+        }
+        return true;
+    }
+
+    std::deque<HealthSample> takeSamples() { return std::move(m_samples); }
+
+private:
+    enum class Phase { Events, Messages, Tasks, Sweep, Done };
+    static constexpr int kNoStateEvent = -2;
+
+    // One phase (or part of it); false when the budget ran out.
+    bool step(const QElapsedTimer &clock, qint64 budgetNs)
+    {
+        auto outOfTime = [&](size_t i) { return i % kClockEvery == 0 && clock.nsecsElapsed() > budgetNs; };
+        switch (m_phase) {
+        case Phase::Events:
+            for (; m_cursor < m_eventCount; ++m_cursor) {
+                if (outOfTime(m_cursor))
+                    return false;
+                scanEvent(m_store.events()[m_cursor]);
+            }
+            nextPhase(Phase::Messages);
+            return true;
+        case Phase::Messages:
+            for (; m_cursor < m_messageCount; ++m_cursor) {
+                if (outOfTime(m_cursor))
+                    return false;
+                scanMessage(m_store.messages()[m_cursor]);
+            }
+            nextPhase(Phase::Tasks);
+            return true;
+        case Phase::Tasks:
+            for (; m_cursor < m_taskCount; ++m_cursor) {
+                if (outOfTime(m_cursor))
+                    return false;
+                scanTask(int(m_cursor), m_store.tasks()[m_cursor]);
+            }
+            nextPhase(Phase::Sweep);
+            return true;
+        case Phase::Sweep:
+            if (clock.nsecsElapsed() > budgetNs / 4)
+                return false; // sorting and bucketing take a few ms: in a turn of their own
+            sweep();
+            m_phase = Phase::Done;
+            return true;
+        case Phase::Done:
+            return true;
+        }
+        return true;
+    }
+
+    void nextPhase(Phase phase)
+    {
+        m_phase = phase;
+        m_cursor = 0;
+    }
+
+    void scanEvent(const EventEntry &entry)
+    {
+        const qint64 t = entry.timestampMs;
+        m_firstMs = std::min(m_firstMs, t);
+        m_lastMs = std::max(m_lastMs, t);
+        m_eventTimes.push_back(t);
+        // Messages are appended in event order, so the first event naming a new row created it.
+        if (entry.messageIndex >= m_messagesSeen) {
+            m_messageTimes.push_back(t);
+            m_messagesSeen = entry.messageIndex + 1;
+        }
+        if (!changesAgentState(entry.kind) || entry.rawFrame.isEmpty())
+            return;
+        const int row = m_store.agentRow(entry.agentId);
+        if (row < 0 || size_t(row) >= m_agentCount)
+            return;
+        int before = kNotCounted;
+        const int group = groupFromFrame(entry, &before);
+        if (group == kNotCounted)
+            return;
+        if (m_agentBefore[size_t(row)] == kNoStateEvent)
+            m_agentBefore[size_t(row)] = before;
+        m_agentChanges.push_back({t, row, group});
+    }
+
+    void scanMessage(const Message &message)
+    {
+        if (!reportsUsage(message.convention) || message.fromAgentId.isEmpty())
+            return;
+        const int row = m_store.agentRow(message.fromAgentId);
+        if (row < 0 || size_t(row) >= m_agentCount)
+            return;
+        const ConventionInfo info = interpretPayload(message.payload);
+        if (info.tokensUsed || info.costUsd)
+            m_usage.push_back({message.timestampMs, row, info.tokensUsed, info.costUsd});
+    }
+
+    void scanTask(int row, const Task &task)
+    {
+        int previous = kNotCounted;
+        for (const TaskTransition &step : task.history) {
+            const int outcome = taskOutcome(step.status);
+            if (outcome != previous)
+                m_taskChanges.push_back({step.timeMs, row, outcome});
+            previous = outcome;
+        }
+    }
+
+    void sweep()
+    {
+        if (m_eventTimes.empty())
+            return;
+        // Each agent counts from when the model first heard of it: in the state its first state
+        // event says it left, or (no such event) in its final state.
+        std::vector<GroupChange> agentChanges;
+        agentChanges.reserve(m_agentCount + m_agentChanges.size());
+        const std::vector<Agent> &agents = m_store.agents();
+        for (size_t row = 0; row < m_agentCount; ++row) {
+            const Agent &agent = agents[row];
+            const int before = m_agentBefore[row];
+            const int initial = before == kNoStateEvent ? int(stateGroup(agent.state, agent.unregistered)) : before;
+            if (initial != kNotCounted)
+                agentChanges.push_back({agent.knownSinceMs, int(row), initial});
+        }
+        agentChanges.insert(agentChanges.end(), m_agentChanges.begin(), m_agentChanges.end());
+        GroupSweep agentSweep(std::move(agentChanges), m_agentCount, kStateGroupCount);
+        GroupSweep taskSweep(std::move(m_taskChanges), m_taskCount, OutcomeCount);
+        std::stable_sort(m_usage.begin(), m_usage.end(),
+                         [](const UsageReport &a, const UsageReport &b) { return a.timeMs < b.timeMs; });
+
+        // Whole seconds per bucket, as few as fit the trace into kCapacity samples.
+        const qint64 span = m_lastMs - m_firstMs + 1;
+        const qint64 perBucket = std::max<qint64>(1, (span + HealthHistory::kCapacity * 1000 - 1)
+                                                          / (HealthHistory::kCapacity * 1000LL));
+        const qint64 bucketMs = perBucket * 1000;
+        const size_t buckets = size_t((span + bucketMs - 1) / bucketMs);
+        // Buckets end at the last event, so the newest rate covers a whole bucket; the first
+        // bucket may start before the first event instead.
+        const qint64 origin = m_lastMs + 1 - qint64(buckets) * bucketMs;
+        auto bucketOf = [&](qint64 t) { return std::min(buckets - 1, size_t(std::max<qint64>(0, t - origin) / bucketMs)); };
+        std::vector<int> events(buckets, 0), messages(buckets, 0);
+        for (qint64 t : m_eventTimes)
+            ++events[bucketOf(t)];
+        for (qint64 t : m_messageTimes)
+            ++messages[bucketOf(t)];
+
+        std::vector<std::optional<qint64>> tokens(m_agentCount);
+        std::vector<std::optional<double>> costs(m_agentCount);
+        qint64 tokenTotal = 0;
+        double costTotal = 0;
+        bool usageReported = false;
+        size_t nextUsage = 0;
+        const double seconds = double(perBucket);
+        for (size_t b = 0; b < buckets; ++b) {
+            HealthSample sample;
+            sample.timeMs = origin + qint64(b + 1) * bucketMs;
+            sample.eventsPerSecond = events[b] / seconds;
+            sample.messagesPerSecond = messages[b] / seconds;
+            agentSweep.advanceTo(sample.timeMs);
+            for (int g = 0; g < kStateGroupCount; ++g)
+                sample.agentsByState[size_t(g)] = agentSweep.count(g);
+            taskSweep.advanceTo(sample.timeMs);
+            sample.tasksCompleted = taskSweep.count(OutcomeCompleted);
+            sample.tasksFailed = taskSweep.count(OutcomeFailed);
+            for (; nextUsage < m_usage.size() && m_usage[nextUsage].timeMs < sample.timeMs; ++nextUsage) {
+                const UsageReport &report = m_usage[nextUsage];
+                if (report.tokens) {
+                    tokenTotal += *report.tokens - tokens[size_t(report.agent)].value_or(0);
+                    tokens[size_t(report.agent)] = report.tokens;
+                }
+                if (report.cost) {
+                    costTotal += *report.cost - costs[size_t(report.agent)].value_or(0.0);
+                    costs[size_t(report.agent)] = report.cost;
+                }
+                usageReported = true;
+            }
+            sample.tokensUsed = tokenTotal;
+            sample.costUsd = costTotal;
+            sample.usageReported = usageReported;
+            m_samples.push_back(sample);
+        }
+    }
+
+    const SystemStore &m_store;
+    const size_t m_eventCount;
+    const size_t m_messageCount;
+    const size_t m_taskCount;
+    const size_t m_agentCount;
+    Phase m_phase = Phase::Events;
+    size_t m_cursor = 0;
+
+    qint64 m_firstMs = std::numeric_limits<qint64>::max();
+    qint64 m_lastMs = std::numeric_limits<qint64>::min();
+    std::vector<qint64> m_eventTimes;
+    std::vector<qint64> m_messageTimes;
+    int m_messagesSeen = 0;
+    std::vector<int> m_agentBefore;       // per agent row: group before its first state event
+    std::vector<GroupChange> m_agentChanges;
+    std::vector<GroupChange> m_taskChanges;
+    std::vector<UsageReport> m_usage;
+    std::deque<HealthSample> m_samples;
+};
+
+// ---- HealthHistory -----------------------------------------------------------------------
+
+HealthHistory::HealthHistory(const SystemStore *store, QObject *parent)
+    : QObject(parent)
+    , m_store(store)
+{
+    m_rebuildTimer.setInterval(0);
+    connect(&m_rebuildTimer, &QTimer::timeout, this, &HealthHistory::continueRebuild);
+    // The builder reads the store by index: it must not outlive the rows it reads.
+    connect(store, &SystemStore::aboutToReset, this, &HealthHistory::clear);
+}
+
+HealthHistory::~HealthHistory() = default;
+
+void HealthHistory::clear()
+{
+    m_rebuildTimer.stop();
+    m_builder.reset();
+    m_baselineTimeMs = -1;
+    if (m_samples.empty())
+        return;
+    m_samples.clear();
+    Q_EMIT samplesChanged();
+}
+
+void HealthHistory::sampleLive(qint64 timeMs)
+{
+    if (m_builder)
+        return; // the samples are being derived from a trace
+    const StoreCounters &counters = m_store->counters();
+    if (m_baselineTimeMs >= 0 && timeMs > m_baselineTimeMs) {
+        const double seconds = double(timeMs - m_baselineTimeMs) / 1000.0;
+        HealthSample sample;
+        sample.timeMs = timeMs;
+        sample.eventsPerSecond = double(counters.eventsApplied - m_baselineEvents) / seconds;
+        sample.messagesPerSecond = double(counters.messages - m_baselineMessages) / seconds;
+        for (const Agent &agent : m_store->agents()) {
+            ++sample.agentsByState[size_t(stateGroup(agent.state, agent.unregistered))];
+            if (agent.tokensUsed)
+                sample.tokensUsed += *agent.tokensUsed;
+            if (agent.costUsd)
+                sample.costUsd += *agent.costUsd;
+            if (agent.tokensUsed || agent.costUsd)
+                sample.usageReported = true;
+        }
+        for (const Task &task : m_store->tasks()) {
+            const int outcome = taskOutcome(task.status);
+            if (outcome == OutcomeCompleted)
+                ++sample.tasksCompleted;
+            else if (outcome == OutcomeFailed)
+                ++sample.tasksFailed;
+        }
+        m_samples.push_back(sample);
+        if (m_samples.size() > size_t(kCapacity))
+            m_samples.pop_front();
+    }
+    m_baselineTimeMs = timeMs;
+    m_baselineEvents = counters.eventsApplied;
+    m_baselineMessages = counters.messages;
+    if (!m_samples.empty() && m_samples.back().timeMs == timeMs)
+        Q_EMIT samplesChanged();
+}
+
+void HealthHistory::rebuildFromStore()
+{
+    clear();
+    m_builder = std::make_unique<TraceHistoryBuilder>(*m_store);
+    m_rebuildTimer.start();
+}
+
+void HealthHistory::continueRebuild()
+{
+    if (!m_builder || !m_builder->runFor(kSliceNs))
+        return;
+    m_rebuildTimer.stop();
+    m_samples = m_builder->takeSamples();
+    m_builder.reset();
+    // Announced from the next turn: the charts' refresh is a few milliseconds of its own.
+    QMetaObject::invokeMethod(this, &HealthHistory::samplesChanged, Qt::QueuedConnection);
+}
+
+} // namespace mapi::ui

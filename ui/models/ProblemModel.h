@@ -1,0 +1,56 @@
+// Protocol problems (SystemStore::problems(): frames the client could not use) and gaps
+// (SystemStore::gaps(): events the server sent that never arrived) as two tables, oldest first
+// (row == store row).
+//
+// Thread: GUI thread. Both lists only grow and their entries never change, and the store reports
+// them through ChangeSet::countersChanged only, so each changed() appends the new tail with one
+// row insert. aboutToReset()/wasReset() reset the models.
+#pragma once
+
+#include "model/SystemStore.h"
+
+#include <QAbstractTableModel>
+
+namespace mapi::ui {
+
+class ProblemModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { TimeColumn, KindColumn, DetailColumn, SizeColumn, ColumnCount };
+
+    explicit ProblemModel(const SystemStore *store, QObject *parent = nullptr);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    void appendNewRows();
+
+    const SystemStore *m_store;
+    int m_rows = 0;
+};
+
+class GapModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { TimeColumn, KindColumn, MissingColumn, DetailColumn, RecoveredColumn, ColumnCount };
+
+    explicit GapModel(const SystemStore *store, QObject *parent = nullptr);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    void appendNewRows();
+
+    const SystemStore *m_store;
+    int m_rows = 0;
+};
+
+} // namespace mapi::ui

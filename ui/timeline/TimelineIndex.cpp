@@ -1,0 +1,232 @@
+#include "timeline/TimelineIndex.h"
+
+#include "map/Dialect.h"
+#include "model/SystemStore.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace mapi::ui {
+
+namespace {
+
+// Inserts keeping `list` sorted by timeMs; equal times keep arrival order. Nearly always an
+// append: data arrives in time order apart from small reorderings.
+template<typename T>
+void insertByTime(std::vector<T> &list, const T &item)
+{
+    if (list.empty() || list.back().timeMs <= item.timeMs) {
+        list.push_back(item);
+        return;
+    }
+    const auto at = std::upper_bound(list.begin(), list.end(), item.timeMs,
+                                     [](qint64 t, const T &entry) { return t < entry.timeMs; });
+    list.insert(at, item);
+}
+
+bool isLifecycleEvent(EventKind kind)
+{
+    return kind == EventKind::AgentRegistered || kind == EventKind::AgentStateChanged
+        || kind == EventKind::AgentUnregistered;
+}
+
+// The state an event's frame announced, when the frame is a single map/event carrying an agent
+// with a state. Empty when it cannot be told (no frame kept, another shape).
+QString stateFromFrame(const QByteArray &frame)
+{
+    if (frame.isEmpty())
+        return {};
+    static const FrameCodec codec;
+    const DecodeOutcome decoded = codec.decode(frame);
+    if (!decoded.ok() || decoded.message->method != QLatin1String("map/event"))
+        return {};
+    QString error;
+    const std::optional<MapEvent> event = eventFromNotification(decoded.message->params, error);
+    if (!event || !event->agent || !event->agent->state)
+        return {};
+    return *event->agent->state;
+}
+
+const std::vector<qint64> kNoTimes;
+const std::vector<TimelineIndex::StateMark> kNoMarks;
+
+} // namespace
+
+void TimelineIndex::clear()
+{
+    *this = TimelineIndex();
+}
+
+TimelineIndex::Ingested TimelineIndex::ingest(const SystemStore &store, int maxRows)
+{
+    Ingested result;
+    const auto &agents = store.agents();
+    if (agents.size() > m_lanes.size()) {
+        m_lanes.resize(agents.size());
+        result.newAgents = true;
+        result.anything = true;
+    }
+
+    const auto &messages = store.messages();
+    const int messageEnd = int(std::min<qint64>(qint64(messages.size()), qint64(m_messageRows) + maxRows));
+    for (int row = m_messageRows; row < messageEnd; ++row) {
+        const Message &m = messages[size_t(row)];
+        const int sender = m.fromAgentId.isEmpty() ? -1 : store.agentRow(m.fromAgentId);
+        insertByTime(m_messages, MessageRef{m.timestampMs, row, sender});
+        if (sender >= 0)
+            addEndpoint(sender, m.timestampMs);
+        m_recipientsIndexed.push_back(0);
+        m_firstRecipient.push_back(-1);
+        m_conventions.push_back(quint8(m.convention));
+        indexNewRecipients(store, row);
+        extendTimeRange(m.timestampMs);
+        result.anything = true;
+    }
+    m_messageRows = messageEnd;
+
+    // Delivery events add recipients to messages already indexed (scope-addressed messages
+    // learn theirs this way; messages indexed later pick all theirs up then); lifecycle events
+    // become state marks.
+    const auto &events = store.events();
+    const int eventEnd = int(std::min<qint64>(qint64(events.size()), qint64(m_eventRows) + maxRows));
+    std::vector<int> lifecycleRows;
+    for (int row = m_eventRows; row < eventEnd; ++row) {
+        const EventEntry &e = events[size_t(row)];
+        if (e.messageIndex >= 0 && e.messageIndex < m_messageRows && indexNewRecipients(store, e.messageIndex))
+            result.anything = true;
+        if (isLifecycleEvent(e.kind))
+            lifecycleRows.push_back(row);
+    }
+    m_eventRows = eventEnd;
+    result.complete = m_messageRows == int(messages.size()) && m_eventRows == int(events.size());
+    if (!lifecycleRows.empty()) {
+        ingestStateEvents(store, lifecycleRows, m_eventRows == int(events.size()));
+        result.anything = true;
+    }
+
+    const auto &actions = store.actions();
+    for (int row = m_actionRows; row < int(actions.size()); ++row) {
+        const OperatorAction &a = actions[size_t(row)];
+        insertByTime(m_actions, ActionRef{a.sentAtMs, row, store.agentRow(a.agentId)});
+        extendTimeRange(a.sentAtMs);
+        result.anything = true;
+    }
+    m_actionRows = int(actions.size());
+
+    const auto &gaps = store.gaps();
+    for (int row = m_gapRows; row < int(gaps.size()); ++row) {
+        insertByTime(m_gaps, GapRef{gaps[size_t(row)].timeMs, row});
+        extendTimeRange(gaps[size_t(row)].timeMs);
+        result.anything = true;
+    }
+    m_gapRows = int(gaps.size());
+    return result;
+}
+
+void TimelineIndex::ingestStateEvents(const SystemStore &store, const std::vector<int> &eventRows, bool reachedNewest)
+{
+    // When these are the newest events, the store's agent holds the state of each agent's last
+    // lifecycle event among them; only earlier ones need their frame decoded.
+    QHash<int, int> lastEventOfAgent;
+    for (const int row : eventRows) {
+        const int agentRow = store.agentRow(store.events()[size_t(row)].agentId);
+        if (agentRow >= 0 && reachedNewest)
+            lastEventOfAgent.insert(agentRow, row);
+    }
+    for (const int row : eventRows) {
+        const EventEntry &e = store.events()[size_t(row)];
+        const int agentRow = store.agentRow(e.agentId);
+        if (agentRow < 0)
+            continue;
+        const QString state = lastEventOfAgent.value(agentRow) == row ? store.agents()[size_t(agentRow)].state
+                                                                       : stateFromFrame(e.rawFrame);
+        insertByTime(m_lanes[size_t(agentRow)].marks,
+                     StateMark{e.timestampMs, row, state.isEmpty() ? -1 : internState(state), e.kind});
+        extendTimeRange(e.timestampMs);
+    }
+}
+
+bool TimelineIndex::indexNewRecipients(const SystemStore &store, int messageRow)
+{
+    const Message &m = store.messages()[size_t(messageRow)];
+    quint16 &done = m_recipientsIndexed[size_t(messageRow)];
+    const int total = std::min<int>(int(m.toAgentIds.size()), std::numeric_limits<quint16>::max());
+    if (done >= total)
+        return false;
+    const int sender = m.fromAgentId.isEmpty() ? -1 : store.agentRow(m.fromAgentId);
+    for (int i = done; i < total; ++i) {
+        const int recipient = store.agentRow(m.toAgentIds.at(i));
+        if (recipient < 0)
+            continue;
+        int &first = m_firstRecipient[size_t(messageRow)];
+        if (first < 0)
+            first = recipient;
+        else
+            m_moreRecipients[messageRow].push_back(recipient);
+        if (recipient != sender)
+            addEndpoint(recipient, m.timestampMs);
+    }
+    done = quint16(total);
+    return true;
+}
+
+void TimelineIndex::addEndpoint(int agentRow, qint64 timeMs)
+{
+    if (agentRow >= int(m_lanes.size()))
+        m_lanes.resize(size_t(agentRow) + 1);
+    std::vector<qint64> &times = m_lanes[size_t(agentRow)].endpointTimes;
+    if (times.empty() || times.back() <= timeMs)
+        times.push_back(timeMs);
+    else {
+        times.insert(std::upper_bound(times.begin(), times.end(), timeMs), timeMs);
+        ++m_endpointReorders;
+    }
+}
+
+void TimelineIndex::extendTimeRange(qint64 timeMs)
+{
+    if (timeMs <= 0)
+        return;
+    if (isEmpty()) {
+        m_firstTimeMs = m_lastTimeMs = timeMs;
+        return;
+    }
+    m_firstTimeMs = std::min(m_firstTimeMs, timeMs);
+    m_lastTimeMs = std::max(m_lastTimeMs, timeMs);
+}
+
+int TimelineIndex::internState(const QString &state)
+{
+    const auto found = m_stateIds.constFind(state);
+    if (found != m_stateIds.constEnd())
+        return *found;
+    const int id = int(m_stateNames.size());
+    m_stateNames << state;
+    m_stateIds.insert(state, id);
+    return id;
+}
+
+int TimelineIndex::firstMessageAtOrAfter(double timeMs) const
+{
+    const auto at = std::lower_bound(m_messages.begin(), m_messages.end(), timeMs,
+                                     [](const MessageRef &m, double t) { return double(m.timeMs) < t; });
+    return int(at - m_messages.begin());
+}
+
+const std::vector<qint64> &TimelineIndex::endpointTimes(int agentRow) const
+{
+    return agentRow >= 0 && agentRow < int(m_lanes.size()) ? m_lanes[size_t(agentRow)].endpointTimes : kNoTimes;
+}
+
+const std::vector<TimelineIndex::StateMark> &TimelineIndex::stateMarks(int agentRow) const
+{
+    return agentRow >= 0 && agentRow < int(m_lanes.size()) ? m_lanes[size_t(agentRow)].marks : kNoMarks;
+}
+
+const QString &TimelineIndex::stateName(int stateId) const
+{
+    static const QString unknown;
+    return stateId >= 0 && stateId < int(m_stateNames.size()) ? m_stateNames.at(stateId) : unknown;
+}
+
+} // namespace mapi::ui

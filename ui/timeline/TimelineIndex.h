@@ -1,0 +1,145 @@
+// Time-sorted index structures over the SystemStore, built incrementally for the timeline.
+//
+// The store keeps messages, events, actions and gaps in arrival order and never removes a row,
+// so the index remembers how many rows of each it has taken in and ingest() only looks at the
+// rows added since. Messages arrive nearly in time order: a new entry is appended, or inserted
+// a few places from the end when it is older than the newest (binary search, short move).
+// Painting and hit-testing find the visible part of every list with binary searches on time.
+//
+// Memory: 16 bytes per message in the global index, 8 bytes per message endpoint (sender and
+// each recipient) in the per-lane lists, 7 bytes per message for recipients and convention (plus
+// 4 per extra recipient), 24 bytes per agent state change.
+// Thread: GUI thread (reads the store, which lives there).
+#pragma once
+
+#include "map/MapTypes.h"
+#include "map/PayloadConventions.h"
+
+#include <QHash>
+#include <QString>
+#include <QStringList>
+
+#include <limits>
+#include <utility>
+#include <vector>
+
+namespace mapi {
+class SystemStore;
+}
+
+namespace mapi::ui {
+
+class TimelineIndex
+{
+public:
+    struct MessageRef
+    {
+        qint64 timeMs = 0;
+        int messageRow = -1;      // SystemStore::messages() row
+        int senderAgentRow = -1;  // SystemStore::agents() row, -1 when the sender is unresolved
+    };
+    // A change of an agent's lifecycle: registration, a state change or unregistration.
+    struct StateMark
+    {
+        qint64 timeMs = 0;
+        int eventRow = -1;        // SystemStore::events() row
+        int stateId = -1;         // stateName(); -1 when the state could not be told
+        EventKind kind = EventKind::AgentStateChanged;
+    };
+    struct ActionRef
+    {
+        qint64 timeMs = 0;        // when the operator sent it
+        int actionRow = -1;       // SystemStore::actions() row
+        int agentRow = -1;        // the target agent's row, -1 if unknown to the store
+    };
+    struct GapRef
+    {
+        qint64 timeMs = 0;
+        int gapRow = -1;          // SystemStore::gaps() row
+    };
+    struct Ingested
+    {
+        bool anything = false;    // some row was added (or a message gained recipients)
+        bool newAgents = false;   // the store has more agents than at the last ingest
+        bool complete = true;     // caught up with the store (false: call again for the rest)
+    };
+
+    // Forgets everything (the store was reset).
+    void clear();
+    // Takes in the rows the store gained since the last call: at most `maxRows` messages and
+    // `maxRows` events per call, so a huge backlog (a trace just opened) can be taken in slices
+    // between other GUI work. Slicing does not change the result.
+    Ingested ingest(const SystemStore &store, int maxRows = std::numeric_limits<int>::max());
+
+    bool isEmpty() const { return m_firstTimeMs > m_lastTimeMs; }
+    qint64 firstTimeMs() const { return m_firstTimeMs; }   // oldest indexed time (valid if !isEmpty())
+    qint64 lastTimeMs() const { return m_lastTimeMs; }     // newest indexed time
+
+    // Every message, sorted by timestamp (stable: equal times keep arrival order).
+    const std::vector<MessageRef> &messages() const { return m_messages; }
+    // Index of the first message at or after `timeMs` (messages().size() if none).
+    int firstMessageAtOrAfter(double timeMs) const;
+    // The payload convention of a message (a compact copy: painting reads it for every message
+    // in view without touching the store's large Message records).
+    ConventionKind convention(int messageRow) const { return ConventionKind(m_conventions[size_t(messageRow)]); }
+    // Calls f(agentRow) for each resolved recipient of a message (SystemStore::messages() row),
+    // in the order they became known. Painting uses this instead of looking ids up.
+    template<typename F>
+    void forEachRecipient(int messageRow, F &&f) const
+    {
+        const int first = m_firstRecipient[size_t(messageRow)];
+        if (first < 0)
+            return;
+        f(first);
+        const auto more = m_moreRecipients.constFind(messageRow);
+        if (more != m_moreRecipients.constEnd())
+            for (const int agentRow : *more)
+                f(agentRow);
+    }
+
+    int laneCount() const { return int(m_lanes.size()); }
+    // Times of the messages an agent sent or received, sorted; one entry per message per lane.
+    const std::vector<qint64> &endpointTimes(int agentRow) const;
+    // How many endpoint times were inserted before the end of their lane so far. Caches built
+    // from lane tails (merged lanes of collapsed groups) start over when this changes.
+    quint64 endpointReorders() const { return m_endpointReorders; }
+    const std::vector<StateMark> &stateMarks(int agentRow) const;
+    const QString &stateName(int stateId) const;
+
+    const std::vector<ActionRef> &actions() const { return m_actions; }   // sorted by time
+    const std::vector<GapRef> &gaps() const { return m_gaps; }            // sorted by time
+
+private:
+    struct Lane
+    {
+        std::vector<qint64> endpointTimes;
+        std::vector<StateMark> marks;
+    };
+
+    void extendTimeRange(qint64 timeMs);
+    void addEndpoint(int agentRow, qint64 timeMs);
+    bool indexNewRecipients(const SystemStore &store, int messageRow);
+    int internState(const QString &state);
+    void ingestStateEvents(const SystemStore &store, const std::vector<int> &eventRows, bool reachedNewest);
+
+    std::vector<MessageRef> m_messages;
+    std::vector<quint16> m_recipientsIndexed;  // per message row: recipients already in lanes
+    std::vector<int> m_firstRecipient;         // per message row: first recipient's agent row, -1 none
+    std::vector<quint8> m_conventions;         // per message row: its ConventionKind
+    QHash<int, std::vector<int>> m_moreRecipients; // message row → agent rows of the 2nd, 3rd… recipients
+    std::vector<Lane> m_lanes;                 // per agent row
+    std::vector<ActionRef> m_actions;
+    std::vector<GapRef> m_gaps;
+    QStringList m_stateNames;
+    QHash<QString, int> m_stateIds;
+
+    int m_messageRows = 0;   // rows of each store list taken in so far
+    int m_eventRows = 0;
+    int m_actionRows = 0;
+    int m_gapRows = 0;
+    quint64 m_endpointReorders = 0;
+    qint64 m_firstTimeMs = 1;
+    qint64 m_lastTimeMs = 0;
+};
+
+} // namespace mapi::ui

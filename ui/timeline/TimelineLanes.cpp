@@ -1,0 +1,325 @@
+#include "timeline/TimelineLanes.h"
+
+#include "model/SystemStore.h"
+
+#include <QCoreApplication>
+
+#include <algorithm>
+#include <functional>
+
+namespace mapi::ui {
+
+bool naturalLess(const QString &a, const QString &b)
+{
+    int i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (a.at(i).isDigit() && b.at(j).isDigit()) {
+            int endA = i, endB = j;
+            while (endA < a.size() && a.at(endA).isDigit())
+                ++endA;
+            while (endB < b.size() && b.at(endB).isDigit())
+                ++endB;
+            // Compare digit runs as numbers without overflow: strip leading zeros, then length.
+            int startA = i, startB = j;
+            while (startA < endA - 1 && a.at(startA) == QLatin1Char('0'))
+                ++startA;
+            while (startB < endB - 1 && b.at(startB) == QLatin1Char('0'))
+                ++startB;
+            if (endA - startA != endB - startB)
+                return endA - startA < endB - startB;
+            const int c = QStringView(a).mid(startA, endA - startA).compare(QStringView(b).mid(startB, endB - startB));
+            if (c != 0)
+                return c < 0;
+            i = endA;
+            j = endB;
+            continue;
+        }
+        const QChar ca = a.at(i).toLower(), cb = b.at(j).toLower();
+        if (ca != cb)
+            return ca < cb;
+        ++i;
+        ++j;
+    }
+    if (a.size() - i != b.size() - j)
+        return a.size() - i < b.size() - j;
+    return a < b;
+}
+
+namespace {
+
+QString agentLabel(const Agent &agent)
+{
+    return agent.name.isEmpty() ? agent.id : agent.name;
+}
+
+QString scopeLabel(const Scope &scope)
+{
+    return scope.name.isEmpty() ? scope.id : scope.name;
+}
+
+} // namespace
+
+QString TimelineLanes::agentShape(const SystemStore &store, int agentRow)
+{
+    const Agent &a = store.agents()[size_t(agentRow)];
+    return a.name + QLatin1Char('\n') + a.parentId + QLatin1Char('\n') + a.scopes.join(QLatin1Char(','));
+}
+
+QString TimelineLanes::scopeShape(const SystemStore &store, int scopeRow)
+{
+    const Scope &s = store.scopes()[size_t(scopeRow)];
+    return s.name + QLatin1Char('\n') + s.parentId + (s.deleted ? QStringLiteral("\nx") : QString());
+}
+
+void TimelineLanes::clear()
+{
+    m_rows.clear();
+    m_rowOfAgent.clear();
+    m_subtrees.clear();
+    m_contentHeight = 0;
+}
+
+void TimelineLanes::rebuild(const SystemStore &store, LaneGrouping grouping, const QSet<QString> &collapsedKeys)
+{
+    clear();
+    m_rowOfAgent.assign(store.agents().size(), -1);
+    if (grouping == LaneGrouping::Scope)
+        buildByScope(store, collapsedKeys);
+    else
+        buildBySubtree(store, collapsedKeys);
+}
+
+void TimelineLanes::addRow(LaneRow row, std::vector<int> subtree)
+{
+    const int index = int(m_rows.size());
+    row.top = m_contentHeight;
+    row.height = row.kind == LaneRow::Kind::Group && !row.collapsed ? kGroupHeaderHeight : kLaneHeight;
+    if (row.collapsed)
+        row.members = subtree;
+    else if (row.agentRow >= 0)
+        row.members = {row.agentRow};
+    for (const int agent : row.members)
+        m_rowOfAgent[size_t(agent)] = index;
+    m_contentHeight += row.height;
+    m_rows.push_back(std::move(row));
+    m_subtrees.push_back(std::move(subtree));
+}
+
+void TimelineLanes::buildByScope(const SystemStore &store, const QSet<QString> &collapsedKeys)
+{
+    const auto &scopes = store.scopes();
+    const auto &agents = store.agents();
+    auto isLive = [&](int scopeRow) { return scopeRow >= 0 && !scopes[size_t(scopeRow)].deleted; };
+
+    // Depth of each live scope in the scope tree (roots 0); a parent cycle stops the walk.
+    std::vector<int> depth(scopes.size(), 0);
+    std::vector<int> parentOf(scopes.size(), -1);
+    for (int s = 0; s < int(scopes.size()); ++s) {
+        const int parent = store.scopeRow(scopes[size_t(s)].parentId);
+        if (isLive(s) && isLive(parent) && parent != s)
+            parentOf[size_t(s)] = parent;
+    }
+    for (int s = 0; s < int(scopes.size()); ++s) {
+        int d = 0;
+        for (int p = parentOf[size_t(s)]; p >= 0 && d <= int(scopes.size()); p = parentOf[size_t(p)])
+            ++d;
+        depth[size_t(s)] = d;
+    }
+    auto scopeBefore = [&](int a, int b) {
+        const QString la = scopeLabel(scopes[size_t(a)]), lb = scopeLabel(scopes[size_t(b)]);
+        return la != lb ? naturalLess(la, lb) : scopes[size_t(a)].id < scopes[size_t(b)].id;
+    };
+    auto agentBefore = [&](int a, int b) {
+        const QString la = agentLabel(agents[size_t(a)]), lb = agentLabel(agents[size_t(b)]);
+        return la != lb ? naturalLess(la, lb) : agents[size_t(a)].id < agents[size_t(b)].id;
+    };
+
+    // Each agent in its deepest live scope.
+    std::vector<std::vector<int>> agentsIn(scopes.size());
+    std::vector<int> unscoped;
+    for (int a = 0; a < int(agents.size()); ++a) {
+        int best = -1;
+        for (const QString &scopeId : agents[size_t(a)].scopes) {
+            const int s = store.scopeRow(scopeId);
+            if (!isLive(s))
+                continue;
+            if (best < 0 || depth[size_t(s)] > depth[size_t(best)]
+                || (depth[size_t(s)] == depth[size_t(best)] && scopeBefore(s, best)))
+                best = s;
+        }
+        (best >= 0 ? agentsIn[size_t(best)] : unscoped).push_back(a);
+    }
+
+    std::vector<std::vector<int>> childScopes(scopes.size());
+    std::vector<int> rootScopes;
+    for (int s = 0; s < int(scopes.size()); ++s) {
+        if (!isLive(s))
+            continue;
+        (parentOf[size_t(s)] >= 0 ? childScopes[size_t(parentOf[size_t(s)])] : rootScopes).push_back(s);
+    }
+    // Agents below each scope (its own plus its descendants'); a cycle-free walk from the roots.
+    std::vector<std::vector<int>> subtreeAgents(scopes.size());
+    std::function<void(int)> collect = [&](int s) {
+        std::vector<int> &all = subtreeAgents[size_t(s)];
+        all = agentsIn[size_t(s)];
+        for (const int child : childScopes[size_t(s)]) {
+            collect(child);
+            all.insert(all.end(), subtreeAgents[size_t(child)].begin(), subtreeAgents[size_t(child)].end());
+        }
+    };
+    for (const int root : rootScopes)
+        collect(root);
+
+    auto emitAgents = [&](std::vector<int> list, int level) {
+        std::sort(list.begin(), list.end(), agentBefore);
+        for (const int a : list) {
+            LaneRow row;
+            row.kind = LaneRow::Kind::Agent;
+            row.id = agents[size_t(a)].id;
+            row.key = QStringLiteral("agent:") + row.id;
+            row.label = agentLabel(agents[size_t(a)]);
+            row.agentRow = a;
+            row.depth = level;
+            addRow(std::move(row), {a});
+        }
+    };
+    std::function<void(int, int)> emitScope = [&](int s, int level) {
+        if (subtreeAgents[size_t(s)].empty())
+            return;
+        LaneRow row;
+        row.kind = LaneRow::Kind::Group;
+        row.id = scopes[size_t(s)].id;
+        row.key = QStringLiteral("scope:") + row.id;
+        row.label = scopeLabel(scopes[size_t(s)]);
+        row.depth = level;
+        row.expandable = true;
+        row.collapsed = collapsedKeys.contains(row.key);
+        const bool collapsed = row.collapsed;
+        addRow(std::move(row), subtreeAgents[size_t(s)]);
+        if (collapsed)
+            return;
+        emitAgents(agentsIn[size_t(s)], level + 1);
+        std::vector<int> children = childScopes[size_t(s)];
+        std::sort(children.begin(), children.end(), scopeBefore);
+        for (const int child : children)
+            emitScope(child, level + 1);
+    };
+    std::sort(rootScopes.begin(), rootScopes.end(), scopeBefore);
+    for (const int root : rootScopes)
+        emitScope(root, 0);
+
+    if (!unscoped.empty()) {
+        LaneRow row;
+        row.kind = LaneRow::Kind::Group;
+        row.key = QStringLiteral("noscope");
+        row.label = QCoreApplication::translate("TimelineLanes", "No scope");
+        row.expandable = true;
+        row.collapsed = collapsedKeys.contains(row.key);
+        const bool collapsed = row.collapsed;
+        addRow(std::move(row), unscoped);
+        if (!collapsed)
+            emitAgents(unscoped, 1);
+    }
+}
+
+void TimelineLanes::buildBySubtree(const SystemStore &store, const QSet<QString> &collapsedKeys)
+{
+    const auto &agents = store.agents();
+    auto agentBefore = [&](int a, int b) {
+        const QString la = agentLabel(agents[size_t(a)]), lb = agentLabel(agents[size_t(b)]);
+        return la != lb ? naturalLess(la, lb) : agents[size_t(a)].id < agents[size_t(b)].id;
+    };
+    std::vector<std::vector<int>> children(agents.size());
+    std::vector<int> roots;
+    for (int a = 0; a < int(agents.size()); ++a) {
+        const int parent = store.agentRow(agents[size_t(a)].parentId);
+        (parent >= 0 && parent != a ? children[size_t(parent)] : roots).push_back(a);
+    }
+    for (auto &list : children)
+        std::sort(list.begin(), list.end(), agentBefore);
+    std::sort(roots.begin(), roots.end(), agentBefore);
+
+    std::vector<bool> placed(agents.size(), false);
+    std::function<std::vector<int>(int)> subtreeOf = [&](int a) {
+        std::vector<int> all{a};
+        for (const int child : children[size_t(a)])
+            if (!placed[size_t(child)]) {
+                const std::vector<int> below = subtreeOf(child);
+                all.insert(all.end(), below.begin(), below.end());
+            }
+        return all;
+    };
+    std::function<void(int, int)> emitAgent = [&](int a, int level) {
+        if (placed[size_t(a)])
+            return;
+        placed[size_t(a)] = true;
+        LaneRow row;
+        row.kind = LaneRow::Kind::Agent;
+        row.id = agents[size_t(a)].id;
+        row.key = QStringLiteral("agent:") + row.id;
+        row.label = agentLabel(agents[size_t(a)]);
+        row.agentRow = a;
+        row.depth = level;
+        row.expandable = !children[size_t(a)].empty();
+        row.collapsed = row.expandable && collapsedKeys.contains(row.key);
+        const bool collapsed = row.collapsed;
+        addRow(std::move(row), subtreeOf(a));
+        if (collapsed) {
+            for (const int member : m_subtrees.back())
+                placed[size_t(member)] = true;
+            return;
+        }
+        for (const int child : children[size_t(a)])
+            emitAgent(child, level + 1);
+    };
+    for (const int root : roots)
+        emitAgent(root, 0);
+    // Agents caught in a parent cycle have no root: they start their own trees.
+    for (int a = 0; a < int(agents.size()); ++a)
+        emitAgent(a, 0);
+}
+
+int TimelineLanes::rowOfAgent(int agentRow) const
+{
+    return agentRow >= 0 && agentRow < int(m_rowOfAgent.size()) ? m_rowOfAgent[size_t(agentRow)] : -1;
+}
+
+int TimelineLanes::firstRowEndingAfter(int contentY) const
+{
+    const auto at = std::upper_bound(m_rows.begin(), m_rows.end(), contentY,
+                                     [](int y, const LaneRow &row) { return y < row.top + row.height; });
+    return int(at - m_rows.begin());
+}
+
+int TimelineLanes::rowAt(int contentY) const
+{
+    if (contentY < 0)
+        return -1;
+    const int index = firstRowEndingAfter(contentY);
+    return index < int(m_rows.size()) ? index : -1;
+}
+
+int TimelineLanes::rowWithKey(const QString &key) const
+{
+    for (int i = 0; i < int(m_rows.size()); ++i)
+        if (m_rows[size_t(i)].key == key)
+            return i;
+    return -1;
+}
+
+QStringList TimelineLanes::agentIdsUnder(const SystemStore &store, int index) const
+{
+    QStringList ids;
+    if (index < 0 || index >= int(m_subtrees.size()))
+        return ids;
+    for (const int agent : m_subtrees[size_t(index)])
+        ids << store.agents()[size_t(agent)].id;
+    return ids;
+}
+
+int TimelineLanes::groupCount() const
+{
+    return int(std::count_if(m_rows.begin(), m_rows.end(), [](const LaneRow &row) { return row.expandable; }));
+}
+
+} // namespace mapi::ui

@@ -1,0 +1,204 @@
+// The timeline view: a sequence diagram of the system over time.
+//
+// Time runs left to right; one lane per agent, grouped (by scope or by subtree) in collapsible
+// groups down the left header column. Messages are vertical arrows from the sender's lane to
+// each recipient's lane at the message's time (heartbeats are ticks on the sender's lane),
+// lifecycle changes are marks on a state strip at the bottom of each lane, operator actions are
+// flags, gaps in the event stream are hatched red bands across every lane.
+//
+// Updates: from SystemStore::changed only (≤ 30 Hz): the index takes in the new rows and the
+// viewport is scheduled for one repaint. Painting touches only the visible time range (binary
+// searches on time-sorted indexes) and the visible lanes. Level of detail: a pixel column where
+// more than kMaxArrowsPerColumn arrows would cross the visible lanes is drawn as density cells
+// per lane instead of single arrows, so the cost of a frame is bounded by its width
+// (× kArrowCheckLimit), not by the data.
+//
+// Follow live (on by default) keeps the newest data at the right edge; any manual scroll pauses
+// it (data keeps arriving), End or setFollowLive(true) resumes. Zooming keeps following.
+// Thread: GUI thread.
+#pragma once
+
+#include "session/SelectionHub.h"
+#include "timeline/TimelineAxis.h"
+#include "timeline/TimelineIndex.h"
+#include "timeline/TimelineLanes.h"
+
+#include <QAbstractScrollArea>
+#include <QColor>
+#include <QHash>
+#include <QSet>
+
+#include <vector>
+
+namespace mapi {
+class SystemStore;
+struct ChangeSet;
+}
+
+namespace mapi::ui {
+
+class TimelineView : public QAbstractScrollArea
+{
+    Q_OBJECT
+public:
+    static constexpr int kMaxArrowsPerColumn = 3;  // more crossing the visible lanes: a density cell
+    static constexpr int kArrowCheckLimit = 16;    // more in a column: dense without looking closer
+    static constexpr int kRulerHeight = 22;
+    static constexpr int kDensityStripHeight = 8;   // global message rate under the ruler
+    static constexpr int kDefaultHeaderWidth = 200;
+    static constexpr double kDefaultSpanMs = 10000;  // first view of a live system
+    static constexpr double kLiveEdge = 0.96;        // following: newest data at 96 % of the width
+    // Rows of each kind taken in per slice when the store has a backlog: ≈ 10–30 ms of work,
+    // so opening a million-message trace does not freeze the window while the index builds.
+    static constexpr int kIngestSliceRows = 8000;
+
+    TimelineView(SystemStore *store, SelectionHub *selection, QWidget *parent = nullptr);
+
+    const TimelineAxis &axis() const { return m_axis; }
+    const TimelineLanes &lanes() const { return m_lanes; }
+    const TimelineIndex &index() const { return m_index; }
+
+    LaneGrouping grouping() const { return m_grouping; }
+    void setGrouping(LaneGrouping grouping);
+    bool isCollapsed(const QString &key) const { return m_collapsed.contains(key); }
+    void setCollapsed(const QString &key, bool collapsed);
+    void collapseAll();
+    void expandAll();
+
+    bool followLive() const { return m_followLive; }
+    void setFollowLive(bool on);
+
+    // Zoom by `factor` (> 1 zooms in) around viewport x; while following, around the live edge.
+    void zoomAt(double x, double factor);
+    void zoomBy(double factor);                   // around the centre of the plot
+    void panByPixels(double dx);                  // a manual scroll: pauses following
+    void showAll();                               // fits all data (keeps following if on)
+    void showTimeRange(double fromMs, double toMs); // a manual scroll: pauses following
+    void scrollRowIntoView(int row);
+
+    // Geometry in viewport coordinates, for painting, hit-testing and tests.
+    QRect plotRect() const;
+    int rowTopY(int row) const;
+    int rowCenterY(int row) const;
+    double liveEdgeMs() const;                    // newest data time, or the store's clock if later
+
+    struct Hit
+    {
+        enum class Kind { None, Message, StateMark, Action, Gap, LaneHeader, GroupToggle, Dense };
+        Kind kind = Kind::None;
+        int index = -1;   // message / event / action / gap row, or the lane row for headers
+        int count = 0;    // Dense: messages in the pixel column
+    };
+    Hit hitTest(const QPoint &viewportPos) const;
+
+Q_SIGNALS:
+    void followLiveChanged(bool on);
+    void lanesChanged();       // rows rebuilt (grouping, collapse, new agents)
+    void dataChanged();        // new rows taken in from the store
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    void scrollContentsBy(int dx, int dy) override;
+    bool viewportEvent(QEvent *event) override;
+    void wheelEvent(QWheelEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+    void mouseDoubleClickEvent(QMouseEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+
+private:
+    // Endpoint times of a collapsed row's members merged into one sorted list, refreshed from
+    // the tails the member lanes gained since the last paint.
+    struct MergedLane
+    {
+        std::vector<int> members;
+        std::vector<size_t> consumed;
+        std::vector<qint64> times;
+        quint64 reorders = 0;
+    };
+
+    void onStoreChanged(const ChangeSet &changes);
+    void onStoreReset();
+    void ingest(const ChangeSet *changes); // nullptr: everything is new
+    bool layoutInputsChanged(const ChangeSet *changes);
+    void rebuildLanes();
+    void applyFollow();
+    void syncScrollBars();
+    void clampPan();
+    void pauseFollowing();
+    void toggleRow(int row);
+    void clickAt(const QPoint &pos, Qt::KeyboardModifiers modifiers);
+    const std::vector<qint64> &rowEndpointTimes(const LaneRow &row) const;
+
+    struct VisibleRows
+    {
+        int first = 0;
+        int last = -1;    // inclusive
+    };
+    VisibleRows visibleRows() const;
+    int messageEndpointRows(int messageRow, int senderRow, std::vector<int> &recipientRows) const;
+    // Where a message's arrow (or heartbeat tick) lies, in viewport y.
+    struct MessageExtent
+    {
+        int senderRow = -1;
+        int senderY = 0;
+        int minY = 0;
+        int maxY = 0;
+        bool drawable = false;    // something of it lies in the plot
+        bool endVisible = false;  // the sender's or a recipient's lane is in view
+    };
+    MessageExtent messageExtent(const TimelineIndex::MessageRef &ref, const VisibleRows &rows,
+                                std::vector<int> &recipientRows) const;
+    bool columnIsDense(int from, int to, const VisibleRows &rows) const;
+
+    QColor laneBackground(int row) const;
+    void paintLaneBackgrounds(QPainter &p, const VisibleRows &rows) const;
+    void paintGaps(QPainter &p) const;
+    void paintStates(QPainter &p, const VisibleRows &rows) const;
+    void paintMessages(QPainter &p, const VisibleRows &rows, const std::vector<int> &bounds) const;
+    void paintMessage(QPainter &p, const TimelineIndex::MessageRef &ref, const VisibleRows &rows, int focusedMessage,
+                      std::vector<int> &labelRightEdge) const;
+    void paintDensity(QPainter &p, const VisibleRows &rows, const std::vector<char> &dense) const;
+    void paintActions(QPainter &p) const;
+    void paintRuler(QPainter &p, const std::vector<int> &bounds) const;
+    void paintHeaders(QPainter &p, const VisibleRows &rows) const;
+    std::vector<int> columnBounds() const;
+
+    QString messageToolTip(int messageRow) const;
+    QString markToolTip(int eventRow) const;
+    QString actionToolTip(int actionRow) const;
+    QString gapToolTip(int gapRow) const;
+    QString headerToolTip(int row) const;
+
+    SystemStore *m_store;
+    SelectionHub *m_selection;
+    TimelineIndex m_index;
+    TimelineLanes m_lanes;
+    TimelineAxis m_axis;
+    LaneGrouping m_grouping = LaneGrouping::Scope;
+    QSet<QString> m_collapsed;
+    std::vector<QString> m_agentShapes;
+    std::vector<QString> m_scopeShapes;
+    mutable QHash<QString, MergedLane> m_merged;   // by collapsed row key
+    mutable std::vector<int> m_scratchRows;         // one message's recipient rows (painting, density)
+
+    bool m_followLive = true;
+    double m_autoSpanMs = 0;            // span chosen when the first data arrived (0: none yet)
+    bool m_userZoomed = false;          // once the operator zooms, resizing keeps the scale
+    bool m_ingestScheduled = false;     // a slice of a backlog is queued
+    int m_headerWidth = kDefaultHeaderWidth;
+    int m_scrollY = 0;                  // content y at the top of the lanes area
+    double m_scrollOriginMs = 0;        // horizontal scroll bar value 0 ↔ this time
+    double m_scrollUnitPixels = 1;      // pixels per scroll bar unit (> 1 for very long ranges)
+    bool m_syncingScrollBars = false;
+
+    QPoint m_pressPos;
+    double m_pressStartMs = 0;
+    int m_pressScrollY = 0;
+    bool m_pressed = false;
+    bool m_dragging = false;
+};
+
+} // namespace mapi::ui

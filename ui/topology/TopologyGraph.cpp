@@ -1,0 +1,648 @@
+#include "topology/TopologyGraph.h"
+
+#include <QFontMetricsF>
+#include <QGuiApplication>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace mapi::ui {
+
+namespace {
+
+// Lower-case, with every run of digits left-padded, so "worker-10" sorts after "worker-9".
+QString naturalKey(const QString &text)
+{
+    QString key;
+    key.reserve(text.size() + 16);
+    for (qsizetype i = 0; i < text.size();) {
+        if (text[i].isDigit()) {
+            qsizetype j = i;
+            while (j < text.size() && text[j].isDigit())
+                ++j;
+            key += QString(std::max<qsizetype>(0, 12 - (j - i)), QLatin1Char('0'));
+            key += QStringView(text).mid(i, j - i);
+            i = j;
+        } else {
+            key += text[i].toLower();
+            ++i;
+        }
+    }
+    return key;
+}
+
+quint64 trafficKey(int from, int to, int scope)
+{
+    const quint32 target = to >= 0 ? quint32(to) : (0x80000000u | quint32(scope));
+    return (quint64(quint32(from)) << 32) | target;
+}
+
+// Merges `b` into `a`: weights are brought to the newer of the two times before adding.
+void mergeTraffic(TrafficEdge &a, const TrafficEdge &b)
+{
+    const double tau = TopologyGraph::kTrafficTimeConstantMs;
+    const qint64 last = std::max(a.lastMs, b.lastMs);
+    a.weight = a.weight * std::exp(double(a.lastMs - last) / tau) + b.weight * std::exp(double(b.lastMs - last) / tau);
+    a.lastMs = last;
+    a.total += b.total;
+    a.latestMessage = std::max(a.latestMessage, b.latestMessage);
+}
+
+} // namespace
+
+void TopologyGraph::clear()
+{
+    m_nodes.clear();
+    m_rowById.clear();
+    m_representative.clear();
+    m_scopes.clear();
+    m_traffic.clear();
+    m_trafficIndex.clear();
+    m_ranked.clear();
+    m_rankedDirty = true;
+    m_treeLines.clear();
+    m_coarseTreeLines.clear();
+}
+
+QFont TopologyGraph::labelFont() const
+{
+    QFont font = QGuiApplication::font();
+    font.setPixelSize(int(kLabelPixelSize));
+    return font;
+}
+
+TopologyGraph::SyncResult TopologyGraph::syncAll(const SystemStore &store)
+{
+    clear();
+    ChangeSet everything;
+    if (!store.agents().empty())
+        everything.firstNewAgentRow = 0;
+    if (!store.scopes().empty())
+        everything.firstNewScopeRow = 0;
+    if (!store.messages().empty())
+        everything.firstNewMessage = 0;
+    return sync(store, everything);
+}
+
+TopologyGraph::SyncResult TopologyGraph::sync(const SystemStore &store, const ChangeSet &changes)
+{
+    SyncResult result;
+    const std::vector<Agent> &agents = store.agents();
+    if (agents.size() < m_nodes.size()) // only a reset shrinks the store, and it is handled before
+        clear();
+    const QFontMetricsF metrics(labelFont());
+
+    const size_t knownNodes = m_nodes.size();
+    if (agents.size() > knownNodes) {
+        m_nodes.resize(agents.size());
+        m_representative.resize(agents.size());
+        for (size_t row = knownNodes; row < agents.size(); ++row) {
+            m_representative[row] = int(row);
+            updateNode(int(row), agents[row], metrics, result);
+        }
+        result.newNodes = result.structure = true;
+    }
+    for (int row : changes.agentRows)
+        if (size_t(row) < knownNodes)
+            updateNode(row, agents[size_t(row)], metrics, result);
+
+    const size_t knownScopes = m_scopes.size();
+    if (store.scopes().size() > knownScopes) {
+        m_scopes.resize(store.scopes().size());
+        for (size_t row = knownScopes; row < store.scopes().size(); ++row)
+            updateScope(int(row), store);
+        result.scopes = true;
+    }
+    for (int row : changes.scopeRows) {
+        if (size_t(row) < knownScopes) {
+            updateScope(row, store);
+            result.scopes = true;
+        }
+    }
+    if (result.structure || result.scopes)
+        rebuildStructure();
+    if (changes.firstNewMessage >= 0 && size_t(changes.firstNewMessage) < store.messages().size()) {
+        addMessages(store, changes.firstNewMessage);
+        result.traffic = true;
+    }
+    return result;
+}
+
+void TopologyGraph::updateNode(int row, const Agent &agent, const QFontMetricsF &metrics, SyncResult &result)
+{
+    TopologyNode &n = m_nodes[size_t(row)];
+    if (n.id != agent.id) {
+        n.id = agent.id;
+        m_rowById.insert(agent.id, row);
+        result.names = true;
+    }
+    if (n.label.isEmpty() || n.name != agent.name) {
+        n.name = agent.name;
+        n.label = metrics.elidedText(agent.name.isEmpty() ? agent.id : agent.name, Qt::ElideMiddle, kMaxLabelWidth);
+        n.labelWidth = metrics.horizontalAdvance(n.label);
+        result.names = true;
+    }
+    n.role = agent.role;
+    n.shape = shapeForRole(agent.role);
+    n.radius = shapeRadius(n.shape);
+    n.width = std::max(2 * n.radius + 6, n.labelWidth);
+    n.state = agent.state;
+    n.health = agent.health;
+    n.badge = badgeForState(agent.state, agent.health);
+    n.placeholder = agent.placeholder;
+    n.departed = agent.unregistered;
+    if (n.parentId != agent.parentId) {
+        n.parentId = agent.parentId;
+        result.structure = true;
+    }
+}
+
+void TopologyGraph::updateScope(int row, const SystemStore &store)
+{
+    const Scope &s = store.scopes()[size_t(row)];
+    ScopeGroup &g = m_scopes[size_t(row)];
+    g.id = s.id;
+    g.name = s.name.isEmpty() ? s.id : s.name;
+    g.placeholder = s.placeholder;
+    g.deleted = s.deleted;
+    g.parent = s.parentId.isEmpty() ? -1 : store.scopeRow(s.parentId);
+    g.members.clear();
+    for (const QString &member : s.members)
+        if (const int agentRow = store.agentRow(member); agentRow >= 0)
+            g.members.push_back(agentRow);
+}
+
+void TopologyGraph::addMessages(const SystemStore &store, int firstRow)
+{
+    const std::vector<Message> &messages = store.messages();
+    auto add = [&](int from, int to, int scope, qint64 t, int messageRow) {
+        const quint64 key = trafficKey(from, to, scope);
+        int index = m_trafficIndex.value(key, -1);
+        if (index < 0) {
+            index = int(m_traffic.size());
+            m_trafficIndex.insert(key, index);
+            TrafficEdge e;
+            e.from = from;
+            e.to = to;
+            e.scope = scope;
+            e.lastMs = t;
+            m_traffic.push_back(e);
+        }
+        TrafficEdge &e = m_traffic[size_t(index)];
+        if (t >= e.lastMs) {
+            e.weight = e.weight * std::exp(double(e.lastMs - t) / kTrafficTimeConstantMs) + 1;
+            e.lastMs = t;
+        } else {
+            e.weight += std::exp(double(t - e.lastMs) / kTrafficTimeConstantMs);
+        }
+        ++e.total;
+        e.latestMessage = std::max(e.latestMessage, messageRow);
+    };
+    for (size_t row = size_t(firstRow); row < messages.size(); ++row) {
+        const Message &m = messages[row];
+        const int from = this->row(m.fromAgentId);
+        if (from < 0)
+            continue;
+        for (const QString &recipient : m.toAgentIds)
+            if (const int to = this->row(recipient); to >= 0 && to != from)
+                add(from, to, -1, m.timestampMs, int(row));
+        if (m.toAgentIds.isEmpty() && !m.scopeId.isEmpty())
+            if (const int scope = store.scopeRow(m.scopeId); scope >= 0)
+                add(from, -1, scope, m.timestampMs, int(row));
+    }
+    m_rankedDirty = true;
+}
+
+void TopologyGraph::rebuildStructure()
+{
+    const int count = int(m_nodes.size());
+    for (TopologyNode &n : m_nodes) {
+        n.children.clear();
+        n.parent = n.parentId.isEmpty() ? -1 : row(n.parentId);
+    }
+    for (int v = 0; v < count; ++v)
+        if (m_nodes[size_t(v)].parent == v)
+            m_nodes[size_t(v)].parent = -1;
+
+    // A buggy server can send parent cycles: the node where a walk up meets its own path
+    // becomes a root, so every node has a finite chain of ancestors.
+    std::vector<char> mark(size_t(count), 0); // 0 new, 1 on the current walk, 2 done
+    std::vector<int> walk;
+    for (int v = 0; v < count; ++v) {
+        walk.clear();
+        int u = v;
+        while (u >= 0 && mark[size_t(u)] == 0) {
+            mark[size_t(u)] = 1;
+            walk.push_back(u);
+            u = m_nodes[size_t(u)].parent;
+        }
+        if (u >= 0 && mark[size_t(u)] == 1)
+            m_nodes[size_t(u)].parent = -1;
+        for (int w : walk)
+            mark[size_t(w)] = 2;
+    }
+    for (int v = 0; v < count; ++v)
+        if (const int p = m_nodes[size_t(v)].parent; p >= 0)
+            m_nodes[size_t(p)].children.push_back(v);
+
+    // Scope depths (cycles cut the same way, by a bounded walk) and each agent's deepest scope.
+    const int scopeCount = int(m_scopes.size());
+    for (ScopeGroup &s : m_scopes) {
+        s.depth = 0;
+        for (int p = s.parent; p >= 0 && s.depth <= scopeCount; p = m_scopes[size_t(p)].parent)
+            ++s.depth;
+        if (s.depth > scopeCount)
+            s.parent = -1;
+    }
+    std::vector<int> deepestScope(size_t(count), -1);
+    for (int s = 0; s < scopeCount; ++s) {
+        const ScopeGroup &g = m_scopes[size_t(s)];
+        if (g.deleted)
+            continue;
+        for (int member : g.members) {
+            int &best = deepestScope[size_t(member)];
+            if (best < 0 || g.depth > m_scopes[size_t(best)].depth
+                || (g.depth == m_scopes[size_t(best)].depth && g.name < m_scopes[size_t(best)].name))
+                best = s;
+        }
+    }
+    for (int v = 0; v < count; ++v) {
+        TopologyNode &n = m_nodes[size_t(v)];
+        const int scope = deepestScope[size_t(v)];
+        n.group = scope;
+        n.sortKey = (scope >= 0 ? naturalKey(m_scopes[size_t(scope)].name) : QString()) + QChar(0x1f)
+                    + naturalKey(n.name.isEmpty() ? n.id : n.name) + QChar(0x1f) + n.id;
+    }
+    updateVisibility();
+}
+
+void TopologyGraph::updateVisibility()
+{
+    std::vector<int> order;
+    order.reserve(m_nodes.size());
+    for (size_t v = 0; v < m_nodes.size(); ++v)
+        if (m_nodes[v].parent < 0)
+            order.push_back(int(v));
+    for (size_t i = 0; i < order.size(); ++i) {
+        const int v = order[i];
+        TopologyNode &n = m_nodes[size_t(v)];
+        const int p = n.parent;
+        n.hidden = p >= 0 && (m_nodes[size_t(p)].hidden || m_nodes[size_t(p)].collapsed);
+        m_representative[size_t(v)] = n.hidden ? m_representative[size_t(p)] : v;
+        if (n.hidden)
+            n.positioned = false; // when shown again, the layout places it afresh
+        if (n.children.empty())
+            n.collapsed = false;
+        for (int c : n.children)
+            order.push_back(c);
+    }
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        TopologyNode &n = m_nodes[size_t(*it)];
+        n.descendants = 0;
+        for (int c : n.children)
+            n.descendants += 1 + m_nodes[size_t(c)].descendants;
+    }
+    m_rankedDirty = true;
+}
+
+int TopologyGraph::visibleCount() const
+{
+    return int(std::count_if(m_nodes.begin(), m_nodes.end(), [](const TopologyNode &n) { return !n.hidden; }));
+}
+
+bool TopologyGraph::setCollapsed(int row, bool collapsed)
+{
+    TopologyNode &n = m_nodes[size_t(row)];
+    if (n.collapsed == collapsed || (collapsed && n.children.empty()))
+        return false;
+    n.collapsed = collapsed;
+    updateVisibility();
+    return true;
+}
+
+bool TopologyGraph::expandAll()
+{
+    bool changed = false;
+    for (TopologyNode &n : m_nodes) {
+        changed = changed || n.collapsed;
+        n.collapsed = false;
+    }
+    if (changed)
+        updateVisibility();
+    return changed;
+}
+
+bool TopologyGraph::collapseBelowRoots()
+{
+    bool changed = false;
+    for (TopologyNode &n : m_nodes) {
+        if (n.parent >= 0 && !n.children.empty() && !n.collapsed) {
+            n.collapsed = true;
+            changed = true;
+        }
+    }
+    if (changed)
+        updateVisibility();
+    return changed;
+}
+
+bool TopologyGraph::expandAncestors(int row)
+{
+    bool changed = false;
+    for (int p = m_nodes[size_t(row)].parent; p >= 0; p = m_nodes[size_t(p)].parent) {
+        changed = changed || m_nodes[size_t(p)].collapsed;
+        m_nodes[size_t(p)].collapsed = false;
+    }
+    if (changed)
+        updateVisibility();
+    return changed;
+}
+
+LayoutInput TopologyGraph::layoutSnapshot(bool incremental) const
+{
+    LayoutInput input;
+    input.incremental = incremental;
+    input.metrics = m_metrics;
+    input.nodes.resize(m_nodes.size());
+    for (size_t i = 0; i < m_nodes.size(); ++i) {
+        const TopologyNode &n = m_nodes[i];
+        LayoutNode &l = input.nodes[i];
+        l.parent = n.parent;
+        l.width = n.width;
+        l.visible = !n.hidden;
+        l.pinned = incremental && n.positioned;
+        l.position = n.target; // not the animated position: pins are where nodes come to rest
+        l.sortKey = n.sortKey;
+        l.group = n.group;
+    }
+    return input;
+}
+
+bool TopologyGraph::applyLayout(const LayoutResult &result)
+{
+    const size_t count = std::min(result.positions.size(), m_nodes.size());
+    std::vector<char> shownBefore(m_nodes.size());
+    for (size_t i = 0; i < m_nodes.size(); ++i)
+        shownBefore[i] = m_nodes[i].positioned;
+    bool moved = false;
+    for (size_t i = 0; i < count; ++i) {
+        TopologyNode &n = m_nodes[i];
+        if (!result.placed[i] || n.hidden || (result.incremental && n.positioned))
+            continue;
+        const QPointF target = result.positions[i];
+        QPointF start = target;
+        if (n.positioned)
+            start = n.position;
+        else if (!result.incremental && n.parent >= 0 && shownBefore[size_t(n.parent)])
+            start = m_nodes[size_t(n.parent)].position; // shown by an expand: unfolds from its parent
+        n.from = n.position = start;
+        n.target = target;
+        n.positioned = true;
+        moved = moved || start != target;
+    }
+    updateGeometry();
+    return moved;
+}
+
+bool TopologyGraph::hasUnplacedNodes() const
+{
+    return std::any_of(m_nodes.begin(), m_nodes.end(), [](const TopologyNode &n) { return !n.hidden && !n.positioned; });
+}
+
+void TopologyGraph::setMoveProgress(double t)
+{
+    for (TopologyNode &n : m_nodes)
+        if (n.positioned)
+            n.position = n.from + (n.target - n.from) * t;
+    updateGeometry();
+}
+
+double TopologyGraph::recentWeight(const TrafficEdge &edge, qint64 nowMs)
+{
+    return edge.weight * std::exp(-double(std::max<qint64>(0, nowMs - edge.lastMs)) / kTrafficTimeConstantMs);
+}
+
+const std::vector<TrafficEdge> &TopologyGraph::rankedEdges()
+{
+    if (!m_rankedDirty)
+        return m_ranked;
+    m_rankedDirty = false;
+    m_ranked.clear();
+    const bool anyHidden = std::any_of(m_nodes.begin(), m_nodes.end(), [](const TopologyNode &n) { return n.hidden; });
+    if (!anyHidden) {
+        m_ranked = m_traffic;
+    } else {
+        QHash<quint64, int> merged;
+        for (const TrafficEdge &e : m_traffic) {
+            TrafficEdge shown = e;
+            shown.from = representative(e.from);
+            shown.to = e.to >= 0 ? representative(e.to) : -1;
+            if (shown.from == shown.to)
+                continue; // inside one collapsed subtree
+            const quint64 key = trafficKey(shown.from, shown.to, shown.scope);
+            const auto it = merged.constFind(key);
+            if (it == merged.constEnd()) {
+                merged.insert(key, int(m_ranked.size()));
+                m_ranked.push_back(shown);
+            } else {
+                mergeTraffic(m_ranked[size_t(*it)], shown);
+            }
+        }
+    }
+    // weight · e^(−(now − last)/τ) ranks like ln(weight) + last/τ, whatever `now` is.
+    std::vector<std::pair<double, int>> keys(m_ranked.size());
+    for (size_t i = 0; i < m_ranked.size(); ++i)
+        keys[i] = {std::log(std::max(1e-300, m_ranked[i].weight)) + double(m_ranked[i].lastMs) / kTrafficTimeConstantMs, int(i)};
+    std::sort(keys.begin(), keys.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+    std::vector<TrafficEdge> ordered;
+    ordered.reserve(m_ranked.size());
+    for (const auto &k : keys)
+        ordered.push_back(m_ranked[size_t(k.second)]);
+    m_ranked = std::move(ordered);
+    return m_ranked;
+}
+
+std::vector<char> TopologyGraph::neighbourhood(const std::vector<int> &sources, int hops) const
+{
+    const size_t count = m_nodes.size();
+    std::vector<std::vector<int>> adjacent(count);
+    for (size_t v = 0; v < count; ++v) {
+        if (const int p = m_nodes[v].parent; p >= 0) {
+            adjacent[v].push_back(p);
+            adjacent[size_t(p)].push_back(int(v));
+        }
+    }
+    for (const TrafficEdge &e : m_traffic) {
+        if (e.to < 0)
+            continue; // a scope message does not make every member a neighbour
+        adjacent[size_t(e.from)].push_back(e.to);
+        adjacent[size_t(e.to)].push_back(e.from);
+    }
+    std::vector<char> inside(count, 0);
+    std::vector<int> frontier;
+    for (int s : sources) {
+        if (s >= 0 && size_t(s) < count && !inside[size_t(s)]) {
+            inside[size_t(s)] = 1;
+            frontier.push_back(s);
+        }
+    }
+    for (int step = 0; step < hops && !frontier.empty(); ++step) {
+        std::vector<int> next;
+        for (int v : frontier) {
+            for (int w : adjacent[size_t(v)]) {
+                if (!inside[size_t(w)]) {
+                    inside[size_t(w)] = 1;
+                    next.push_back(w);
+                }
+            }
+        }
+        frontier = std::move(next);
+    }
+    return inside;
+}
+
+QRectF TopologyGraph::nodeBounds(int row, bool atRest) const
+{
+    const TopologyNode &n = m_nodes[size_t(row)];
+    const QPointF at = atRest ? n.target : n.position;
+    const double half = std::max(n.width / 2, n.radius);
+    return QRectF(at.x() - half, at.y() - n.radius - 4, 2 * half, 2 * n.radius + 6 + kLabelBlockHeight);
+}
+
+std::vector<QRectF> TopologyGraph::scopeBoxes(bool atRest) const
+{
+    // Around the members shown (or the collapsed nodes standing for them), and around nested
+    // scopes' boxes; deepest first, so a parent box encloses its children.
+    constexpr double pad = 10, labelBand = 16;
+    std::vector<int> order(m_scopes.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = int(i);
+    std::sort(order.begin(), order.end(), [&](int a, int b) { return m_scopes[size_t(a)].depth > m_scopes[size_t(b)].depth; });
+    std::vector<QRectF> boxes(m_scopes.size());
+    for (int s : order) {
+        const ScopeGroup &g = m_scopes[size_t(s)];
+        if (g.deleted)
+            continue;
+        QRectF box = boxes[size_t(s)]; // child scopes' boxes, already merged in
+        for (int member : g.members) {
+            const int shown = representative(member);
+            if (m_nodes[size_t(shown)].positioned)
+                box |= nodeBounds(shown, atRest);
+        }
+        if (box.isNull())
+            continue;
+        boxes[size_t(s)] = box.adjusted(-pad, -pad - labelBand, pad, pad);
+        if (g.parent >= 0)
+            boxes[size_t(g.parent)] |= boxes[size_t(s)];
+    }
+    return boxes;
+}
+
+QRectF TopologyGraph::restingBounds() const
+{
+    QRectF bounds;
+    for (size_t v = 0; v < m_nodes.size(); ++v)
+        if (!m_nodes[v].hidden && m_nodes[v].positioned)
+            bounds |= nodeBounds(int(v), true);
+    const std::vector<QRectF> boxes = scopeBoxes(true);
+    for (size_t s = 0; s < boxes.size(); ++s)
+        if (!m_scopes[s].deleted)
+            bounds |= boxes[s];
+    return bounds;
+}
+
+void TopologyGraph::addTreeLine(const TreeLine &line, bool coarseToo)
+{
+    m_treeLines.push_back(line);
+    if (coarseToo)
+        m_coarseTreeLines.push_back(line);
+}
+
+void TopologyGraph::updateGeometry()
+{
+    m_treeLines.clear();
+    m_coarseTreeLines.clear();
+
+    // Left edge of each shown subtree (post-order), for the trunks of families in several rows.
+    std::vector<int> order;
+    for (size_t v = 0; v < m_nodes.size(); ++v)
+        if (m_nodes[v].parent < 0 && m_nodes[v].positioned)
+            order.push_back(int(v));
+    for (size_t i = 0; i < order.size(); ++i)
+        for (int c : m_nodes[size_t(order[i])].children)
+            if (!m_nodes[size_t(c)].hidden && m_nodes[size_t(c)].positioned)
+                order.push_back(c);
+    std::vector<double> subtreeLeft(m_nodes.size(), 0.0);
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        const TopologyNode &n = m_nodes[size_t(*it)];
+        double left = n.position.x() - n.width / 2;
+        for (int c : n.children)
+            if (!m_nodes[size_t(c)].hidden && m_nodes[size_t(c)].positioned)
+                left = std::min(left, subtreeLeft[size_t(c)]);
+        subtreeLeft[size_t(*it)] = left;
+    }
+
+    // Detailed: the first row of children hangs from a bus halfway down; lower rows (a grid
+    // of leaves, or wrapped subtrees) from buses half a level above them, joined by a trunk
+    // left of the whole family, so no line crosses a node or a label.
+    const double half = m_metrics.levelHeight / 2;
+    for (int v : order) {
+        const TopologyNode &p = m_nodes[size_t(v)];
+        if (p.collapsed)
+            continue;
+        double firstRowY = std::numeric_limits<double>::infinity(), lastRowY = -firstRowY;
+        double familyLeft = std::numeric_limits<double>::infinity();
+        for (int c : p.children) {
+            const TopologyNode &child = m_nodes[size_t(c)];
+            if (child.hidden || !child.positioned)
+                continue;
+            if (child.position.y() <= p.position.y() + 1) {
+                addTreeLine({QLineF(p.position, child.position), c}, true); // stale after a re-parenting
+                continue;
+            }
+            firstRowY = std::min(firstRowY, child.position.y());
+            lastRowY = std::max(lastRowY, child.position.y());
+            familyLeft = std::min(familyLeft, subtreeLeft[size_t(c)]);
+        }
+        if (std::isinf(firstRowY))
+            continue;
+        const double busY = p.position.y() + (firstRowY - p.position.y()) / 2;
+        const bool rows = lastRowY > firstRowY + 1;
+        const double trunkX = familyLeft - m_metrics.siblingGap / 2;
+        struct Bus
+        {
+            double y, left, right;
+        };
+        std::vector<Bus> buses; // one per row of children: a handful
+        for (int c : p.children) {
+            const TopologyNode &child = m_nodes[size_t(c)];
+            if (child.hidden || !child.positioned || child.position.y() <= p.position.y() + 1)
+                continue;
+            const bool first = child.position.y() <= firstRowY + 1;
+            const double y = first ? busY : child.position.y() - half;
+            const bool leaf = std::none_of(child.children.begin(), child.children.end(),
+                                           [&](int g) { return !m_nodes[size_t(g)].hidden && m_nodes[size_t(g)].positioned; });
+            addTreeLine({QLineF(child.position.x(), y, child.position.x(), child.position.y()), c}, !leaf);
+            auto bus = std::find_if(buses.begin(), buses.end(), [&](const Bus &b) { return std::abs(b.y - y) < 1; });
+            if (bus == buses.end()) {
+                const double start = first && !rows ? p.position.x() : (first ? std::min(trunkX, p.position.x()) : trunkX);
+                bus = buses.insert(buses.end(), Bus{y, start, start});
+            }
+            bus->left = std::min(bus->left, child.position.x());
+            bus->right = std::max(bus->right, child.position.x());
+        }
+        addTreeLine({QLineF(p.position.x(), p.position.y(), p.position.x(), busY), v}, true);
+        for (const Bus &bus : buses)
+            addTreeLine({QLineF(bus.left, bus.y, bus.right, bus.y), v}, true);
+        if (rows)
+            addTreeLine({QLineF(trunkX, busY, trunkX, lastRowY - half), v}, true);
+    }
+
+    const std::vector<QRectF> boxes = scopeBoxes(false);
+    for (size_t s = 0; s < boxes.size(); ++s) {
+        m_scopes[s].box = m_scopes[s].deleted ? QRectF() : boxes[s];
+    }
+}
+
+} // namespace mapi::ui

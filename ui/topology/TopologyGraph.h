@@ -1,0 +1,165 @@
+// What the topology shows, derived from the SystemStore: one node per agent row (rows are never
+// removed, so a node's index is its agent row), the hierarchy (Agent::parentId, cycles broken)
+// with collapsed subtrees, the message traffic between agents with its recent rate, the scope
+// groups, and the positions the layout produced.
+//
+// Thread: GUI thread only. Fed from SystemStore::changed (coalesced, ≤ 30 Hz), never per event.
+// Geometry (tree lines, scope boxes) is cached and rebuilt by updateGeometry() when
+// positions move, so a paint only reads it.
+#pragma once
+
+#include "model/SystemStore.h"
+#include "topology/TopologyLayout.h"
+#include "topology/TopologyStyle.h"
+
+#include <QFont>
+#include <QHash>
+#include <QLineF>
+#include <QRectF>
+#include <QVector>
+
+#include <vector>
+
+class QFontMetricsF;
+
+namespace mapi::ui {
+
+struct TopologyNode
+{
+    QString id;
+    QString name;
+    QString label;                // name (else id), elided to kMaxLabelWidth at the label font
+    double labelWidth = 0;        // world units
+    QString role;
+    QString state;
+    Health health = Health::Healthy;
+    NodeShape shape = NodeShape::Diamond;
+    StateBadge badge = StateBadge::None;
+    double radius = 14;           // world units
+    double width = 0;             // room the layout gives it: shape or label, whichever is wider
+    bool placeholder = true;
+    bool departed = false;        // unregistered
+
+    QString parentId;             // as the store has it
+    int parent = -1;              // its row; -1 for a root, or where the link would close a cycle
+    std::vector<int> children;    // rows
+    bool collapsed = false;
+    bool hidden = false;          // inside a collapsed subtree
+    int descendants = 0;          // all of them, hidden or not
+    QString sortKey;              // siblings order: deepest scope's name, then name (numbers compared as numbers)
+    int group = -1;               // its deepest scope's row: the layout keeps such siblings together
+
+    bool positioned = false;      // has a layout position (hidden nodes drop theirs)
+    QPointF position;             // where it is drawn now (moves while an animation runs)
+    QPointF from;                 // animation start
+    QPointF target;               // where the layout put it
+};
+
+// Messages between two agents (or from an agent to a scope), in one direction.
+struct TrafficEdge
+{
+    int from = -1;                // agent row
+    int to = -1;                  // agent row; -1 for a scope message
+    int scope = -1;               // scope row of a scope message
+    double weight = 0;            // decayed message count at lastMs: Σ exp(-(lastMs − tᵢ)/τ)
+    qint64 lastMs = 0;            // store time (ms) of the newest message
+    int total = 0;
+    int latestMessage = -1;       // store row of the newest message
+};
+
+struct ScopeGroup
+{
+    QString id;
+    QString name;
+    int parent = -1;              // scope row; -1 for a top scope (or a cycle)
+    int depth = 0;
+    bool placeholder = true;
+    bool deleted = false;
+    std::vector<int> members;     // agent rows
+    QRectF box;                   // world units; null when no member is shown
+};
+
+class TopologyGraph
+{
+public:
+    static constexpr double kTrafficTimeConstantMs = 10000; // "recent" rate: exponential decay, τ = 10 s
+    static constexpr double kMaxLabelWidth = 118;           // world units; longer names are elided
+    static constexpr double kLabelPixelSize = 11;           // label font size at zoom 1, world units
+    static constexpr double kLabelBlockHeight = 15;         // below the shape, world units
+
+    struct SyncResult
+    {
+        bool newNodes = false;    // nodes that need a position
+        bool structure = false;   // parents, children or visibility changed
+        bool traffic = false;
+        bool scopes = false;
+        bool names = false;       // a name or id to search changed or appeared
+    };
+
+    void clear();
+    SyncResult syncAll(const SystemStore &store);
+    SyncResult sync(const SystemStore &store, const ChangeSet &changes);
+
+    const std::vector<TopologyNode> &nodes() const { return m_nodes; }
+    const std::vector<ScopeGroup> &scopes() const { return m_scopes; }
+    const std::vector<TrafficEdge> &traffic() const { return m_traffic; }
+    int row(const QString &agentId) const { return m_rowById.value(agentId, -1); }
+    // The node drawn for `row`: itself, or the collapsed ancestor hiding it.
+    int representative(int row) const { return m_representative[size_t(row)]; }
+    int visibleCount() const;
+
+    // Collapse and expand. Return false when nothing changed. The caller re-lays out.
+    bool setCollapsed(int row, bool collapsed);
+    bool expandAll();
+    bool collapseBelowRoots();   // every node with children except the roots
+    bool expandAncestors(int row);
+
+    // Layout: the immutable input of a job, and its result applied. Returns true when placed
+    // nodes moved (a full layout): the caller animates with setMoveProgress().
+    LayoutInput layoutSnapshot(bool incremental) const;
+    bool applyLayout(const LayoutResult &result);
+    bool hasUnplacedNodes() const;
+    void setMoveProgress(double t); // 0 = from, 1 = target; eased by the caller
+
+    // Traffic. Edges between visible representatives, busiest first (rebuilt when traffic or
+    // visibility changed). The order does not depend on the time: every edge decays alike.
+    const std::vector<TrafficEdge> &rankedEdges();
+    static double recentWeight(const TrafficEdge &edge, qint64 nowMs);
+
+    // 1 for rows within `hops` of `sources` (parent, children and message partners are one hop).
+    std::vector<char> neighbourhood(const std::vector<int> &sources, int hops) const;
+
+    // Geometry, world units. updateGeometry() after positions or visibility changed.
+    void updateGeometry();
+    QRectF restingBounds() const;               // once every node is where the layout put it
+    QRectF nodeBounds(int row, bool atRest = false) const; // shape and label
+    struct TreeLine { QLineF line; int child; };
+    // Parent → child connections as horizontal and vertical lines; the coarse set leaves out
+    // the short drops to leaves (far out, a family's bus stands for them).
+    const std::vector<TreeLine> &treeLines() const { return m_treeLines; }
+    const std::vector<TreeLine> &coarseTreeLines() const { return m_coarseTreeLines; }
+
+private:
+    void updateNode(int row, const Agent &agent, const QFontMetricsF &metrics, SyncResult &result);
+    void updateScope(int row, const SystemStore &store);
+    void addMessages(const SystemStore &store, int firstRow);
+    void rebuildStructure();
+    std::vector<QRectF> scopeBoxes(bool atRest) const;
+    void addTreeLine(const TreeLine &line, bool coarseToo);
+    void updateVisibility();
+    QFont labelFont() const;
+
+    std::vector<TopologyNode> m_nodes;
+    QHash<QString, int> m_rowById;
+    std::vector<int> m_representative;
+    std::vector<ScopeGroup> m_scopes;
+    std::vector<TrafficEdge> m_traffic;
+    QHash<quint64, int> m_trafficIndex;      // (from << 32 | to-or-scope) → index in m_traffic
+    std::vector<TrafficEdge> m_ranked;
+    bool m_rankedDirty = true;
+    std::vector<TreeLine> m_treeLines;
+    std::vector<TreeLine> m_coarseTreeLines;
+    LayoutMetrics m_metrics;
+};
+
+} // namespace mapi::ui

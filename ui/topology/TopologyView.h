@@ -1,0 +1,191 @@
+// The topology canvas: agents as nodes in a tidy tree, scopes as tinted boxes, message traffic
+// as curves whose width shows the recent rate. A plain QWidget that paints itself (see
+// README.md for why not QGraphicsView): only what intersects the viewport is drawn, with
+// less detail the further out the zoom.
+//
+// Thread: GUI thread. Reads the LiveSession's store on SystemStore::changed (≤ 30 Hz) and
+// handles its reset; layouts run off-thread through LayoutRunner and come back queued.
+// Units: "world" = layout units (1 unit = 1 px at zoom 1); "view" = widget pixels.
+#pragma once
+
+#include "topology/LayoutRunner.h"
+#include "topology/TopologyGraph.h"
+
+#include <QHash>
+#include <QPixmap>
+#include <QPointer>
+#include <QSet>
+#include <QTimer>
+#include <QVariantAnimation>
+#include <QWidget>
+
+#include <map>
+#include <optional>
+
+namespace mapi::ui {
+
+class LiveSession;
+class SelectionHub;
+struct TopologyColors;
+
+class TopologyView : public QWidget
+{
+    Q_OBJECT
+public:
+    TopologyView(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
+    ~TopologyView() override;
+
+    // Navigation. Zoom 1 = one world unit per pixel.
+    void zoomToFit(bool animated = true);
+    void setZoom(double zoom);                    // around the view's centre, immediately
+    double zoom() const { return m_scale; }
+    void panBy(QPointF pixels);                   // moves the picture by `pixels`, immediately
+    QPointF mapToView(QPointF world) const;
+    QPointF mapToWorld(QPointF view) const;
+
+    // Search: an id, a name, or the start of a name (case-insensitive); else any name or id
+    // containing it. Selects the agent, expands what hides it, centres and zooms in on it.
+    // Returns false when nothing matches.
+    bool focusAgent(const QString &text);
+    QStringList searchTerms() const;              // names and ids, for the search box's completer
+    // Dims everything further than `hops` from the selected agents (0 = off).
+    void setNeighbourhoodHops(int hops);
+    int neighbourhoodHops() const { return m_hops; }
+
+    void relayout();                              // a full tidy layout, on request
+    void expandAll();
+    void collapseBelowRoots();
+    void setLegendVisible(bool visible);
+
+    // For tests and benchmarks.
+    int visibleNodeCount() const;                 // shown and placed
+    std::optional<QPointF> nodePosition(const QString &agentId) const; // where the layout put it (world); none when hidden or unplaced
+    bool isCollapsed(const QString &agentId) const;
+    void setCollapsed(const QString &agentId, bool collapsed);
+    int hiddenDescendantCount(const QString &agentId) const; // shown on a collapsed node's badge
+    bool isDimmed(const QString &agentId) const;
+    bool isSettled() const;                       // no layout running or due, no animation
+    double lastLayoutMs() const { return m_lastLayoutMs; }           // computeLayout() in the pool thread
+    double lastLayoutRoundTripMs() const { return m_lastLayoutRoundTripMs; } // snapshot → applied
+
+Q_SIGNALS:
+    void layoutApplied();
+    void searchTermsChanged();
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+    void mouseDoubleClickEvent(QMouseEvent *event) override;
+    void wheelEvent(QWheelEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+    void leaveEvent(QEvent *event) override;
+    void changeEvent(QEvent *event) override;
+    bool event(QEvent *event) override;
+
+private:
+    // What the last paint drew that a click or a tooltip can hit, in view coordinates.
+    struct DrawnEdge
+    {
+        QPointF start, control, end;
+        double width = 1;
+        TrafficEdge edge;
+    };
+    struct LabelFont
+    {
+        QFont font;
+        double ascent = 0;
+    };
+
+    void onStoreChanged(const mapi::ChangeSet &changes);
+    void onStoreAboutToReset();
+    void onStoreReset();
+    void onSelectionChanged(const QStringList &ids, QObject *origin);
+    void onLayoutFinished(const mapi::ui::LayoutResult &result);
+    void requestLayout();
+    void refreshNeighbourhood();
+    void toggleCollapsed(int row);
+    void animateCamera(QPointF center, double scale);
+    void noteMotion();   // the camera or nodes moved: cheaper frames until kStillAfterMs pass
+    void ensureVisible(int row);
+    void selectRows(const QList<int> &rows, bool additive);
+
+    QTransform worldTransform() const;
+    int nodeAt(QPointF viewPos) const;
+    int collapseBadgeAt(QPointF viewPos) const;
+    const DrawnEdge *edgeAt(QPointF viewPos) const;
+    int scopeLabelAt(QPointF viewPos) const;
+    int findAgent(const QString &text) const;
+    QString nodeToolTip(int row) const;
+    QString edgeToolTip(const TrafficEdge &edge) const;
+    QString scopeToolTip(int scopeRow) const;
+    bool isRowSelected(int row) const;
+    bool isRowDimmed(int row) const { return !m_dimmed.empty() && m_dimmed[size_t(row)]; }
+    const LabelFont &labelFont(int pixelSize);
+
+    void paintScopeBoxes(QPainter &painter, const TopologyColors &colors, const QRectF &visibleWorld);
+    void paintScopeLabels(QPainter &painter, const TopologyColors &colors, const QRectF &visibleWorld);
+    void paintTreeLines(QPainter &painter, const TopologyColors &colors);
+    void paintTraffic(QPainter &painter, const TopologyColors &colors);
+    void paintNodes(QPainter &painter, const TopologyColors &colors, const QRectF &visibleWorld);
+    // Shape, fill, outline and busy ring; `pixel` = one view pixel in the painter's units.
+    static void drawNodeGlyph(QPainter &painter, const TopologyNode &node, QPointF center, double radius, double pixel,
+                              const TopologyColors &colors);
+    const QPixmap &nodeSprite(const TopologyNode &node, double pixelRadius, const TopologyColors &colors);
+    void paintNodeOverlays(QPainter &painter, const TopologyColors &colors, const QRectF &visibleWorld);
+    void paintLegend(QPainter &painter, const TopologyColors &colors);
+    void paintStatus(QPainter &painter, const TopologyColors &colors);
+
+    LiveSession *m_session;
+    QPointer<SelectionHub> m_selection;
+    TopologyGraph m_graph;
+    LayoutRunner *m_runner;
+
+    // Camera: the world point at the view's centre, and view pixels per world unit.
+    QPointF m_center;
+    double m_scale = 1.0;
+    QVariantAnimation m_cameraAnimation;          // 0 → 1
+    QPointF m_cameraFrom, m_cameraTo;
+    double m_scaleFrom = 1, m_scaleTo = 1;
+    QVariantAnimation m_moveAnimation;            // 0 → 1, node moves after a full layout
+    bool m_autoFit = true;                        // fit again on resize until the operator moves the camera
+    bool m_fitAfterLayout = true;                 // the next full layout ends with a fit
+    int m_anchorRow = -1;                         // stays put on screen through the next full layout
+    int m_revealAfterLayout = -1;                 // centred once the layout placed it
+
+    QSet<QString> m_selectedIds;
+    std::vector<char> m_selectedShown;            // per row, rebuilt each paint: selected, or standing for a selected hidden agent
+    int m_hops = 0;
+    std::vector<char> m_dimmed;                   // per row; empty when no neighbourhood is set
+    int m_hoverRow = -1;
+    bool m_legendVisible = true;
+
+    // Mouse gesture in progress.
+    QPointF m_pressPos;
+    QPointF m_pressCenter;
+    bool m_pressed = false;
+    bool m_dragged = false;
+    bool m_rubberBanding = false;
+    bool m_ignoreRelease = false;
+    QRectF m_rubberBand;
+
+    std::vector<DrawnEdge> m_drawnEdges;
+    bool m_trafficLimited = false;                           // the last paint left busy edges out
+    std::vector<std::pair<QRectF, int>> m_collapseBadges;    // view rect → row
+    std::vector<std::pair<QRectF, int>> m_scopeLabels;       // view rect → scope row
+    std::map<int, LabelFont> m_labelFonts;                   // by pixel size
+    QHash<quint64, QPixmap> m_sprites;                       // small nodes' pictures, by look and size
+    QTimer m_decayTimer;
+    QTimer m_stillTimer;                                     // ends m_moving
+    QTimer m_quietRepaint;                                   // paces repaints for traffic and health
+    bool m_moving = false;                                   // pan, zoom or animation in progress
+
+    double m_lastLayoutMs = 0;
+    double m_lastLayoutRoundTripMs = 0;
+};
+
+} // namespace mapi::ui
