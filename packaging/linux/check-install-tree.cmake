@@ -1,0 +1,47 @@
+# ctest packaging.install-tree (cmake -P): `cmake --install` into a scratch prefix gives a
+# runnable tree with the desktop integration files and icons of the right sizes.
+# -DBUILD_DIR=... -DAPP_ID=... -DICON_SIZES="16;24;..." -DVERSION=...
+set(prefix ${BUILD_DIR}/install-tree-check)
+file(REMOVE_RECURSE ${prefix})
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix}
+                RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+if(rc)
+  message(FATAL_ERROR "cmake --install failed: ${err}")
+endif()
+
+set(expect bin/map-inspector bin/map-inspector-cli
+           share/applications/${APP_ID}.desktop share/metainfo/${APP_ID}.metainfo.xml
+           share/icons/hicolor/scalable/apps/${APP_ID}.svg)
+foreach(size IN LISTS ICON_SIZES)
+  set(png share/icons/hicolor/${size}x${size}/apps/${APP_ID}.png)
+  list(APPEND expect ${png})
+  if(EXISTS ${prefix}/${png})
+    # PNG: 8-byte signature, IHDR length and type, then width and height (big-endian).
+    file(READ ${prefix}/${png} ihdr OFFSET 16 LIMIT 8 HEX)
+    math(EXPR width "0x${ihdr}" OUTPUT_FORMAT DECIMAL) # whole 8 bytes: width * 2^32 + height
+    math(EXPR expected "(${size} << 32) + ${size}")
+    if(NOT width EQUAL expected)
+      message(FATAL_ERROR "${png} is not ${size}x${size} (IHDR ${ihdr})")
+    endif()
+  endif()
+endforeach()
+foreach(f IN LISTS expect)
+  if(NOT EXISTS ${prefix}/${f})
+    message(FATAL_ERROR "missing from the install tree: ${f}")
+  endif()
+endforeach()
+
+foreach(program map-inspector-cli map-inspector)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env QT_QPA_PLATFORM=offscreen
+                          ${prefix}/bin/${program} --version
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out TIMEOUT 30)
+  string(STRIP "${out}" out)
+  if(rc OR NOT out MATCHES "${VERSION}")
+    message(FATAL_ERROR "${program} --version from the install tree: status ${rc}, '${out}'")
+  endif()
+  message(STATUS "${program} --version: ${out}")
+endforeach()
+
+list(LENGTH expect n)
+message(STATUS "install tree ok: ${n} expected files, icons of the right sizes")
+file(REMOVE_RECURSE ${prefix})
