@@ -165,14 +165,8 @@ echo "$out"
 [[ $out == *"${version%-*}"* ]] || fail "map-inspector --version does not say ${version%-*}"
 
 say "offscreen start on a trace"
-trace=/usr/share/map-inspector/sample-trace.jsonl
-if [[ ! -f $root$trace ]]; then
-  # The package has no sample trace yet: use a recorded capture from the tests, checked readable
-  # by the installed CLI first.
-  trace=/tmp/scenario-basic.ndjson
-  cp "$src/tests/data/scenario-basic.ndjson" "$root$trace"
-  echo "(no $pkg sample trace yet; using tests/data/scenario-basic.ndjson)"
-fi
+trace=/usr/share/map-inspector/sample-trace.jsonl.zst
+[[ -f $root$trace ]] || fail "the package has no sample trace at $trace"
 in_root map-inspector-cli state --trace "$trace" >"$work/state.json" 2>&1 \
   || { cat "$work/state.json"; fail "map-inspector-cli cannot read $trace"; }
 echo "map-inspector-cli state --trace $trace: ok ($(wc -c <"$work/state.json") bytes of JSON)"
@@ -180,13 +174,13 @@ echo "map-inspector-cli state --trace $trace: ok ($(wc -c <"$work/state.json") b
 set +e
 # `timeout` sends SIGTERM after 3 s: exit 124 means the window was still up then and ended on the
 # signal; 137 means SIGTERM was not enough; anything else means it ended (or crashed) by itself.
-in_root QT_QPA_PLATFORM=offscreen timeout --kill-after=5 3 map-inspector "$trace" >"$work/gui.log" 2>&1
+in_root QT_QPA_PLATFORM=offscreen timeout --kill-after=5 3 map-inspector --sample >"$work/gui.log" 2>&1
 rc=$?
 set -e
 echo "exit status $rc after 3 s (124 = still running, ended by SIGTERM); output:"
 sed 's/^/  | /' "$work/gui.log"
 [[ $rc -eq 124 ]] || fail "map-inspector did not stay up for 3 s or did not end on SIGTERM (status $rc)"
-bad='could not (load|find) the Qt platform plugin|error while loading shared libraries|cannot open shared object|Cannot load library|Failed to (load|create)|Cannot find font|Segmentation fault|Aborted|QSvgRenderer|Could not parse'
+bad='Cannot open|could not (load|find) the Qt platform plugin|error while loading shared libraries|cannot open shared object|Cannot load library|Failed to (load|create)|Cannot find font|Segmentation fault|Aborted|QSvgRenderer|Could not parse'
 if grep -Ei "$bad" "$work/gui.log"; then
   fail "map-inspector reported a missing plugin, library or font (above)"
 fi

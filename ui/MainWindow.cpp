@@ -12,20 +12,30 @@
 #include "panels/TasksPanel.h"
 #include "panels/TimelinePanel.h"
 #include "panels/TopologyPanel.h"
+#include "replay/Exports.h"
+#include "replay/ReplayBar.h"
+#include "replay/SampleTrace.h"
 #include "session/LiveSession.h"
 #include "session/SelectionHub.h"
 #include "style/Theme.h"
+#include "timeline/TimelineView.h"
+#include "topology/TopologyView.h"
+#include "trace/TraceExport.h"
+#include "trace/TraceTimeline.h"
 
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDateTime>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QStackedWidget>
@@ -49,8 +59,22 @@ MainWindow::MainWindow(QWidget *parent)
     m_center = new QStackedWidget(this);
     m_welcome = buildWelcomePage();
     m_topology = new TopologyPanel(m_session, m_selection, this);
+    m_replayBar = new ReplayBar(this);
+    m_replayBar->addSpaceTarget(m_topology->view());
+    m_replayBar->hide();
+    addActions(m_replayBar->windowActions()); // play, step, seek, speed, bookmark: from every panel
+    connect(m_replayBar, &ReplayBar::bookmarkSaveFailed, this, [this](const QString &error) {
+        statusBar()->showMessage(tr("Bookmarks kept for this session only: %1").arg(error), 15000);
+    });
+    auto *viewer = new QWidget(this);
+    viewer->setObjectName(QStringLiteral("centreView"));
+    auto *viewerLayout = new QVBoxLayout(viewer);
+    viewerLayout->setContentsMargins(0, 0, 0, 0);
+    viewerLayout->setSpacing(0);
+    viewerLayout->addWidget(m_topology, 1);
+    viewerLayout->addWidget(m_replayBar);
     m_center->addWidget(m_welcome);
-    m_center->addWidget(m_topology);
+    m_center->addWidget(viewer);
     setCentralWidget(m_center);
     buildDocks();
     buildMenus();
@@ -63,7 +87,15 @@ MainWindow::MainWindow(QWidget *parent)
         resize(1400, 900);
 
     connect(m_session, &LiveSession::sourceChanged, this, [this] {
-        m_center->setCurrentWidget(m_session->source() == LiveSession::Source::None ? m_welcome : static_cast<QWidget *>(m_topology));
+        m_center->setCurrentIndex(m_session->source() == LiveSession::Source::None ? 0 : 1);
+        if (m_session->source() != LiveSession::Source::Trace || !m_session->replay()) {
+            m_replayBar->setController(nullptr, QString());
+            m_replayBar->hide();
+    addActions(m_replayBar->windowActions()); // play, step, seek, speed, bookmark: from every panel
+    connect(m_replayBar, &ReplayBar::bookmarkSaveFailed, this, [this](const QString &error) {
+        statusBar()->showMessage(tr("Bookmarks kept for this session only: %1").arg(error), 15000);
+    });
+        }
         setWindowTitle(m_session->source() == LiveSession::Source::None
                            ? QStringLiteral("MAP Inspector")
                            : QStringLiteral("%1 — MAP Inspector").arg(m_session->sourceLabel()));
@@ -82,6 +114,26 @@ MainWindow::MainWindow(QWidget *parent)
         QMessageBox::warning(this, tr("Connection failed"), message);
     });
     connect(m_session->store(), &SystemStore::changed, this, &MainWindow::updateStatusBar);
+    connect(m_session, &LiveSession::traceLoadProgress, this, [this](qint64 done, qint64 total) {
+        // Percent of the file's bytes (compressed bytes for .zst/.gz): QProgressBar holds ints.
+        m_loadProgress->setValue(total > 0 ? int(done * 100 / total) : 0);
+    });
+    connect(m_session, &LiveSession::traceLoadFinished, this, &MainWindow::onTraceLoadFinished);
+    connect(m_session, &LiveSession::recordingChanged, this, [this](bool recording) {
+        m_recordAction->setChecked(recording);
+        m_recordingLabel->setVisible(recording);
+        m_recordingLabel->setText(tr("● Recording %1").arg(QFileInfo(m_session->recordingPath()).fileName()));
+        m_recordingLabel->setToolTip(QDir::toNativeSeparators(m_session->recordingPath()));
+    });
+    connect(m_session, &LiveSession::recordingFinished, this,
+            [this](const QStringList &files, qint64 records, const QString &error) {
+                const QString where = files.isEmpty() ? QString() : QDir::toNativeSeparators(files.last());
+                if (error.isEmpty())
+                    statusBar()->showMessage(tr("Recording stopped: %n record(s) in %1", nullptr, int(records)).arg(where), 10000);
+                else
+                    showWarning(tr("Recording stopped"), tr("The recording stopped early: %1\n%n record(s) were written to %2.",
+                                                            nullptr, int(records)).arg(error, where));
+            });
     connect(m_selection, &SelectionHub::agentSelectionChanged, this, &MainWindow::updateActionStates);
     updateActionStates();
     updateStatusBar();
@@ -104,6 +156,24 @@ void MainWindow::buildActions()
     m_connectAction = make("connect", tr("&Connect…"), QKeySequence(Qt::CTRL | Qt::Key_K));
     m_disconnectAction = make("disconnect", tr("&Disconnect"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
     m_openTraceAction = make("openTrace", tr("&Open trace…"), QKeySequence::Open);
+    m_openSampleAction = make("openSampleTrace", tr("Open the &sample trace"), QKeySequence());
+    m_recordAction = make("record", tr("&Record to file…"), QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_recordAction->setCheckable(true);
+    const struct { const char *name; QString text; ExportKind kind; QString suffix; QString filter; } exports[] = {
+        {"exportChromeTrace", tr("&Chrome trace (Perfetto)…"), ExportKind::ChromeTrace, QStringLiteral("json"), tr("Chrome trace (*.json)")},
+        {"exportAgentsCsv", tr("&Agents table (CSV)…"), ExportKind::AgentsCsv, QStringLiteral("csv"), tr("CSV (*.csv)")},
+        {"exportMessagesCsv", tr("&Messages table (CSV)…"), ExportKind::MessagesCsv, QStringLiteral("csv"), tr("CSV (*.csv)")},
+        {"exportTasksCsv", tr("&Tasks table (CSV)…"), ExportKind::TasksCsv, QStringLiteral("csv"), tr("CSV (*.csv)")},
+        {"exportTopologyPicture", tr("T&opology picture (PNG, SVG)…"), ExportKind::TopologyPicture, QStringLiteral("png"), tr("PNG (*.png);;SVG (*.svg)")},
+        {"exportTimelinePicture", tr("Time&line picture (PNG, SVG)…"), ExportKind::TimelinePicture, QStringLiteral("png"), tr("PNG (*.png);;SVG (*.svg)")},
+    };
+    for (const auto &e : exports) {
+        QAction *a = make(e.name, e.text, QKeySequence());
+        connect(a, &QAction::triggered, this, [this, kind = e.kind, suffix = e.suffix, filter = e.filter] {
+            exportWithDialog(kind, suffix, filter);
+        });
+        m_exportActions << a;
+    }
     m_quitAction = make("quit", tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q));
     m_injectAction = make("inject", tr("&Inject message…"), QKeySequence(Qt::CTRL | Qt::Key_I));
     m_suspendAction = make("suspend", tr("&Suspend…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
@@ -121,6 +191,8 @@ void MainWindow::buildActions()
     connect(m_connectAction, &QAction::triggered, this, &MainWindow::showConnectDialog);
     connect(m_disconnectAction, &QAction::triggered, m_session, &LiveSession::disconnectFromServer);
     connect(m_openTraceAction, &QAction::triggered, this, &MainWindow::showOpenTraceDialog);
+    connect(m_openSampleAction, &QAction::triggered, this, &MainWindow::openSampleTrace);
+    connect(m_recordAction, &QAction::triggered, this, [this](bool checked) { chooseRecordingFile(checked); });
     connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
     connect(m_injectAction, &QAction::triggered, this, &MainWindow::injectIntoSelection);
     connect(m_stopAction, &QAction::triggered, this, &MainWindow::stopSelection);
@@ -214,6 +286,7 @@ void MainWindow::buildMenus()
     file->addAction(m_disconnectAction);
     file->addSeparator();
     file->addAction(m_openTraceAction);
+    file->addAction(m_openSampleAction);
     QMenu *recent = file->addMenu(tr("Open &recent"));
     connect(recent, &QMenu::aboutToShow, this, [this, recent] {
         recent->clear();
@@ -230,8 +303,15 @@ void MainWindow::buildMenus()
         if (recent->isEmpty())
             recent->addAction(tr("(nothing yet)"))->setEnabled(false);
     });
+    file->addAction(m_recordAction);
+    QMenu *exportMenu = file->addMenu(tr("&Export"));
+    exportMenu->setObjectName(QStringLiteral("exportMenu"));
+    exportMenu->addActions(m_exportActions);
     file->addSeparator();
     file->addAction(m_quitAction);
+
+    QMenu *replay = menuBar()->addMenu(tr("&Replay"));
+    replay->addActions(m_replayBar->windowActions());
 
     QMenu *agent = menuBar()->addMenu(tr("&Agent"));
     agent->addAction(m_injectAction);
@@ -279,8 +359,34 @@ void MainWindow::buildStatusBar()
     };
     connect(m_problemsButton, &QToolButton::clicked, this, showProblems);
     connect(m_gapsButton, &QToolButton::clicked, this, showProblems);
+    m_loadProgress = new QProgressBar(this);
+    m_loadProgress->setObjectName(QStringLiteral("traceLoadProgress"));
+    m_loadProgress->setRange(0, 100);
+    m_loadProgress->setMaximumWidth(160);
+    m_loadProgress->setFormat(tr("Loading %p%"));
+    m_loadProgress->hide();
+    m_loadCancel = new QToolButton(this);
+    m_loadCancel->setObjectName(QStringLiteral("traceLoadCancel"));
+    m_loadCancel->setText(tr("Cancel"));
+    m_loadCancel->setToolTip(tr("Stop loading the trace"));
+    m_loadCancel->hide();
+    connect(m_loadCancel, &QToolButton::clicked, m_session, &LiveSession::cancelTraceLoad);
+    m_traceDamageButton = new QToolButton(this);
+    m_traceDamageButton->setObjectName(QStringLiteral("traceDamageButton"));
+    m_traceDamageButton->setAutoRaise(true);
+    m_traceDamageButton->setStyleSheet(QStringLiteral("color: #d0312d; font-weight: bold"));
+    m_traceDamageButton->hide();
+    connect(m_traceDamageButton, &QToolButton::clicked, this, &MainWindow::reportTraceDamage);
+    m_recordingLabel = new QLabel(this);
+    m_recordingLabel->setObjectName(QStringLiteral("recordingLabel"));
+    m_recordingLabel->setStyleSheet(QStringLiteral("color: #d0312d"));
+    m_recordingLabel->hide();
     statusBar()->addWidget(m_stateLabel);
     statusBar()->addWidget(m_serverLabel);
+    statusBar()->addPermanentWidget(m_loadProgress);
+    statusBar()->addPermanentWidget(m_loadCancel);
+    statusBar()->addPermanentWidget(m_traceDamageButton);
+    statusBar()->addPermanentWidget(m_recordingLabel);
     statusBar()->addPermanentWidget(m_rateLabel);
     statusBar()->addPermanentWidget(m_gapsButton);
     statusBar()->addPermanentWidget(m_problemsButton);
@@ -303,8 +409,13 @@ QWidget *MainWindow::buildWelcomePage()
     openButton->setObjectName(QStringLiteral("welcomeOpenTrace"));
     connect(connectButton, &QPushButton::clicked, this, &MainWindow::showConnectDialog);
     connect(openButton, &QPushButton::clicked, this, &MainWindow::showOpenTraceDialog);
+    auto *sampleButton = new QPushButton(tr("Open the sample trace"), page);
+    sampleButton->setObjectName(QStringLiteral("welcomeOpenSample"));
+    sampleButton->setToolTip(tr("A minute of the demo system (40 agents), recorded and shipped with MAP Inspector"));
+    connect(sampleButton, &QPushButton::clicked, this, &MainWindow::openSampleTrace);
     buttons->addWidget(connectButton);
     buttons->addWidget(openButton);
+    buttons->addWidget(sampleButton);
     buttons->addStretch();
     layout->addLayout(buttons);
     auto *demo = new QLabel(
@@ -370,22 +481,174 @@ void MainWindow::connectTo(const ClientOptions &options, bool observerOnly)
 
 void MainWindow::showOpenTraceDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open trace"), QString(),
-                                                      tr("Traces (*.jsonl *.ndjson *.json);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open trace"), QString(),
+        tr("Traces and logs (*.jsonl *.jsonl.zst *.jsonl.gz *.ndjson *.ndjson.zst *.ndjson.gz *.json *.zst *.gz);;All files (*)"));
     if (!path.isEmpty())
         openTrace(path);
 }
 
 bool MainWindow::openTrace(const QString &path)
 {
-    QString error;
-    if (!m_session->openTrace(path, &error)) {
-        QMessageBox::warning(this, tr("Cannot open trace"), error);
+    const QFileInfo info(path);
+    if (!info.isFile() || !info.isReadable()) {
+        showWarning(tr("Cannot open trace"), info.exists() ? tr("%1 is not a readable file.").arg(QDir::toNativeSeparators(path))
+                                                           : tr("%1 does not exist.").arg(QDir::toNativeSeparators(path)));
         return false;
     }
-    ConnectionProfiles::addRecentTrace(QFileInfo(path).absoluteFilePath());
-    refreshWelcomePage();
+    startTraceLoad(info.absoluteFilePath(), true);
     return true;
+}
+
+bool MainWindow::openSampleTrace()
+{
+    QString error;
+    const QString path = sampleTraceFile(&error);
+    if (path.isEmpty()) {
+        showWarning(tr("Cannot open the sample trace"), error);
+        return false;
+    }
+    startTraceLoad(path, false); // the cached copy is not worth a place among the recent traces
+    return true;
+}
+
+void MainWindow::startTraceLoad(const QString &path, bool remember)
+{
+    m_replayBar->setController(nullptr, QString());
+    m_replayBar->hide();
+    m_traceDamageButton->hide();
+    m_loadProgress->setValue(0);
+    m_loadProgress->show();
+    m_loadCancel->show();
+    m_session->openTrace(path);
+    if (remember) {
+        ConnectionProfiles::addRecentTrace(path);
+        refreshWelcomePage();
+    }
+}
+
+void MainWindow::onTraceLoadFinished(bool ok, bool cancelled, const QString &error)
+{
+    m_loadProgress->hide();
+    m_loadCancel->hide();
+    if (ok) {
+        m_replayBar->setController(m_session->replay(), m_session->tracePath());
+        m_replayBar->show();
+        const TraceReadStats &stats = m_session->traceStats();
+        const bool damaged = stats.badLineCount > 0 || !stats.streamError.isEmpty();
+        m_traceDamageButton->setVisible(damaged);
+        m_traceDamageButton->setText(stats.streamError.isEmpty()
+                                         ? tr("%n bad line(s)", nullptr, int(stats.badLineCount))
+                                         : tr("truncated, %n bad line(s)", nullptr, int(stats.badLineCount)));
+        m_traceDamageButton->setToolTip(tr("Parts of this file could not be read; everything else was loaded. Click for details."));
+    } else if (cancelled) {
+        statusBar()->showMessage(tr("Loading cancelled"), 5000);
+    } else {
+        showWarning(tr("Cannot open trace"), error);
+    }
+    updateActionStates();
+    updateStatusBar();
+}
+
+void MainWindow::reportTraceDamage()
+{
+    const TraceReadStats &stats = m_session->traceStats();
+    QStringList numbers;
+    for (qint64 line : stats.badLines.mid(0, 50))
+        numbers << QString::number(line);
+    QString text = tr("Everything readable in this file was loaded.");
+    if (stats.badLineCount > 0)
+        text += QStringLiteral("\n\n") + tr("%n line(s) could not be read and were skipped: %1%2", nullptr, int(stats.badLineCount))
+                                             .arg(numbers.join(QStringLiteral(", ")),
+                                                  stats.badLineCount > numbers.size() ? QStringLiteral(", …") : QString());
+    if (!stats.streamError.isEmpty())
+        text += QStringLiteral("\n\n") + tr("Reading stopped early: %1").arg(stats.streamError);
+    showWarning(tr("Damaged trace"), text);
+}
+
+void MainWindow::showWarning(const QString &title, const QString &text)
+{
+    // Window-modal but not blocking: the event loop (and the live model) keep running.
+    auto *box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("warningBox"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+// ---- recording and export ----------------------------------------------------------------
+
+void MainWindow::chooseRecordingFile(bool start)
+{
+    if (!start) {
+        m_session->stopRecording();
+        return;
+    }
+    m_recordAction->setChecked(false); // checked again by recordingChanged once it runs
+    const QString suggested = QStringLiteral("map-%1.jsonl.zst").arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Record to"), suggested,
+                                                      tr("Compressed trace (*.jsonl.zst);;gzip trace (*.jsonl.gz);;Plain trace (*.jsonl)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!startRecording(path, &error))
+        showWarning(tr("Cannot record"), error);
+}
+
+bool MainWindow::startRecording(const QString &path, QString *error)
+{
+    if (!m_session->startRecording(path, error))
+        return false;
+    statusBar()->showMessage(tr("Recording: reconnected so that the trace starts with the handshake and the snapshot"), 8000);
+    return true;
+}
+
+void MainWindow::exportWithDialog(ExportKind kind, const QString &suffix, const QString &filter)
+{
+    QFileDialog dialog(this, tr("Export"), QString(), filter);
+    dialog.setAcceptMode(QFileDialog::AcceptSave);
+    dialog.setDefaultSuffix(suffix);
+    if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty())
+        return;
+    QString path = dialog.selectedFiles().first();
+    // The default suffix follows the chosen filter for pictures (PNG or SVG).
+    if (kind == ExportKind::TopologyPicture || kind == ExportKind::TimelinePicture) {
+        if (dialog.selectedNameFilter().contains(QLatin1String("svg")) && QFileInfo(path).suffix().isEmpty())
+            path += QStringLiteral(".svg");
+    }
+    QString error;
+    if (exportTo(kind, path, &error))
+        statusBar()->showMessage(tr("Exported to %1").arg(QDir::toNativeSeparators(path)), 8000);
+    else
+        showWarning(tr("Export failed"), error);
+}
+
+bool MainWindow::exportTo(ExportKind kind, const QString &path, QString *error)
+{
+    const SystemStore &store = *m_session->store();
+    switch (kind) {
+    case ExportKind::ChromeTrace: {
+        const TraceTimeline *timeline = m_session->replay() ? &m_session->replay()->timeline() : nullptr;
+        qint64 written = 0;
+        return exportChromeTrace(store, timeline, m_selection->selectedAgents(), path, &written, error);
+    }
+    case ExportKind::AgentsCsv:
+        return writeCsv(store, CsvTable::Agents, path, error) >= 0;
+    case ExportKind::MessagesCsv:
+        return writeCsv(store, CsvTable::Messages, path, error) >= 0;
+    case ExportKind::TasksCsv:
+        return writeCsv(store, CsvTable::Tasks, path, error) >= 0;
+    case ExportKind::TopologyPicture: {
+        TopologyView *view = m_topology->view();
+        return exportPicture(path, view->size(), view->devicePixelRatioF(), tr("MAP Inspector topology"),
+                             [view](QPainter &p) { view->renderTo(p); }, error);
+    }
+    case ExportKind::TimelinePicture: {
+        TimelineView *view = m_timeline->view();
+        return exportPicture(path, view->viewport()->size(), view->devicePixelRatioF(), tr("MAP Inspector timeline"),
+                             [view](QPainter &p) { view->renderTo(p); }, error);
+    }
+    }
+    return false;
 }
 
 void MainWindow::setForcedObserver(bool on)
@@ -440,6 +703,12 @@ void MainWindow::updateActionStates()
     }
     const bool live = m_session->source() == LiveSession::Source::Live;
     m_disconnectAction->setEnabled(live);
+    m_recordAction->setEnabled(live);
+    m_recordAction->setToolTip(live ? tr("Record every frame of this connection to a trace file")
+                                    : tr("Recording needs a live connection"));
+    const bool hasModel = m_session->source() != LiveSession::Source::None && !m_session->isLoadingTrace();
+    for (QAction *a : std::as_const(m_exportActions))
+        a->setEnabled(hasModel);
 }
 
 void MainWindow::injectIntoSelection()
@@ -494,7 +763,10 @@ void MainWindow::updateStatusBar()
     QString state;
     switch (m_session->source()) {
     case LiveSession::Source::None: state = tr("Not connected"); break;
-    case LiveSession::Source::Trace: state = tr("Trace"); break;
+    case LiveSession::Source::Trace:
+        state = m_session->isLoadingTrace() ? tr("Loading trace")
+                                            : tr("Trace · %n record(s)", nullptr, int(m_session->traceStats().records));
+        break;
     case LiveSession::Source::Live: state = clientStateName(m_session->clientState()); break;
     }
     if (m_session->observerOnly())
@@ -546,7 +818,7 @@ void MainWindow::saveLayout()
 void MainWindow::closeEvent(QCloseEvent *event)
 {
     saveLayout();
-    m_session->disconnectFromServer();
+    m_session->disconnectFromServer(); // also stops a recording and closes its file
     event->accept();
 }
 

@@ -10,6 +10,7 @@
 class QAction;
 class QDockWidget;
 class QLabel;
+class QProgressBar;
 class QStackedWidget;
 class QToolButton;
 
@@ -22,6 +23,7 @@ class AgentsPanel;
 class HealthPanel;
 class InspectorPanel;
 class ProblemsPanel;
+class ReplayBar;
 class ScopesPanel;
 class TasksPanel;
 class TimelinePanel;
@@ -38,7 +40,21 @@ public:
     SelectionHub *selection() const { return m_selection; }
 
     void connectTo(const ClientOptions &options, bool observerOnly);
+    // Starts loading a trace in the background (progress and Cancel in the status bar; the views
+    // fill as it loads; the replay bar appears once loaded). False, with a message, when the
+    // file cannot be read at all; errors found while loading are reported when it ends.
     bool openTrace(const QString &path);
+    bool openSampleTrace();            // the trace embedded in the program (resources/sample)
+    // Records the live connection to `path` (reconnects first, see LiveSession::startRecording).
+    bool startRecording(const QString &path, QString *error = nullptr);
+
+    enum class ExportKind { ChromeTrace, AgentsCsv, MessagesCsv, TasksCsv, TopologyPicture, TimelinePicture };
+    // Writes what the model holds now (a replayed trace: as it was at the replay position).
+    // ChromeTrace: only the selected agents' events when agents are selected. Pictures: SVG when
+    // the path ends in .svg, else PNG, of the view at its current size.
+    bool exportTo(ExportKind kind, const QString &path, QString *error = nullptr);
+
+    ReplayBar *replayBar() const { return m_replayBar; }
     void setForcedObserver(bool on);   // --observer: no control action whatever the profile says
 
     // Panels and actions by object name, for tests and the screenshot script.
@@ -65,6 +81,12 @@ private:
     void refreshWelcomePage();
     void updateActionStates();
     void updateStatusBar();
+    void startTraceLoad(const QString &path, bool remember);
+    void onTraceLoadFinished(bool ok, bool cancelled, const QString &error);
+    void reportTraceDamage();
+    void showWarning(const QString &title, const QString &text); // non-blocking message box
+    void chooseRecordingFile(bool start);
+    void exportWithDialog(ExportKind kind, const QString &suffix, const QString &filter);
     void confirmAndRun(const QString &verb, const QString &method);
     QString controlNote(const QString &method) const;
     QDockWidget *addPanel(const QString &objectName, const QString &title, QWidget *panel, Qt::DockWidgetArea area,
@@ -80,6 +102,7 @@ private:
     QStackedWidget *m_center = nullptr;
     QWidget *m_welcome = nullptr;
     QWidget *m_recentBox = nullptr;
+    ReplayBar *m_replayBar = nullptr;
     TopologyPanel *m_topology = nullptr;
     AgentsPanel *m_agents = nullptr;
     ScopesPanel *m_scopes = nullptr;
@@ -94,6 +117,9 @@ private:
     QAction *m_connectAction = nullptr;
     QAction *m_disconnectAction = nullptr;
     QAction *m_openTraceAction = nullptr;
+    QAction *m_openSampleAction = nullptr;
+    QAction *m_recordAction = nullptr;
+    QList<QAction *> m_exportActions;
     QAction *m_quitAction = nullptr;
     QAction *m_injectAction = nullptr;
     QAction *m_stopAction = nullptr;
@@ -111,6 +137,10 @@ private:
     QLabel *m_rateLabel = nullptr;
     QToolButton *m_gapsButton = nullptr;
     QToolButton *m_problemsButton = nullptr;
+    QProgressBar *m_loadProgress = nullptr;
+    QToolButton *m_loadCancel = nullptr;
+    QToolButton *m_traceDamageButton = nullptr;
+    QLabel *m_recordingLabel = nullptr;
 };
 
 } // namespace mapi::ui

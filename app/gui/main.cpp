@@ -1,5 +1,6 @@
-// map-inspector [--connect URL] [--token-env VAR] [--observer] [TRACEFILE]
+// map-inspector [--connect URL] [--token-env VAR] [--auth api-key|bearer] [--observer] [--sample | TRACEFILE]
 #include "MainWindow.h"
+#include "session/LiveSession.h"
 #include "style/Theme.h"
 
 #include <QApplication>
@@ -33,6 +34,7 @@ int main(int argc, char **argv)
         {QStringLiteral("token-env"), QStringLiteral("Read the credential from this environment variable."), QStringLiteral("VAR")},
         {QStringLiteral("auth"), QStringLiteral("Credential method: bearer (default) or api-key."), QStringLiteral("METHOD"), QStringLiteral("bearer")},
         {QStringLiteral("observer"), QStringLiteral("Observer only: every control action is disabled.")},
+        {QStringLiteral("sample"), QStringLiteral("Open the sample trace that ships with MAP Inspector.")},
     });
     p.process(app);
 
@@ -59,9 +61,17 @@ int main(int argc, char **argv)
     ui::MainWindow window;
     window.setForcedObserver(p.isSet(QStringLiteral("observer")));
     window.show();
+    // A trace named on the command line that cannot be read is said on stderr too (the window
+    // shows it in a message box): scripts and the package check read it there.
+    QObject::connect(window.session(), &ui::LiveSession::traceLoadFinished, &window,
+                     [](bool ok, bool cancelled, const QString &error) {
+                         if (!ok && !cancelled)
+                             std::fprintf(stderr, "map-inspector: Cannot open trace: %s\n", qPrintable(error));
+                     });
     if (!options.url.isEmpty())
         window.connectTo(options, p.isSet(QStringLiteral("observer")));
-    else if (!p.positionalArguments().isEmpty())
-        window.openTrace(p.positionalArguments().first());
+    else if (p.isSet(QStringLiteral("sample")) ? !window.openSampleTrace()
+             : !p.positionalArguments().isEmpty() && !window.openTrace(p.positionalArguments().first()))
+        std::fprintf(stderr, "map-inspector: Cannot open trace (see the window)\n");
     return QApplication::exec();
 }

@@ -187,7 +187,7 @@ private Q_SLOTS:
         QVERIFY(summary->text().contains(QLatin1String("No agents")));
 
         QString error;
-        QVERIFY2(session.openTrace(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error), qPrintable(error));
+        QVERIFY2(session.openTraceAndWait(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error), qPrintable(error));
         const std::array<int, kHealthCount> counts = countInStore(*session.store());
         QVERIFY(summary->text().contains(QStringLiteral("%1 agents").arg(session.store()->agents().size())));
         for (Health h : healthsWorstFirst()) {
@@ -494,7 +494,7 @@ private Q_SLOTS:
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         QString error;
-        QVERIFY2(session.openTrace(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error), qPrintable(error));
+        QVERIFY2(session.openTraceAndWait(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error), qPrintable(error));
         QLineSeries *events = seriesNamed(panel, "eventsSeries");
         QVERIFY(events);
         QTRY_VERIFY(events->count() > 1);

@@ -282,7 +282,7 @@ void TestInspector::inspectorShowsFocusedAgent()
     QCOMPARE(hint->text(), QStringLiteral("Select an agent, message, task or action to inspect it."));
 
     QString error;
-    QVERIFY2(session.openTrace(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error), qPrintable(error));
+    QVERIFY2(session.openTraceAndWait(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error), qPrintable(error));
     const Agent *agent = describedAgent(*session.store());
     QVERIFY(agent);
     hub.focus(Kind::Agent, agent->id);
@@ -312,7 +312,7 @@ void TestInspector::inspectorFollowsFocusedAgentChanges()
     auto *tree = panel.findChild<QTreeView *>(QStringLiteral("inspectorTree"));
     QAbstractItemModelTester tester(tree->model(), kFatal);
     QString error;
-    QVERIFY2(session.openTrace(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error), qPrintable(error));
+    QVERIFY2(session.openTraceAndWait(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error), qPrintable(error));
     panel.show();
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
     const Agent *agent = describedAgent(*session.store());
@@ -366,7 +366,7 @@ void TestInspector::inspectorShowsExactMessageFrame()
     auto *tree = panel.findChild<QTreeView *>(QStringLiteral("inspectorTree"));
     QAbstractItemModelTester tester(tree->model(), kFatal);
     QString error;
-    QVERIFY2(session.openTrace(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error), qPrintable(error));
+    QVERIFY2(session.openTraceAndWait(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error), qPrintable(error));
     const SystemStore &store = *session.store();
 
     // A message whose event frame was kept; looked up by event id, independently of the panel.
@@ -413,7 +413,7 @@ void TestInspector::inspectorShowsProblemFrame()
     SelectionHub hub;
     InspectorPanel panel(&session, &hub);
     QString error;
-    QVERIFY2(session.openTrace(QStringLiteral(MAPI_TEST_DATA "/errors.ndjson"), &error), qPrintable(error));
+    QVERIFY2(session.openTraceAndWait(QStringLiteral(MAPI_TEST_DATA "/errors.ndjson"), &error), qPrintable(error));
     QVERIFY(replayMalformedFramesAsReceived(*session.store()) > 0);
     const SystemStore &store = *session.store();
     QVERIFY(!store.problems().empty());
@@ -496,7 +496,7 @@ void TestInspector::copyPutsJsonOnClipboard()
     SelectionHub hub;
     InspectorPanel panel(&session, &hub);
     QString error;
-    QVERIFY2(session.openTrace(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error), qPrintable(error));
+    QVERIFY2(session.openTraceAndWait(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error), qPrintable(error));
     const Agent *agent = describedAgent(*session.store());
     QVERIFY(agent);
     hub.focus(Kind::Agent, agent->id);
@@ -527,7 +527,7 @@ void TestInspector::inspectorShowsHintWhenItemIsGone()
     auto *tree = panel.findChild<QTreeView *>(QStringLiteral("inspectorTree"));
     QAbstractItemModelTester tester(tree->model(), kFatal);
     QString error;
-    QVERIFY2(session.openTrace(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error), qPrintable(error));
+    QVERIFY2(session.openTraceAndWait(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error), qPrintable(error));
     panel.show(); // store-driven refreshes wait while the panel is hidden
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
     const QString id = describedAgent(*session.store())->id;
@@ -535,7 +535,7 @@ void TestInspector::inspectorShowsHintWhenItemIsGone()
     QVERIFY(tree->model()->rowCount() > 0);
 
     // A new trace without that agent: the model resets and the panel says so.
-    QVERIFY2(session.openTrace(QStringLiteral(MAPI_TEST_DATA "/errors.ndjson"), &error), qPrintable(error));
+    QVERIFY2(session.openTraceAndWait(QStringLiteral(MAPI_TEST_DATA "/errors.ndjson"), &error), qPrintable(error));
     QVERIFY(!session.store()->agent(id));
     QCOMPARE(tree->model()->rowCount(), 0);
     const QString hint = panel.findChild<QLabel *>(QStringLiteral("inspectorHint"))->text();
@@ -741,7 +741,7 @@ void TestInspector::problemsPanelFocusesSelectedProblem()
     QAbstractItemModelTester tester(table->model(), kFatal);
     QAbstractItemModelTester gapsTester(panel.findChild<QTableView *>(QStringLiteral("gapsTable"))->model(), kFatal);
     QString error;
-    QVERIFY2(session.openTrace(QStringLiteral(MAPI_TEST_DATA "/errors.ndjson"), &error), qPrintable(error));
+    QVERIFY2(session.openTraceAndWait(QStringLiteral(MAPI_TEST_DATA "/errors.ndjson"), &error), qPrintable(error));
     QVERIFY(replayMalformedFramesAsReceived(*session.store()) > 0);
     QCOMPARE(table->model()->rowCount(), int(session.store()->problems().size()));
     QVERIFY(panel.findChild<QLabel *>(QStringLiteral("problemsTitle"))->text().contains(QString::number(table->model()->rowCount())));

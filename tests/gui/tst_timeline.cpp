@@ -63,7 +63,7 @@ struct Fixture
         panel.show();
         if (fill) {
             QString error;
-            if (!session.openTrace(kCapture, &error))
+            if (!session.openTraceAndWait(kCapture, &error))
                 qFatal("capture: %s", qPrintable(error));
         }
     }
@@ -767,7 +767,7 @@ void TimelineTest::resetEmptiesTheView()
     QVERIFY(f.view->followLive()); // a new source is followed again
     QVERIFY(!f.view->viewport()->grab().isNull());
     QString error;
-    QVERIFY(f.session.openTrace(kCapture, &error));
+    QVERIFY(f.session.openTraceAndWait(kCapture, &error));
     QCOMPARE(f.view->index().messages().size(), size_t(102));
     QCOMPARE(f.view->index().laneCount(), 20);
 }

@@ -44,7 +44,7 @@ struct Fixture
     bool open()
     {
         QString error;
-        if (!session.openTrace(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error))
+        if (!session.openTraceAndWait(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error))
             return false;
         panel = std::make_unique<TopologyPanel>(&session, &hub);
         panel->resize(1200, 800);
@@ -507,7 +507,7 @@ private Q_SLOTS:
         QCOMPARE(f.view->visibleNodeCount(), 0);
         f.view->grab(); // an empty store paints a hint, not a crash
         QString error;
-        QVERIFY(f.session.openTrace(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error));
+        QVERIFY(f.session.openTraceAndWait(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error));
         QTRY_VERIFY(f.view->isSettled());
         QCOMPARE(f.view->visibleNodeCount(), 20);
         QVERIFY(!f.view->isCollapsed(kCoordinator));

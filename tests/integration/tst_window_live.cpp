@@ -4,6 +4,7 @@
 #include "DemoSystem.h"
 
 #include "MainWindow.h"
+#include "model/StateJson.h"
 #include "session/LiveSession.h"
 #include "session/SelectionHub.h"
 #include "panels/TopologyPanel.h"
@@ -22,6 +23,8 @@
 #include <QPointer>
 #include <QPushButton>
 #include <QTableView>
+#include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTreeView>
 #include <QtTest>
 
@@ -174,6 +177,59 @@ private Q_SLOTS:
         QVERIFY(!window.action(QStringLiteral("stop"))->isEnabled());
         QVERIFY(!window.action(QStringLiteral("inject"))->isEnabled());
         QVERIFY(window.action(QStringLiteral("stop"))->toolTip().contains(QLatin1String("Observer")));
+        window.close();
+    }
+
+    // File → Record on a live connection, then the recorded trace opened in the window: the
+    // replayed model equals the live one (agents with states, parents, scopes; scopes with
+    // members; events, messages and tasks counted).
+    void recordThenReplayEqualsLive()
+    {
+        DemoProcess demo;
+        QVERIFY2(demo.start(QStringLiteral("extended"), 0, {QStringLiteral("--agents"), QStringLiteral("20"),
+                                                            QStringLiteral("--rate"), QStringLiteral("40")}),
+                 qPrintable(demo.error()));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("live.jsonl.zst"));
+
+        ui::MainWindow window;
+        window.show();
+        ClientOptions options;
+        options.url = QUrl(demo.url());
+        window.connectTo(options, true);
+        QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Live, 15000);
+        QString error;
+        QVERIFY2(window.startRecording(path, &error), qPrintable(error));
+        QVERIFY(window.action(QStringLiteral("record"))->isChecked());
+        QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Live, 15000);
+        const SystemStore *store = window.session()->store();
+        QTRY_VERIFY_WITH_TIMEOUT(store->agents().size() >= 20 && store->messages().size() >= 50, 20000);
+
+        QSignalSpy finished(window.session(), &ui::LiveSession::recordingFinished);
+        window.session()->disconnectFromServer();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 10000);
+        QVERIFY(finished.first().at(2).toString().isEmpty());
+        QTest::qWait(300); // inputs the worker queued before it stopped
+        StateJsonOptions stateOptions;
+        stateOptions.includeActions = false;
+        const Json live = stateToJson(*store, stateOptions);
+        QVERIFY(live["agents"].size() >= 20);
+
+        QVERIFY(window.openTrace(path));
+        QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isLoadingTrace(), 20000);
+        QVERIFY(window.session()->replay());
+        QCOMPARE(window.session()->traceStats().badLineCount, 0);
+        const Json replayed = stateToJson(*store, stateOptions);
+        auto withoutHealth = [](Json agents) {
+            for (Json &a : agents)
+                a.erase("health"); // a function of the clock, not of the frames
+            return agents;
+        };
+        QCOMPARE(QString::fromStdString(withoutHealth(replayed["agents"]).dump()),
+                 QString::fromStdString(withoutHealth(live["agents"]).dump()));
+        QCOMPARE(QString::fromStdString(replayed["scopes"].dump()), QString::fromStdString(live["scopes"].dump()));
+        for (const char *count : {"events", "messages", "tasks", "gaps", "problems", "duplicates"})
+            QVERIFY2(replayed["counts"][count] == live["counts"][count], count);
         window.close();
     }
 };

@@ -53,8 +53,13 @@ int main(int argc, char **argv)
         options.url = QUrl(p.value(QStringLiteral("connect")));
         window.connectTo(options, true);
         settle(int(p.value(QStringLiteral("wait")).toDouble() * 1000));
-    } else if (!window.openTrace(p.value(QStringLiteral("trace")))) {
-        return 2;
+    } else {
+        if (!window.openTrace(p.value(QStringLiteral("trace"))))
+            return 2;
+        while (window.session()->isLoadingTrace())
+            settle(50);
+        if (!window.session()->replay())
+            return 2;
     }
     settle(500);
     // Select a worker so the inspector and the selection highlights have something to show.

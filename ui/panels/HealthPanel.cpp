@@ -87,9 +87,19 @@ HealthPanel::HealthPanel(LiveSession *session, SelectionHub *selection, QWidget 
     connect(m_model, &QAbstractItemModel::modelReset, this, &HealthPanel::updateSummary);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &HealthPanel::publishSelection);
     connect(m_selection, &SelectionHub::agentSelectionChanged, this, &HealthPanel::followSelection);
-    connect(m_session, &LiveSession::sourceChanged, this, [this] {
-        if (m_session->source() == LiveSession::Source::Trace)
+    // A trace's series are derived from the store's timestamps: once it has loaded, and again
+    // when the replay moved the store to another instant (coalesced: a rebuild reads every
+    // event, so not at each playback tick).
+    m_replayRebuild.setSingleShot(true);
+    m_replayRebuild.setInterval(250);
+    connect(&m_replayRebuild, &QTimer::timeout, m_history, &HealthHistory::rebuildFromStore);
+    connect(m_session, &LiveSession::traceLoadFinished, this, [this](bool ok) {
+        if (ok)
             m_history->rebuildFromStore();
+    });
+    connect(m_session, &LiveSession::replayPositionChanged, this, [this] {
+        if (!m_replayRebuild.isActive())
+            m_replayRebuild.start();
     });
     m_clock.setInterval(1000);
     connect(&m_clock, &QTimer::timeout, this, &HealthPanel::tick);

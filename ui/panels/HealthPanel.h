@@ -42,6 +42,7 @@ private:
     QLabel *m_summary;
     QTableView *m_table;
     HealthCharts *m_charts;
+    QTimer m_replayRebuild;    // coalesces chart rebuilds while a replay moves
     QTimer m_clock;            // 1 Hz: chart samples and heartbeat ages (health moves in tens of seconds)
     bool m_following = false;  // true while mirroring another panel's selection: no echo
 };

@@ -1,9 +1,14 @@
 #include "session/LiveSession.h"
 
 #include "trace/Trace.h"
+#include "trace/TraceLoader.h"
+#include "trace/TraceTimeline.h"
 
 #include <QDateTime>
+#include <QEventLoop>
 #include <QFileInfo>
+
+#include <memory>
 
 namespace mapi::ui {
 
@@ -29,6 +34,10 @@ LiveSession::LiveSession(QObject *parent)
 LiveSession::~LiveSession()
 {
     shutdownClient();
+    stopRecording();
+    // The writer's close was queued to the worker: run everything queued there before it quits.
+    QMetaObject::invokeMethod(m_workerContext, [] {}, Qt::BlockingQueuedConnection);
+    closeTrace();
     m_workerContext->deleteLater(); // deleted by the worker's event loop before it quits
     m_worker.quit();
     m_worker.wait();
@@ -47,7 +56,8 @@ void LiveSession::shutdownClient()
     MapClient *client = m_client;
     m_client = nullptr;
     disconnect(client, nullptr, this, nullptr);
-    disconnect(client, nullptr, &m_store, nullptr);
+    // inputsReady stays connected until the client is deleted: what it received up to its stop
+    // (and wrote to a recording) reaches the store too; the store epoch drops it after a reset.
     // Stop and delete in the worker thread, where the client and its sockets live.
     QMetaObject::invokeMethod(client, [client] {
         client->stop();
@@ -55,62 +65,224 @@ void LiveSession::shutdownClient()
     }, Qt::BlockingQueuedConnection);
 }
 
+void LiveSession::resetStore()
+{
+    ++m_storeEpoch;
+    m_store.reset();
+}
+
 void LiveSession::connectTo(const ClientOptions &options, bool observerOnly)
 {
     shutdownClient();
-    m_store.reset();
+    stopRecording();
+    closeTrace();
+    resetStore();
     m_support.clear();
     m_lastEventCount = 0;
     m_source = Source::Live;
+    m_options = options;
     m_label = redactedUrl(options.url);
     m_lastError.clear();
     setObserverOnly(observerOnly);
+    startClient(nullptr);
+    Q_EMIT sourceChanged();
+}
 
+// Creates the client in the worker (its timers and socket belong to that thread), attaches
+// `writer` (already in the worker) before the first frame, and starts it.
+void LiveSession::startClient(TraceWriter *writer)
+{
     MapClient *client = nullptr;
-    // Constructed inside the worker so its timers and socket belong to that thread.
+    const ClientOptions options = m_options;
     QMetaObject::invokeMethod(m_workerContext, [&client, options] { client = new MapClient(options); }, Qt::BlockingQueuedConnection);
     m_client = client;
-    connect(client, &MapClient::inputsReady, &m_store, [this](const ModelInputs &inputs) { m_store.apply(inputs); },
-            Qt::QueuedConnection);
+    // Inputs still queued from a client of an earlier store (before a reset for a new
+    // connection, a recording or a trace) must not leak into the new one; inputs queued before a
+    // plain disconnect still belong to the store they came for and are applied.
+    const quint64 epoch = m_storeEpoch;
+    connect(client, &MapClient::inputsReady, &m_store, [this, epoch](const ModelInputs &inputs) {
+        if (epoch == m_storeEpoch)
+            m_store.apply(inputs);
+    }, Qt::QueuedConnection);
     connect(client, &MapClient::stateChanged, this, [this](ClientState state) {
         m_state = state;
         Q_EMIT stateChanged(state);
     }, Qt::QueuedConnection);
     connect(client, &MapClient::fatalError, this, [this](const QString &message) {
         m_lastError = message;
+        stopRecording(); // no retry will come: the recording is over
         Q_EMIT fatalError(message);
     }, Qt::QueuedConnection);
     connect(client, &MapClient::supportChanged, this, [this](const QString &method, Support support) {
         m_support.insert(method, support);
         Q_EMIT supportChanged();
     }, Qt::QueuedConnection);
-    onClient([client] { client->start(); });
-    Q_EMIT sourceChanged();
+    onClient([client, writer] {
+        if (writer)
+            writer->attach(client);
+        client->start();
+    });
 }
 
 void LiveSession::disconnectFromServer()
 {
     shutdownClient();
+    stopRecording(); // after the client stopped: its unsubscribe and close are in the trace
     m_state = ClientState::Closed;
     Q_EMIT stateChanged(m_state);
     Q_EMIT sourceChanged();
 }
 
-bool LiveSession::openTrace(const QString &path, QString *error)
+bool LiveSession::startRecording(const QString &path, QString *error, qint64 rotateBytes)
+{
+    if (m_source != Source::Live || !m_client) {
+        if (error)
+            *error = tr("Recording needs a live connection");
+        return false;
+    }
+    stopRecording();
+    // The writer lives in the worker, next to the client whose frames it writes: opening the
+    // file, compressing and writing never happen in the GUI thread.
+    TraceWriter *writer = nullptr;
+    QString why;
+    const QString url = redactedUrl(m_options.url);
+    QMetaObject::invokeMethod(m_workerContext, [&writer, &why, path, url, rotateBytes] {
+        auto w = std::make_unique<TraceWriter>();
+        TraceWriterOptions options;
+        options.maxBytes = rotateBytes;
+        w->setOptions(options);
+        if (w->open(path, url, &why))
+            writer = w.release();
+    }, Qt::BlockingQueuedConnection);
+    if (!writer) {
+        if (error)
+            *error = why;
+        return false;
+    }
+    m_writer = writer;
+    m_recordingPath = path;
+    connect(writer, &TraceWriter::rotated, this, [this](const QString &part) {
+        m_recordingPath = part;
+        Q_EMIT recordingChanged(true);
+    });
+    connect(writer, &TraceWriter::writeFailed, this, [this] { stopRecording(); });
+
+    // A fresh connection, so that the trace holds the handshake and the snapshot.
+    shutdownClient();
+    resetStore();
+    m_support.clear();
+    m_lastEventCount = 0;
+    startClient(writer);
+    Q_EMIT recordingChanged(true);
+    return true;
+}
+
+void LiveSession::stopRecording()
+{
+    if (!m_writer)
+        return;
+    TraceWriter *writer = m_writer;
+    m_writer = nullptr;
+    m_recordingPath.clear();
+    disconnect(writer, nullptr, this, nullptr);
+    // Closing flushes the compressor: in the worker. The outcome comes back queued.
+    QMetaObject::invokeMethod(writer, [this, writer] {
+        writer->close();
+        const QStringList files = writer->files();
+        const qint64 records = writer->recordsWritten();
+        const QString error = writer->lastError();
+        delete writer;
+        QMetaObject::invokeMethod(this, [this, files, records, error] { Q_EMIT recordingFinished(files, records, error); },
+                                  Qt::QueuedConnection);
+    }, Qt::QueuedConnection);
+    Q_EMIT recordingChanged(false);
+}
+
+void LiveSession::closeTrace()
+{
+    if (m_loadJob) {
+        disconnect(m_loadJob, nullptr, this, nullptr);
+        delete m_loadJob; // cancels and joins its worker, which stops at the next batch
+        m_loadJob = nullptr;
+    }
+    delete m_replay;
+    m_replay = nullptr;
+    m_tracePath.clear();
+    m_traceStats = TraceReadStats();
+}
+
+void LiveSession::openTrace(const QString &path)
 {
     shutdownClient();
-    m_store.reset();
+    stopRecording();
+    closeTrace();
     m_support.clear();
-    TraceReplayer replayer(&m_store);
-    TraceReadStats stats;
-    const bool ok = replayer.replayFile(path, stats, error);
-    m_store.flushChanges();
-    m_source = ok ? Source::Trace : Source::None;
+    m_source = Source::Trace;
     m_label = QFileInfo(path).fileName();
+    m_tracePath = QFileInfo(path).absoluteFilePath();
     m_state = ClientState::Closed;
-    m_lastEventCount = m_store.counters().eventsApplied;
+    m_lastError.clear();
+    m_lastEventCount = 0;
+
+    m_loadJob = new TraceLoadJob(&m_store, this);
+    connect(m_loadJob, &TraceLoadJob::progress, this, &LiveSession::traceLoadProgress);
+    connect(m_loadJob, &TraceLoadJob::finished, this, [this](bool ok, const QString &error) {
+        onTraceLoadFinished(!ok && m_loadJob->result().cancelled, error);
+    });
+    TraceLoadOptions options;
+    // The inspector, the health history and the timeline's state marks read the frames of
+    // events (EventEntry::rawFrame): keep them, at the cost of about the file's size in memory.
+    options.keepRawFrames = true;
+    ++m_storeEpoch;
+    m_loadJob->start(path, options); // resets the store
     Q_EMIT sourceChanged();
-    return ok;
+}
+
+bool LiveSession::openTraceAndWait(const QString &path, QString *error)
+{
+    QEventLoop loop;
+    bool loaded = false;
+    const auto connection = connect(this, &LiveSession::traceLoadFinished, &loop,
+                                    [&](bool ok, bool, const QString &why) {
+                                        loaded = ok;
+                                        if (error)
+                                            *error = why;
+                                        loop.quit();
+                                    });
+    openTrace(path);
+    if (isLoadingTrace())
+        loop.exec();
+    disconnect(connection);
+    return loaded;
+}
+
+void LiveSession::cancelTraceLoad()
+{
+    if (m_loadJob)
+        m_loadJob->cancel();
+}
+
+void LiveSession::onTraceLoadFinished(bool cancelled, const QString &error)
+{
+    TraceLoadJob *job = m_loadJob;
+    m_loadJob = nullptr;
+    disconnect(job, nullptr, this, nullptr);
+    job->deleteLater(); // we are inside its signal
+    const TraceLoadResult &result = job->result();
+    m_traceStats = result.stats;
+    const bool ok = result.ok && !cancelled;
+    if (ok) {
+        m_replay = new ReplayController(&m_store, result.timeline, true, this);
+        connect(m_replay, &ReplayController::positionChanged, this, &LiveSession::replayPositionChanged);
+        m_lastEventCount = m_store.counters().eventsApplied;
+    } else {
+        resetStore();
+        m_source = Source::None;
+        m_label.clear();
+        m_tracePath.clear();
+        Q_EMIT sourceChanged();
+    }
+    Q_EMIT traceLoadFinished(ok, cancelled, cancelled ? QString() : error);
 }
 
 QString LiveSession::sourceLabel() const

@@ -1,16 +1,29 @@
 // The window's link to a MAP system: one SystemStore (GUI thread, the single source of truth
 // for every view) fed either by a live MapClient running in a worker thread (decode and
 // normalisation off the GUI thread) or by a trace replayed through the same pipeline.
+//
+// Traces load on a worker thread (TraceLoadJob): the views fill as batches arrive, and once the
+// load ended a ReplayController (replay()) moves the same store through time. A live
+// connection can be recorded (startRecording): a TraceWriter in the client's worker thread
+// writes every frame, so recording never blocks the GUI thread.
 #pragma once
 
 #include "client/MapClient.h"
 #include "model/SystemStore.h"
+#include "trace/Trace.h"
 
 #include <QHash>
 #include <QObject>
 #include <QPointer>
 #include <QThread>
 #include <QTimer>
+
+namespace mapi {
+
+class TraceLoadJob;
+class ReplayController;
+class TraceWriter;
+} // namespace mapi
 
 namespace mapi::ui {
 
@@ -24,11 +37,34 @@ public:
     SystemStore *store() { return &m_store; }
     const SystemStore *store() const { return &m_store; }
 
-    // Live: resets the store and connects. `options.auth.credential` is held in memory only.
+    // Live: resets the store and connects. `options.auth.credential` is held in memory only
+    // (here too: startRecording() reconnects with the same options).
     void connectTo(const ClientOptions &options, bool observerOnly);
     void disconnectFromServer();
-    // Replays a trace into a fresh store (live connection closed first).
-    bool openTrace(const QString &path, QString *error);
+
+    // Trace: closes the live connection, resets the store and starts loading `path` on a worker
+    // thread. The source is Trace at once (the views fill as batches arrive); traceLoadProgress
+    // follows, then traceLoadFinished. A cancelled or unreadable load leaves Source::None.
+    void openTrace(const QString &path);
+    void cancelTraceLoad();              // finished(false, cancelled = true) follows
+    // For tests and tools: openTrace(), then runs a local event loop until the load ended.
+    bool openTraceAndWait(const QString &path, QString *error);
+    bool isLoadingTrace() const { return m_loadJob != nullptr; }
+    QString tracePath() const { return m_tracePath; } // absolute; empty unless a trace is open
+    // What the last load read: records, bad lines (1-based numbers), a damaged stream's reason.
+    const TraceReadStats &traceStats() const { return m_traceStats; }
+    // Drives the store through the loaded trace; null unless a trace finished loading.
+    ReplayController *replay() const { return m_replay; }
+
+    // Recording the live connection to `path` (.jsonl, .jsonl.zst, .jsonl.gz; new part after
+    // `rotateBytes`). Reconnects first, so that the trace starts with the handshake and the
+    // snapshot and replays on its own. Fails (error set, connection untouched) when not live or
+    // when the file cannot be created. Stops on disconnect, on a fatal error, on another source.
+    static constexpr qint64 kDefaultRotateBytes = 256LL * 1024 * 1024;
+    bool startRecording(const QString &path, QString *error, qint64 rotateBytes = kDefaultRotateBytes);
+    void stopRecording();
+    bool isRecording() const { return m_writer != nullptr; }
+    QString recordingPath() const { return m_recordingPath; } // the part being written
 
     enum class Source { None, Live, Trace };
     Source source() const { return m_source; }
@@ -60,15 +96,37 @@ Q_SIGNALS:
     void supportChanged();
     void observerOnlyChanged(bool on);
     void rateUpdated(double eventsPerSecond);
+    void traceLoadProgress(qint64 bytesRead, qint64 bytesTotal);
+    // ok: the trace is loaded and replay() set (bad lines may have been skipped: traceStats()).
+    void traceLoadFinished(bool ok, bool cancelled, const QString &error);
+    // The replay moved the store to another instant (seek, step, playback), at most ~30 times a
+    // second while playing (ReplayController::kTickMs).
+    void replayPositionChanged(qint64 timeMs);
+    void recordingChanged(bool recording);
+    // After a recording stopped and its file was closed (in the worker): every part written,
+    // the records, and the error that stopped it early (empty when none).
+    void recordingFinished(const QStringList &files, qint64 records, const QString &error);
 
 private:
     void shutdownClient();
+    void resetStore();                   // a new store epoch: late inputs of old clients are dropped
+    void closeTrace();                   // ends a load or a replay (before the store is reset)
+    void startClient(TraceWriter *writer);
+    void onTraceLoadFinished(bool cancelled, const QString &error);
     template<typename F> void onClient(F &&f);
 
     SystemStore m_store;
+    quint64 m_storeEpoch = 0;            // counts resets of m_store (GUI thread)
     QThread m_worker;
     QObject *m_workerContext = nullptr;  // lives in m_worker: runs code there
     MapClient *m_client = nullptr;       // lives in m_worker
+    ClientOptions m_options;             // of the live connection (credential in memory only)
+    TraceWriter *m_writer = nullptr;     // lives in m_worker; set while recording
+    QString m_recordingPath;
+    TraceLoadJob *m_loadJob = nullptr;   // while a trace loads
+    ReplayController *m_replay = nullptr;
+    QString m_tracePath;
+    TraceReadStats m_traceStats;
     Source m_source = Source::None;
     QString m_label;
     ClientState m_state = ClientState::Idle;

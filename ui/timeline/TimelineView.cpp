@@ -561,6 +561,11 @@ std::vector<int> TimelineView::columnBounds() const
 void TimelineView::paintEvent(QPaintEvent *)
 {
     QPainter p(viewport());
+    renderTo(p);
+}
+
+void TimelineView::renderTo(QPainter &p)
+{
     const QRect plot = plotRect();
     p.fillRect(viewport()->rect(), palette().color(QPalette::Base));
     const VisibleRows rows = visibleRows();

@@ -76,6 +76,10 @@ public:
     void showTimeRange(double fromMs, double toMs); // a manual scroll: pauses following
     void scrollRowIntoView(int row);
 
+    // Paints what the viewport shows, in viewport coordinates (0, 0, viewport()->size()), on any
+    // device: the screen (paintEvent), a QImage (PNG export) or a QSvgGenerator (SVG export).
+    void renderTo(QPainter &painter);
+
     // Geometry in viewport coordinates, for painting, hit-testing and tests.
     QRect plotRect() const;
     int rowTopY(int row) const;

@@ -928,6 +928,11 @@ const TopologyView::LabelFont &TopologyView::labelFont(int pixelSize)
 void TopologyView::paintEvent(QPaintEvent *)
 {
     QPainter painter(this);
+    renderTo(painter);
+}
+
+void TopologyView::renderTo(QPainter &painter)
+{
     const TopologyColors colors(palette());
     painter.fillRect(rect(), colors.background);
     m_drawnEdges.clear();

@@ -57,6 +57,10 @@ public:
     void collapseBelowRoots();
     void setLegendVisible(bool visible);
 
+    // Paints what the view shows, in view coordinates (0, 0, width(), height()), on any device:
+    // the screen (paintEvent), a QImage (PNG export) or a QSvgGenerator (SVG export, as vectors).
+    void renderTo(QPainter &painter);
+
     // For tests and benchmarks.
     int visibleNodeCount() const;                 // shown and placed
     std::optional<QPointF> nodePosition(const QString &agentId) const; // where the layout put it (world); none when hidden or unplaced

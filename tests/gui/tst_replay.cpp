@@ -1,0 +1,292 @@
+// The window's side of traces: open (progress, damaged files, unknown formats), the replay bar
+// driving the one store through time, bookmarks, the embedded sample trace, and File → Export.
+// Offscreen; any Qt warning fails the test.
+#include "GuiTestSupport.h"
+
+#include "MainWindow.h"
+#include "replay/ReplayBar.h"
+#include "session/LiveSession.h"
+#include "session/SelectionHub.h"
+#include "trace/TraceTimeline.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QFile>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMessageBox>
+#include <QSlider>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QToolButton>
+#include <QtTest>
+
+using namespace mapi;
+
+namespace {
+
+const QString kCapture = QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson");
+
+// Opens `path` in the window and waits for the load to end.
+bool openAndWait(ui::MainWindow &window, const QString &path)
+{
+    if (!window.openTrace(path))
+        return false;
+    return QTest::qWaitFor([&] { return !window.session()->isLoadingTrace(); }, 10000);
+}
+
+int liveAgents(const SystemStore &store)
+{
+    int n = 0;
+    for (const Agent &a : store.agents())
+        n += a.placeholder ? 0 : 1;
+    return n;
+}
+
+void closeWarningBoxes(ui::MainWindow &window)
+{
+    qDeleteAll(window.findChildren<QMessageBox *>());
+}
+
+} // namespace
+
+class ReplayWindowTest : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true); // settings, cache (sample copy) in test folders
+        QApplication::setOrganizationName(QStringLiteral("MAP Inspector tests"));
+        mapi::test::failOnQtWarnings();
+    }
+
+    void openShowsTheBarAndTheWholeTrace()
+    {
+        ui::MainWindow window;
+        window.show();
+        QVERIFY(openAndWait(window, kCapture));
+        QVERIFY(window.replayBar()->isVisible());
+        QVERIFY(window.session()->replay());
+        const SystemStore &store = *window.session()->store();
+        QVERIFY(liveAgents(store) > 0);
+        // The position starts at the end: the model is the whole trace.
+        QCOMPARE(window.session()->replay()->positionMs(), window.session()->replay()->endMs());
+        QVERIFY(!window.findChild<QToolButton *>(QStringLiteral("traceDamageButton"))->isVisible());
+        QVERIFY(window.action(QStringLiteral("exportChromeTrace"))->isEnabled());
+        QVERIFY(!window.action(QStringLiteral("record"))->isEnabled()); // a trace is not a connection
+    }
+
+    void barActionsMoveTheStoreThroughTime()
+    {
+        ui::MainWindow window;
+        window.show();
+        QVERIFY(openAndWait(window, kCapture));
+        ReplayController *replay = window.session()->replay();
+        const SystemStore &store = *window.session()->store();
+        const int agentsAtEnd = liveAgents(store);
+        const qint64 eventsAtEnd = store.counters().eventsApplied;
+
+        window.action(QStringLiteral("replayToStart"))->trigger();
+        QCOMPARE(replay->positionMs(), replay->startMs());
+        QVERIFY(store.counters().eventsApplied < eventsAtEnd);
+        QVERIFY(liveAgents(store) < agentsAtEnd);
+
+        // A step applies the next record that changes the model; a step back undoes it.
+        const qint64 before = replay->recordsApplied();
+        const qint64 eventsBefore = store.counters().eventsApplied;
+        const int agentsBefore = liveAgents(store);
+        window.action(QStringLiteral("replayStepForward"))->trigger();
+        const qint64 afterStep = replay->recordsApplied();
+        QVERIFY(afterStep > before);
+        window.action(QStringLiteral("replayStepBack"))->trigger();
+        QVERIFY(replay->recordsApplied() < afterStep);
+        QCOMPARE(store.counters().eventsApplied, eventsBefore);
+        QCOMPARE(liveAgents(store), agentsBefore);
+
+        // The scrubber seeks (coalesced while dragged): half way lands between start and end.
+        auto *scrubber = window.replayBar()->findChild<QSlider *>();
+        QVERIFY(scrubber);
+        scrubber->setValue((scrubber->minimum() + scrubber->maximum()) / 2);
+        QVERIFY(QTest::qWaitFor([&] { return replay->positionMs() > replay->startMs(); }, 3000));
+        QVERIFY(replay->positionMs() < replay->endMs());
+
+        // Speed 100× from the start plays to the end and stops there with the whole model back.
+        auto *speed = window.replayBar()->findChild<QComboBox *>(QStringLiteral("replaySpeed"));
+        speed->setCurrentIndex(speed->count() - 1);
+        QCOMPARE(replay->speed(), 100.0);
+        window.action(QStringLiteral("replayToStart"))->trigger();
+        window.action(QStringLiteral("replayPlayPause"))->trigger();
+        QVERIFY(replay->isPlaying());
+        QVERIFY(QTest::qWaitFor([&] { return !replay->isPlaying(); }, 20000));
+        QCOMPARE(replay->positionMs(), replay->endMs());
+        QCOMPARE(store.counters().eventsApplied, eventsAtEnd);
+        QCOMPARE(liveAgents(store), agentsAtEnd);
+    }
+
+    void bookmarksAreKeptNextToTheTrace()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("copy.ndjson"));
+        QVERIFY(QFile::copy(kCapture, path));
+        {
+            ui::MainWindow window;
+            QVERIFY(openAndWait(window, path));
+            ReplayController *replay = window.session()->replay();
+            replay->seek(replay->startMs() + (replay->endMs() - replay->startMs()) / 3);
+            QVERIFY(window.replayBar()->addBookmark(QStringLiteral("first task"), QStringLiteral("worker 2 accepts")));
+            QVERIFY(QFile::exists(bookmarksPath(path)));
+        }
+        ui::MainWindow window;
+        QVERIFY(openAndWait(window, path));
+        QCOMPARE(window.replayBar()->bookmarks().size(), 1);
+        const Bookmark b = window.replayBar()->bookmarks().first();
+        QCOMPARE(b.title, QStringLiteral("first task"));
+        QCOMPARE(b.note, QStringLiteral("worker 2 accepts"));
+        window.replayBar()->jumpToBookmark(0);
+        QCOMPARE(window.session()->replay()->positionMs(), b.timeMs);
+    }
+
+    void damagedFileLoadsTheRestAndSaysWhichLines()
+    {
+        QFile in(kCapture);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QList<QByteArray> lines = in.readAll().split('\n');
+        while (!lines.isEmpty() && lines.last().isEmpty())
+            lines.removeLast();
+        QVERIFY(lines.size() > 20);
+        lines[9] = "{\"this is\": not json";          // line 10
+        lines[14] = QByteArray("\xff\xfe garbage", 10); // line 15
+        lines.last().chop(lines.last().size() / 2);   // a truncated last line
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("damaged.ndjson"));
+        QFile out(path);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(lines.join('\n'));
+        out.close();
+
+        ui::MainWindow window;
+        window.show();
+        QVERIFY(openAndWait(window, path));
+        QVERIFY(window.session()->replay());
+        QVERIFY(liveAgents(*window.session()->store()) > 0);
+        const TraceReadStats &stats = window.session()->traceStats();
+        QVERIFY(stats.badLines.contains(10));
+        QVERIFY(stats.badLines.contains(15));
+        QVERIFY(stats.badLines.contains(qint64(lines.size())));
+        auto *damage = window.findChild<QToolButton *>(QStringLiteral("traceDamageButton"));
+        QVERIFY(damage->isVisible());
+        QVERIFY2(damage->text().startsWith(QLatin1String("3 bad line")), qPrintable(damage->text()));
+        damage->click();
+        auto *box = window.findChild<QMessageBox *>(QStringLiteral("warningBox"));
+        QVERIFY(box);
+        QVERIFY2(box->text().contains(QLatin1String("10, 15")), qPrintable(box->text()));
+        closeWarningBoxes(window);
+    }
+
+    void unknownFormatIsRefusedClearly()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("notes.txt"));
+        QFile out(path);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write("just some notes\nnothing here is JSON\n");
+        out.close();
+
+        ui::MainWindow window;
+        window.show();
+        QVERIFY(openAndWait(window, path));
+        QCOMPARE(window.session()->source(), ui::LiveSession::Source::None);
+        QVERIFY(!window.replayBar()->isVisible());
+        auto *box = window.findChild<QMessageBox *>(QStringLiteral("warningBox"));
+        QVERIFY(box);
+        // The error names the formats that are understood.
+        QVERIFY2(box->text().contains(QLatin1String("capture"), Qt::CaseInsensitive), qPrintable(box->text()));
+        closeWarningBoxes(window);
+
+        QVERIFY(!window.openTrace(dir.filePath(QStringLiteral("missing.jsonl"))));
+        box = window.findChild<QMessageBox *>(QStringLiteral("warningBox"));
+        QVERIFY(box && box->text().contains(QLatin1String("does not exist")));
+        closeWarningBoxes(window);
+    }
+
+    void sampleTraceShowsAWholeSystem()
+    {
+        ui::MainWindow window;
+        window.show();
+        QVERIFY(window.openSampleTrace());
+        QVERIFY(QTest::qWaitFor([&] { return !window.session()->isLoadingTrace(); }, 20000));
+        QVERIFY(window.session()->replay());
+        const SystemStore &store = *window.session()->store();
+        QVERIFY2(liveAgents(store) >= 40, qPrintable(QString::number(liveAgents(store))));
+        QVERIFY(store.messages().size() > 100);
+        QVERIFY(!store.tasks().empty());
+        QCOMPARE(window.session()->traceStats().badLineCount, 0);
+    }
+
+    void exportsParseAndCount()
+    {
+        ui::MainWindow window;
+        window.resize(1200, 800);
+        window.show();
+        QVERIFY(openAndWait(window, kCapture));
+        const SystemStore &store = *window.session()->store();
+        QTemporaryDir dir;
+        QString error;
+
+        const QString chrome = dir.filePath(QStringLiteral("all.json"));
+        QVERIFY2(window.exportTo(ui::MainWindow::ExportKind::ChromeTrace, chrome, &error), qPrintable(error));
+        QFile f(chrome);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QJsonParseError parseError;
+        const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &parseError);
+        QCOMPARE(parseError.error, QJsonParseError::NoError);
+        const QJsonArray all = doc.object().value(QStringLiteral("traceEvents")).toArray();
+        QVERIFY(!all.isEmpty());
+
+        // With agents selected: only what concerns them, so fewer events.
+        QString worker;
+        for (const Agent &a : store.agents())
+            if (!a.placeholder && a.role == QLatin1String("worker"))
+                worker = a.id;
+        QVERIFY(!worker.isEmpty());
+        window.selection()->selectAgents({worker});
+        const QString some = dir.filePath(QStringLiteral("some.json"));
+        QVERIFY2(window.exportTo(ui::MainWindow::ExportKind::ChromeTrace, some, &error), qPrintable(error));
+        QFile g(some);
+        QVERIFY(g.open(QIODevice::ReadOnly));
+        const QJsonArray selected = QJsonDocument::fromJson(g.readAll()).object().value(QStringLiteral("traceEvents")).toArray();
+        QVERIFY(!selected.isEmpty());
+        QVERIFY(selected.size() < all.size());
+
+        const QString csv = dir.filePath(QStringLiteral("agents.csv"));
+        QVERIFY2(window.exportTo(ui::MainWindow::ExportKind::AgentsCsv, csv, &error), qPrintable(error));
+        QFile c(csv);
+        QVERIFY(c.open(QIODevice::ReadOnly));
+        const QList<QByteArray> rows = c.readAll().trimmed().split('\n');
+        QCOMPARE(qsizetype(rows.size()), qsizetype(store.agents().size()) + 1); // header + one row per agent
+
+        const QString png = dir.filePath(QStringLiteral("topology.png"));
+        QVERIFY2(window.exportTo(ui::MainWindow::ExportKind::TopologyPicture, png, &error), qPrintable(error));
+        QImage image(png);
+        QVERIFY(!image.isNull());
+        QVERIFY(image.width() > 100 && image.height() > 100);
+
+        const QString svg = dir.filePath(QStringLiteral("timeline.svg"));
+        QVERIFY2(window.exportTo(ui::MainWindow::ExportKind::TimelinePicture, svg, &error), qPrintable(error));
+        QFile s(svg);
+        QVERIFY(s.open(QIODevice::ReadOnly));
+        const QByteArray svgText = s.readAll();
+        QVERIFY(svgText.contains("<svg"));
+        QVERIFY(svgText.contains("<path") || svgText.contains("<polyline") || svgText.contains("<line"));
+
+        QVERIFY(!window.exportTo(ui::MainWindow::ExportKind::AgentsCsv, dir.filePath(QStringLiteral("no/such/dir/a.csv")), &error));
+        QVERIFY(!error.isEmpty());
+    }
+};
+
+QTEST_MAIN(ReplayWindowTest)
+#include "tst_replay.moc"
