@@ -71,6 +71,7 @@ int main(int argc, char **argv)
         window.connectTo(options, true);
 
         std::vector<qint64> lateness;
+        std::vector<std::pair<qint64, qint64>> worst; // (lateness, ms since measuring began)
         QElapsedTimer clock;
         clock.start();
         qint64 last = 0;
@@ -79,8 +80,10 @@ int main(int argc, char **argv)
         tick.setInterval(2);
         QObject::connect(&tick, &QTimer::timeout, [&] {
             const qint64 now = clock.elapsed();
-            if (last)
+            if (last) {
                 lateness.push_back(now - last - 2);
+                worst.emplace_back(now - last - 2, now - 2000);
+            }
             last = now;
         });
         // Measure after the first snapshot has arrived (the connect itself is not the subject).
@@ -98,6 +101,11 @@ int main(int argc, char **argv)
                     seconds, lateness.size(), static_cast<long long>(pct(0.5)), static_cast<long long>(pct(0.99)),
                     static_cast<long long>(lateness.empty() ? 0 : lateness.back()),
                     static_cast<long long>(store->counters().eventsApplied), store->agents().size(), store->messages().size());
+        std::sort(worst.begin(), worst.end(), std::greater<>());
+        std::printf("longest stalls (ms, at s):");
+        for (size_t i = 0; i < std::min<size_t>(5, worst.size()); ++i)
+            std::printf(" %lld@%.1f", static_cast<long long>(worst[i].first), double(worst[i].second) / 1000.0);
+        std::printf("\n");
         return 0;
     }
     std::fprintf(stderr, "usage: bench_gui startup | stall --url URL [--seconds S]\n");

@@ -9,6 +9,7 @@ PACKAGES=(
   qt6-base-dev qt6-websockets-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev
   nlohmann-json3-dev libsimdjson-dev qtkeychain-qt6-dev libzstd-dev zlib1g-dev
   xvfb xauth
+  appstream desktop-file-utils  # packaging checks: metainfo and .desktop validation (ctest)
 )
 # Node.js for the demo system: Debian's packages only when no node/npm is on the PATH (a
 # Node.js installed another way would conflict with them).

@@ -8,6 +8,7 @@
 #include "map/PayloadConventions.h"
 #include "protocol/JsonRpc.h"
 
+#include <QList>
 #include <QString>
 #include <QStringList>
 
@@ -207,6 +208,9 @@ struct GapInput { Gap gap; };
 
 using ModelInput = std::variant<EventInput, AgentsSnapshot, ScopesSnapshot, MembersSnapshot, GapInput,
                                 ProblemInput, ActionUpdate, ConnectionInfo>;
-using ModelInputs = std::vector<ModelInput>;
+// Implicitly shared: the client's queued inputsReady signal hands a batch to the store's thread
+// by reference count, not by a deep copy of every event's JSON (which cost the client thread
+// about as much as decoding, and the store's thread as much again to free).
+using ModelInputs = QList<ModelInput>;
 
 } // namespace mapi

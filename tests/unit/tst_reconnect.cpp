@@ -203,7 +203,7 @@ struct Recorder
     explicit Recorder(MapClient &client)
     {
         QObject::connect(&client, &MapClient::inputsReady, [this](const ModelInputs &in) {
-            inputs.insert(inputs.end(), in.begin(), in.end());
+            inputs.append(in);
             store.apply(in);
         });
         QObject::connect(&client, &MapClient::stateChanged, [this](ClientState st) { states << st; });

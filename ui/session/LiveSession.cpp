@@ -5,6 +5,7 @@
 #include "trace/TraceTimeline.h"
 
 #include <QDateTime>
+#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFileInfo>
 
@@ -29,6 +30,9 @@ LiveSession::LiveSession(QObject *parent)
         Q_EMIT rateUpdated(m_eventRate);
     });
     m_clock.start();
+    m_applyTimer.setSingleShot(true);
+    m_applyTimer.setInterval(0);
+    connect(&m_applyTimer, &QTimer::timeout, this, &LiveSession::applyPendingInputs);
 }
 
 LiveSession::~LiveSession()
@@ -58,17 +62,52 @@ void LiveSession::shutdownClient()
     disconnect(client, nullptr, this, nullptr);
     // inputsReady stays connected until the client is deleted: what it received up to its stop
     // (and wrote to a recording) reaches the store too; the store epoch drops it after a reset.
-    // Stop and delete in the worker thread, where the client and its sockets live.
+    // Stop and delete in the worker thread, where the client and its sockets live. Not blocking:
+    // a client still working through a backlog of frames must not freeze the window.
     QMetaObject::invokeMethod(client, [client] {
         client->stop();
         client->deleteLater();
-    }, Qt::BlockingQueuedConnection);
+    }, Qt::QueuedConnection);
 }
 
 void LiveSession::resetStore()
 {
     ++m_storeEpoch;
+    m_pendingInputs.clear();
+    m_pendingOffset = 0;
     m_store.reset();
+}
+
+void LiveSession::applyPendingInputs()
+{
+    QElapsedTimer slice;
+    slice.start();
+    int sinceCheck = 0;
+    // Applied batches are freed in the worker, which allocated their JSON: freeing it here cost
+    // the GUI thread about as much as applying it.
+    std::vector<ModelInputs> applied;
+    auto freeInWorker = [this, &applied] {
+        if (!applied.empty())
+            QMetaObject::invokeMethod(m_workerContext, [batches = std::move(applied)] {}, Qt::QueuedConnection);
+    };
+    while (!m_pendingInputs.empty()) {
+        const ModelInputs &batch = m_pendingInputs.front();
+        while (m_pendingOffset < size_t(batch.size())) {
+            m_store.apply(batch[qsizetype(m_pendingOffset++)]);
+            if (++sinceCheck == 32) {
+                sinceCheck = 0;
+                if (slice.elapsed() >= kApplySliceMs) {
+                    freeInWorker();
+                    m_applyTimer.start(); // the rest in the next turn, after paints and input
+                    return;
+                }
+            }
+        }
+        applied.push_back(std::move(m_pendingInputs.front()));
+        m_pendingInputs.pop_front();
+        m_pendingOffset = 0;
+    }
+    freeInWorker();
 }
 
 void LiveSession::connectTo(const ClientOptions &options, bool observerOnly)
@@ -101,8 +140,11 @@ void LiveSession::startClient(TraceWriter *writer)
     // plain disconnect still belong to the store they came for and are applied.
     const quint64 epoch = m_storeEpoch;
     connect(client, &MapClient::inputsReady, &m_store, [this, epoch](const ModelInputs &inputs) {
-        if (epoch == m_storeEpoch)
-            m_store.apply(inputs);
+        if (epoch != m_storeEpoch)
+            return;
+        m_pendingInputs.push_back(inputs); // shared, not copied (ModelInputs is a QList)
+        if (!m_applyTimer.isActive())
+            m_applyTimer.start();
     }, Qt::QueuedConnection);
     connect(client, &MapClient::stateChanged, this, [this](ClientState state) {
         m_state = state;
@@ -234,6 +276,8 @@ void LiveSession::openTrace(const QString &path)
     // events (EventEntry::rawFrame): keep them, at the cost of about the file's size in memory.
     options.keepRawFrames = true;
     ++m_storeEpoch;
+    m_pendingInputs.clear();
+    m_pendingOffset = 0;
     m_loadJob->start(path, options); // resets the store
     Q_EMIT sourceChanged();
 }

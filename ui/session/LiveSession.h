@@ -18,6 +18,8 @@
 #include <QThread>
 #include <QTimer>
 
+#include <deque>
+
 namespace mapi {
 
 class TraceLoadJob;
@@ -109,6 +111,7 @@ Q_SIGNALS:
 
 private:
     void shutdownClient();
+    void applyPendingInputs();           // one slice of m_pendingInputs (m_applyTimer)
     void resetStore();                   // a new store epoch: late inputs of old clients are dropped
     void closeTrace();                   // ends a load or a replay (before the store is reset)
     void startClient(TraceWriter *writer);
@@ -117,6 +120,12 @@ private:
 
     SystemStore m_store;
     quint64 m_storeEpoch = 0;            // counts resets of m_store (GUI thread)
+    // Live inputs wait here and are applied at most kApplySliceMs per event-loop turn, so that a
+    // burst (a server at full rate, a reconnect's replay) never holds paints and input longer.
+    static constexpr int kApplySliceMs = 8;
+    std::deque<ModelInputs> m_pendingInputs;
+    size_t m_pendingOffset = 0;          // inputs of m_pendingInputs.front() already applied
+    QTimer m_applyTimer;                 // single shot, 0 ms
     QThread m_worker;
     QObject *m_workerContext = nullptr;  // lives in m_worker: runs code there
     MapClient *m_client = nullptr;       // lives in m_worker

@@ -257,7 +257,10 @@ public:
         const QPointF p = m_ws.positions[size_t(v)];
         const double half = m_ws.width(v) / 2;
         const int level = levelOf(p.y());
-        m_levels[level].push_back({p.x() - half, p.x() + half});
+        Level &row = m_levels[level];
+        const std::pair<double, double> interval(p.x() - half, p.x() + half);
+        row.intervals.insert(std::upper_bound(row.intervals.begin(), row.intervals.end(), interval), interval);
+        row.widest = std::max(row.widest, 2 * half);
         m_leftmost = std::min(m_leftmost, p.x() - half);
         m_rightmost = std::max(m_rightmost, p.x() + half);
         m_top = std::min(m_top, level);
@@ -270,6 +273,10 @@ public:
     int bottomLevel() const { return m_bottom; }
 
     // The smallest shift >= 0 that lets `contour`, its root at (x, level), overlap nothing.
+    // Each level's intervals are sorted by start, so a level is searched from the first interval
+    // that can reach the block (binary search) and only forward: the block only moves right, and
+    // an interval it was moved past cannot overlap it again. O(levels × (log n + overlaps)) per
+    // pass, instead of rescanning every interval after each move (minutes at 1,000 agents).
     double freeShift(const Contour &contour, double x, int level, double gap) const
     {
         double shift = 0;
@@ -279,12 +286,18 @@ public:
                 const auto it = m_levels.find(level + int(d));
                 if (it == m_levels.end())
                     continue;
-                const double l = x + shift + contour.left[d], r = x + shift + contour.right[d];
-                for (const auto &[a, b] : it->second) {
-                    if (l < b + gap && r + gap > a) {
-                        shift = b + gap - (x + contour.left[d]);
+                const Level &row = it->second;
+                double l = x + shift + contour.left[d];
+                double r = x + shift + contour.right[d];
+                // An interval reaching past l - gap starts after l - gap - widest.
+                auto k = std::lower_bound(row.intervals.begin(), row.intervals.end(),
+                                          std::make_pair(l - gap - row.widest, -std::numeric_limits<double>::infinity()));
+                for (; k != row.intervals.end() && k->first < r + gap; ++k) {
+                    if (l < k->second + gap) {
+                        shift = k->second + gap - (x + contour.left[d]);
+                        l = x + shift + contour.left[d];
+                        r = x + shift + contour.right[d];
                         moved = true;
-                        break;
                     }
                 }
             }
@@ -294,7 +307,12 @@ public:
 
 private:
     const Workspace &m_ws;
-    std::map<int, std::vector<std::pair<double, double>>> m_levels;
+    struct Level
+    {
+        std::vector<std::pair<double, double>> intervals; // [left, right] of placed nodes, by left
+        double widest = 0;
+    };
+    std::map<int, Level> m_levels;
     double m_leftmost = std::numeric_limits<double>::infinity();
     double m_rightmost = -std::numeric_limits<double>::infinity();
     int m_top = std::numeric_limits<int>::max();
