@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates docs/screenshots/ (every panel, light and dark) from a live demo system.
+# Regenerates docs/screenshots/ (every panel, light and dark) from a live demo system, and
+# replay-light.png from the sample trace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
@@ -10,3 +11,8 @@ trap 'kill $demo 2>/dev/null || true; rm -f "$log"' EXIT
 for _ in $(seq 100); do grep -q 'ws://' "$log" && break; sleep 0.1; done
 url=$(grep -o 'ws://[^ ]*' "$log" | head -1)
 QT_QPA_PLATFORM=offscreen build/tools/screenshots/mapi-screenshots --out docs/screenshots --connect "$url" --wait "${WAIT:-25}"
+# The replay bar: the window on the embedded sample trace.
+shots=$(mktemp -d)
+QT_QPA_PLATFORM=offscreen build/tools/screenshots/mapi-screenshots --out "$shots" --trace resources/sample/demo-system.jsonl.zst
+cp "$shots/window-light.png" docs/screenshots/replay-light.png
+rm -rf "$shots"

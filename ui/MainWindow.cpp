@@ -776,6 +776,7 @@ void MainWindow::updateStatusBar()
     m_serverLabel->setText(c.serverName.isEmpty() ? m_session->sourceLabel()
                                                   : QStringLiteral("%1 %2 · %3").arg(c.serverName, c.serverVersion, m_session->sourceLabel()));
     m_rateLabel->setText(tr("%1 events/s").arg(m_session->eventRate(), 0, 'f', 0));
+    m_rateLabel->setVisible(m_session->source() == LiveSession::Source::Live);
     const auto &counters = store->counters();
     m_gapsButton->setText(tr("%n gap(s)", nullptr, int(counters.gaps)));
     m_problemsButton->setText(tr("%n problem(s)", nullptr, int(counters.problems)));

@@ -125,6 +125,10 @@ private Q_SLOTS:
         QCOMPARE(replay->positionMs(), replay->endMs());
         QCOMPARE(store.counters().eventsApplied, eventsAtEnd);
         QCOMPARE(liveAgents(store), agentsAtEnd);
+        // Rebuilt events keep their frames (the inspector and the state marks read them).
+        QVERIFY(!store.events().empty());
+        QVERIFY(!store.events().front().rawFrame.isEmpty());
+        QVERIFY(!store.events().back().rawFrame.isEmpty());
     }
 
     void bookmarksAreKeptNextToTheTrace()

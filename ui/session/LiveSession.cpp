@@ -316,6 +316,8 @@ void LiveSession::onTraceLoadFinished(bool cancelled, const QString &error)
     m_traceStats = result.stats;
     const bool ok = result.ok && !cancelled;
     if (ok) {
+        // Seeks rebuild the store from the timeline: keep the frames there too, as the load did.
+        result.timeline->setDropRawFrames(false);
         m_replay = new ReplayController(&m_store, result.timeline, true, this);
         connect(m_replay, &ReplayController::positionChanged, this, &LiveSession::replayPositionChanged);
         m_lastEventCount = m_store.counters().eventsApplied;

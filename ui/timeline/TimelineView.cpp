@@ -1014,8 +1014,9 @@ void TimelineView::paintRuler(QPainter &p, const std::vector<int> &bounds) const
     QColor line = pal.color(QPalette::Mid);
     p.fillRect(QRect(0, kRulerHeight + kDensityStripHeight - 1, viewport()->width(), 1), line);
 
-    // Above the headers: what the window spans and whether it follows the live edge.
-    const QString status = (m_followLive ? tr("● live") : tr("❚❚ paused")) + QStringLiteral("  ")
+    // Above the headers: what the window spans and whether it follows the newest data (the live
+    // edge, or a replay's position).
+    const QString status = (m_followLive ? tr("● following") : tr("❚❚ paused")) + QStringLiteral("  ")
                            + tr("%1 shown").arg(formatDuration(m_axis.spanMs()));
     p.setPen(m_followLive ? healthColor(Health::Healthy) : pal.color(QPalette::WindowText));
     p.drawText(QRect(6, 0, m_headerWidth - 8, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft, status);
