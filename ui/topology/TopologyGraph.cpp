@@ -175,7 +175,7 @@ void TopologyGraph::updateScope(int row, const SystemStore &store)
 
 void TopologyGraph::addMessages(const SystemStore &store, int firstRow)
 {
-    const std::vector<Message> &messages = store.messages();
+    const auto &messages = store.messages();
     auto add = [&](int from, int to, int scope, qint64 t, int messageRow) {
         const quint64 key = trafficKey(from, to, scope);
         int index = m_trafficIndex.value(key, -1);
