@@ -217,6 +217,37 @@ private Q_SLOTS:
         closeWarningBoxes(window);
     }
 
+    void cancelStopsTheLoadAndLeavesNothingHalfOpen()
+    {
+        // A large file (the capture 100 times over: ~78,000 lines) so the load is still running
+        // when Cancel is clicked.
+        QFile in(kCapture);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        const QByteArray capture = in.readAll();
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("large.ndjson"));
+        QFile out(path);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        for (int i = 0; i < 100; ++i)
+            out.write(capture);
+        out.close();
+
+        ui::MainWindow window;
+        window.show();
+        QVERIFY(window.openTrace(path));
+        QVERIFY(window.session()->isLoadingTrace());
+        auto *cancel = window.findChild<QToolButton *>(QStringLiteral("traceLoadCancel"));
+        QVERIFY(cancel && cancel->isVisible());
+        cancel->click();
+        QVERIFY(QTest::qWaitFor([&] { return !window.session()->isLoadingTrace(); }, 10000));
+        QCOMPARE(window.session()->source(), ui::LiveSession::Source::None);
+        QVERIFY(!window.session()->replay());
+        QVERIFY(!window.replayBar()->isVisible());
+        QVERIFY(!cancel->isVisible());
+        QCOMPARE(window.session()->store()->agents().size(), size_t(0));
+        QVERIFY(!window.findChild<QMessageBox *>(QStringLiteral("warningBox"))); // cancelling is no error
+    }
+
     void sampleTraceShowsAWholeSystem()
     {
         ui::MainWindow window;
