@@ -91,10 +91,6 @@ MainWindow::MainWindow(QWidget *parent)
         if (m_session->source() != LiveSession::Source::Trace || !m_session->replay()) {
             m_replayBar->setController(nullptr, QString());
             m_replayBar->hide();
-    addActions(m_replayBar->windowActions()); // play, step, seek, speed, bookmark: from every panel
-    connect(m_replayBar, &ReplayBar::bookmarkSaveFailed, this, [this](const QString &error) {
-        statusBar()->showMessage(tr("Bookmarks kept for this session only: %1").arg(error), 15000);
-    });
         }
         setWindowTitle(m_session->source() == LiveSession::Source::None
                            ? QStringLiteral("MAP Inspector")
@@ -607,14 +603,13 @@ void MainWindow::exportWithDialog(ExportKind kind, const QString &suffix, const 
     QFileDialog dialog(this, tr("Export"), QString(), filter);
     dialog.setAcceptMode(QFileDialog::AcceptSave);
     dialog.setDefaultSuffix(suffix);
+    // Pictures: a name typed without an extension gets the chosen filter's (PNG or SVG).
+    connect(&dialog, &QFileDialog::filterSelected, &dialog, [&dialog, suffix](const QString &chosen) {
+        dialog.setDefaultSuffix(chosen.contains(QLatin1String("*.svg")) ? QStringLiteral("svg") : suffix);
+    });
     if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty())
         return;
-    QString path = dialog.selectedFiles().first();
-    // The default suffix follows the chosen filter for pictures (PNG or SVG).
-    if (kind == ExportKind::TopologyPicture || kind == ExportKind::TimelinePicture) {
-        if (dialog.selectedNameFilter().contains(QLatin1String("svg")) && QFileInfo(path).suffix().isEmpty())
-            path += QStringLiteral(".svg");
-    }
+    const QString path = dialog.selectedFiles().first();
     QString error;
     if (exportTo(kind, path, &error))
         statusBar()->showMessage(tr("Exported to %1").arg(QDir::toNativeSeparators(path)), 8000);
