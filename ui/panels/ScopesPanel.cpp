@@ -27,7 +27,10 @@ ScopesPanel::ScopesPanel(LiveSession *session, SelectionHub *selection, QWidget 
     QHeaderView *header = m_view->header();
     header->setStretchLastSection(false);
     header->setSectionResizeMode(ScopeTreeModel::NameColumn, QHeaderView::Stretch);
-    header->setSectionResizeMode(ScopeTreeModel::MembersColumn, QHeaderView::ResizeToContents);
+    // A width from the font, not ResizeToContents: that measured the column's rows again on each
+    // store update (30 Hz), a visible share of the GUI thread with 1,000 agents.
+    header->setSectionResizeMode(ScopeTreeModel::MembersColumn, QHeaderView::Interactive);
+    header->resizeSection(ScopeTreeModel::MembersColumn, fontMetrics().horizontalAdvance(QStringLiteral("Members ● 99999")) + 16);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
