@@ -6,6 +6,7 @@
 #include <QDateTime>
 #include <QSaveFile>
 
+#include <algorithm>
 #include <cstring>
 
 namespace mapi {
@@ -149,25 +150,51 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
                       ChromeTraceCounts *counts, QString *error)
 {
     ChromeTraceCounts c;
+    const auto &messages = store.messages();
+    const auto &events = store.events();
     auto inRange = [&](qint64 t) { return t >= options.fromMs && t <= options.toMs; };
+    const bool filtered = !options.agents.isEmpty();
+    auto selected = [&](const QString &agentId) { return options.agents.contains(agentId); };
+    auto messageOf = [&](const EventEntry &e) -> const Message * {
+        return e.messageIndex >= 0 && size_t(e.messageIndex) < messages.size() ? &messages[size_t(e.messageIndex)] : nullptr;
+    };
+    auto keepEvent = [&](const EventEntry &e) {
+        if (!inRange(e.timestampMs))
+            return false;
+        if (!filtered || selected(e.agentId))
+            return true;
+        const Message *m = messageOf(e);
+        return m && (selected(m->fromAgentId) || std::any_of(m->toAgentIds.cbegin(), m->toAgentIds.cend(), selected));
+    };
+    auto tidOf = [&](const QString &agentId) { return agentId.isEmpty() ? 0 : store.agentRow(agentId) + 1; };
+    auto tidOfEvent = [&](const EventEntry &e) {
+        const Message *m = messageOf(e);
+        return e.kind == EventKind::MessageSent && m && !m->fromAgentId.isEmpty() ? tidOf(m->fromAgentId) : tidOf(e.agentId);
+    };
+    auto taskThread = [](const Task &t) { return t.assigneeId.isEmpty() ? t.requesterId : t.assigneeId; };
 
-    // The origin: the earliest exported time.
+    // The origin: the earliest exported time; with an agent filter, the threads in use.
     qint64 origin = std::numeric_limits<qint64>::max();
-    for (const EventEntry &e : store.events())
-        if (inRange(e.timestampMs))
+    QSet<int> usedThreads;
+    for (const EventEntry &e : events)
+        if (keepEvent(e)) {
             origin = std::min(origin, e.timestampMs);
+            usedThreads.insert(tidOfEvent(e));
+        }
     std::vector<TaskSpan> spans;
     for (const Task &task : store.tasks()) {
         const TaskSpan span = spanOf(task, store.now());
         if (span.end < options.fromMs || span.start > options.toMs)
             continue;
+        if (filtered && !selected(task.requesterId) && !selected(task.assigneeId))
+            continue;
         spans.push_back(span);
+        usedThreads.insert(tidOf(taskThread(task)));
         origin = std::min(origin, std::max(span.start, options.fromMs));
     }
     if (origin == std::numeric_limits<qint64>::max())
         origin = 0;
     auto ts = [&](qint64 ms) { return (ms - origin) * 1000; };
-    auto tidOf = [&](const QString &agentId) { return agentId.isEmpty() ? 0 : store.agentRow(agentId) + 1; };
 
     Output out(device);
     out.append("{\"traceEvents\":[\n");
@@ -184,6 +211,8 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
     put({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 1}, {"tid", 0}, {"args", {{"sort_index", 0}}}});
     c.threads = 1;
     for (size_t row = 0; row < store.agents().size(); ++row) {
+        if (filtered && !usedThreads.contains(int(row) + 1))
+            continue;
         const Agent &a = store.agents()[row];
         const QString label = a.name.isEmpty() || a.name == a.id ? a.id : QStringLiteral("%1 (%2)").arg(a.name, a.id);
         put({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", int(row) + 1}, {"args", {{"name", s(label)}}}});
@@ -191,18 +220,15 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
         ++c.threads;
     }
 
-    const auto &messages = store.messages();
-    const auto &events = store.events();
     for (size_t i = 0; i < events.size(); ++i) {
         const EventEntry &e = events[i];
-        if (!inRange(e.timestampMs))
+        if (!keepEvent(e))
             continue;
         Json args = {{"eventId", s(e.eventId)}};
-        int tid = tidOf(e.agentId);
         if (!e.agentId.isEmpty())
             args["agent"] = s(e.agentId);
-        if (e.messageIndex >= 0 && size_t(e.messageIndex) < messages.size()) {
-            const Message &m = messages[size_t(e.messageIndex)];
+        if (const Message *message = messageOf(e)) {
+            const Message &m = *message;
             args["message"] = s(m.id);
             args["from"] = s(m.fromAgentId.isEmpty() ? m.fromRaw : m.fromAgentId);
             args["to"] = s(m.toDisplay);
@@ -213,8 +239,6 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
                 args["task"] = s(m.taskId);
             if (!m.correlationId.isEmpty())
                 args["correlation"] = s(m.correlationId);
-            if (e.kind == EventKind::MessageSent && !m.fromAgentId.isEmpty())
-                tid = tidOf(m.fromAgentId);
         }
         if (e.kind == EventKind::AgentStateChanged && options.timeline) {
             const QString state = stateFromFrame(options.timeline->frameForEvent(int(i)));
@@ -227,7 +251,7 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
              {"s", "t"},
              {"ts", ts(e.timestampMs)},
              {"pid", 1},
-             {"tid", tid},
+             {"tid", tidOfEvent(e)},
              {"args", std::move(args)}});
         ++c.instantEvents;
     }
@@ -236,7 +260,6 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
         const Task &t = *span.task;
         const qint64 start = std::max(span.start, options.fromMs);
         const qint64 end = std::min(span.end, options.toMs);
-        const QString who = t.assigneeId.isEmpty() ? t.requesterId : t.assigneeId;
         Json args = {{"task", s(t.id)}, {"status", s(t.status)}, {"transitions", t.history.size()}};
         if (!t.type.isEmpty())
             args["type"] = s(t.type);
@@ -252,13 +275,22 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
              {"ts", ts(start)},
              {"dur", std::max<qint64>(end - start, 0) * 1000},
              {"pid", 1},
-             {"tid", tidOf(who)},
+             {"tid", tidOf(taskThread(t))},
              {"args", std::move(args)}});
         ++c.taskEvents;
     }
 
     out.append("\n],\"displayTimeUnit\":\"ms\",\"otherData\":");
-    out.append(dump({{"generator", "map-inspector " MAPI_VERSION}, {"startMs", origin}}));
+    Json other = {{"generator", "map-inspector " MAPI_VERSION}, {"startMs", origin}};
+    if (filtered) {
+        QStringList ids(options.agents.cbegin(), options.agents.cend());
+        ids.sort();
+        Json list = Json::array();
+        for (const QString &id : std::as_const(ids))
+            list.push_back(s(id));
+        other["agents"] = std::move(list);
+    }
+    out.append(dump(other));
     out.append("}\n");
     if (!out.flush()) {
         if (error)

@@ -32,6 +32,9 @@ struct ChromeTraceOptions
     // (read from their frames).
     const TraceTimeline *timeline = nullptr;
     QString processName = QStringLiteral("MAP system");
+    // Not empty: only the events of these agents (their own, and the messages they sent or
+    // received) and the tasks they requested or were assigned; only the threads those use.
+    QSet<QString> agents;
 };
 
 struct ChromeTraceCounts

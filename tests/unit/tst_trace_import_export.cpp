@@ -210,6 +210,7 @@ private Q_SLOTS:
     void importedJsonArrayOnOneLineAndCompressed();
     void unknownFormatIsAClearError();
     void chromeExportMatchesTheStore();
+    void chromeExportOfSomeAgents();
     void csvParsesBackWithTheSameRows();
     void seekGivesTheStateOfADirectReplay();
     void stepForwardAndBack();
@@ -769,6 +770,60 @@ void TestTraceImportExport::unknownFormatIsAClearError()
 }
 
 // ---- exports ---------------------------------------------------------------------------------------
+
+void TestTraceImportExport::chromeExportOfSomeAgents()
+{
+    SystemStore store;
+    QVERIFY(loadTraceInto(store, mapi_test::dataPath(QStringLiteral("scenario-deliver.ndjson"))).ok);
+    QString agent;
+    for (const Agent &a : store.agents())
+        if (!a.placeholder && a.role == QLatin1String("worker"))
+            agent = a.id;
+    QVERIFY(!agent.isEmpty());
+    // What the filter must keep, counted from the store.
+    int involving = 0;
+    for (const EventEntry &e : store.events()) {
+        bool keep = e.agentId == agent;
+        if (!keep && e.messageIndex >= 0) {
+            const Message &m = store.messages()[size_t(e.messageIndex)];
+            keep = m.fromAgentId == agent || m.toAgentIds.contains(agent);
+        }
+        involving += keep ? 1 : 0;
+    }
+    QVERIFY(involving > 0 && size_t(involving) < store.events().size());
+
+    ChromeTraceOptions options;
+    options.agents = {agent};
+    QBuffer buffer;
+    QVERIFY(buffer.open(QIODevice::WriteOnly));
+    ChromeTraceCounts counts;
+    QString error;
+    QVERIFY2(writeChromeTrace(store, buffer, options, &counts, &error), qPrintable(error));
+    QCOMPARE(counts.instantEvents, qint64(involving));
+    const QJsonObject doc = QJsonDocument::fromJson(buffer.data()).object();
+    QCOMPARE(doc.value(QStringLiteral("otherData")).toObject().value(QStringLiteral("agents")).toArray(),
+             QJsonArray{agent});
+    QSet<int> usedTids, namedTids;
+    int instants = 0;
+    for (const QJsonValue &v : doc.value(QStringLiteral("traceEvents")).toArray()) {
+        const QJsonObject e = v.toObject();
+        const int tid = e.value(QStringLiteral("tid")).toInt();
+        if (e.value(QStringLiteral("ph")).toString() == QLatin1String("M"))
+            namedTids << tid;
+        else
+            usedTids << tid;
+        instants += e.value(QStringLiteral("ph")).toString() == QLatin1String("i") ? 1 : 0;
+        if (e.value(QStringLiteral("ph")).toString() == QLatin1String("X")) {
+            const QJsonObject args = e.value(QStringLiteral("args")).toObject();
+            QVERIFY(args.value(QStringLiteral("requester")).toString() == agent
+                    || args.value(QStringLiteral("assignee")).toString() == agent);
+        }
+    }
+    QCOMPARE(instants, involving);
+    QVERIFY(namedTids.contains(store.agentRow(agent) + 1));
+    usedTids << 0; // the system thread is always named
+    QCOMPARE(namedTids, usedTids); // only the threads in use are named
+}
 
 void TestTraceImportExport::chromeExportMatchesTheStore()
 {

@@ -302,10 +302,8 @@ void LiveSession::openTrace(const QString &path)
     // The inspector, the health history and the timeline's state marks read the frames of
     // events (EventEntry::rawFrame): keep them, at the cost of about the file's size in memory.
     options.keepRawFrames = true;
-    ++m_storeEpoch;
-    m_pendingInputs.clear();
-    m_pendingOffset = 0;
-    m_loadJob->start(path, options); // resets the store
+    resetStore(); // now, not only in the job: late inputs of the last client are dropped
+    m_loadJob->start(path, options);
     Q_EMIT sourceChanged();
 }
 
