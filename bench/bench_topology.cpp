@@ -214,9 +214,9 @@ int main(int argc, char **argv)
     ScopesSnapshot scopes;
     scopes.timeMs = kStartMs;
     const QString top = QStringLiteral("scope-org");
-    scopes.data.scopes.push_back(ScopeRecord{top, QStringLiteral("org"), std::nullopt, Json(), Json()});
+    scopes.data.scopes.push_back(ScopeRecord{top, QStringLiteral("org"), std::nullopt, Json()});
     for (int s = 0; s < kSquads; ++s)
-        scopes.data.scopes.push_back(ScopeRecord{QStringLiteral("scope-squad-%1").arg(s), QStringLiteral("squad-%1").arg(s + 1), top, Json(), Json()});
+        scopes.data.scopes.push_back(ScopeRecord{QStringLiteral("scope-squad-%1").arg(s), QStringLiteral("squad-%1").arg(s + 1), top, Json()});
     inputs.push_back(scopes);
 
     QStringList ids;

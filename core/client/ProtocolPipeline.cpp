@@ -1,11 +1,14 @@
 #include "client/ProtocolPipeline.h"
 
 #include "map/Dialect.h"
+#include "map/DialectSimd.h"
+#include "protocol/SimdJsonParser.h"
 
 namespace mapi {
 
 ProtocolPipeline::ProtocolPipeline(CodecLimits limits, std::shared_ptr<const JsonParser> parser)
-    : m_codec(limits, std::move(parser))
+    : m_fastEvents(dynamic_cast<const SimdJsonParser *>(parser.get()) != nullptr)
+    , m_codec(limits, std::move(parser))
 {
 }
 
@@ -52,9 +55,59 @@ InterpretedFrame ProtocolPipeline::binaryFrameReceived(const QByteArray &frame, 
     return out;
 }
 
+// The last member named `key` of a simdjson object (nlohmann keeps the last of duplicates).
+static bool lastMember(simdjson::dom::object object, std::string_view key, simdjson::dom::element &value)
+{
+    bool found = false;
+    for (const auto field : object) {
+        if (field.key == key) {
+            value = field.value;
+            found = true;
+        }
+    }
+    return found;
+}
+
+bool ProtocolPipeline::interpretEventFast(InterpretedFrame &out, const QByteArray &frame, qint64 timeMs)
+{
+    const CodecLimits &limits = m_codec.limits();
+    if (frame.size() > limits.maxFrameBytes
+        || FrameCodec::nestingDepth(frame, limits.maxNestingDepth) > limits.maxNestingDepth)
+        return false;
+    thread_local simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    if (parser.parse(frame.constData(), size_t(frame.size()), true).get(root) != simdjson::SUCCESS
+        || root.type() != simdjson::dom::element_type::OBJECT)
+        return false;
+    const simdjson::dom::object object(root);
+    simdjson::dom::element version;
+    simdjson::dom::element method;
+    simdjson::dom::element params;
+    simdjson::dom::element id;
+    if (!lastMember(object, "jsonrpc", version) || version.type() != simdjson::dom::element_type::STRING
+        || std::string_view(version) != "2.0" || lastMember(object, "id", id)
+        || !lastMember(object, "method", method) || method.type() != simdjson::dom::element_type::STRING
+        || std::string_view(method) != "map/event" || !lastMember(object, "params", params)
+        || params.type() != simdjson::dom::element_type::OBJECT)
+        return false;
+    QString error;
+    bool differs = false;
+    std::optional<MapEvent> event = eventFromNotification(params, error, differs);
+    if (!event || differs)
+        return false; // the general path decides, and words the problem
+    RpcMessage msg;
+    msg.kind = MessageKind::Notification;
+    msg.method = QStringLiteral("map/event");
+    out.message = std::move(msg);
+    addEvent(out, std::move(*event), frame, timeMs);
+    return true;
+}
+
 InterpretedFrame ProtocolPipeline::frameReceived(const QByteArray &frame, qint64 timeMs)
 {
     InterpretedFrame out;
+    if (m_fastEvents && interpretEventFast(out, frame, timeMs))
+        return out;
     DecodeOutcome decoded = m_codec.decode(frame, timeMs);
     if (!decoded.ok()) {
         out.inputs.push_back(ProblemInput{std::move(*decoded.problem)});
@@ -106,29 +159,34 @@ void ProtocolPipeline::interpretEvent(InterpretedFrame &out, const RpcMessage &m
         out.inputs.push_back(ProblemInput{p});
         return;
     }
-    event->rawFrame = frame;
-    if (event->sequenceNumber >= 0 && !event->subscriptionId.isEmpty()) {
-        const qint64 expected = m_expectedSequence.value(event->subscriptionId, 1);
-        if (event->sequenceNumber > expected) {
+    addEvent(out, std::move(*event), frame, timeMs);
+}
+
+void ProtocolPipeline::addEvent(InterpretedFrame &out, MapEvent &&event, const QByteArray &frame, qint64 timeMs)
+{
+    event.rawFrame = frame;
+    if (event.sequenceNumber >= 0 && !event.subscriptionId.isEmpty()) {
+        const qint64 expected = m_expectedSequence.value(event.subscriptionId, 1);
+        if (event.sequenceNumber > expected) {
             Gap gap;
             gap.kind = Gap::Kind::Sequence;
             gap.timeMs = timeMs;
             gap.fromSequence = expected;
-            gap.toSequence = event->sequenceNumber - 1;
+            gap.toSequence = event.sequenceNumber - 1;
             gap.detail = QStringLiteral("events %1–%2 of subscription %3 never arrived")
                              .arg(expected)
-                             .arg(event->sequenceNumber - 1)
-                             .arg(event->subscriptionId);
+                             .arg(event.sequenceNumber - 1)
+                             .arg(event.subscriptionId);
             out.inputs.push_back(GapInput{gap});
         }
-        if (event->sequenceNumber >= expected)
-            m_expectedSequence.insert(event->subscriptionId, event->sequenceNumber + 1);
+        if (event.sequenceNumber >= expected)
+            m_expectedSequence.insert(event.subscriptionId, event.sequenceNumber + 1);
     }
-    if (!event->eventId.isEmpty()) {
-        m_lastEventId.insert(event->subscriptionId, event->eventId);
-        m_lastAnyEventId = event->eventId;
+    if (!event.eventId.isEmpty()) {
+        m_lastEventId.insert(event.subscriptionId, event.eventId);
+        m_lastAnyEventId = event.eventId;
     }
-    out.inputs.push_back(EventInput{std::move(*event), timeMs});
+    out.inputs.push_back(EventInput{std::move(event), timeMs});
 }
 
 void ProtocolPipeline::interpretResult(InterpretedFrame &out, const RpcMessage &msg, qint64 timeMs)

@@ -17,7 +17,8 @@ namespace mapi {
 
 struct InterpretedFrame
 {
-    std::optional<RpcMessage> message;   // the decoded message, if the frame decoded
+    std::optional<RpcMessage> message;   // the decoded message, if the frame decoded (a map/event's
+                                         // params are not kept when SimdJsonParser decoded it)
     ModelInputs inputs;                  // what the model must apply
     QString requestMethod;               // for responses: the method of the matching request
     Json requestParams;                  // for responses: the params of the matching request
@@ -26,8 +27,8 @@ struct InterpretedFrame
 class ProtocolPipeline
 {
 public:
-    // `parser`: the JSON parser of the codec (default: nlohmann). Trace loading passes
-    // SimdJsonParser, which yields the same values and errors, faster.
+    // `parser`: the JSON parser of the codec (default: nlohmann). SimdJsonParser yields the
+    // same values and errors, faster, and turns on interpretEventFast().
     explicit ProtocolPipeline(CodecLimits limits = {}, std::shared_ptr<const JsonParser> parser = {});
 
     void setLimits(const CodecLimits &limits) { m_codec.setLimits(limits); }
@@ -49,8 +50,13 @@ public:
 private:
     void interpretResult(InterpretedFrame &out, const RpcMessage &msg, qint64 timeMs);
     void interpretEvent(InterpretedFrame &out, const RpcMessage &msg, const QByteArray &frame, qint64 timeMs);
+    // map/event frames read straight from simdjson's DOM (no nlohmann tree of the frame; the
+    // message's params stay null). false: not a well-formed map/event, take the general path.
+    bool interpretEventFast(InterpretedFrame &out, const QByteArray &frame, qint64 timeMs);
+    void addEvent(InterpretedFrame &out, MapEvent &&event, const QByteArray &frame, qint64 timeMs);
 
     struct PendingRequest { QString method; Json params; };
+    bool m_fastEvents = false;                      // the parser is SimdJsonParser
     FrameCodec m_codec;
     QHash<QString, PendingRequest> m_pending;       // by jsonIdKey
     QHash<QString, qint64> m_expectedSequence;      // next sequence number per subscription

@@ -1,6 +1,10 @@
 #include "map/Dialect.h"
+#include "map/DialectSimd.h"
+#include "protocol/SimdJsonConvert.h"
 
 #include <QHash>
+
+#include <tuple>
 
 namespace mapi {
 
@@ -54,47 +58,159 @@ EventKind eventKindFor(const QString &t)
     return kinds.value(t, EventKind::Other);
 }
 
-static std::optional<QString> optString(const Json &object, const char *key)
+// ---- reading JSON through a view ------------------------------------------------------------
+//
+// The normalisation below is written once, against a read-only view of a JSON value, and runs
+// on two kinds of values: nlohmann's (snapshots, the default parser, tests) and simdjson's DOM
+// (the hot path of map/event frames: no nlohmann tree of the whole frame is built, only of the
+// parts a MapEvent keeps). Both views answer every question alike, so both give the same records.
+
+// A view of an nlohmann value; `json` null means "absent".
+struct JsonView
 {
-    const Json *child = jsonChild(object, key);
-    if (!child || child->is_null())
+    const Json *json = nullptr;
+
+    bool present() const { return json != nullptr; }
+    bool isObject() const { return json && json->is_object(); }
+    bool isArray() const { return json && json->is_array(); }
+    bool isString() const { return json && json->is_string(); }
+    bool isNull() const { return !json || json->is_null(); }
+    bool isNumber() const { return json && json->is_number(); }
+    bool isBoolean() const { return json && json->is_boolean(); }
+    JsonView child(const char *key) const { return {jsonChild(*json, key)}; }
+    QString string() const { return QString::fromStdString(json->get_ref<const std::string &>()); }
+    Json toJson() const { return *json; }
+    template<typename F>
+    void forEachItem(F &&f) const
+    {
+        for (const Json &item : *json)
+            f(JsonView{&item});
+    }
+    bool empty() const { return json->empty(); }
+    JsonView front() const { return {&json->front()}; }
+};
+
+// A view of a simdjson DOM element. Lookups take the last of duplicate keys, as nlohmann does.
+// Any number converted through toJson() that nlohmann would read differently (-0) sets
+// `*differs`: the caller then decodes the frame again through nlohmann.
+struct SimdView
+{
+    simdjson::dom::element element;
+    bool exists = false;
+    bool *differs = nullptr;
+
+    using Type = simdjson::dom::element_type;
+    bool present() const { return exists; }
+    bool isObject() const { return exists && element.type() == Type::OBJECT; }
+    bool isArray() const { return exists && element.type() == Type::ARRAY; }
+    bool isString() const { return exists && element.type() == Type::STRING; }
+    bool isNull() const { return !exists || element.type() == Type::NULL_VALUE; }
+    bool isNumber() const
+    {
+        if (!exists)
+            return false;
+        const Type t = element.type();
+        return t == Type::INT64 || t == Type::UINT64 || t == Type::DOUBLE;
+    }
+    bool isBoolean() const { return exists && element.type() == Type::BOOL; }
+    SimdView child(const char *key) const
+    {
+        SimdView out{{}, false, differs};
+        if (!isObject())
+            return out;
+        const std::string_view wanted(key);
+        for (const auto field : simdjson::dom::object(element)) {
+            if (field.key == wanted) {
+                out.element = field.value;
+                out.exists = true;
+            }
+        }
+        return out;
+    }
+    QString string() const
+    {
+        const std::string_view s(element);
+        return QString::fromUtf8(s.data(), qsizetype(s.size()));
+    }
+    Json toJson() const { return jsonFromSimd(element, differs); }
+    template<typename F>
+    void forEachItem(F &&f) const
+    {
+        for (const simdjson::dom::element item : simdjson::dom::array(element))
+            f(SimdView{item, true, differs});
+    }
+    bool empty() const { return simdjson::dom::array(element).size() == 0; }
+    SimdView front() const { return {*simdjson::dom::array(element).begin(), true, differs}; }
+};
+
+// Scalars are read through toJson(): no allocation for numbers, and exactly nlohmann's
+// conversions (integer casts, dumps of non-string scalars).
+template<typename View>
+static qint64 intOf(const View &object, const char *key, qint64 fallback = 0)
+{
+    const View child = object.child(key);
+    if (!child.isNumber())
+        return fallback;
+    const Json value = child.toJson();
+    if (value.is_number_integer())
+        return value.get<qint64>();
+    return static_cast<qint64>(value.get<double>());
+}
+
+template<typename View>
+static QString scalarText(const View &value)
+{
+    if (value.isString())
+        return value.string();
+    if (value.isNull())
+        return {};
+    return toQString(value.toJson());
+}
+
+template<typename View>
+static std::optional<QString> optString(const View &object, const char *key)
+{
+    const View child = object.child(key);
+    if (child.isNull())
         return std::nullopt;
-    if (child->is_string())
-        return QString::fromStdString(child->get_ref<const std::string &>());
-    if (child->is_number() || child->is_boolean())
-        return toQString(*child);
-    if (child->is_object()) { // e.g. {"agentId": "..."} or {"id": "..."} as a reference
+    if (child.isString())
+        return child.string();
+    if (child.isNumber() || child.isBoolean())
+        return scalarText(child);
+    if (child.isObject()) { // e.g. {"agentId": "..."} or {"id": "..."} as a reference
         for (const char *k : {"id", "agentId", "scopeId"})
-            if (const Json *inner = jsonChild(*child, k); inner && inner->is_string())
-                return QString::fromStdString(inner->get_ref<const std::string &>());
+            if (const View inner = child.child(k); inner.isString())
+                return inner.string();
     }
     return std::nullopt;
 }
 
-static QStringList stringList(const Json &array)
+template<typename View>
+static QStringList stringList(const View &array)
 {
     QStringList out;
-    if (!array.is_array())
+    if (!array.isArray())
         return out;
-    for (const Json &item : array) {
-        if (item.is_string())
-            out << QString::fromStdString(item.get_ref<const std::string &>());
-        else if (item.is_object()) {
+    array.forEachItem([&](const View &item) {
+        if (item.isString()) {
+            out << item.string();
+        } else if (item.isObject()) {
             for (const char *k : {"id", "agentId", "scopeId"}) {
-                if (const Json *inner = jsonChild(item, k); inner && inner->is_string()) {
-                    out << QString::fromStdString(inner->get_ref<const std::string &>());
+                if (const View inner = item.child(k); inner.isString()) {
+                    out << inner.string();
                     break;
                 }
             }
         }
-    }
+    });
     return out;
 }
 
-AgentRecord agentFromJson(const Json &object)
+template<typename View>
+static AgentRecord agentFrom(const View &object)
 {
     AgentRecord a;
-    if (!object.is_object())
+    if (!object.isObject())
         return a;
     a.id = optString(object, "id").value_or(optString(object, "agentId").value_or(QString()));
     a.name = optString(object, "name");
@@ -103,73 +219,89 @@ AgentRecord agentFromJson(const Json &object)
     if (!a.state)
         a.state = optString(object, "newState");
     a.parentId = optString(object, "parent");
-    if (const Json *meta = jsonChild(object, "metadata"); meta && meta->is_object()) {
-        a.metadata = *meta;
+    if (const View meta = object.child("metadata"); meta.isObject()) {
+        a.metadata = meta.toJson();
         if (!a.parentId)
-            a.parentId = optString(*meta, "parentId");
+            a.parentId = optString(meta, "parentId");
     }
     if (!a.parentId)
         a.parentId = optString(object, "parentId");
     a.sessionId = optString(object, "sessionId");
     if (!a.sessionId)
         a.sessionId = optString(object, "ownerId");
-    if (const Json *scopes = jsonChild(object, "scopes"); scopes && scopes->is_array())
-        a.scopes = stringList(*scopes);
-    if (const Json *caps = jsonChild(object, "capabilities"))
-        a.capabilities = *caps;
-    a.registeredAtMs = jsonInt(object, "registeredAt");
-    a.lastStateChangeMs = jsonInt(object, "lastStateChange");
-    if (const Json *lifecycle = jsonChild(object, "lifecycle"); lifecycle && lifecycle->is_object()) {
+    if (const View scopes = object.child("scopes"); scopes.isArray())
+        a.scopes = stringList(scopes);
+    if (const View caps = object.child("capabilities"); caps.present())
+        a.capabilities = caps.toJson();
+    a.registeredAtMs = intOf(object, "registeredAt");
+    a.lastStateChangeMs = intOf(object, "lastStateChange");
+    if (const View lifecycle = object.child("lifecycle"); lifecycle.isObject()) {
         if (!a.registeredAtMs)
-            a.registeredAtMs = jsonInt(*lifecycle, "createdAt");
+            a.registeredAtMs = intOf(lifecycle, "createdAt");
     }
-    a.raw = object;
     return a;
 }
 
-ScopeRecord scopeFromJson(const Json &object)
+template<typename View>
+static ScopeRecord scopeFrom(const View &object)
 {
     ScopeRecord s;
-    if (!object.is_object())
+    if (!object.isObject())
         return s;
     s.id = optString(object, "id").value_or(optString(object, "scopeId").value_or(QString()));
     s.name = optString(object, "name");
     s.parentId = optString(object, "parentId");
     if (!s.parentId)
         s.parentId = optString(object, "parent");
-    if (const Json *meta = jsonChild(object, "metadata"))
-        s.metadata = *meta;
-    s.raw = object;
+    if (const View meta = object.child("metadata"); meta.present())
+        s.metadata = meta.toJson();
     return s;
 }
 
-MessageRecord messageFromJson(const Json &object)
+template<typename View>
+static MessageRecord messageFrom(const View &object)
 {
     MessageRecord m;
-    if (!object.is_object())
+    if (!object.isObject())
         return m;
     m.id = optString(object, "id").value_or(optString(object, "messageId").value_or(QString()));
     m.from = optString(object, "from").value_or(QString());
-    if (const Json *to = jsonChild(object, "to"))
-        m.to = *to;
-    if (const Json *payload = jsonChild(object, "payload"))
-        m.payload = *payload;
-    if (const Json *p = jsonChild(object, "priority"); p && p->is_number())
-        m.priority = p->get<int>();
+    if (const View to = object.child("to"); to.present())
+        m.to = to.toJson();
+    if (const View payload = object.child("payload"); payload.present())
+        m.payload = payload.toJson();
+    if (const View p = object.child("priority"); p.isNumber())
+        m.priority = p.toJson().template get<int>();
     m.messageType = optString(object, "messageType").value_or(QString());
     m.replyTo = optString(object, "replyTo").value_or(QString());
-    m.timestampMs = jsonInt(object, "timestamp");
-    if (const Json *meta = jsonChild(object, "meta"); meta && meta->is_object()) {
+    m.timestampMs = intOf(object, "timestamp");
+    if (const View meta = object.child("meta"); meta.isObject()) {
         if (!m.timestampMs)
-            m.timestampMs = jsonInt(*meta, "timestamp");
+            m.timestampMs = intOf(meta, "timestamp");
     }
     return m;
 }
 
-static void fillSubject(MapEvent &e)
+AgentRecord agentFromJson(const Json &object)
 {
-    const Json &d = e.data;
-    if (!d.is_object())
+    return agentFrom(JsonView{&object});
+}
+
+ScopeRecord scopeFromJson(const Json &object)
+{
+    return scopeFrom(JsonView{&object});
+}
+
+MessageRecord messageFromJson(const Json &object)
+{
+    return messageFrom(JsonView{&object});
+}
+
+// The event's subject, read from its data (`d`, the view of e.data).
+template<typename View>
+static void fillSubject(MapEvent &e, const View &d)
+{
+    if (!d.isObject())
         return;
     switch (e.kind) {
     case EventKind::AgentRegistered:
@@ -178,10 +310,10 @@ static void fillSubject(MapEvent &e)
     case EventKind::AgentMetadataChanged:
     case EventKind::AgentResumed:
     case EventKind::AgentOrphaned: {
-        if (const Json *agent = jsonChild(d, "agent"); agent && agent->is_object())
-            e.agent = agentFromJson(*agent);
+        if (const View agent = d.child("agent"); agent.isObject())
+            e.agent = agentFrom(agent);
         else // [T] flat shapes: {agentId, name, role, ownerId} / {agentId, previousState, newState}
-            e.agent = agentFromJson(d);
+            e.agent = agentFrom(d);
         e.agentId = e.agent->id;
         if (e.agentId.isEmpty())
             e.agentId = optString(d, "agentId").value_or(e.sourceAgentId);
@@ -193,18 +325,18 @@ static void fillSubject(MapEvent &e)
         break;
     }
     case EventKind::ScopeCreated:
-        if (const Json *scope = jsonChild(d, "scope"); scope && scope->is_object())
-            e.scope = scopeFromJson(*scope);
+        if (const View scope = d.child("scope"); scope.isObject())
+            e.scope = scopeFrom(scope);
         else
-            e.scope = scopeFromJson(d);
+            e.scope = scopeFrom(d);
         if (e.scope->id.isEmpty())
             e.scope->id = e.sourceScopeId;
         e.scopeId = e.scope->id;
         break;
     case EventKind::ScopeDeleted:
         e.scopeId = optString(d, "scopeId").value_or(e.sourceScopeId);
-        if (const Json *desc = jsonChild(d, "deletedDescendants"))
-            e.deletedScopes = stringList(*desc);
+        if (const View desc = d.child("deletedDescendants"); desc.present())
+            e.deletedScopes = stringList(desc);
         break;
     case EventKind::ScopeMemberJoined:
     case EventKind::ScopeMemberLeft:
@@ -213,16 +345,16 @@ static void fillSubject(MapEvent &e)
         break;
     case EventKind::MessageSent:
     case EventKind::MessageDelivered:
-        if (const Json *msg = jsonChild(d, "message"); msg && msg->is_object())
-            e.message = messageFromJson(*msg);
+        if (const View msg = d.child("message"); msg.isObject())
+            e.message = messageFrom(msg);
         e.messageId = optString(d, "messageId").value_or(e.message ? e.message->id : QString());
         if (e.message && e.message->id.isEmpty())
             e.message->id = e.messageId;
         e.scopeId = optString(d, "scopeId").value_or(e.sourceScopeId);
         e.agentId = optString(d, "agentId").value_or(QString());
         if (e.agentId.isEmpty()) {
-            if (const Json *to = jsonChild(d, "deliveredTo"); to && to->is_array() && !to->empty())
-                e.agentId = toQString(to->front());
+            if (const View to = d.child("deliveredTo"); to.isArray() && !to.empty())
+                e.agentId = scalarText(to.front());
         }
         break;
     case EventKind::MessageQueued:
@@ -235,9 +367,9 @@ static void fillSubject(MapEvent &e)
         break;
     case EventKind::SessionConnected:
     case EventKind::SessionResumed:
-        if (const Json *session = jsonChild(d, "session"); session && session->is_object()) {
-            e.sessionId = optString(*session, "id").value_or(QString());
-            e.sessionRole = optString(*session, "role").value_or(QString());
+        if (const View session = d.child("session"); session.isObject()) {
+            e.sessionId = optString(session, "id").value_or(QString());
+            e.sessionRole = optString(session, "role").value_or(QString());
         } else {
             e.sessionId = optString(d, "participantId").value_or(optString(d, "sessionId").value_or(QString()));
             e.sessionRole = optString(d, "participantType").value_or(QString());
@@ -254,10 +386,10 @@ static void fillSubject(MapEvent &e)
     case EventKind::TaskAssigned:
     case EventKind::TaskStatus:
     case EventKind::TaskCompleted:
-        if (const Json *task = jsonChild(d, "task"); task && task->is_object())
-            e.task = *task;
+        if (const View task = d.child("task"); task.isObject())
+            e.task = task.toJson();
         else
-            e.task = d;
+            e.task = e.data;
         e.agentId = optString(d, "agentId").value_or(QString());
         break;
     case EventKind::Other:
@@ -266,20 +398,37 @@ static void fillSubject(MapEvent &e)
     }
 }
 
-static void readSource(MapEvent &e, const Json &source)
+template<typename View>
+static void readSource(MapEvent &e, const View &source)
 {
-    if (source.is_string()) { // [S]/[T]: a participant id
-        e.sourceAgentId = QString::fromStdString(source.get_ref<const std::string &>());
-    } else if (source.is_object()) {
+    if (source.isString()) { // [S]/[T]: a participant id
+        e.sourceAgentId = source.string();
+    } else if (source.isObject()) {
         e.sourceAgentId = optString(source, "agentId").value_or(optString(source, "participantId").value_or(QString()));
         e.sourceSessionId = optString(source, "sessionId").value_or(QString());
         e.sourceScopeId = optString(source, "scopeId").value_or(QString());
     }
 }
 
-static std::optional<MapEvent> buildEvent(const Json &event, QString &error)
+// Canonical type and kind of a raw event type. Types repeat: each thread keeps the answers for
+// the first few hundred distinct ones, so the common case costs one hash lookup.
+static std::pair<QString, EventKind> typeAndKind(const QString &rawType)
 {
-    if (!event.is_object()) {
+    struct Known { QString type; EventKind kind; };
+    thread_local QHash<QString, Known> known;
+    if (const auto it = known.constFind(rawType); it != known.constEnd())
+        return {it->type, it->kind};
+    QString type = canonicalEventType(rawType);
+    const EventKind kind = eventKindFor(type);
+    if (known.size() < 512)
+        known.insert(rawType, {type, kind});
+    return {std::move(type), kind};
+}
+
+template<typename View>
+static std::optional<MapEvent> buildEvent(const View &event, QString &error)
+{
+    if (!event.isObject()) {
         error = QStringLiteral("event is not an object");
         return std::nullopt;
     }
@@ -289,59 +438,73 @@ static std::optional<MapEvent> buildEvent(const Json &event, QString &error)
         error = QStringLiteral("event has no type");
         return std::nullopt;
     }
-    e.type = canonicalEventType(e.rawType);
-    e.kind = eventKindFor(e.type);
+    std::tie(e.type, e.kind) = typeAndKind(e.rawType);
     e.eventId = optString(event, "id").value_or(optString(event, "eventId").value_or(QString()));
-    e.timestampMs = jsonInt(event, "timestamp");
-    if (const Json *source = jsonChild(event, "source"))
-        readSource(e, *source);
-    if (const Json *caused = jsonChild(event, "causedBy"))
-        e.causedBy = stringList(*caused);
-    if (const Json *data = jsonChild(event, "data"))
-        e.data = *data;
-    else
+    e.timestampMs = intOf(event, "timestamp");
+    if (const View source = event.child("source"); source.present())
+        readSource(e, source);
+    if (const View caused = event.child("causedBy"); caused.present())
+        e.causedBy = stringList(caused);
+    if (const View data = event.child("data"); data.present()) {
+        e.data = data.toJson();
+        fillSubject(e, data);
+    } else {
         e.data = Json::object();
-    fillSubject(e);
+        fillSubject(e, JsonView{&e.data}); // no data: an empty object (agent events still name their subject)
+    }
     return e;
 }
 
-std::optional<MapEvent> eventFromNotification(const Json &params, QString &error)
+template<typename View>
+static std::optional<MapEvent> eventFromParams(const View &params, QString &error)
 {
-    const Json *event = jsonChild(params, "event");
-    if (!event) {
+    const View event = params.child("event");
+    if (!event.present()) {
         error = QStringLiteral("map/event without an \"event\" object");
         return std::nullopt;
     }
-    auto e = buildEvent(*event, error);
+    auto e = buildEvent(event, error);
     if (!e)
         return e;
     // [T]: params.eventId (a ULID) differs from event.id; dedupe on params.eventId.
     if (auto pid = optString(params, "eventId"))
         e->eventId = *pid;
     if (!e->timestampMs)
-        e->timestampMs = jsonInt(params, "timestamp");
-    e->sequenceNumber = jsonInt(params, "sequenceNumber", -1);
+        e->timestampMs = intOf(params, "timestamp");
+    e->sequenceNumber = intOf(params, "sequenceNumber", -1);
     e->subscriptionId = optString(params, "subscriptionId").value_or(QString());
     if (e->causedBy.isEmpty()) {
-        if (const Json *caused = jsonChild(params, "causedBy"))
-            e->causedBy = stringList(*caused);
+        if (const View caused = params.child("causedBy"); caused.present())
+            e->causedBy = stringList(caused);
     }
     return e;
 }
 
+std::optional<MapEvent> eventFromNotification(const Json &params, QString &error)
+{
+    return eventFromParams(JsonView{&params}, error);
+}
+
+std::optional<MapEvent> eventFromNotification(simdjson::dom::element params, QString &error, bool &differs)
+{
+    differs = false;
+    return eventFromParams(SimdView{params, true, &differs}, error);
+}
+
 std::optional<MapEvent> eventFromObject(const Json &object, QString &error)
 {
-    if (const Json *inner = jsonChild(object, "event"); inner && inner->is_object()) {
-        auto e = buildEvent(*inner, error);
+    const JsonView view{&object};
+    if (const JsonView inner = view.child("event"); inner.isObject()) {
+        auto e = buildEvent(inner, error);
         if (e) {
-            if (auto pid = optString(object, "eventId"))
+            if (auto pid = optString(view, "eventId"))
                 e->eventId = *pid;
             if (!e->timestampMs)
                 e->timestampMs = jsonInt(object, "timestamp");
         }
         return e;
     }
-    return buildEvent(object, error);
+    return buildEvent(view, error);
 }
 
 SnapshotAgents agentsFromListResult(const Json &result)
@@ -377,7 +540,7 @@ QStringList membersFromResult(const Json &result)
     const Json *list = result.is_array() ? &result : jsonChild(result, "members");
     if (!list)
         list = jsonChild(result, "agents");
-    return list ? stringList(*list) : QStringList();
+    return list ? stringList(JsonView{list}) : QStringList();
 }
 
 std::vector<MapEvent> eventsFromReplayResult(const Json &result, bool &hasMore)

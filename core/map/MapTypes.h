@@ -27,7 +27,6 @@ struct AgentRecord
     Json metadata;                     // null when absent
     qint64 registeredAtMs = 0;
     qint64 lastStateChangeMs = 0;
-    Json raw;                          // the object as received, unknown fields included
 };
 
 struct ScopeRecord
@@ -36,7 +35,6 @@ struct ScopeRecord
     std::optional<QString> name;
     std::optional<QString> parentId;   // parentId ([M]) or parent ([S])
     Json metadata;
-    Json raw;
 };
 
 struct MessageRecord

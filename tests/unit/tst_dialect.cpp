@@ -5,6 +5,7 @@
 #include "client/ProtocolPipeline.h"
 #include "map/Dialect.h"
 #include "model/SystemStore.h"
+#include "protocol/SimdJsonParser.h"
 #include "trace/Trace.h"
 
 #include <QJsonArray>
@@ -195,6 +196,7 @@ private Q_SLOTS:
     void problemCounterMatchesMalformedFrames();
     void pipelineToleratesOddResultShapes_data();
     void pipelineToleratesOddResultShapes();
+    void simdEventPathMatchesGeneralPath();
 };
 
 void TestDialect::canonicalEventType_data()
@@ -865,6 +867,138 @@ void TestDialect::pipelineToleratesOddResultShapes()
     QCOMPARE(f.requestMethod, method);
     for (const ModelInput &in : f.inputs)
         QVERIFY(!std::holds_alternative<ProblemInput>(in));
+}
+
+namespace {
+
+Json optionalJson(const std::optional<QString> &value)
+{
+    return value ? Json(s(*value)) : Json("<unset>");
+}
+
+Json listJson(const QStringList &list)
+{
+    Json out = Json::array();
+    for (const QString &item : list)
+        out.push_back(s(item));
+    return out;
+}
+
+// Every field of a model input, so that two decodings can be compared whole.
+Json describe(const ModelInput &input)
+{
+    Json out;
+    out["index"] = input.index();
+    if (const auto *in = std::get_if<EventInput>(&input)) {
+        const MapEvent &e = in->event;
+        out["received"] = in->receivedMs;
+        out["event"] = {{"eventId", s(e.eventId)}, {"rawType", s(e.rawType)}, {"type", s(e.type)},
+                        {"kind", int(e.kind)}, {"timestamp", e.timestampMs}, {"sequence", e.sequenceNumber},
+                        {"subscription", s(e.subscriptionId)}, {"sourceAgent", s(e.sourceAgentId)},
+                        {"sourceSession", s(e.sourceSessionId)}, {"sourceScope", s(e.sourceScopeId)},
+                        {"causedBy", listJson(e.causedBy)}, {"agentId", s(e.agentId)},
+                        {"previousState", s(e.previousState)}, {"scopeId", s(e.scopeId)},
+                        {"deletedScopes", listJson(e.deletedScopes)}, {"messageId", s(e.messageId)},
+                        {"sessionId", s(e.sessionId)}, {"sessionRole", s(e.sessionRole)}, {"reason", s(e.reason)},
+                        {"task", e.task}, {"data", e.data}, {"rawFrame", e.rawFrame.toStdString()}};
+        if (e.agent) {
+            const AgentRecord &a = *e.agent;
+            out["agent"] = {{"id", s(a.id)}, {"name", optionalJson(a.name)}, {"role", optionalJson(a.role)},
+                            {"state", optionalJson(a.state)}, {"parent", optionalJson(a.parentId)},
+                            {"session", optionalJson(a.sessionId)},
+                            {"scopes", a.scopes ? listJson(*a.scopes) : Json("<unset>")},
+                            {"capabilities", a.capabilities}, {"metadata", a.metadata},
+                            {"registered", a.registeredAtMs}, {"lastStateChange", a.lastStateChangeMs}};
+        }
+        if (e.scope)
+            out["scope"] = {{"id", s(e.scope->id)}, {"name", optionalJson(e.scope->name)},
+                            {"parent", optionalJson(e.scope->parentId)}, {"metadata", e.scope->metadata}};
+        if (e.message) {
+            const MessageRecord &m = *e.message;
+            out["message"] = {{"id", s(m.id)}, {"from", s(m.from)}, {"to", m.to}, {"payload", m.payload},
+                              {"priority", m.priority ? Json(*m.priority) : Json("<unset>")},
+                              {"type", s(m.messageType)}, {"replyTo", s(m.replyTo)}, {"timestamp", m.timestampMs}};
+        }
+    } else if (const auto *problem = std::get_if<ProblemInput>(&input)) {
+        out["problem"] = {int(problem->problem.kind), s(problem->problem.detail), problem->problem.frame.toStdString()};
+    } else if (const auto *gap = std::get_if<GapInput>(&input)) {
+        out["gap"] = {gap->gap.fromSequence, gap->gap.toSequence, s(gap->gap.detail)};
+    }
+    return out;
+}
+
+Json describe(const InterpretedFrame &frame)
+{
+    Json out = Json::array();
+    for (const ModelInput &input : frame.inputs)
+        out.push_back(describe(input));
+    out.push_back({{"message", frame.message.has_value()},
+                   {"kind", frame.message ? int(frame.message->kind) : -1},
+                   {"method", frame.message ? s(frame.message->method) : std::string()}});
+    return out;
+}
+
+} // namespace
+
+void TestDialect::simdEventPathMatchesGeneralPath()
+{
+    // With SimdJsonParser the pipeline reads map/event frames straight from simdjson's DOM
+    // (ProtocolPipeline::interpretEventFast); it must give exactly what the general path gives,
+    // on every real frame and on the odd ones below.
+    QList<QByteArray> frames;
+    for (const char *capture : {"scenario-basic.ndjson", "scenario-deliver.ndjson", "scenario-sdk-transport.ndjson",
+                                "scenario-testserver.ndjson", "methods-tour.ndjson", "errors.ndjson"}) {
+        const QList<CaptureRecord> records = mapi_test::readCapture(mapi_test::dataPath(q(capture)));
+        QVERIFY2(!records.isEmpty(), capture);
+        for (const CaptureRecord &r : records)
+            if (r.dir == QLatin1String("recv") && !r.binary)
+                frames << r.raw;
+    }
+    const auto event = [](const char *params) -> QByteArray {
+        return QByteArray(R"({"jsonrpc":"2.0","method":"map/event","params":)") + params + "}";
+    };
+    frames << event(R"({"event":{"type":"agent.registered","type":"agent.state.changed","data":{"agent":{"id":"a","id":"b","state":"x"}}}})")
+           << event(R"({"eventId":"e1","eventId":"e2","sequenceNumber":3,"subscriptionId":"s","event":{"type":"agent.registered","data":{"agent":{"id":"a","metadata":{"parentId":{"agentId":"p"},"n":-0}}}}})")
+           << event(R"({"event":{"type":"message.sent","data":{"message":{"id":7,"from":true,"to":{"agentId":"x"},"payload":{"v":[1,-0,2.5e3]},"priority":-0}}}})")
+           << event(R"({"event":{"type":"message.delivered","data":{"messageId":"m","deliveredTo":[12,"b"]}}})")
+           << event(R"({"event":{"type":"message.delivered","data":{"messageId":"m","deliveredTo":[{"id":"o"}]}}})")
+           << event(R"({"event":{"type":"agent.state.changed","timestamp":1.5e12,"source":"participant-1","data":{"agentId":"a","previousState":"idle","newState":"busy"}}})")
+           << event(R"({"event":{"type":"AGENT_REGISTERED","source":{"agentId":null,"participantId":"p"},"causedBy":[{"id":"c1"},"c2",3]}})")
+           << event(R"({"event":{"type":"task.status","data":{"taskId":"t","current":"done"}}})")
+           << event(R"({"event":{"type":"task.created","data":{"task":{"id":"t","type":"x"},"agentId":"a"}}})")
+           << event(R"({"event":{"type":"scope.created","data":["not","an","object"]}})")
+           << event(R"({"event":{"type":"scope.deleted","data":{"scopeId":"s","deletedDescendants":["a",{"scopeId":"b"}]}}})")
+           << event(R"({"event":{"type":"session.connected","data":{"participantId":"p","participantType":"agent"}}})")
+           << event(R"({"event":{"type":"custom.thing","data":{"agentId":18446744073709551615}}})")
+           << event(R"({"event":{"type":"custom.thing","data":{"agentId":-9223372036854775808,"x":1e308}}})")
+           << event(R"({"event":{"type":"agent.registered","data":{"agent":{"id":"a","registeredAt":-0,"lastStateChange":"12"}}}})")
+           << event(R"({"event":{"type":""}})") << event(R"({"event":"flat"})") << event(R"({"noevent":1})")
+           << event(R"({"params":{}, "event":{"type":"x"}})") << event(R"([1,2])") << event(R"("text")")
+           << event("{\"event\":{\"type\":\"x\",\"data\":{\"s\":\"\xff\"}}}")
+           << QByteArray(R"({"jsonrpc":"2.0","method":"map/event","id":1,"params":{"event":{"type":"x"}}})")
+           << QByteArray(R"({"jsonrpc":"1.0","method":"map/event","params":{"event":{"type":"x"}}})")
+           << QByteArray(R"({"jsonrpc":"2.0","jsonrpc":"1.0","method":"map/event","params":{"event":{"type":"x"}}})")
+           << QByteArray(R"({"jsonrpc":"2.0","method":"map/event","method":"other","params":{"event":{"type":"x"}}})")
+           << QByteArray(R"({"jsonrpc":"2.0","method":"map/event","params":{"event":{"type":"x"}},"params":[]})")
+           << QByteArray(R"({"jsonrpc":"2.0","method":"map/event","params":{"event":{"type":"x","data":{"big":123456789012345678901234567890}}}})")
+           << QByteArray(R"({"jsonrpc":"2.0","method":"map/event","params":{"event":{"type":"x"}})")
+           << QByteArray(R"({"jsonrpc":"2.0","method":"map/event","params":)") + QByteArray(200, '[') + QByteArray(200, ']') + "}";
+    ProtocolPipeline general;
+    ProtocolPipeline fast({}, SimdJsonParser::instance());
+    int events = 0;
+    for (const QByteArray &frame : std::as_const(frames)) {
+        const InterpretedFrame a = general.frameReceived(frame, 100);
+        const InterpretedFrame b = fast.frameReceived(frame, 100);
+        const Json da = describe(a);
+        const Json db = describe(b);
+        if (da != db)
+            QFAIL(qPrintable(QStringLiteral("decodings differ for %1:\n general %2\n fast    %3")
+                                 .arg(QString::fromUtf8(frame.left(300)), QString::fromStdString(da.dump()),
+                                      QString::fromStdString(db.dump()))));
+        for (const ModelInput &input : a.inputs)
+            events += std::holds_alternative<EventInput>(input) ? 1 : 0;
+    }
+    QVERIFY(events > 100); // the comparison saw real events, not only problems
 }
 
 QTEST_GUILESS_MAIN(TestDialect)

@@ -1,0 +1,18 @@
+// Internal: the map/event normalisation of Dialect.h read straight from simdjson's DOM, without
+// an nlohmann tree of the whole frame. Include only from .cpp files (it pulls in simdjson).
+#pragma once
+
+#include "map/MapTypes.h"
+
+#include <simdjson.h>
+
+#include <optional>
+
+namespace mapi {
+
+// The same record eventFromNotification(const Json &, ...) gives for these params.
+// `differs` is set when the frame holds a value nlohmann reads otherwise (-0): then decode the
+// frame through nlohmann instead and ignore this result.
+std::optional<MapEvent> eventFromNotification(simdjson::dom::element params, QString &error, bool &differs);
+
+} // namespace mapi
