@@ -106,7 +106,8 @@ struct MapEvent
     QString reason;
     Json task;                // task.* events: the task object, or {taskId, ...}
 
-    Json data;                // event.data as received
+    Json data;                // event.data as received, for task.* events and EventKind::Other only
+                              // (the other kinds' fields are all read into the members above)
     QByteArray rawFrame;      // the exact frame text that carried this event (may be empty for replayed batches)
 };
 

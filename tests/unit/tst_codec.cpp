@@ -78,6 +78,7 @@ private Q_SLOTS:
     void tooDeepFrameIsRefusedUnparsed();
     void nestingDepthSkipsStrings_data();
     void nestingDepthSkipsStrings();
+    void nestingDepthMatchesByteScan();
     void bracketsInStringsDoNotCountInDecode();
     void keptProblemFrameIsTruncated();
     void encodeRequestRoundTrips_data();
@@ -307,6 +308,8 @@ void TestCodec::nestingDepthSkipsStrings_data()
     QTest::newRow("brackets in a string") << QByteArray(R"({"a":"[[[[{{{{"})") << 10 << 1;
     QTest::newRow("escaped quote keeps the string open") << QByteArray(R"({"a":"\"[[[[","b":1})") << 10 << 1;
     QTest::newRow("escaped backslash closes the string") << QByteArray(R"({"a":"\\","b":[[1]]})") << 10 << 3;
+    QTest::newRow("three backslashes and a quote") << QByteArray(R"({"a":"\\\"[[","b":1})") << 10 << 1;
+    QTest::newRow("unterminated string") << QByteArray(R"([[{"a":"[[[[)") << 10 << 3;
     QTest::newRow("brackets in a key") << QByteArray(R"({"[[[":{"}}}":1}})") << 10 << 2;
     QTest::newRow("stops early above the limit") << nested(50) << 5 << 6;
     QTest::newRow("exactly at the limit") << nested(5) << 5 << 5;
@@ -318,6 +321,52 @@ void TestCodec::nestingDepthSkipsStrings()
     QFETCH(int, limit);
     QFETCH(int, depth);
     QCOMPARE(FrameCodec::nestingDepth(text, limit), depth);
+}
+
+void TestCodec::nestingDepthMatchesByteScan()
+{
+    // nestingDepth skips strings with memchr; a plain byte-by-byte scan is the reference.
+    const auto reference = [](const QByteArray &text, int limit) {
+        int depth = 0;
+        int maxDepth = 0;
+        bool inString = false;
+        bool escaped = false;
+        for (const char c : text) {
+            if (inString) {
+                if (escaped)
+                    escaped = false;
+                else if (c == '\\')
+                    escaped = true;
+                else if (c == '"')
+                    inString = false;
+                continue;
+            }
+            if (c == '"')
+                inString = true;
+            else if (c == '[' || c == '{')
+                maxDepth = std::max(maxDepth, ++depth);
+            else if (c == ']' || c == '}')
+                --depth;
+            if (maxDepth > limit)
+                return limit + 1;
+        }
+        return maxDepth;
+    };
+    const char alphabet[] = {'"', '\\', '[', ']', '{', '}', 'a', ':'};
+    quint32 seed = 12345;
+    for (int round = 0; round < 20000; ++round) {
+        QByteArray text;
+        const int length = 1 + round % 40;
+        for (int i = 0; i < length; ++i) {
+            seed = seed * 1664525u + 1013904223u;
+            text.append(alphabet[(seed >> 16) % sizeof(alphabet)]);
+        }
+        const int limit = 1 + round % 6;
+        if (FrameCodec::nestingDepth(text, limit) != reference(text, limit))
+            QFAIL(qPrintable(QStringLiteral("differs on %1 (limit %2): %3 instead of %4")
+                                 .arg(QString::fromLatin1(text)).arg(limit)
+                                 .arg(FrameCodec::nestingDepth(text, limit)).arg(reference(text, limit))));
+    }
 }
 
 void TestCodec::bracketsInStringsDoNotCountInDecode()
