@@ -65,6 +65,29 @@ EventKind eventKindFor(const QString &t)
 // (the hot path of map/event frames: no nlohmann tree of the whole frame is built, only of the
 // parts a MapEvent keeps). Both views answer every question alike, so both give the same records.
 
+// Whether a text field's values repeat from event to event (agent, session, scope ids, types,
+// states) or are new each time (event and message ids).
+enum class Text { Repeats, Unique };
+
+// The QStrings of repeating values, per thread: a repeated agent id costs a hash lookup instead
+// of an allocation, a UTF-8 conversion and a free, and every copy the store keeps of it is the
+// same shared string. Bounded: past kMaxStrings distinct values new ones are no longer kept.
+static QString textOf(const char *data, size_t size, Text text)
+{
+    constexpr qsizetype kMaxStrings = 1 << 16;
+    constexpr size_t kMaxBytes = 96;
+    if (text == Text::Unique || size > kMaxBytes)
+        return QString::fromUtf8(data, qsizetype(size));
+    thread_local QHash<QByteArray, QString> strings;
+    const QByteArray key = QByteArray::fromRawData(data, qsizetype(size)); // no copy for the lookup
+    if (const auto it = strings.constFind(key); it != strings.constEnd())
+        return *it;
+    QString value = QString::fromUtf8(data, qsizetype(size));
+    if (strings.size() < kMaxStrings)
+        strings.insert(QByteArray(data, qsizetype(size)), value);
+    return value;
+}
+
 // A view of an nlohmann value; `json` null means "absent".
 struct JsonView
 {
@@ -78,7 +101,11 @@ struct JsonView
     bool isNumber() const { return json && json->is_number(); }
     bool isBoolean() const { return json && json->is_boolean(); }
     JsonView child(const char *key) const { return {jsonChild(*json, key)}; }
-    QString string() const { return QString::fromStdString(json->get_ref<const std::string &>()); }
+    QString string(Text text = Text::Repeats) const
+    {
+        const std::string &value = json->get_ref<const std::string &>();
+        return textOf(value.data(), value.size(), text);
+    }
     Json toJson() const { return *json; }
     template<typename F>
     void forEachItem(F &&f) const
@@ -127,10 +154,10 @@ struct SimdView
         }
         return out;
     }
-    QString string() const
+    QString string(Text text = Text::Repeats) const
     {
-        const std::string_view s(element);
-        return QString::fromUtf8(s.data(), qsizetype(s.size()));
+        const std::string_view value(element);
+        return textOf(value.data(), value.size(), text);
     }
     Json toJson() const { return jsonFromSimd(element, differs); }
     template<typename F>
@@ -158,46 +185,46 @@ static qint64 intOf(const View &object, const char *key, qint64 fallback = 0)
 }
 
 template<typename View>
-static QString scalarText(const View &value)
+static QString scalarText(const View &value, Text text = Text::Repeats)
 {
     if (value.isString())
-        return value.string();
+        return value.string(text);
     if (value.isNull())
         return {};
     return toQString(value.toJson());
 }
 
 template<typename View>
-static std::optional<QString> optString(const View &object, const char *key)
+static std::optional<QString> optString(const View &object, const char *key, Text text = Text::Repeats)
 {
     const View child = object.child(key);
     if (child.isNull())
         return std::nullopt;
     if (child.isString())
-        return child.string();
+        return child.string(text);
     if (child.isNumber() || child.isBoolean())
-        return scalarText(child);
+        return scalarText(child, text);
     if (child.isObject()) { // e.g. {"agentId": "..."} or {"id": "..."} as a reference
         for (const char *k : {"id", "agentId", "scopeId"})
             if (const View inner = child.child(k); inner.isString())
-                return inner.string();
+                return inner.string(text);
     }
     return std::nullopt;
 }
 
 template<typename View>
-static QStringList stringList(const View &array)
+static QStringList stringList(const View &array, Text text = Text::Repeats)
 {
     QStringList out;
     if (!array.isArray())
         return out;
     array.forEachItem([&](const View &item) {
         if (item.isString()) {
-            out << item.string();
+            out << item.string(text);
         } else if (item.isObject()) {
             for (const char *k : {"id", "agentId", "scopeId"}) {
                 if (const View inner = item.child(k); inner.isString()) {
-                    out << inner.string();
+                    out << inner.string(text);
                     break;
                 }
             }
@@ -264,7 +291,7 @@ static MessageRecord messageFrom(const View &object)
     MessageRecord m;
     if (!object.isObject())
         return m;
-    m.id = optString(object, "id").value_or(optString(object, "messageId").value_or(QString()));
+    m.id = optString(object, "id", Text::Unique).value_or(optString(object, "messageId", Text::Unique).value_or(QString()));
     m.from = optString(object, "from").value_or(QString());
     if (const View to = object.child("to"); to.present())
         m.to = to.toJson();
@@ -347,7 +374,7 @@ static void fillSubject(MapEvent &e, const View &d)
     case EventKind::MessageDelivered:
         if (const View msg = d.child("message"); msg.isObject())
             e.message = messageFrom(msg);
-        e.messageId = optString(d, "messageId").value_or(e.message ? e.message->id : QString());
+        e.messageId = optString(d, "messageId", Text::Unique).value_or(e.message ? e.message->id : QString());
         if (e.message && e.message->id.isEmpty())
             e.message->id = e.messageId;
         e.scopeId = optString(d, "scopeId").value_or(e.sourceScopeId);
@@ -361,7 +388,7 @@ static void fillSubject(MapEvent &e, const View &d)
     case EventKind::MessageDropped:
     case EventKind::MessageExpired:
     case EventKind::MessageFailed:
-        e.messageId = optString(d, "messageId").value_or(QString());
+        e.messageId = optString(d, "messageId", Text::Unique).value_or(QString());
         e.agentId = optString(d, "agentId").value_or(optString(d, "to").value_or(QString()));
         e.reason = optString(d, "reason").value_or(QString());
         break;
@@ -456,12 +483,12 @@ static std::optional<MapEvent> buildEvent(const View &event, QString &error)
         return std::nullopt;
     }
     std::tie(e.type, e.kind) = typeAndKind(e.rawType);
-    e.eventId = optString(event, "id").value_or(optString(event, "eventId").value_or(QString()));
+    e.eventId = optString(event, "id", Text::Unique).value_or(optString(event, "eventId", Text::Unique).value_or(QString()));
     e.timestampMs = intOf(event, "timestamp");
     if (const View source = event.child("source"); source.present())
         readSource(e, source);
     if (const View caused = event.child("causedBy"); caused.present())
-        e.causedBy = stringList(caused);
+        e.causedBy = stringList(caused, Text::Unique); // event ids
     if (const View data = event.child("data"); data.present()) {
         if (keepsData(e.kind))
             e.data = data.toJson();
@@ -487,7 +514,7 @@ static std::optional<MapEvent> eventFromParams(const View &params, QString &erro
     if (!e)
         return e;
     // [T]: params.eventId (a ULID) differs from event.id; dedupe on params.eventId.
-    if (auto pid = optString(params, "eventId"))
+    if (auto pid = optString(params, "eventId", Text::Unique))
         e->eventId = *pid;
     if (!e->timestampMs)
         e->timestampMs = intOf(params, "timestamp");
@@ -495,7 +522,7 @@ static std::optional<MapEvent> eventFromParams(const View &params, QString &erro
     e->subscriptionId = optString(params, "subscriptionId").value_or(QString());
     if (e->causedBy.isEmpty()) {
         if (const View caused = params.child("causedBy"); caused.present())
-            e->causedBy = stringList(caused);
+            e->causedBy = stringList(caused, Text::Unique);
     }
     return e;
 }
@@ -517,7 +544,7 @@ std::optional<MapEvent> eventFromObject(const Json &object, QString &error)
     if (const JsonView inner = view.child("event"); inner.isObject()) {
         auto e = buildEvent(inner, error);
         if (e) {
-            if (auto pid = optString(view, "eventId"))
+            if (auto pid = optString(view, "eventId", Text::Unique))
                 e->eventId = *pid;
             if (!e->timestampMs)
                 e->timestampMs = jsonInt(object, "timestamp");

@@ -217,7 +217,8 @@ void SystemStore::reset()
     m_actions.clear();
     m_actionRow.clear();
     m_events.clear();
-    m_seenEventIds.clear();
+    m_eventIdIndex.clear();
+    m_collidingEventIds.clear();
     m_gaps.clear();
     m_problems.clear();
     m_sessions.clear();
@@ -366,16 +367,32 @@ QString SystemStore::resolveAgentRef(const QString &ref) const
 
 // ---- inputs ----------------------------------------------------------------------------
 
+bool SystemStore::firstSightOfEvent(const QString &eventId, int eventIndex)
+{
+    // Ids are remembered by a 64-bit hash and the index of their event; the id itself is
+    // compared on a hash match, so a collision never drops an event (the second id of a
+    // colliding pair is kept in m_collidingEventIds).
+    const quint64 hash = quint64(qHash(eventId, size_t(0x6d617069)));
+    const auto it = m_eventIdIndex.constFind(hash);
+    if (it == m_eventIdIndex.constEnd()) {
+        m_eventIdIndex.insert(hash, eventIndex);
+        return true;
+    }
+    if (m_events[size_t(*it)].eventId == eventId)
+        return false;
+    if (m_collidingEventIds.contains(eventId))
+        return false;
+    m_collidingEventIds.insert(eventId);
+    return true;
+}
+
 void SystemStore::applyEvent(const EventInput &input)
 {
     const MapEvent &e = input.event;
-    if (!e.eventId.isEmpty()) {
-        if (m_seenEventIds.contains(e.eventId)) {
-            ++m_counters.duplicateEvents;
-            m_pending.countersChanged = true;
-            return;
-        }
-        m_seenEventIds.insert(e.eventId);
+    if (!e.eventId.isEmpty() && !firstSightOfEvent(e.eventId, int(m_events.size()))) {
+        ++m_counters.duplicateEvents;
+        m_pending.countersChanged = true;
+        return;
     }
     const qint64 t = e.timestampMs ? e.timestampMs : input.receivedMs;
     m_nowMs = std::max(m_nowMs, t);

@@ -107,6 +107,7 @@ Q_SIGNALS:
 
 private:
     void applyEvent(const EventInput &input);
+    bool firstSightOfEvent(const QString &eventId, int eventIndex); // false: a duplicate
     void applyAgentsSnapshot(const AgentsSnapshot &snapshot);
     void applyScopesSnapshot(const ScopesSnapshot &snapshot);
     void applyMembers(const MembersSnapshot &members);
@@ -152,7 +153,8 @@ private:
     std::vector<OperatorAction> m_actions;
     QHash<QString, int> m_actionRow;
     std::deque<EventEntry> m_events;
-    QSet<QString> m_seenEventIds;
+    QHash<quint64, int> m_eventIdIndex;  // hash of an event id -> its row in m_events (duplicates)
+    QSet<QString> m_collidingEventIds;   // ids whose hash an earlier, different id had
     std::vector<Gap> m_gaps;
     std::vector<ProtocolProblem> m_problems;
     QHash<QString, Session> m_sessions;
