@@ -217,8 +217,8 @@ void SystemStore::reset()
     m_actions.clear();
     m_actionRow.clear();
     m_events.clear();
-    m_eventIdIndex.clear();
-    m_collidingEventIds.clear();
+    m_eventIdSlots = {};
+    m_eventIdCount = 0;
     m_gaps.clear();
     m_problems.clear();
     m_sessions.clear();
@@ -369,20 +369,33 @@ QString SystemStore::resolveAgentRef(const QString &ref) const
 
 bool SystemStore::firstSightOfEvent(const QString &eventId, int eventIndex)
 {
-    // Ids are remembered by a 64-bit hash and the index of their event; the id itself is
-    // compared on a hash match, so a collision never drops an event (the second id of a
-    // colliding pair is kept in m_collidingEventIds).
-    const quint64 hash = quint64(qHash(eventId, size_t(0x6d617069)));
-    const auto it = m_eventIdIndex.constFind(hash);
-    if (it == m_eventIdIndex.constEnd()) {
-        m_eventIdIndex.insert(hash, eventIndex);
-        return true;
+    // Open addressing, linear probing, at most half full. A slot holds 32 bits of the id's hash
+    // (high half) and its event's row + 1 (low half; 0: empty). The id itself is compared on a
+    // hash match, so a collision never drops an event. 8 bytes a slot: a QHash<QString> of the
+    // ids took a string and a node per event and most of the store's time.
+    if (m_eventIdSlots.size() < 2 * (size_t(m_eventIdCount) + 1)) {
+        std::vector<quint64> grown(std::max<size_t>(1024, m_eventIdSlots.size() * 2), 0);
+        const size_t mask = grown.size() - 1;
+        for (const quint64 slot : m_eventIdSlots) {
+            if (!slot)
+                continue;
+            size_t at = size_t(slot >> 32) & mask;
+            while (grown[at])
+                at = (at + 1) & mask;
+            grown[at] = slot;
+        }
+        m_eventIdSlots.swap(grown);
     }
-    if (m_events[size_t(*it)].eventId == eventId)
-        return false;
-    if (m_collidingEventIds.contains(eventId))
-        return false;
-    m_collidingEventIds.insert(eventId);
+    const quint32 hash = quint32(qHash(eventId, QHashSeed::globalSeed())); // seeded per process, as QHash: no crafted clusters
+    const size_t mask = m_eventIdSlots.size() - 1;
+    size_t at = size_t(hash) & mask;
+    for (quint64 slot = m_eventIdSlots[at]; slot; slot = m_eventIdSlots[at]) {
+        if (quint32(slot >> 32) == hash && m_events[size_t(quint32(slot) - 1)].eventId == eventId)
+            return false;
+        at = (at + 1) & mask;
+    }
+    m_eventIdSlots[at] = (quint64(hash) << 32) | quint64(quint32(eventIndex) + 1);
+    ++m_eventIdCount;
     return true;
 }
 

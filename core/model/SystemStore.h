@@ -153,8 +153,8 @@ private:
     std::vector<OperatorAction> m_actions;
     QHash<QString, int> m_actionRow;
     std::deque<EventEntry> m_events;
-    QHash<quint64, int> m_eventIdIndex;  // hash of an event id -> its row in m_events (duplicates)
-    QSet<QString> m_collidingEventIds;   // ids whose hash an earlier, different id had
+    std::vector<quint64> m_eventIdSlots; // the rows of m_events by event id (firstSightOfEvent)
+    qint64 m_eventIdCount = 0;
     std::vector<Gap> m_gaps;
     std::vector<ProtocolProblem> m_problems;
     QHash<QString, Session> m_sessions;
