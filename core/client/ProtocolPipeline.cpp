@@ -71,12 +71,24 @@ static bool lastMember(simdjson::dom::object object, std::string_view key, simdj
 bool ProtocolPipeline::interpretEventFast(InterpretedFrame &out, const QByteArray &frame, qint64 timeMs)
 {
     const CodecLimits &limits = m_codec.limits();
-    if (frame.size() > limits.maxFrameBytes
-        || FrameCodec::nestingDepth(frame, limits.maxNestingDepth) > limits.maxNestingDepth)
+    if (frame.size() > limits.maxFrameBytes || limits.maxNestingDepth < 1)
         return false;
-    thread_local simdjson::dom::parser parser;
+    // simdjson enforces the nesting limit itself, at least as strictly as FrameCodec counts it
+    // (tests/unit: simdEventPathMatchesGeneralPath); a refused frame takes the general path,
+    // which words the problem.
+    struct LimitedParser
+    {
+        simdjson::dom::parser parser;
+        int maxDepth = -1;
+    };
+    thread_local LimitedParser local;
+    if (local.maxDepth != limits.maxNestingDepth) {
+        if (local.parser.allocate(64 * 1024, size_t(limits.maxNestingDepth)) != simdjson::SUCCESS)
+            return false;
+        local.maxDepth = limits.maxNestingDepth;
+    }
     simdjson::dom::element root;
-    if (parser.parse(frame.constData(), size_t(frame.size()), true).get(root) != simdjson::SUCCESS
+    if (local.parser.parse(frame.constData(), size_t(frame.size()), true).get(root) != simdjson::SUCCESS
         || root.type() != simdjson::dom::element_type::OBJECT)
         return false;
     const simdjson::dom::object object(root);

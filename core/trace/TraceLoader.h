@@ -43,8 +43,8 @@ struct TraceLoadOptions
     int firstBatchRecords = 200;   // a small first batch: the first view comes at once
     // Small batches freed soon after they were decoded cost half the CPU of large ones (cache
     // and allocator); the queues between threads hold about inFlightRecords records.
-    int batchRecords = 32;
-    int inFlightRecords = 512;
+    int batchRecords = 64;
+    int inFlightRecords = 1024;
     qint64 untilTimeMs = -1;       // >= 0: stop after the last record at or before this time
     const std::atomic<bool> *cancel = nullptr; // set it (any thread) to stop early
 };

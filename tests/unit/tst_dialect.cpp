@@ -983,6 +983,16 @@ void TestDialect::simdEventPathMatchesGeneralPath()
            << QByteArray(R"({"jsonrpc":"2.0","method":"map/event","params":{"event":{"type":"x","data":{"big":123456789012345678901234567890}}}})")
            << QByteArray(R"({"jsonrpc":"2.0","method":"map/event","params":{"event":{"type":"x"}})")
            << QByteArray(R"({"jsonrpc":"2.0","method":"map/event","params":)") + QByteArray(200, '[') + QByteArray(200, ']') + "}";
+    // Around the nesting limit (128 by default): the frame's own 3 levels plus the data's.
+    for (int depth : {120, 122, 123, 124, 125, 126, 127, 128, 129}) {
+        QByteArray arrays = QByteArray(depth - 3, '[') + QByteArray(depth - 3, ']');
+        QByteArray objects;
+        for (int i = 0; i < depth - 3; ++i)
+            objects += R"({"k":)";
+        objects += "1" + QByteArray(depth - 3, '}');
+        frames << event(QByteArray(R"({"event":{"type":"x","data":)" + arrays + "}}").constData())
+               << event(QByteArray(R"({"event":{"type":"x","data":)" + objects + "}}").constData());
+    }
     ProtocolPipeline general;
     ProtocolPipeline fast({}, SimdJsonParser::instance());
     int events = 0;
