@@ -156,17 +156,20 @@ struct OperatorAction
     QString confirmingEventId;
 };
 
-// One applied event, in arrival order (the timeline's backbone).
+// One applied event, in arrival order (the timeline's backbone). 128 bytes: a million of them
+// is most of a loaded trace's memory, so keep it small (the two state rows fill padding).
 struct EventEntry
 {
     QString eventId;
     QString type;
     EventKind kind = EventKind::Other;
+    int stateRow = -1;             // agent events: the state announced, a row of SystemStore::stateNames()
     qint64 timestampMs = 0;
     qint64 receivedMs = 0;
     QString agentId;
     int messageIndex = -1;
-    QByteArray rawFrame;
+    int previousStateRow = -1;     // agent events: the previous state they name (-1: none)
+    QByteArray rawFrame;           // empty for loaded traces: SystemStore::eventFrame() reads it
 };
 
 struct Gap

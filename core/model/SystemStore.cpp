@@ -219,6 +219,8 @@ void SystemStore::reset()
     m_events.clear();
     m_eventIdSlots = {};
     m_eventIdCount = 0;
+    m_stateNames.clear();
+    m_stateRow.clear();
     m_gaps.clear();
     m_problems.clear();
     m_sessions.clear();
@@ -367,6 +369,27 @@ QString SystemStore::resolveAgentRef(const QString &ref) const
 
 // ---- inputs ----------------------------------------------------------------------------
 
+int SystemStore::stateRowOf(const QString &state)
+{
+    const auto it = m_stateRow.constFind(state);
+    if (it != m_stateRow.constEnd())
+        return *it;
+    const int row = int(m_stateNames.size());
+    m_stateNames.push_back(state);
+    m_stateRow.insert(state, row);
+    return row;
+}
+
+QByteArray SystemStore::eventFrame(int row) const
+{
+    if (row < 0 || size_t(row) >= m_events.size())
+        return {};
+    const EventEntry &e = m_events[size_t(row)];
+    if (!e.rawFrame.isEmpty() || !m_frameSource)
+        return e.rawFrame;
+    return m_frameSource(row);
+}
+
 bool SystemStore::firstSightOfEvent(const QString &eventId, int eventIndex)
 {
     // Open addressing, linear probing, at most half full. A slot holds 32 bits of the id's hash
@@ -420,6 +443,10 @@ void SystemStore::applyEvent(const EventInput &input)
     entry.timestampMs = t;
     entry.receivedMs = input.receivedMs;
     entry.agentId = e.agentId.isEmpty() ? e.sourceAgentId : e.agentId;
+    if (e.agent && e.agent->state)
+        entry.stateRow = stateRowOf(*e.agent->state);
+    if (!e.previousState.isEmpty())
+        entry.previousStateRow = stateRowOf(e.previousState);
     entry.rawFrame = e.rawFrame;
     m_events.push_back(std::move(entry));
     if (m_pending.firstNewEvent < 0)

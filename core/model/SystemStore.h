@@ -15,6 +15,7 @@
 #include <QTimer>
 
 #include <deque>
+#include <functional>
 #include <vector>
 
 namespace mapi {
@@ -82,6 +83,15 @@ public:
     const std::vector<Task> &tasks() const { return m_tasks; }
     const std::vector<OperatorAction> &actions() const { return m_actions; }
     const std::deque<EventEntry> &events() const { return m_events; }
+    // The frame text that carried event `row`: EventEntry::rawFrame when kept, else what the
+    // frame source reads (a loaded trace keeps its frames compressed in its TraceTimeline).
+    // Empty when neither has it (events of a map/replay batch, a trace still loading).
+    QByteArray eventFrame(int row) const;
+    using FrameSource = std::function<QByteArray(int eventRow)>;
+    void setFrameSource(FrameSource source) { m_frameSource = std::move(source); } // kept across reset()
+    // Agent state names announced by events (EventEntry::stateRow, previousStateRow).
+    const std::vector<QString> &stateNames() const { return m_stateNames; }
+    QString stateName(int row) const { return row >= 0 && size_t(row) < m_stateNames.size() ? m_stateNames[size_t(row)] : QString(); }
     const std::vector<Gap> &gaps() const { return m_gaps; }
     const std::vector<ProtocolProblem> &problems() const { return m_problems; }
     const QHash<QString, Session> &sessions() const { return m_sessions; }
@@ -108,6 +118,7 @@ Q_SIGNALS:
 private:
     void applyEvent(const EventInput &input);
     bool firstSightOfEvent(const QString &eventId, int eventIndex); // false: a duplicate
+    int stateRowOf(const QString &state);
     void applyAgentsSnapshot(const AgentsSnapshot &snapshot);
     void applyScopesSnapshot(const ScopesSnapshot &snapshot);
     void applyMembers(const MembersSnapshot &members);
@@ -153,6 +164,9 @@ private:
     std::vector<OperatorAction> m_actions;
     QHash<QString, int> m_actionRow;
     std::deque<EventEntry> m_events;
+    std::vector<QString> m_stateNames;
+    QHash<QString, int> m_stateRow;
+    FrameSource m_frameSource;
     std::vector<quint64> m_eventIdSlots; // the rows of m_events by event id (firstSightOfEvent)
     qint64 m_eventIdCount = 0;
     std::vector<Gap> m_gaps;

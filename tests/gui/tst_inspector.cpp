@@ -369,19 +369,24 @@ void TestInspector::inspectorShowsExactMessageFrame()
     QVERIFY2(session.openTraceAndWait(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error), qPrintable(error));
     const SystemStore &store = *session.store();
 
-    // A message whose event frame was kept; looked up by event id, independently of the panel.
+    // A message whose event has a frame; looked up by event id, independently of the panel.
+    // A loaded trace keeps its frames in its timeline: the store reads them on demand.
     int messageRow = -1;
     QByteArray frame;
     for (size_t m = 0; m < store.messages().size() && messageRow < 0; ++m) {
         const QString eventId = store.messages()[m].eventId;
-        for (const EventEntry &e : store.events())
-            if (!eventId.isEmpty() && e.eventId == eventId && !e.rawFrame.isEmpty()) {
+        for (size_t i = 0; i < store.events().size(); ++i) {
+            const EventEntry &e = store.events()[i];
+            if (!eventId.isEmpty() && e.eventId == eventId && !store.eventFrame(int(i)).isEmpty()) {
+                QVERIFY(e.rawFrame.isEmpty());
                 messageRow = int(m);
-                frame = e.rawFrame;
+                frame = store.eventFrame(int(i));
                 break;
             }
+        }
     }
     QVERIFY(messageRow >= 0);
+    QVERIFY(frame.contains(store.messages()[size_t(messageRow)].eventId.toUtf8()));
     QCOMPARE(redactSecrets(frame), frame); // nothing to redact: the comparison below is exact
     hub.focus(Kind::Message, QString::number(messageRow));
 

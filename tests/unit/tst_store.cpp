@@ -60,6 +60,9 @@ private Q_SLOTS:
     void cleanupTestCase() { MAPI_NO_WARNINGS(); }
 
     void sameEventTwiceIsAppliedOnce();
+    void manyEventIdsStayDistinct();
+    void eventsRecordAnnouncedStates();
+    void eventFrameFallsBackToTheFrameSource();
     void replayOverlappingLiveIsDeduplicated();
     void messageToUnknownAgentMakesPlaceholder();
     void unknownParentBecomesPlaceholder();
@@ -109,6 +112,78 @@ void TestStore::sameEventTwiceIsAppliedOnce()
     store.apply(ModelInput(EventInput{*noId, 6}));
     QCOMPARE(store.counters().eventsApplied, qint64(3));
     QCOMPARE(store.counters().duplicateEvents, qint64(1));
+}
+
+void TestStore::manyEventIdsStayDistinct()
+{
+    // The id index grows (from 1,024 slots) and probes past occupied slots: 50,000 distinct ids
+    // all apply, each again is a duplicate, and a reset forgets them.
+    SystemStore store;
+    QString error;
+    const auto make = [&](int i) {
+        auto e = eventFromNotification(Json{{"eventId", "ev-" + std::to_string(i)},
+                                            {"event", {{"type", "x.custom"}, {"data", Json::object()}}}},
+                                       error);
+        return ModelInput(EventInput{*e, i});
+    };
+    for (int i = 0; i < 50000; ++i)
+        store.apply(make(i));
+    QCOMPARE(store.counters().eventsApplied, qint64(50000));
+    for (int i = 0; i < 50000; i += 7)
+        store.apply(make(i));
+    QCOMPARE(store.counters().eventsApplied, qint64(50000));
+    QCOMPARE(store.counters().duplicateEvents, qint64((50000 + 6) / 7));
+    QCOMPARE(store.events()[12345].eventId, QStringLiteral("ev-12345"));
+    store.reset();
+    store.apply(make(3));
+    QCOMPARE(store.counters().eventsApplied, qint64(1));
+    QCOMPARE(store.counters().duplicateEvents, qint64(0));
+}
+
+void TestStore::eventsRecordAnnouncedStates()
+{
+    SystemStore store;
+    Wire wire(store);
+    wire.registerAgent(QStringLiteral("a1"), QStringLiteral("alpha"));
+    wire.event(QStringLiteral("agent.state.changed"),
+               {{"agent", mapi_test::regAgent(QStringLiteral("a1"), QStringLiteral("alpha"), QStringLiteral("busy"))},
+                {"previousState", "idle"}});
+    wire.event(QStringLiteral("message.sent"), {{"message", {{"id", "m1"}, {"from", "a1"}, {"to", "a1"}, {"payload", 1}}}});
+    QCOMPARE(int(store.events().size()), 3);
+    const EventEntry &registered = store.events()[0];
+    const EventEntry &changed = store.events()[1];
+    QCOMPARE(store.stateName(registered.stateRow), QStringLiteral("idle"));
+    QCOMPARE(registered.previousStateRow, -1);
+    QCOMPARE(store.stateName(changed.stateRow), QStringLiteral("busy"));
+    QCOMPARE(store.stateName(changed.previousStateRow), QStringLiteral("idle"));
+    QCOMPARE(changed.previousStateRow, registered.stateRow); // one row per distinct name
+    QCOMPARE(store.events()[2].stateRow, -1);
+    QCOMPARE(int(store.stateNames().size()), 2);
+    store.reset();
+    QVERIFY(store.stateNames().empty());
+}
+
+void TestStore::eventFrameFallsBackToTheFrameSource()
+{
+    SystemStore store;
+    Wire wire(store);
+    wire.registerAgent(QStringLiteral("a1"), QStringLiteral("alpha"));
+    const QByteArray kept = store.events()[0].rawFrame;
+    QVERIFY(!kept.isEmpty());
+    QCOMPARE(store.eventFrame(0), kept);
+    QVERIFY(store.eventFrame(1).isEmpty());
+    QVERIFY(store.eventFrame(-1).isEmpty());
+
+    // An event without a kept frame: the source answers, by row.
+    QString error;
+    auto bare = eventFromNotification(Json{{"eventId", "e2"}, {"event", {{"type", "x.custom"}, {"data", Json::object()}}}}, error);
+    store.apply(ModelInput(EventInput{*bare, 9}));
+    QVERIFY(store.eventFrame(1).isEmpty());
+    store.setFrameSource([](int row) -> QByteArray { return QByteArray("frame of row ") + QByteArray::number(row); });
+    QCOMPARE(store.eventFrame(1), QByteArray("frame of row 1"));
+    QCOMPARE(store.eventFrame(0), kept); // a kept frame wins
+    store.setFrameSource({});
+    QVERIFY(store.eventFrame(1).isEmpty());
 }
 
 void TestStore::replayOverlappingLiveIsDeduplicated()

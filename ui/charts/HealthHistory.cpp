@@ -122,26 +122,19 @@ private:
     size_t m_next = 0;
 };
 
-// What a frame's event says an agent's state became: kNotCounted when it says nothing.
+// What an event says an agent's state became: kNotCounted when it says nothing.
 // `before` receives the group the agent was in before the event (kNotCounted: absent).
-int groupFromFrame(const EventEntry &entry, int *before)
+int groupOfEvent(const SystemStore &store, const EventEntry &entry, int *before)
 {
-    const Json doc = Json::parse(entry.rawFrame.constBegin(), entry.rawFrame.constEnd(), nullptr, false);
-    const Json *params = doc.is_discarded() ? nullptr : jsonChild(doc, "params");
-    if (!params)
-        return kNotCounted;
-    QString error;
-    const std::optional<MapEvent> event = eventFromNotification(*params, error);
-    if (!event)
-        return kNotCounted;
     if (entry.kind == EventKind::AgentRegistered)
         *before = kNotCounted;
     else
-        *before = int(event->previousState.isEmpty() ? StateGroup::Other : stateGroup(event->previousState, false));
+        *before = int(entry.previousStateRow < 0 ? StateGroup::Other
+                                                 : stateGroup(store.stateName(entry.previousStateRow), false));
     if (entry.kind == EventKind::AgentUnregistered)
         return int(StateGroup::Stopped);
-    if (event->agent && event->agent->state)
-        return int(stateGroup(*event->agent->state, false));
+    if (entry.stateRow >= 0)
+        return int(stateGroup(store.stateName(entry.stateRow), false));
     return kNotCounted;
 }
 
@@ -238,13 +231,13 @@ private:
             m_messageTimes.push_back(t);
             m_messagesSeen = entry.messageIndex + 1;
         }
-        if (!changesAgentState(entry.kind) || entry.rawFrame.isEmpty())
+        if (!changesAgentState(entry.kind))
             return;
         const int row = m_store.agentRow(entry.agentId);
         if (row < 0 || size_t(row) >= m_agentCount)
             return;
         int before = kNotCounted;
-        const int group = groupFromFrame(entry, &before);
+        const int group = groupOfEvent(m_store, entry, &before);
         if (group == kNotCounted)
             return;
         if (m_agentBefore[size_t(row)] == kNoStateEvent)

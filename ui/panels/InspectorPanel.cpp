@@ -350,12 +350,13 @@ OrderedJson frameJson(const QByteArray &frame)
     return frameText(frame, &hadEscapes).toStdString();
 }
 
-void attachEventFrame(ItemView &view, const EventEntry &event)
+void attachEventFrame(ItemView &view, const QByteArray &frame)
 {
     view.hasFrame = true;
-    view.frame = event.rawFrame;
-    if (event.rawFrame.isEmpty())
-        view.frameNote = InspectorPanel::tr("This event arrived in a replayed batch: its own frame text was not kept.");
+    view.frame = frame;
+    if (frame.isEmpty())
+        view.frameNote = InspectorPanel::tr("No frame text for this event: it arrived in a replayed batch, or the trace "
+                                            "it comes from is still loading.");
 }
 
 ItemView messageView(const SystemStore &store, int row)
@@ -378,15 +379,16 @@ ItemView messageView(const SystemStore &store, int row)
     // The message was created by the first event that names it; each event creates at most one
     // message, so that event's row is at least the message's row.
     const auto &events = store.events();
-    const EventEntry *origin = nullptr;
+    int originRow = -1;
     OrderedJson related = OrderedJson::array();
     for (size_t i = size_t(row); i < events.size(); ++i) {
         if (events[i].messageIndex != row)
             continue;
-        if (!origin)
-            origin = &events[i];
+        if (originRow < 0)
+            originRow = int(i);
         related.push_back({{"row", int(i)}, {"type", text(events[i].type)}, {"eventId", optionalText(events[i].eventId)}, {"at", timeJson(events[i].timestampMs)}});
     }
+    const QByteArray originFrame = store.eventFrame(originRow);
     view.json = {{"id", text(m.id)},
                  {"status", text(m.status)},
                  {"from", optionalText(m.fromAgentId)},
@@ -402,10 +404,10 @@ ItemView messageView(const SystemStore &store, int row)
                  {"eventId", optionalText(m.eventId)},
                  {"payload", OrderedJson(m.payload)},
                  {"events", related},
-                 {"frameBytes", origin ? OrderedJson(origin->rawFrame.size()) : OrderedJson()},
-                 {"frame", origin ? frameJson(origin->rawFrame) : OrderedJson()}};
-    if (origin) {
-        attachEventFrame(view, *origin);
+                 {"frameBytes", originRow >= 0 ? OrderedJson(originFrame.size()) : OrderedJson()},
+                 {"frame", originRow >= 0 ? frameJson(originFrame) : OrderedJson()}};
+    if (originRow >= 0) {
+        attachEventFrame(view, originFrame);
     } else {
         view.hasFrame = true;
         view.frameNote = InspectorPanel::tr("The event that carried this message is not in the model.");
@@ -423,6 +425,7 @@ ItemView eventView(const SystemStore &store, int row)
         view.header += QStringLiteral(" · ") + escaped(agentLabel(store, e.agentId));
     view.header += QStringLiteral(" · ") + timeOfDay(e.timestampMs);
     const bool hasMessage = e.messageIndex >= 0 && size_t(e.messageIndex) < store.messages().size();
+    const QByteArray frame = store.eventFrame(row);
     view.json = {{"row", row},
                  {"eventId", optionalText(e.eventId)},
                  {"type", text(e.type)},
@@ -430,9 +433,9 @@ ItemView eventView(const SystemStore &store, int row)
                  {"receivedAt", timeJson(e.receivedMs)},
                  {"agentId", optionalText(e.agentId)},
                  {"messageId", hasMessage ? text(store.messages()[size_t(e.messageIndex)].id) : OrderedJson()},
-                 {"frameBytes", e.rawFrame.size()},
-                 {"frame", frameJson(e.rawFrame)}};
-    attachEventFrame(view, e);
+                 {"frameBytes", frame.size()},
+                 {"frame", frameJson(frame)}};
+    attachEventFrame(view, frame);
     return view;
 }
 

@@ -2,7 +2,7 @@
 // protocol problem) as a JSON tree and as raw text, under a one-line header saying what it is.
 //
 // Agents, scopes, tasks and actions are built from the store's records; messages and events show
-// the exact frame text that carried them (EventEntry::rawFrame), problems the offending frame
+// the exact frame text that carried them (SystemStore::eventFrame), problems the offending frame
 // (bytes that are not UTF-8 escaped as \xNN). Everything shown or copied has passed through
 // redactSecrets().
 //

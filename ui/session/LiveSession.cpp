@@ -276,6 +276,7 @@ void LiveSession::closeTrace()
     }
     delete m_replay;
     m_replay = nullptr;
+    m_store.setFrameSource({});
     m_tracePath.clear();
     m_traceStats = TraceReadStats();
 }
@@ -298,10 +299,7 @@ void LiveSession::openTrace(const QString &path)
     connect(m_loadJob, &TraceLoadJob::finished, this, [this](bool ok, const QString &error) {
         onTraceLoadFinished(!ok && m_loadJob->result().cancelled, error);
     });
-    TraceLoadOptions options;
-    // The inspector, the health history and the timeline's state marks read the frames of
-    // events (EventEntry::rawFrame): keep them, at the cost of about the file's size in memory.
-    options.keepRawFrames = true;
+    TraceLoadOptions options; // frames stay in the timeline (compressed), read on demand below
     resetStore(); // now, not only in the job: late inputs of the last client are dropped
     m_loadJob->start(path, options);
     Q_EMIT sourceChanged();
@@ -341,8 +339,13 @@ void LiveSession::onTraceLoadFinished(bool cancelled, const QString &error)
     m_traceStats = result.stats;
     const bool ok = result.ok && !cancelled;
     if (ok) {
-        // Seeks rebuild the store from the timeline: keep the frames there too, as the load did.
-        result.timeline->setDropRawFrames(false);
+        // Frames are read from the timeline when asked for (the inspector), for the load and
+        // for the rebuilds of seeks alike: the events a seek rebuilds have the rows they had.
+        std::weak_ptr<TraceTimeline> timeline = result.timeline;
+        m_store.setFrameSource([timeline](int row) {
+            const std::shared_ptr<TraceTimeline> t = timeline.lock();
+            return t ? t->frameForEvent(row) : QByteArray();
+        });
         m_replay = new ReplayController(&m_store, result.timeline, true, this);
         connect(m_replay, &ReplayController::positionChanged, this, &LiveSession::replayPositionChanged);
         m_lastEventCount = m_store.counters().eventsApplied;

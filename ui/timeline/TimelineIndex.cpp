@@ -30,23 +30,6 @@ bool isLifecycleEvent(EventKind kind)
         || kind == EventKind::AgentUnregistered;
 }
 
-// The state an event's frame announced, when the frame is a single map/event carrying an agent
-// with a state. Empty when it cannot be told (no frame kept, another shape).
-QString stateFromFrame(const QByteArray &frame)
-{
-    if (frame.isEmpty())
-        return {};
-    static const FrameCodec codec;
-    const DecodeOutcome decoded = codec.decode(frame);
-    if (!decoded.ok() || decoded.message->method != QLatin1String("map/event"))
-        return {};
-    QString error;
-    const std::optional<MapEvent> event = eventFromNotification(decoded.message->params, error);
-    if (!event || !event->agent || !event->agent->state)
-        return {};
-    return *event->agent->state;
-}
-
 const std::vector<qint64> kNoTimes;
 const std::vector<TimelineIndex::StateMark> kNoMarks;
 
@@ -139,7 +122,7 @@ void TimelineIndex::ingestStateEvents(const SystemStore &store, const std::vecto
         if (agentRow < 0)
             continue;
         const QString state = lastEventOfAgent.value(agentRow) == row ? store.agents()[size_t(agentRow)].state
-                                                                       : stateFromFrame(e.rawFrame);
+                                                                       : store.stateName(e.stateRow);
         insertByTime(m_lanes[size_t(agentRow)].marks,
                      StateMark{e.timestampMs, row, state.isEmpty() ? -1 : internState(state), e.kind});
         extendTimeRange(e.timestampMs);
