@@ -2,8 +2,9 @@
 //
 //   bench_trace_load generate FILE [EVENTS]     write a trace of EVENTS (default 1,000,000)
 //       map/event frames: the received events of tests/data/scenario-deliver.ndjson (real
-//       frames of the official server), replicated with fresh event and message ids, 0.5 ms
-//       apart. The extension picks the compression (.jsonl, .jsonl.zst, .jsonl.gz).
+//       frames of the official server), replicated with fresh event and message ids, each copy
+//       shifted in time after the previous one (9.5 s a copy) and in sequence numbers. The extension picks the
+//       compression (.jsonl, .jsonl.zst, .jsonl.gz).
 //   bench_trace_load load FILE [--nlohmann] [--single-thread] [--inline] [--keep-raw] [--no-timeline]
 //       loads FILE into a SystemStore as the window does (TraceLoader: reader thread, decoding
 //       thread, apply in the main thread) and prints: time to the first applied batch (first
@@ -28,10 +29,12 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 
 #include <cstdio>
 #include <ctime>
 #include <functional>
+#include <limits>
 
 #ifdef Q_OS_UNIX
 #include <sys/resource.h>
@@ -85,18 +88,52 @@ int generate(const QString &path, qint64 target)
         std::fprintf(stderr, "%s\n", qPrintable(error));
         return 1;
     }
-    const qint64 t0 = 1795252123000;
+    // Event times: each copy of the scenario follows the previous one (the scenario's own
+    // spacing inside a copy), so that times grow as in a long recording, as every view expects.
+    // Every 13-digit number within the scenario's time span (+-1 min) is a time and is shifted.
+    static const QRegularExpression timeNumber(QStringLiteral("(?<=[:\\[,])\\d{13}(?=[,}\\]])"));
+    qint64 firstMs = std::numeric_limits<qint64>::max();
+    qint64 lastMs = 0;
+    std::vector<std::vector<std::pair<qsizetype, qint64>>> times(templates.size()); // (offset, value)
+    for (size_t i = 0; i < templates.size(); ++i) {
+        const QString text = QString::fromLatin1(templates[i]);
+        for (auto it = timeNumber.globalMatch(text); it.hasNext();) {
+            const auto match = it.next();
+            times[i].emplace_back(match.capturedStart(), match.captured().toLongLong());
+        }
+    }
+    for (const auto &list : times) // the span of the frames' first times (params.timestamp)
+        if (!list.empty()) {
+            firstMs = std::min(firstMs, list.front().second);
+            lastMs = std::max(lastMs, list.front().second);
+        }
+    for (auto &list : times)
+        list.erase(std::remove_if(list.begin(), list.end(),
+                                  [&](const auto &t) { return t.second < firstMs - 60000 || t.second > lastMs + 60000; }),
+                   list.end());
+    const qint64 span = lastMs - firstMs + 1;
+    const qint64 t0 = firstMs - 1;
     out.write(encodeHeaderLine(QStringLiteral("ws://bench/"), t0));
     out.write(encodeRecordLine({t0, QStringLiteral("open"), 1, "ws://bench/", false, Json()}));
     qint64 written = 0;
+    qint64 recordMs = t0;
     for (qint64 copy = 0; written < target; ++copy) {
         const QByteArray prefix = QByteArray::number(copy).rightJustified(8, '0');
-        for (const QByteArray &t : templates) {
+        const qint64 shift = copy * span;
+        for (size_t i = 0; i < templates.size(); ++i) {
             if (written >= target)
                 break;
+            const QByteArray &t = templates[i];
+            // Times first (same length: 13 digits stay 13 digits), then the ids.
+            QByteArray f = t;
+            qint64 frameMs = -1;
+            for (const auto &[at, value] : times[i]) {
+                f.replace(at, 13, QByteArray::number(value + shift));
+                if (frameMs < 0)
+                    frameMs = value + shift;
+            }
             // Event and message ids get a per-copy prefix; agents and scopes stay, so the model
             // keeps the scenario's 20 agents and grows in events and messages.
-            QByteArray f = t;
             for (const char *key : {"\"eventId\":\"", "\"messageId\":\"", "\"message\":{\"id\":\""}) {
                 const QByteArray k(key);
                 qsizetype at = t.indexOf(k);
@@ -106,7 +143,18 @@ int generate(const QString &path, qint64 target)
                     at = t.indexOf(k, at + 1);
                 }
             }
-            out.write(encodeRecordLine({t0 + 1 + written / 2, QStringLiteral("recv"), 1, f, false, Json()}));
+            // Sequence numbers go on from copy to copy, as one subscription's would.
+            const QByteArray sequenceKey("\"sequenceNumber\":");
+            if (const qsizetype at = f.indexOf(sequenceKey); at >= 0) {
+                const qsizetype from = at + sequenceKey.size();
+                qsizetype end = from;
+                while (end < f.size() && f[end] >= '0' && f[end] <= '9')
+                    ++end;
+                const qint64 sequence = f.mid(from, end - from).toLongLong() + copy * qint64(templates.size());
+                f.replace(from, end - from, QByteArray::number(sequence));
+            }
+            recordMs = std::max(recordMs, frameMs); // received when sent, never back in time
+            out.write(encodeRecordLine({recordMs, QStringLiteral("recv"), 1, f, false, Json()}));
             ++written;
         }
     }
