@@ -96,6 +96,31 @@ void SystemStore::apply(const ModelInputs &inputs)
         apply(input);
 }
 
+void SystemStore::apply(ModelInputs &&inputs)
+{
+    if (!inputs.isDetached()) { // shared with someone else: theirs to keep
+        apply(std::as_const(inputs));
+        return;
+    }
+    for (ModelInput &input : inputs)
+        apply(std::move(input));
+}
+
+void SystemStore::apply(ModelInput &&input)
+{
+    m_takeFromInput = true;
+    apply(std::as_const(input));
+    m_takeFromInput = false;
+}
+
+void SystemStore::keep(Json &to, const Json &from)
+{
+    if (m_takeFromInput)
+        to = std::move(const_cast<Json &>(from)); // the input is an rvalue the caller gave away
+    else
+        to = from;
+}
+
 void SystemStore::apply(const ModelInput &input)
 {
     std::visit(
@@ -314,9 +339,9 @@ void SystemStore::mergeAgent(Agent &a, const AgentRecord &r, qint64 timeMs)
             setMembership(scopeId, a.id, true, timeMs);
     }
     if (!r.capabilities.is_null())
-        a.capabilities = r.capabilities;
+        keep(a.capabilities, r.capabilities);
     if (!r.metadata.is_null())
-        a.metadata = r.metadata;
+        keep(a.metadata, r.metadata);
     if (r.registeredAtMs)
         a.registeredAtMs = r.registeredAtMs;
     // Last, because it may grow m_agents and invalidate `a`: a dangling parent becomes a
@@ -642,7 +667,7 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
     m.id = id;
     m.eventId = e.eventId;
     m.fromRaw = r.from;
-    m.payload = r.payload;
+    keep(m.payload, r.payload);
     m.priority = r.priority;
     m.timestampMs = r.timestampMs ? r.timestampMs : t;
     m.status = e.kind == EventKind::MessageDelivered ? QStringLiteral("delivered") : QStringLiteral("sent");
@@ -652,7 +677,7 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
     if (!e.agentId.isEmpty() && !m.toAgentIds.contains(e.agentId))
         m.toAgentIds << e.agentId;
 
-    const ConventionInfo info = interpretPayload(r.payload);
+    const ConventionInfo info = interpretPayload(m.payload);
     // Sender: the envelope's agent id when it names an agent (on [M] `from` is a session id),
     // else the agent behind `from`, else a placeholder for the envelope's sender.
     if (!info.senderAgentId.isEmpty() && m_agentRow.contains(info.senderAgentId))

@@ -129,13 +129,13 @@ TraceLoadResult loadTraceBatches(const QString &path, const TraceLoadOptions &op
     return result;
 }
 
-void applyTraceBatch(SystemStore &store, const TraceLoadBatch &batch, TraceTimeline *timeline)
+void applyTraceBatch(SystemStore &store, TraceLoadBatch &batch, TraceTimeline *timeline)
 {
     size_t k = 0;
     for (const auto &[record, count] : batch.records) {
         const int before = int(store.events().size());
-        for (int i = 0; i < count && k < batch.inputs.size(); ++i)
-            store.apply(batch.inputs[k++]);
+        for (int i = 0; i < count && k < size_t(batch.inputs.size()); ++i)
+            store.apply(std::move(batch.inputs[qsizetype(k++)])); // detaches nothing: the batch is ours
         if (timeline)
             timeline->mapEvents(before, int(store.events().size()), record);
     }

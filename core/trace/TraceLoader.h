@@ -79,8 +79,9 @@ TraceLoadResult loadTraceBatches(const QString &path, const TraceLoadOptions &op
                                  std::shared_ptr<TraceTimeline> timeline = {});
 
 // Applies a batch in the store's thread and records which trace record each new event came
-// from (for TraceTimeline::frameForEvent). `timeline` may be null.
-void applyTraceBatch(SystemStore &store, const TraceLoadBatch &batch, TraceTimeline *timeline);
+// from (for TraceTimeline::frameForEvent). `timeline` may be null. What the store keeps is
+// moved out of the batch's inputs.
+void applyTraceBatch(SystemStore &store, TraceLoadBatch &batch, TraceTimeline *timeline);
 
 // Synchronous: decodes on helper threads and applies in the calling thread; then advances the
 // store's clock to the last record. `afterBatch` (optional) runs after each applied batch.

@@ -200,7 +200,7 @@ void TraceTimeline::replay(SystemStore &store, RecordDecoder &decoder, qint64 fr
     if (to <= from)
         return;
     constexpr qint64 kThreadedFrom = 4096; // below this a helper thread costs more than it saves
-    constexpr size_t kBatch = 32;          // small batches, freed soon: far less CPU (TraceLoader.h)
+    constexpr qsizetype kBatch = 64;       // small batches, freed soon: far less CPU (TraceLoader.h)
     if (to - from < kThreadedFrom) {
         ModelInputs inputs;
         ChunkCache cache;
@@ -209,7 +209,8 @@ void TraceTimeline::replay(SystemStore &store, RecordDecoder &decoder, qint64 fr
             inputs.clear();
             if (decoder.decode(recordWith(i, cache), inputs) > 0) {
                 compactor.compact(inputs);
-                store.apply(inputs);
+                store.apply(std::move(inputs));
+                inputs = ModelInputs();
             }
         }
         return;
@@ -235,8 +236,10 @@ void TraceTimeline::replay(SystemStore &store, RecordDecoder &decoder, qint64 fr
         queue.close();
     });
     ModelInputs batch;
-    while (queue.pop(batch))
-        store.apply(batch);
+    while (queue.pop(batch)) {
+        store.apply(std::move(batch));
+        batch = ModelInputs();
+    }
     decoding.join();
 }
 
