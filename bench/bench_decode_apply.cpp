@@ -5,6 +5,7 @@
 // store's de-duplication does not short-circuit the work. Prints one line per measurement.
 #include "client/ProtocolPipeline.h"
 #include "model/SystemStore.h"
+#include "protocol/SimdJsonParser.h"
 #include "trace/Trace.h"
 
 #include <QCoreApplication>
@@ -71,16 +72,18 @@ int main(int argc, char **argv)
         std::printf("decode only (nlohmann):      %9.0f frames/s  %6.1f MB/s  (%lld ok)\n", double(frames.size()) / s,
                     double(bytes) / s / 1e6, static_cast<long long>(ok));
     }
-    {
-        ProtocolPipeline pipeline;
+    // The general path (nlohmann) and the live client's (SimdJsonParser: map/event frames read
+    // straight from simdjson's DOM).
+    for (const bool simd : {false, true}) {
+        ProtocolPipeline pipeline({}, simd ? SimdJsonParser::instance() : nullptr);
         SystemStore store;
         QElapsedTimer timer;
         timer.start();
         for (const QByteArray &f : frames)
             store.apply(pipeline.frameReceived(f, 0).inputs);
         const double s = double(timer.nsecsElapsed()) / 1e9;
-        std::printf("decode + normalise + apply:  %9.0f events/s  %6.1f MB/s  (%lld applied, %lld messages)\n",
-                    double(frames.size()) / s, double(bytes) / s / 1e6,
+        std::printf("decode + normalise + apply (%s): %9.0f events/s  %6.1f MB/s  (%lld applied, %lld messages)\n",
+                    simd ? "simdjson" : "nlohmann", double(frames.size()) / s, double(bytes) / s / 1e6,
                     static_cast<long long>(store.counters().eventsApplied), static_cast<long long>(store.counters().messages));
     }
     return 0;
