@@ -40,6 +40,9 @@ private Q_SLOTS:
         client.start();
         QTRY_VERIFY_WITH_TIMEOUT(client.state() == ClientState::Live, 15000);
         QTRY_VERIFY_WITH_TIMEOUT(stateToJson(store)["agents"].size() >= 12, 20000);
+        // A replay is only attempted after an event was seen (the snapshot may have brought
+        // every agent before any event reached this subscription): wait for one.
+        QTRY_VERIFY_WITH_TIMEOUT(!store.events().empty(), 20000);
         const Json before = stateToJson(store);
 
         first.kill();
