@@ -2,6 +2,7 @@
 
 #include "map/Dialect.h"
 #include "map/DialectSimd.h"
+#include "protocol/SimdJsonConvert.h"
 #include "protocol/SimdJsonParser.h"
 
 namespace mapi {
@@ -88,7 +89,7 @@ bool ProtocolPipeline::interpretEventFast(InterpretedFrame &out, const QByteArra
         local.maxDepth = limits.maxNestingDepth;
     }
     simdjson::dom::element root;
-    if (local.parser.parse(frame.constData(), size_t(frame.size()), true).get(root) != simdjson::SUCCESS
+    if (parseText(local.parser, frame, root) != simdjson::SUCCESS
         || root.type() != simdjson::dom::element_type::OBJECT)
         return false;
     const simdjson::dom::object object(root);

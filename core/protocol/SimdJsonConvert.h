@@ -12,4 +12,16 @@ namespace mapi {
 // `negativeZero`, when given, is set if a -0 number was met (nlohmann reads "-0" as integer 0).
 Json jsonFromSimd(simdjson::dom::element element, bool *negativeZero = nullptr);
 
+// Parses `text` with `parser`. simdjson reads up to SIMDJSON_PADDING bytes past the end: when
+// the array's own allocation has them (trace records are read with that much spare capacity)
+// the text is parsed where it is, else simdjson copies it into a padded buffer first.
+inline simdjson::error_code parseText(simdjson::dom::parser &parser, const QByteArray &text,
+                                      simdjson::dom::element &out)
+{
+    // Bytes past size() within capacity() are ours to read (never written while shared: an
+    // append by another owner detaches first); arrays over raw data report no capacity.
+    const bool padded = text.capacity() - text.size() > qsizetype(simdjson::SIMDJSON_PADDING);
+    return parser.parse(text.constData(), size_t(text.size()), !padded).get(out);
+}
+
 } // namespace mapi

@@ -53,7 +53,7 @@ bool SimdJsonParser::parse(const QByteArray &text, Json &out, QString &error) co
 {
     thread_local simdjson::dom::parser parser;
     simdjson::dom::element root;
-    if (parser.parse(text.constData(), size_t(text.size()), true).get(root) == simdjson::SUCCESS) {
+    if (parseText(parser, text, root) == simdjson::SUCCESS) {
         // "-0" is an integer zero for nlohmann but may be a negative double for simdjson: such
         // rare documents go to nlohmann rather than differ.
         bool negativeZero = false;

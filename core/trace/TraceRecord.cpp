@@ -315,9 +315,13 @@ static QString dirFromView(std::string_view v)
     return QString::fromUtf8(v.data(), qsizetype(v.size()));
 }
 
+// With room for simdjson's padding after the text: the frame is parsed where it is (parseText).
 static QByteArray bytes(std::string_view v)
 {
-    return QByteArray(v.data(), qsizetype(v.size()));
+    QByteArray out;
+    out.reserve(qsizetype(v.size() + simdjson::SIMDJSON_PADDING + 1));
+    out.append(v.data(), qsizetype(v.size()));
+    return out;
 }
 
 RecordLineParser::Result RecordLineParser::parse(const char *data, qsizetype size, qsizetype paddedCapacity,
