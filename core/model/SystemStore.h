@@ -74,6 +74,9 @@ public:
 
     // Emits the pending ChangeSet immediately (the timer does this otherwise).
     void flushChanges();
+    // How often changed() is emitted (default kFlushIntervalMs). A trace load sets a slower
+    // rate: the views then repaint less often while a million events arrive.
+    void setFlushInterval(int ms) { m_flushTimer.setInterval(ms); }
 
     // Empties the model (new connection, new trace). Emits aboutToReset() and wasReset();
     // views reset their models between the two.

@@ -205,6 +205,8 @@ void TraceLoadJob::start(const QString &path, const TraceLoadOptions &options)
     m_firstApplied = false;
     m_running = true;
     m_store->reset();
+    m_store->setFlushInterval(kLoadingFlushIntervalMs);
+    m_sinceProgress.start();
     auto shared = std::make_shared<Shared>(queueCapacity(options));
     if (options.keepTimeline)
         shared->timeline = std::make_shared<TraceTimeline>(options.limits, options.fastParser);
@@ -248,7 +250,10 @@ void TraceLoadJob::drain()
     TraceLoadBatch batch;
     while (!shared->cancel && shared->queue.tryPop(batch)) {
         applyTraceBatch(*m_store, batch, shared->timeline.get());
-        Q_EMIT progress(batch.bytesRead, batch.bytesTotal);
+        if (m_sinceProgress.elapsed() >= kLoadingFlushIntervalMs) {
+            m_sinceProgress.restart();
+            Q_EMIT progress(batch.bytesRead, batch.bytesTotal);
+        }
         if (!m_firstApplied) {
             m_firstApplied = true;
             m_store->flushChanges();
@@ -270,6 +275,7 @@ void TraceLoadJob::finish()
     if (m_worker.joinable())
         m_worker.join();
     m_running = false;
+    m_store->setFlushInterval(SystemStore::kFlushIntervalMs);
     m_result = std::move(m_shared->result);
     if (!m_result.timeline)
         m_result.timeline = m_shared->timeline;

@@ -273,6 +273,7 @@ void LiveSession::closeTrace()
         disconnect(m_loadJob, nullptr, this, nullptr);
         delete m_loadJob; // cancels and joins its worker, which stops at the next batch
         m_loadJob = nullptr;
+        m_store.setFlushInterval(SystemStore::kFlushIntervalMs); // the job slowed it while loading
     }
     delete m_replay;
     m_replay = nullptr;
