@@ -682,9 +682,12 @@ void MapClient::refreshAuth(const QString &credential)
     m_options.auth.credential = credential;
     const Json params = {{"method", m_options.auth.methodName().toStdString()}, {"credential", credential.toStdString()}};
     request(QStringLiteral("map/auth/refresh"), params, [this](bool ok, const Json &result, const RpcError &error) {
-        const bool refused = !ok || (jsonChild(result, "success") && !result.value("success", true));
+        // Any result shape (a non-boolean success counts as a refusal); nothing here may throw.
+        const Json *success = jsonChild(result, "success");
+        const bool refused = !ok || (success && !(success->is_boolean() && success->get<bool>()));
+        const Json *refusal = jsonChild(result, "error");
         if (refused)
-            m_lastError = QStringLiteral("token refresh failed: %1").arg(ok ? jsonString(result.value("error", Json()), "message") : error.message);
+            m_lastError = QStringLiteral("token refresh failed: %1").arg(ok && refusal ? jsonString(*refusal, "message") : error.message);
     });
 }
 

@@ -213,7 +213,8 @@ void ProtocolPipeline::interpretResult(InterpretedFrame &out, const RpcMessage &
         info.url = m_url;
         info.state = QStringLiteral("connected");
         info.sessionId = jsonString(result, "sessionId");
-        info.protocolVersion = toQString(result.value("protocolVersion", Json()));
+        if (const Json *version = jsonChild(result, "protocolVersion")) // any result shape: never throws
+            info.protocolVersion = toQString(*version);
         if (const Json *sys = jsonChild(result, "systemInfo"); sys && sys->is_object()) {
             info.serverName = jsonString(*sys, "name");
             info.serverVersion = jsonString(*sys, "version");

@@ -293,6 +293,7 @@ private Q_SLOTS:
     void authRequiredWithApiKey();
     void authRequiredWithoutCredentialFails();
     void authRefusedFails();
+    void authRefreshToleratesOddResults();
     void requestTimeoutCallsBack();
     void handshakeTimeoutReconnects();
     void silentServerIsDetectedByProbe();
@@ -448,6 +449,37 @@ void TestReconnect::authRefusedFails()
     QVERIFY(!rec.fatal.front().contains(QStringLiteral("expired-token"))); // the secret is never shown
     QTest::qWait(300);
     QCOMPARE(t->opens, 1);
+}
+
+void TestReconnect::authRefreshToleratesOddResults()
+{
+    // Whatever map/auth/refresh answers, reading it must not throw (an exception leaving a Qt
+    // slot terminates the application): odd shapes are a refusal or nothing, never a crash.
+    struct Case { Json result; bool refused; };
+    const QList<Case> cases = {
+        {Json{{"success", true}}, false},
+        {Json{{"success", false}, {"error", {{"message", "Token expired"}}}}, true},
+        {Json{{"success", "yes"}}, true},
+        {Json{{"success", false}, {"error", "just text"}}, true},
+        {Json("text"), false},
+        {Json::array({1, 2}), false},
+        {Json(), false},
+    };
+    for (const Case &c : cases) {
+        auto *t = new FakeTransport;
+        t->handlers[QStringLiteral("map/auth/refresh")] = [c](const Json &) { return Answer::ok(c.result); };
+        MapClient client(fastOptions(), t);
+        client.start();
+        QTRY_COMPARE(client.state(), ClientState::Live);
+        const QString before = client.lastError();
+        client.refreshAuth(QStringLiteral("new-token"));
+        QTest::qWait(50);
+        QCOMPARE(client.state(), ClientState::Live);
+        QCOMPARE(client.lastError().startsWith(QStringLiteral("token refresh failed")), c.refused);
+        if (!c.refused)
+            QCOMPARE(client.lastError(), before);
+        QVERIFY(!client.lastError().contains(QStringLiteral("new-token"))); // the secret is never shown
+    }
 }
 
 void TestReconnect::requestTimeoutCallsBack()
