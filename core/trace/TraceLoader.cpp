@@ -250,7 +250,7 @@ void TraceLoadJob::drain()
     TraceLoadBatch batch;
     while (!shared->cancel && shared->queue.tryPop(batch)) {
         applyTraceBatch(*m_store, batch, shared->timeline.get());
-        if (m_sinceProgress.elapsed() >= kLoadingFlushIntervalMs) {
+        if (!m_firstApplied || m_sinceProgress.elapsed() >= kLoadingFlushIntervalMs) { // the first at once
             m_sinceProgress.restart();
             Q_EMIT progress(batch.bytesRead, batch.bytesTotal);
         }
