@@ -1,6 +1,5 @@
 #include "timeline/TimelineIndex.h"
 
-#include "map/Dialect.h"
 #include "model/SystemStore.h"
 
 #include <algorithm>
