@@ -56,19 +56,6 @@ InterpretedFrame ProtocolPipeline::binaryFrameReceived(const QByteArray &frame, 
     return out;
 }
 
-// The last member named `key` of a simdjson object (nlohmann keeps the last of duplicates).
-static bool lastMember(simdjson::dom::object object, std::string_view key, simdjson::dom::element &value)
-{
-    bool found = false;
-    for (const auto field : object) {
-        if (field.key == key) {
-            value = field.value;
-            found = true;
-        }
-    }
-    return found;
-}
-
 bool ProtocolPipeline::interpretEventFast(InterpretedFrame &out, const QByteArray &frame, qint64 timeMs)
 {
     const CodecLimits &limits = m_codec.limits();

@@ -143,15 +143,8 @@ struct SimdView
     SimdView child(const char *key) const
     {
         SimdView out{{}, false, differs};
-        if (!isObject())
-            return out;
-        const std::string_view wanted(key);
-        for (const auto field : simdjson::dom::object(element)) {
-            if (field.key == wanted) {
-                out.element = field.value;
-                out.exists = true;
-            }
-        }
+        if (isObject())
+            out.exists = lastMember(simdjson::dom::object(element), key, out.element);
         return out;
     }
     QString string(Text text = Text::Repeats) const

@@ -12,6 +12,20 @@ namespace mapi {
 // `negativeZero`, when given, is set if a -0 number was met (nlohmann reads "-0" as integer 0).
 Json jsonFromSimd(simdjson::dom::element element, bool *negativeZero = nullptr);
 
+// The last member named `key` of `object` (nlohmann keeps the last of duplicate keys, so every
+// lookup on simdjson's DOM that must agree with it takes the last one). False when absent.
+inline bool lastMember(simdjson::dom::object object, std::string_view key, simdjson::dom::element &value)
+{
+    bool found = false;
+    for (const auto field : object) {
+        if (field.key == key) {
+            value = field.value;
+            found = true;
+        }
+    }
+    return found;
+}
+
 // Parses `text` with `parser`. simdjson reads up to SIMDJSON_PADDING bytes past the end: when
 // the array's own allocation has them (trace records are read with that much spare capacity)
 // the text is parsed where it is, else simdjson copies it into a padded buffer first.

@@ -2,7 +2,6 @@
 
 #include "protocol/SimdJsonParser.h"
 #include "trace/BoundedQueue.h"
-#include "trace/InputCompactor.h"
 
 #include <QElapsedTimer>
 
@@ -75,7 +74,6 @@ TraceLoadResult loadTraceBatches(const QString &path, const TraceLoadOptions &op
 
     // Decoding: one block into one batch of model inputs.
     qint64 lastTime = 0;
-    InputCompactor compactor(!keepRaw);
     auto consume = [&](Block &&block) -> bool {
         TraceLoadBatch batch;
         batch.inputs.reserve(block.records.size());
@@ -90,7 +88,8 @@ TraceLoadResult loadTraceBatches(const QString &path, const TraceLoadOptions &op
             ++index;
         }
         block.records.clear();
-        compactor.compact(batch.inputs);
+        if (!keepRaw)
+            dropRawFrames(batch.inputs);
         batch.bytesRead = block.bytesRead;
         batch.bytesTotal = bytesTotal;
         batch.recordsRead = index;

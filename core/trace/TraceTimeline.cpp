@@ -2,7 +2,6 @@
 
 #include "protocol/SimdJsonParser.h"
 #include "trace/BoundedQueue.h"
-#include "trace/InputCompactor.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -35,6 +34,13 @@ void TraceTimeline::reserve(qint64 records)
         m_records.reserve(size_t(records));
         m_inputs.reserve(size_t(records));
     }
+}
+
+void dropRawFrames(ModelInputs &inputs)
+{
+    for (ModelInput &input : inputs)
+        if (auto *in = std::get_if<EventInput>(&input))
+            in->event.rawFrame = QByteArray();
 }
 
 void TraceTimeline::seal(Chunk &chunk)
@@ -202,15 +208,13 @@ void TraceTimeline::replay(SystemStore &store, RecordDecoder &decoder, qint64 fr
     constexpr qint64 kThreadedFrom = 4096; // below this a helper thread costs more than it saves
     constexpr qsizetype kBatch = 64;       // small batches, freed soon: far less CPU (TraceLoader.h)
     if (to - from < kThreadedFrom) {
-        ModelInputs inputs;
         ChunkCache cache;
-        InputCompactor compactor(m_dropRawFrames);
         for (qint64 i = from; i < to; ++i) {
-            inputs.clear();
+            ModelInputs inputs;
             if (decoder.decode(recordWith(i, cache), inputs) > 0) {
-                compactor.compact(inputs);
+                if (m_dropRawFrames)
+                    dropRawFrames(inputs);
                 store.apply(std::move(inputs));
-                inputs = ModelInputs();
             }
         }
         return;
@@ -220,17 +224,18 @@ void TraceTimeline::replay(SystemStore &store, RecordDecoder &decoder, qint64 fr
     std::thread decoding([&] {
         ModelInputs batch;
         ChunkCache cache;
-        InputCompactor compactor(m_dropRawFrames);
         for (qint64 i = from; i < to; ++i) {
             decoder.decode(recordWith(i, cache), batch);
             if (batch.size() >= kBatch) {
-                compactor.compact(batch);
+                if (m_dropRawFrames)
+                    dropRawFrames(batch);
                 if (!queue.push(std::move(batch)))
                     return;
                 batch = ModelInputs();
             }
         }
-        compactor.compact(batch);
+        if (m_dropRawFrames)
+            dropRawFrames(batch);
         if (!batch.empty())
             queue.push(std::move(batch));
         queue.close();

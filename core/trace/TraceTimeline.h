@@ -26,6 +26,10 @@
 
 namespace mapi {
 
+// Empties the raw frame of every event in `inputs` (the timeline gives it back on demand:
+// TraceTimeline::frameForEvent, SystemStore::eventFrame). The inputs mean the same otherwise.
+void dropRawFrames(ModelInputs &inputs);
+
 class TraceTimeline
 {
 public:
