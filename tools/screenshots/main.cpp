@@ -1,7 +1,7 @@
 // mapi-screenshots: renders the window and every panel, in the light and the dark theme, into
 // PNG files. Used by scripts/screenshots.sh (which starts the demo system first).
 //
-//   mapi-screenshots --out DIR (--connect URL [--wait S] | --trace FILE)
+//   mapi-screenshots --out DIR (--connect URL [--wait S] | --trace FILE) [--inspect-message]
 #include "MainWindow.h"
 #include "session/LiveSession.h"
 #include "session/SelectionHub.h"
@@ -35,7 +35,8 @@ int main(int argc, char **argv)
     p.addOptions({{QStringLiteral("out"), QStringLiteral("Output folder."), QStringLiteral("DIR")},
                   {QStringLiteral("connect"), QStringLiteral("MAP server URL."), QStringLiteral("URL")},
                   {QStringLiteral("trace"), QStringLiteral("Trace file."), QStringLiteral("FILE")},
-                  {QStringLiteral("wait"), QStringLiteral("Seconds to let a live system run first."), QStringLiteral("S"), QStringLiteral("8")}});
+                  {QStringLiteral("wait"), QStringLiteral("Seconds to let a live system run first."), QStringLiteral("S"), QStringLiteral("8")},
+                  {QStringLiteral("inspect-message"), QStringLiteral("Inspect the first message (its frame) instead of a worker.")}});
     p.process(app);
     const QString out = p.value(QStringLiteral("out"));
     if (out.isEmpty() || (!p.isSet(QStringLiteral("connect")) && !p.isSet(QStringLiteral("trace")))) {
@@ -62,12 +63,16 @@ int main(int argc, char **argv)
             return 2;
     }
     settle(500);
-    // Select a worker so the inspector and the selection highlights have something to show.
-    for (const Agent &a : window.session()->store()->agents())
-        if (a.role == QLatin1String("worker") && !a.unregistered) {
-            window.selection()->selectAgents({a.id});
-            break;
-        }
+    if (p.isSet(QStringLiteral("inspect-message")) && !window.session()->store()->messages().empty()) {
+        window.selection()->focus(ui::SelectionHub::Kind::Message, QStringLiteral("0"));
+    } else {
+        // Select a worker so the inspector and the selection highlights have something to show.
+        for (const Agent &a : window.session()->store()->agents())
+            if (a.role == QLatin1String("worker") && !a.unregistered) {
+                window.selection()->selectAgents({a.id});
+                break;
+            }
+    }
     settle(500);
 
     int written = 0;
