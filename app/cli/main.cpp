@@ -212,9 +212,12 @@ int commandStats(const QCommandLineParser &p, const Common &common)
                 const RecordDir dir = r.timeline->recordDirOf(i);
                 ++byDir[dir == RecordDir::Other ? std::string("other") : recordDirName(dir).toStdString()];
             }
-    std::map<std::string, qint64> byType;
+    std::map<int, qint64> byTypeName; // EventEntry::typeName: counted by number, named once
     for (const EventEntry &e : store.events())
-        ++byType[e.type.toStdString()];
+        ++byTypeName[e.typeName];
+    std::map<std::string, qint64> byType;
+    for (const auto &[typeName, count] : byTypeName)
+        byType[store.events().name(typeName).toStdString()] += count;
     qint64 registered = 0, placeholders = 0, departed = 0;
     for (const Agent &a : store.agents()) {
         if (a.unregistered)

@@ -96,18 +96,25 @@ struct Message
 {
     QString id;
     QString eventId;
+    int eventRow = -1;             // SystemStore::events() row of the event that carried it
     QString fromAgentId;           // resolved agent id, empty if unresolved
     QString fromRaw;               // as sent (on [M] a session id)
     QString toDisplay;             // address rendered for people
     QStringList toAgentIds;        // resolved recipients
     QString scopeId;
-    Json payload;
+    QByteArray payloadText;        // the payload as compact JSON (UTF-8); payload() parses it
+    QString payloadType;           // the payload's own "type", if it has one
     std::optional<int> priority;
     QString correlationId;
     ConventionKind convention = ConventionKind::None;
     QString taskId;
     QString status;                // sent | queued | delivered | dropped | expired | failed
     qint64 timestampMs = 0;
+
+    // The payload as JSON (null when there is none). Parses: for one message at a time.
+    Json payload() const;
+    // Keeps `payload` as text (payloadText, payloadType).
+    void setPayload(const Json &payload);
 };
 
 struct TaskTransition
@@ -156,20 +163,20 @@ struct OperatorAction
     QString confirmingEventId;
 };
 
-// One applied event, in arrival order (the timeline's backbone). 128 bytes: a million of them
-// is most of a loaded trace's memory, so keep it small (the two state rows fill padding).
+// One applied event, in arrival order (the timeline's backbone). 48 bytes: a million of them is
+// much of a loaded trace's memory, so the row keeps numbers; its id, type and agent id are read
+// through the EventLog that holds it (SystemStore::events()).
 struct EventEntry
 {
-    QString eventId;
-    QString type;
-    EventKind kind = EventKind::Other;
-    int stateRow = -1;             // agent events: the state announced, a row of SystemStore::stateNames()
     qint64 timestampMs = 0;
     qint64 receivedMs = 0;
-    QString agentId;
+    quint64 idRef = 0;             // EventLog::eventId()
     int messageIndex = -1;
+    int stateRow = -1;             // agent events: the state announced, a row of SystemStore::stateNames()
     int previousStateRow = -1;     // agent events: the previous state they name (-1: none)
-    QByteArray rawFrame;           // empty for loaded traces: SystemStore::eventFrame() reads it
+    int typeName = 0;              // EventLog::type()
+    int agentName = 0;             // EventLog::agentId(): the agent it is about, else its source agent
+    EventKind kind = EventKind::Other;
 };
 
 struct Gap

@@ -242,24 +242,20 @@ void SystemStore::reset()
     // refers to the rows once they left the store).
     struct DroppedRows
     {
-        std::deque<EventEntry> events;
-        std::deque<Message> messages;
-        QHash<QString, int> messageRow;
-        std::vector<quint64> eventIdSlots;
+        EventLog events;
+        MessageLog messages;
     };
     auto dropped = std::make_shared<DroppedRows>();
-    dropped->events.swap(m_events);
-    dropped->messages.swap(m_messages);
-    dropped->messageRow.swap(m_messageRow);
-    dropped->eventIdSlots.swap(m_eventIdSlots);
+    dropped->events = std::move(m_events);
+    dropped->messages = std::move(m_messages);
+    m_events = EventLog();
+    m_messages = MessageLog(&m_events);
     if (dropped->events.size() + dropped->messages.size() > 10000)
         QThreadPool::globalInstance()->start([dropped = std::move(dropped)]() mutable { dropped.reset(); });
     m_tasks.clear();
     m_taskRow.clear();
     m_actions.clear();
     m_actionRow.clear();
-    m_eventIdSlots = {};
-    m_eventIdCount = 0;
     m_stateNames.clear();
     m_stateRow.clear();
     m_gaps.clear();
@@ -425,48 +421,17 @@ QByteArray SystemStore::eventFrame(int row) const
 {
     if (row < 0 || size_t(row) >= m_events.size())
         return {};
-    const EventEntry &e = m_events[size_t(row)];
-    if (!e.rawFrame.isEmpty() || !m_frameSource)
-        return e.rawFrame;
+    QByteArray kept = m_events.keptFrame(size_t(row));
+    if (!kept.isEmpty() || !m_frameSource)
+        return kept;
     return m_frameSource(row);
-}
-
-bool SystemStore::firstSightOfEvent(const QString &eventId, int eventIndex)
-{
-    // Open addressing, linear probing, at most half full. A slot holds 32 bits of the id's hash
-    // (high half) and its event's row + 1 (low half; 0: empty). The id itself is compared on a
-    // hash match, so a collision never drops an event. 8 bytes a slot: a QHash<QString> of the
-    // ids took a string and a node per event and most of the store's time.
-    if (m_eventIdSlots.size() < 2 * (size_t(m_eventIdCount) + 1)) {
-        std::vector<quint64> grown(std::max<size_t>(1024, m_eventIdSlots.size() * 2), 0);
-        const size_t mask = grown.size() - 1;
-        for (const quint64 slot : m_eventIdSlots) {
-            if (!slot)
-                continue;
-            size_t at = size_t(slot >> 32) & mask;
-            while (grown[at])
-                at = (at + 1) & mask;
-            grown[at] = slot;
-        }
-        m_eventIdSlots.swap(grown);
-    }
-    const quint32 hash = quint32(qHash(eventId, QHashSeed::globalSeed())); // seeded per process, as QHash: no crafted clusters
-    const size_t mask = m_eventIdSlots.size() - 1;
-    size_t at = size_t(hash) & mask;
-    for (quint64 slot = m_eventIdSlots[at]; slot; slot = m_eventIdSlots[at]) {
-        if (quint32(slot >> 32) == hash && m_events[size_t(quint32(slot) - 1)].eventId == eventId)
-            return false;
-        at = (at + 1) & mask;
-    }
-    m_eventIdSlots[at] = (quint64(hash) << 32) | quint64(quint32(eventIndex) + 1);
-    ++m_eventIdCount;
-    return true;
 }
 
 void SystemStore::applyEvent(const EventInput &input)
 {
     const MapEvent &e = input.event;
-    if (!e.eventId.isEmpty() && !firstSightOfEvent(e.eventId, int(m_events.size()))) {
+    const quint32 idHash = e.eventId.isEmpty() ? 0 : IdIndex::hashOf(e.eventId);
+    if (!e.eventId.isEmpty() && m_events.find(e.eventId, idHash) >= 0) {
         ++m_counters.duplicateEvents;
         m_pending.countersChanged = true;
         return;
@@ -478,18 +443,14 @@ void SystemStore::applyEvent(const EventInput &input)
 
     const int eventIndex = int(m_events.size());
     EventEntry entry;
-    entry.eventId = e.eventId;
-    entry.type = e.type;
     entry.kind = e.kind;
     entry.timestampMs = t;
     entry.receivedMs = input.receivedMs;
-    entry.agentId = e.agentId.isEmpty() ? e.sourceAgentId : e.agentId;
     if (e.agent && e.agent->state)
         entry.stateRow = stateRowOf(*e.agent->state);
     if (!e.previousState.isEmpty())
         entry.previousStateRow = stateRowOf(e.previousState);
-    entry.rawFrame = e.rawFrame;
-    m_events.push_back(std::move(entry));
+    m_events.append(entry, e.eventId, idHash, e.type, e.agentId.isEmpty() ? e.sourceAgentId : e.agentId, e.rawFrame);
     if (m_pending.firstNewEvent < 0)
         m_pending.firstNewEvent = eventIndex;
 
@@ -570,13 +531,13 @@ void SystemStore::applyEvent(const EventInput &input)
     case EventKind::MessageDropped:
     case EventKind::MessageExpired:
     case EventKind::MessageFailed: {
-        if (e.kind == EventKind::MessageDelivered && e.message && !m_messageRow.contains(e.messageId))
+        if (e.kind == EventKind::MessageDelivered && e.message && !m_messages.contains(e.messageId))
             applyMessage(e, t, eventIndex); // a delivery for a message we never saw sent
-        const int row = m_messageRow.value(e.messageId, -1);
+        const int row = m_messages.find(e.messageId);
         if (row < 0)
             break;
-        Message &m = m_messages[size_t(row)];
-        m_events.back().messageIndex = row;
+        Message m = m_messages[size_t(row)];
+        m_events.setMessageIndex(size_t(eventIndex), row);
         static const QHash<EventKind, QString> statusFor = {
             {EventKind::MessageQueued, QStringLiteral("queued")},
             {EventKind::MessageDelivered, QStringLiteral("delivered")},
@@ -585,8 +546,10 @@ void SystemStore::applyEvent(const EventInput &input)
             {EventKind::MessageFailed, QStringLiteral("failed")},
         };
         m.status = statusFor.value(e.kind);
+        m_messages.setStatus(size_t(row), m.status);
         if (!e.agentId.isEmpty() && e.agentId != QLatin1String("*") && !m.toAgentIds.contains(e.agentId)) {
             m.toAgentIds << e.agentId;
+            m_messages.addRecipient(size_t(row), e.agentId);
             if (e.kind == EventKind::MessageQueued || e.kind == EventKind::MessageDelivered)
                 ensureAgent(e.agentId, t).messagesReceived++;
         }
@@ -677,13 +640,14 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
         return;
     const MessageRecord &r = *e.message;
     const QString id = r.id.isEmpty() ? e.eventId : r.id;
-    if (m_messageRow.contains(id))
+    if (m_messages.contains(id))
         return;
     Message m;
     m.id = id;
     m.eventId = e.eventId;
+    m.eventRow = eventIndex;
     m.fromRaw = r.from;
-    keep(m.payload, r.payload);
+    m.setPayload(r.payload);
     m.priority = r.priority;
     m.timestampMs = r.timestampMs ? r.timestampMs : t;
     m.status = e.kind == EventKind::MessageDelivered ? QStringLiteral("delivered") : QStringLiteral("sent");
@@ -693,7 +657,7 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
     if (!e.agentId.isEmpty() && !m.toAgentIds.contains(e.agentId))
         m.toAgentIds << e.agentId;
 
-    const ConventionInfo info = interpretPayload(m.payload);
+    const ConventionInfo info = interpretPayload(r.payload);
     // Sender: the envelope's agent id when it names an agent (on [M] `from` is a session id),
     // else the agent behind `from`, else a placeholder for the envelope's sender.
     if (!info.senderAgentId.isEmpty() && m_agentRow.contains(info.senderAgentId))
@@ -715,16 +679,13 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
     if (!m.priority && info.priority)
         m.priority = info.priority;
 
-    const int row = int(m_messages.size());
-    m_messages.push_back(std::move(m));
-    m_messageRow.insert(id, row);
-    m_events[size_t(eventIndex)].messageIndex = row;
+    applyConvention(m, info, t);
+    const int row = m_messages.append(m);
+    m_events.setMessageIndex(size_t(eventIndex), row);
     if (m_pending.firstNewMessage < 0)
         m_pending.firstNewMessage = row;
     ++m_counters.messages;
-    Message &stored = m_messages.back();
-    applyConvention(stored, info, t);
-    confirmActions(e, &m_messages[size_t(row)]);
+    confirmActions(e, &m);
 }
 
 void SystemStore::applyConvention(Message &m, const ConventionInfo &c, qint64 t)
@@ -1042,9 +1003,9 @@ void SystemStore::applyAction(const ActionUpdate &update)
             a.status = ActionStatus::Accepted;
         // [M] sends the confirming event before the answer that names the message.
         if (a.status == ActionStatus::Accepted && !a.messageId.isEmpty()) {
-            const int messageRow = m_messageRow.value(a.messageId, -1);
+            const int messageRow = m_messages.find(a.messageId);
             if (messageRow >= 0) {
-                const Message &m = m_messages[size_t(messageRow)];
+                const Message m = m_messages[size_t(messageRow)];
                 if (m.status == QLatin1String("delivered"))
                     settleAction(a, ActionStatus::Confirmed, QStringLiteral("delivered"), t);
                 else if (a.kind == ActionKind::Send)

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "model/ModelTypes.h"
+#include "model/RowLogs.h"
 
 #include <QHash>
 #include <QObject>
@@ -84,13 +85,12 @@ public:
 
     const std::vector<Agent> &agents() const { return m_agents; }
     const std::vector<Scope> &scopes() const { return m_scopes; }
-    // Deques: appending never moves what is there (a vector's doubling of 250,000 events took
-    // the GUI thread about 200 ms); indexes stay valid as rows.
-    const std::deque<Message> &messages() const { return m_messages; }
+    // Compact logs (model/RowLogs.h); rows stay valid as indexes. messages()[row] is a copy.
+    const MessageLog &messages() const { return m_messages; }
     const std::vector<Task> &tasks() const { return m_tasks; }
     const std::vector<OperatorAction> &actions() const { return m_actions; }
-    const std::deque<EventEntry> &events() const { return m_events; }
-    // The frame text that carried event `row`: EventEntry::rawFrame when kept, else what the
+    const EventLog &events() const { return m_events; }
+    // The frame text that carried event `row`: the frame kept with it (live), else what the
     // frame source reads (a loaded trace keeps its frames compressed in its TraceTimeline).
     // Empty when neither has it (events of a map/replay batch, a trace still loading).
     QByteArray eventFrame(int row) const;
@@ -124,7 +124,6 @@ Q_SIGNALS:
 
 private:
     void applyEvent(const EventInput &input);
-    bool firstSightOfEvent(const QString &eventId, int eventIndex); // false: a duplicate
     int stateRowOf(const QString &state);
     void applyAgentsSnapshot(const AgentsSnapshot &snapshot);
     void applyScopesSnapshot(const ScopesSnapshot &snapshot);
@@ -166,19 +165,16 @@ private:
     QHash<QString, int> m_agentRow;
     std::vector<Scope> m_scopes;
     QHash<QString, int> m_scopeRow;
-    std::deque<Message> m_messages;
-    QHash<QString, int> m_messageRow;
+    EventLog m_events;
+    MessageLog m_messages{&m_events};
     std::vector<Task> m_tasks;
     QHash<QString, int> m_taskRow;
     std::vector<OperatorAction> m_actions;
     QHash<QString, int> m_actionRow;
-    std::deque<EventEntry> m_events;
     std::vector<QString> m_stateNames;
     QHash<QString, int> m_stateRow;
     FrameSource m_frameSource;
     bool m_takeFromInput = false;        // inside apply(ModelInput &&)
-    std::vector<quint64> m_eventIdSlots; // the rows of m_events by event id (firstSightOfEvent)
-    qint64 m_eventIdCount = 0;
     std::vector<Gap> m_gaps;
     std::vector<ProtocolProblem> m_problems;
     QHash<QString, Session> m_sessions;

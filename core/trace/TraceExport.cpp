@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 namespace mapi {
 
@@ -155,21 +156,27 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
     auto inRange = [&](qint64 t) { return t >= options.fromMs && t <= options.toMs; };
     const bool filtered = !options.agents.isEmpty();
     auto selected = [&](const QString &agentId) { return options.agents.contains(agentId); };
-    auto messageOf = [&](const EventEntry &e) -> const Message * {
-        return e.messageIndex >= 0 && size_t(e.messageIndex) < messages.size() ? &messages[size_t(e.messageIndex)] : nullptr;
+    auto messageOf = [&](const EventEntry &e) -> std::optional<Message> {
+        if (e.messageIndex >= 0 && size_t(e.messageIndex) < messages.size())
+            return messages[size_t(e.messageIndex)];
+        return std::nullopt;
     };
     auto keepEvent = [&](const EventEntry &e) {
         if (!inRange(e.timestampMs))
             return false;
-        if (!filtered || selected(e.agentId))
+        if (!filtered || selected(events.agentId(e)))
             return true;
-        const Message *m = messageOf(e);
+        const std::optional<Message> m = messageOf(e);
         return m && (selected(m->fromAgentId) || std::any_of(m->toAgentIds.cbegin(), m->toAgentIds.cend(), selected));
     };
     auto tidOf = [&](const QString &agentId) { return agentId.isEmpty() ? 0 : store.agentRow(agentId) + 1; };
     auto tidOfEvent = [&](const EventEntry &e) {
-        const Message *m = messageOf(e);
-        return e.kind == EventKind::MessageSent && m && !m->fromAgentId.isEmpty() ? tidOf(m->fromAgentId) : tidOf(e.agentId);
+        if (e.kind == EventKind::MessageSent) {
+            const std::optional<Message> m = messageOf(e);
+            if (m && !m->fromAgentId.isEmpty())
+                return tidOf(m->fromAgentId);
+        }
+        return tidOf(events.agentId(e));
     };
     auto taskThread = [](const Task &t) { return t.assigneeId.isEmpty() ? t.requesterId : t.assigneeId; };
 
@@ -224,10 +231,10 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
         const EventEntry &e = events[i];
         if (!keepEvent(e))
             continue;
-        Json args = {{"eventId", s(e.eventId)}};
-        if (!e.agentId.isEmpty())
-            args["agent"] = s(e.agentId);
-        if (const Message *message = messageOf(e)) {
+        Json args = {{"eventId", s(events.eventId(i))}};
+        if (const QString &agentId = events.agentId(e); !agentId.isEmpty())
+            args["agent"] = s(agentId);
+        if (const std::optional<Message> message = messageOf(e)) {
             const Message &m = *message;
             args["message"] = s(m.id);
             args["from"] = s(m.fromAgentId.isEmpty() ? m.fromRaw : m.fromAgentId);
@@ -245,7 +252,7 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
             if (!state.isEmpty())
                 args["state"] = s(state);
         }
-        put({{"name", s(e.type)},
+        put({{"name", s(events.type(e))},
              {"cat", categoryOf(e.kind)},
              {"ph", "i"},
              {"s", "t"},
@@ -417,7 +424,7 @@ qint64 writeCsv(const SystemStore &store, CsvTable table, QIODevice &device, QSt
             row({t(m.id), n(isoTime(m.timestampMs)), t(m.eventId), t(m.fromAgentId), t(m.fromRaw), t(m.toDisplay),
                  t(m.toAgentIds.join(QLatin1Char(';'))), t(m.scopeId), t(m.status), t(conventionName(m.convention)),
                  t(m.taskId), t(m.correlationId), n(optionalNumber(m.priority)),
-                 t(QString::fromStdString(m.payload.dump(-1, ' ', false, Json::error_handler_t::replace)))});
+                 t(QString::fromUtf8(m.payloadText))});
             ++rows;
         }
         break;

@@ -376,9 +376,8 @@ void TestInspector::inspectorShowsExactMessageFrame()
     for (size_t m = 0; m < store.messages().size() && messageRow < 0; ++m) {
         const QString eventId = store.messages()[m].eventId;
         for (size_t i = 0; i < store.events().size(); ++i) {
-            const EventEntry &e = store.events()[i];
-            if (!eventId.isEmpty() && e.eventId == eventId && !store.eventFrame(int(i)).isEmpty()) {
-                QVERIFY(e.rawFrame.isEmpty());
+            if (!eventId.isEmpty() && store.events().eventId(i) == eventId && !store.eventFrame(int(i)).isEmpty()) {
+                QVERIFY(store.events().keptFrame(i).isEmpty());
                 messageRow = int(m);
                 frame = store.eventFrame(int(i));
                 break;

@@ -313,7 +313,7 @@ void TimelineTest::laneIndexesMatchTheStore()
     for (int a = 0; a < int(store.agents().size()); ++a) {
         for (const TimelineIndex::StateMark &mark : index.stateMarks(a)) {
             ++marks;
-            QCOMPARE(store.events()[size_t(mark.eventRow)].agentId, store.agents()[size_t(a)].id);
+            QCOMPARE(store.events().agentId(store.events()[size_t(mark.eventRow)]), store.agents()[size_t(a)].id);
             if (mark.kind == EventKind::AgentStateChanged)
                 QVERIFY(!index.stateName(mark.stateId).isEmpty());
         }

@@ -133,7 +133,7 @@ void TestStore::manyEventIdsStayDistinct()
         store.apply(make(i));
     QCOMPARE(store.counters().eventsApplied, qint64(50000));
     QCOMPARE(store.counters().duplicateEvents, qint64((50000 + 6) / 7));
-    QCOMPARE(store.events()[12345].eventId, QStringLiteral("ev-12345"));
+    QCOMPARE(store.events().eventId(12345), QStringLiteral("ev-12345"));
     store.reset();
     store.apply(make(3));
     QCOMPARE(store.counters().eventsApplied, qint64(1));
@@ -168,7 +168,7 @@ void TestStore::eventFrameFallsBackToTheFrameSource()
     SystemStore store;
     Wire wire(store);
     wire.registerAgent(QStringLiteral("a1"), QStringLiteral("alpha"));
-    const QByteArray kept = store.events()[0].rawFrame;
+    const QByteArray kept = store.events().keptFrame(0);
     QVERIFY(!kept.isEmpty());
     QCOMPARE(store.eventFrame(0), kept);
     QVERIFY(store.eventFrame(1).isEmpty());

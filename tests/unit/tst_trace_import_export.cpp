@@ -284,12 +284,12 @@ void TestTraceImportExport::recordThenReplayEqualsLive()
     QVERIFY(r.timeline);
     QCOMPARE(r.timeline->eventCount(), qint64(live.events().size()));
     for (size_t i = 0; i < live.events().size(); ++i) {
-        QVERIFY(replayed.events()[i].rawFrame.isEmpty());
+        QVERIFY(replayed.events().keptFrame(i).isEmpty());
         const QByteArray frame = r.timeline->frameForEvent(int(i));
-        if (!live.events()[i].rawFrame.isEmpty())
-            QCOMPARE(frame, redactSecrets(live.events()[i].rawFrame)); // as recorded
+        if (!live.events().keptFrame(i).isEmpty())
+            QCOMPARE(frame, redactSecrets(live.events().keptFrame(i))); // as recorded
         else // events of a map/replay result or a snapshot: the frame that carried them
-            QVERIFY(frame.contains(live.events()[i].eventId.toUtf8()));
+            QVERIFY(frame.contains(live.events().eventId(i).toUtf8()));
     }
 
     // The single-threaded replayer with the default parser agrees.
@@ -783,7 +783,7 @@ void TestTraceImportExport::chromeExportOfSomeAgents()
     // What the filter must keep, counted from the store.
     int involving = 0;
     for (const EventEntry &e : store.events()) {
-        bool keep = e.agentId == agent;
+        bool keep = store.events().agentId(e) == agent;
         if (!keep && e.messageIndex >= 0) {
             const Message &m = store.messages()[size_t(e.messageIndex)];
             keep = m.fromAgentId == agent || m.toAgentIds.contains(agent);
@@ -940,7 +940,7 @@ void TestTraceImportExport::csvParsesBackWithTheSameRows()
                 for (size_t i = 0; i < store.messages().size(); ++i) {
                     QString text = rows[int(i) + 1][payload];
                     const Json back = Json::parse(text.toStdString(), nullptr, false);
-                    QCOMPARE(back, store.messages()[i].payload);
+                    QCOMPARE(back, store.messages()[i].payload());
                     QCOMPARE(rows[int(i) + 1][0], store.messages()[i].id);
                 }
             }

@@ -190,7 +190,7 @@ private:
             for (; m_cursor < m_messageCount; ++m_cursor) {
                 if (outOfTime(m_cursor))
                     return false;
-                scanMessage(m_store.messages()[m_cursor]);
+                scanMessage(m_cursor);
             }
             nextPhase(Phase::Tasks);
             return true;
@@ -233,7 +233,7 @@ private:
         }
         if (!changesAgentState(entry.kind))
             return;
-        const int row = m_store.agentRow(entry.agentId);
+        const int row = m_store.agentRow(m_store.events().agentId(entry));
         if (row < 0 || size_t(row) >= m_agentCount)
             return;
         int before = kNotCounted;
@@ -245,16 +245,18 @@ private:
         m_agentChanges.push_back({t, row, group});
     }
 
-    void scanMessage(const Message &message)
+    void scanMessage(size_t messageRow)
     {
-        if (!reportsUsage(message.convention) || message.fromAgentId.isEmpty())
+        const MessageLog &messages = m_store.messages();
+        const QString &from = messages.fromAgentId(messageRow);
+        if (!reportsUsage(messages.convention(messageRow)) || from.isEmpty())
             return;
-        const int row = m_store.agentRow(message.fromAgentId);
+        const int row = m_store.agentRow(from);
         if (row < 0 || size_t(row) >= m_agentCount)
             return;
-        const ConventionInfo info = interpretPayload(message.payload);
+        const ConventionInfo info = interpretPayload(messages[messageRow].payload());
         if (info.tokensUsed || info.costUsd)
-            m_usage.push_back({message.timestampMs, row, info.tokensUsed, info.costUsd});
+            m_usage.push_back({messages.timestampMs(messageRow), row, info.tokensUsed, info.costUsd});
     }
 
     void scanTask(int row, const Task &task)

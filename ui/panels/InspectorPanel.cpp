@@ -381,13 +381,19 @@ ItemView messageView(const SystemStore &store, int row)
     const auto &events = store.events();
     int originRow = -1;
     OrderedJson related = OrderedJson::array();
-    for (size_t i = size_t(row); i < events.size(); ++i) {
+    for (size_t i = size_t(std::max(row, m.eventRow)); i < events.size(); ++i) {
         if (events[i].messageIndex != row)
             continue;
         if (originRow < 0)
             originRow = int(i);
-        related.push_back({{"row", int(i)}, {"type", text(events[i].type)}, {"eventId", optionalText(events[i].eventId)}, {"at", timeJson(events[i].timestampMs)}});
+        related.push_back({{"row", int(i)}, {"type", text(events.type(events[i]))}, {"eventId", optionalText(events.eventId(i))}, {"at", timeJson(events[i].timestampMs)}});
     }
+    // Parsed from the kept text, so keys stay in the order the sender wrote them.
+    OrderedJson payload = m.payloadText.isEmpty()
+        ? OrderedJson()
+        : OrderedJson::parse(m.payloadText.constBegin(), m.payloadText.constEnd(), nullptr, false);
+    if (payload.is_discarded())
+        payload = OrderedJson();
     const QByteArray originFrame = store.eventFrame(originRow);
     view.json = {{"id", text(m.id)},
                  {"status", text(m.status)},
@@ -402,7 +408,7 @@ ItemView messageView(const SystemStore &store, int row)
                  {"correlationId", optionalText(m.correlationId)},
                  {"timestamp", timeJson(m.timestampMs)},
                  {"eventId", optionalText(m.eventId)},
-                 {"payload", OrderedJson(m.payload)},
+                 {"payload", std::move(payload)},
                  {"events", related},
                  {"frameBytes", originRow >= 0 ? OrderedJson(originFrame.size()) : OrderedJson()},
                  {"frame", originRow >= 0 ? frameJson(originFrame) : OrderedJson()}};
@@ -419,19 +425,21 @@ ItemView eventView(const SystemStore &store, int row)
 {
     ItemView view;
     const EventEntry &e = store.events()[size_t(row)];
+    const QString &type = store.events().type(e);
+    const QString &agentId = store.events().agentId(e);
     view.found = true;
-    view.header = InspectorPanel::tr("<b>Event</b> %1").arg(escaped(e.type));
-    if (!e.agentId.isEmpty())
-        view.header += QStringLiteral(" · ") + escaped(agentLabel(store, e.agentId));
+    view.header = InspectorPanel::tr("<b>Event</b> %1").arg(escaped(type));
+    if (!agentId.isEmpty())
+        view.header += QStringLiteral(" · ") + escaped(agentLabel(store, agentId));
     view.header += QStringLiteral(" · ") + timeOfDay(e.timestampMs);
     const bool hasMessage = e.messageIndex >= 0 && size_t(e.messageIndex) < store.messages().size();
     const QByteArray frame = store.eventFrame(row);
     view.json = {{"row", row},
-                 {"eventId", optionalText(e.eventId)},
-                 {"type", text(e.type)},
+                 {"eventId", optionalText(store.events().eventId(size_t(row)))},
+                 {"type", text(type)},
                  {"timestamp", timeJson(e.timestampMs)},
                  {"receivedAt", timeJson(e.receivedMs)},
-                 {"agentId", optionalText(e.agentId)},
+                 {"agentId", optionalText(agentId)},
                  {"messageId", hasMessage ? text(store.messages()[size_t(e.messageIndex)].id) : OrderedJson()},
                  {"frameBytes", frame.size()},
                  {"frame", frameJson(frame)}};

@@ -52,16 +52,17 @@ TimelineIndex::Ingested TimelineIndex::ingest(const SystemStore &store, int maxR
     const auto &messages = store.messages();
     const int messageEnd = int(std::min<qint64>(qint64(messages.size()), qint64(m_messageRows) + maxRows));
     for (int row = m_messageRows; row < messageEnd; ++row) {
-        const Message &m = messages[size_t(row)];
-        const int sender = m.fromAgentId.isEmpty() ? -1 : store.agentRow(m.fromAgentId);
-        insertByTime(m_messages, MessageRef{m.timestampMs, row, sender});
+        const QString &from = messages.fromAgentId(size_t(row));
+        const qint64 timeMs = messages.timestampMs(size_t(row));
+        const int sender = from.isEmpty() ? -1 : store.agentRow(from);
+        insertByTime(m_messages, MessageRef{timeMs, row, sender});
         if (sender >= 0)
-            addEndpoint(sender, m.timestampMs);
+            addEndpoint(sender, timeMs);
         m_recipientsIndexed.push_back(0);
         m_firstRecipient.push_back(-1);
-        m_conventions.push_back(quint8(m.convention));
+        m_conventions.push_back(quint8(messages.convention(size_t(row))));
         indexNewRecipients(store, row);
-        extendTimeRange(m.timestampMs);
+        extendTimeRange(timeMs);
         result.anything = true;
     }
     m_messageRows = messageEnd;
@@ -111,13 +112,13 @@ void TimelineIndex::ingestStateEvents(const SystemStore &store, const std::vecto
     // lifecycle event among them; only earlier ones need their frame decoded.
     QHash<int, int> lastEventOfAgent;
     for (const int row : eventRows) {
-        const int agentRow = store.agentRow(store.events()[size_t(row)].agentId);
+        const int agentRow = store.agentRow(store.events().agentId(store.events()[size_t(row)]));
         if (agentRow >= 0 && reachedNewest)
             lastEventOfAgent.insert(agentRow, row);
     }
     for (const int row : eventRows) {
         const EventEntry &e = store.events()[size_t(row)];
-        const int agentRow = store.agentRow(e.agentId);
+        const int agentRow = store.agentRow(store.events().agentId(e));
         if (agentRow < 0)
             continue;
         const QString state = lastEventOfAgent.value(agentRow) == row ? store.agents()[size_t(agentRow)].state
@@ -130,14 +131,16 @@ void TimelineIndex::ingestStateEvents(const SystemStore &store, const std::vecto
 
 bool TimelineIndex::indexNewRecipients(const SystemStore &store, int messageRow)
 {
-    const Message &m = store.messages()[size_t(messageRow)];
+    const MessageLog &messages = store.messages();
     quint16 &done = m_recipientsIndexed[size_t(messageRow)];
-    const int total = std::min<int>(int(m.toAgentIds.size()), std::numeric_limits<quint16>::max());
+    const int total = std::min<int>(messages.recipientCount(size_t(messageRow)), std::numeric_limits<quint16>::max());
     if (done >= total)
         return false;
-    const int sender = m.fromAgentId.isEmpty() ? -1 : store.agentRow(m.fromAgentId);
+    const QString &from = messages.fromAgentId(size_t(messageRow));
+    const qint64 timeMs = messages.timestampMs(size_t(messageRow));
+    const int sender = from.isEmpty() ? -1 : store.agentRow(from);
     for (int i = done; i < total; ++i) {
-        const int recipient = store.agentRow(m.toAgentIds.at(i));
+        const int recipient = store.agentRow(messages.recipient(size_t(messageRow), i));
         if (recipient < 0)
             continue;
         int &first = m_firstRecipient[size_t(messageRow)];
@@ -146,7 +149,7 @@ bool TimelineIndex::indexNewRecipients(const SystemStore &store, int messageRow)
         else
             m_moreRecipients[messageRow].push_back(recipient);
         if (recipient != sender)
-            addEndpoint(recipient, m.timestampMs);
+            addEndpoint(recipient, timeMs);
     }
     done = quint16(total);
     return true;

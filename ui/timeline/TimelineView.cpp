@@ -94,11 +94,11 @@ int firstTimeAtOrAfter(const std::vector<qint64> &times, double timeMs, int from
 }
 
 // A message's short label: its convention, else the payload's own type.
-QString messageLabel(const Message &m)
+QString messageLabel(ConventionKind convention, const QString &payloadType)
 {
-    QString label = conventionName(m.convention);
+    QString label = conventionName(convention);
     if (label.isEmpty())
-        label = jsonString(m.payload, "type");
+        label = payloadType;
     return label.size() > 18 ? label.left(17) + QChar(0x2026) : label;
 }
 
@@ -819,11 +819,11 @@ void TimelineView::paintMessage(QPainter &p, const TimelineIndex::MessageRef &re
         return;
     const QRect plot = plotRect();
     const QPalette &pal = palette();
-    const Message &m = m_store->messages()[size_t(ref.messageRow)];
+    const ConventionKind convention = m_store->messages().convention(size_t(ref.messageRow));
     const int x = int(std::floor(m_axis.mapTimeToX(double(ref.timeMs))));
     const bool focused = ref.messageRow == focusedMessage;
-    QColor color = messageColor(m.convention, pal);
-    if (m.convention == ConventionKind::Heartbeat) {
+    QColor color = messageColor(convention, pal);
+    if (convention == ConventionKind::Heartbeat) {
         p.fillRect(QRect(x, extent.minY + 2, focused ? 3 : 1, 7), focused ? pal.color(QPalette::Highlight) : color);
         return;
     }
@@ -867,7 +867,7 @@ void TimelineView::paintMessage(QPainter &p, const TimelineIndex::MessageRef &re
     if (extent.senderRow >= rows.first && extent.senderRow <= rows.last) {
         int &rightEdge = labelRightEdge[size_t(extent.senderRow - rows.first)];
         if (x + 4 > rightEdge) {
-            const QString label = messageLabel(m);
+            const QString label = messageLabel(convention, m_store->messages().payloadType(size_t(ref.messageRow)));
             if (!label.isEmpty()) {
                 const QFontMetrics metrics = p.fontMetrics();
                 p.setPen(color);
@@ -1200,7 +1200,7 @@ QString TimelineView::messageToolTip(int messageRow) const
         recipients << (m.toDisplay.isEmpty() ? tr("(no recipient)") : m.toDisplay);
     QString kind = conventionName(m.convention);
     if (kind.isEmpty())
-        kind = jsonString(m.payload, "type");
+        kind = m.payloadType;
     QStringList details;
     if (!kind.isEmpty())
         details << kind;
@@ -1217,7 +1217,8 @@ QString TimelineView::markToolTip(int eventRow) const
 {
     const EventEntry &e = m_store->events()[size_t(eventRow)];
     QString state;
-    for (const TimelineIndex::StateMark &mark : m_index.stateMarks(m_store->agentRow(e.agentId)))
+    const QString &agentId = m_store->events().agentId(e);
+    for (const TimelineIndex::StateMark &mark : m_index.stateMarks(m_store->agentRow(agentId)))
         if (mark.eventRow == eventRow)
             state = m_index.stateName(mark.stateId);
     QString what;
@@ -1228,7 +1229,7 @@ QString TimelineView::markToolTip(int eventRow) const
     else
         what = state.isEmpty() ? tr("state changed") : tr("state → %1").arg(state);
     return QStringLiteral("<b>%1</b>: %2<br>%3")
-        .arg(agentName(*m_store, e.agentId).toHtmlEscaped(), what.toHtmlEscaped(), formatTime(double(e.timestampMs)));
+        .arg(agentName(*m_store, agentId).toHtmlEscaped(), what.toHtmlEscaped(), formatTime(double(e.timestampMs)));
 }
 
 QString TimelineView::actionToolTip(int actionRow) const

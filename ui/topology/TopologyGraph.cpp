@@ -200,16 +200,17 @@ void TopologyGraph::addMessages(const SystemStore &store, int firstRow)
         e.latestMessage = std::max(e.latestMessage, messageRow);
     };
     for (size_t row = size_t(firstRow); row < messages.size(); ++row) {
-        const Message &m = messages[row];
-        const int from = this->row(m.fromAgentId);
+        const int from = this->row(messages.fromAgentId(row));
         if (from < 0)
             continue;
-        for (const QString &recipient : m.toAgentIds)
-            if (const int to = this->row(recipient); to >= 0 && to != from)
-                add(from, to, -1, m.timestampMs, int(row));
-        if (m.toAgentIds.isEmpty() && !m.scopeId.isEmpty())
-            if (const int scope = store.scopeRow(m.scopeId); scope >= 0)
-                add(from, -1, scope, m.timestampMs, int(row));
+        const qint64 timeMs = messages.timestampMs(row);
+        const int recipients = messages.recipientCount(row);
+        for (int i = 0; i < recipients; ++i)
+            if (const int to = this->row(messages.recipient(row, i)); to >= 0 && to != from)
+                add(from, to, -1, timeMs, int(row));
+        if (recipients == 0 && !messages.scopeId(row).isEmpty())
+            if (const int scope = store.scopeRow(messages.scopeId(row)); scope >= 0)
+                add(from, -1, scope, timeMs, int(row));
     }
     m_rankedDirty = true;
 }

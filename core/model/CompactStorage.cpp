@@ -1,0 +1,199 @@
+#include "model/CompactStorage.h"
+
+#include <QAnyStringView>
+#include <QUtf8StringView>
+
+#include <cstring>
+
+namespace mapi {
+
+// ---- NameTable ------------------------------------------------------------------------------
+
+NameTable::NameTable()
+{
+    clear();
+}
+
+int NameTable::intern(const QString &name)
+{
+    if (name.isEmpty())
+        return 0;
+    Recent &recent = m_recent[(quintptr(name.constData()) >> 4) % kRecent];
+    if (recent.name.constData() == name.constData() && recent.name.size() == name.size())
+        return recent.row;
+    auto it = m_rows.constFind(name);
+    int row;
+    if (it != m_rows.constEnd()) {
+        row = *it;
+    } else {
+        row = int(m_names.size());
+        m_names.push_back(name);
+        m_rows.insert(name, row);
+    }
+    recent.name = name;
+    recent.row = row;
+    return row;
+}
+
+void NameTable::clear()
+{
+    m_names.assign(1, QString());
+    m_rows.clear();
+    for (Recent &recent : m_recent)
+        recent = Recent();
+}
+
+// ---- TextArena ------------------------------------------------------------------------------
+
+namespace {
+
+size_t varintSize(size_t value)
+{
+    size_t n = 1;
+    while (value >= 0x80) {
+        value >>= 7;
+        ++n;
+    }
+    return n;
+}
+
+char *writeVarint(char *out, size_t value)
+{
+    while (value >= 0x80) {
+        *out++ = char(quint8(value) | 0x80);
+        value >>= 7;
+    }
+    *out++ = char(value);
+    return out;
+}
+
+} // namespace
+
+char *TextArena::reserve(size_t bytes, Ref &ref)
+{
+    if (bytes > kBlockBytes / 4) { // a large text gets a block of its own; the open block keeps filling
+        m_blocks.push_back(std::make_unique<char[]>(bytes));
+        m_blockSizes.push_back(bytes);
+        ref = Ref(m_blocks.size()) << kOffsetBits;
+        return m_blocks.back().get();
+    }
+    if (m_open < 0 || m_used + bytes > kBlockBytes) {
+        m_blocks.push_back(std::make_unique<char[]>(kBlockBytes));
+        m_blockSizes.push_back(kBlockBytes);
+        m_open = qsizetype(m_blocks.size()) - 1;
+        m_used = 0;
+    }
+    ref = (Ref(m_open + 1) << kOffsetBits) | Ref(m_used);
+    char *out = m_blocks[size_t(m_open)].get() + m_used;
+    m_used += bytes;
+    return out;
+}
+
+TextArena::Ref TextArena::appendUtf8(QByteArrayView utf8)
+{
+    if (utf8.isEmpty())
+        return 0;
+    const size_t size = size_t(utf8.size());
+    Ref ref = 0;
+    char *out = writeVarint(reserve(varintSize(size) + size, ref), size);
+    std::memcpy(out, utf8.data(), size);
+    return ref;
+}
+
+TextArena::Ref TextArena::append(QStringView text)
+{
+    if (text.isEmpty())
+        return 0;
+    // Ids are ASCII nearly always: written without a conversion buffer.
+    const QChar *chars = text.data();
+    const size_t size = size_t(text.size());
+    bool ascii = true;
+    for (size_t i = 0; i < size && ascii; ++i)
+        ascii = chars[i].unicode() < 0x80;
+    if (!ascii)
+        return appendUtf8(text.toUtf8());
+    Ref ref = 0;
+    char *out = writeVarint(reserve(varintSize(size) + size, ref), size);
+    for (size_t i = 0; i < size; ++i)
+        out[i] = char(chars[i].unicode());
+    return ref;
+}
+
+QByteArrayView TextArena::utf8(Ref ref) const
+{
+    if (!ref)
+        return {};
+    const size_t block = size_t(ref >> kOffsetBits) - 1;
+    const char *at = m_blocks[block].get() + (ref & ((Ref(1) << kOffsetBits) - 1));
+    size_t size = 0;
+    for (int shift = 0;; shift += 7) {
+        const quint8 byte = quint8(*at++);
+        size |= size_t(byte & 0x7f) << shift;
+        if (!(byte & 0x80))
+            break;
+    }
+    return QByteArrayView(at, qsizetype(size));
+}
+
+bool TextArena::equals(Ref ref, QStringView text) const
+{
+    const QByteArrayView bytes = utf8(ref);
+    if (bytes.size() == text.size()) { // ASCII on both sides is the common case
+        const QChar *chars = text.data();
+        qsizetype i = 0;
+        while (i < bytes.size() && chars[i].unicode() == quint8(bytes[i]) && chars[i].unicode() < 0x80)
+            ++i;
+        if (i == bytes.size())
+            return true;
+    }
+    return QAnyStringView::equal(QUtf8StringView(bytes.data(), bytes.size()), text);
+}
+
+size_t TextArena::memoryBytes() const
+{
+    size_t bytes = 0;
+    for (const size_t size : m_blockSizes)
+        bytes += size;
+    return bytes;
+}
+
+void TextArena::clear()
+{
+    m_blocks.clear();
+    m_blockSizes.clear();
+    m_open = -1;
+    m_used = 0;
+}
+
+// ---- IdIndex --------------------------------------------------------------------------------
+
+void IdIndex::insert(quint32 hash, int row)
+{
+    if (m_slots.size() < 2 * (m_count + 1)) {
+        std::vector<quint64> grown(std::max<size_t>(1024, m_slots.size() * 2), 0);
+        const size_t mask = grown.size() - 1;
+        for (const quint64 slot : m_slots) {
+            if (!slot)
+                continue;
+            size_t at = size_t(slot >> 32) & mask;
+            while (grown[at])
+                at = (at + 1) & mask;
+            grown[at] = slot;
+        }
+        m_slots.swap(grown);
+    }
+    const size_t mask = m_slots.size() - 1;
+    size_t at = size_t(hash) & mask;
+    while (m_slots[at])
+        at = (at + 1) & mask;
+    m_slots[at] = (quint64(hash) << 32) | quint64(quint32(row) + 1);
+    ++m_count;
+}
+
+void IdIndex::clear()
+{
+    m_slots = {};
+    m_count = 0;
+}
+
+} // namespace mapi

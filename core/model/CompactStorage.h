@@ -1,0 +1,100 @@
+// Building blocks of the store's event and message logs (model/RowLogs.h): a loaded trace holds a
+// million rows, so each row keeps numbers, and its text lives once, here.
+//
+// Thread: none of these are thread-safe; they belong to the store's thread.
+#pragma once
+
+#include <QByteArrayView>
+#include <QHash>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+namespace mapi {
+
+// Strings that repeat (event types, agent ids, states, statuses): each distinct one kept once,
+// rows keep its number. Row 0 is the empty string. A table only grows (until clear()).
+class NameTable
+{
+public:
+    NameTable();
+    int intern(const QString &name);
+    const QString &name(int row) const { return m_names[size_t(row)]; }
+    int size() const { return int(m_names.size()); }
+    void clear();
+
+private:
+    // The decoders share repeating strings (map/Dialect.cpp's text cache), so most calls pass a
+    // string whose data was seen before: a small cache by data pointer skips the hash of its
+    // text. It holds the string itself, so a cached pointer cannot be freed and reused.
+    struct Recent
+    {
+        QString name;
+        int row = 0;
+    };
+    static constexpr size_t kRecent = 64;
+    std::vector<QString> m_names;
+    QHash<QString, int> m_rows;
+    Recent m_recent[kRecent];
+};
+
+// Text written once and read rarely (event and message ids, payloads): UTF-8 with a length
+// prefix in 1 MiB blocks. A reference is 64 bits; 0 is the empty text.
+class TextArena
+{
+public:
+    using Ref = quint64;
+    Ref append(QStringView text);
+    Ref appendUtf8(QByteArrayView utf8);
+    QByteArrayView utf8(Ref ref) const;
+    QString text(Ref ref) const { return QString::fromUtf8(utf8(ref)); }
+    bool equals(Ref ref, QStringView text) const;
+    size_t memoryBytes() const;
+    void clear();
+
+private:
+    static constexpr size_t kBlockBytes = size_t(1) << 20;
+    static constexpr int kOffsetBits = 24; // a reference: (block + 1) << 24 | offset in the block
+    char *reserve(size_t bytes, Ref &ref);
+
+    std::vector<std::unique_ptr<char[]>> m_blocks;
+    std::vector<size_t> m_blockSizes;
+    qsizetype m_open = -1; // the block small texts go to
+    size_t m_used = 0;     // in the open block
+};
+
+// Rows by id, for ids kept elsewhere (an arena): open addressing, linear probing, at most half
+// full; a slot holds 32 bits of the id's hash and the row + 1. The caller's `sameId(row)`
+// compares the id itself on a hash match, so a collision never merges two ids. 8 bytes a slot:
+// a QHash<QString, int> took a string and a node per id.
+class IdIndex
+{
+public:
+    // Seeded per process, as QHash: a hostile server cannot craft colliding ids.
+    static quint32 hashOf(QStringView id) { return quint32(qHash(id, QHashSeed::globalSeed())); }
+
+    template<typename SameId>
+    int find(quint32 hash, SameId sameId) const
+    {
+        if (m_slots.empty())
+            return -1;
+        const size_t mask = m_slots.size() - 1;
+        for (size_t at = size_t(hash) & mask; m_slots[at]; at = (at + 1) & mask) {
+            const quint64 slot = m_slots[at];
+            if (quint32(slot >> 32) == hash && sameId(int(quint32(slot) - 1)))
+                return int(quint32(slot) - 1);
+        }
+        return -1;
+    }
+    // Adds `row` under `hash` (the caller checked with find() that the id is new).
+    void insert(quint32 hash, int row);
+    size_t memoryBytes() const { return m_slots.capacity() * sizeof(quint64); }
+    void clear();
+
+private:
+    std::vector<quint64> m_slots;
+    size_t m_count = 0;
+};
+
+} // namespace mapi

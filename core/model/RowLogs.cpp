@@ -1,0 +1,184 @@
+#include "model/RowLogs.h"
+
+namespace mapi {
+
+// ---- Message payload ------------------------------------------------------------------------
+
+Json Message::payload() const
+{
+    if (payloadText.isEmpty())
+        return Json();
+    Json parsed = Json::parse(payloadText.constBegin(), payloadText.constEnd(), nullptr, false);
+    return parsed.is_discarded() ? Json() : parsed; // cannot happen: setPayload wrote it
+}
+
+void Message::setPayload(const Json &value)
+{
+    if (value.is_null()) {
+        payloadText.clear();
+        payloadType.clear();
+        return;
+    }
+    const std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
+    payloadText = QByteArray(text.data(), qsizetype(text.size()));
+    payloadType = value.is_object() ? jsonString(value, "type") : QString();
+}
+
+// ---- EventLog -------------------------------------------------------------------------------
+
+int EventLog::find(QStringView eventId, quint32 hash) const
+{
+    return m_ids.find(hash, [&](int row) { return m_text.equals(m_rows[size_t(row)].idRef, eventId); });
+}
+
+void EventLog::append(EventEntry entry, const QString &eventId, quint32 idHash, const QString &type,
+                      const QString &agentId, const QByteArray &frame)
+{
+    const int row = int(m_rows.size());
+    entry.idRef = m_text.append(eventId);
+    entry.typeName = m_names.intern(type);
+    entry.agentName = m_names.intern(agentId);
+    m_rows.push_back(entry);
+    if (!eventId.isEmpty())
+        m_ids.insert(idHash, row);
+    if (!frame.isEmpty()) {
+        m_frames.resize(size_t(row)); // rows before it kept none
+        m_frames.push_back(frame);
+    } else if (!m_frames.empty()) {
+        m_frames.emplace_back();
+    }
+}
+
+size_t EventLog::memoryBytes() const
+{
+    return m_rows.size() * sizeof(EventEntry) + m_frames.size() * sizeof(QByteArray) + m_text.memoryBytes()
+        + m_ids.memoryBytes();
+}
+
+void EventLog::clear()
+{
+    m_rows = {};
+    m_frames = {};
+    m_text.clear();
+    m_names.clear();
+    m_ids.clear();
+}
+
+// ---- MessageLog -----------------------------------------------------------------------------
+
+Message MessageLog::operator[](size_t row) const
+{
+    const Row &r = m_rows[row];
+    Message m;
+    m.id = m_text.text(r.id);
+    m.eventRow = r.eventRow;
+    if (m_events && r.eventRow >= 0 && size_t(r.eventRow) < m_events->size())
+        m.eventId = m_events->eventId(size_t(r.eventRow));
+    m.fromAgentId = m_names.name(r.fromAgentId);
+    m.fromRaw = m_names.name(r.fromRaw);
+    m.toDisplay = m_names.name(r.toDisplay);
+    if (r.recipients > 0)
+        m.toAgentIds = QStringList{m_names.name(r.recipients)};
+    else if (r.recipients < 0)
+        m.toAgentIds = m_lists[size_t(-r.recipients - 1)];
+    m.scopeId = m_names.name(r.scopeId);
+    const QByteArrayView payload = m_text.utf8(r.payload);
+    m.payloadText = QByteArray(payload.data(), payload.size());
+    m.payloadType = m_names.name(r.payloadType);
+    if (r.priority != kNoPriority)
+        m.priority = r.priority;
+    m.correlationId = m_text.text(r.correlationId);
+    m.convention = r.convention;
+    m.taskId = m_names.name(r.taskId);
+    m.status = m_names.name(r.status);
+    m.timestampMs = r.timestampMs;
+    return m;
+}
+
+int MessageLog::recipientCount(size_t row) const
+{
+    const int recipients = m_rows[row].recipients;
+    return recipients > 0 ? 1 : recipients < 0 ? int(m_lists[size_t(-recipients - 1)].size()) : 0;
+}
+
+const QString &MessageLog::recipient(size_t row, int index) const
+{
+    const int recipients = m_rows[row].recipients;
+    return recipients > 0 ? m_names.name(recipients) : m_lists[size_t(-recipients - 1)].at(index);
+}
+
+int MessageLog::find(QStringView messageId) const
+{
+    if (messageId.isEmpty())
+        return -1;
+    return m_ids.find(IdIndex::hashOf(messageId),
+                      [&](int row) { return m_text.equals(m_rows[size_t(row)].id, messageId); });
+}
+
+int MessageLog::append(const Message &m)
+{
+    const int row = int(m_rows.size());
+    Row r;
+    r.id = m_text.append(m.id);
+    r.payload = m_text.appendUtf8(m.payloadText);
+    r.correlationId = m_text.append(m.correlationId);
+    r.timestampMs = m.timestampMs;
+    r.eventRow = m.eventRow;
+    r.fromAgentId = m_names.intern(m.fromAgentId);
+    r.fromRaw = m_names.intern(m.fromRaw);
+    r.toDisplay = m_names.intern(m.toDisplay);
+    if (m.toAgentIds.size() == 1 && !m.toAgentIds.front().isEmpty()) {
+        r.recipients = m_names.intern(m.toAgentIds.front());
+    } else if (!m.toAgentIds.isEmpty()) {
+        m_lists.push_back(m.toAgentIds);
+        r.recipients = -int(m_lists.size());
+    }
+    r.scopeId = m_names.intern(m.scopeId);
+    r.payloadType = m_names.intern(m.payloadType);
+    r.taskId = m_names.intern(m.taskId);
+    r.status = m_names.intern(m.status);
+    r.priority = m.priority.value_or(kNoPriority);
+    r.convention = m.convention;
+    m_rows.push_back(r);
+    if (!m.id.isEmpty())
+        m_ids.insert(IdIndex::hashOf(m.id), row);
+    return row;
+}
+
+void MessageLog::setStatus(size_t row, const QString &status)
+{
+    m_rows[row].status = m_names.intern(status);
+}
+
+void MessageLog::addRecipient(size_t row, const QString &agentId)
+{
+    if (agentId.isEmpty())
+        return;
+    Row &r = m_rows[row];
+    if (r.recipients == 0) {
+        r.recipients = m_names.intern(agentId);
+        return;
+    }
+    if (r.recipients > 0) { // one becomes a list
+        m_lists.push_back(QStringList{m_names.name(r.recipients)});
+        r.recipients = -int(m_lists.size());
+    }
+    m_lists[size_t(-r.recipients - 1)] << agentId;
+}
+
+size_t MessageLog::memoryBytes() const
+{
+    return m_rows.size() * sizeof(Row) + m_lists.capacity() * sizeof(QStringList) + m_text.memoryBytes()
+        + m_ids.memoryBytes();
+}
+
+void MessageLog::clear()
+{
+    m_rows = {};
+    m_lists = {};
+    m_text.clear();
+    m_names.clear();
+    m_ids.clear();
+}
+
+} // namespace mapi

@@ -1,0 +1,134 @@
+// The store's two long lists, in arrival order: applied events and messages. A loaded trace
+// has a million events, so rows are compact (numbers, text in an arena, repeating strings in a
+// name table: model/CompactStorage.h) and both logs find a row by id through a flat hash index.
+//
+// Thread: the store's thread. Views read them through SystemStore::events() / messages();
+// only the store appends and changes rows. Rows are never removed (until clear()).
+#pragma once
+
+#include "model/CompactStorage.h"
+#include "model/ModelTypes.h"
+
+#include <deque>
+#include <iterator>
+#include <limits>
+
+namespace mapi {
+
+class EventLog
+{
+public:
+    size_t size() const { return m_rows.size(); }
+    bool empty() const { return m_rows.empty(); }
+    const EventEntry &operator[](size_t row) const { return m_rows[row]; }
+    const EventEntry &front() const { return m_rows.front(); }
+    const EventEntry &back() const { return m_rows.back(); }
+    auto begin() const { return m_rows.begin(); }
+    auto end() const { return m_rows.end(); }
+
+    QString eventId(size_t row) const { return m_text.text(m_rows[row].idRef); }
+    const QString &type(const EventEntry &e) const { return m_names.name(e.typeName); }
+    const QString &agentId(const EventEntry &e) const { return m_names.name(e.agentName); }
+    const QString &name(int nameRow) const { return m_names.name(nameRow); } // EventEntry::typeName, agentName
+    // The frame text kept with the event (live traffic); empty when none was kept.
+    QByteArray keptFrame(size_t row) const { return row < m_frames.size() ? m_frames[row] : QByteArray(); }
+    // The row of the event with this id (-1: none). `hash` from IdIndex::hashOf(id).
+    int find(QStringView eventId, quint32 hash) const;
+
+    // The store's side. `entry`'s idRef, typeName and agentName are filled here.
+    void append(EventEntry entry, const QString &eventId, quint32 idHash, const QString &type, const QString &agentId,
+                const QByteArray &frame);
+    void setMessageIndex(size_t row, int message) { m_rows[row].messageIndex = message; }
+    size_t memoryBytes() const;
+    void clear();
+
+private:
+    std::deque<EventEntry> m_rows;
+    // Frames kept with events (live traffic), by row; stays empty while no event has one, so a
+    // loaded trace (whose frames its timeline keeps) pays nothing here.
+    std::deque<QByteArray> m_frames;
+    TextArena m_text;
+    NameTable m_names;
+    IdIndex m_ids;
+};
+
+class MessageLog
+{
+public:
+    size_t size() const { return m_rows.size(); }
+    bool empty() const { return m_rows.empty(); }
+    // A copy built from the compact row (about ten shared strings): cheap, but not free.
+    Message operator[](size_t row) const;
+    Message front() const { return (*this)[0]; }
+    Message back() const { return (*this)[m_rows.size() - 1]; }
+    int find(QStringView messageId) const;
+    bool contains(QStringView messageId) const { return find(messageId) >= 0; }
+    // Single fields without building a Message, for loops over many rows.
+    qint64 timestampMs(size_t row) const { return m_rows[row].timestampMs; }
+    ConventionKind convention(size_t row) const { return m_rows[row].convention; }
+    const QString &fromAgentId(size_t row) const { return m_names.name(m_rows[row].fromAgentId); }
+    const QString &scopeId(size_t row) const { return m_names.name(m_rows[row].scopeId); }
+    const QString &payloadType(size_t row) const { return m_names.name(m_rows[row].payloadType); }
+    int recipientCount(size_t row) const;
+    const QString &recipient(size_t row, int index) const;
+
+    class const_iterator
+    {
+    public:
+        using iterator_category = std::forward_iterator_tag;
+        using value_type = Message;
+        using difference_type = std::ptrdiff_t;
+        using pointer = void;
+        using reference = Message;
+        const_iterator(const MessageLog *log, size_t row) : m_log(log), m_row(row) {}
+        Message operator*() const { return (*m_log)[m_row]; }
+        const_iterator &operator++() { ++m_row; return *this; }
+        bool operator==(const const_iterator &other) const { return m_row == other.m_row; }
+        bool operator!=(const const_iterator &other) const { return m_row != other.m_row; }
+    private:
+        const MessageLog *m_log;
+        size_t m_row;
+    };
+    const_iterator begin() const { return {this, 0}; }
+    const_iterator end() const { return {this, m_rows.size()}; }
+
+    // The store's side. `events` gives each message its eventId (Message::eventRow).
+    explicit MessageLog(const EventLog *events = nullptr) : m_events(events) {}
+    void setEventLog(const EventLog *events) { m_events = events; }
+    int append(const Message &message); // its row
+    void setStatus(size_t row, const QString &status);
+    void addRecipient(size_t row, const QString &agentId);
+    size_t memoryBytes() const;
+    void clear();
+
+private:
+    // 80 bytes. Recipients: 0 none, > 0 the name of the only one, < 0 -(index + 1) into m_lists.
+    struct Row
+    {
+        TextArena::Ref id = 0;
+        TextArena::Ref payload = 0;
+        TextArena::Ref correlationId = 0;
+        qint64 timestampMs = 0;
+        int eventRow = -1;
+        int fromAgentId = 0;
+        int fromRaw = 0;
+        int toDisplay = 0;
+        int recipients = 0;
+        int scopeId = 0;
+        int payloadType = 0;
+        int taskId = 0;
+        int status = 0;
+        int priority = kNoPriority;
+        ConventionKind convention = ConventionKind::None;
+    };
+    static constexpr int kNoPriority = std::numeric_limits<int>::min();
+
+    const EventLog *m_events;
+    std::deque<Row> m_rows;
+    std::vector<QStringList> m_lists;
+    TextArena m_text;
+    NameTable m_names;
+    IdIndex m_ids;
+};
+
+} // namespace mapi
