@@ -31,7 +31,9 @@ TraceTimeline::~TraceTimeline()
 void TraceTimeline::reserve(qint64 records)
 {
     if (records > 0) {
-        m_records.reserve(size_t(records));
+        m_sortTimes.reserve(size_t(records));
+        m_refs.reserve(size_t(records));
+        m_flags.reserve(size_t(records));
         m_inputs.reserve(size_t(records));
     }
 }
@@ -80,9 +82,37 @@ void TraceTimeline::appendRecord(const TraceRecord &r)
     chunk.raw.append(bytes, size);
     chunk.rawSize = chunk.raw.size();
     m_frameBytes += size;
-    const qint64 previous = m_records.empty() ? r.timeMs : m_records.back().sortTimeMs;
-    m_records.push_back({r.timeMs, std::max(previous, r.timeMs), quint32(m_chunks.size() - 1), offset, quint32(size),
-                         qint32(r.connection), dir, r.binary});
+    const qint64 index = qint64(m_sortTimes.size());
+    const qint64 previous = m_sortTimes.empty() ? r.timeMs : m_sortTimes.back();
+    if (r.timeMs < previous)
+        m_earlierTimes.emplace_back(index, r.timeMs);
+    m_sortTimes.push_back(std::max(previous, r.timeMs));
+    m_refs.push_back({quint32(m_chunks.size() - 1), offset});
+    m_flags.push_back(quint8((quint8(dir) & kDirMask) | (r.binary ? kBinary : 0)));
+    if (m_connections.empty() || m_connections.back().second != qint32(r.connection))
+        m_connections.emplace_back(index, qint32(r.connection));
+}
+
+qint64 TraceTimeline::recordTimeMs(qint64 index) const
+{
+    const auto it = std::lower_bound(m_earlierTimes.begin(), m_earlierTimes.end(), index,
+                                     [](const std::pair<qint64, qint64> &e, qint64 i) { return e.first < i; });
+    return it != m_earlierTimes.end() && it->first == index ? it->second : m_sortTimes[size_t(index)];
+}
+
+quint32 TraceTimeline::recordSize(qint64 index) const
+{
+    const Ref &ref = m_refs[size_t(index)];
+    if (size_t(index) + 1 < m_refs.size() && m_refs[size_t(index) + 1].chunk == ref.chunk)
+        return m_refs[size_t(index) + 1].offset - ref.offset;
+    return quint32(m_chunks[ref.chunk].rawSize - ref.offset);
+}
+
+qint32 TraceTimeline::connectionOf(qint64 index) const
+{
+    const auto it = std::upper_bound(m_connections.begin(), m_connections.end(), index,
+                                     [](qint64 i, const std::pair<qint64, qint32> &run) { return i < run.first; });
+    return it == m_connections.begin() ? 0 : std::prev(it)->second;
 }
 
 void TraceTimeline::appendInputCount(int inputs)
@@ -118,17 +148,19 @@ const char *TraceTimeline::chunkData(quint32 index, ChunkCache &cache) const
 
 TraceRecord TraceTimeline::recordWith(qint64 index, ChunkCache &cache) const
 {
-    const Ref &ref = m_records[size_t(index)];
+    const Ref &ref = m_refs[size_t(index)];
+    const quint32 size = recordSize(index);
+    const RecordDir dir = recordDirOf(index);
     TraceRecord r;
-    r.timeMs = ref.timeMs;
-    r.dir = recordDirName(ref.dir);
-    r.connection = ref.connection;
-    r.binary = ref.binary;
-    const char *bytes = ref.size ? chunkData(ref.chunk, cache) + ref.offset : nullptr;
-    if (ref.dir == RecordDir::Action)
-        r.extra = Json::parse(bytes, bytes + ref.size, nullptr, false);
+    r.timeMs = recordTimeMs(index);
+    r.dir = recordDirName(dir);
+    r.connection = connectionOf(index);
+    r.binary = m_flags[size_t(index)] & kBinary;
+    const char *bytes = size ? chunkData(ref.chunk, cache) + ref.offset : nullptr;
+    if (dir == RecordDir::Action)
+        r.extra = Json::parse(bytes, bytes + size, nullptr, false);
     else
-        r.raw = QByteArray(bytes, qsizetype(ref.size));
+        r.raw = QByteArray(bytes, qsizetype(size));
     return r;
 }
 
@@ -140,9 +172,7 @@ TraceRecord TraceTimeline::record(qint64 index) const
 
 qint64 TraceTimeline::recordsUpTo(qint64 timeMs) const
 {
-    const auto it = std::upper_bound(m_records.begin(), m_records.end(), timeMs,
-                                     [](qint64 t, const Ref &ref) { return t < ref.sortTimeMs; });
-    return qint64(it - m_records.begin());
+    return qint64(std::upper_bound(m_sortTimes.begin(), m_sortTimes.end(), timeMs) - m_sortTimes.begin());
 }
 
 int TraceTimeline::inputsOf(qint64 index) const
@@ -178,17 +208,19 @@ QByteArray TraceTimeline::frameForEvent(int eventIndex) const
     const qint64 r = recordForEvent(eventIndex);
     if (r < 0 || r >= recordCount())
         return {};
-    const Ref &ref = m_records[size_t(r)];
-    if (!ref.size)
+    const Ref &ref = m_refs[size_t(r)];
+    const quint32 size = recordSize(r);
+    if (!size)
         return {};
     std::lock_guard<std::mutex> lock(m_cacheMutex);
-    return QByteArray(chunkData(ref.chunk, m_cache) + ref.offset, qsizetype(ref.size));
+    return QByteArray(chunkData(ref.chunk, m_cache) + ref.offset, qsizetype(size));
 }
 
 size_t TraceTimeline::memoryBytes() const
 {
-    size_t bytes = m_records.capacity() * sizeof(Ref) + m_inputs.capacity() + m_eventRecord.capacity() * sizeof(quint32)
-        + m_chunks.capacity() * sizeof(Chunk);
+    size_t bytes = m_sortTimes.capacity() * sizeof(qint64) + m_refs.capacity() * sizeof(Ref) + m_flags.capacity()
+        + m_earlierTimes.capacity() * sizeof(m_earlierTimes[0]) + m_connections.capacity() * sizeof(m_connections[0])
+        + m_inputs.capacity() + m_eventRecord.capacity() * sizeof(quint32) + m_chunks.capacity() * sizeof(Chunk);
     for (const Chunk &c : m_chunks)
         bytes += size_t(c.raw.capacity() + c.compressed.size());
     return bytes;

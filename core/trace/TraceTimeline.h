@@ -2,7 +2,7 @@
 // "as it was at time T", stepping event by event, timed playback, and bookmarks.
 //
 // TraceTimeline holds every record of a trace (frame bytes in 1 MiB chunks, zstd-compressed once
-// full: about a tenth of the file; 40 bytes of index per record), so a seek re-decodes records
+// full: about a tenth of the file; 18 bytes of index per record), so a seek re-decodes records
 // through the same ProtocolPipeline as live
 // traffic into the same SystemStore: no second model, no snapshot format to keep in sync.
 // Going back rebuilds from the start (store.reset(), then the records up to T); going forward
@@ -38,12 +38,12 @@ public:
     TraceTimeline(const TraceTimeline &) = delete;
     TraceTimeline &operator=(const TraceTimeline &) = delete;
 
-    qint64 recordCount() const { return qint64(m_records.size()); }
+    qint64 recordCount() const { return qint64(m_sortTimes.size()); }
     TraceRecord record(qint64 index) const;
-    qint64 recordTimeMs(qint64 index) const { return m_records[size_t(index)].timeMs; }
-    RecordDir recordDirOf(qint64 index) const { return m_records[size_t(index)].dir; }
-    qint64 startTimeMs() const { return m_records.empty() ? 0 : m_records.front().timeMs; }
-    qint64 endTimeMs() const { return m_records.empty() ? 0 : m_records.back().sortTimeMs; }
+    qint64 recordTimeMs(qint64 index) const;
+    RecordDir recordDirOf(qint64 index) const { return RecordDir(m_flags[size_t(index)] & kDirMask); }
+    qint64 startTimeMs() const { return m_sortTimes.empty() ? 0 : recordTimeMs(0); }
+    qint64 endTimeMs() const { return m_sortTimes.empty() ? 0 : m_sortTimes.back(); }
     // Number of records at or before `timeMs` (records are ordered as recorded; times are
     // taken as non-decreasing, a clock step back counts as no time passing).
     qint64 recordsUpTo(qint64 timeMs) const;
@@ -79,17 +79,14 @@ public:
     void reserve(qint64 records);
 
 private:
+    // Where a record's bytes are: its size is up to the next record's offset in the same chunk.
     struct Ref
     {
-        qint64 timeMs;
-        qint64 sortTimeMs; // running maximum of timeMs: what seeks search
         quint32 chunk;
         quint32 offset;
-        quint32 size;
-        qint32 connection;
-        RecordDir dir;
-        bool binary;
     };
+    static constexpr quint8 kDirMask = 0x7f;
+    static constexpr quint8 kBinary = 0x80;
     struct Chunk
     {
         QByteArray raw;        // the open chunk (and oversized records until sealed)
@@ -107,12 +104,21 @@ private:
     void seal(Chunk &chunk);
     const char *chunkData(quint32 chunk, ChunkCache &cache) const;
     TraceRecord recordWith(qint64 index, ChunkCache &cache) const;
+    quint32 recordSize(qint64 index) const;
+    qint32 connectionOf(qint64 index) const;
 
     CodecLimits m_limits;
     bool m_fastParser;
     bool m_compress = true;
     bool m_dropRawFrames = true;
-    std::vector<Ref> m_records;
+    // Per record, in parallel (a million records: 18 MB):
+    std::vector<qint64> m_sortTimes; // running maximum of the record times: what seeks search
+    std::vector<Ref> m_refs;
+    std::vector<quint8> m_flags;     // RecordDir | kBinary
+    // Rare, so kept aside: records whose time is before an earlier record's (a clock stepped
+    // back), with that time; and the connection of each run of records (first record, connection).
+    std::vector<std::pair<qint64, qint64>> m_earlierTimes;
+    std::vector<std::pair<qint64, qint32>> m_connections;
     std::vector<Chunk> m_chunks;
     qint64 m_frameBytes = 0;
     void *m_cctx = nullptr;            // ZSTD_CCtx, reused while loading

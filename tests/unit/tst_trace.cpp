@@ -4,6 +4,7 @@
 
 #include "model/StateJson.h"
 #include "trace/Trace.h"
+#include "trace/TraceTimeline.h"
 
 #include <QJsonArray>
 #include <QTemporaryDir>
@@ -116,6 +117,7 @@ private Q_SLOTS:
     void readerStopsWhenSinkSaysSo();
     void missingFileIsAnError();
     void replayEqualsLiveProcessing();
+    void timelineGivesBackEveryRecord();
 };
 
 void TestTrace::redactsResumeTokenInSessionDisconnected()
@@ -525,6 +527,60 @@ void TestTrace::replayEqualsLiveProcessing()
     QCOMPARE(int(replayed.events().size()), int(live.events().size()));
     QCOMPARE(int(replayed.messages().size()), int(live.messages().size()));
     QCOMPARE(replayed.now(), live.now());
+}
+
+
+// The timeline keeps records in compact parallel arrays (sizes from offsets, connections as runs,
+// times stepping back aside): every field must come back as appended, across sealed chunks.
+void TestTrace::timelineGivesBackEveryRecord()
+{
+    std::vector<TraceRecord> records;
+    qint64 t = 1000;
+    for (int i = 0; i < 6000; ++i) {
+        TraceRecord r;
+        t += (i % 97 == 5) ? -40 : (i % 3); // a clock stepping back now and then
+        r.timeMs = t;
+        r.connection = 1 + (i / 1500) % 3;
+        static const char *dirs[] = {"recv", "send", "recv", "open", "close", "action"};
+        r.dir = QString::fromLatin1(dirs[i % 6]);
+        if (r.dir == QLatin1String("action"))
+            r.extra = Json{{"step", "answered"}, {"id", i}};
+        else if (i % 50 != 7) // some records are empty
+            r.raw = QByteArray(200 + (i % 400), char('a' + i % 26));
+        r.binary = r.dir == QLatin1String("recv") && i % 11 == 0;
+        if (i == 3000)
+            r.raw = QByteArray(3 * 1024 * 1024, 'x'); // bigger than a chunk
+        records.push_back(r);
+    }
+    TraceTimeline timeline;
+    for (const TraceRecord &r : records)
+        timeline.appendRecord(r);
+    QCOMPARE(timeline.recordCount(), qint64(records.size()));
+    QCOMPARE(timeline.startTimeMs(), records.front().timeMs);
+    qint64 latest = 0;
+    for (size_t i = 0; i < records.size(); ++i) {
+        const TraceRecord back = timeline.record(qint64(i));
+        const TraceRecord &r = records[i];
+        QCOMPARE(back.timeMs, r.timeMs);
+        QCOMPARE(timeline.recordTimeMs(qint64(i)), r.timeMs);
+        QCOMPARE(back.dir, r.dir);
+        QCOMPARE(timeline.recordDirOf(qint64(i)), recordDir(r.dir));
+        QCOMPARE(back.connection, r.connection);
+        QCOMPARE(back.binary, r.binary);
+        QCOMPARE(back.raw, r.raw);
+        QCOMPARE(back.extra, r.extra);
+        latest = std::max(latest, r.timeMs);
+    }
+    QCOMPARE(timeline.endTimeMs(), latest);
+    // Seeks count records whose running maximum time is at or before T.
+    const qint64 at = records[4000].timeMs;
+    qint64 expected = 0;
+    for (qint64 max = 0; size_t(expected) < records.size(); ++expected) {
+        max = std::max(max, records[size_t(expected)].timeMs);
+        if (max > at)
+            break;
+    }
+    QCOMPARE(timeline.recordsUpTo(at), expected);
 }
 
 QTEST_GUILESS_MAIN(TestTrace)
