@@ -44,9 +44,10 @@ void ProtocolPipeline::frameSent(const QByteArray &frame, qint64 timeMs)
     m_pending.insert(jsonIdKey(msg.id), {msg.method, msg.params});
 }
 
-InterpretedFrame ProtocolPipeline::binaryFrameReceived(const QByteArray &frame, qint64 timeMs)
+InterpretedFrame ProtocolPipeline::binaryFrameReceived(const QByteArray &frame, qint64 timeMs, ModelInputs appendTo)
 {
     InterpretedFrame out;
+    out.inputs = std::move(appendTo);
     ProtocolProblem p;
     p.kind = ProblemKind::BinaryFrame;
     p.detail = QStringLiteral("binary frame of %1 bytes (MAP uses text frames)").arg(frame.size());
@@ -103,9 +104,10 @@ bool ProtocolPipeline::interpretEventFast(InterpretedFrame &out, const QByteArra
     return true;
 }
 
-InterpretedFrame ProtocolPipeline::frameReceived(const QByteArray &frame, qint64 timeMs)
+InterpretedFrame ProtocolPipeline::frameReceived(const QByteArray &frame, qint64 timeMs, ModelInputs appendTo)
 {
     InterpretedFrame out;
+    out.inputs = std::move(appendTo);
     if (m_fastEvents && interpretEventFast(out, frame, timeMs))
         return out;
     DecodeOutcome decoded = m_codec.decode(frame, timeMs);

@@ -419,15 +419,12 @@ int RecordDecoder::decode(const TraceRecord &r, ModelInputs &out)
     }
     m_lastTimeMs = std::max(m_lastTimeMs, r.timeMs);
     const size_t before = out.size();
-    auto append = [&out](ModelInputs &&inputs) {
-        if (out.empty())
-            out = std::move(inputs);
-        else
-            std::move(inputs.begin(), inputs.end(), std::back_inserter(out));
-    };
+    auto append = [&out](ModelInputs &&inputs) { std::move(inputs.begin(), inputs.end(), std::back_inserter(out)); };
     switch (recordDir(r.dir)) {
     case RecordDir::Recv:
-        append((r.binary ? pipeline->binaryFrameReceived(r.raw, r.timeMs) : pipeline->frameReceived(r.raw, r.timeMs)).inputs);
+        out = (r.binary ? pipeline->binaryFrameReceived(r.raw, r.timeMs, std::move(out))
+                        : pipeline->frameReceived(r.raw, r.timeMs, std::move(out)))
+                  .inputs;
         break;
     case RecordDir::Send:
         pipeline->frameSent(r.raw, r.timeMs);
