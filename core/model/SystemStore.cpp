@@ -465,13 +465,14 @@ void SystemStore::applyEvent(const EventInput &input)
         Agent &a = ensureAgent(e.agentId, t);
         if (e.agent)
             mergeAgent(a, *e.agent, t);
-        if (e.kind == EventKind::AgentRegistered) {
-            a.unregistered = false;
-            a.unregisteredAtMs = 0;
-            if (!a.registeredAtMs)
-                a.registeredAtMs = t;
-        }
+        // mergeAgent may have added a placeholder parent and moved m_agents: `a` is stale now.
         Agent &fresh = m_agents[size_t(m_agentRow.value(e.agentId))];
+        if (e.kind == EventKind::AgentRegistered) {
+            fresh.unregistered = false;
+            fresh.unregisteredAtMs = 0;
+            if (!fresh.registeredAtMs)
+                fresh.registeredAtMs = t;
+        }
         fresh.lastActivityMs = std::max(fresh.lastActivityMs, t);
         confirmActions(e, nullptr);
         break;

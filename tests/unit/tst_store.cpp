@@ -6,6 +6,8 @@
 
 #include "model/StateJson.h"
 #include "model/SystemStore.h"
+#include "model/CompactStorage.h"
+#include "model/RowLogs.h"
 
 #include <QSignalSpy>
 
@@ -60,6 +62,10 @@ private Q_SLOTS:
     void cleanupTestCase() { MAPI_NO_WARNINGS(); }
 
     void sameEventTwiceIsAppliedOnce();
+    void textArenaKeepsAnyText();
+    void idIndexTellsCollidingIdsApart();
+    void messageLogKeepsEveryField();
+    void nonAsciiEventIdsAreDeduplicated();
     void manyEventIdsStayDistinct();
     void eventsRecordAnnouncedStates();
     void eventFrameFallsBackToTheFrameSource();
@@ -277,13 +283,9 @@ void TestStore::registrationWithUnknownParentKeepsItsOwnFields()
         wire.registerAgent(QStringLiteral("a"), QStringLiteral("a"), {}, {{"parentId", "new-parent"}});
         return store.agent(QStringLiteral("a"))->unregistered ? 1 : 0;
     });
-    // known bug, reported: SystemStore::applyEvent keeps `Agent &a` (SystemStore.cpp:406) across
-    // mergeAgent() (408), whose ensureAgent(parentId) (323) may push_back a placeholder and
-    // reallocate m_agents; the writes at 410-413 then go to freed memory (registeredAtMs stays 0,
-    // a re-registered agent stays "unregistered").
-    QEXPECT_FAIL("", "known bug, reported: dangling Agent& in applyEvent (SystemStore.cpp:406-413)", Continue);
+    // SystemStore::applyEvent once kept `Agent &a` across mergeAgent(), whose placeholder parent
+    // may reallocate the agents: the registration's own fields then went to freed memory.
     QCOMPARE(fresh, 0);
-    QEXPECT_FAIL("", "known bug, reported: dangling Agent& in applyEvent (SystemStore.cpp:406-413)", Continue);
     QCOMPARE(again, 0);
 }
 
@@ -895,6 +897,152 @@ void TestStore::resetEmptiesTheModel()
     QCOMPARE(store.counters().duplicateEvents, qint64(0));
     QCOMPARE(store.agent(QStringLiteral("a1"))->name, QStringLiteral("again"));
     QCOMPARE(store.agentRow(QStringLiteral("a1")), 0);
+}
+
+// Ids and payloads live as UTF-8 in an arena: every text must come back as written, whatever its
+// characters and size, across blocks, and compare equal only to itself.
+void TestStore::textArenaKeepsAnyText()
+{
+    TextArena arena;
+    QStringList texts{QStringLiteral("01M7YNTXJZEW856Q7TY381DWDF"), QString(), QStringLiteral("évènement-1"),
+                      QStringLiteral("agent \U0001F916 ✓"), QString(300, QLatin1Char('x')), QStringLiteral("a")};
+    texts << QString(2 * 1024 * 1024, QLatin1Char('y')); // bigger than a block
+    for (int i = 0; i < 60000; ++i) // spans many 1 MiB blocks
+        texts << QStringLiteral("id-%1-%2").arg(i).arg(QString(i % 40, QLatin1Char('z')));
+    texts << QStringLiteral("after the big ones");
+    std::vector<TextArena::Ref> refs;
+    for (const QString &text : std::as_const(texts))
+        refs.push_back(arena.append(text));
+    QCOMPARE(refs[1], TextArena::Ref(0)); // the empty text takes no room
+    for (qsizetype i = 0; i < texts.size(); ++i) {
+        QCOMPARE(arena.text(refs[size_t(i)]), texts[i]);
+        QVERIFY(arena.equals(refs[size_t(i)], texts[i]));
+    }
+    QVERIFY(!arena.equals(refs[0], QStringLiteral("01M7YNTXJZEW856Q7TY381DWDG"))); // same length, last char differs
+    QVERIFY(!arena.equals(refs[2], QStringLiteral("evenement-1")));
+    QVERIFY(!arena.equals(refs[2], QStringLiteral("évènement-2")));
+    QVERIFY(!arena.equals(refs[5], QString()));
+    QCOMPARE(arena.utf8(refs[2]), QByteArrayView(QStringLiteral("évènement-1").toUtf8()));
+    QVERIFY(arena.memoryBytes() >= size_t(2 * 1024 * 1024));
+}
+
+// A hash collision never merges two ids: the row's own id decides.
+void TestStore::idIndexTellsCollidingIdsApart()
+{
+    IdIndex index;
+    QStringList ids;
+    for (int i = 0; i < 5000; ++i)
+        ids << QStringLiteral("same-hash-%1").arg(i);
+    const quint32 hash = 42; // every id collides
+    for (int row = 0; row < ids.size(); ++row) {
+        QCOMPARE(index.find(hash, [&](int r) { return ids[r] == ids[row]; }), -1);
+        index.insert(hash, row);
+    }
+    for (int row = 0; row < ids.size(); row += 97)
+        QCOMPARE(index.find(hash, [&](int r) { return ids[r] == ids[row]; }), row);
+    QCOMPARE(index.find(hash, [&](int r) { return ids[r] == QLatin1String("absent"); }), -1);
+    QCOMPARE(index.find(7, [&](int) { return true; }), -1); // another hash: no row
+}
+
+// A message goes into the compact log and comes back whole, also after later events changed
+// its status and added recipients.
+void TestStore::messageLogKeepsEveryField()
+{
+    EventLog events;
+    EventEntry entry;
+    entry.timestampMs = 5;
+    events.append(entry, QStringLiteral("ev-1"), IdIndex::hashOf(QStringLiteral("ev-1")), QStringLiteral("message.sent"),
+                  QStringLiteral("agent-1"), QByteArray("{\"frame\":1}"));
+    QCOMPARE(events.eventId(0), QStringLiteral("ev-1"));
+    QCOMPARE(events.type(events[0]), QStringLiteral("message.sent"));
+    QCOMPARE(events.agentId(events[0]), QStringLiteral("agent-1"));
+    QCOMPARE(events.keptFrame(0), QByteArray("{\"frame\":1}"));
+    QCOMPARE(events.find(QStringLiteral("ev-1"), IdIndex::hashOf(QStringLiteral("ev-1"))), 0);
+
+    MessageLog log(&events);
+    Message m;
+    m.id = QStringLiteral("msg-ü-1");
+    m.eventRow = 0;
+    m.fromAgentId = QStringLiteral("agent-1");
+    m.fromRaw = QStringLiteral("session-1");
+    m.toDisplay = QStringLiteral("agent-2, agent-3");
+    m.toAgentIds = QStringList{QStringLiteral("agent-2"), QStringLiteral("agent-3")};
+    m.scopeId = QStringLiteral("scope-1");
+    m.setPayload(Json{{"type", "TASK_REQUEST"}, {"text", "héllo"}, {"n", 1.5}});
+    m.priority = 0;
+    m.correlationId = QStringLiteral("corr-1");
+    m.convention = ConventionKind::TaskRequest;
+    m.taskId = QStringLiteral("task-1");
+    m.status = QStringLiteral("sent");
+    m.timestampMs = 1234;
+    QCOMPARE(log.append(m), 0);
+    Message bare;
+    bare.id = QStringLiteral("msg-2");
+    QCOMPARE(log.append(bare), 1);
+
+    const Message back = log[0];
+    QCOMPARE(back.id, m.id);
+    QCOMPARE(back.eventId, QStringLiteral("ev-1"));
+    QCOMPARE(back.eventRow, 0);
+    QCOMPARE(back.fromAgentId, m.fromAgentId);
+    QCOMPARE(back.fromRaw, m.fromRaw);
+    QCOMPARE(back.toDisplay, m.toDisplay);
+    QCOMPARE(back.toAgentIds, m.toAgentIds);
+    QCOMPARE(back.scopeId, m.scopeId);
+    QCOMPARE(back.payload(), (Json{{"type", "TASK_REQUEST"}, {"text", "héllo"}, {"n", 1.5}}));
+    QCOMPARE(back.payloadType, QStringLiteral("TASK_REQUEST"));
+    QCOMPARE(back.priority, std::optional<int>(0));
+    QCOMPARE(back.correlationId, m.correlationId);
+    QCOMPARE(back.convention, m.convention);
+    QCOMPARE(back.taskId, m.taskId);
+    QCOMPARE(back.status, m.status);
+    QCOMPARE(back.timestampMs, m.timestampMs);
+    QCOMPARE(log.recipientCount(0), 2);
+    QCOMPARE(log.recipient(0, 1), QStringLiteral("agent-3"));
+
+    const Message empty = log[1];
+    QVERIFY(!empty.priority);
+    QVERIFY(empty.toAgentIds.isEmpty());
+    QVERIFY(empty.payload().is_null());
+    QCOMPARE(empty.eventRow, -1);
+    QVERIFY(empty.eventId.isEmpty());
+
+    log.setStatus(1, QStringLiteral("delivered"));
+    log.addRecipient(1, QStringLiteral("agent-9"));  // none -> one
+    QCOMPARE(log[1].toAgentIds, QStringList{QStringLiteral("agent-9")});
+    log.addRecipient(1, QStringLiteral("agent-8"));  // one -> a list
+    log.addRecipient(0, QStringLiteral("agent-4"));  // a list grows
+    QCOMPARE(log[1].toAgentIds, (QStringList{QStringLiteral("agent-9"), QStringLiteral("agent-8")}));
+    QCOMPARE(log[1].status, QStringLiteral("delivered"));
+    QCOMPARE(log[0].toAgentIds.size(), 3);
+    QCOMPARE(log.find(QStringLiteral("msg-ü-1")), 0);
+    QCOMPARE(log.find(QStringLiteral("msg-2")), 1);
+    QCOMPARE(log.find(QStringLiteral("msg-3")), -1);
+    int count = 0;
+    for (const Message &each : log)
+        count += each.id.isEmpty() ? 0 : 1;
+    QCOMPARE(count, 2);
+}
+
+void TestStore::nonAsciiEventIdsAreDeduplicated()
+{
+    SystemStore store;
+    auto event = [](const std::string &id) {
+        QString error;
+        auto e = eventFromNotification(Json{{"eventId", id}, {"timestamp", 1000},
+                                            {"event", {{"type", "agent_registered"},
+                                                       {"data", {{"agent", {{"id", "ä1"}, {"name", "α"}}}}}}}},
+                                       error);
+        return ModelInput(EventInput{*e, 1000});
+    };
+    store.apply(event("évt-1"));
+    store.apply(event("évt-2"));
+    store.apply(event("évt-1"));
+    store.apply(event("evt-1")); // differs only by the accent: another event
+    QCOMPARE(store.counters().eventsApplied, qint64(3));
+    QCOMPARE(store.counters().duplicateEvents, qint64(1));
+    QCOMPARE(store.events().eventId(0), QStringLiteral("évt-1"));
+    QCOMPARE(store.events().eventId(2), QStringLiteral("evt-1"));
 }
 
 QTEST_GUILESS_MAIN(TestStore)
