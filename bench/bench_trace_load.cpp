@@ -236,10 +236,11 @@ int load(const QString &path, const QStringList &flags)
     std::printf("fully loaded: %7.3f s (%.0f events/s), CPU %.2f s (%.0f%% of one core)\n", total,
                 double(events) / total, cpu, cpu / total * 100);
     std::printf("memory: VmHWM %.1f MB (RSS before loading %.1f MB, after %.1f MB), %.0f B/event; beyond the file: "
-                "%.0f B/event; timeline %.1f MB (frames %.1f MB uncompressed)\n",
+                "%.0f B/event; timeline %.1f MB (frames %.1f MB uncompressed); event log %.1f MB, message log %.1f MB\n",
                 double(hwmKb) / 1024, double(rssBefore) / 1024, double(rssKb) / 1024, perEvent, beyondFile,
                 r.timeline ? double(r.timeline->memoryBytes()) / 1e6 : 0.0,
-                r.timeline ? double(r.timeline->frameBytes()) / 1e6 : 0.0);
+                r.timeline ? double(r.timeline->frameBytes()) / 1e6 : 0.0, double(store.events().memoryBytes()) / 1e6,
+                double(store.messages().memoryBytes()) / 1e6);
     return 0;
 }
 

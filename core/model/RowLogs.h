@@ -39,7 +39,7 @@ public:
     void append(EventEntry entry, const QString &eventId, quint32 idHash, const QString &type, const QString &agentId,
                 const QByteArray &frame);
     void setMessageIndex(size_t row, int message) { m_rows[row].messageIndex = message; }
-    size_t memoryBytes() const;
+    size_t memoryBytes() const; // rows, texts and the id index (names: distinct strings only, not counted)
     void clear();
 
 private:
@@ -98,7 +98,7 @@ public:
     int append(const Message &message); // its row
     void setStatus(size_t row, const QString &status);
     void addRecipient(size_t row, const QString &agentId);
-    size_t memoryBytes() const;
+    size_t memoryBytes() const; // rows, texts and the id index (names: distinct strings only, not counted)
     void clear();
 
 private:

@@ -388,7 +388,7 @@ ItemView messageView(const SystemStore &store, int row)
             originRow = int(i);
         related.push_back({{"row", int(i)}, {"type", text(events.type(events[i]))}, {"eventId", optionalText(events.eventId(i))}, {"at", timeJson(events[i].timestampMs)}});
     }
-    // Parsed from the kept text, so keys stay in the order the sender wrote them.
+    // The store keeps payloads as compact JSON text (keys sorted, as nlohmann wrote them).
     OrderedJson payload = m.payloadText.isEmpty()
         ? OrderedJson()
         : OrderedJson::parse(m.payloadText.constBegin(), m.payloadText.constEnd(), nullptr, false);
