@@ -107,6 +107,14 @@ const QString &MessageLog::recipient(size_t row, int index) const
     return recipients > 0 ? m_names.name(recipients) : m_lists[size_t(-recipients - 1)].at(index);
 }
 
+bool MessageLog::hasRecipient(size_t row, const QString &agentId) const
+{
+    const int recipients = m_rows[row].recipients;
+    if (recipients > 0)
+        return m_names.name(recipients) == agentId;
+    return recipients < 0 && m_lists[size_t(-recipients - 1)].contains(agentId);
+}
+
 int MessageLog::find(QStringView messageId) const
 {
     if (messageId.isEmpty())

@@ -70,6 +70,7 @@ public:
     const QString &scopeId(size_t row) const { return m_names.name(m_rows[row].scopeId); }
     const QString &payloadType(size_t row) const { return m_names.name(m_rows[row].payloadType); }
     int recipientCount(size_t row) const;
+    bool hasRecipient(size_t row, const QString &agentId) const;
     const QString &recipient(size_t row, int index) const;
 
     class const_iterator

@@ -537,7 +537,6 @@ void SystemStore::applyEvent(const EventInput &input)
         const int row = m_messages.find(e.messageId);
         if (row < 0)
             break;
-        Message m = m_messages[size_t(row)];
         m_events.setMessageIndex(size_t(eventIndex), row);
         static const QHash<EventKind, QString> statusFor = {
             {EventKind::MessageQueued, QStringLiteral("queued")},
@@ -546,16 +545,16 @@ void SystemStore::applyEvent(const EventInput &input)
             {EventKind::MessageExpired, QStringLiteral("expired")},
             {EventKind::MessageFailed, QStringLiteral("failed")},
         };
-        m.status = statusFor.value(e.kind);
-        m_messages.setStatus(size_t(row), m.status);
-        if (!e.agentId.isEmpty() && e.agentId != QLatin1String("*") && !m.toAgentIds.contains(e.agentId)) {
-            m.toAgentIds << e.agentId;
+        m_messages.setStatus(size_t(row), statusFor.value(e.kind));
+        if (!e.agentId.isEmpty() && e.agentId != QLatin1String("*") && !m_messages.hasRecipient(size_t(row), e.agentId)) {
             m_messages.addRecipient(size_t(row), e.agentId);
             if (e.kind == EventKind::MessageQueued || e.kind == EventKind::MessageDelivered)
                 ensureAgent(e.agentId, t).messagesReceived++;
         }
-        if (e.kind == EventKind::MessageDelivered)
+        if (e.kind == EventKind::MessageDelivered && !m_actions.empty()) { // a copy only when an action may wait on it
+            const Message m = m_messages[size_t(row)];
             confirmActions(e, &m);
+        }
         break;
     }
     case EventKind::SessionConnected:

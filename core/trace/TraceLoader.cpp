@@ -1,5 +1,7 @@
 #include "trace/TraceLoader.h"
 
+#include <mutex>
+
 #include "protocol/SimdJsonParser.h"
 #include "trace/BoundedQueue.h"
 
@@ -128,6 +130,31 @@ TraceLoadResult loadTraceBatches(const QString &path, const TraceLoadOptions &op
     return result;
 }
 
+// Applied batches go back to the decoding thread to be freed there: their strings and JSON were
+// allocated in that thread's malloc arena, and freeing them from the applying thread took that
+// arena's lock against the decoder's own allocations (the two threads then waited on each other).
+class SpentBatches
+{
+public:
+    void give(TraceLoadBatch &&batch)
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_batches.push_back(std::move(batch));
+    }
+    void free() // in the decoding thread
+    {
+        std::vector<TraceLoadBatch> batches;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            batches.swap(m_batches);
+        }
+    }
+
+private:
+    std::mutex m_mutex;
+    std::vector<TraceLoadBatch> m_batches;
+};
+
 void applyTraceBatch(SystemStore &store, TraceLoadBatch &batch, TraceTimeline *timeline)
 {
     size_t k = 0;
@@ -146,10 +173,13 @@ TraceLoadResult loadTraceInto(SystemStore &store, const QString &path, const Tra
     std::shared_ptr<TraceTimeline> timeline =
         options.keepTimeline ? std::make_shared<TraceTimeline>(options.limits, options.fastParser) : nullptr;
     BoundedQueue<TraceLoadBatch> queue(queueCapacity(options));
+    SpentBatches spent;
     TraceLoadResult result;
     std::thread worker([&] {
-        result = loadTraceBatches(path, options, [&](TraceLoadBatch &&batch) { return queue.push(std::move(batch)); },
-                                  timeline);
+        result = loadTraceBatches(path, options, [&](TraceLoadBatch &&batch) {
+            spent.free();
+            return queue.push(std::move(batch));
+        }, timeline);
         queue.close();
     });
     TraceLoadBatch batch;
@@ -157,6 +187,7 @@ TraceLoadResult loadTraceInto(SystemStore &store, const QString &path, const Tra
         applyTraceBatch(store, batch, timeline.get());
         if (afterBatch)
             afterBatch(batch);
+        spent.give(std::move(batch));
         batch = TraceLoadBatch();
     }
     worker.join();
@@ -175,6 +206,7 @@ struct TraceLoadJob::Shared
     {
     }
     BoundedQueue<TraceLoadBatch> queue;
+    SpentBatches spent;
     std::atomic<bool> cancel{false};
     std::atomic<bool> drainPosted{false};
     std::atomic<bool> done{false};
@@ -218,6 +250,7 @@ void TraceLoadJob::start(const QString &path, const TraceLoadOptions &options)
     };
     m_worker = std::thread([shared, path, opts, post] {
         TraceLoadResult r = loadTraceBatches(path, opts, [&](TraceLoadBatch &&batch) {
+            shared->spent.free();
             if (!shared->queue.push(std::move(batch)))
                 return false;
             post();
@@ -258,6 +291,7 @@ void TraceLoadJob::drain()
             m_store->flushChanges();
             Q_EMIT firstBatchApplied();
         }
+        shared->spent.give(std::move(batch));
         batch = TraceLoadBatch();
         if (budget.elapsed() >= 25) { // let the event loop paint, then go on
             if (!shared->drainPosted.exchange(true))

@@ -999,6 +999,8 @@ void TestStore::messageLogKeepsEveryField()
     QCOMPARE(back.timestampMs, m.timestampMs);
     QCOMPARE(log.recipientCount(0), 2);
     QCOMPARE(log.recipient(0, 1), QStringLiteral("agent-3"));
+    QVERIFY(log.hasRecipient(0, QStringLiteral("agent-2")));
+    QVERIFY(!log.hasRecipient(0, QStringLiteral("agent-1")));
 
     const Message empty = log[1];
     QVERIFY(!empty.priority);
@@ -1010,6 +1012,8 @@ void TestStore::messageLogKeepsEveryField()
     log.setStatus(1, QStringLiteral("delivered"));
     log.addRecipient(1, QStringLiteral("agent-9"));  // none -> one
     QCOMPARE(log[1].toAgentIds, QStringList{QStringLiteral("agent-9")});
+    QVERIFY(log.hasRecipient(1, QStringLiteral("agent-9")));
+    QVERIFY(!log.hasRecipient(1, QStringLiteral("agent-8")));
     log.addRecipient(1, QStringLiteral("agent-8"));  // one -> a list
     log.addRecipient(0, QStringLiteral("agent-4"));  // a list grows
     QCOMPARE(log[1].toAgentIds, (QStringList{QStringLiteral("agent-9"), QStringLiteral("agent-8")}));
