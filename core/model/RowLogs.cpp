@@ -167,9 +167,11 @@ void MessageLog::addRecipient(size_t row, const QString &agentId)
         r.recipients = m_names.intern(agentId);
         return;
     }
-    if (r.recipients > 0) { // one becomes a list
-        m_lists.push_back(QStringList{m_names.name(r.recipients)});
+    if (r.recipients > 0) { // one becomes a list (built whole: the official server's deliveries
+                            // name a second agent on most messages)
+        m_lists.push_back(QStringList{m_names.name(r.recipients), agentId});
         r.recipients = -int(m_lists.size());
+        return;
     }
     m_lists[size_t(-r.recipients - 1)] << agentId;
 }

@@ -1,13 +1,39 @@
 #include "trace/TraceLoader.h"
 
-#include <mutex>
-
 #include "protocol/SimdJsonParser.h"
 #include "trace/BoundedQueue.h"
 
 #include <QElapsedTimer>
 
+#include <mutex>
+
 namespace mapi {
+
+// Work handed on between the loading threads goes back to the thread that made it, to be freed
+// there: its strings and buffers came from that thread's malloc arena, and freeing them from
+// another thread took that arena's lock against its owner's own allocations (perf: the threads
+// then spent much of their time waiting on each other's arena locks).
+template<typename T>
+class SpentItems
+{
+public:
+    void give(T &&item) // by the thread that used it
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_items.push_back(std::move(item));
+    }
+    void free() // by the thread that made them
+    {
+        std::vector<T> items;
+        std::lock_guard<std::mutex> lock(m_mutex);
+        items.swap(m_items);
+        // `items` is destroyed after the lock is released (declared before it).
+    }
+
+private:
+    std::mutex m_mutex;
+    std::vector<T> m_items;
+};
 
 // Batches in flight between two threads: about options.inFlightRecords records.
 static size_t queueCapacity(const TraceLoadOptions &options)
@@ -43,6 +69,8 @@ TraceLoadResult loadTraceBatches(const QString &path, const TraceLoadOptions &op
         qint64 bytesRead = 0;
     };
 
+    SpentItems<Block> spentBlocks; // decoded blocks, back to the reading thread
+
     // Reading: records in blocks (a small first one, for a fast first view).
     auto produce = [&](const std::function<bool(Block &&)> &emitBlock) {
         qint64 index = 0;
@@ -62,6 +90,7 @@ TraceLoadResult loadTraceBatches(const QString &path, const TraceLoadOptions &op
             ++index;
             if (block.records.size() >= want) {
                 block.bytesRead = reader.bytesRead();
+                spentBlocks.free();
                 if (!emitBlock(std::move(block)))
                     return;
                 block = Block();
@@ -89,10 +118,13 @@ TraceLoadResult loadTraceBatches(const QString &path, const TraceLoadOptions &op
             lastTime = std::max(lastTime, r.timeMs);
             ++index;
         }
-        block.records.clear();
         if (!keepRaw)
             dropRawFrames(batch.inputs);
         batch.bytesRead = block.bytesRead;
+        if (options.readerThread)
+            spentBlocks.give(std::move(block));
+        else
+            block.records.clear();
         batch.bytesTotal = bytesTotal;
         batch.recordsRead = index;
         batch.lastTimeMs = lastTime;
@@ -130,31 +162,6 @@ TraceLoadResult loadTraceBatches(const QString &path, const TraceLoadOptions &op
     return result;
 }
 
-// Applied batches go back to the decoding thread to be freed there: their strings and JSON were
-// allocated in that thread's malloc arena, and freeing them from the applying thread took that
-// arena's lock against the decoder's own allocations (the two threads then waited on each other).
-class SpentBatches
-{
-public:
-    void give(TraceLoadBatch &&batch)
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        m_batches.push_back(std::move(batch));
-    }
-    void free() // in the decoding thread
-    {
-        std::vector<TraceLoadBatch> batches;
-        {
-            std::lock_guard<std::mutex> lock(m_mutex);
-            batches.swap(m_batches);
-        }
-    }
-
-private:
-    std::mutex m_mutex;
-    std::vector<TraceLoadBatch> m_batches;
-};
-
 void applyTraceBatch(SystemStore &store, TraceLoadBatch &batch, TraceTimeline *timeline)
 {
     size_t k = 0;
@@ -173,7 +180,7 @@ TraceLoadResult loadTraceInto(SystemStore &store, const QString &path, const Tra
     std::shared_ptr<TraceTimeline> timeline =
         options.keepTimeline ? std::make_shared<TraceTimeline>(options.limits, options.fastParser) : nullptr;
     BoundedQueue<TraceLoadBatch> queue(queueCapacity(options));
-    SpentBatches spent;
+    SpentItems<TraceLoadBatch> spent;
     TraceLoadResult result;
     std::thread worker([&] {
         result = loadTraceBatches(path, options, [&](TraceLoadBatch &&batch) {
@@ -206,7 +213,7 @@ struct TraceLoadJob::Shared
     {
     }
     BoundedQueue<TraceLoadBatch> queue;
-    SpentBatches spent;
+    SpentItems<TraceLoadBatch> spent; // applied batches, back to the decoding thread
     std::atomic<bool> cancel{false};
     std::atomic<bool> drainPosted{false};
     std::atomic<bool> done{false};
