@@ -117,8 +117,8 @@ void SystemStore::apply(ModelInput &&input)
 
 void SystemStore::keep(Json &to, const Json &from)
 {
-    if (m_takeFromInput)
-        to = std::move(const_cast<Json &>(from)); // the input is an rvalue the caller gave away
+    if (m_takeFromInput) // the input is an rvalue the caller gave away; it takes the old value
+        to.swap(const_cast<Json &>(from)); // with it, to be freed where the input was made (TraceLoader)
     else
         to = from;
 }
