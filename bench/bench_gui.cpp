@@ -13,10 +13,12 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QTimer>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 using namespace mapi;
@@ -121,6 +123,15 @@ int main(int argc, char **argv)
         window.show();
         for (int i = 0; i < 20; ++i)
             QApplication::processEvents(QEventLoop::AllEvents, 5);
+        auto statusKb = [](const char *field) {
+            QFile status(QStringLiteral("/proc/self/status"));
+            if (status.open(QIODevice::ReadOnly))
+                for (const QByteArray &line : status.readAll().split('\n'))
+                    if (line.startsWith(field))
+                        return line.mid(qsizetype(std::strlen(field))).trimmed().split(' ').value(0).toLongLong();
+            return qint64(-1);
+        };
+        const qint64 emptyWindowKb = statusKb("VmRSS:"); // Qt, fonts, the panels without data
         ui::LiveSession *session = window.session();
         const SystemStore *store = session->store();
         QElapsedTimer clock;
@@ -157,19 +168,16 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "cannot load %s: %s\n", qPrintable(path), qPrintable(error));
             return 1;
         }
-        QFile status(QStringLiteral("/proc/self/status"));
-        qint64 hwmKb = -1;
-        if (status.open(QIODevice::ReadOnly))
-            for (const QByteArray &line : status.readAll().split('\n'))
-                if (line.startsWith("VmHWM:"))
-                    hwmKb = line.mid(6).trimmed().split(' ').value(0).toLongLong();
-        const double events = double(store->events().size());
+        const qint64 hwmKb = statusKb("VmHWM:");
+        const double events = std::max(1.0, double(store->events().size()));
+        const double traceBytes = double(hwmKb - emptyWindowKb) * 1024.0 - double(QFileInfo(path).size());
         std::printf("window: %lld events, %zu agents, %zu messages; first view %lld ms, fully loaded %lld ms, "
-                    "longest GUI stall %lld ms; peak RSS %.1f MB (%.0f B/event)\n",
+                    "longest GUI stall %lld ms; peak RSS %.1f MB (%.0f B/event; the empty window %.1f MB, the trace "
+                    "beyond it and the file %.0f B/event)\n",
                     static_cast<long long>(store->events().size()), store->agents().size(), store->messages().size(),
                     static_cast<long long>(firstViewMs), static_cast<long long>(loadedMs),
-                    static_cast<long long>(longestStall), double(hwmKb) / 1024.0,
-                    events > 0 ? double(hwmKb) * 1024.0 / events : 0.0);
+                    static_cast<long long>(longestStall), double(hwmKb) / 1024.0, double(hwmKb) * 1024.0 / events,
+                    double(emptyWindowKb) / 1024.0, traceBytes / events);
         return 0;
     }
     std::fprintf(stderr, "usage: bench_gui startup | stall --url URL [--seconds S] | trace FILE\n");

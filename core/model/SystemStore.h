@@ -15,7 +15,6 @@
 #include <QSet>
 #include <QTimer>
 
-#include <deque>
 #include <functional>
 #include <vector>
 
@@ -150,7 +149,8 @@ private:
     QString resolveAgentRef(const QString &ref) const; // agent id, or a session's first agent
     void resolveRecipients(Message &message, const Json &to);
 
-    // Copies `from` into `to`; moves it while applying an rvalue input (apply(ModelInput &&)).
+    // Copies `from` into `to`; while applying an rvalue input (apply(ModelInput &&)) swaps them
+    // instead, so the old value is freed with the input, in the thread that made it.
     void keep(Json &to, const Json &from);
     void markAgent(int row);
     void markScope(int row);
