@@ -107,6 +107,11 @@ struct JsonView
         return textOf(value.data(), value.size(), text);
     }
     Json toJson() const { return *json; }
+    QByteArray text() const
+    {
+        const std::string text = json->dump(-1, ' ', false, Json::error_handler_t::replace);
+        return QByteArray(text.data(), qsizetype(text.size()));
+    }
     template<typename F>
     void forEachItem(F &&f) const
     {
@@ -153,6 +158,15 @@ struct SimdView
         return textOf(value.data(), value.size(), text);
     }
     Json toJson() const { return jsonFromSimd(element, differs); }
+    // Minified by simdjson. A negative zero would read back as a double where nlohmann reads an
+    // integer: such (rare) frames go through nlohmann instead, as toJson() does.
+    QByteArray text() const
+    {
+        const std::string text = simdjson::to_string(element);
+        if (differs && text.find("-0") != std::string::npos)
+            *differs = true;
+        return QByteArray(text.data(), qsizetype(text.size()));
+    }
     template<typename F>
     void forEachItem(F &&f) const
     {
@@ -279,7 +293,7 @@ static ScopeRecord scopeFrom(const View &object)
 }
 
 template<typename View>
-static MessageRecord messageFrom(const View &object)
+static MessageRecord messageFrom(const View &object, bool payloadAsText = false)
 {
     MessageRecord m;
     if (!object.isObject())
@@ -288,8 +302,12 @@ static MessageRecord messageFrom(const View &object)
     m.from = optString(object, "from").value_or(QString());
     if (const View to = object.child("to"); to.present())
         m.to = to.toJson();
-    if (const View payload = object.child("payload"); payload.present())
-        m.payload = payload.toJson();
+    if (const View payload = object.child("payload"); payload.present()) {
+        if (payloadAsText)
+            m.payloadText = payload.text();
+        else
+            m.payload = payload.toJson();
+    }
     if (const View p = object.child("priority"); p.isNumber())
         m.priority = p.toJson().template get<int>();
     m.messageType = optString(object, "messageType").value_or(QString());
@@ -366,7 +384,7 @@ static void fillSubject(MapEvent &e, const View &d)
     case EventKind::MessageSent:
     case EventKind::MessageDelivered:
         if (const View msg = d.child("message"); msg.isObject())
-            e.message = messageFrom(msg);
+            e.message = messageFrom(msg, e.kind == EventKind::MessageDelivered);
         e.messageId = optString(d, "messageId", Text::Unique).value_or(e.message ? e.message->id : QString());
         if (e.message && e.message->id.isEmpty())
             e.message->id = e.messageId;

@@ -43,6 +43,10 @@ struct MessageRecord
     QString from;                      // as sent: agent id, or (on [M]) the sender's session id
     Json to;                           // address as sent: string, array or object
     Json payload;
+    // Delivery events (message.delivered) carry the message again; the store reads it only for a
+    // message it never saw sent. Their payload comes as JSON text instead (payload stays null):
+    // building a tree for every delivery was most of the decoding of a loaded trace's messages.
+    QByteArray payloadText;
     std::optional<int> priority;
     QString messageType;
     QString replyTo;

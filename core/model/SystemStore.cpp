@@ -647,7 +647,15 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
     m.eventId = e.eventId;
     m.eventRow = eventIndex;
     m.fromRaw = r.from;
-    m.setPayload(r.payload);
+    // A delivery's payload comes as text (MessageRecord::payloadText).
+    Json parsedPayload;
+    if (r.payload.is_null() && !r.payloadText.isEmpty()) {
+        parsedPayload = Json::parse(r.payloadText.constBegin(), r.payloadText.constEnd(), nullptr, false);
+        if (parsedPayload.is_discarded()) // cannot happen: the decoder wrote it
+            parsedPayload = Json();
+    }
+    const Json &payload = parsedPayload.is_null() ? r.payload : parsedPayload;
+    m.setPayload(payload);
     m.priority = r.priority;
     m.timestampMs = r.timestampMs ? r.timestampMs : t;
     m.status = e.kind == EventKind::MessageDelivered ? QStringLiteral("delivered") : QStringLiteral("sent");
@@ -657,7 +665,7 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
     if (!e.agentId.isEmpty() && !m.toAgentIds.contains(e.agentId))
         m.toAgentIds << e.agentId;
 
-    const ConventionInfo info = interpretPayload(r.payload);
+    const ConventionInfo info = interpretPayload(payload);
     // Sender: the envelope's agent id when it names an agent (on [M] `from` is a session id),
     // else the agent behind `from`, else a placeholder for the envelope's sender.
     if (!info.senderAgentId.isEmpty() && m_agentRow.contains(info.senderAgentId))

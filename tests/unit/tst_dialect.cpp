@@ -908,7 +908,11 @@ Json describe(const ModelInput &input)
                             {"parent", optionalJson(e.scope->parentId)}, {"metadata", e.scope->metadata}};
         if (e.message) {
             const MessageRecord &m = *e.message;
-            out["message"] = {{"id", s(m.id)}, {"from", s(m.from)}, {"to", m.to}, {"payload", m.payload},
+            // A delivery's payload is text (nlohmann's or simdjson's writing): compared as JSON.
+            const Json payload = m.payloadText.isEmpty()
+                ? m.payload
+                : Json{{"asText", Json::parse(m.payloadText.constBegin(), m.payloadText.constEnd(), nullptr, false)}};
+            out["message"] = {{"id", s(m.id)}, {"from", s(m.from)}, {"to", m.to}, {"payload", payload},
                               {"priority", m.priority ? Json(*m.priority) : Json("<unset>")},
                               {"type", s(m.messageType)}, {"replyTo", s(m.replyTo)}, {"timestamp", m.timestampMs}};
         }
@@ -954,6 +958,8 @@ void TestDialect::simdEventPathMatchesGeneralPath()
            << event(R"({"eventId":"e1","eventId":"e2","sequenceNumber":3,"subscriptionId":"s","event":{"type":"agent.registered","data":{"agent":{"id":"a","metadata":{"parentId":{"agentId":"p"},"n":-0}}}}})")
            << event(R"({"event":{"type":"message.sent","data":{"message":{"id":7,"from":true,"to":{"agentId":"x"},"payload":{"v":[1,-0,2.5e3]},"priority":-0}}}})")
            << event(R"({"event":{"type":"message.delivered","data":{"messageId":"m","deliveredTo":[12,"b"]}}})")
+           << event(R"({"event":{"type":"message.delivered","data":{"message":{"id":"d1","payload":{"v":[1,-0,2.5e3,-0.0],"k":1,"k":"last","s":"é\u0001\"x"}}}}})")
+           << event(R"({"event":{"type":"message.delivered","data":{"message":{"id":"d2","payload":[1,2.5,-3,1e300,"x",null,true,{}]}}}})")
            << event(R"({"event":{"type":"message.delivered","data":{"messageId":"m","deliveredTo":[{"id":"o"}]}}})")
            << event(R"({"event":{"type":"agent.state.changed","timestamp":1.5e12,"source":"participant-1","data":{"agentId":"a","previousState":"idle","newState":"busy"}}})")
            << event(R"({"event":{"type":"AGENT_REGISTERED","source":{"agentId":null,"participantId":"p"},"causedBy":[{"id":"c1"},"c2",3]}})")
@@ -994,7 +1000,7 @@ void TestDialect::simdEventPathMatchesGeneralPath()
         const InterpretedFrame b = fast.frameReceived(frame, 100);
         const Json da = describe(a);
         const Json db = describe(b);
-        if (da != db)
+        if (da.dump(-1, ' ', false, Json::error_handler_t::replace) != db.dump(-1, ' ', false, Json::error_handler_t::replace)) // as text: 0 and -0.0 are equal as JSON numbers, not to a reader
             QFAIL(qPrintable(QStringLiteral("decodings differ for %1:\n general %2\n fast    %3")
                                  .arg(QString::fromUtf8(frame.left(300)), QString::fromStdString(da.dump()),
                                       QString::fromStdString(db.dump()))));
