@@ -21,7 +21,6 @@ public:
     NameTable();
     int intern(const QString &name);
     const QString &name(int row) const { return m_names[size_t(row)]; }
-    int size() const { return int(m_names.size()); }
     void clear();
 
 private:
