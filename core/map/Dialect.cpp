@@ -158,13 +158,19 @@ struct SimdView
         return textOf(value.data(), value.size(), text);
     }
     Json toJson() const { return jsonFromSimd(element, differs); }
-    // Minified by simdjson. A negative zero would read back as a double where nlohmann reads an
-    // integer: such (rare) frames go through nlohmann instead, as toJson() does.
+    // Minified by simdjson. As with toJson(), a frame with a negative zero goes through nlohmann
+    // instead (the two parsers may read it differently). In minified JSON a number follows ':',
+    // '[' or ','; a string holding such text only costs a fallback, never a wrong value.
     QByteArray text() const
     {
         const std::string text = simdjson::to_string(element);
-        if (differs && text.find("-0") != std::string::npos)
-            *differs = true;
+        for (size_t at = text.find("-0"); differs && at != std::string::npos; at = text.find("-0", at + 2)) {
+            const char before = at ? text[at - 1] : ':';
+            if (before == ':' || before == '[' || before == ',') {
+                *differs = true;
+                break;
+            }
+        }
         return QByteArray(text.data(), qsizetype(text.size()));
     }
     template<typename F>
