@@ -7,18 +7,17 @@
 //       connects the window to a MAP server and measures GUI-thread stalls: a 2 ms timer
 //       records how late each tick fires; the worst lateness is the longest stall.
 #include "MainWindow.h"
+#include "ProcessStatus.h"
 #include "session/LiveSession.h"
 #include "style/Theme.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QFileInfo>
 #include <QTimer>
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <vector>
 
 using namespace mapi;
@@ -123,14 +122,6 @@ int main(int argc, char **argv)
         window.show();
         for (int i = 0; i < 20; ++i)
             QApplication::processEvents(QEventLoop::AllEvents, 5);
-        auto statusKb = [](const char *field) {
-            QFile status(QStringLiteral("/proc/self/status"));
-            if (status.open(QIODevice::ReadOnly))
-                for (const QByteArray &line : status.readAll().split('\n'))
-                    if (line.startsWith(field))
-                        return line.mid(qsizetype(std::strlen(field))).trimmed().split(' ').value(0).toLongLong();
-            return qint64(-1);
-        };
         const qint64 emptyWindowKb = statusKb("VmRSS:"); // Qt, fonts, the panels without data
         ui::LiveSession *session = window.session();
         const SystemStore *store = session->store();

@@ -19,6 +19,7 @@
 //       stepBack(); checks that the sought state equals a direct replay up to that time.
 //
 // One measurement per process: VmHWM is the peak of the whole process.
+#include "ProcessStatus.h"
 #include "model/StateJson.h"
 #include "protocol/SimdJsonParser.h"
 #include "trace/Trace.h"
@@ -43,19 +44,6 @@
 using namespace mapi;
 
 namespace {
-
-// A field of /proc/self/status in KiB (Linux; -1 elsewhere).
-qint64 statusKb(const char *key)
-{
-    QFile f(QStringLiteral("/proc/self/status"));
-    if (!f.open(QIODevice::ReadOnly))
-        return -1;
-    const QByteArray k(key);
-    for (const QByteArray &line : f.readAll().split('\n'))
-        if (line.startsWith(k))
-            return line.mid(k.size()).trimmed().split(' ').value(0).toLongLong();
-    return -1;
-}
 
 // CPU time of the process, all threads (on Windows: std::clock(), which is wall time there).
 double cpuSeconds()

@@ -532,9 +532,11 @@ void SystemStore::applyEvent(const EventInput &input)
     case EventKind::MessageDropped:
     case EventKind::MessageExpired:
     case EventKind::MessageFailed: {
-        if (e.kind == EventKind::MessageDelivered && e.message && !m_messages.contains(e.messageId))
+        int row = m_messages.find(e.messageId);
+        if (row < 0 && e.kind == EventKind::MessageDelivered && e.message) {
             applyMessage(e, t, eventIndex); // a delivery for a message we never saw sent
-        const int row = m_messages.find(e.messageId);
+            row = m_messages.find(e.messageId);
+        }
         if (row < 0)
             break;
         m_events.setMessageIndex(size_t(eventIndex), row);

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <optional>
 
 namespace mapi {
 
@@ -156,26 +155,27 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
     auto inRange = [&](qint64 t) { return t >= options.fromMs && t <= options.toMs; };
     const bool filtered = !options.agents.isEmpty();
     auto selected = [&](const QString &agentId) { return options.agents.contains(agentId); };
-    auto messageOf = [&](const EventEntry &e) -> std::optional<Message> {
-        if (e.messageIndex >= 0 && size_t(e.messageIndex) < messages.size())
-            return messages[size_t(e.messageIndex)];
-        return std::nullopt;
-    };
+    // Filters and threads read single fields of the message (no copy of it per event).
+    auto hasMessage = [&](const EventEntry &e) { return e.messageIndex >= 0 && size_t(e.messageIndex) < messages.size(); };
     auto keepEvent = [&](const EventEntry &e) {
         if (!inRange(e.timestampMs))
             return false;
         if (!filtered || selected(events.agentId(e)))
             return true;
-        const std::optional<Message> m = messageOf(e);
-        return m && (selected(m->fromAgentId) || std::any_of(m->toAgentIds.cbegin(), m->toAgentIds.cend(), selected));
+        if (!hasMessage(e))
+            return false;
+        const size_t m = size_t(e.messageIndex);
+        if (selected(messages.fromAgentId(m)))
+            return true;
+        for (int i = 0; i < messages.recipientCount(m); ++i)
+            if (selected(messages.recipient(m, i)))
+                return true;
+        return false;
     };
     auto tidOf = [&](const QString &agentId) { return agentId.isEmpty() ? 0 : store.agentRow(agentId) + 1; };
     auto tidOfEvent = [&](const EventEntry &e) {
-        if (e.kind == EventKind::MessageSent) {
-            const std::optional<Message> m = messageOf(e);
-            if (m && !m->fromAgentId.isEmpty())
-                return tidOf(m->fromAgentId);
-        }
+        if (e.kind == EventKind::MessageSent && hasMessage(e) && !messages.fromAgentId(size_t(e.messageIndex)).isEmpty())
+            return tidOf(messages.fromAgentId(size_t(e.messageIndex)));
         return tidOf(events.agentId(e));
     };
     auto taskThread = [](const Task &t) { return t.assigneeId.isEmpty() ? t.requesterId : t.assigneeId; };
@@ -234,8 +234,8 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
         Json args = {{"eventId", s(events.eventId(i))}};
         if (const QString &agentId = events.agentId(e); !agentId.isEmpty())
             args["agent"] = s(agentId);
-        if (const std::optional<Message> message = messageOf(e)) {
-            const Message &m = *message;
+        if (hasMessage(e)) {
+            const Message m = messages[size_t(e.messageIndex)];
             args["message"] = s(m.id);
             args["from"] = s(m.fromAgentId.isEmpty() ? m.fromRaw : m.fromAgentId);
             args["to"] = s(m.toDisplay);
