@@ -170,7 +170,7 @@ public:
     std::deque<HealthSample> takeSamples() { return std::move(m_samples); }
 
 private:
-    enum class Phase { Events, Messages, Tasks, Sweep, Done };
+    enum class Phase { Events, Messages, Tasks, Buckets, Sweep, Done };
     static constexpr int kNoStateEvent = -2;
 
     // One phase (or part of it); false when the budget ran out.
@@ -200,6 +200,17 @@ private:
                     return false;
                 scanTask(int(m_cursor), m_store.tasks()[m_cursor]);
             }
+            chooseBuckets();
+            nextPhase(Phase::Buckets);
+            return true;
+        case Phase::Buckets:
+            // A second pass over the event log rather than a copy of every event's time (8 bytes
+            // an event, more while the copy grew: the window's peak memory after a load).
+            for (; m_cursor < m_eventCount; ++m_cursor) {
+                if (outOfTime(m_cursor))
+                    return false;
+                countEvent(m_store.events()[m_cursor]);
+            }
             nextPhase(Phase::Sweep);
             return true;
         case Phase::Sweep:
@@ -225,12 +236,6 @@ private:
         const qint64 t = entry.timestampMs;
         m_firstMs = std::min(m_firstMs, t);
         m_lastMs = std::max(m_lastMs, t);
-        m_eventTimes.push_back(t);
-        // Messages are appended in event order, so the first event naming a new row created it.
-        if (entry.messageIndex >= m_messagesSeen) {
-            m_messageTimes.push_back(t);
-            m_messagesSeen = entry.messageIndex + 1;
-        }
         if (!changesAgentState(entry.kind))
             return;
         const int row = m_store.agentRow(m_store.events().agentId(entry));
@@ -270,9 +275,42 @@ private:
         }
     }
 
+    // Whole seconds per bucket, as few as fit the trace into kCapacity samples. Buckets end at
+    // the last event, so the newest rate covers a whole bucket; the first bucket may start
+    // before the first event instead.
+    void chooseBuckets()
+    {
+        if (m_eventCount == 0)
+            return;
+        const qint64 span = m_lastMs - m_firstMs + 1;
+        m_secondsPerBucket = std::max<qint64>(1, (span + HealthHistory::kCapacity * 1000 - 1)
+                                                     / (HealthHistory::kCapacity * 1000LL));
+        m_bucketMs = m_secondsPerBucket * 1000;
+        const size_t buckets = size_t((span + m_bucketMs - 1) / m_bucketMs);
+        m_origin = m_lastMs + 1 - qint64(buckets) * m_bucketMs;
+        m_eventsIn.assign(buckets, 0);
+        m_messagesIn.assign(buckets, 0);
+    }
+
+    size_t bucketOf(qint64 t) const
+    {
+        return std::min(m_eventsIn.size() - 1, size_t(std::max<qint64>(0, t - m_origin) / m_bucketMs));
+    }
+
+    void countEvent(const EventEntry &entry)
+    {
+        const size_t bucket = bucketOf(entry.timestampMs);
+        ++m_eventsIn[bucket];
+        // Messages are appended in event order, so the first event naming a new row created it.
+        if (entry.messageIndex >= m_messagesSeen) {
+            ++m_messagesIn[bucket];
+            m_messagesSeen = entry.messageIndex + 1;
+        }
+    }
+
     void sweep()
     {
-        if (m_eventTimes.empty())
+        if (m_eventsIn.empty())
             return;
         // Each agent counts from when the model first heard of it: in the state its first state
         // event says it left, or (no such event) in its final state.
@@ -292,34 +330,19 @@ private:
         std::stable_sort(m_usage.begin(), m_usage.end(),
                          [](const UsageReport &a, const UsageReport &b) { return a.timeMs < b.timeMs; });
 
-        // Whole seconds per bucket, as few as fit the trace into kCapacity samples.
-        const qint64 span = m_lastMs - m_firstMs + 1;
-        const qint64 perBucket = std::max<qint64>(1, (span + HealthHistory::kCapacity * 1000 - 1)
-                                                          / (HealthHistory::kCapacity * 1000LL));
-        const qint64 bucketMs = perBucket * 1000;
-        const size_t buckets = size_t((span + bucketMs - 1) / bucketMs);
-        // Buckets end at the last event, so the newest rate covers a whole bucket; the first
-        // bucket may start before the first event instead.
-        const qint64 origin = m_lastMs + 1 - qint64(buckets) * bucketMs;
-        auto bucketOf = [&](qint64 t) { return std::min(buckets - 1, size_t(std::max<qint64>(0, t - origin) / bucketMs)); };
-        std::vector<int> events(buckets, 0), messages(buckets, 0);
-        for (qint64 t : m_eventTimes)
-            ++events[bucketOf(t)];
-        for (qint64 t : m_messageTimes)
-            ++messages[bucketOf(t)];
-
+        const size_t buckets = m_eventsIn.size();
         std::vector<std::optional<qint64>> tokens(m_agentCount);
         std::vector<std::optional<double>> costs(m_agentCount);
         qint64 tokenTotal = 0;
         double costTotal = 0;
         bool usageReported = false;
         size_t nextUsage = 0;
-        const double seconds = double(perBucket);
+        const double seconds = double(m_secondsPerBucket);
         for (size_t b = 0; b < buckets; ++b) {
             HealthSample sample;
-            sample.timeMs = origin + qint64(b + 1) * bucketMs;
-            sample.eventsPerSecond = events[b] / seconds;
-            sample.messagesPerSecond = messages[b] / seconds;
+            sample.timeMs = m_origin + qint64(b + 1) * m_bucketMs;
+            sample.eventsPerSecond = m_eventsIn[b] / seconds;
+            sample.messagesPerSecond = m_messagesIn[b] / seconds;
             agentSweep.advanceTo(sample.timeMs);
             for (int g = 0; g < kStateGroupCount; ++g)
                 sample.agentsByState[size_t(g)] = agentSweep.count(g);
@@ -355,8 +378,11 @@ private:
 
     qint64 m_firstMs = std::numeric_limits<qint64>::max();
     qint64 m_lastMs = std::numeric_limits<qint64>::min();
-    std::vector<qint64> m_eventTimes;
-    std::vector<qint64> m_messageTimes;
+    qint64 m_secondsPerBucket = 1;
+    qint64 m_bucketMs = 1000;
+    qint64 m_origin = 0;                  // start of the first bucket
+    std::vector<int> m_eventsIn;          // per bucket
+    std::vector<int> m_messagesIn;
     int m_messagesSeen = 0;
     std::vector<int> m_agentBefore;       // per agent row: group before its first state event
     std::vector<GroupChange> m_agentChanges;
