@@ -35,13 +35,16 @@ ModelInputs ProtocolPipeline::connectionClosed(const QString &reason, qint64 tim
     return {info};
 }
 
-void ProtocolPipeline::frameSent(const QByteArray &frame, qint64 timeMs)
+bool ProtocolPipeline::frameSent(const QByteArray &frame, qint64 timeMs)
 {
     const DecodeOutcome decoded = m_codec.decode(frame, timeMs);
-    if (!decoded.ok() || decoded.message->kind != MessageKind::Request)
-        return;
-    const RpcMessage &msg = *decoded.message;
-    m_pending.insert(jsonIdKey(msg.id), {msg.method, msg.params});
+    if (!decoded.ok())
+        return !decoded.problem || decoded.problem->kind != ProblemKind::InvalidJson;
+    if (decoded.message->kind == MessageKind::Request) {
+        const RpcMessage &msg = *decoded.message;
+        m_pending.insert(jsonIdKey(msg.id), {msg.method, msg.params});
+    }
+    return true;
 }
 
 InterpretedFrame ProtocolPipeline::binaryFrameReceived(const QByteArray &frame, qint64 timeMs, ModelInputs appendTo)

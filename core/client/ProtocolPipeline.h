@@ -38,8 +38,9 @@ public:
     ModelInputs connectionOpened(const QString &url, qint64 timeMs);
     ModelInputs connectionClosed(const QString &reason, qint64 timeMs);
 
-    // Our own frame, as sent: remembered so that the response can be interpreted.
-    void frameSent(const QByteArray &frame, qint64 timeMs);
+    // Our own frame, as sent: remembered so that the response can be interpreted. false: the
+    // frame is not JSON.
+    bool frameSent(const QByteArray &frame, qint64 timeMs);
     // `appendTo`: inputs already collected (a batch being filled); the frame's inputs are appended
     // and the whole list comes back in InterpretedFrame::inputs. A trace load passes its batch, so
     // no list is allocated per frame (each took a 1 KiB block, and the allocator's consolidation

@@ -239,6 +239,7 @@ bool TraceFileReader::open(const QString &path, QString *error)
     m_stats.compression = compressionName(d->in.compression());
     m_stats.bytesTotal = d->in.fileSize();
     d->lines = std::make_unique<LineReader>(d->in);
+    d->parser.setFramesCheckedLater(m_framesCheckedLater);
     d->importer = SeedImporter(QFileInfo(path).fileName());
 
     // Detect the format from the first JSON object (or a leading '[').
@@ -321,6 +322,7 @@ bool TraceFileReader::next(TraceRecord &record)
         if (s.mode == Impl::Mode::Trace) {
             const RecordLineParser::Result result = s.parser.parse(data, size, capacity, record);
             if (result == RecordLineParser::Result::Record) {
+                record.line = number;
                 if (m_stats.format.isEmpty())
                     m_stats.format = QStringLiteral("capture");
                 break;
@@ -407,6 +409,7 @@ void RecordDecoder::reset()
     m_pipelines.clear();
     m_owned.clear();
     m_lastTimeMs = 0;
+    m_damagedLines.clear();
 }
 
 int RecordDecoder::decode(const TraceRecord &r, ModelInputs &out)
@@ -425,9 +428,17 @@ int RecordDecoder::decode(const TraceRecord &r, ModelInputs &out)
         out = (r.binary ? pipeline->binaryFrameReceived(r.raw, r.timeMs, std::move(out))
                         : pipeline->frameReceived(r.raw, r.timeMs, std::move(out)))
                   .inputs;
+        if (r.frameUnchecked && size_t(out.size()) == before + 1) {
+            const auto *problem = std::get_if<ProblemInput>(&out.back());
+            if (problem && problem->problem.kind == ProblemKind::InvalidJson) {
+                out.pop_back();
+                m_damagedLines.push_back(r.line);
+            }
+        }
         break;
     case RecordDir::Send:
-        pipeline->frameSent(r.raw, r.timeMs);
+        if (!pipeline->frameSent(r.raw, r.timeMs) && r.frameUnchecked)
+            m_damagedLines.push_back(r.line);
         break;
     case RecordDir::Open:
         append(pipeline->connectionOpened(QString::fromUtf8(r.raw), r.timeMs));

@@ -1,6 +1,7 @@
 // Trace files: JSON Lines, a header line and one record per frame (docs/trace-format.md).
 //
-//   {"format":"map-inspector-trace","version":1,"app":"0.1.0","startedAt":<ms>,"url":"ws://…"}
+//   {"format":"map-inspector-trace","version":2,"app":"0.1.0","startedAt":<ms>,"url":"ws://…"}
+//   {"t":<ms>,"dir":"send"|"recv","conn":<n>,"frame":<the frame's JSON as it was>}
 //   {"t":<ms>,"dir":"send"|"recv"|"open"|"close"|"action","conn":<n>,"raw":"<frame text>",...}
 //
 // Files may be compressed (.zst, .gz: detected by their magic bytes when read, chosen by the
@@ -135,11 +136,15 @@ public:
     const TraceReadStats &stats() const { return m_stats; }
     qint64 bytesRead() const;
     qint64 bytesTotal() const;
+    // RecordLineParser::setFramesCheckedLater (call before open()): whoever decodes the
+    // records reports the lines whose frame turns out damaged (RecordDecoder::damagedLines).
+    void setFramesCheckedLater(bool later) { m_framesCheckedLater = later; }
 
 private:
     struct Impl;
     std::unique_ptr<Impl> d;
     TraceReadStats m_stats;
+    bool m_framesCheckedLater = false;
 };
 
 struct TraceReadOptions
@@ -159,8 +164,12 @@ class RecordDecoder
 public:
     explicit RecordDecoder(CodecLimits limits = {}, std::shared_ptr<const JsonParser> parser = {});
     // Appends the inputs of `record` to `out`; returns how many were appended.
+    // A record whose frame was left unchecked (TraceRecord::frameUnchecked) and is not JSON came
+    // from a damaged line: it gives no inputs (not a protocol problem of the server's) and its
+    // line is listed in damagedLines().
     int decode(const TraceRecord &record, ModelInputs &out);
     qint64 lastTimeMs() const { return m_lastTimeMs; }
+    const std::vector<qint64> &damagedLines() const { return m_damagedLines; }
     void reset();
 
 private:
@@ -169,6 +178,7 @@ private:
     QHash<int, ProtocolPipeline *> m_pipelines;
     std::vector<std::unique_ptr<ProtocolPipeline>> m_owned;
     qint64 m_lastTimeMs = 0;
+    std::vector<qint64> m_damagedLines;
 };
 
 // Replays a trace into a store through ProtocolPipeline: the same path as live traffic.

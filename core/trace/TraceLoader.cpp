@@ -46,6 +46,7 @@ TraceLoadResult loadTraceBatches(const QString &path, const TraceLoadOptions &op
 {
     TraceLoadResult result;
     TraceFileReader reader;
+    reader.setFramesCheckedLater(true); // the decoding thread checks them: one parse, not two
     if (!reader.open(path, &result.error)) {
         result.stats = reader.stats();
         return result;
@@ -110,9 +111,13 @@ TraceLoadResult loadTraceBatches(const QString &path, const TraceLoadOptions &op
         batch.inputs.reserve(block.records.size());
         qint64 index = block.firstIndex;
         for (const TraceRecord &r : block.records) {
+            const size_t damagedBefore = decoder.damagedLines().size();
             const int n = decoder.decode(r, batch.inputs);
-            if (timeline)
+            if (timeline) {
                 timeline->appendInputCount(n);
+                if (decoder.damagedLines().size() != damagedBefore)
+                    timeline->markDamaged(index);
+            }
             if (n > 0)
                 batch.records.emplace_back(index, n);
             lastTime = std::max(lastTime, r.timeMs);
@@ -154,6 +159,13 @@ TraceLoadResult loadTraceBatches(const QString &path, const TraceLoadOptions &op
     }
 
     result.stats = reader.stats();
+    // Lines whose frame the decoder found damaged are bad lines, as if the reader had parsed them.
+    if (!decoder.damagedLines().empty()) {
+        for (const qint64 line : decoder.damagedLines())
+            result.stats.addBadLine(line);
+        std::sort(result.stats.badLines.begin(), result.stats.badLines.end());
+        result.stats.records -= qint64(decoder.damagedLines().size());
+    }
     result.cancelled = cancelled();
     result.stats.cancelled = result.cancelled;
     result.ok = true;

@@ -200,6 +200,18 @@ static void appendJsonString(QByteArray &out, const QByteArray &text)
     appendJsonString(out, text.constData(), text.size());
 }
 
+// Whether `text` can stand in a record line as it is: valid JSON (simdjson's check, the one
+// every reader makes) and no line break (JSON allows them between tokens; JSON Lines does not).
+static bool isOneLineOfJson(const QByteArray &text)
+{
+    if (text.isEmpty() || std::memchr(text.constData(), '\n', size_t(text.size()))
+        || std::memchr(text.constData(), '\r', size_t(text.size())))
+        return false;
+    thread_local simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    return parseText(parser, text, root) == simdjson::SUCCESS;
+}
+
 QByteArray encodeRecordLine(const TraceRecord &record)
 {
     const RecordDir dir = recordDir(record.dir);
@@ -219,8 +231,12 @@ QByteArray encodeRecordLine(const TraceRecord &record)
         line.append(record.raw.toBase64());
         line.append('"');
     } else {
-        const QByteArray clean = (dir == RecordDir::Send || dir == RecordDir::Recv) ? redactSecrets(record.raw) : record.raw;
-        if (simdjson::validate_utf8(clean.constData(), size_t(clean.size()))) {
+        const bool frame = dir == RecordDir::Send || dir == RecordDir::Recv;
+        const QByteArray clean = frame ? redactSecrets(record.raw) : record.raw;
+        if (frame && isOneLineOfJson(clean)) {
+            line.append(",\"frame\":");
+            line.append(clean);
+        } else if (simdjson::validate_utf8(clean.constData(), size_t(clean.size()))) {
             line.append(",\"raw\":");
             appendJsonString(line, clean);
         } else { // JSON strings cannot hold these bytes
@@ -324,6 +340,53 @@ static QByteArray bytes(std::string_view v)
     return out;
 }
 
+// A record line exactly as encodeRecordLine() writes a frame:
+//   {"t":<digits>,"dir":"send"|"recv","conn":<digits>,"frame":<frame>}
+// Such a line is valid JSON exactly when <frame> is; nothing else is checked here.
+struct FrameLine
+{
+    qint64 timeMs = 0;
+    RecordDir dir = RecordDir::Recv;
+    int connection = 1;
+    const char *frame = nullptr;
+    qsizetype frameSize = 0;
+};
+
+static bool scanFrameLine(const char *data, qsizetype size, FrameLine &out)
+{
+    const char *p = data;
+    const char *const end = data + size;
+    auto literal = [&](std::string_view text) {
+        if (end - p < qsizetype(text.size()) || std::memcmp(p, text.data(), text.size()) != 0)
+            return false;
+        p += text.size();
+        return true;
+    };
+    auto digits = [&](qint64 &value, int maxDigits) {
+        value = 0;
+        const char *const first = p;
+        while (p < end && *p >= '0' && *p <= '9' && p - first < maxDigits)
+            value = value * 10 + (*p++ - '0');
+        return p > first && (p == end || *p < '0' || *p > '9');
+    };
+    qint64 time = 0, connection = 0;
+    if (!literal(R"({"t":)") || !digits(time, 18) || !literal(R"(,"dir":")"))
+        return false;
+    if (literal(R"(recv")"))
+        out.dir = RecordDir::Recv;
+    else if (literal(R"(send")"))
+        out.dir = RecordDir::Send;
+    else
+        return false;
+    if (!literal(R"(,"conn":)") || !digits(connection, 9) || !literal(R"(,"frame":)") || end - p < 2 || end[-1] != '}')
+        return false;
+    out.timeMs = time;
+    out.connection = int(connection);
+    out.frame = p;
+    out.frameSize = (end - 1) - p;
+    return true;
+}
+
 RecordLineParser::Result RecordLineParser::parse(const char *data, qsizetype size, qsizetype paddedCapacity,
                                                  TraceRecord &out)
 {
@@ -336,6 +399,19 @@ RecordLineParser::Result RecordLineParser::parse(const char *data, qsizetype siz
     }
     if (size == 0)
         return Result::Empty;
+    FrameLine frameLine;
+    const bool writtenByUs = scanFrameLine(data, size, frameLine);
+    out.frameUnchecked = false;
+    if (writtenByUs && m_framesCheckedLater) {
+        out.timeMs = frameLine.timeMs;
+        out.dir = dirString(frameLine.dir);
+        out.connection = frameLine.connection;
+        out.binary = false;
+        out.extra = Json();
+        out.raw = bytes(std::string_view(frameLine.frame, size_t(frameLine.frameSize)));
+        out.frameUnchecked = true;
+        return Result::Record;
+    }
     using namespace simdjson;
     dom::element root;
     const bool copy = paddedCapacity < size + qsizetype(SIMDJSON_PADDING);
@@ -361,8 +437,8 @@ RecordLineParser::Result RecordLineParser::parse(const char *data, qsizetype siz
     bool haveTime = false;
     qint64 conn = 1;
     bool binary = false;
-    dom::element raw, action, url;
-    bool haveRaw = false, haveAction = false, haveUrl = false;
+    dom::element raw, frame, action, url;
+    bool haveRaw = false, haveFrame = false, haveAction = false, haveUrl = false;
     bool base64 = false;
     for (const dom::key_value_pair field : object) {
         const std::string_view key = field.key;
@@ -382,6 +458,9 @@ RecordLineParser::Result RecordLineParser::parse(const char *data, qsizetype siz
         } else if (key == "raw") {
             raw = value;
             haveRaw = true;
+        } else if (key == "frame") {
+            frame = value;
+            haveFrame = true;
         } else if (key == "encoding") {
             std::string_view encoding;
             base64 = value.get_string().get(encoding) == SUCCESS && encoding == "base64";
@@ -411,6 +490,11 @@ RecordLineParser::Result RecordLineParser::parse(const char *data, qsizetype siz
     if (dir == "action") {
         if (haveAction)
             out.extra = jsonFromSimd(action);
+    } else if (haveFrame) {
+        // Our own lines give the frame's bytes as written; a line edited into another shape
+        // gives the frame minified (same JSON, other spacing).
+        out.raw = writtenByUs ? bytes(std::string_view(frameLine.frame, size_t(frameLine.frameSize)))
+                              : bytes(simdjson::to_string(frame));
     } else if (std::string_view text; haveRaw && raw.get_string().get(text) == SUCCESS) {
         out.raw = bytes(text);
         // Base64 when the record says so, and for binary frames of traces written before

@@ -1,7 +1,8 @@
 // One trace record, its JSON Lines encoding (docs/trace-format.md), secret redaction, and a
 // fast record-line parser (simdjson) shared by every reader.
 //
-//   {"format":"map-inspector-trace","version":1,"app":"0.1.0","startedAt":<ms>,"url":"ws://…"}
+//   {"format":"map-inspector-trace","version":2,"app":"0.1.0","startedAt":<ms>,"url":"ws://…"}
+//   {"t":<ms>,"dir":"send"|"recv","conn":<n>,"frame":<the frame's JSON, byte for byte>}
 //   {"t":<ms>,"dir":"send"|"recv"|"open"|"close"|"action","conn":<n>,"raw":"<frame text>"}
 //
 // The parser also reads the raw capture format of shared/captures ({seq,dir,t,raw,...}).
@@ -17,7 +18,9 @@
 
 namespace mapi {
 
-constexpr int kTraceFormatVersion = 1;
+// 2: send/recv frames that are one line of valid JSON are written as they are ("frame"), not
+// as a JSON string ("raw", version 1; still written for other frames, and read).
+constexpr int kTraceFormatVersion = 2;
 
 // Replaces the values of credential-bearing keys (credential, token, resumeToken, apiKey,
 // password, secret, accessToken, refreshToken, authorization, ...; case-insensitive) anywhere in
@@ -33,6 +36,10 @@ struct TraceRecord
     QByteArray raw;       // frame text (send/recv), url (open), reason (close)
     bool binary = false;
     Json extra;           // action records: the ActionUpdate as JSON
+    // Set by readers that leave the check of a "frame" to the decoder (RecordLineParser::
+    // setFramesCheckedLater): `raw` was taken from the line unparsed and may be damaged.
+    bool frameUnchecked = false;
+    qint64 line = 0;      // 1-based line in the file it was read from (0: not read from a file)
 };
 
 enum class RecordDir : quint8 { Send, Recv, Open, Close, Action, Other };
@@ -40,9 +47,10 @@ RecordDir recordDir(const QString &dir);
 // Shared QStrings for the known directions (no allocation per record).
 QString recordDirName(RecordDir dir);
 
-// The JSON line of a record, with its newline. Send/recv frames are redacted. Binary frames, and
-// text frames that are not valid UTF-8, are stored in base64 ("encoding":"base64") so that they
-// replay byte for byte.
+// The JSON line of a record, with its newline. Send/recv frames are redacted. A frame that is
+// valid JSON without line breaks is written as it is ("frame"), other text frames as a JSON
+// string ("raw"). Binary frames, and text frames that are not valid UTF-8, are stored in base64
+// ("encoding":"base64") so that they replay byte for byte.
 QByteArray encodeRecordLine(const TraceRecord &record);
 // The header line, with its newline. `extra` members (e.g. "part", "server") are added.
 QByteArray encodeHeaderLine(const QString &url, qint64 startedAtMs, const Json &extra = Json::object());
@@ -70,6 +78,11 @@ public:
     // Binary frames without "encoding": base64 in map-inspector traces (files written before
     // the field existed), plain text in captures. Set from the header.
     void setBinaryIsBase64(bool base64) { m_base64 = base64; }
+    // true: a record line of the shape our writer gives ({"t","dir","conn","frame"} in that
+    // order) is taken apart without parsing; its frame is checked when it is decoded (one
+    // parse instead of two) and the record says so (TraceRecord::frameUnchecked). The line is
+    // valid JSON exactly when its frame is. false (default): every line is parsed whole.
+    void setFramesCheckedLater(bool later) { m_framesCheckedLater = later; }
     const Json &header() const { return m_header; }
     QString lastError() const { return m_error; } // why the last line was Bad
 
@@ -77,6 +90,7 @@ private:
     struct Impl;
     std::unique_ptr<Impl> d;
     bool m_base64 = false;
+    bool m_framesCheckedLater = false;
     Json m_header;
     QString m_error;
 };

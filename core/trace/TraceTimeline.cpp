@@ -120,6 +120,11 @@ void TraceTimeline::appendInputCount(int inputs)
     m_inputs.push_back(quint8(std::min(inputs, 255)));
 }
 
+void TraceTimeline::markDamaged(qint64 record)
+{
+    m_damaged.push_back(record);
+}
+
 void TraceTimeline::mapEvents(int firstEvent, int endEvent, qint64 record)
 {
     if (firstEvent < 0 || endEvent <= firstEvent)
@@ -150,7 +155,9 @@ TraceRecord TraceTimeline::recordWith(qint64 index, ChunkCache &cache) const
 {
     const Ref &ref = m_refs[size_t(index)];
     const quint32 size = recordSize(index);
-    const RecordDir dir = recordDirOf(index);
+    RecordDir dir = recordDirOf(index);
+    if (std::binary_search(m_damaged.begin(), m_damaged.end(), index))
+        dir = RecordDir::Other; // replay ignores it, as the load did
     TraceRecord r;
     r.timeMs = recordTimeMs(index);
     r.dir = recordDirName(dir);

@@ -75,6 +75,9 @@ public:
     // thread, event origins from the applying thread. Read the timeline only once loading ended.
     void appendRecord(const TraceRecord &record);
     void appendInputCount(int inputs);
+    // From the decoding thread: the record's line was damaged (RecordDecoder::damagedLines);
+    // replays skip it as the load did.
+    void markDamaged(qint64 record);
     void mapEvents(int firstEvent, int endEvent, qint64 record);
     void reserve(qint64 records);
 
@@ -125,6 +128,7 @@ private:
     mutable std::mutex m_cacheMutex;
     mutable ChunkCache m_cache;
     std::vector<quint8> m_inputs;      // per record, saturated at 255
+    std::vector<qint64> m_damaged;     // records from damaged lines, ascending
     std::vector<quint32> m_eventRecord; // per store event: its record
 };
 
