@@ -100,7 +100,7 @@ struct JsonView
     bool isNull() const { return !json || json->is_null(); }
     bool isNumber() const { return json && json->is_number(); }
     bool isBoolean() const { return json && json->is_boolean(); }
-    JsonView child(const char *key) const { return {jsonChild(*json, key)}; }
+    JsonView child(std::string_view key) const { return {jsonChild(*json, std::string(key).c_str())}; }
     QString string(Text text = Text::Repeats) const
     {
         const std::string &value = json->get_ref<const std::string &>();
@@ -145,7 +145,7 @@ struct SimdView
         return t == Type::INT64 || t == Type::UINT64 || t == Type::DOUBLE;
     }
     bool isBoolean() const { return exists && element.type() == Type::BOOL; }
-    SimdView child(const char *key) const
+    SimdView child(std::string_view key) const // literals: the length is known when compiling
     {
         SimdView out{{}, false, differs};
         if (isObject())
@@ -186,7 +186,7 @@ struct SimdView
 // Scalars are read through toJson(): no allocation for numbers, and exactly nlohmann's
 // conversions (integer casts, dumps of non-string scalars).
 template<typename View>
-static qint64 intOf(const View &object, const char *key, qint64 fallback = 0)
+static qint64 intOf(const View &object, std::string_view key, qint64 fallback = 0)
 {
     const View child = object.child(key);
     if (!child.isNumber())
@@ -208,7 +208,7 @@ static QString scalarText(const View &value, Text text = Text::Repeats)
 }
 
 template<typename View>
-static std::optional<QString> optString(const View &object, const char *key, Text text = Text::Repeats)
+static std::optional<QString> optString(const View &object, std::string_view key, Text text = Text::Repeats)
 {
     const View child = object.child(key);
     if (child.isNull())
@@ -223,6 +223,17 @@ static std::optional<QString> optString(const View &object, const char *key, Tex
                 return inner.string(text);
     }
     return std::nullopt;
+}
+
+// optString(key), else optString(otherKey), else `fallback`; the second key is looked up only
+// when the first is absent (each lookup scans the object's members).
+template<typename View>
+static QString eitherString(const View &object, std::string_view key, std::string_view otherKey,
+                            Text text = Text::Repeats, const QString &fallback = QString())
+{
+    if (std::optional<QString> value = optString(object, key, text))
+        return std::move(*value);
+    return optString(object, otherKey, text).value_or(fallback);
 }
 
 template<typename View>
@@ -252,7 +263,7 @@ static AgentRecord agentFrom(const View &object)
     AgentRecord a;
     if (!object.isObject())
         return a;
-    a.id = optString(object, "id").value_or(optString(object, "agentId").value_or(QString()));
+    a.id = eitherString(object, "id", "agentId");
     a.name = optString(object, "name");
     a.role = optString(object, "role");
     a.state = optString(object, "state");
@@ -288,7 +299,7 @@ static ScopeRecord scopeFrom(const View &object)
     ScopeRecord s;
     if (!object.isObject())
         return s;
-    s.id = optString(object, "id").value_or(optString(object, "scopeId").value_or(QString()));
+    s.id = eitherString(object, "id", "scopeId");
     s.name = optString(object, "name");
     s.parentId = optString(object, "parentId");
     if (!s.parentId)
@@ -304,7 +315,7 @@ static MessageRecord messageFrom(const View &object, bool payloadAsText = false)
     MessageRecord m;
     if (!object.isObject())
         return m;
-    m.id = optString(object, "id", Text::Unique).value_or(optString(object, "messageId", Text::Unique).value_or(QString()));
+    m.id = eitherString(object, "id", "messageId", Text::Unique);
     m.from = optString(object, "from").value_or(QString());
     if (const View to = object.child("to"); to.present())
         m.to = to.toJson();
@@ -406,7 +417,7 @@ static void fillSubject(MapEvent &e, const View &d)
     case EventKind::MessageExpired:
     case EventKind::MessageFailed:
         e.messageId = optString(d, "messageId", Text::Unique).value_or(QString());
-        e.agentId = optString(d, "agentId").value_or(optString(d, "to").value_or(QString()));
+        e.agentId = eitherString(d, "agentId", "to");
         e.reason = optString(d, "reason").value_or(QString());
         break;
     case EventKind::SessionConnected:
@@ -415,7 +426,7 @@ static void fillSubject(MapEvent &e, const View &d)
             e.sessionId = optString(session, "id").value_or(QString());
             e.sessionRole = optString(session, "role").value_or(QString());
         } else {
-            e.sessionId = optString(d, "participantId").value_or(optString(d, "sessionId").value_or(QString()));
+            e.sessionId = eitherString(d, "participantId", "sessionId");
             e.sessionRole = optString(d, "participantType").value_or(QString());
         }
         if (e.sessionId.isEmpty())
@@ -423,7 +434,7 @@ static void fillSubject(MapEvent &e, const View &d)
         break;
     case EventKind::SessionDisconnected:
     case EventKind::SessionExpired:
-        e.sessionId = optString(d, "sessionId").value_or(optString(d, "participantId").value_or(e.sourceSessionId));
+        e.sessionId = eitherString(d, "sessionId", "participantId", Text::Repeats, e.sourceSessionId);
         e.reason = optString(d, "reason").value_or(QString());
         break;
     case EventKind::TaskCreated:
@@ -448,7 +459,7 @@ static void readSource(MapEvent &e, const View &source)
     if (source.isString()) { // [S]/[T]: a participant id
         e.sourceAgentId = source.string();
     } else if (source.isObject()) {
-        e.sourceAgentId = optString(source, "agentId").value_or(optString(source, "participantId").value_or(QString()));
+        e.sourceAgentId = eitherString(source, "agentId", "participantId");
         e.sourceSessionId = optString(source, "sessionId").value_or(QString());
         e.sourceScopeId = optString(source, "scopeId").value_or(QString());
     }
@@ -500,7 +511,7 @@ static std::optional<MapEvent> buildEvent(const View &event, QString &error)
         return std::nullopt;
     }
     std::tie(e.type, e.kind) = typeAndKind(e.rawType);
-    e.eventId = optString(event, "id", Text::Unique).value_or(optString(event, "eventId", Text::Unique).value_or(QString()));
+    e.eventId = eitherString(event, "id", "eventId", Text::Unique);
     e.timestampMs = intOf(event, "timestamp");
     if (const View source = event.child("source"); source.present())
         readSource(e, source);
