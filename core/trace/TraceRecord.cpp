@@ -491,10 +491,11 @@ RecordLineParser::Result RecordLineParser::parse(const char *data, qsizetype siz
         if (haveAction)
             out.extra = jsonFromSimd(action);
     } else if (haveFrame) {
-        // Our own lines give the frame's bytes as written; a line edited into another shape
-        // gives the frame minified (same JSON, other spacing).
-        out.raw = writtenByUs ? bytes(std::string_view(frameLine.frame, size_t(frameLine.frameSize)))
-                              : bytes(simdjson::to_string(frame));
+        // Our own lines give the frame's bytes as written (four members: nothing follows the
+        // frame); a line edited into another shape gives the frame minified (same JSON).
+        out.raw = writtenByUs && object.size() == 4
+                      ? bytes(std::string_view(frameLine.frame, size_t(frameLine.frameSize)))
+                      : bytes(simdjson::to_string(frame));
     } else if (std::string_view text; haveRaw && raw.get_string().get(text) == SUCCESS) {
         out.raw = bytes(text);
         // Base64 when the record says so, and for binary frames of traces written before

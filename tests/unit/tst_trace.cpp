@@ -429,6 +429,13 @@ void TestTrace::framesAreWrittenAsJsonWhenTheyCanBe()
         QCOMPARE(back.connection, 2);
         QVERIFY(!back.frameUnchecked);
     }
+    // Our prefix, then more members after the frame (a duplicate key, edited by hand): parsed
+    // whole, the last "frame" counts, as for any JSON object.
+    const QByteArray twice = R"({"t":5,"dir":"recv","conn":2,"frame":{"a":1},"frame":{"b":2}})";
+    TraceRecord last;
+    QCOMPARE(whole.parse(twice.constData(), twice.size(), twice.size(), last), RecordLineParser::Result::Record);
+    QCOMPARE(last.raw, QByteArray(R"({"b":2})"));
+
     // Our shape with a damaged frame: bad when parsed whole; left to the decoder otherwise.
     const QByteArray damaged = R"({"t":9,"dir":"recv","conn":1,"frame":{"jsonrpc":"2.0","id":}})";
     TraceRecord back;
