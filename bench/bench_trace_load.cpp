@@ -1,10 +1,12 @@
 // Trace loading and seeking: time to first view, time to fully loaded, memory, seek times.
 //
-//   bench_trace_load generate FILE [EVENTS]     write a trace of EVENTS (default 1,000,000)
-//       map/event frames: the received events of tests/data/scenario-deliver.ndjson (real
-//       frames of the official server), replicated with fresh event and message ids, each copy
-//       shifted in time after the previous one (9.5 s a copy) and in sequence numbers. The extension picks the
-//       compression (.jsonl, .jsonl.zst, .jsonl.gz).
+//   bench_trace_load generate FILE [EVENTS] [--from TRACE]   write a trace of EVENTS (default 1,000,000)
+//       map/event frames: the received events of TRACE (default: the sample trace recorded from
+//       the demo system, resources/sample: 40 agents, heartbeats, tasks, usage reports),
+//       replicated with fresh event, message and task ids, each copy shifted in time after the
+//       previous one and in sequence numbers. The extension picks the compression (.jsonl,
+//       .jsonl.zst, .jsonl.gz). `--from tests/data/scenario-deliver.ndjson`: the data of the
+//       benchmarks up to the fourth session (the official server's frames, 20 agents).
 //   bench_trace_load load FILE [--nlohmann] [--single-thread] [--inline] [--keep-raw] [--no-timeline]
 //       loads FILE into a SystemStore as the window does (TraceLoader: reader thread, decoding
 //       thread, apply in the main thread) and prints: time to the first applied batch (first
@@ -27,10 +29,13 @@
 #include "trace/TraceTimeline.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
+#include <QTimeZone>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
+#include <QSet>
 
 #include <cstdio>
 #include <ctime>
@@ -57,18 +62,27 @@ double cpuSeconds()
 #endif
 }
 
-int generate(const QString &path, qint64 target)
+// Fixed-length pieces of a template frame that change from copy to copy.
+struct Varying
+{
+    enum Kind { Millis, IsoTime, Id, TaskNumber, Uuid };
+    qsizetype at = 0;
+    Kind kind = Millis;
+    qint64 value = 0; // Millis, IsoTime: the time; TaskNumber: the number
+};
+
+int generate(const QString &path, qint64 target, const QString &from)
 {
     std::vector<QByteArray> templates;
     TraceReadStats stats;
     QString error;
-    readTrace(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), [&](const TraceRecord &r) {
+    readTrace(from, [&](const TraceRecord &r) {
         if (r.dir == QLatin1String("recv") && r.raw.contains("\"map/event\""))
             templates.push_back(r.raw);
         return true;
     }, stats, &error);
     if (templates.empty()) {
-        std::fprintf(stderr, "no frames: %s\n", qPrintable(error));
+        std::fprintf(stderr, "no map/event frames in %s %s\n", qPrintable(from), qPrintable(error));
         return 1;
     }
     CompressingWriter out;
@@ -76,28 +90,65 @@ int generate(const QString &path, qint64 target)
         std::fprintf(stderr, "%s\n", qPrintable(error));
         return 1;
     }
-    // Event times: each copy of the scenario follows the previous one (the scenario's own
-    // spacing inside a copy), so that times grow as in a long recording, as every view expects.
-    // Every 13-digit number within the scenario's time span (+-1 min) is a time and is shifted.
-    static const QRegularExpression timeNumber(QStringLiteral("(?<=[:\\[,])\\d{13}(?=[,}\\]])"));
+    // Times: each copy of the recording follows the previous one (the recording's own spacing
+    // inside a copy), so that times grow as in a long recording, as every view expects. Every
+    // 13-digit number and every ISO 8601 time (payloads) within the recording's span (+-1 min)
+    // is a time and is shifted. Ids: event and message ids (ULIDs) get a per-copy prefix, task
+    // numbers ("task-000012") and payload message ids (UUIDs) per-copy values, so every copy
+    // adds events, messages and tasks; agents and scopes stay the recording's.
+    static const QRegularExpression millis(QStringLiteral("(?<=[:\\[,])\\d{13}(?=[,}\\]])"));
+    static const QRegularExpression iso(QStringLiteral("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z"));
+    static const QRegularExpression ulid(QStringLiteral("\"(?:eventId|messageId)\":\"([0-9A-Z]{26})\"|\"message\":\\{\"id\":\"([0-9A-Z]{26})\""));
+    static const QRegularExpression task(QStringLiteral("(?<=task-)\\d{6}"));
+    static const QRegularExpression uuid(QStringLiteral("(?<=\"message_id\":\")[0-9a-f]{8}(?=-)"));
     qint64 firstMs = std::numeric_limits<qint64>::max();
     qint64 lastMs = 0;
-    std::vector<std::vector<std::pair<qsizetype, qint64>>> times(templates.size()); // (offset, value)
+    qint64 tasksPerCopy = 0;
+    std::vector<std::vector<Varying>> varying(templates.size());
+    std::vector<qint64> frameTimes(templates.size(), -1); // params.timestamp: the first 13-digit time
     for (size_t i = 0; i < templates.size(); ++i) {
         const QString text = QString::fromLatin1(templates[i]);
-        for (auto it = timeNumber.globalMatch(text); it.hasNext();) {
+        auto collect = [&](const QRegularExpression &re, Varying::Kind kind) {
+            for (auto it = re.globalMatch(text); it.hasNext();) {
+                const auto match = it.next();
+                const int group = re.captureCount() > 0 ? 1 : 0; // the part to replace
+                Varying v{match.capturedStart(group), kind, 0};
+                if (kind == Varying::Millis || kind == Varying::TaskNumber)
+                    v.value = match.captured(group).toLongLong();
+                else if (kind == Varying::IsoTime)
+                    v.value = QDateTime::fromString(match.captured(group), Qt::ISODateWithMs).toMSecsSinceEpoch();
+                varying[i].push_back(v);
+            }
+        };
+        collect(millis, Varying::Millis);
+        collect(iso, Varying::IsoTime);
+        // An event or message id, wherever it appears (the event's "id" repeats its eventId).
+        QSet<QString> ids;
+        for (auto it = ulid.globalMatch(text); it.hasNext();) {
             const auto match = it.next();
-            times[i].emplace_back(match.capturedStart(), match.captured().toLongLong());
+            ids.insert(match.captured(1).isEmpty() ? match.captured(2) : match.captured(1));
+        }
+        for (const QString &id : ids)
+            for (qsizetype at = text.indexOf(id); at >= 0; at = text.indexOf(id, at + id.size()))
+                varying[i].push_back({at, Varying::Id, 0});
+        collect(task, Varying::TaskNumber);
+        collect(uuid, Varying::Uuid);
+        for (const Varying &v : varying[i]) {
+            if (v.kind == Varying::Millis && frameTimes[i] < 0)
+                frameTimes[i] = v.value;
+            if (v.kind == Varying::TaskNumber)
+                tasksPerCopy = std::max(tasksPerCopy, v.value + 1);
+        }
+        if (frameTimes[i] >= 0) {
+            firstMs = std::min(firstMs, frameTimes[i]);
+            lastMs = std::max(lastMs, frameTimes[i]);
         }
     }
-    for (const auto &list : times) // the span of the frames' first times (params.timestamp)
-        if (!list.empty()) {
-            firstMs = std::min(firstMs, list.front().second);
-            lastMs = std::max(lastMs, list.front().second);
-        }
-    for (auto &list : times)
-        list.erase(std::remove_if(list.begin(), list.end(),
-                                  [&](const auto &t) { return t.second < firstMs - 60000 || t.second > lastMs + 60000; }),
+    for (auto &list : varying)
+        list.erase(std::remove_if(list.begin(), list.end(), [&](const Varying &v) {
+                       return (v.kind == Varying::Millis || v.kind == Varying::IsoTime)
+                           && (v.value < firstMs - 60000 || v.value > lastMs + 60000);
+                   }),
                    list.end());
     const qint64 span = lastMs - firstMs + 1;
     const qint64 t0 = firstMs - 1;
@@ -107,41 +158,42 @@ int generate(const QString &path, qint64 target)
     qint64 recordMs = t0;
     for (qint64 copy = 0; written < target; ++copy) {
         const QByteArray prefix = QByteArray::number(copy).rightJustified(8, '0');
+        const QByteArray copyHex = QByteArray::number(copy, 16).rightJustified(8, '0');
         const qint64 shift = copy * span;
-        for (size_t i = 0; i < templates.size(); ++i) {
-            if (written >= target)
-                break;
-            const QByteArray &t = templates[i];
-            // Times first (same length: 13 digits stay 13 digits), then the ids.
-            QByteArray f = t;
-            qint64 frameMs = -1;
-            for (const auto &[at, value] : times[i]) {
-                f.replace(at, 13, QByteArray::number(value + shift));
-                if (frameMs < 0)
-                    frameMs = value + shift;
-            }
-            // Event and message ids get a per-copy prefix; agents and scopes stay, so the model
-            // keeps the scenario's 20 agents and grows in events and messages.
-            for (const char *key : {"\"eventId\":\"", "\"messageId\":\"", "\"message\":{\"id\":\""}) {
-                const QByteArray k(key);
-                qsizetype at = t.indexOf(k);
-                while (at >= 0) {
-                    const QByteArray oldId = t.mid(at + k.size(), 26);
-                    f.replace(oldId, QByteArray(prefix + oldId.right(18)));
-                    at = t.indexOf(k, at + 1);
+        for (size_t i = 0; i < templates.size() && written < target; ++i) {
+            QByteArray f = templates[i];
+            for (const Varying &v : varying[i]) { // every replacement keeps the length
+                switch (v.kind) {
+                case Varying::Millis:
+                    f.replace(v.at, 13, QByteArray::number(v.value + shift));
+                    break;
+                case Varying::IsoTime:
+                    f.replace(v.at, 24, QDateTime::fromMSecsSinceEpoch(v.value + shift, QTimeZone::utc())
+                                            .toString(QStringLiteral("yyyy-MM-ddTHH:mm:ss.zzzZ"))
+                                            .toLatin1());
+                    break;
+                case Varying::Id:
+                    f.replace(v.at, 8, prefix);
+                    break;
+                case Varying::TaskNumber:
+                    f.replace(v.at, 6, QByteArray::number(copy * tasksPerCopy + v.value).rightJustified(6, '0'));
+                    break;
+                case Varying::Uuid:
+                    f.replace(v.at, 8, copyHex);
+                    break;
                 }
             }
             // Sequence numbers go on from copy to copy, as one subscription's would.
             const QByteArray sequenceKey("\"sequenceNumber\":");
             if (const qsizetype at = f.indexOf(sequenceKey); at >= 0) {
-                const qsizetype from = at + sequenceKey.size();
-                qsizetype end = from;
+                const qsizetype begin = at + sequenceKey.size();
+                qsizetype end = begin;
                 while (end < f.size() && f[end] >= '0' && f[end] <= '9')
                     ++end;
-                const qint64 sequence = f.mid(from, end - from).toLongLong() + copy * qint64(templates.size());
-                f.replace(from, end - from, QByteArray::number(sequence));
+                const qint64 sequence = f.mid(begin, end - begin).toLongLong() + copy * qint64(templates.size());
+                f.replace(begin, end - begin, QByteArray::number(sequence));
             }
-            recordMs = std::max(recordMs, frameMs); // received when sent, never back in time
+            recordMs = std::max(recordMs, frameTimes[i] < 0 ? recordMs : frameTimes[i] + shift); // never back in time
             out.write(encodeRecordLine({recordMs, QStringLiteral("recv"), 1, f, false, Json()}));
             ++written;
         }
@@ -150,8 +202,9 @@ int generate(const QString &path, qint64 target)
         std::fprintf(stderr, "%s\n", qPrintable(out.errorString()));
         return 1;
     }
-    std::printf("wrote %lld events to %s (%lld bytes on disk, %lld uncompressed)\n", static_cast<long long>(written),
-                qPrintable(path), static_cast<long long>(out.bytesOnDisk()), static_cast<long long>(out.bytesWritten()));
+    std::printf("wrote %lld events to %s (%lld bytes on disk, %lld uncompressed), copies of %zu events of %s\n",
+                static_cast<long long>(written), qPrintable(path), static_cast<long long>(out.bytesOnDisk()),
+                static_cast<long long>(out.bytesWritten()), templates.size(), qPrintable(QFileInfo(from).fileName()));
     return 0;
 }
 
@@ -313,14 +366,21 @@ int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
     const QStringList args = app.arguments().mid(1);
-    if (args.size() >= 2 && args[0] == QLatin1String("generate"))
-        return generate(args[1], args.size() > 2 ? args[2].toLongLong() : 1000000);
+    if (args.size() >= 2 && args[0] == QLatin1String("generate")) {
+        QStringList rest = args.mid(2);
+        QString from = QStringLiteral(MAPI_SAMPLE_TRACE);
+        if (const qsizetype at = rest.indexOf(QStringLiteral("--from")); at >= 0 && at + 1 < rest.size()) {
+            from = rest[at + 1];
+            rest.remove(at, 2);
+        }
+        return generate(args[1], rest.isEmpty() ? 1000000 : rest[0].toLongLong(), from);
+    }
     if (args.size() >= 2 && args[0] == QLatin1String("load"))
         return load(args[1], args.mid(2));
     if (args.size() >= 2 && args[0] == QLatin1String("parsers"))
         return parsers(args[1]);
     if (args.size() >= 2 && args[0] == QLatin1String("seek"))
         return seek(args[1], args.size() > 2 ? args[2].toLongLong() : 100000);
-    std::fprintf(stderr, "usage: bench_trace_load generate FILE [EVENTS] | load FILE [flags] | parsers FILE | seek FILE [EVENTS]\n");
+    std::fprintf(stderr, "usage: bench_trace_load generate FILE [EVENTS] [--from TRACE] | load FILE [flags] | parsers FILE | seek FILE [EVENTS]\n");
     return 1;
 }
