@@ -100,7 +100,7 @@ struct JsonView
     bool isNull() const { return !json || json->is_null(); }
     bool isNumber() const { return json && json->is_number(); }
     bool isBoolean() const { return json && json->is_boolean(); }
-    JsonView child(std::string_view key) const { return {jsonChild(*json, std::string(key).c_str())}; }
+    JsonView child(std::string_view key) const { return {jsonChild(*json, key)}; }
     QString string(Text text = Text::Repeats) const
     {
         const std::string &value = json->get_ref<const std::string &>();

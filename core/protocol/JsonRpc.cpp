@@ -189,7 +189,7 @@ QByteArray FrameCodec::encodeNotification(const QString &method, const Json &par
     return QByteArray::fromStdString(doc.dump(-1, ' ', false, Json::error_handler_t::replace));
 }
 
-const Json *jsonChild(const Json &object, const char *key)
+const Json *jsonChild(const Json &object, std::string_view key)
 {
     if (!object.is_object())
         return nullptr;

@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <optional>
+#include <string_view>
 
 namespace mapi {
 
@@ -118,7 +119,7 @@ private:
 // Small helpers for reading loosely typed JSON without exceptions.
 QString jsonString(const Json &object, const char *key);
 qint64 jsonInt(const Json &object, const char *key, qint64 fallback = 0);
-const Json *jsonChild(const Json &object, const char *key); // nullptr if absent or not an object member
+const Json *jsonChild(const Json &object, std::string_view key); // nullptr if absent or not an object member
 QString toQString(const Json &value);                       // string as-is; other scalars dumped
 QString jsonIdKey(const Json &id);                          // stable map key for a JSON-RPC id
 

@@ -176,41 +176,37 @@ private:
     // One phase (or part of it); false when the budget ran out.
     bool step(const QElapsedTimer &clock, qint64 budgetNs)
     {
-        auto outOfTime = [&](size_t i) { return i % kClockEvery == 0 && clock.nsecsElapsed() > budgetNs; };
+        // Calls scan(i) for the rows left of this phase; false when the budget ran out first.
+        auto scanRows = [&](size_t count, auto &&scan) {
+            for (; m_cursor < count; ++m_cursor) {
+                if (m_cursor % kClockEvery == 0 && clock.nsecsElapsed() > budgetNs)
+                    return false;
+                scan(m_cursor);
+            }
+            return true;
+        };
         switch (m_phase) {
         case Phase::Events:
-            for (; m_cursor < m_eventCount; ++m_cursor) {
-                if (outOfTime(m_cursor))
-                    return false;
-                scanEvent(m_store.events()[m_cursor]);
-            }
+            if (!scanRows(m_eventCount, [&](size_t i) { scanEvent(m_store.events()[i]); }))
+                return false;
             nextPhase(Phase::Messages);
             return true;
         case Phase::Messages:
-            for (; m_cursor < m_messageCount; ++m_cursor) {
-                if (outOfTime(m_cursor))
-                    return false;
-                scanMessage(m_cursor);
-            }
+            if (!scanRows(m_messageCount, [&](size_t i) { scanMessage(i); }))
+                return false;
             nextPhase(Phase::Tasks);
             return true;
         case Phase::Tasks:
-            for (; m_cursor < m_taskCount; ++m_cursor) {
-                if (outOfTime(m_cursor))
-                    return false;
-                scanTask(int(m_cursor), m_store.tasks()[m_cursor]);
-            }
+            if (!scanRows(m_taskCount, [&](size_t i) { scanTask(int(i), m_store.tasks()[i]); }))
+                return false;
             chooseBuckets();
             nextPhase(Phase::Buckets);
             return true;
         case Phase::Buckets:
             // A second pass over the event log rather than a copy of every event's time (8 bytes
             // an event, more while the copy grew: the window's peak memory after a load).
-            for (; m_cursor < m_eventCount; ++m_cursor) {
-                if (outOfTime(m_cursor))
-                    return false;
-                countEvent(m_store.events()[m_cursor]);
-            }
+            if (!scanRows(m_eventCount, [&](size_t i) { countEvent(m_store.events()[i]); }))
+                return false;
             nextPhase(Phase::Sweep);
             return true;
         case Phase::Sweep:
