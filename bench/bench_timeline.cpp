@@ -142,15 +142,15 @@ void fillStore(SystemStore &store, int messageCount)
         m.to = agentId(recipient).toStdString();
         m.timestampMs = t;
         if (roll < 30)
-            m.payload = heartbeat;
+            m.setPayload(heartbeat);
         else if (roll < 40)
-            m.payload = {{"type", "TASK_REQUEST"}, {"task_id", QStringLiteral("t%1").arg(i).toStdString()}};
+            m.setPayload({{"type", "TASK_REQUEST"}, {"task_id", QStringLiteral("t%1").arg(i).toStdString()}});
         else if (roll < 45)
-            m.payload = error;
+            m.setPayload(error);
         else if (roll < 50)
-            m.payload = steering;
+            m.setPayload(steering);
         else
-            m.payload = chatter;
+            m.setPayload(chatter);
         e.message = std::move(m);
         inputs.push_back(EventInput{std::move(e), t});
 
@@ -345,7 +345,7 @@ void run(int messageCount, bool withZoom, const QString &framesDir)
                 m.from = agentId(anyAgent(random));
                 m.to = agentId(anyAgent(random)).toStdString();
                 m.timestampMs = t;
-                m.payload = {{"type", "chatter"}};
+                m.setPayload({{"type", "chatter"}});
                 e.message = std::move(m);
                 batch.push_back(EventInput{std::move(e), t});
             }

@@ -142,7 +142,7 @@ ModelInput messageSent(int index, const QString &from, const QString &to, qint64
     message.id = QStringLiteral("bench-message-%1").arg(index);
     message.from = from;
     message.to = Json(to.toStdString());
-    message.payload = Json::object({{"type", "TASK_UPDATE"}, {"progress", index % 100}});
+    message.setPayload(Json::object({{"type", "TASK_UPDATE"}, {"progress", index % 100}}));
     message.timestampMs = timeMs;
     input.event.message = message;
     input.receivedMs = timeMs;

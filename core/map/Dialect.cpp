@@ -1,6 +1,6 @@
 #include "map/Dialect.h"
 #include "map/DialectSimd.h"
-#include "protocol/SimdJsonConvert.h"
+#include "map/JsonViews.h"
 
 #include <QHash>
 
@@ -58,130 +58,6 @@ EventKind eventKindFor(const QString &t)
     return kinds.value(t, EventKind::Other);
 }
 
-// ---- reading JSON through a view ------------------------------------------------------------
-//
-// The normalisation below is written once, against a read-only view of a JSON value, and runs
-// on two kinds of values: nlohmann's (snapshots, the default parser, tests) and simdjson's DOM
-// (the hot path of map/event frames: no nlohmann tree of the whole frame is built, only of the
-// parts a MapEvent keeps). Both views answer every question alike, so both give the same records.
-
-// Whether a text field's values repeat from event to event (agent, session, scope ids, types,
-// states) or are new each time (event and message ids).
-enum class Text { Repeats, Unique };
-
-// The QStrings of repeating values, per thread: a repeated agent id costs a hash lookup instead
-// of an allocation, a UTF-8 conversion and a free, and every copy the store keeps of it is the
-// same shared string. Bounded: past kMaxStrings distinct values new ones are no longer kept.
-static QString textOf(const char *data, size_t size, Text text)
-{
-    constexpr qsizetype kMaxStrings = 1 << 16;
-    constexpr size_t kMaxBytes = 96;
-    if (text == Text::Unique || size > kMaxBytes)
-        return QString::fromUtf8(data, qsizetype(size));
-    thread_local QHash<QByteArray, QString> strings;
-    const QByteArray key = QByteArray::fromRawData(data, qsizetype(size)); // no copy for the lookup
-    if (const auto it = strings.constFind(key); it != strings.constEnd())
-        return *it;
-    QString value = QString::fromUtf8(data, qsizetype(size));
-    if (strings.size() < kMaxStrings)
-        strings.insert(QByteArray(data, qsizetype(size)), value);
-    return value;
-}
-
-// A view of an nlohmann value; `json` null means "absent".
-struct JsonView
-{
-    const Json *json = nullptr;
-
-    bool present() const { return json != nullptr; }
-    bool isObject() const { return json && json->is_object(); }
-    bool isArray() const { return json && json->is_array(); }
-    bool isString() const { return json && json->is_string(); }
-    bool isNull() const { return !json || json->is_null(); }
-    bool isNumber() const { return json && json->is_number(); }
-    bool isBoolean() const { return json && json->is_boolean(); }
-    JsonView child(std::string_view key) const { return {jsonChild(*json, key)}; }
-    QString string(Text text = Text::Repeats) const
-    {
-        const std::string &value = json->get_ref<const std::string &>();
-        return textOf(value.data(), value.size(), text);
-    }
-    Json toJson() const { return *json; }
-    QByteArray text() const
-    {
-        const std::string text = json->dump(-1, ' ', false, Json::error_handler_t::replace);
-        return QByteArray(text.data(), qsizetype(text.size()));
-    }
-    template<typename F>
-    void forEachItem(F &&f) const
-    {
-        for (const Json &item : *json)
-            f(JsonView{&item});
-    }
-    bool empty() const { return json->empty(); }
-    JsonView front() const { return {&json->front()}; }
-};
-
-// A view of a simdjson DOM element. Lookups take the last of duplicate keys, as nlohmann does.
-// Any number converted through toJson() that nlohmann would read differently (-0) sets
-// `*differs`: the caller then decodes the frame again through nlohmann.
-struct SimdView
-{
-    simdjson::dom::element element;
-    bool exists = false;
-    bool *differs = nullptr;
-
-    using Type = simdjson::dom::element_type;
-    bool present() const { return exists; }
-    bool isObject() const { return exists && element.type() == Type::OBJECT; }
-    bool isArray() const { return exists && element.type() == Type::ARRAY; }
-    bool isString() const { return exists && element.type() == Type::STRING; }
-    bool isNull() const { return !exists || element.type() == Type::NULL_VALUE; }
-    bool isNumber() const
-    {
-        if (!exists)
-            return false;
-        const Type t = element.type();
-        return t == Type::INT64 || t == Type::UINT64 || t == Type::DOUBLE;
-    }
-    bool isBoolean() const { return exists && element.type() == Type::BOOL; }
-    SimdView child(std::string_view key) const // literals: the length is known when compiling
-    {
-        SimdView out{{}, false, differs};
-        if (isObject())
-            out.exists = lastMember(simdjson::dom::object(element), key, out.element);
-        return out;
-    }
-    QString string(Text text = Text::Repeats) const
-    {
-        const std::string_view value(element);
-        return textOf(value.data(), value.size(), text);
-    }
-    Json toJson() const { return jsonFromSimd(element, differs); }
-    // Minified by simdjson. As with toJson(), a frame with a negative zero goes through nlohmann
-    // instead (the two parsers may read it differently). In minified JSON a number follows ':',
-    // '[' or ','; a string holding such text only costs a fallback, never a wrong value.
-    QByteArray text() const
-    {
-        const std::string text = simdjson::to_string(element);
-        for (size_t at = text.find("-0"); differs && at != std::string::npos; at = text.find("-0", at + 2)) {
-            const char before = at ? text[at - 1] : ':';
-            if (before == ':' || before == '[' || before == ',') {
-                *differs = true;
-                break;
-            }
-        }
-        return QByteArray(text.data(), qsizetype(text.size()));
-    }
-    template<typename F>
-    void forEachItem(F &&f) const
-    {
-        for (const simdjson::dom::element item : simdjson::dom::array(element))
-            f(SimdView{item, true, differs});
-    }
-    bool empty() const { return simdjson::dom::array(element).size() == 0; }
-    SimdView front() const { return {*simdjson::dom::array(element).begin(), true, differs}; }
-};
 
 // Scalars are read through toJson(): no allocation for numbers, and exactly nlohmann's
 // conversions (integer casts, dumps of non-string scalars).
@@ -197,15 +73,6 @@ static qint64 intOf(const View &object, std::string_view key, qint64 fallback = 
     return static_cast<qint64>(value.get<double>());
 }
 
-template<typename View>
-static QString scalarText(const View &value, Text text = Text::Repeats)
-{
-    if (value.isString())
-        return value.string(text);
-    if (value.isNull())
-        return {};
-    return toQString(value.toJson());
-}
 
 template<typename View>
 static std::optional<QString> optString(const View &object, std::string_view key, Text text = Text::Repeats)
@@ -309,8 +176,20 @@ static ScopeRecord scopeFrom(const View &object)
     return s;
 }
 
+static ConventionInfo conventionOf(const JsonView &payload)
+{
+    return interpretPayload(*payload.json);
+}
+
+static ConventionInfo conventionOf(const SimdView &payload)
+{
+    return interpretPayload(payload.element, payload.differs);
+}
+
+// `readConvention`: also read what the payload means (MessageRecord::convention). Deliveries
+// skip it: the store reads a delivery only for a message it never saw sent.
 template<typename View>
-static MessageRecord messageFrom(const View &object, bool payloadAsText = false)
+static MessageRecord messageFrom(const View &object, bool readConvention = true)
 {
     MessageRecord m;
     if (!object.isObject())
@@ -319,11 +198,14 @@ static MessageRecord messageFrom(const View &object, bool payloadAsText = false)
     m.from = optString(object, "from").value_or(QString());
     if (const View to = object.child("to"); to.present())
         m.to = to.toJson();
-    if (const View payload = object.child("payload"); payload.present()) {
-        if (payloadAsText)
-            m.payloadText = payload.text();
-        else
-            m.payload = payload.toJson();
+    if (const View payload = object.child("payload"); !payload.isNull()) {
+        m.payloadText = payload.text();
+        if (payload.isObject()) {
+            if (const View type = payload.child("type"); !type.isNull() && !type.isObject() && !type.isArray())
+                m.payloadType = scalarText(type);
+        }
+        if (readConvention)
+            m.convention = std::make_shared<const ConventionInfo>(conventionOf(payload));
     }
     if (const View p = object.child("priority"); p.isNumber())
         m.priority = p.toJson().template get<int>();
@@ -350,6 +232,19 @@ ScopeRecord scopeFromJson(const Json &object)
 MessageRecord messageFromJson(const Json &object)
 {
     return messageFrom(JsonView{&object});
+}
+
+void MessageRecord::setPayload(const Json &value)
+{
+    payloadText.clear();
+    payloadType.clear();
+    convention.reset();
+    payloadInFrame = false;
+    if (value.is_null())
+        return;
+    payloadText = JsonView{&value}.text();
+    if (value.is_object())
+        payloadType = jsonString(value, "type");
 }
 
 // The event's subject, read from its data (`d`, the view of e.data).
@@ -401,7 +296,7 @@ static void fillSubject(MapEvent &e, const View &d)
     case EventKind::MessageSent:
     case EventKind::MessageDelivered:
         if (const View msg = d.child("message"); msg.isObject())
-            e.message = messageFrom(msg, e.kind == EventKind::MessageDelivered);
+            e.message = messageFrom(msg, e.kind != EventKind::MessageDelivered);
         e.messageId = optString(d, "messageId", Text::Unique).value_or(e.message ? e.message->id : QString());
         if (e.message && e.message->id.isEmpty())
             e.message->id = e.messageId;
@@ -633,6 +528,44 @@ std::vector<MapEvent> eventsFromReplayResult(const Json &result, bool &hasMore)
             out.push_back(std::move(*e));
     }
     return out;
+}
+
+QByteArray messagePayloadInFrame(const QByteArray &frame, QStringView messageId)
+{
+    const auto payloadIf = [&](const MapEvent &e) -> std::optional<QByteArray> {
+        if (e.message && (e.message->id.isEmpty() ? e.eventId : e.message->id) == messageId)
+            return e.message->payloadText;
+        return std::nullopt;
+    };
+    // A map/event read from simdjson's DOM, so the text is the one the load wrote.
+    thread_local simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    simdjson::dom::element method;
+    simdjson::dom::element params;
+    if (parseText(parser, frame, root) == simdjson::SUCCESS && root.type() == simdjson::dom::element_type::OBJECT
+        && lastMember(simdjson::dom::object(root), "method", method)
+        && method.type() == simdjson::dom::element_type::STRING && std::string_view(method) == "map/event"
+        && lastMember(simdjson::dom::object(root), "params", params)) {
+        QString error;
+        bool differs = false;
+        if (const std::optional<MapEvent> e = eventFromNotification(params, error, differs); e && !differs)
+            if (std::optional<QByteArray> payload = payloadIf(*e))
+                return *payload;
+    }
+    const Json json = Json::parse(frame.constBegin(), frame.constEnd(), nullptr, false);
+    if (!json.is_object())
+        return {};
+    QString error;
+    if (const Json *p = jsonChild(json, "params"); p && jsonString(json, "method") == QLatin1String("map/event")) {
+        if (const std::optional<MapEvent> e = eventFromNotification(*p, error))
+            return payloadIf(*e).value_or(QByteArray());
+    } else if (const Json *result = jsonChild(json, "result")) {
+        bool hasMore = false;
+        for (const MapEvent &e : eventsFromReplayResult(*result, hasMore))
+            if (std::optional<QByteArray> payload = payloadIf(e))
+                return *payload;
+    }
+    return {};
 }
 
 ErrorClass classifyError(int code, const QString &message)

@@ -15,4 +15,7 @@ namespace mapi {
 // frame through nlohmann instead and ignore this result.
 std::optional<MapEvent> eventFromNotification(simdjson::dom::element params, QString &error, bool &differs);
 
+// interpretPayload() read straight from simdjson's DOM; `*differs` as above.
+ConventionInfo interpretPayload(simdjson::dom::element payload, bool *differs);
+
 } // namespace mapi

@@ -2,12 +2,14 @@
 // Produced by Dialect.h from the official MAPServer, the SDK TestServer and schema shapes.
 #pragma once
 
+#include "map/PayloadConventions.h"
 #include "protocol/JsonRpc.h"
 
 #include <QByteArray>
 #include <QString>
 #include <QStringList>
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -42,15 +44,26 @@ struct MessageRecord
     QString id;
     QString from;                      // as sent: agent id, or (on [M]) the sender's session id
     Json to;                           // address as sent: string, array or object
-    Json payload;
-    // Delivery events (message.delivered) carry the message again; the store reads it only for a
-    // message it never saw sent. Their payload comes as JSON text instead (payload stays null):
-    // building a tree for every delivery was most of the decoding of a loaded trace's messages.
+    // The payload as compact JSON text (empty: none or null) and its own "type" when it has one.
+    // Text, not a tree: the store keeps text, and a tree per message was most of the decoding of
+    // a loaded trace's messages.
     QByteArray payloadText;
+    QString payloadType;
+    // What the payload means by the agents' conventions, read by the decoding thread from its
+    // parse of the frame (sent messages). Null when not read (deliveries, which the store reads
+    // only for a message it never saw sent; records built by hand): the store then reads it
+    // from payloadText. Shared: batches are copied by reference count.
+    std::shared_ptr<const ConventionInfo> convention;
+    // The payload was taken out of this record to save memory (dropRawFrames(): a loaded trace);
+    // whoever needs it reads it again from the event's frame (SystemStore::messagePayload()).
+    bool payloadInFrame = false;
     std::optional<int> priority;
     QString messageType;
     QString replyTo;
     qint64 timestampMs = 0;
+
+    // payloadText and payloadType from a tree (null: no payload).
+    void setPayload(const Json &payload);
 };
 
 enum class EventKind {

@@ -1,4 +1,5 @@
 #include "map/PayloadConventions.h"
+#include "map/JsonViews.h"
 
 #include <QHash>
 
@@ -65,14 +66,24 @@ static ConventionKind kindForType(const QString &rawType)
     return kinds.value(t, ConventionKind::None);
 }
 
-static QString str(const Json &object, const char *key)
+// The conventions are read through a JSON view (map/JsonViews.h), so the decoding thread reads
+// a payload straight from simdjson's DOM and nothing builds an nlohmann tree of it.
+
+// A scalar member as text (strings as they are, numbers and booleans as JSON); objects, arrays,
+// null and absent members give an empty string.
+template<typename View>
+static QString str(const View &object, std::string_view key)
 {
-    return jsonString(object, key);
+    const View child = object.child(key);
+    if (child.isNull() || child.isObject() || child.isArray())
+        return {};
+    return scalarText(child);
 }
 
-static QString firstString(const Json &object, std::initializer_list<const char *> keys)
+template<typename View>
+static QString firstString(const View &object, std::initializer_list<std::string_view> keys)
 {
-    for (const char *k : keys) {
+    for (const std::string_view k : keys) {
         QString v = str(object, k);
         if (!v.isEmpty())
             return v;
@@ -80,11 +91,12 @@ static QString firstString(const Json &object, std::initializer_list<const char 
     return {};
 }
 
-static std::optional<double> number(const Json &object, const char *key)
+template<typename View>
+static std::optional<double> number(const View &object, std::string_view key)
 {
-    const Json *v = jsonChild(object, key);
-    if (v && v->is_number())
-        return v->get<double>();
+    const View v = object.child(key);
+    if (v.isNumber())
+        return v.toJson().template get<double>();
     return std::nullopt;
 }
 
@@ -100,15 +112,16 @@ static QString normaliseSeverity(QString s)
     return s;
 }
 
-static void readBody(ConventionInfo &c, const Json &body)
+template<typename View>
+static void readBody(ConventionInfo &c, const View &body)
 {
-    if (!body.is_object())
+    if (!body.isObject())
         return;
     if (c.taskId.isEmpty())
         c.taskId = firstString(body, {"task_id", "taskId"});
     if (c.taskId.isEmpty()) {
-        if (const Json *ctx = jsonChild(body, "context"); ctx && ctx->is_object())
-            c.taskId = firstString(*ctx, {"task_id", "taskId"});
+        if (const View ctx = body.child("context"); ctx.isObject())
+            c.taskId = firstString(ctx, {"task_id", "taskId"});
     }
     if (c.taskType.isEmpty())
         c.taskType = firstString(body, {"task_type", "taskType"});
@@ -130,8 +143,8 @@ static void readBody(ConventionInfo &c, const Json &body)
     }
     if (auto p = number(body, "progress"))
         c.progress = *p;
-    const Json *usage = jsonChild(body, "resource_usage");
-    const Json &u = (usage && usage->is_object()) ? *usage : body;
+    const View usage = body.child("resource_usage");
+    const View &u = usage.isObject() ? usage : body;
     if (auto v = number(u, "tokens_used"))
         c.tokensUsed = qint64(*v);
     if (auto v = number(u, "tokens_remaining"))
@@ -139,8 +152,8 @@ static void readBody(ConventionInfo &c, const Json &body)
     if (auto v = number(u, "cost_usd"))
         c.costUsd = *v;
     if (c.kind == ConventionKind::StatusUpdate && c.heartbeatStatus.isEmpty()) {
-        if (const Json *status = jsonChild(body, "status"); status && status->is_object())
-            c.heartbeatStatus = str(*status, "state").toUpper();
+        if (const View status = body.child("status"); status.isObject())
+            c.heartbeatStatus = str(status, "state").toUpper();
         else
             c.heartbeatStatus = str(body, "status").toUpper();
     }
@@ -155,50 +168,51 @@ static void readBody(ConventionInfo &c, const Json &body)
         c.senderAgentId = firstString(body, {"agent_id", "requester_id", "responder_id"});
 }
 
-ConventionInfo interpretPayload(const Json &payload)
+template<typename View>
+static ConventionInfo interpret(const View &payload)
 {
     ConventionInfo c;
-    if (!payload.is_object())
+    if (!payload.isObject())
         return c;
 
-    const Json *body = nullptr;
-    if (const Json *header = jsonChild(payload, "header"); header && header->is_object()) {
+    View body; // absent
+    if (const View header = payload.child("header"); header.isObject()) {
         // 002: header/body/trace
         c.envelope = QStringLiteral("002");
-        c.envelopeId = firstString(*header, {"messageId", "message_id"});
-        c.correlationId = firstString(*header, {"correlationId", "correlation_id"});
-        c.senderAgentId = firstString(*header, {"source", "from"});
-        c.receiver = firstString(*header, {"destination", "to"});
-        if (auto p = number(*header, "priority"))
+        c.envelopeId = firstString(header, {"messageId", "message_id"});
+        c.correlationId = firstString(header, {"correlationId", "correlation_id"});
+        c.senderAgentId = firstString(header, {"source", "from"});
+        c.receiver = firstString(header, {"destination", "to"});
+        if (auto p = number(header, "priority"))
             c.priority = int(*p);
-        const Json *b = jsonChild(payload, "body");
-        c.rawType = b ? firstString(*b, {"action", "type"}) : QString();
+        const View b = payload.child("body");
+        c.rawType = b.present() ? firstString(b, {"action", "type"}) : QString();
         if (c.rawType.isEmpty())
-            c.rawType = str(*header, "type");
-        if (b)
-            body = jsonChild(*b, "payload");
-        if (!body || !body->is_object())
+            c.rawType = str(header, "type");
+        if (b.present())
+            body = b.child("payload");
+        if (!body.isObject())
             body = b;
-        if (const Json *trace = jsonChild(payload, "trace"); trace && trace->is_object()) {
-            c.traceId = firstString(*trace, {"traceId", "trace_id"});
-            c.spanId = firstString(*trace, {"spanId", "span_id"});
+        if (const View trace = payload.child("trace"); trace.isObject()) {
+            c.traceId = firstString(trace, {"traceId", "trace_id"});
+            c.spanId = firstString(trace, {"spanId", "span_id"});
         }
-    } else if (jsonChild(payload, "protocol_version") || jsonChild(payload, "sender_id")) {
+    } else if (payload.child("protocol_version").present() || payload.child("sender_id").present()) {
         // 004: protocol_version/sender_id/receiver_id/message_type
         c.envelope = QStringLiteral("004");
         c.envelopeId = str(payload, "message_id");
         c.senderAgentId = str(payload, "sender_id");
         c.receiver = str(payload, "receiver_id");
-        body = jsonChild(payload, "payload");
-        c.rawType = body ? firstString(*body, {"type", "action", "task_type"}) : QString();
+        body = payload.child("payload");
+        c.rawType = body.present() ? firstString(body, {"type", "action", "task_type"}) : QString();
         if (kindForType(c.rawType) == ConventionKind::None)
             c.rawType = str(payload, "message_type");
     } else {
         c.rawType = firstString(payload, {"type", "message_type", "kind"});
-        if (jsonChild(payload, "message_id")) {
+        if (payload.child("message_id").present()) {
             c.envelope = QStringLiteral("000");
             c.envelopeId = str(payload, "message_id");
-        } else if (jsonChild(payload, "id") && jsonChild(payload, "from")) {
+        } else if (payload.child("id").present() && payload.child("from").present()) {
             c.envelope = QStringLiteral("003");
             c.envelopeId = str(payload, "id");
         } else {
@@ -207,20 +221,20 @@ ConventionInfo interpretPayload(const Json &payload)
         if (c.envelope != QLatin1String("bare")) {
             c.senderAgentId = str(payload, "from");
             c.receiver = str(payload, "to");
-            body = jsonChild(payload, "payload");
+            body = payload.child("payload");
         }
-        if (!body || !body->is_object())
-            body = &payload;
+        if (!body.isObject())
+            body = payload;
         if (auto p = number(payload, "priority"))
             c.priority = int(*p);
     }
 
-    if (const Json *meta = jsonChild(payload, "metadata"); meta && meta->is_object()) {
+    if (const View meta = payload.child("metadata"); meta.isObject()) {
         if (c.correlationId.isEmpty())
-            c.correlationId = firstString(*meta, {"correlation_id", "correlationId"});
-        c.parentMessageId = firstString(*meta, {"parent_message_id", "parentMessageId"});
+            c.correlationId = firstString(meta, {"correlation_id", "correlationId"});
+        c.parentMessageId = firstString(meta, {"parent_message_id", "parentMessageId"});
         if (!c.priority) {
-            const QString p = str(*meta, "priority").toLower();
+            const QString p = str(meta, "priority").toLower();
             if (p == QLatin1String("critical")) c.priority = 10;
             else if (p == QLatin1String("high")) c.priority = 8;
             else if (p == QLatin1String("normal")) c.priority = 5;
@@ -231,13 +245,39 @@ ConventionInfo interpretPayload(const Json &payload)
         c.correlationId = firstString(payload, {"correlation_id", "correlationId"});
 
     c.kind = kindForType(c.rawType);
-    if (body)
-        readBody(c, *body);
+    if (body.present())
+        readBody(c, body);
     if (c.kind == ConventionKind::None && !c.taskId.isEmpty())
         c.kind = ConventionKind::TaskUpdate; // a message about a task we cannot classify better
     if (c.kind == ConventionKind::None)
         c.envelope.clear();
     return c;
+}
+
+ConventionInfo interpretPayload(const Json &payload)
+{
+    return interpret(JsonView{&payload});
+}
+
+ConventionInfo interpretPayload(simdjson::dom::element payload, bool *differs)
+{
+    return interpret(SimdView{payload, true, differs});
+}
+
+ConventionInfo interpretPayloadText(const QByteArray &payloadText)
+{
+    if (payloadText.isEmpty())
+        return {};
+    thread_local simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    if (parseText(parser, payloadText, root) != simdjson::SUCCESS)
+        return {};
+    bool differs = false;
+    ConventionInfo info = interpret(SimdView{root, true, &differs});
+    if (!differs)
+        return info;
+    const Json tree = Json::parse(payloadText.constBegin(), payloadText.constEnd(), nullptr, false);
+    return tree.is_discarded() ? ConventionInfo() : interpretPayload(tree);
 }
 
 } // namespace mapi

@@ -11,6 +11,7 @@
 
 #include "protocol/JsonRpc.h"
 
+#include <QByteArray>
 #include <QString>
 
 #include <optional>
@@ -75,5 +76,8 @@ struct ConventionInfo
 };
 
 ConventionInfo interpretPayload(const Json &payload);
+// The same from the payload as JSON text (empty or not JSON: nothing recognised). Parses with
+// simdjson: for messages whose payload the decoder did not interpret (MessageRecord::convention).
+ConventionInfo interpretPayloadText(const QByteArray &payloadText);
 
 } // namespace mapi

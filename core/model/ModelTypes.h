@@ -102,7 +102,10 @@ struct Message
     QString toDisplay;             // address rendered for people
     QStringList toAgentIds;        // resolved recipients
     QString scopeId;
-    QByteArray payloadText;        // the payload as compact JSON (UTF-8); payload() parses it
+    // The payload as compact JSON text (UTF-8), empty when none. A loaded trace leaves it in the
+    // frame (payloadInFrame): SystemStore::messagePayload() reads it from there when asked.
+    QByteArray payloadText;
+    bool payloadInFrame = false;
     QString payloadType;           // the payload's own "type", if it has one
     std::optional<int> priority;
     QString correlationId;
@@ -110,11 +113,14 @@ struct Message
     QString taskId;
     QString status;                // sent | queued | delivered | dropped | expired | failed
     qint64 timestampMs = 0;
+    // Usage the payload reports (conventions: heartbeats, status), kept so that the usage charts
+    // need not read payloads.
+    std::optional<qint64> tokensUsed;
+    std::optional<double> costUsd;
 
-    // The payload as JSON (null when there is none). Parses: for one message at a time.
+    // payloadText as JSON (null when there is none or it is in the frame). Parses: for one
+    // message at a time.
     Json payload() const;
-    // Keeps `payload` as text (payloadText, payloadType).
-    void setPayload(const Json &payload);
 };
 
 struct TaskTransition

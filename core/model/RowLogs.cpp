@@ -1,5 +1,8 @@
 #include "model/RowLogs.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace mapi {
 
 // ---- Message payload ------------------------------------------------------------------------
@@ -10,18 +13,6 @@ Json Message::payload() const
         return Json();
     Json parsed = Json::parse(payloadText.constBegin(), payloadText.constEnd(), nullptr, false);
     return parsed.is_discarded() ? Json() : parsed; // cannot happen: setPayload wrote it
-}
-
-void Message::setPayload(const Json &value)
-{
-    if (value.is_null()) {
-        payloadText.clear();
-        payloadType.clear();
-        return;
-    }
-    const std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
-    payloadText = QByteArray(text.data(), qsizetype(text.size()));
-    payloadType = value.is_object() ? jsonString(value, "type") : QString();
 }
 
 // ---- EventLog -------------------------------------------------------------------------------
@@ -84,6 +75,7 @@ Message MessageLog::operator[](size_t row) const
     m.scopeId = m_names.name(r.scopeId);
     const QByteArrayView payload = m_text.utf8(r.payload);
     m.payloadText = QByteArray(payload.data(), payload.size());
+    m.payloadInFrame = r.payloadInFrame;
     m.payloadType = m_names.name(r.payloadType);
     if (r.priority != kNoPriority)
         m.priority = r.priority;
@@ -92,7 +84,32 @@ Message MessageLog::operator[](size_t row) const
     m.taskId = m_names.name(r.taskId);
     m.status = m_names.name(r.status);
     m.timestampMs = r.timestampMs;
+    if (const UsageRow *usage = usageOf(row)) {
+        if (usage->tokensUsed != kNoTokens)
+            m.tokensUsed = usage->tokensUsed;
+        if (!std::isnan(usage->costUsd))
+            m.costUsd = usage->costUsd;
+    }
     return m;
+}
+
+const MessageLog::UsageRow *MessageLog::usageOf(size_t row) const
+{
+    const auto it = std::lower_bound(m_usage.begin(), m_usage.end(), row,
+                                     [](const UsageRow &u, size_t r) { return size_t(u.row) < r; });
+    return it != m_usage.end() && size_t(it->row) == row ? &*it : nullptr;
+}
+
+std::optional<qint64> MessageLog::tokensUsed(size_t row) const
+{
+    const UsageRow *usage = usageOf(row);
+    return usage && usage->tokensUsed != kNoTokens ? std::optional<qint64>(usage->tokensUsed) : std::nullopt;
+}
+
+std::optional<double> MessageLog::costUsd(size_t row) const
+{
+    const UsageRow *usage = usageOf(row);
+    return usage && !std::isnan(usage->costUsd) ? std::optional<double>(usage->costUsd) : std::nullopt;
 }
 
 int MessageLog::recipientCount(size_t row) const
@@ -147,7 +164,11 @@ int MessageLog::append(const Message &m)
     r.status = m_names.intern(m.status);
     r.priority = m.priority.value_or(kNoPriority);
     r.convention = m.convention;
+    r.payloadInFrame = m.payloadInFrame;
     m_rows.push_back(r);
+    if (m.tokensUsed || m.costUsd)
+        m_usage.push_back({quint32(row), m.tokensUsed.value_or(kNoTokens),
+                           m.costUsd.value_or(std::numeric_limits<double>::quiet_NaN())});
     if (!m.id.isEmpty())
         m_ids.insert(IdIndex::hashOf(m.id), row);
     return row;
@@ -179,13 +200,14 @@ void MessageLog::addRecipient(size_t row, const QString &agentId)
 size_t MessageLog::memoryBytes() const
 {
     return m_rows.size() * sizeof(Row) + m_lists.capacity() * sizeof(QStringList) + m_text.memoryBytes()
-        + m_ids.memoryBytes();
+        + m_ids.memoryBytes() + m_usage.capacity() * sizeof(UsageRow);
 }
 
 void MessageLog::clear()
 {
     m_rows = {};
     m_lists = {};
+    m_usage = {};
     m_text.clear();
     m_names.clear();
     m_ids.clear();

@@ -12,6 +12,8 @@
 #include <deque>
 #include <iterator>
 #include <limits>
+#include <optional>
+#include <vector>
 
 namespace mapi {
 
@@ -69,6 +71,13 @@ public:
     const QString &fromAgentId(size_t row) const { return m_names.name(m_rows[row].fromAgentId); }
     const QString &scopeId(size_t row) const { return m_names.name(m_rows[row].scopeId); }
     const QString &payloadType(size_t row) const { return m_names.name(m_rows[row].payloadType); }
+    QString id(size_t row) const { return m_text.text(m_rows[row].id); }
+    int eventRow(size_t row) const { return m_rows[row].eventRow; }
+    // The kept payload text (empty when none, or when payloadInFrame(): SystemStore::messagePayload()).
+    QByteArrayView payloadText(size_t row) const { return m_text.utf8(m_rows[row].payload); }
+    bool payloadInFrame(size_t row) const { return m_rows[row].payloadInFrame; }
+    std::optional<qint64> tokensUsed(size_t row) const;
+    std::optional<double> costUsd(size_t row) const;
     int recipientCount(size_t row) const;
     bool hasRecipient(size_t row, const QString &agentId) const;
     const QString &recipient(size_t row, int index) const;
@@ -121,12 +130,23 @@ private:
         int status = 0;
         int priority = kNoPriority;
         ConventionKind convention = ConventionKind::None;
+        bool payloadInFrame = false;
     };
     static constexpr int kNoPriority = std::numeric_limits<int>::min();
+    // Usage reports, for the few messages that carry one (by ascending row).
+    struct UsageRow
+    {
+        quint32 row;
+        qint64 tokensUsed;         // kNoTokens: none
+        double costUsd;            // NaN: none
+    };
+    static constexpr qint64 kNoTokens = std::numeric_limits<qint64>::min();
+    const UsageRow *usageOf(size_t row) const;
 
     const EventLog *m_events;
     std::deque<Row> m_rows;
     std::vector<QStringList> m_lists;
+    std::vector<UsageRow> m_usage;
     TextArena m_text;
     NameTable m_names;
     IdIndex m_ids;

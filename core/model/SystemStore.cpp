@@ -427,6 +427,17 @@ QByteArray SystemStore::eventFrame(int row) const
     return m_frameSource(row);
 }
 
+QByteArray SystemStore::messagePayload(int row) const
+{
+    if (row < 0 || size_t(row) >= m_messages.size())
+        return {};
+    if (!m_messages.payloadInFrame(size_t(row))) {
+        const QByteArrayView text = m_messages.payloadText(size_t(row));
+        return QByteArray(text.data(), text.size());
+    }
+    return messagePayloadInFrame(eventFrame(m_messages.eventRow(size_t(row))), m_messages.id(size_t(row)));
+}
+
 void SystemStore::applyEvent(const EventInput &input)
 {
     const MapEvent &e = input.event;
@@ -649,15 +660,9 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
     m.eventId = e.eventId;
     m.eventRow = eventIndex;
     m.fromRaw = r.from;
-    // A delivery's payload comes as text (MessageRecord::payloadText).
-    Json parsedPayload;
-    if (r.payload.is_null() && !r.payloadText.isEmpty()) {
-        parsedPayload = Json::parse(r.payloadText.constBegin(), r.payloadText.constEnd(), nullptr, false);
-        if (parsedPayload.is_discarded()) // cannot happen: the decoder wrote it
-            parsedPayload = Json();
-    }
-    const Json &payload = parsedPayload.is_null() ? r.payload : parsedPayload;
-    m.setPayload(payload);
+    m.payloadText = r.payloadText;
+    m.payloadInFrame = r.payloadInFrame;
+    m.payloadType = r.payloadType;
     m.priority = r.priority;
     m.timestampMs = r.timestampMs ? r.timestampMs : t;
     m.status = e.kind == EventKind::MessageDelivered ? QStringLiteral("delivered") : QStringLiteral("sent");
@@ -667,7 +672,11 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
     if (!e.agentId.isEmpty() && !m.toAgentIds.contains(e.agentId))
         m.toAgentIds << e.agentId;
 
-    const ConventionInfo info = interpretPayload(payload);
+    // Read by the decoding thread for sent messages; a delivery of a message never seen sent is
+    // read here (dropRawFrames() keeps the text of records it has not read).
+    const ConventionInfo info = r.convention ? *r.convention : interpretPayloadText(r.payloadText);
+    m.tokensUsed = info.tokensUsed;
+    m.costUsd = info.costUsd;
     // Sender: the envelope's agent id when it names an agent (on [M] `from` is a session id),
     // else the agent behind `from`, else a placeholder for the envelope's sender.
     if (!info.senderAgentId.isEmpty() && m_agentRow.contains(info.senderAgentId))

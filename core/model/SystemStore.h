@@ -93,6 +93,9 @@ public:
     // frame source reads (a loaded trace keeps its frames compressed in its TraceTimeline).
     // Empty when neither has it (events of a map/replay batch, a trace still loading).
     QByteArray eventFrame(int row) const;
+    // The payload of message `row` as JSON text (empty: none): the kept text, or for a loaded
+    // trace, read again from the frame of the event that carried it (parses that frame).
+    QByteArray messagePayload(int row) const;
     using FrameSource = std::function<QByteArray(int eventRow)>;
     void setFrameSource(FrameSource source) { m_frameSource = std::move(source); } // kept across reset()
     // Agent state names announced by events (EventEntry::stateRow, previousStateRow).

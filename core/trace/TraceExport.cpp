@@ -420,11 +420,12 @@ qint64 writeCsv(const SystemStore &store, CsvTable table, QIODevice &device, QSt
     case CsvTable::Messages:
         row({"id", "time", "eventId", "from", "fromRaw", "to", "toAgents", "scope", "status", "convention", "taskId",
              "correlationId", "priority", "payload"});
-        for (const Message &m : store.messages()) {
+        for (size_t messageRow = 0; messageRow < store.messages().size(); ++messageRow) {
+            const Message m = store.messages()[messageRow];
             row({t(m.id), n(isoTime(m.timestampMs)), t(m.eventId), t(m.fromAgentId), t(m.fromRaw), t(m.toDisplay),
                  t(m.toAgentIds.join(QLatin1Char(';'))), t(m.scopeId), t(m.status), t(conventionName(m.convention)),
                  t(m.taskId), t(m.correlationId), n(optionalNumber(m.priority)),
-                 t(QString::fromUtf8(m.payloadText))});
+                 t(QString::fromUtf8(store.messagePayload(int(messageRow))))});
             ++rows;
         }
         break;

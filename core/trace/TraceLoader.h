@@ -85,7 +85,8 @@ TraceLoadResult loadTraceBatches(const QString &path, const TraceLoadOptions &op
 void applyTraceBatch(SystemStore &store, TraceLoadBatch &batch, TraceTimeline *timeline);
 
 // Synchronous: decodes on helper threads and applies in the calling thread; then advances the
-// store's clock to the last record. `afterBatch` (optional) runs after each applied batch.
+// store's clock to the last record and, when frames were left in the timeline, makes the timeline
+// the store's frame source (SystemStore::eventFrame, messagePayload). `afterBatch` (optional) runs after each applied batch.
 TraceLoadResult loadTraceInto(SystemStore &store, const QString &path, const TraceLoadOptions &options = {},
                               const std::function<void(const TraceLoadBatch &)> &afterBatch = {});
 

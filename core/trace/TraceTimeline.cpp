@@ -40,9 +40,19 @@ void TraceTimeline::reserve(qint64 records)
 
 void dropRawFrames(ModelInputs &inputs)
 {
-    for (ModelInput &input : inputs)
-        if (auto *in = std::get_if<EventInput>(&input))
-            in->event.rawFrame = QByteArray();
+    for (ModelInput &input : inputs) {
+        auto *in = std::get_if<EventInput>(&input);
+        if (!in)
+            continue;
+        in->event.rawFrame = QByteArray();
+        // A payload the decoder has read (its convention) is not needed again until someone
+        // asks for it (SystemStore::messagePayload()). Others stay: the store may read them.
+        if (MessageRecord *message = in->event.message ? &*in->event.message : nullptr;
+            message && message->convention && !message->payloadText.isEmpty()) {
+            message->payloadText = QByteArray();
+            message->payloadInFrame = true;
+        }
+    }
 }
 
 void TraceTimeline::seal(Chunk &chunk)

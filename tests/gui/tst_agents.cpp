@@ -94,7 +94,7 @@ ModelInput conventionMessage(const char *id, const char *from, const char *to, c
     message.id = QLatin1String(id);
     message.from = QLatin1String(from);
     message.to = Json(to);
-    message.payload = payload;
+    message.setPayload(payload);
     message.timestampMs = timeMs;
     input.event.message = message;
     input.receivedMs = timeMs;

@@ -45,11 +45,11 @@ EventInput envelopeEvent(const QString &eventId, const QString &type, const QStr
     m.id = eventId + QStringLiteral("-msg");
     m.from = from;
     m.to = Json(to.toStdString());
-    m.payload = Json{{"message_id", QString(eventId + QStringLiteral("-env")).toStdString()},
-                     {"type", type.toStdString()},
-                     {"from", from.toStdString()},
-                     {"to", to.toStdString()},
-                     {"payload", body}};
+    m.setPayload(Json{{"message_id", QString(eventId + QStringLiteral("-env")).toStdString()},
+                      {"type", type.toStdString()},
+                      {"from", from.toStdString()},
+                      {"to", to.toStdString()},
+                      {"payload", body}});
     m.timestampMs = timeMs;
     e.message = m;
     return EventInput{e, timeMs};

@@ -26,6 +26,32 @@ Json env003(const char *type, const Json &payload, const Json &metadata)
             {"payload", payload}, {"metadata", metadata}};
 }
 
+// Every field, to compare two readings.
+QStringList fields(const ConventionInfo &c)
+{
+    const auto n = [](const auto &v) { return v ? QString::number(*v) : QStringLiteral("-"); };
+    return {conventionName(c.kind), c.rawType, c.envelope, c.envelopeId, c.senderAgentId, c.receiver,
+            c.correlationId, c.parentMessageId, c.traceId, c.spanId, n(c.priority), c.taskId, c.taskType,
+            c.taskStatus, c.handoffTo, c.reason, c.heartbeatStatus, n(c.load), n(c.tasksRunning),
+            n(c.tasksQueued), n(c.progress), n(c.tokensUsed), n(c.tokensRemaining), n(c.costUsd), c.severity,
+            c.errorCode, c.errorMessage};
+}
+
+QStringList viewMismatches;
+
+// interpretPayload() on nlohmann's tree, checked against the reading of the same payload as text
+// from simdjson's DOM (what the decoding thread does): every field must agree.
+ConventionInfo interpretBoth(const Json &payload)
+{
+    const ConventionInfo tree = interpretPayload(payload);
+    const std::string text = payload.dump();
+    const ConventionInfo dom = interpretPayloadText(QByteArray(text.data(), qsizetype(text.size())));
+    if (fields(tree) != fields(dom))
+        viewMismatches << QStringLiteral("%1:\n  tree %2\n  dom  %3")
+                              .arg(QString::fromStdString(text), fields(tree).join(u'|'), fields(dom).join(u'|'));
+    return tree;
+}
+
 QString kindName(ConventionKind kind)
 {
     return conventionName(kind);
@@ -40,7 +66,12 @@ class TestConventions : public QObject
 private Q_SLOTS:
     void initTestCase() { mapi_test::installWarningGuard(); }
     void init() { mapi_test::armWarningGuard(); }
-    void cleanup() { MAPI_NO_WARNINGS(); }
+    void cleanup()
+    {
+        MAPI_NO_WARNINGS();
+        QVERIFY2(viewMismatches.isEmpty(), qPrintable(viewMismatches.join(u'\n')));
+        viewMismatches.clear();
+    }
     void cleanupTestCase() { MAPI_NO_WARNINGS(); }
 
     void envelope000TaskRequest();
@@ -70,7 +101,7 @@ void TestConventions::envelope000TaskRequest()
 {
     const Json payload = {{"task_id", "task-001"}, {"task_type", "code_review"}, {"input", "function add(a, b) {}"},
                           {"requirements", {{"language", "javascript"}}}, {"timeout", 300}};
-    const ConventionInfo c = interpretPayload(env000("TASK_REQUEST", payload,
+    const ConventionInfo c = interpretBoth(env000("TASK_REQUEST", payload,
                                                      {{"parent_task_id", "main-task-001"}, {"correlation_id", "corr-001"}}));
     QCOMPARE(kindName(c.kind), kindName(ConventionKind::TaskRequest));
     QCOMPARE(c.rawType, QStringLiteral("TASK_REQUEST"));
@@ -92,7 +123,7 @@ void TestConventions::envelope002HeaderBodyTrace()
                     {"timestamp", "2026-01-10T14:30:00Z"}, {"priority", 1}, {"ttl", 30000}}},
         {"body", {{"action", "STATUS_UPDATE"}, {"payload", {{"progress", 40}, {"task_id", "t-2"}}}, {"context", Json::object()}}},
         {"trace", {{"traceId", "trace_123"}, {"spanId", "span_456"}, {"parentSpan", "span_123"}}}};
-    const ConventionInfo c = interpretPayload(message);
+    const ConventionInfo c = interpretBoth(message);
     QCOMPARE(kindName(c.kind), kindName(ConventionKind::StatusUpdate));
     QCOMPARE(c.envelope, QStringLiteral("002"));
     QCOMPARE(c.envelopeId, QStringLiteral("msg_uuid_123"));
@@ -109,7 +140,7 @@ void TestConventions::envelope002HeaderBodyTrace()
     Json analyze = message;
     analyze["body"]["action"] = "analyze";
     analyze["body"]["payload"] = {{"content", "..."}};
-    const ConventionInfo none = interpretPayload(analyze);
+    const ConventionInfo none = interpretBoth(analyze);
     QCOMPARE(kindName(none.kind), kindName(ConventionKind::None));
 }
 
@@ -118,7 +149,7 @@ void TestConventions::envelope003Handoff()
     const Json payload = {{"task_id", "task-42"}, {"from_agent", "agent-analyst"}, {"to_agent", "agent-specialist"},
                           {"reason", "CAPABILITY_LIMIT"}, {"context", {{"task_id", "task-42"}, {"task_type", "review"}}}};
     const ConventionInfo c =
-        interpretPayload(env003("TASK_HANDOFF", payload, {{"correlation_id", "corr-9"}, {"priority", "high"}, {"retry_count", 0}}));
+        interpretBoth(env003("TASK_HANDOFF", payload, {{"correlation_id", "corr-9"}, {"priority", "high"}, {"retry_count", 0}}));
     QCOMPARE(kindName(c.kind), kindName(ConventionKind::TaskHandoff));
     QCOMPARE(c.envelope, QStringLiteral("003"));
     QCOMPARE(c.envelopeId, QStringLiteral("6f1c0b1e-1111-4c3a-9d7e-000000000003"));
@@ -137,7 +168,7 @@ void TestConventions::envelope004()
                         {"sender_id", "agent-a"}, {"receiver_id", "agent-b"}, {"message_type", "error"},
                         {"payload", {{"code", "INVALID_PAYLOAD"}, {"message", "missing field x"}, {"details", Json::object()}}},
                         {"metadata", {{"correlation_id", "uuid-3"}}}};
-    ConventionInfo c = interpretPayload(error);
+    ConventionInfo c = interpretBoth(error);
     QCOMPARE(kindName(c.kind), kindName(ConventionKind::ErrorReport));
     QCOMPARE(c.envelope, QStringLiteral("004"));
     QCOMPARE(c.envelopeId, QStringLiteral("uuid-4"));
@@ -151,7 +182,7 @@ void TestConventions::envelope004()
     const Json done = {{"protocol_version", "1.0"}, {"message_id", "uuid-5"}, {"sender_id", "agent-b"},
                        {"receiver_id", "broadcast"}, {"message_type", "event"},
                        {"payload", {{"type", "TASK_COMPLETE"}, {"task_id", "t-77"}, {"status", "partial"}}}};
-    c = interpretPayload(done);
+    c = interpretBoth(done);
     QCOMPARE(kindName(c.kind), kindName(ConventionKind::TaskComplete));
     QCOMPARE(c.rawType, QStringLiteral("TASK_COMPLETE"));
     QCOMPARE(c.taskId, QStringLiteral("t-77"));
@@ -159,7 +190,7 @@ void TestConventions::envelope004()
     QCOMPARE(c.receiver, QStringLiteral("broadcast"));
 
     // message_type "request" with an unknown action: nothing to interpret.
-    c = interpretPayload(Json{{"protocol_version", "1.0"}, {"sender_id", "a"}, {"message_type", "request"},
+    c = interpretBoth(Json{{"protocol_version", "1.0"}, {"sender_id", "a"}, {"message_type", "request"},
                               {"payload", {{"action", "fetch"}, {"parameters", Json::object()}}}});
     QCOMPARE(kindName(c.kind), kindName(ConventionKind::None));
     QVERIFY(c.envelope.isEmpty());
@@ -167,20 +198,20 @@ void TestConventions::envelope004()
 
 void TestConventions::barePayloads()
 {
-    ConventionInfo c = interpretPayload(Json{{"type", "HEARTBEAT"}, {"status", "busy"}, {"load", 0.7}});
+    ConventionInfo c = interpretBoth(Json{{"type", "HEARTBEAT"}, {"status", "busy"}, {"load", 0.7}});
     QCOMPARE(kindName(c.kind), kindName(ConventionKind::Heartbeat));
     QCOMPARE(c.envelope, QStringLiteral("bare"));
     QCOMPARE(c.heartbeatStatus, QStringLiteral("BUSY"));
     QVERIFY(c.senderAgentId.isEmpty());
 
     // No type but a task id: a message about a task.
-    c = interpretPayload(Json{{"task_id", "t-9"}, {"progress", 55}});
+    c = interpretBoth(Json{{"task_id", "t-9"}, {"progress", 55}});
     QCOMPARE(kindName(c.kind), kindName(ConventionKind::TaskUpdate));
     QCOMPARE(c.taskId, QStringLiteral("t-9"));
     QCOMPARE(c.progress.value_or(-1), 55.0);
 
     // The inspector's own steering payload (map/inject fallback).
-    c = interpretPayload(Json{{"type", "STEERING"}, {"content", "stop and summarise"}, {"to", "a1"}});
+    c = interpretBoth(Json{{"type", "STEERING"}, {"content", "stop and summarise"}, {"to", "a1"}});
     QCOMPARE(kindName(c.kind), kindName(ConventionKind::Steering));
 }
 
@@ -208,7 +239,7 @@ void TestConventions::taskLifecycleTypes()
     QFETCH(QString, type);
     QFETCH(ConventionKind, kind);
     const std::string t = type.toStdString();
-    const ConventionInfo c = interpretPayload(env000(t.c_str(), {{"task_id", "task-001"}, {"reason", "OVERLOADED"}}));
+    const ConventionInfo c = interpretBoth(env000(t.c_str(), {{"task_id", "task-001"}, {"reason", "OVERLOADED"}}));
     QCOMPARE(kindName(c.kind), kindName(kind));
     QCOMPARE(c.taskId, QStringLiteral("task-001"));
     QCOMPARE(c.envelope, QStringLiteral("000"));
@@ -218,18 +249,18 @@ void TestConventions::taskLifecycleTypes()
 
 void TestConventions::taskCompleteWithFailedStatus()
 {
-    const ConventionInfo c = interpretPayload(env000("TASK_COMPLETE", {{"task_id", "task-001"}, {"status", "FAILED"},
+    const ConventionInfo c = interpretBoth(env000("TASK_COMPLETE", {{"task_id", "task-001"}, {"status", "FAILED"},
                                                                       {"output", Json::object()}, {"duration", 59}}));
     QCOMPARE(kindName(c.kind), kindName(ConventionKind::TaskComplete));
     QCOMPARE(c.taskStatus, QStringLiteral("FAILED"));
 
-    const ConventionInfo ok = interpretPayload(env000("TASK_COMPLETE", {{"task_id", "task-001"}, {"status", "success"}}));
+    const ConventionInfo ok = interpretBoth(env000("TASK_COMPLETE", {{"task_id", "task-001"}, {"status", "success"}}));
     QCOMPARE(ok.taskStatus, QStringLiteral("SUCCESS"));
 }
 
 void TestConventions::taskFailed()
 {
-    const ConventionInfo c = interpretPayload(env000("TASK_FAILED", {{"task_id", "task-001"}, {"error_code", "EXECUTION_ERROR"},
+    const ConventionInfo c = interpretBoth(env000("TASK_FAILED", {{"task_id", "task-001"}, {"error_code", "EXECUTION_ERROR"},
                                                                     {"error_message", "Failed to parse input code"},
                                                                     {"retry_possible", true}}, Json::object(), 8));
     QCOMPARE(kindName(c.kind), kindName(ConventionKind::TaskFailed));
@@ -242,7 +273,7 @@ void TestConventions::taskFailed()
 
 void TestConventions::heartbeat()
 {
-    const ConventionInfo c = interpretPayload(env000("HEARTBEAT", {{"status", "ACTIVE"}, {"load", 0.45}, {"tasks_running", 3},
+    const ConventionInfo c = interpretBoth(env000("HEARTBEAT", {{"status", "ACTIVE"}, {"load", 0.45}, {"tasks_running", 3},
                                                                   {"tasks_queued", 5}, {"capabilities", {"code_review"}}},
                                                      Json::object(), 1));
     QCOMPARE(kindName(c.kind), kindName(ConventionKind::Heartbeat));
@@ -254,7 +285,7 @@ void TestConventions::heartbeat()
     QCOMPARE(c.priority.value_or(-1), 1);
 
     // Fields that are absent stay absent (the store must not overwrite with zero).
-    const ConventionInfo thin = interpretPayload(env000("HEARTBEAT", {{"status", "IDLE"}}));
+    const ConventionInfo thin = interpretBoth(env000("HEARTBEAT", {{"status", "IDLE"}}));
     QVERIFY(!thin.load);
     QVERIFY(!thin.tasksRunning);
     QVERIFY(!thin.tasksQueued);
@@ -269,7 +300,7 @@ void TestConventions::statusUpdateUsageAndProgress()
                                               {"cpu_usage", 30}, {"memory_usage", 50}}},
                           {"health_metrics", {{"uptime_seconds", 360}}},
                           {"progress", 60}};
-    const ConventionInfo c = interpretPayload(env003("STATUS_UPDATE", payload, {{"priority", "normal"}}));
+    const ConventionInfo c = interpretBoth(env003("STATUS_UPDATE", payload, {{"priority", "normal"}}));
     QCOMPARE(kindName(c.kind), kindName(ConventionKind::StatusUpdate));
     QCOMPARE(c.tokensUsed.value_or(-1), qint64(12000));
     QCOMPARE(c.tokensRemaining.value_or(-1), qint64(88000));
@@ -280,7 +311,7 @@ void TestConventions::statusUpdateUsageAndProgress()
     QCOMPARE(c.priority.value_or(-1), 5);
 
     // 000-style STATUS_RESPONSE: progress percent and a task status.
-    const ConventionInfo r = interpretPayload(env000("STATUS_RESPONSE", {{"query_id", "sq-001"}, {"task_id", "task-001"},
+    const ConventionInfo r = interpretBoth(env000("STATUS_RESPONSE", {{"query_id", "sq-001"}, {"task_id", "task-001"},
                                                                         {"status", "RUNNING"}, {"progress", 45}}));
     QCOMPARE(kindName(r.kind), kindName(ConventionKind::StatusResponse));
     QCOMPARE(r.progress.value_or(-1), 45.0);
@@ -307,7 +338,7 @@ void TestConventions::errorReportSeverity()
     const Json payload = {{"error_id", "err-1"}, {"agent_id", "agent-analyst"}, {"task_id", "task-42"},
                           {"error_type", "RATE_LIMIT"}, {"severity", severity.toStdString()},
                           {"message", "429 from upstream"}, {"recovery_attempts", Json::array()}};
-    const ConventionInfo c = interpretPayload(env003("ERROR_REPORT", payload, {{"priority", "critical"}}));
+    const ConventionInfo c = interpretBoth(env003("ERROR_REPORT", payload, {{"priority", "critical"}}));
     QCOMPARE(kindName(c.kind), kindName(ConventionKind::ErrorReport));
     QCOMPARE(c.severity, expected);
     QCOMPARE(c.errorCode, QStringLiteral("RATE_LIMIT"));
@@ -315,7 +346,7 @@ void TestConventions::errorReportSeverity()
     QCOMPARE(c.taskId, QStringLiteral("task-42"));
 
     // 000 ERROR with error_code and error_message.
-    const ConventionInfo e = interpretPayload(env000("ERROR", {{"error_type", "PROTOCOL_ERROR"}, {"error_code", "INVALID_MESSAGE_FORMAT"},
+    const ConventionInfo e = interpretBoth(env000("ERROR", {{"error_type", "PROTOCOL_ERROR"}, {"error_code", "INVALID_MESSAGE_FORMAT"},
                                                               {"error_message", "Missing required field: task_id"},
                                                               {"severity", severity.toStdString()}}));
     QCOMPARE(kindName(e.kind), kindName(ConventionKind::ErrorReport));
@@ -326,20 +357,20 @@ void TestConventions::errorReportSeverity()
 
 void TestConventions::correlationIds()
 {
-    ConventionInfo c = interpretPayload(env000("TASK_ACCEPT", {{"task_id", "t"}},
+    ConventionInfo c = interpretBoth(env000("TASK_ACCEPT", {{"task_id", "t"}},
                                                {{"correlation_id", "trace-001"}, {"parent_message_id", "main-001"}}));
     QCOMPARE(c.correlationId, QStringLiteral("trace-001"));
     QCOMPARE(c.parentMessageId, QStringLiteral("main-001"));
 
-    c = interpretPayload(env003("TASK_UPDATE", {{"task_id", "t"}}, {{"correlationId", "camel-1"}}));
+    c = interpretBoth(env003("TASK_UPDATE", {{"task_id", "t"}}, {{"correlationId", "camel-1"}}));
     QCOMPARE(c.correlationId, QStringLiteral("camel-1"));
 
     // A bare payload may carry it at the top level.
-    c = interpretPayload(Json{{"type", "TASK_UPDATE"}, {"task_id", "t"}, {"correlation_id", "top-1"}});
+    c = interpretBoth(Json{{"type", "TASK_UPDATE"}, {"task_id", "t"}, {"correlation_id", "top-1"}});
     QCOMPARE(c.correlationId, QStringLiteral("top-1"));
 
     // 002: the header's correlationId wins over metadata.
-    c = interpretPayload(Json{{"header", {{"messageId", "m"}, {"correlationId", "hdr"}}},
+    c = interpretBoth(Json{{"header", {{"messageId", "m"}, {"correlationId", "hdr"}}},
                               {"body", {{"action", "TASK_UPDATE"}, {"payload", {{"task_id", "t"}}}}},
                               {"metadata", {{"correlation_id", "meta"}}}});
     QCOMPARE(c.correlationId, QStringLiteral("hdr"));
@@ -361,12 +392,12 @@ void TestConventions::priorityStrings()
 {
     QFETCH(QString, priority);
     QFETCH(int, expected);
-    const ConventionInfo c = interpretPayload(env003("TASK_UPDATE", {{"task_id", "t"}}, {{"priority", priority.toStdString()}}));
+    const ConventionInfo c = interpretBoth(env003("TASK_UPDATE", {{"task_id", "t"}}, {{"priority", priority.toStdString()}}));
     QCOMPARE(c.priority.value_or(-1), expected);
 
     // A numeric envelope priority wins over the metadata word.
     const ConventionInfo numeric =
-        interpretPayload(env000("TASK_UPDATE", {{"task_id", "t"}}, {{"priority", priority.toStdString()}}, 3));
+        interpretBoth(env000("TASK_UPDATE", {{"task_id", "t"}}, {{"priority", priority.toStdString()}}, 3));
     QCOMPARE(numeric.priority.value_or(-1), 3);
 }
 
@@ -386,7 +417,7 @@ void TestConventions::typeSpellingsAreNormalised()
     QFETCH(QString, type);
     QFETCH(ConventionKind, kind);
     const std::string t = type.toStdString();
-    const ConventionInfo c = interpretPayload(env000(t.c_str(), {{"task_id", "x"}}));
+    const ConventionInfo c = interpretBoth(env000(t.c_str(), {{"task_id", "x"}}));
     QCOMPARE(kindName(c.kind), kindName(kind));
     QCOMPARE(c.rawType, type); // as written
 }
@@ -404,7 +435,7 @@ void TestConventions::nonObjectPayloads_data()
 void TestConventions::nonObjectPayloads()
 {
     QFETCH(QByteArray, payload);
-    const ConventionInfo c = interpretPayload(Json::parse(payload.toStdString()));
+    const ConventionInfo c = interpretBoth(Json::parse(payload.toStdString()));
     QCOMPARE(kindName(c.kind), kindName(ConventionKind::None));
     QVERIFY(c.envelope.isEmpty());
     QVERIFY(c.taskId.isEmpty());
@@ -414,7 +445,7 @@ void TestConventions::nonObjectPayloads()
 void TestConventions::unknownTypeIsNone()
 {
     // What the demo agents of the captures send ({"type":"assign","task":...}): not a seed type.
-    const ConventionInfo c = interpretPayload(Json{{"type", "assign"}, {"task", "task for worker-1"}});
+    const ConventionInfo c = interpretBoth(Json{{"type", "assign"}, {"task", "task for worker-1"}});
     QCOMPARE(kindName(c.kind), kindName(ConventionKind::None));
     QVERIFY(c.envelope.isEmpty());
     QCOMPARE(c.rawType, QStringLiteral("assign"));

@@ -297,7 +297,9 @@ void TestDialect::officialStateChangeAndMessage()
     QCOMPARE(e->message->timestampMs, message.value(QStringLiteral("timestamp")).toInteger());
     const QJsonObject payload = message.value(QStringLiteral("payload")).toObject();
     QVERIFY(!payload.isEmpty());
-    QCOMPARE(e->message->payload, Json::parse(QJsonDocument(payload).toJson().toStdString()));
+    QCOMPARE(Json::parse(e->message->payloadText.toStdString()), Json::parse(QJsonDocument(payload).toJson().toStdString()));
+    QCOMPARE(e->message->payloadType, payload.value(QStringLiteral("type")).toString());
+    QVERIFY(e->message->convention); // a sent message's payload is read while decoding
 }
 
 void TestDialect::testServerStateChangeShape()
@@ -877,6 +879,26 @@ Json listJson(const QStringList &list)
     return out;
 }
 
+template<typename T>
+Json optionalNumber(const std::optional<T> &value)
+{
+    return value ? Json(*value) : Json("<unset>");
+}
+
+Json conventionJson(const ConventionInfo &c)
+{
+    return {{"kind", int(c.kind)}, {"rawType", s(c.rawType)}, {"envelope", s(c.envelope)},
+            {"envelopeId", s(c.envelopeId)}, {"sender", s(c.senderAgentId)}, {"receiver", s(c.receiver)},
+            {"correlationId", s(c.correlationId)}, {"parent", s(c.parentMessageId)}, {"traceId", s(c.traceId)},
+            {"spanId", s(c.spanId)}, {"priority", optionalNumber(c.priority)}, {"taskId", s(c.taskId)},
+            {"taskType", s(c.taskType)}, {"taskStatus", s(c.taskStatus)}, {"handoffTo", s(c.handoffTo)},
+            {"reason", s(c.reason)}, {"heartbeat", s(c.heartbeatStatus)}, {"load", optionalNumber(c.load)},
+            {"running", optionalNumber(c.tasksRunning)}, {"queued", optionalNumber(c.tasksQueued)},
+            {"progress", optionalNumber(c.progress)}, {"tokensUsed", optionalNumber(c.tokensUsed)},
+            {"tokensRemaining", optionalNumber(c.tokensRemaining)}, {"cost", optionalNumber(c.costUsd)},
+            {"severity", s(c.severity)}, {"errorCode", s(c.errorCode)}, {"errorMessage", s(c.errorMessage)}};
+}
+
 // Every field of a model input, so that two decodings can be compared whole.
 Json describe(const ModelInput &input)
 {
@@ -908,11 +930,14 @@ Json describe(const ModelInput &input)
                             {"parent", optionalJson(e.scope->parentId)}, {"metadata", e.scope->metadata}};
         if (e.message) {
             const MessageRecord &m = *e.message;
-            // A delivery's payload is text (nlohmann's or simdjson's writing): compared as JSON.
+            // The payload is text (nlohmann's or simdjson's writing, keys in different orders):
+            // compared as JSON; its convention as read by either view.
             const Json payload = m.payloadText.isEmpty()
-                ? m.payload
-                : Json{{"asText", Json::parse(m.payloadText.constBegin(), m.payloadText.constEnd(), nullptr, false)}};
+                ? Json("<none>")
+                : Json::parse(m.payloadText.constBegin(), m.payloadText.constEnd(), nullptr, false);
             out["message"] = {{"id", s(m.id)}, {"from", s(m.from)}, {"to", m.to}, {"payload", payload},
+                              {"payloadType", s(m.payloadType)},
+                              {"convention", m.convention ? conventionJson(*m.convention) : Json("<unread>")},
                               {"priority", m.priority ? Json(*m.priority) : Json("<unset>")},
                               {"type", s(m.messageType)}, {"replyTo", s(m.replyTo)}, {"timestamp", m.timestampMs}};
         }

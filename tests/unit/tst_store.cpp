@@ -968,7 +968,9 @@ void TestStore::messageLogKeepsEveryField()
     m.toDisplay = QStringLiteral("agent-2, agent-3");
     m.toAgentIds = QStringList{QStringLiteral("agent-2"), QStringLiteral("agent-3")};
     m.scopeId = QStringLiteral("scope-1");
-    m.setPayload(Json{{"type", "TASK_REQUEST"}, {"text", "héllo"}, {"n", 1.5}});
+    m.payloadText = QByteArrayLiteral("{\"type\":\"TASK_REQUEST\",\"text\":\"h\xc3\xa9llo\",\"n\":1.5}");
+    m.payloadType = QStringLiteral("TASK_REQUEST");
+    m.tokensUsed = 1200;
     m.priority = 0;
     m.correlationId = QStringLiteral("corr-1");
     m.convention = ConventionKind::TaskRequest;
@@ -978,6 +980,8 @@ void TestStore::messageLogKeepsEveryField()
     QCOMPARE(log.append(m), 0);
     Message bare;
     bare.id = QStringLiteral("msg-2");
+    bare.payloadInFrame = true;
+    bare.costUsd = 0.25;
     QCOMPARE(log.append(bare), 1);
 
     const Message back = log[0];
@@ -990,7 +994,12 @@ void TestStore::messageLogKeepsEveryField()
     QCOMPARE(back.toAgentIds, m.toAgentIds);
     QCOMPARE(back.scopeId, m.scopeId);
     QCOMPARE(back.payload(), (Json{{"type", "TASK_REQUEST"}, {"text", "héllo"}, {"n", 1.5}}));
+    QCOMPARE(back.payloadText, m.payloadText);
+    QVERIFY(!back.payloadInFrame);
     QCOMPARE(back.payloadType, QStringLiteral("TASK_REQUEST"));
+    QCOMPARE(back.tokensUsed, std::optional<qint64>(1200));
+    QVERIFY(!back.costUsd);
+    QCOMPARE(log.tokensUsed(0), std::optional<qint64>(1200));
     QCOMPARE(back.priority, std::optional<int>(0));
     QCOMPARE(back.correlationId, m.correlationId);
     QCOMPARE(back.convention, m.convention);
@@ -1006,6 +1015,12 @@ void TestStore::messageLogKeepsEveryField()
     QVERIFY(!empty.priority);
     QVERIFY(empty.toAgentIds.isEmpty());
     QVERIFY(empty.payload().is_null());
+    QVERIFY(empty.payloadInFrame);
+    QVERIFY(log.payloadInFrame(1));
+    QVERIFY(!empty.tokensUsed);
+    QCOMPARE(empty.costUsd, std::optional<double>(0.25));
+    QCOMPARE(log.costUsd(1), std::optional<double>(0.25));
+    QVERIFY(!log.costUsd(0));
     QCOMPARE(empty.eventRow, -1);
     QVERIFY(empty.eventId.isEmpty());
 

@@ -212,6 +212,7 @@ private Q_SLOTS:
     void chromeExportMatchesTheStore();
     void chromeExportOfSomeAgents();
     void csvParsesBackWithTheSameRows();
+    void payloadsReadFromFramesEqualKeptPayloads();
     void seekGivesTheStateOfADirectReplay();
     void stepForwardAndBack();
     void playbackReachesTheEnd();
@@ -951,20 +952,66 @@ void TestTraceImportExport::csvParsesBackWithTheSameRows()
             QCOMPARE(written, expected);
             QCOMPARE(qint64(rows.size() - 1), expected);
             if (table == CsvTable::Messages) {
-                // Payloads (quotes, commas) come back exactly.
+                // Payloads (quotes, commas) come back exactly; a loaded trace's are read from
+                // its frames (the store keeps none of them).
                 const int payload = int(rows.front().indexOf(QStringLiteral("payload")));
+                int withPayload = 0;
                 for (size_t i = 0; i < store.messages().size(); ++i) {
-                    QString text = rows[int(i) + 1][payload];
-                    const Json back = Json::parse(text.toStdString(), nullptr, false);
-                    QCOMPARE(back, store.messages()[i].payload());
+                    const QString text = rows[int(i) + 1][payload];
+                    const QByteArray kept = store.messagePayload(int(i));
+                    QCOMPARE(text.toUtf8(), kept);
+                    withPayload += !kept.isEmpty();
                     QCOMPARE(rows[int(i) + 1][0], store.messages()[i].id);
                 }
+                QVERIFY(withPayload > 0);
             }
         }
     }
 }
 
 // ---- time travel -----------------------------------------------------------------------------------
+
+// A loaded trace keeps no payloads (SystemStore::messagePayload reads them from the timeline's
+// frames); a load that keeps its frames keeps them. Both must give the same payloads and model,
+// on the demo system's recording (every payload convention) and a seed log.
+void TestTraceImportExport::payloadsReadFromFramesEqualKeptPayloads()
+{
+    for (const QString &source : {QStringLiteral(MAPI_SAMPLE_TRACE), importPath(QStringLiteral("seed-000.jsonl"))}) {
+        SystemStore lean;
+        SystemStore full;
+        QVERIFY(loadTraceInto(lean, source).ok);
+        TraceLoadOptions keep;
+        keep.keepRawFrames = true;
+        QVERIFY(loadTraceInto(full, source, keep).ok);
+        QCOMPARE(stateToJson(lean), stateToJson(full));
+        QCOMPARE(lean.messages().size(), full.messages().size());
+        QVERIFY(lean.messages().size() > 0);
+        size_t inFrame = 0;
+        size_t conventions = 0;
+        size_t usage = 0;
+        for (size_t row = 0; row < lean.messages().size(); ++row) {
+            const Message a = lean.messages()[row];
+            const Message b = full.messages()[row];
+            QVERIFY(!b.payloadInFrame);
+            QCOMPARE(a.payloadText.isEmpty(), a.payloadInFrame || b.payloadText.isEmpty());
+            inFrame += a.payloadInFrame;
+            QCOMPARE(lean.messagePayload(int(row)), b.payloadText);
+            QCOMPARE(full.messagePayload(int(row)), b.payloadText);
+            QCOMPARE(a.id, b.id);
+            QCOMPARE(a.convention, b.convention);
+            QCOMPARE(a.taskId, b.taskId);
+            QCOMPARE(a.payloadType, b.payloadType);
+            QCOMPARE(a.tokensUsed, b.tokensUsed);
+            QCOMPARE(a.costUsd, b.costUsd);
+            conventions += a.convention != ConventionKind::None;
+            usage += a.tokensUsed || a.costUsd;
+        }
+        QVERIFY2(inFrame > lean.messages().size() / 2, qPrintable(source));
+        QVERIFY2(conventions > 0, qPrintable(source));
+        if (source == QLatin1String(MAPI_SAMPLE_TRACE))
+            QVERIFY(usage > 0);
+    }
+}
 
 void TestTraceImportExport::seekGivesTheStateOfADirectReplay()
 {

@@ -255,9 +255,10 @@ private:
         const int row = m_store.agentRow(from);
         if (row < 0 || size_t(row) >= m_agentCount)
             return;
-        const ConventionInfo info = interpretPayload(messages[messageRow].payload());
-        if (info.tokensUsed || info.costUsd)
-            m_usage.push_back({messages.timestampMs(messageRow), row, info.tokensUsed, info.costUsd});
+        const std::optional<qint64> tokens = messages.tokensUsed(messageRow);
+        const std::optional<double> cost = messages.costUsd(messageRow);
+        if (tokens || cost)
+            m_usage.push_back({messages.timestampMs(messageRow), row, tokens, cost});
     }
 
     void scanTask(int row, const Task &task)

@@ -388,12 +388,15 @@ ItemView messageView(const SystemStore &store, int row)
             originRow = int(i);
         related.push_back({{"row", int(i)}, {"type", text(events.type(events[i]))}, {"eventId", optionalText(events.eventId(i))}, {"at", timeJson(events[i].timestampMs)}});
     }
-    // The store keeps payloads as compact JSON text (keys sorted, as nlohmann wrote them).
-    OrderedJson payload = m.payloadText.isEmpty()
+    // The payload as compact JSON text, kept by the store or read again from a loaded trace's frame.
+    const QByteArray payloadText = store.messagePayload(row);
+    OrderedJson payload = payloadText.isEmpty()
         ? OrderedJson()
-        : OrderedJson::parse(m.payloadText.constBegin(), m.payloadText.constEnd(), nullptr, false);
+        : OrderedJson::parse(payloadText.constBegin(), payloadText.constEnd(), nullptr, false);
     if (payload.is_discarded())
         payload = OrderedJson();
+    if (payloadText.isEmpty() && m.payloadInFrame) // a trace still loading: its frames come at the end
+        payload = text(InspectorPanel::tr("(in the trace: shown when loading has finished)"));
     const QByteArray originFrame = store.eventFrame(originRow);
     view.json = {{"id", text(m.id)},
                  {"status", text(m.status)},

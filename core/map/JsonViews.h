@@ -1,0 +1,151 @@
+// Internal: read-only views of a JSON value, one over nlohmann's tree and one over simdjson's
+// DOM, so that code reading MAP frames and payloads is written once and runs on both (Dialect.cpp,
+// PayloadConventions.cpp). Include only from .cpp files (it pulls in simdjson).
+#pragma once
+
+#include "protocol/JsonRpc.h"
+#include "protocol/SimdJsonConvert.h"
+
+#include <QHash>
+#include <QString>
+
+#include <simdjson.h>
+
+#include <string_view>
+
+namespace mapi {
+
+// Two kinds of values: nlohmann's (snapshots, the default parser, tests) and simdjson's DOM (the
+// hot path of map/event frames and their payloads: no nlohmann tree of the frame is built, only
+// of the parts a record keeps). Both views answer every question alike, so code written against
+// a view gives the same result on both.
+
+// Whether a text field's values repeat from event to event (agent, session, scope ids, types,
+// states) or are new each time (event and message ids).
+enum class Text { Repeats, Unique };
+
+// The QStrings of repeating values, per thread: a repeated agent id costs a hash lookup instead
+// of an allocation, a UTF-8 conversion and a free, and every copy the store keeps of it is the
+// same shared string. Bounded: past kMaxStrings distinct values new ones are no longer kept.
+inline QString textOf(const char *data, size_t size, Text text)
+{
+    constexpr qsizetype kMaxStrings = 1 << 16;
+    constexpr size_t kMaxBytes = 96;
+    if (text == Text::Unique || size > kMaxBytes)
+        return QString::fromUtf8(data, qsizetype(size));
+    thread_local QHash<QByteArray, QString> strings;
+    const QByteArray key = QByteArray::fromRawData(data, qsizetype(size)); // no copy for the lookup
+    if (const auto it = strings.constFind(key); it != strings.constEnd())
+        return *it;
+    QString value = QString::fromUtf8(data, qsizetype(size));
+    if (strings.size() < kMaxStrings)
+        strings.insert(QByteArray(data, qsizetype(size)), value);
+    return value;
+}
+
+// A view of an nlohmann value; `json` null means "absent".
+struct JsonView
+{
+    const Json *json = nullptr;
+
+    bool present() const { return json != nullptr; }
+    bool isObject() const { return json && json->is_object(); }
+    bool isArray() const { return json && json->is_array(); }
+    bool isString() const { return json && json->is_string(); }
+    bool isNull() const { return !json || json->is_null(); }
+    bool isNumber() const { return json && json->is_number(); }
+    bool isBoolean() const { return json && json->is_boolean(); }
+    JsonView child(std::string_view key) const { return {jsonChild(*json, key)}; }
+    QString string(Text text = Text::Repeats) const
+    {
+        const std::string &value = json->get_ref<const std::string &>();
+        return textOf(value.data(), value.size(), text);
+    }
+    Json toJson() const { return *json; }
+    QByteArray text() const
+    {
+        const std::string text = json->dump(-1, ' ', false, Json::error_handler_t::replace);
+        return QByteArray(text.data(), qsizetype(text.size()));
+    }
+    template<typename F>
+    void forEachItem(F &&f) const
+    {
+        for (const Json &item : *json)
+            f(JsonView{&item});
+    }
+    bool empty() const { return json->empty(); }
+    JsonView front() const { return {&json->front()}; }
+};
+
+// A view of a simdjson DOM element. Lookups take the last of duplicate keys, as nlohmann does.
+// Any number converted through toJson() that nlohmann would read differently (-0) sets
+// `*differs`: the caller then decodes the frame again through nlohmann.
+struct SimdView
+{
+    simdjson::dom::element element;
+    bool exists = false;
+    bool *differs = nullptr;
+
+    using Type = simdjson::dom::element_type;
+    bool present() const { return exists; }
+    bool isObject() const { return exists && element.type() == Type::OBJECT; }
+    bool isArray() const { return exists && element.type() == Type::ARRAY; }
+    bool isString() const { return exists && element.type() == Type::STRING; }
+    bool isNull() const { return !exists || element.type() == Type::NULL_VALUE; }
+    bool isNumber() const
+    {
+        if (!exists)
+            return false;
+        const Type t = element.type();
+        return t == Type::INT64 || t == Type::UINT64 || t == Type::DOUBLE;
+    }
+    bool isBoolean() const { return exists && element.type() == Type::BOOL; }
+    SimdView child(std::string_view key) const // literals: the length is known when compiling
+    {
+        SimdView out{{}, false, differs};
+        if (isObject())
+            out.exists = lastMember(simdjson::dom::object(element), key, out.element);
+        return out;
+    }
+    QString string(Text text = Text::Repeats) const
+    {
+        const std::string_view value(element);
+        return textOf(value.data(), value.size(), text);
+    }
+    Json toJson() const { return jsonFromSimd(element, differs); }
+    // Minified by simdjson. As with toJson(), a frame with a negative zero goes through nlohmann
+    // instead (the two parsers may read it differently). In minified JSON a number follows ':',
+    // '[' or ','; a string holding such text only costs a fallback, never a wrong value.
+    QByteArray text() const
+    {
+        const std::string text = simdjson::to_string(element);
+        for (size_t at = text.find("-0"); differs && at != std::string::npos; at = text.find("-0", at + 2)) {
+            const char before = at ? text[at - 1] : ':';
+            if (before == ':' || before == '[' || before == ',') {
+                *differs = true;
+                break;
+            }
+        }
+        return QByteArray(text.data(), qsizetype(text.size()));
+    }
+    template<typename F>
+    void forEachItem(F &&f) const
+    {
+        for (const simdjson::dom::element item : simdjson::dom::array(element))
+            f(SimdView{item, true, differs});
+    }
+    bool empty() const { return simdjson::dom::array(element).size() == 0; }
+    SimdView front() const { return {*simdjson::dom::array(element).begin(), true, differs}; }
+};
+
+template<typename View>
+inline QString scalarText(const View &value, Text text = Text::Repeats)
+{
+    if (value.isString())
+        return value.string(text);
+    if (value.isNull())
+        return {};
+    return toQString(value.toJson());
+}
+
+} // namespace mapi
