@@ -70,21 +70,23 @@ static ConventionKind kindForType(const QString &rawType)
 // a payload straight from simdjson's DOM and nothing builds an nlohmann tree of it.
 
 // A scalar member as text (strings as they are, numbers and booleans as JSON); objects, arrays,
-// null and absent members give an empty string.
+// null and absent members give an empty string. Values that repeat from message to message
+// (types, statuses, agent ids) say Text::Repeats and share one string (map/JsonViews.h); ids and
+// free text must not, or they would fill that cache with strings seen once.
 template<typename View>
-static QString str(const View &object, std::string_view key)
+static QString str(const View &object, std::string_view key, Text text = Text::Unique)
 {
     const View child = object.child(key);
     if (child.isNull() || child.isObject() || child.isArray())
         return {};
-    return scalarText(child);
+    return scalarText(child, text);
 }
 
 template<typename View>
-static QString firstString(const View &object, std::initializer_list<std::string_view> keys)
+static QString firstString(const View &object, std::initializer_list<std::string_view> keys, Text text = Text::Unique)
 {
     for (const std::string_view k : keys) {
-        QString v = str(object, k);
+        QString v = str(object, k, text);
         if (!v.isEmpty())
             return v;
     }
@@ -124,17 +126,17 @@ static void readBody(ConventionInfo &c, const View &body)
             c.taskId = firstString(ctx, {"task_id", "taskId"});
     }
     if (c.taskType.isEmpty())
-        c.taskType = firstString(body, {"task_type", "taskType"});
+        c.taskType = firstString(body, {"task_type", "taskType"}, Text::Repeats);
     if (c.kind == ConventionKind::TaskComplete || c.kind == ConventionKind::TaskUpdate
         || c.kind == ConventionKind::StatusResponse)
-        c.taskStatus = firstString(body, {"status", "outcome"}).toUpper();
+        c.taskStatus = firstString(body, {"status", "outcome"}, Text::Repeats).toUpper();
     if (c.kind == ConventionKind::TaskHandoff)
-        c.handoffTo = firstString(body, {"to_agent", "toAgent", "to"});
+        c.handoffTo = firstString(body, {"to_agent", "toAgent", "to"}, Text::Repeats);
     if (c.reason.isEmpty())
         c.reason = firstString(body, {"reason", "error_message"});
 
     if (c.kind == ConventionKind::Heartbeat) {
-        c.heartbeatStatus = str(body, "status").toUpper();
+        c.heartbeatStatus = str(body, "status", Text::Repeats).toUpper();
         c.load = number(body, "load");
         if (auto v = number(body, "tasks_running"))
             c.tasksRunning = int(*v);
@@ -153,19 +155,19 @@ static void readBody(ConventionInfo &c, const View &body)
         c.costUsd = *v;
     if (c.kind == ConventionKind::StatusUpdate && c.heartbeatStatus.isEmpty()) {
         if (const View status = body.child("status"); status.isObject())
-            c.heartbeatStatus = str(status, "state").toUpper();
+            c.heartbeatStatus = str(status, "state", Text::Repeats).toUpper();
         else
-            c.heartbeatStatus = str(body, "status").toUpper();
+            c.heartbeatStatus = str(body, "status", Text::Repeats).toUpper();
     }
     if (c.kind == ConventionKind::ErrorReport || c.kind == ConventionKind::TaskFailed) {
-        c.severity = normaliseSeverity(str(body, "severity"));
-        c.errorCode = firstString(body, {"error_code", "error_type", "code"});
+        c.severity = normaliseSeverity(str(body, "severity", Text::Repeats));
+        c.errorCode = firstString(body, {"error_code", "error_type", "code"}, Text::Repeats);
         c.errorMessage = firstString(body, {"error_message", "message", "detail"});
         if (c.kind == ConventionKind::TaskFailed && c.severity.isEmpty())
             c.severity = QStringLiteral("ERROR");
     }
     if (c.senderAgentId.isEmpty())
-        c.senderAgentId = firstString(body, {"agent_id", "requester_id", "responder_id"});
+        c.senderAgentId = firstString(body, {"agent_id", "requester_id", "responder_id"}, Text::Repeats);
 }
 
 template<typename View>
@@ -181,14 +183,14 @@ static ConventionInfo interpret(const View &payload)
         c.envelope = QStringLiteral("002");
         c.envelopeId = firstString(header, {"messageId", "message_id"});
         c.correlationId = firstString(header, {"correlationId", "correlation_id"});
-        c.senderAgentId = firstString(header, {"source", "from"});
-        c.receiver = firstString(header, {"destination", "to"});
+        c.senderAgentId = firstString(header, {"source", "from"}, Text::Repeats);
+        c.receiver = firstString(header, {"destination", "to"}, Text::Repeats);
         if (auto p = number(header, "priority"))
             c.priority = int(*p);
         const View b = payload.child("body");
-        c.rawType = b.present() ? firstString(b, {"action", "type"}) : QString();
+        c.rawType = b.present() ? firstString(b, {"action", "type"}, Text::Repeats) : QString();
         if (c.rawType.isEmpty())
-            c.rawType = str(header, "type");
+            c.rawType = str(header, "type", Text::Repeats);
         if (b.present())
             body = b.child("payload");
         if (!body.isObject())
@@ -201,14 +203,14 @@ static ConventionInfo interpret(const View &payload)
         // 004: protocol_version/sender_id/receiver_id/message_type
         c.envelope = QStringLiteral("004");
         c.envelopeId = str(payload, "message_id");
-        c.senderAgentId = str(payload, "sender_id");
-        c.receiver = str(payload, "receiver_id");
+        c.senderAgentId = str(payload, "sender_id", Text::Repeats);
+        c.receiver = str(payload, "receiver_id", Text::Repeats);
         body = payload.child("payload");
-        c.rawType = body.present() ? firstString(body, {"type", "action", "task_type"}) : QString();
+        c.rawType = body.present() ? firstString(body, {"type", "action", "task_type"}, Text::Repeats) : QString();
         if (kindForType(c.rawType) == ConventionKind::None)
-            c.rawType = str(payload, "message_type");
+            c.rawType = str(payload, "message_type", Text::Repeats);
     } else {
-        c.rawType = firstString(payload, {"type", "message_type", "kind"});
+        c.rawType = firstString(payload, {"type", "message_type", "kind"}, Text::Repeats);
         if (payload.child("message_id").present()) {
             c.envelope = QStringLiteral("000");
             c.envelopeId = str(payload, "message_id");
@@ -219,8 +221,8 @@ static ConventionInfo interpret(const View &payload)
             c.envelope = QStringLiteral("bare");
         }
         if (c.envelope != QLatin1String("bare")) {
-            c.senderAgentId = str(payload, "from");
-            c.receiver = str(payload, "to");
+            c.senderAgentId = str(payload, "from", Text::Repeats);
+            c.receiver = str(payload, "to", Text::Repeats);
             body = payload.child("payload");
         }
         if (!body.isObject())
@@ -234,7 +236,7 @@ static ConventionInfo interpret(const View &payload)
             c.correlationId = firstString(meta, {"correlation_id", "correlationId"});
         c.parentMessageId = firstString(meta, {"parent_message_id", "parentMessageId"});
         if (!c.priority) {
-            const QString p = str(meta, "priority").toLower();
+            const QString p = str(meta, "priority", Text::Repeats).toLower();
             if (p == QLatin1String("critical")) c.priority = 10;
             else if (p == QLatin1String("high")) c.priority = 8;
             else if (p == QLatin1String("normal")) c.priority = 5;

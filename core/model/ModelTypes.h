@@ -129,7 +129,7 @@ struct TaskTransition
     QString status;
     QString agentId;
     QString detail;
-    QString messageId;
+    int messageRow = -1;           // SystemStore::messages() row of the message that made it (-1: an event)
 };
 
 struct Task

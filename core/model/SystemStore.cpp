@@ -698,7 +698,7 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
     if (!m.priority && info.priority)
         m.priority = info.priority;
 
-    applyConvention(m, info, t);
+    applyConvention(m, int(m_messages.size()), info, t);
     const int row = m_messages.append(m);
     m_events.setMessageIndex(size_t(eventIndex), row);
     if (m_pending.firstNewMessage < 0)
@@ -707,7 +707,7 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
     confirmActions(e, &m);
 }
 
-void SystemStore::applyConvention(Message &m, const ConventionInfo &c, qint64 t)
+void SystemStore::applyConvention(Message &m, int messageRow, const ConventionInfo &c, qint64 t)
 {
     m.convention = c.kind;
     m.taskId = c.taskId;
@@ -743,7 +743,7 @@ void SystemStore::applyConvention(Message &m, const ConventionInfo &c, qint64 t)
             task.progress = c.progress;
             task.updatedAtMs = t;
             if (task.status.isEmpty() || task.status == QLatin1String("accepted") || task.status == QLatin1String("requested"))
-                taskTransition(c.taskId, QStringLiteral("in-progress"), sender, QString(), m.id, t);
+                taskTransition(c.taskId, QStringLiteral("in-progress"), sender, QString(), messageRow, t);
         }
         break;
     case ConventionKind::ErrorReport:
@@ -761,7 +761,7 @@ void SystemStore::applyConvention(Message &m, const ConventionInfo &c, qint64 t)
             task.requesterId = sender;
             if (!firstRecipient.isEmpty())
                 task.assigneeId = firstRecipient;
-            taskTransition(c.taskId, QStringLiteral("requested"), sender, c.taskType, m.id, t);
+            taskTransition(c.taskId, QStringLiteral("requested"), sender, c.taskType, messageRow, t);
         }
         break;
     case ConventionKind::TaskAccept:
@@ -769,12 +769,12 @@ void SystemStore::applyConvention(Message &m, const ConventionInfo &c, qint64 t)
             ensureTask(c.taskId, t).assigneeId = sender;
             if (from)
                 from->currentTaskId = c.taskId;
-            taskTransition(c.taskId, QStringLiteral("accepted"), sender, QString(), m.id, t);
+            taskTransition(c.taskId, QStringLiteral("accepted"), sender, QString(), messageRow, t);
         }
         break;
     case ConventionKind::TaskReject:
         if (!c.taskId.isEmpty())
-            taskTransition(c.taskId, QStringLiteral("rejected"), sender, c.reason, m.id, t);
+            taskTransition(c.taskId, QStringLiteral("rejected"), sender, c.reason, messageRow, t);
         break;
     case ConventionKind::TaskHandoff:
         if (!c.taskId.isEmpty()) {
@@ -785,7 +785,7 @@ void SystemStore::applyConvention(Message &m, const ConventionInfo &c, qint64 t)
                 from->currentTaskId.clear();
             taskTransition(c.taskId, QStringLiteral("handed-off"), sender,
                            QStringLiteral("to %1%2").arg(target, c.reason.isEmpty() ? QString() : QStringLiteral(": ") + c.reason),
-                           m.id, t);
+                           messageRow, t);
         }
         break;
     case ConventionKind::TaskUpdate:
@@ -795,14 +795,14 @@ void SystemStore::applyConvention(Message &m, const ConventionInfo &c, qint64 t)
                 task.progress = c.progress;
             task.updatedAtMs = t;
             if (task.status.isEmpty() || task.status == QLatin1String("accepted"))
-                taskTransition(c.taskId, QStringLiteral("in-progress"), sender, QString(), m.id, t);
+                taskTransition(c.taskId, QStringLiteral("in-progress"), sender, QString(), messageRow, t);
         }
         break;
     case ConventionKind::TaskComplete:
         if (!c.taskId.isEmpty()) {
             const bool failed = c.taskStatus == QLatin1String("FAILED") || c.taskStatus == QLatin1String("TIMEOUT");
             taskTransition(c.taskId, failed ? QStringLiteral("failed") : QStringLiteral("completed"), sender,
-                           c.taskStatus, m.id, t);
+                           c.taskStatus, messageRow, t);
             if (from && from->currentTaskId == c.taskId)
                 from->currentTaskId.clear();
         }
@@ -810,7 +810,7 @@ void SystemStore::applyConvention(Message &m, const ConventionInfo &c, qint64 t)
     case ConventionKind::TaskFailed:
         if (!c.taskId.isEmpty()) {
             taskTransition(c.taskId, QStringLiteral("failed"), sender,
-                           c.errorMessage.isEmpty() ? c.errorCode : c.errorMessage, m.id, t);
+                           c.errorMessage.isEmpty() ? c.errorCode : c.errorMessage, messageRow, t);
             if (from && from->currentTaskId == c.taskId)
                 from->currentTaskId.clear();
         }
@@ -826,12 +826,12 @@ void SystemStore::applyConvention(Message &m, const ConventionInfo &c, qint64 t)
 }
 
 void SystemStore::taskTransition(const QString &taskId, const QString &status, const QString &agentId,
-                                 const QString &detail, const QString &messageId, qint64 t)
+                                 const QString &detail, int messageRow, qint64 t)
 {
     Task &task = ensureTask(taskId, t);
     task.status = status;
     task.updatedAtMs = t;
-    task.history.push_back({t, status, agentId, detail, messageId});
+    task.history.push_back({t, status, agentId, detail, messageRow});
 }
 
 void SystemStore::applyTaskEvent(const MapEvent &e, qint64 t)
@@ -862,7 +862,7 @@ void SystemStore::applyTaskEvent(const MapEvent &e, qint64 t)
     default: break;
     }
     if (!status.isEmpty())
-        taskTransition(id, status, assignee, QString(), QString(), t);
+        taskTransition(id, status, assignee, QString(), -1, t);
 }
 
 void SystemStore::applyAgentsSnapshot(const AgentsSnapshot &snapshot)

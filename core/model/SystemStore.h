@@ -142,9 +142,10 @@ private:
     void setMembership(const QString &scopeId, const QString &agentId, bool member, qint64 timeMs);
     void touchAgent(const QString &id, qint64 timeMs);
     void applyMessage(const MapEvent &event, qint64 timeMs, int eventIndex);
-    void applyConvention(Message &message, const ConventionInfo &info, qint64 timeMs);
+    // `messageRow`: the row `message` will have (it is appended after).
+    void applyConvention(Message &message, int messageRow, const ConventionInfo &info, qint64 timeMs);
     void taskTransition(const QString &taskId, const QString &status, const QString &agentId,
-                        const QString &detail, const QString &messageId, qint64 timeMs);
+                        const QString &detail, int messageRow, qint64 timeMs);
     void applyTaskEvent(const MapEvent &event, qint64 timeMs);
     void confirmActions(const MapEvent &event, const Message *message);
     void settleAction(OperatorAction &action, ActionStatus status, const QString &detail, qint64 timeMs,

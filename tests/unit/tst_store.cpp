@@ -584,7 +584,8 @@ void TestStore::taskLifecycleFromMessages()
     QCOMPARE(taskStatuses(*task), (QStringList{QStringLiteral("requested"), QStringLiteral("accepted"), QStringLiteral("in-progress"),
                                                QStringLiteral("handed-off"), QStringLiteral("completed")}));
     QCOMPARE(task->history.back().agentId, w2);
-    QCOMPARE(task->history.back().messageId, QStringLiteral("m5"));
+    QCOMPARE(store.messages().id(size_t(task->history.back().messageRow)), QStringLiteral("m5"));
+    QCOMPARE(store.messages()[size_t(task->history.front().messageRow)].taskId, QStringLiteral("task-001"));
     QCOMPARE(task->history.at(3).agentId, w1);
     QCOMPARE(store.counters().tasks, qint64(1));
     for (const Message &m : store.messages())

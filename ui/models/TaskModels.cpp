@@ -348,7 +348,9 @@ QVariant TaskHistoryModel::data(const QModelIndex &index, int role) const
         case TimeColumn: return fullTime(step.timeMs);
         case AgentColumn: return step.agentId;
         case DetailColumn:
-            return step.messageId.isEmpty() ? step.detail : tr("%1\nmessage %2").arg(step.detail, step.messageId);
+            return step.messageRow < 0 || size_t(step.messageRow) >= m_store->messages().size()
+                ? step.detail
+                : tr("%1\nmessage %2").arg(step.detail, m_store->messages().id(size_t(step.messageRow)));
         default: return {};
         }
     case Qt::DecorationRole:

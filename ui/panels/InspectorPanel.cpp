@@ -292,7 +292,9 @@ ItemView taskView(const SystemStore &store, const Task &t)
                            {"status", text(step.status)},
                            {"agentId", optionalText(step.agentId)},
                            {"detail", optionalText(step.detail)},
-                           {"messageId", optionalText(step.messageId)}});
+                           {"messageId", step.messageRow >= 0 && size_t(step.messageRow) < store.messages().size()
+                                             ? optionalText(store.messages().id(size_t(step.messageRow)))
+                                             : OrderedJson()}});
     view.json = {{"id", text(t.id)},
                  {"type", optionalText(t.type)},
                  {"status", text(t.status)},
