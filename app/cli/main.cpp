@@ -212,12 +212,12 @@ int commandStats(const QCommandLineParser &p, const Common &common)
                 const RecordDir dir = r.timeline->recordDirOf(i);
                 ++byDir[dir == RecordDir::Other ? std::string("other") : recordDirName(dir).toStdString()];
             }
-    std::map<int, qint64> byTypeName; // EventEntry::typeName: counted by number, named once
+    std::map<int, qint64> byTypeRow; // EventEntry::typeRow: counted by number, named once
     for (const EventEntry &e : store.events())
-        ++byTypeName[e.typeName];
+        ++byTypeRow[e.typeRow];
     std::map<std::string, qint64> byType;
-    for (const auto &[typeName, count] : byTypeName)
-        byType[store.events().name(typeName).toStdString()] += count;
+    for (const auto &[typeRow, count] : byTypeRow)
+        byType[store.events().typeName(typeRow).toStdString()] += count;
     qint64 registered = 0, placeholders = 0, departed = 0;
     for (const Agent &a : store.agents()) {
         if (a.unregistered)

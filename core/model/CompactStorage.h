@@ -54,7 +54,9 @@ public:
 
 private:
     static constexpr size_t kBlockBytes = size_t(1) << 20;
-    static constexpr int kOffsetBits = 24; // a reference: (block + 1) << 24 | offset in the block
+    // A reference: (block + 1) << 20 | offset in the block; below 2^32 for the first 4095 blocks
+    // (the event log keeps 32 bits of it).
+    static constexpr int kOffsetBits = 20;
     char *reserve(size_t bytes, Ref &ref);
 
     std::vector<std::unique_ptr<char[]>> m_blocks;

@@ -169,20 +169,21 @@ struct OperatorAction
     QString confirmingEventId;
 };
 
-// One applied event, in arrival order (the timeline's backbone). 48 bytes: a million of them is
-// much of a loaded trace's memory, so the row keeps numbers; its id, type and agent id are read
-// through the EventLog that holds it (SystemStore::events()).
+// One applied event, in arrival order (the timeline's backbone). 32 bytes: a million of them is
+// much of a loaded trace's memory, so the row keeps numbers; its id, type, kind, agent id and
+// receipt time are read through the EventLog that holds it (SystemStore::events()).
 struct EventEntry
 {
     qint64 timestampMs = 0;
-    qint64 receivedMs = 0;
-    quint64 idRef = 0;             // EventLog::eventId()
+    quint32 idRef = 0;             // EventLog::eventId()
+    qint32 receivedDeltaMs = 0;    // EventLog::receivedMs()
     int messageIndex = -1;
-    int stateRow = -1;             // agent events: the state announced, a row of SystemStore::stateNames()
-    int previousStateRow = -1;     // agent events: the previous state they name (-1: none)
-    int typeName = 0;              // EventLog::type()
+    int typeRow = 0;               // EventLog::type(), EventLog::kind()
     int agentName = 0;             // EventLog::agentId(): the agent it is about, else its source agent
-    EventKind kind = EventKind::Other;
+    // Agent events: the state announced and the previous state they name, rows of
+    // SystemStore::stateNames() (-1: none).
+    qint16 stateRow = -1;
+    qint16 previousStateRow = -1;
 };
 
 struct Gap

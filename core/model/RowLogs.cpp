@@ -22,15 +22,32 @@ int EventLog::find(QStringView eventId, quint32 hash) const
     return m_ids.find(hash, [&](int row) { return m_text.equals(m_rows[size_t(row)].idRef, eventId); });
 }
 
-void EventLog::append(EventEntry entry, const QString &eventId, quint32 idHash, const QString &type,
-                      const QString &agentId, const QByteArray &frame)
+void EventLog::append(EventEntry entry, const QString &eventId, quint32 idHash, const QString &type, EventKind kind,
+                      const QString &agentId, qint64 receivedMs, const QByteArray &frame)
 {
     const int row = int(m_rows.size());
-    entry.idRef = m_text.append(eventId);
-    entry.typeName = m_names.intern(type);
+    // Past 4 GiB of ids (some 150 million events) a reference no longer fits the row: the id
+    // is not kept (the event still is, and its frame still has it).
+    const TextArena::Ref idRef = m_text.append(eventId);
+    entry.idRef = idRef <= std::numeric_limits<quint32>::max() ? quint32(idRef) : 0;
+    const qint64 delta = receivedMs - entry.timestampMs;
+    if (delta > kFarReceipt && delta <= std::numeric_limits<qint32>::max()) {
+        entry.receivedDeltaMs = qint32(delta);
+    } else {
+        entry.receivedDeltaMs = kFarReceipt;
+        m_farReceipts.emplace_back(row, receivedMs);
+    }
+    const int typeName = m_names.intern(type);
+    const quint64 typeKey = quint64(typeName) << 8 | quint64(kind);
+    auto it = m_typeRows.constFind(typeKey);
+    if (it == m_typeRows.constEnd()) {
+        it = m_typeRows.insert(typeKey, int(m_types.size()));
+        m_types.push_back({typeName, kind});
+    }
+    entry.typeRow = *it;
     entry.agentName = m_names.intern(agentId);
     m_rows.push_back(entry);
-    if (!eventId.isEmpty())
+    if (!eventId.isEmpty() && entry.idRef)
         m_ids.insert(idHash, row);
     if (!frame.isEmpty()) {
         m_frames.resize(size_t(row)); // rows before it kept none
@@ -40,15 +57,28 @@ void EventLog::append(EventEntry entry, const QString &eventId, quint32 idHash, 
     }
 }
 
+qint64 EventLog::receivedMs(size_t row) const
+{
+    const EventEntry &e = m_rows[row];
+    if (e.receivedDeltaMs != kFarReceipt)
+        return e.timestampMs + e.receivedDeltaMs;
+    const auto it = std::lower_bound(m_farReceipts.begin(), m_farReceipts.end(), std::make_pair(int(row), qint64(0)),
+                                     [](const auto &a, const auto &b) { return a.first < b.first; });
+    return it != m_farReceipts.end() && it->first == int(row) ? it->second : e.timestampMs;
+}
+
 size_t EventLog::memoryBytes() const
 {
     return m_rows.size() * sizeof(EventEntry) + m_frames.size() * sizeof(QByteArray) + m_text.memoryBytes()
-        + m_ids.memoryBytes();
+        + m_ids.memoryBytes() + m_farReceipts.capacity() * sizeof(m_farReceipts[0]);
 }
 
 void EventLog::clear()
 {
     m_rows = {};
+    m_types.clear();
+    m_typeRows.clear();
+    m_farReceipts = {};
     m_frames = {};
     m_text.clear();
     m_names.clear();

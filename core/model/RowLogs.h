@@ -29,23 +29,40 @@ public:
     auto end() const { return m_rows.end(); }
 
     QString eventId(size_t row) const { return m_text.text(m_rows[row].idRef); }
-    const QString &type(const EventEntry &e) const { return m_names.name(e.typeName); }
+    const QString &type(const EventEntry &e) const { return typeName(e.typeRow); }
+    const QString &typeName(int typeRow) const { return m_names.name(m_types[size_t(typeRow)].name); }
+    EventKind kind(const EventEntry &e) const { return m_types[size_t(e.typeRow)].kind; }
     const QString &agentId(const EventEntry &e) const { return m_names.name(e.agentName); }
-    const QString &name(int nameRow) const { return m_names.name(nameRow); } // EventEntry::typeName, agentName
+    const QString &name(int nameRow) const { return m_names.name(nameRow); } // EventEntry::agentName
+    // When the event arrived (the record's time in a trace), in ms since the epoch.
+    qint64 receivedMs(size_t row) const;
     // The frame text kept with the event (live traffic); empty when none was kept.
     QByteArray keptFrame(size_t row) const { return row < m_frames.size() ? m_frames[row] : QByteArray(); }
     // The row of the event with this id (-1: none). `hash` from IdIndex::hashOf(id).
     int find(QStringView eventId, quint32 hash) const;
 
-    // The store's side. `entry`'s idRef, typeName and agentName are filled here.
-    void append(EventEntry entry, const QString &eventId, quint32 idHash, const QString &type, const QString &agentId,
-                const QByteArray &frame);
+    // The store's side. `entry`'s idRef, receivedDeltaMs, typeRow and agentName are filled here.
+    void append(EventEntry entry, const QString &eventId, quint32 idHash, const QString &type, EventKind kind,
+                const QString &agentId, qint64 receivedMs, const QByteArray &frame);
     void setMessageIndex(size_t row, int message) { m_rows[row].messageIndex = message; }
     size_t memoryBytes() const; // rows, texts and the id index (names: distinct strings only, not counted)
     void clear();
 
 private:
+    // An event type as received and the kind it was read as (a handful of them).
+    struct TypeRow
+    {
+        int name = 0;
+        EventKind kind = EventKind::Other;
+    };
+    static constexpr qint32 kFarReceipt = std::numeric_limits<qint32>::min();
+
     std::deque<EventEntry> m_rows;
+    std::vector<TypeRow> m_types;
+    QHash<quint64, int> m_typeRows;   // (name << 8 | kind) -> row of m_types
+    // Receipt times more than 24 days from the event's own time (receivedDeltaMs is then
+    // kFarReceipt), by ascending row: rare (a server clock far off, a timestamp in seconds).
+    std::vector<std::pair<int, qint64>> m_farReceipts;
     // Frames kept with events (live traffic), by row; stays empty while no event has one, so a
     // loaded trace (whose frames its timeline keeps) pays nothing here.
     std::deque<QByteArray> m_frames;

@@ -412,6 +412,8 @@ int SystemStore::stateRowOf(const QString &state)
     if (it != m_stateRow.constEnd())
         return *it;
     const int row = int(m_stateNames.size());
+    if (row > std::numeric_limits<qint16>::max())
+        return -1; // EventEntry keeps 16 bits: past 32,768 distinct state names, new ones are not charted
     m_stateNames.push_back(state);
     m_stateRow.insert(state, row);
     return row;
@@ -454,14 +456,13 @@ void SystemStore::applyEvent(const EventInput &input)
 
     const int eventIndex = int(m_events.size());
     EventEntry entry;
-    entry.kind = e.kind;
     entry.timestampMs = t;
-    entry.receivedMs = input.receivedMs;
     if (e.agent && e.agent->state)
-        entry.stateRow = stateRowOf(*e.agent->state);
+        entry.stateRow = qint16(stateRowOf(*e.agent->state));
     if (!e.previousState.isEmpty())
-        entry.previousStateRow = stateRowOf(e.previousState);
-    m_events.append(entry, e.eventId, idHash, e.type, e.agentId.isEmpty() ? e.sourceAgentId : e.agentId, e.rawFrame);
+        entry.previousStateRow = qint16(stateRowOf(e.previousState));
+    m_events.append(entry, e.eventId, idHash, e.type, e.kind, e.agentId.isEmpty() ? e.sourceAgentId : e.agentId,
+                    input.receivedMs, e.rawFrame);
     if (m_pending.firstNewEvent < 0)
         m_pending.firstNewEvent = eventIndex;
 

@@ -126,7 +126,7 @@ Q_SIGNALS:
 
 private:
     void applyEvent(const EventInput &input);
-    int stateRowOf(const QString &state);
+    int stateRowOf(const QString &state); // -1: the table is full (EventEntry keeps 16 bits)
     void applyAgentsSnapshot(const AgentsSnapshot &snapshot);
     void applyScopesSnapshot(const ScopesSnapshot &snapshot);
     void applyMembers(const MembersSnapshot &members);

@@ -174,7 +174,7 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
     };
     auto tidOf = [&](const QString &agentId) { return agentId.isEmpty() ? 0 : store.agentRow(agentId) + 1; };
     auto tidOfEvent = [&](const EventEntry &e) {
-        if (e.kind == EventKind::MessageSent && hasMessage(e) && !messages.fromAgentId(size_t(e.messageIndex)).isEmpty())
+        if (events.kind(e) == EventKind::MessageSent && hasMessage(e) && !messages.fromAgentId(size_t(e.messageIndex)).isEmpty())
             return tidOf(messages.fromAgentId(size_t(e.messageIndex)));
         return tidOf(events.agentId(e));
     };
@@ -247,13 +247,13 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
             if (!m.correlationId.isEmpty())
                 args["correlation"] = s(m.correlationId);
         }
-        if (e.kind == EventKind::AgentStateChanged && options.timeline) {
+        if (events.kind(e) == EventKind::AgentStateChanged && options.timeline) {
             const QString state = stateFromFrame(options.timeline->frameForEvent(int(i)));
             if (!state.isEmpty())
                 args["state"] = s(state);
         }
         put({{"name", s(events.type(e))},
-             {"cat", categoryOf(e.kind)},
+             {"cat", categoryOf(events.kind(e))},
              {"ph", "i"},
              {"s", "t"},
              {"ts", ts(e.timestampMs)},

@@ -307,8 +307,8 @@ void TimelineTest::laneIndexesMatchTheStore()
     // state the event announced.
     int lifecycle = 0;
     for (const EventEntry &e : store.events())
-        lifecycle += e.kind == EventKind::AgentRegistered || e.kind == EventKind::AgentStateChanged
-                     || e.kind == EventKind::AgentUnregistered;
+        lifecycle += store.events().kind(e) == EventKind::AgentRegistered || store.events().kind(e) == EventKind::AgentStateChanged
+                     || store.events().kind(e) == EventKind::AgentUnregistered;
     int marks = 0;
     for (int a = 0; a < int(store.agents().size()); ++a) {
         for (const TimelineIndex::StateMark &mark : index.stateMarks(a)) {
@@ -409,7 +409,7 @@ void TimelineTest::clickMarkFocusesEvent()
             QTest::mouseClick(f.view->viewport(), Qt::LeftButton, {}, onMark);
             QCOMPARE(f.hub.focusKind(), SelectionHub::Kind::Event);
             QCOMPARE(f.hub.focusKey(), QString::number(marks[k].eventRow));
-            QCOMPARE(store.events()[size_t(marks[k].eventRow)].kind, EventKind::AgentStateChanged);
+            QCOMPARE(store.events().kind(store.events()[size_t(marks[k].eventRow)]), EventKind::AgentStateChanged);
             return;
         }
     }

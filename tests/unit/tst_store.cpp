@@ -953,9 +953,38 @@ void TestStore::messageLogKeepsEveryField()
     EventEntry entry;
     entry.timestampMs = 5;
     events.append(entry, QStringLiteral("ev-1"), IdIndex::hashOf(QStringLiteral("ev-1")), QStringLiteral("message.sent"),
-                  QStringLiteral("agent-1"), QByteArray("{\"frame\":1}"));
+                  EventKind::MessageSent, QStringLiteral("agent-1"), 7, QByteArray("{\"frame\":1}"));
     QCOMPARE(events.eventId(0), QStringLiteral("ev-1"));
     QCOMPARE(events.type(events[0]), QStringLiteral("message.sent"));
+    QCOMPARE(events.kind(events[0]), EventKind::MessageSent);
+    QCOMPARE(events.receivedMs(0), qint64(7));
+    static_assert(sizeof(EventEntry) == 32);
+    {
+        // Receipt times far from the event's own time (a clock off by years, a time in seconds)
+        // and the same type name read as another kind come back exactly.
+        EventLog more;
+        EventEntry seconds;
+        seconds.timestampMs = 1795401363; // seconds, not ms
+        more.append(seconds, QStringLiteral("a"), IdIndex::hashOf(QStringLiteral("a")), QStringLiteral("x.y"),
+                    EventKind::Other, QString(), 1795401363849, {});
+        EventEntry near;
+        near.timestampMs = 1795401363849;
+        more.append(near, QStringLiteral("b"), IdIndex::hashOf(QStringLiteral("b")), QStringLiteral("x.y"),
+                    EventKind::AgentRegistered, QString(), 1795401363849 - 5, {});
+        EventEntry late;
+        late.timestampMs = 0;
+        more.append(late, QStringLiteral("c"), IdIndex::hashOf(QStringLiteral("c")), QStringLiteral("x.y"),
+                    EventKind::Other, QString(), std::numeric_limits<qint64>::max() / 2, {});
+        QCOMPARE(more.receivedMs(0), qint64(1795401363849));
+        QCOMPARE(more.receivedMs(1), qint64(1795401363849 - 5));
+        QCOMPARE(more.receivedMs(2), std::numeric_limits<qint64>::max() / 2);
+        QCOMPARE(more.kind(more[0]), EventKind::Other);
+        QCOMPARE(more.kind(more[1]), EventKind::AgentRegistered);
+        QCOMPARE(more.kind(more[2]), EventKind::Other);
+        QCOMPARE(more[0].typeRow, more[2].typeRow);
+        QCOMPARE(more.type(more[1]), QStringLiteral("x.y"));
+        QCOMPARE(more.find(QStringLiteral("c"), IdIndex::hashOf(QStringLiteral("c"))), 2);
+    }
     QCOMPARE(events.agentId(events[0]), QStringLiteral("agent-1"));
     QCOMPARE(events.keptFrame(0), QByteArray("{\"frame\":1}"));
     QCOMPARE(events.find(QStringLiteral("ev-1"), IdIndex::hashOf(QStringLiteral("ev-1"))), 0);

@@ -892,8 +892,8 @@ void TestTraceImportExport::chromeExportMatchesTheStore()
         }
         int sent = 0, stateChanges = 0;
         for (const EventEntry &e : store.events()) {
-            sent += e.kind == EventKind::MessageSent;
-            stateChanges += e.kind == EventKind::AgentStateChanged;
+            sent += store.events().kind(e) == EventKind::MessageSent;
+            stateChanges += store.events().kind(e) == EventKind::AgentStateChanged;
         }
         QCOMPARE(instants, int(store.events().size()));
         QCOMPARE(messageInstants, sent);

@@ -126,12 +126,13 @@ private:
 // `before` receives the group the agent was in before the event (kNotCounted: absent).
 int groupOfEvent(const SystemStore &store, const EventEntry &entry, int *before)
 {
-    if (entry.kind == EventKind::AgentRegistered)
+    const EventKind kind = store.events().kind(entry);
+    if (kind == EventKind::AgentRegistered)
         *before = kNotCounted;
     else
         *before = int(entry.previousStateRow < 0 ? StateGroup::Other
                                                  : stateGroup(store.stateName(entry.previousStateRow), false));
-    if (entry.kind == EventKind::AgentUnregistered)
+    if (kind == EventKind::AgentUnregistered)
         return int(StateGroup::Stopped);
     if (entry.stateRow >= 0)
         return int(stateGroup(store.stateName(entry.stateRow), false));
@@ -232,7 +233,7 @@ private:
         const qint64 t = entry.timestampMs;
         m_firstMs = std::min(m_firstMs, t);
         m_lastMs = std::max(m_lastMs, t);
-        if (!changesAgentState(entry.kind))
+        if (!changesAgentState(m_store.events().kind(entry)))
             return;
         const int row = m_store.agentRow(m_store.events().agentId(entry));
         if (row < 0 || size_t(row) >= m_agentCount)

@@ -443,7 +443,7 @@ ItemView eventView(const SystemStore &store, int row)
                  {"eventId", optionalText(store.events().eventId(size_t(row)))},
                  {"type", text(type)},
                  {"timestamp", timeJson(e.timestampMs)},
-                 {"receivedAt", timeJson(e.receivedMs)},
+                 {"receivedAt", timeJson(store.events().receivedMs(size_t(row)))},
                  {"agentId", optionalText(agentId)},
                  {"messageId", hasMessage ? text(store.messages()[size_t(e.messageIndex)].id) : OrderedJson()},
                  {"frameBytes", frame.size()},

@@ -77,7 +77,7 @@ TimelineIndex::Ingested TimelineIndex::ingest(const SystemStore &store, int maxR
         const EventEntry &e = events[size_t(row)];
         if (e.messageIndex >= 0 && e.messageIndex < m_messageRows && indexNewRecipients(store, e.messageIndex))
             result.anything = true;
-        if (isLifecycleEvent(e.kind))
+        if (isLifecycleEvent(events.kind(e)))
             lifecycleRows.push_back(row);
     }
     m_eventRows = eventEnd;
@@ -124,7 +124,7 @@ void TimelineIndex::ingestStateEvents(const SystemStore &store, const std::vecto
         const QString state = lastEventOfAgent.value(agentRow) == row ? store.agents()[size_t(agentRow)].state
                                                                        : store.stateName(e.stateRow);
         insertByTime(m_lanes[size_t(agentRow)].marks,
-                     StateMark{e.timestampMs, row, state.isEmpty() ? -1 : internState(state), e.kind});
+                     StateMark{e.timestampMs, row, state.isEmpty() ? -1 : internState(state), store.events().kind(e)});
         extendTimeRange(e.timestampMs);
     }
 }

@@ -1222,9 +1222,9 @@ QString TimelineView::markToolTip(int eventRow) const
         if (mark.eventRow == eventRow)
             state = m_index.stateName(mark.stateId);
     QString what;
-    if (e.kind == EventKind::AgentRegistered)
+    if (m_store->events().kind(e) == EventKind::AgentRegistered)
         what = state.isEmpty() ? tr("registered") : tr("registered, %1").arg(state);
-    else if (e.kind == EventKind::AgentUnregistered)
+    else if (m_store->events().kind(e) == EventKind::AgentUnregistered)
         what = tr("unregistered");
     else
         what = state.isEmpty() ? tr("state changed") : tr("state → %1").arg(state);
