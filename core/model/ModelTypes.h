@@ -142,7 +142,9 @@ struct Task
     std::optional<double> progress;
     qint64 createdAtMs = 0;
     qint64 updatedAtMs = 0;
-    std::vector<TaskTransition> history;
+    // Its transitions, oldest first, are in the store's task history log: SystemStore::taskHistory().
+    int historySize = 0;
+    int lastTransition = -1;       // row of the newest one in that log (-1: none)
 };
 
 enum class ActionKind { Inject, Stop, Suspend, Resume, Send };

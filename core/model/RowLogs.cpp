@@ -243,4 +243,36 @@ void MessageLog::clear()
     m_ids.clear();
 }
 
+// ---- TaskHistoryLog -------------------------------------------------------------------------
+
+int TaskHistoryLog::append(int previous, const TaskTransition &step)
+{
+    Row r;
+    r.timeMs = step.timeMs;
+    r.previous = previous;
+    r.status = m_names.intern(step.status);
+    r.agentId = m_names.intern(step.agentId);
+    r.detail = m_names.intern(step.detail);
+    r.messageRow = step.messageRow;
+    m_rows.push_back(r);
+    return int(m_rows.size()) - 1;
+}
+
+std::vector<TaskTransition> TaskHistoryLog::chain(int last) const
+{
+    std::vector<TaskTransition> steps;
+    for (int row = last; row >= 0; row = m_rows[size_t(row)].previous) {
+        const Row &r = m_rows[size_t(row)];
+        steps.push_back({r.timeMs, m_names.name(r.status), m_names.name(r.agentId), m_names.name(r.detail), r.messageRow});
+    }
+    std::reverse(steps.begin(), steps.end());
+    return steps;
+}
+
+void TaskHistoryLog::clear()
+{
+    m_rows = {};
+    m_names.clear();
+}
+
 } // namespace mapi

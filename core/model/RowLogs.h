@@ -169,4 +169,32 @@ private:
     IdIndex m_ids;
 };
 
+// Every task's transitions in one log (a loaded trace has tens of thousands of tasks with about
+// ten transitions each: a vector of QString-holding transitions per task cost several times
+// this). Each row links to the previous transition of the same task.
+class TaskHistoryLog
+{
+public:
+    // Appends a transition after row `previous` of the same task (-1: its first); returns its row.
+    int append(int previous, const TaskTransition &step);
+    // The transitions of the task whose newest is row `last`, oldest first.
+    std::vector<TaskTransition> chain(int last) const;
+    size_t size() const { return m_rows.size(); }
+    size_t memoryBytes() const { return m_rows.size() * sizeof(Row); }
+    void clear();
+
+private:
+    struct Row
+    {
+        qint64 timeMs = 0;
+        int previous = -1;
+        int status = 0;
+        int agentId = 0;
+        int detail = 0;
+        int messageRow = -1;
+    };
+    std::deque<Row> m_rows;
+    NameTable m_names;
+};
+
 } // namespace mapi

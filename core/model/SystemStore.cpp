@@ -253,6 +253,7 @@ void SystemStore::reset()
     if (dropped->events.size() + dropped->messages.size() > 10000)
         QThreadPool::globalInstance()->start([dropped = std::move(dropped)]() mutable { dropped.reset(); });
     m_tasks.clear();
+    m_taskHistory.clear();
     m_taskRow.clear();
     m_actions.clear();
     m_actionRow.clear();
@@ -832,7 +833,8 @@ void SystemStore::taskTransition(const QString &taskId, const QString &status, c
     Task &task = ensureTask(taskId, t);
     task.status = status;
     task.updatedAtMs = t;
-    task.history.push_back({t, status, agentId, detail, messageRow});
+    task.lastTransition = m_taskHistory.append(task.lastTransition, {t, status, agentId, detail, messageRow});
+    ++task.historySize;
 }
 
 void SystemStore::applyTaskEvent(const MapEvent &e, qint64 t)

@@ -87,6 +87,9 @@ public:
     // Compact logs (model/RowLogs.h); rows stay valid as indexes. messages()[row] is a copy.
     const MessageLog &messages() const { return m_messages; }
     const std::vector<Task> &tasks() const { return m_tasks; }
+    // A task's transitions, oldest first (built from the compact log: for one task at a time,
+    // or a budgeted pass).
+    std::vector<TaskTransition> taskHistory(const Task &task) const { return m_taskHistory.chain(task.lastTransition); }
     const std::vector<OperatorAction> &actions() const { return m_actions; }
     const EventLog &events() const { return m_events; }
     // The frame text that carried event `row`: the frame kept with it (live), else what the
@@ -172,6 +175,7 @@ private:
     EventLog m_events;
     MessageLog m_messages{&m_events};
     std::vector<Task> m_tasks;
+    TaskHistoryLog m_taskHistory;
     QHash<QString, int> m_taskRow;
     std::vector<OperatorAction> m_actions;
     QHash<QString, int> m_actionRow;

@@ -121,21 +121,21 @@ struct TaskSpan
     bool open = false;
 };
 
-TaskSpan spanOf(const Task &task, qint64 nowMs)
+TaskSpan spanOf(const Task &task, const std::vector<TaskTransition> &history, qint64 nowMs)
 {
     TaskSpan span;
     span.task = &task;
     span.start = task.createdAtMs;
-    for (const TaskTransition &t : task.history)
+    for (const TaskTransition &t : history)
         if (isTaskStart(t.status)) {
             span.start = t.timeMs;
             break;
         }
-    if (!task.history.empty() && !isTaskStart(task.history.front().status))
-        span.start = std::min(span.start, task.history.front().timeMs);
+    if (!history.empty() && !isTaskStart(history.front().status))
+        span.start = std::min(span.start, history.front().timeMs);
     span.open = true;
     span.end = std::max(nowMs, span.start);
-    for (const TaskTransition &t : task.history)
+    for (const TaskTransition &t : history)
         if (t.timeMs >= span.start && isTaskEnd(t.status)) {
             span.end = t.timeMs;
             span.open = false;
@@ -190,7 +190,7 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
         }
     std::vector<TaskSpan> spans;
     for (const Task &task : store.tasks()) {
-        const TaskSpan span = spanOf(task, store.now());
+        const TaskSpan span = spanOf(task, store.taskHistory(task), store.now());
         if (span.end < options.fromMs || span.start > options.toMs)
             continue;
         if (filtered && !selected(task.requesterId) && !selected(task.assigneeId))
@@ -267,7 +267,7 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
         const Task &t = *span.task;
         const qint64 start = std::max(span.start, options.fromMs);
         const qint64 end = std::min(span.end, options.toMs);
-        Json args = {{"task", s(t.id)}, {"status", s(t.status)}, {"transitions", t.history.size()}};
+        Json args = {{"task", s(t.id)}, {"status", s(t.status)}, {"transitions", t.historySize}};
         if (!t.type.isEmpty())
             args["type"] = s(t.type);
         if (!t.requesterId.isEmpty())
@@ -433,12 +433,12 @@ qint64 writeCsv(const SystemStore &store, CsvTable table, QIODevice &device, QSt
         row({"id", "type", "status", "requester", "assignee", "progress", "createdAt", "updatedAt", "transitions", "history"});
         for (const Task &task : store.tasks()) {
             QStringList history;
-            for (const TaskTransition &tr : task.history)
+            for (const TaskTransition &tr : store.taskHistory(task))
                 history << QStringLiteral("%1 %2%3").arg(isoTime(tr.timeMs), tr.status,
                                                          tr.agentId.isEmpty() ? QString() : QStringLiteral(" by ") + tr.agentId);
             row({t(task.id), t(task.type), t(task.status), t(task.requesterId), t(task.assigneeId),
                  n(optionalNumber(task.progress)), n(isoTime(task.createdAtMs)), n(isoTime(task.updatedAtMs)),
-                 n(QString::number(task.history.size())), t(history.join(QStringLiteral("; ")))});
+                 n(QString::number(task.historySize)), t(history.join(QStringLiteral("; ")))});
             ++rows;
         }
         break;

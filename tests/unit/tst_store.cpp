@@ -36,11 +36,13 @@ ActionUpdate actionStep(ActionUpdate::Step step, const QString &id, qint64 t, Ac
     return u;
 }
 
-QStringList taskStatuses(const Task &task)
+QStringList taskStatuses(const SystemStore &store, const Task &task)
 {
     QStringList out;
-    for (const TaskTransition &t : task.history)
+    for (const TaskTransition &t : store.taskHistory(task))
         out << t.status;
+    if (out.size() != task.historySize)
+        out << QStringLiteral("<historySize %1>").arg(task.historySize);
     return out;
 }
 
@@ -581,12 +583,12 @@ void TestStore::taskLifecycleFromMessages()
     task = store.task(QStringLiteral("task-001"));
     QCOMPARE(task->status, QStringLiteral("completed"));
     QCOMPARE(task->assigneeId, w2);
-    QCOMPARE(taskStatuses(*task), (QStringList{QStringLiteral("requested"), QStringLiteral("accepted"), QStringLiteral("in-progress"),
+    QCOMPARE(taskStatuses(store, *task), (QStringList{QStringLiteral("requested"), QStringLiteral("accepted"), QStringLiteral("in-progress"),
                                                QStringLiteral("handed-off"), QStringLiteral("completed")}));
-    QCOMPARE(task->history.back().agentId, w2);
-    QCOMPARE(store.messages().id(size_t(task->history.back().messageRow)), QStringLiteral("m5"));
-    QCOMPARE(store.messages()[size_t(task->history.front().messageRow)].taskId, QStringLiteral("task-001"));
-    QCOMPARE(task->history.at(3).agentId, w1);
+    QCOMPARE(store.taskHistory(*task).back().agentId, w2);
+    QCOMPARE(store.messages().id(size_t(store.taskHistory(*task).back().messageRow)), QStringLiteral("m5"));
+    QCOMPARE(store.messages()[size_t(store.taskHistory(*task).front().messageRow)].taskId, QStringLiteral("task-001"));
+    QCOMPARE(store.taskHistory(*task).at(3).agentId, w1);
     QCOMPARE(store.counters().tasks, qint64(1));
     for (const Message &m : store.messages())
         QCOMPARE(m.taskId, QStringLiteral("task-001"));
@@ -614,7 +616,7 @@ void TestStore::taskFailedSetsAgentError()
                           {{"task_id", "t"}, {"error_code", "EXECUTION_ERROR"}, {"error_message", "Failed to parse input code"}}));
     const Task *task = store.task(QStringLiteral("t"));
     QCOMPARE(task->status, QStringLiteral("failed"));
-    QCOMPARE(task->history.back().detail, QStringLiteral("Failed to parse input code"));
+    QCOMPARE(store.taskHistory(*task).back().detail, QStringLiteral("Failed to parse input code"));
     const Agent *w1 = store.agent(QStringLiteral("w1"));
     QCOMPARE(w1->lastErrorMessage, QStringLiteral("Failed to parse input code"));
     QCOMPARE(w1->lastErrorSeverity, QStringLiteral("ERROR"));

@@ -265,7 +265,7 @@ private:
     void scanTask(int row, const Task &task)
     {
         int previous = kNotCounted;
-        for (const TaskTransition &step : task.history) {
+        for (const TaskTransition &step : m_store.taskHistory(task)) {
             const int outcome = taskOutcome(step.status);
             if (outcome != previous)
                 m_taskChanges.push_back({step.timeMs, row, outcome});

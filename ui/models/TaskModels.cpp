@@ -178,7 +178,7 @@ QVariant TaskTableModel::data(const QModelIndex &index, int role) const
             if (role == SortRole)
                 return std::max(task.updatedAtMs, task.createdAtMs);
             return timeOfDay(std::max(task.updatedAtMs, task.createdAtMs), false);
-        case TransitionsColumn: return int(task.history.size());
+        case TransitionsColumn: return task.historySize;
         }
         return {};
     }
@@ -268,6 +268,7 @@ TaskHistoryModel::TaskHistoryModel(const SystemStore *store, QObject *parent)
         beginResetModel();
         m_taskRow = -1;
         m_rows = 0;
+        m_steps.clear();
     });
     connect(store, &SystemStore::wasReset, this, [this] { endResetModel(); });
 }
@@ -285,7 +286,8 @@ void TaskHistoryModel::setTaskId(const QString &taskId)
     m_taskId = taskId;
     const Task *found = taskId.isEmpty() ? nullptr : m_store->task(taskId);
     m_taskRow = found ? int(found - m_store->tasks().data()) : -1;
-    m_rows = found ? int(found->history.size()) : 0;
+    m_steps = found ? m_store->taskHistory(*found) : std::vector<TaskTransition>();
+    m_rows = int(m_steps.size());
     endResetModel();
 }
 
@@ -302,15 +304,16 @@ void TaskHistoryModel::onChanged(const ChangeSet &changes)
         m_taskRow = int(found - m_store->tasks().data());
     }
     const Task &current = *task();
-    const int newRows = int(current.history.size());
+    const int newRows = current.historySize;
     if (newRows > m_rows) {
         beginInsertRows({}, m_rows, newRows - 1);
+        m_steps = m_store->taskHistory(current);
         m_rows = newRows;
         endInsertRows();
     }
     // Agent names follow renames; the history is short, so checking its agents is cheap.
     if (m_rows > 0 && !changes.agentRows.isEmpty()) {
-        for (const TaskTransition &step : current.history) {
+        for (const TaskTransition &step : m_steps) {
             if (changes.agentRows.contains(m_store->agentRow(step.agentId))) {
                 Q_EMIT dataChanged(index(0, AgentColumn), index(m_rows - 1, AgentColumn));
                 break;
@@ -333,7 +336,7 @@ QVariant TaskHistoryModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !task())
         return {};
-    const TaskTransition &step = task()->history[size_t(index.row())];
+    const TaskTransition &step = m_steps[size_t(index.row())];
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {

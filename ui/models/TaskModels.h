@@ -84,6 +84,7 @@ private:
     QString m_taskId;
     int m_taskRow = -1;
     int m_rows = 0; // transitions announced to views
+    std::vector<TaskTransition> m_steps; // the task's transitions (SystemStore::taskHistory), refreshed with m_rows
 };
 
 } // namespace mapi::ui

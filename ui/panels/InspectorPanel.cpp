@@ -287,7 +287,7 @@ ItemView taskView(const SystemStore &store, const Task &t)
     if (!t.assigneeId.isEmpty())
         view.header += QStringLiteral(" · ") + escaped(agentLabel(store, t.assigneeId));
     OrderedJson history = OrderedJson::array();
-    for (const TaskTransition &step : t.history)
+    for (const TaskTransition &step : store.taskHistory(t))
         history.push_back({{"at", timeJson(step.timeMs)},
                            {"status", text(step.status)},
                            {"agentId", optionalText(step.agentId)},
