@@ -3,6 +3,7 @@
 #include <QAnyStringView>
 #include <QUtf8StringView>
 
+#include <array>
 #include <cstring>
 
 namespace mapi {
@@ -67,6 +68,64 @@ char *writeVarint(char *out, size_t value)
     return out;
 }
 
+// Crockford's base32 as ULIDs are written: upper case, no I, L, O, U.
+constexpr char kUlidDigits[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+constexpr qsizetype kUlidChars = 26;
+constexpr size_t kUlidBytes = 16;
+constexpr char kPackedUlid = 0; // in place of a length: no kept text is empty
+
+int ulidDigit(char16_t c)
+{
+    static const auto table = [] {
+        std::array<qint8, 128> t{};
+        t.fill(-1);
+        for (int i = 0; i < 32; ++i)
+            t[size_t(kUlidDigits[i])] = qint8(i);
+        return t;
+    }();
+    return c < 128 ? table[c] : -1;
+}
+
+// `text` as the 128-bit number it writes, big-endian; false when it is no ULID (its first
+// character must be 0–7: 26 characters hold 130 bits).
+bool packUlid(QStringView text, quint8 *out)
+{
+    if (text.size() != kUlidChars)
+        return false;
+    quint64 high = 0;
+    quint64 low = 0;
+    for (qsizetype i = 0; i < kUlidChars; ++i) {
+        const int digit = ulidDigit(text[i].unicode());
+        if (digit < 0 || (i == 0 && digit > 7))
+            return false;
+        high = (high << 5) | (low >> 59);
+        low = (low << 5) | quint64(digit);
+    }
+    for (size_t i = 0; i < 8; ++i) {
+        out[i] = quint8(high >> (56 - 8 * i));
+        out[8 + i] = quint8(low >> (56 - 8 * i));
+    }
+    return true;
+}
+
+QString unpackUlid(const char *bytes)
+{
+    quint64 high = 0;
+    quint64 low = 0;
+    for (size_t i = 0; i < 8; ++i) {
+        high = (high << 8) | quint8(bytes[i]);
+        low = (low << 8) | quint8(bytes[8 + i]);
+    }
+    QString text(kUlidChars, Qt::Uninitialized);
+    QChar *chars = text.data();
+    for (qsizetype i = kUlidChars - 1; i >= 0; --i) {
+        chars[i] = QLatin1Char(kUlidDigits[low & 31]);
+        low = (low >> 5) | (high << 59);
+        high >>= 5;
+    }
+    return text;
+}
+
 } // namespace
 
 char *TextArena::reserve(size_t bytes, Ref &ref)
@@ -113,18 +172,37 @@ TextArena::Ref TextArena::append(QStringView text)
     if (!ascii)
         return appendUtf8(text.toUtf8());
     Ref ref = 0;
+    quint8 packed[kUlidBytes];
+    if (packUlid(text, packed)) {
+        char *out = reserve(1 + kUlidBytes, ref);
+        out[0] = kPackedUlid;
+        std::memcpy(out + 1, packed, kUlidBytes);
+        return ref;
+    }
     char *out = writeVarint(reserve(varintSize(size) + size, ref), size);
     for (size_t i = 0; i < size; ++i)
         out[i] = char(chars[i].unicode());
     return ref;
 }
 
+const char *TextArena::at(Ref ref) const
+{
+    const size_t block = size_t(ref >> kOffsetBits) - 1;
+    return m_blocks[block].get() + (ref & ((Ref(1) << kOffsetBits) - 1));
+}
+
+QString TextArena::text(Ref ref) const
+{
+    if (ref && *at(ref) == kPackedUlid)
+        return unpackUlid(at(ref) + 1);
+    return QString::fromUtf8(utf8(ref));
+}
+
 QByteArrayView TextArena::utf8(Ref ref) const
 {
-    if (!ref)
+    if (!ref || *at(ref) == kPackedUlid)
         return {};
-    const size_t block = size_t(ref >> kOffsetBits) - 1;
-    const char *at = m_blocks[block].get() + (ref & ((Ref(1) << kOffsetBits) - 1));
+    const char *at = this->at(ref);
     size_t size = 0;
     for (int shift = 0;; shift += 7) {
         const quint8 byte = quint8(*at++);
@@ -137,6 +215,10 @@ QByteArrayView TextArena::utf8(Ref ref) const
 
 bool TextArena::equals(Ref ref, QStringView text) const
 {
+    if (ref && *at(ref) == kPackedUlid) {
+        quint8 packed[kUlidBytes];
+        return packUlid(text, packed) && std::memcmp(packed, at(ref) + 1, kUlidBytes) == 0;
+    }
     const QByteArrayView bytes = utf8(ref);
     if (bytes.size() == text.size()) { // ASCII on both sides is the common case
         const QChar *chars = text.data();

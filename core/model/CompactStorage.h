@@ -39,15 +39,17 @@ private:
 };
 
 // Text written once and read rarely (event and message ids, payloads): UTF-8 with a length
-// prefix in 1 MiB blocks. A reference is 64 bits; 0 is the empty text.
+// prefix in 1 MiB blocks. A reference is 64 bits; 0 is the empty text. append() keeps a ULID (26
+// characters of Crockford's base32, as MAP servers write event and message ids) as its 16 bytes
+// behind a 0 byte (no text has length 0): 17 bytes instead of 27, and it reads back the same.
 class TextArena
 {
 public:
     using Ref = quint64;
     Ref append(QStringView text);
-    Ref appendUtf8(QByteArrayView utf8);
-    QByteArrayView utf8(Ref ref) const;
-    QString text(Ref ref) const { return QString::fromUtf8(utf8(ref)); }
+    Ref appendUtf8(QByteArrayView utf8); // kept as given (payloads): utf8() reads it
+    QByteArrayView utf8(Ref ref) const;  // texts of appendUtf8(); empty for a packed ULID
+    QString text(Ref ref) const;
     bool equals(Ref ref, QStringView text) const;
     size_t memoryBytes() const;
     void clear();
@@ -58,6 +60,7 @@ private:
     // (the event log keeps 32 bits of it).
     static constexpr int kOffsetBits = 20;
     char *reserve(size_t bytes, Ref &ref);
+    const char *at(Ref ref) const;
 
     std::vector<std::unique_ptr<char[]>> m_blocks;
     std::vector<size_t> m_blockSizes;

@@ -927,6 +927,33 @@ void TestStore::textArenaKeepsAnyText()
     QVERIFY(!arena.equals(refs[5], QString()));
     QCOMPARE(arena.utf8(refs[2]), QByteArrayView(QStringLiteral("évènement-1").toUtf8()));
     QVERIFY(arena.memoryBytes() >= size_t(2 * 1024 * 1024));
+
+    // ULIDs are kept packed (16 bytes) and read back the same; anything that only looks like
+    // one is kept as text, and a packed ULID equals no other text.
+    TextArena ids;
+    const QStringList ulids{QStringLiteral("01M8343ZPVEF2ZXXNV867JXBKD"), QStringLiteral("00000000000000000000000000"),
+                            QStringLiteral("7ZZZZZZZZZZZZZZZZZZZZZZZZZ"), QStringLiteral("00000000C9JGMZ1E2KXH6XXXKZ")};
+    const QStringList lookAlikes{QStringLiteral("81M8343ZPVEF2ZXXNV867JXBKD"),   // 131 bits
+                                 QStringLiteral("01m8343zpvef2zxxnv867jxbkd"),   // lower case
+                                 QStringLiteral("01M8343ZPVEF2ZXXNV867JXBKI"),   // not in the alphabet
+                                 QStringLiteral("01M8343ZPVEF2ZXXNV867JXBK"),    // 25 characters
+                                 QStringLiteral("01M8343ZPVEF2ZXXNV867JXBKDD"),  // 27
+                                 QStringLiteral("01M8343ZPVEF2ZXXNV867JXBK\u00c9")};
+    std::vector<TextArena::Ref> packed;
+    for (const QString &id : ulids)
+        packed.push_back(ids.append(id));
+    for (const QString &id : lookAlikes)
+        packed.push_back(ids.append(id));
+    const QStringList all = ulids + lookAlikes;
+    for (qsizetype i = 0; i < all.size(); ++i) {
+        QCOMPARE(ids.text(packed[size_t(i)]), all[i]);
+        for (qsizetype j = 0; j < all.size(); ++j)
+            QCOMPARE(ids.equals(packed[size_t(i)], all[j]), i == j);
+        QCOMPARE(ids.utf8(packed[size_t(i)]).isEmpty(), i < ulids.size()); // packed: no UTF-8 to view
+    }
+    QVERIFY(!ids.equals(packed[0], QString()));
+    // 17 bytes each for the ULIDs: the next text starts 17 bytes after one.
+    QCOMPARE(packed[1] - packed[0], TextArena::Ref(17));
 }
 
 // A hash collision never merges two ids: the row's own id decides.
