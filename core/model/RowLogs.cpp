@@ -110,7 +110,7 @@ Message MessageLog::operator[](size_t row) const
     if (r.priority != kNoPriority)
         m.priority = r.priority;
     m.correlationId = m_text.text(r.correlationId);
-    m.convention = r.convention;
+    m.convention = ConventionKind(r.convention);
     m.taskId = m_names.name(r.taskId);
     m.status = m_names.name(r.status);
     m.timestampMs = r.timestampMs;
@@ -174,9 +174,9 @@ int MessageLog::append(const Message &m)
 {
     const int row = int(m_rows.size());
     Row r;
-    r.id = m_text.append(m.id);
-    r.payload = m_text.appendUtf8(m.payloadText);
-    r.correlationId = m_text.append(m.correlationId);
+    r.id = narrowRef(m_text.append(m.id));
+    r.payload = narrowRef(m_text.appendUtf8(m.payloadText));
+    r.correlationId = narrowRef(m_text.append(m.correlationId));
     r.timestampMs = m.timestampMs;
     r.eventRow = m.eventRow;
     r.fromAgentId = m_names.intern(m.fromAgentId);
@@ -193,13 +193,13 @@ int MessageLog::append(const Message &m)
     r.taskId = m_names.intern(m.taskId);
     r.status = m_names.intern(m.status);
     r.priority = m.priority.value_or(kNoPriority);
-    r.convention = m.convention;
+    r.convention = quint8(m.convention);
     r.payloadInFrame = m.payloadInFrame;
     m_rows.push_back(r);
     if (m.tokensUsed || m.costUsd)
         m_usage.push_back({quint32(row), m.tokensUsed.value_or(kNoTokens),
                            m.costUsd.value_or(std::numeric_limits<double>::quiet_NaN())});
-    if (!m.id.isEmpty())
+    if (!m.id.isEmpty() && r.id)
         m_ids.insert(IdIndex::hashOf(m.id), row);
     return row;
 }

@@ -84,7 +84,7 @@ public:
     bool contains(QStringView messageId) const { return find(messageId) >= 0; }
     // Single fields without building a Message, for loops over many rows.
     qint64 timestampMs(size_t row) const { return m_rows[row].timestampMs; }
-    ConventionKind convention(size_t row) const { return m_rows[row].convention; }
+    ConventionKind convention(size_t row) const { return ConventionKind(m_rows[row].convention); }
     const QString &fromAgentId(size_t row) const { return m_names.name(m_rows[row].fromAgentId); }
     const QString &scopeId(size_t row) const { return m_names.name(m_rows[row].scopeId); }
     const QString &payloadType(size_t row) const { return m_names.name(m_rows[row].payloadType); }
@@ -129,13 +129,15 @@ public:
     void clear();
 
 private:
-    // 80 bytes. Recipients: 0 none, > 0 the name of the only one, < 0 -(index + 1) into m_lists.
+    // 64 bytes. Recipients: 0 none, > 0 the name of the only one, < 0 -(index + 1) into m_lists.
+    // Texts by 32 bits of TextArena::Ref: the first 4 GiB of ids, payloads and correlation ids
+    // (past that, texts are not kept: narrowRef()).
     struct Row
     {
-        TextArena::Ref id = 0;
-        TextArena::Ref payload = 0;
-        TextArena::Ref correlationId = 0;
         qint64 timestampMs = 0;
+        quint32 id = 0;
+        quint32 payload = 0;
+        quint32 correlationId = 0;
         int eventRow = -1;
         int fromAgentId = 0;
         int fromRaw = 0;
@@ -146,9 +148,14 @@ private:
         int taskId = 0;
         int status = 0;
         int priority = kNoPriority;
-        ConventionKind convention = ConventionKind::None;
+        quint8 convention = quint8(ConventionKind::None);
         bool payloadInFrame = false;
     };
+    static_assert(sizeof(Row) == 64, "a million rows: keep them small");
+    static quint32 narrowRef(TextArena::Ref ref)
+    {
+        return ref <= std::numeric_limits<quint32>::max() ? quint32(ref) : 0;
+    }
     static constexpr int kNoPriority = std::numeric_limits<int>::min();
     // Usage reports, for the few messages that carry one (by ascending row).
     struct UsageRow
