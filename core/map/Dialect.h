@@ -33,9 +33,12 @@ QStringList membersFromResult(const Json &result);
 // map/replay: [M] bare array, [T] {events:[{eventId,timestamp,event}],hasMore}.
 std::vector<MapEvent> eventsFromReplayResult(const Json &result, bool &hasMore);
 
-// The payload (JSON text, as MessageRecord::payloadText) of the message `messageId` carried by
-// `frame`: a map/event notification or a map/replay result. Empty when the frame carries no such
-// message or no payload. A message's id is its own, else its event's id (as the store reads it).
+// The message `messageId` carried by `frame` (a map/event notification or a map/replay result),
+// with its payload as text (payloadText, payloadType; its convention is not read). nullopt when
+// the frame carries no such message. A message's id is its own, else its event's id (as the
+// store reads it).
+std::optional<MessageRecord> messageInFrame(const QByteArray &frame, QStringView messageId);
+// Its payload text (empty: no such message, or no payload).
 QByteArray messagePayloadInFrame(const QByteArray &frame, QStringView messageId);
 
 // Error classification (map-wire.md §6): [M] reports nearly everything as -32603 with a text.

@@ -54,9 +54,14 @@ struct MessageRecord
     // only for a message it never saw sent; records built by hand): the store then reads it
     // from payloadText. Shared: batches are copied by reference count.
     std::shared_ptr<const ConventionInfo> convention;
-    // The payload was taken out of this record to save memory (dropRawFrames(): a loaded trace);
-    // whoever needs it reads it again from the event's frame (SystemStore::messagePayload()).
+    // The payload is not in this record (payloadText empty) but in the event's frame: a delivery
+    // decoded from simdjson's DOM (Dialect.cpp: messageFrom), or a payload taken out to save
+    // memory (dropRawFrames(): a loaded trace). Whoever needs it reads it from the frame
+    // (messageInFrame(), SystemStore::messagePayload()).
     bool payloadInFrame = false;
+    // The event's frame, for a delivery whose payload is in it, when dropRawFrames() emptied the
+    // event's own copy (the store reads it only for a message it never saw sent).
+    QByteArray payloadFrame;
     std::optional<int> priority;
     QString messageType;
     QString replyTo;

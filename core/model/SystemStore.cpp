@@ -665,6 +665,16 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
     m.payloadText = r.payloadText;
     m.payloadInFrame = r.payloadInFrame;
     m.payloadType = r.payloadType;
+    // A delivery whose payload the decoder left in the frame (read here: the message was never
+    // seen sent); the store can read that frame again later, so it keeps no text either way.
+    QByteArray payloadText = r.payloadText;
+    if (r.payloadInFrame && r.payloadText.isEmpty() && !r.convention) {
+        const QByteArray &frame = e.rawFrame.isEmpty() ? r.payloadFrame : e.rawFrame;
+        if (const std::optional<MessageRecord> full = messageInFrame(frame, id)) {
+            payloadText = full->payloadText;
+            m.payloadType = full->payloadType;
+        }
+    }
     m.priority = r.priority;
     m.timestampMs = r.timestampMs ? r.timestampMs : t;
     m.status = e.kind == EventKind::MessageDelivered ? QStringLiteral("delivered") : QStringLiteral("sent");
@@ -676,7 +686,7 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
 
     // Read by the decoding thread for sent messages; a delivery of a message never seen sent is
     // read here (dropRawFrames() keeps the text of records it has not read).
-    const ConventionInfo info = r.convention ? *r.convention : interpretPayloadText(r.payloadText);
+    const ConventionInfo info = r.convention ? *r.convention : interpretPayloadText(payloadText);
     m.tokensUsed = info.tokensUsed;
     m.costUsd = info.costUsd;
     // Sender: the envelope's agent id when it names an agent (on [M] `from` is a session id),

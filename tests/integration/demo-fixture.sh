@@ -10,13 +10,16 @@ case "$cmd" in
   start)
     mode=$1; dir=$2; shift 2
     mkdir -p "$dir"
-    rm -f "$dir/url" "$dir/pid"
-    node "$demo" --mode "$mode" --port 0 "$@" >"$dir/stdout" 2>"$dir/stderr" &
+    # The previous run's output goes first: the background job truncates stdout only when it
+    # starts, and a stale URL read meanwhile made the start fail at random.
+    rm -f "$dir/url" "$dir/pid" "$dir/stdout" "$dir/stderr"
+    : >"$dir/stdout"
+    node "$demo" --mode "$mode" --port 0 "$@" >>"$dir/stdout" 2>"$dir/stderr" &
     echo $! >"$dir/pid"
     for _ in $(seq 300); do
-      if grep -q 'ws://' "$dir/stdout" 2>/dev/null; then
-        grep -o 'ws://[^ ]*' "$dir/stdout" | head -1 >"$dir/url"
-        echo "demo system ($mode) at $(cat "$dir/url")"
+      if url=$(grep -o -m1 'ws://[^ ]*' "$dir/stdout" 2>/dev/null); then
+        echo "$url" >"$dir/url"
+        echo "demo system ($mode) at $url"
         exit 0
       fi
       kill -0 "$(cat "$dir/pid")" 2>/dev/null || { echo "demo system exited:"; cat "$dir/stderr"; exit 1; }

@@ -929,7 +929,15 @@ Json describe(const ModelInput &input)
             out["scope"] = {{"id", s(e.scope->id)}, {"name", optionalJson(e.scope->name)},
                             {"parent", optionalJson(e.scope->parentId)}, {"metadata", e.scope->metadata}};
         if (e.message) {
-            const MessageRecord &m = *e.message;
+            // A delivery read from simdjson's DOM leaves its payload in the frame: read from
+            // there, it must be what the general path wrote.
+            MessageRecord m = *e.message;
+            if (m.payloadInFrame) {
+                const std::optional<MessageRecord> full =
+                    messageInFrame(e.rawFrame, m.id.isEmpty() ? e.eventId : m.id);
+                m.payloadText = full ? full->payloadText : QByteArray("<not found>");
+                m.payloadType = full ? full->payloadType : QString();
+            }
             // The payload is text (nlohmann's or simdjson's writing, keys in different orders):
             // compared as JSON; its convention as read by either view.
             const Json payload = m.payloadText.isEmpty()

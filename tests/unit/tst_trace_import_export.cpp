@@ -213,6 +213,7 @@ private Q_SLOTS:
     void chromeExportOfSomeAgents();
     void csvParsesBackWithTheSameRows();
     void payloadsReadFromFramesEqualKeptPayloads();
+    void deliveryOfAMessageNeverSeenSent();
     void seekGivesTheStateOfADirectReplay();
     void stepForwardAndBack();
     void playbackReachesTheEnd();
@@ -1010,6 +1011,69 @@ void TestTraceImportExport::payloadsReadFromFramesEqualKeptPayloads()
         QVERIFY2(conventions > 0, qPrintable(source));
         if (source == QLatin1String(MAPI_SAMPLE_TRACE))
             QVERIFY(usage > 0);
+    }
+}
+
+// A trace that starts mid-flight: the first thing heard of a message is its delivery. The
+// decoder leaves a delivery's payload in its frame; the store must read it from there, live and
+// loaded alike, with what it means (a completed task, usage).
+void TestTraceImportExport::deliveryOfAMessageNeverSeenSent()
+{
+    const auto delivered = [](int sequence, const char *messageId, const Json &payload) {
+        const Json frame = {{"jsonrpc", "2.0"}, {"method", "map/event"},
+                            {"params", {{"subscriptionId", "s1"}, {"sequenceNumber", sequence},
+                                        {"eventId", "01M8344131X0HT1QXQ5T4X07" + std::to_string(10 + sequence)},
+                                        {"timestamp", 1795401363849 + sequence},
+                                        {"event", {{"type", "message.delivered"},
+                                                   {"data", {{"message", {{"id", messageId}, {"from", "agent-w"},
+                                                                          {"to", "agent-c"}, {"payload", payload},
+                                                                          {"timestamp", 1795401363849}}},
+                                                             {"agentId", "agent-c"}}}}}}}};
+        return QByteArray::fromStdString(frame.dump());
+    };
+    const Json complete = {{"message_id", "e-1"}, {"type", "TASK_COMPLETE"}, {"from", "agent-w"}, {"to", "agent-c"},
+                           {"payload", {{"task_id", "task-7"}, {"status", "SUCCESS"}}}};
+    const Json status = {{"type", "STATUS_UPDATE"}, {"agent_id", "agent-w"},
+                         {"resource_usage", {{"tokens_used", 1234}, {"cost_usd", 0.5}}}};
+    QList<TraceRecord> records;
+    records << TraceRecord{1795401363000, QStringLiteral("open"), 1, QByteArray("ws://127.0.0.1:1/"), false, Json()};
+    records << TraceRecord{1795401363850, QStringLiteral("recv"), 1, delivered(1, "01M8344131X0HT1QXQ5T4X0788", complete), false, Json()};
+    records << TraceRecord{1795401363851, QStringLiteral("recv"), 1, delivered(2, "01M8344131X0HT1QXQ5T4X0789", status), false, Json()};
+    // The same delivery again: the message is known now, nothing more is read.
+    records << TraceRecord{1795401363852, QStringLiteral("recv"), 1, delivered(3, "01M8344131X0HT1QXQ5T4X0788", complete), false, Json()};
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("midflight.jsonl"));
+    QVERIFY(writeTrace(path, records));
+
+    SystemStore lean;
+    QVERIFY(loadTraceInto(lean, path).ok);
+    SystemStore full;
+    TraceLoadOptions keep;
+    keep.keepRawFrames = true;
+    QVERIFY(loadTraceInto(full, path, keep).ok);
+    SystemStore live; // as the live client decodes: simdjson, frames kept with events
+    {
+        ProtocolPipeline pipeline({}, SimdJsonParser::instance());
+        live.apply(pipeline.connectionOpened(QStringLiteral("ws://127.0.0.1:1/"), records[0].timeMs));
+        for (qsizetype i = 1; i < records.size(); ++i)
+            live.apply(pipeline.frameReceived(records[i].raw, records[i].timeMs).inputs);
+    }
+    for (const SystemStore *store : {&lean, &full, &live}) {
+        QCOMPARE(store->messages().size(), size_t(2));
+        const Message done = store->messages()[0];
+        QCOMPARE(done.convention, ConventionKind::TaskComplete);
+        QCOMPARE(done.taskId, QStringLiteral("task-7"));
+        QCOMPARE(done.payloadType, QStringLiteral("TASK_COMPLETE"));
+        QCOMPARE(Json::parse(store->messagePayload(0).toStdString()), complete);
+        const Task *task = store->task(QStringLiteral("task-7"));
+        QVERIFY(task);
+        QCOMPARE(task->status, QStringLiteral("completed"));
+        const Message usage = store->messages()[1];
+        QCOMPARE(usage.convention, ConventionKind::StatusUpdate);
+        QCOMPARE(usage.tokensUsed, std::optional<qint64>(1234));
+        QCOMPARE(usage.costUsd, std::optional<double>(0.5));
+        QCOMPARE(Json::parse(store->messagePayload(1).toStdString()), status);
+        QCOMPARE(stateToJson(*store), stateToJson(lean));
     }
 }
 
