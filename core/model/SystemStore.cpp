@@ -685,7 +685,7 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
         m.toAgentIds << e.agentId;
 
     // Read by the decoding thread for sent messages; a delivery of a message never seen sent is
-    // read here (dropRawFrames() keeps the text of records it has not read).
+    // read here, from the text above.
     const ConventionInfo info = r.convention ? *r.convention : interpretPayloadText(payloadText);
     m.tokensUsed = info.tokensUsed;
     m.costUsd = info.costUsd;
