@@ -154,6 +154,7 @@ private Q_SLOTS:
     void inspectorShowsFocusedAgent();
     void inspectorFollowsFocusedAgentChanges();
     void inspectorShowsExactMessageFrame();
+    void inspectorShowsTaskHistoryAndPayloads();
     void inspectorShowsProblemFrame();
     void inspectorEscapesInvalidBytesAndNotesTruncation();
     void inspectorBoundsLargeFrames();
@@ -409,6 +410,56 @@ void TestInspector::inspectorShowsExactMessageFrame()
     QCOMPARE(parseJson(raw->toPlainText()), parseJson(QString::fromUtf8(frame)));
     pretty->setChecked(false);
     QCOMPARE(raw->toPlainText(), QString::fromUtf8(frame));
+}
+
+// The demo system's recording: a task's history (from the store's compact history log) names
+// the messages that moved it, and a message's payload is read back from the trace's frame.
+void TestInspector::inspectorShowsTaskHistoryAndPayloads()
+{
+    LiveSession session;
+    SelectionHub hub;
+    InspectorPanel panel(&session, &hub);
+    auto *tree = panel.findChild<QTreeView *>(QStringLiteral("inspectorTree"));
+    QVERIFY(tree);
+    QString error;
+    QVERIFY2(session.openTraceAndWait(QStringLiteral(MAPI_SAMPLE_TRACE), &error), qPrintable(error));
+    const SystemStore &store = *session.store();
+    const Task *task = nullptr;
+    for (const Task &t : store.tasks())
+        if (t.historySize >= 4 && (!task || t.historySize > task->historySize))
+            task = &t;
+    QVERIFY(task);
+    const std::vector<TaskTransition> steps = store.taskHistory(*task);
+    QCOMPARE(int(steps.size()), task->historySize);
+    hub.focus(Kind::Task, task->id);
+    const QAbstractItemModel &model = *tree->model();
+    QCOMPARE(valueOf(model, QStringLiteral("id")), task->id);
+    const QModelIndex history = childByKey(model, QStringLiteral("history"));
+    QVERIFY(history.isValid());
+    QCOMPARE(model.rowCount(history), task->historySize);
+    int named = 0;
+    for (int i = 0; i < task->historySize; ++i) {
+        const QModelIndex step = model.index(i, 0, history);
+        QCOMPARE(valueOf(model, QStringLiteral("status"), step), steps[size_t(i)].status);
+        if (steps[size_t(i)].messageRow >= 0) {
+            QCOMPARE(valueOf(model, QStringLiteral("messageId"), step),
+                     store.messages().id(size_t(steps[size_t(i)].messageRow)));
+            ++named;
+        }
+    }
+    QVERIFY(named > 0);
+
+    // A message of the task: its payload as the trace holds it, though the store keeps none.
+    const int messageRow = steps.front().messageRow >= 0 ? steps.front().messageRow : steps.back().messageRow;
+    QVERIFY(messageRow >= 0);
+    QVERIFY(store.messages().payloadInFrame(size_t(messageRow)));
+    hub.focus(Kind::Message, QString::number(messageRow)); // messages are focused by row
+    const QModelIndex payload = childByKey(model, QStringLiteral("payload"));
+    QVERIFY(payload.isValid());
+    QVERIFY(model.rowCount(payload) > 0);
+    const Json kept = Json::parse(store.messagePayload(messageRow).toStdString());
+    QVERIFY(kept.is_object());
+    QCOMPARE(valueOf(model, QStringLiteral("type"), payload), QString::fromStdString(kept.value("type", std::string())));
 }
 
 void TestInspector::inspectorShowsProblemFrame()
