@@ -117,10 +117,6 @@ struct Message
     // need not read payloads.
     std::optional<qint64> tokensUsed;
     std::optional<double> costUsd;
-
-    // payloadText as JSON (null when there is none or it is in the frame). Parses: for one
-    // message at a time.
-    Json payload() const;
 };
 
 struct TaskTransition

@@ -5,16 +5,6 @@
 
 namespace mapi {
 
-// ---- Message payload ------------------------------------------------------------------------
-
-Json Message::payload() const
-{
-    if (payloadText.isEmpty())
-        return Json();
-    Json parsed = Json::parse(payloadText.constBegin(), payloadText.constEnd(), nullptr, false);
-    return parsed.is_discarded() ? Json() : parsed; // cannot happen: setPayload wrote it
-}
-
 // ---- EventLog -------------------------------------------------------------------------------
 
 int EventLog::find(QStringView eventId, quint32 hash) const
