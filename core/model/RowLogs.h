@@ -157,7 +157,8 @@ private:
         return ref <= std::numeric_limits<quint32>::max() ? quint32(ref) : 0;
     }
     static constexpr int kNoPriority = std::numeric_limits<int>::min();
-    // Usage reports, for the few messages that carry one (by ascending row).
+    // Usage reports (tokens, cost), for the messages that carry one, by ascending row: most
+    // messages carry none, so the 64-byte row does not hold them.
     struct UsageRow
     {
         quint32 row;
