@@ -17,7 +17,8 @@ ModelInputs ProtocolPipeline::connectionOpened(const QString &url, qint64 timeMs
 {
     m_url = url;
     m_pending.clear();
-    m_expectedSequence.clear();
+    for (Subscription &sub : m_subscriptions)
+        sub.expectedSequence = 1;
     ConnectionInfo info;
     info.url = url;
     info.state = QStringLiteral("open");
@@ -170,8 +171,14 @@ void ProtocolPipeline::interpretEvent(InterpretedFrame &out, const RpcMessage &m
 void ProtocolPipeline::addEvent(InterpretedFrame &out, MapEvent &&event, const QByteArray &frame, qint64 timeMs)
 {
     event.rawFrame = frame;
-    if (event.sequenceNumber >= 0 && !event.subscriptionId.isEmpty()) {
-        const qint64 expected = m_expectedSequence.value(event.subscriptionId, 1);
+    const bool sequenced = event.sequenceNumber >= 0 && !event.subscriptionId.isEmpty();
+    if (!sequenced && event.eventId.isEmpty()) {
+        out.inputs.push_back(EventInput{std::move(event), timeMs});
+        return;
+    }
+    Subscription &sub = subscription(event.subscriptionId);
+    if (sequenced) {
+        const qint64 expected = sub.expectedSequence;
         if (event.sequenceNumber > expected) {
             Gap gap;
             gap.kind = Gap::Kind::Sequence;
@@ -185,13 +192,22 @@ void ProtocolPipeline::addEvent(InterpretedFrame &out, MapEvent &&event, const Q
             out.inputs.push_back(GapInput{gap});
         }
         if (event.sequenceNumber >= expected)
-            m_expectedSequence.insert(event.subscriptionId, event.sequenceNumber + 1);
+            sub.expectedSequence = event.sequenceNumber + 1;
     }
     if (!event.eventId.isEmpty()) {
-        m_lastEventId.insert(event.subscriptionId, event.eventId);
+        sub.lastEventId = event.eventId;
         m_lastAnyEventId = event.eventId;
     }
     out.inputs.push_back(EventInput{std::move(event), timeMs});
+}
+
+ProtocolPipeline::Subscription &ProtocolPipeline::subscription(const QString &id)
+{
+    if (!m_lastSubscription || id != m_lastSubscriptionId) {
+        m_lastSubscription = &m_subscriptions[id]; // may move the others: only this one is kept
+        m_lastSubscriptionId = id;
+    }
+    return *m_lastSubscription;
 }
 
 void ProtocolPipeline::interpretResult(InterpretedFrame &out, const RpcMessage &msg, qint64 timeMs)

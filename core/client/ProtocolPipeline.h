@@ -30,6 +30,7 @@ public:
     // `parser`: the JSON parser of the codec (default: nlohmann). SimdJsonParser yields the
     // same values and errors, faster, and turns on interpretEventFast().
     explicit ProtocolPipeline(CodecLimits limits = {}, std::shared_ptr<const JsonParser> parser = {});
+    Q_DISABLE_COPY_MOVE(ProtocolPipeline) // m_lastSubscription points into m_subscriptions
 
     void setLimits(const CodecLimits &limits) { m_codec.setLimits(limits); }
     const FrameCodec &codec() const { return m_codec; }
@@ -49,7 +50,7 @@ public:
     InterpretedFrame binaryFrameReceived(const QByteArray &frame, qint64 timeMs, ModelInputs appendTo = {});
 
     // Last applied event id per subscription (for gap replay after a reconnect).
-    QString lastEventId(const QString &subscriptionId) const { return m_lastEventId.value(subscriptionId); }
+    QString lastEventId(const QString &subscriptionId) const { return m_subscriptions.value(subscriptionId).lastEventId; }
     QString lastEventId() const { return m_lastAnyEventId; }
 
 private:
@@ -64,8 +65,17 @@ private:
     bool m_fastEvents = false;                      // the parser is SimdJsonParser
     FrameCodec m_codec;
     QHash<QString, PendingRequest> m_pending;       // by jsonIdKey
-    QHash<QString, qint64> m_expectedSequence;      // next sequence number per subscription
-    QHash<QString, QString> m_lastEventId;
+    struct Subscription
+    {
+        qint64 expectedSequence = 1; // the next sequence number (1 again on a new socket)
+        QString lastEventId;
+    };
+    // The subscription of this event: events come in runs of one subscription, so the last one
+    // is kept at hand (a hash of its id per event was a tenth of the decoding thread).
+    Subscription &subscription(const QString &id);
+    QHash<QString, Subscription> m_subscriptions;
+    Subscription *m_lastSubscription = nullptr;     // into m_subscriptions, for ...
+    QString m_lastSubscriptionId;                   // ... this id
     QString m_lastAnyEventId;
     QString m_url;
 };

@@ -367,19 +367,25 @@ static void readSource(MapEvent &e, const View &source)
     }
 }
 
-// Canonical type and kind of a raw event type. Types repeat: each thread keeps the answers for
-// the first few hundred distinct ones, so the common case costs one hash lookup.
+// Canonical type and kind of a raw event type. Types repeat: each thread keeps the answers in a
+// small direct-mapped cache, so the common case costs a hash and a compare.
 static std::pair<QString, EventKind> typeAndKind(const QString &rawType)
 {
-    struct Known { QString type; EventKind kind; };
-    thread_local QHash<QString, Known> known;
-    if (const auto it = known.constFind(rawType); it != known.constEnd())
-        return {it->type, it->kind};
-    QString type = canonicalEventType(rawType);
-    const EventKind kind = eventKindFor(type);
-    if (known.size() < 512)
-        known.insert(rawType, {type, kind});
-    return {std::move(type), kind};
+    struct Known
+    {
+        QString rawType;
+        QString type;
+        EventKind kind = EventKind::Other;
+    };
+    constexpr size_t kSlots = 256;
+    thread_local std::unique_ptr<Known[]> known(new Known[kSlots]);
+    Known &slot = known[fastHash(rawType) & (kSlots - 1)];
+    if (slot.rawType.isNull() || slot.rawType != rawType) {
+        slot.type = canonicalEventType(rawType);
+        slot.kind = eventKindFor(slot.type);
+        slot.rawType = rawType;
+    }
+    return {slot.type, slot.kind};
 }
 
 // Whether MapEvent::data keeps event.data: for task events (the store reads their fields

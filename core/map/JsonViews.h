@@ -3,6 +3,7 @@
 // PayloadConventions.cpp). Include only from .cpp files (it pulls in simdjson).
 #pragma once
 
+#include "protocol/FastHash.h"
 #include "protocol/JsonRpc.h"
 #include "protocol/SimdJsonConvert.h"
 
@@ -11,6 +12,8 @@
 
 #include <simdjson.h>
 
+#include <cstring>
+#include <memory>
 #include <string_view>
 
 namespace mapi {
@@ -24,23 +27,29 @@ namespace mapi {
 // states) or are new each time (event and message ids).
 enum class Text { Repeats, Unique };
 
-// The QStrings of repeating values, per thread: a repeated agent id costs a hash lookup instead
-// of an allocation, a UTF-8 conversion and a free, and every copy the store keeps of it is the
-// same shared string. Bounded: past kMaxStrings distinct values new ones are no longer kept.
+// The QStrings of repeating values, per thread: a repeated agent id costs a hash and a compare
+// instead of an allocation, a UTF-8 conversion and a free, and the copies the store keeps of it
+// share one string. A direct-mapped cache of kSlots strings: a new value takes its slot from
+// the one there before, so memory stays bounded whatever a server sends, and values that
+// repeat stay (a run of many distinct values only costs conversions).
 inline QString textOf(const char *data, size_t size, Text text)
 {
-    constexpr qsizetype kMaxStrings = 1 << 16;
+    constexpr size_t kSlots = 4096;
     constexpr size_t kMaxBytes = 96;
-    if (text == Text::Unique || size > kMaxBytes)
+    if (text == Text::Unique || size > kMaxBytes || size == 0)
         return QString::fromUtf8(data, qsizetype(size));
-    thread_local QHash<QByteArray, QString> strings;
-    const QByteArray key = QByteArray::fromRawData(data, qsizetype(size)); // no copy for the lookup
-    if (const auto it = strings.constFind(key); it != strings.constEnd())
-        return *it;
-    QString value = QString::fromUtf8(data, qsizetype(size));
-    if (strings.size() < kMaxStrings)
-        strings.insert(QByteArray(data, qsizetype(size)), value);
-    return value;
+    struct Slot
+    {
+        QByteArray utf8;
+        QString text;
+    };
+    thread_local std::unique_ptr<Slot[]> cache(new Slot[kSlots]);
+    Slot &slot = cache[fastHash(data, size) & (kSlots - 1)];
+    if (size_t(slot.utf8.size()) == size && std::memcmp(slot.utf8.constData(), data, size) == 0)
+        return slot.text;
+    slot.utf8 = QByteArray(data, qsizetype(size));
+    slot.text = QString::fromUtf8(data, qsizetype(size));
+    return slot.text;
 }
 
 // A view of an nlohmann value; `json` null means "absent".

@@ -4,6 +4,8 @@
 // Thread: none of these are thread-safe; they belong to the store's thread.
 #pragma once
 
+#include "protocol/FastHash.h"
+
 #include <QByteArrayView>
 #include <QHash>
 #include <QString>
@@ -34,7 +36,7 @@ private:
     };
     static constexpr size_t kRecent = 64;
     std::vector<QString> m_names;
-    QHash<QString, int> m_rows;
+    QHash<FastString, int> m_rows;
     Recent m_recent[kRecent];
 };
 
@@ -76,7 +78,7 @@ class IdIndex
 {
 public:
     // Seeded per process, as QHash: a hostile server cannot craft colliding ids.
-    static quint32 hashOf(QStringView id) { return quint32(qHash(id, QHashSeed::globalSeed())); }
+    static quint32 hashOf(QStringView id) { return quint32(fastHash(id)); }
 
     template<typename SameId>
     int find(quint32 hash, SameId sameId) const

@@ -169,18 +169,18 @@ private:
     qint64 m_nowMs = 0;
 
     std::vector<Agent> m_agents;
-    QHash<QString, int> m_agentRow;
+    QHash<FastString, int> m_agentRow;
     std::vector<Scope> m_scopes;
-    QHash<QString, int> m_scopeRow;
+    QHash<FastString, int> m_scopeRow;
     EventLog m_events;
     MessageLog m_messages{&m_events};
     std::vector<Task> m_tasks;
     TaskHistoryLog m_taskHistory;
-    QHash<QString, int> m_taskRow;
+    QHash<FastString, int> m_taskRow;
     std::vector<OperatorAction> m_actions;
-    QHash<QString, int> m_actionRow;
+    QHash<FastString, int> m_actionRow;
     std::vector<QString> m_stateNames;
-    QHash<QString, int> m_stateRow;
+    QHash<FastString, int> m_stateRow;
     FrameSource m_frameSource;
     bool m_takeFromInput = false;        // inside apply(ModelInput &&)
     std::vector<Gap> m_gaps;

@@ -197,6 +197,8 @@ private Q_SLOTS:
     void pipelineToleratesOddResultShapes_data();
     void pipelineToleratesOddResultShapes();
     void simdEventPathMatchesGeneralPath();
+    void sequencesAreTrackedPerSubscription();
+    void repeatedStringsSurviveCacheEviction();
 };
 
 void TestDialect::canonicalEventType_data()
@@ -1041,6 +1043,72 @@ void TestDialect::simdEventPathMatchesGeneralPath()
             events += std::holds_alternative<EventInput>(input) ? 1 : 0;
     }
     QVERIFY(events > 100); // the comparison saw real events, not only problems
+}
+
+void TestDialect::sequencesAreTrackedPerSubscription()
+{
+    // Events of two subscriptions interleaved (the pipeline keeps the last one at hand): a gap is
+    // found in the subscription it belongs to, and only there; a new socket numbers from 1 again.
+    for (const bool fast : {false, true}) {
+        ProtocolPipeline pipeline({}, fast ? SimdJsonParser::instance() : nullptr);
+        pipeline.connectionOpened(QStringLiteral("ws://x"), 0);
+        QList<Gap> gaps;
+        const auto receive = [&](const char *subscription, int sequence, const char *eventId) {
+            const QByteArray frame = QByteArray(R"({"jsonrpc":"2.0","method":"map/event","params":{"subscriptionId":")")
+                + subscription + R"(","sequenceNumber":)" + QByteArray::number(sequence) + R"(,"eventId":")" + eventId
+                + R"(","event":{"type":"agent.registered","data":{"agent":{"id":"a"}}}}})";
+            const InterpretedFrame out = pipeline.frameReceived(frame, 1);
+            for (const ModelInput &input : out.inputs)
+                if (const auto *gap = std::get_if<GapInput>(&input))
+                    gaps << gap->gap;
+        };
+        receive("s1", 1, "e1");
+        receive("s2", 1, "e2");
+        receive("s1", 2, "e3");
+        receive("s2", 2, "e4");
+        receive("s1", 3, "e5");
+        QVERIFY(gaps.isEmpty());
+        receive("s2", 5, "e6"); // 3 and 4 of s2 never arrived
+        receive("s1", 4, "e7");
+        QCOMPARE(gaps.size(), 1);
+        QVERIFY2(gaps.front().detail.contains(QStringLiteral("s2")), qPrintable(gaps.front().detail));
+        QCOMPARE(gaps.front().fromSequence, qint64(3));
+        QCOMPARE(gaps.front().toSequence, qint64(4));
+        QCOMPARE(pipeline.lastEventId(QStringLiteral("s1")), QStringLiteral("e7"));
+        QCOMPARE(pipeline.lastEventId(QStringLiteral("s2")), QStringLiteral("e6"));
+        QCOMPARE(pipeline.lastEventId(), QStringLiteral("e7"));
+
+        pipeline.connectionOpened(QStringLiteral("ws://x"), 2);
+        gaps.clear();
+        receive("s2", 1, "e8");
+        receive("s1", 1, "e9");
+        QVERIFY(gaps.isEmpty());
+        receive("s1", 3, "e10");
+        QCOMPARE(gaps.size(), 1);
+        QVERIFY(gaps.front().detail.contains(QStringLiteral("s1")));
+        QCOMPARE(gaps.front().fromSequence, qint64(2));
+        QCOMPARE(pipeline.lastEventId(QStringLiteral("s2")), QStringLiteral("e8"));
+    }
+}
+
+void TestDialect::repeatedStringsSurviveCacheEviction()
+{
+    // The decoder keeps repeating strings in a bounded cache: far more distinct agent ids than it
+    // holds, then the first ones again, must all read back as sent.
+    ProtocolPipeline pipeline({}, SimdJsonParser::instance());
+    const auto agentOf = [&](const QByteArray &id) -> QString {
+        const QByteArray frame = R"({"jsonrpc":"2.0","method":"map/event","params":{"event":{"type":"agent.registered","data":{"agent":{"id":")"
+            + id + R"(","state":"idle"}}}}})";
+        const InterpretedFrame out = pipeline.frameReceived(frame, 1);
+        const auto *event = out.inputs.isEmpty() ? nullptr : std::get_if<EventInput>(&out.inputs.front());
+        return event && event->event.agent ? event->event.agent->id : QStringLiteral("<none>");
+    };
+    for (int round = 0; round < 2; ++round) {
+        for (int i = 0; i < 20000; ++i) {
+            const QByteArray id = "agent-" + QByteArray::number(i) + (i % 3 ? "-é" : "");
+            QCOMPARE(agentOf(id), QString::fromUtf8(id));
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestDialect)
