@@ -3,6 +3,9 @@
 //   bench_gui startup                 time from main() to the window's first paint
 //   bench_gui trace FILE              opens a trace in the window: first view, fully loaded,
 //                                     longest GUI stall meanwhile, peak RSS
+//   bench_gui export FILE             opens a trace, then exports the messages table (CSV) and the
+//                                     Chrome trace as File → Export does: time of each, longest
+//                                     GUI stall meanwhile
 //   bench_gui stall --url URL [--seconds S]
 //       connects the window to a MAP server and measures GUI-thread stalls: a 2 ms timer
 //       records how late each tick fires; the worst lateness is the longest stall.
@@ -14,6 +17,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QTemporaryDir>
 #include <QTimer>
 
 #include <algorithm>
@@ -171,6 +175,64 @@ int main(int argc, char **argv)
                     double(emptyWindowKb) / 1024.0, traceBytes / events);
         return 0;
     }
-    std::fprintf(stderr, "usage: bench_gui startup | stall --url URL [--seconds S] | trace FILE\n");
+    if (mode == QLatin1String("export")) {
+        const QString path = args.value(2);
+        ui::MainWindow window;
+        window.resize(1600, 1000);
+        window.show();
+        ui::LiveSession *session = window.session();
+        bool loaded = false;
+        QObject::connect(session, &ui::LiveSession::traceLoadFinished, [&](bool done, bool, const QString &) {
+            loaded = done;
+            QTimer::singleShot(1000, &app, &QApplication::quit); // the panels settle
+        });
+        session->openTrace(path);
+        QApplication::exec();
+        if (!loaded) {
+            std::fprintf(stderr, "cannot load %s\n", qPrintable(path));
+            return 1;
+        }
+        QTemporaryDir dir;
+        const struct { const char *name; ui::MainWindow::ExportKind kind; const char *file; } exports[] = {
+            {"messages table (CSV)", ui::MainWindow::ExportKind::MessagesCsv, "messages.csv"},
+            {"Chrome trace", ui::MainWindow::ExportKind::ChromeTrace, "trace.json"},
+        };
+        for (const auto &e : exports) {
+            QElapsedTimer clock;
+            qint64 longestStall = 0;
+            qint64 lastTick = 0;
+            QTimer tick;
+            tick.setTimerType(Qt::PreciseTimer);
+            tick.setInterval(2);
+            QObject::connect(&tick, &QTimer::timeout, [&] {
+                const qint64 now = clock.elapsed();
+                longestStall = std::max(longestStall, now - lastTick - 2);
+                lastTick = now;
+            });
+            bool ok = false;
+            QString error;
+            const QMetaObject::Connection c = QObject::connect(&window, &ui::MainWindow::exportFinished,
+                                                              [&](bool done, const QString &why) {
+                ok = done;
+                error = why;
+                app.quit();
+            });
+            const QString out = dir.filePath(QString::fromLatin1(e.file));
+            clock.start();
+            tick.start();
+            window.exportTo(e.kind, out);
+            QApplication::exec();
+            const qint64 ms = clock.elapsed();
+            QObject::disconnect(c);
+            if (!ok) {
+                std::fprintf(stderr, "%s failed: %s\n", e.name, qPrintable(error));
+                return 1;
+            }
+            std::printf("export %s: %lld ms, %.1f MB, longest GUI stall %lld ms\n", e.name, static_cast<long long>(ms),
+                        double(QFileInfo(out).size()) / 1e6, static_cast<long long>(longestStall));
+        }
+        return 0;
+    }
+    std::fprintf(stderr, "usage: bench_gui startup | stall --url URL [--seconds S] | trace FILE | export FILE\n");
     return 1;
 }

@@ -367,6 +367,18 @@ void MainWindow::buildStatusBar()
     m_loadCancel->setToolTip(tr("Stop loading the trace"));
     m_loadCancel->hide();
     connect(m_loadCancel, &QToolButton::clicked, m_session, &LiveSession::cancelTraceLoad);
+    m_exportProgress = new QProgressBar(this);
+    m_exportProgress->setObjectName(QStringLiteral("exportProgress"));
+    m_exportProgress->setRange(0, 100);
+    m_exportProgress->setMaximumWidth(160);
+    m_exportProgress->setFormat(tr("Exporting %p%"));
+    m_exportProgress->hide();
+    m_exportCancel = new QToolButton(this);
+    m_exportCancel->setObjectName(QStringLiteral("exportCancel"));
+    m_exportCancel->setText(tr("Cancel"));
+    m_exportCancel->setToolTip(tr("Stop the export (no file is written)"));
+    m_exportCancel->hide();
+    connect(m_exportCancel, &QToolButton::clicked, this, &MainWindow::cancelExport);
     m_traceDamageButton = new QToolButton(this);
     m_traceDamageButton->setObjectName(QStringLiteral("traceDamageButton"));
     m_traceDamageButton->setAutoRaise(true);
@@ -381,6 +393,8 @@ void MainWindow::buildStatusBar()
     statusBar()->addWidget(m_serverLabel);
     statusBar()->addPermanentWidget(m_loadProgress);
     statusBar()->addPermanentWidget(m_loadCancel);
+    statusBar()->addPermanentWidget(m_exportProgress);
+    statusBar()->addPermanentWidget(m_exportCancel);
     statusBar()->addPermanentWidget(m_traceDamageButton);
     statusBar()->addPermanentWidget(m_recordingLabel);
     statusBar()->addPermanentWidget(m_rateLabel);
@@ -609,41 +623,85 @@ void MainWindow::exportWithDialog(ExportKind kind, const QString &suffix, const 
     });
     if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty())
         return;
-    const QString path = dialog.selectedFiles().first();
-    QString error;
-    if (exportTo(kind, path, &error))
-        statusBar()->showMessage(tr("Exported to %1").arg(QDir::toNativeSeparators(path)), 8000);
-    else
-        showWarning(tr("Export failed"), error);
+    exportTo(kind, dialog.selectedFiles().first());
 }
 
-bool MainWindow::exportTo(ExportKind kind, const QString &path, QString *error)
+void MainWindow::exportTo(ExportKind kind, const QString &path)
 {
-    const SystemStore &store = *m_session->store();
+    auto finish = [this, path](bool ok, const QString &error) {
+        if (ok)
+            statusBar()->showMessage(tr("Exported to %1").arg(QDir::toNativeSeparators(path)), 8000);
+        else if (error == QLatin1String("cancelled"))
+            statusBar()->showMessage(tr("Export cancelled: nothing was written"), 8000);
+        else
+            showWarning(tr("Export failed"), error);
+        Q_EMIT exportFinished(ok, error);
+    };
+    if (m_exportJob) {
+        finish(false, tr("Another export is still running: wait for it or cancel it."));
+        return;
+    }
+    SystemStore *store = m_session->store();
+    ExportJob::MakeWriter makeWriter;
     switch (kind) {
     case ExportKind::ChromeTrace: {
-        const TraceTimeline *timeline = m_session->replay() ? &m_session->replay()->timeline() : nullptr;
-        qint64 written = 0;
-        return exportChromeTrace(store, timeline, m_selection->selectedAgents(), path, &written, error);
+        ChromeTraceOptions options;
+        options.timeline = m_session->replay() ? &m_session->replay()->timeline() : nullptr;
+        const QStringList agents = m_selection->selectedAgents();
+        options.agents = QSet<QString>(agents.cbegin(), agents.cend());
+        makeWriter = [store, options](QIODevice &out) { return makeChromeTraceWriter(*store, out, options); };
+        break;
     }
     case ExportKind::AgentsCsv:
-        return writeCsv(store, CsvTable::Agents, path, error) >= 0;
     case ExportKind::MessagesCsv:
-        return writeCsv(store, CsvTable::Messages, path, error) >= 0;
-    case ExportKind::TasksCsv:
-        return writeCsv(store, CsvTable::Tasks, path, error) >= 0;
+    case ExportKind::TasksCsv: {
+        const CsvTable table = kind == ExportKind::AgentsCsv ? CsvTable::Agents
+            : kind == ExportKind::MessagesCsv              ? CsvTable::Messages
+                                                           : CsvTable::Tasks;
+        makeWriter = [store, table](QIODevice &out) { return makeCsvWriter(*store, table, out); };
+        break;
+    }
     case ExportKind::TopologyPicture: {
         TopologyView *view = m_topology->view();
-        return exportPicture(path, view->size(), view->devicePixelRatioF(), tr("MAP Inspector topology"),
-                             [view](QPainter &p) { view->renderTo(p); }, error);
+        QString error;
+        const bool ok = exportPicture(path, view->size(), view->devicePixelRatioF(), tr("MAP Inspector topology"),
+                                      [view](QPainter &p) { view->renderTo(p); }, &error);
+        finish(ok, error);
+        return;
     }
     case ExportKind::TimelinePicture: {
         TimelineView *view = m_timeline->view();
-        return exportPicture(path, view->viewport()->size(), view->devicePixelRatioF(), tr("MAP Inspector timeline"),
-                             [view](QPainter &p) { view->renderTo(p); }, error);
+        QString error;
+        const bool ok = exportPicture(path, view->viewport()->size(), view->devicePixelRatioF(), tr("MAP Inspector timeline"),
+                                      [view](QPainter &p) { view->renderTo(p); }, &error);
+        finish(ok, error);
+        return;
     }
     }
-    return false;
+    // The job may end at once (a file that cannot be opened): the window's state is set first.
+    m_exportJob = new ExportJob(store, path, std::move(makeWriter), this);
+    m_exportProgress->setValue(0);
+    m_exportProgress->show();
+    m_exportCancel->show();
+    updateActionStates();
+    connect(m_exportJob, &ExportJob::progress, this, [this](qint64 done, qint64 total) {
+        m_exportProgress->setValue(total > 0 ? int(done * 100 / total) : 0);
+    });
+    connect(m_exportJob, &ExportJob::finished, this, [this, finish](bool ok, const QString &error) {
+        m_exportJob->deleteLater();
+        m_exportJob = nullptr;
+        m_exportProgress->hide();
+        m_exportCancel->hide();
+        updateActionStates();
+        finish(ok, error);
+    });
+    m_exportJob->start();
+}
+
+void MainWindow::cancelExport()
+{
+    if (m_exportJob)
+        m_exportJob->cancel();
 }
 
 void MainWindow::setForcedObserver(bool on)
@@ -703,7 +761,7 @@ void MainWindow::updateActionStates()
                                     : tr("Recording needs a live connection"));
     const bool hasModel = m_session->source() != LiveSession::Source::None && !m_session->isLoadingTrace();
     for (QAction *a : std::as_const(m_exportActions))
-        a->setEnabled(hasModel);
+        a->setEnabled(hasModel && !m_exportJob);
 }
 
 void MainWindow::injectIntoSelection()

@@ -14,6 +14,10 @@ class QProgressBar;
 class QStackedWidget;
 class QToolButton;
 
+namespace mapi {
+class ExportJob;
+}
+
 namespace mapi::ui {
 
 class LiveSession;
@@ -49,10 +53,15 @@ public:
     bool startRecording(const QString &path, QString *error = nullptr);
 
     enum class ExportKind { ChromeTrace, AgentsCsv, MessagesCsv, TasksCsv, TopologyPicture, TimelinePicture };
-    // Writes what the model holds now (a replayed trace: as it was at the replay position).
-    // ChromeTrace: only the selected agents' events when agents are selected. Pictures: SVG when
-    // the path ends in .svg, else PNG, of the view at its current size.
-    bool exportTo(ExportKind kind, const QString &path, QString *error = nullptr);
+    // Writes what the model holds now (a replayed trace: as it was at the replay position);
+    // exportFinished() follows. ChromeTrace: only the selected agents' events when agents are
+    // selected. Tables and Chrome traces are written a slice at a time (ExportJob: the window
+    // stays live, progress and Cancel in the status bar; one export at a time, the export
+    // actions are disabled meanwhile). Pictures, written at once: SVG when the path ends in .svg,
+    // else PNG, of the view at its current size.
+    void exportTo(ExportKind kind, const QString &path);
+    bool isExporting() const { return m_exportJob != nullptr; }
+    void cancelExport();
 
     ReplayBar *replayBar() const { return m_replayBar; }
     void setForcedObserver(bool on);   // --observer: no control action whatever the profile says
@@ -60,6 +69,9 @@ public:
     // Panels and actions by object name, for tests and the screenshot script.
     QDockWidget *dock(const QString &name) const;
     QAction *action(const QString &name) const;
+
+Q_SIGNALS:
+    void exportFinished(bool ok, const QString &error);
 
 public Q_SLOTS:
     void showConnectDialog();
@@ -139,6 +151,9 @@ private:
     QToolButton *m_problemsButton = nullptr;
     QProgressBar *m_loadProgress = nullptr;
     QToolButton *m_loadCancel = nullptr;
+    QProgressBar *m_exportProgress = nullptr;
+    QToolButton *m_exportCancel = nullptr;
+    ExportJob *m_exportJob = nullptr;
     QToolButton *m_traceDamageButton = nullptr;
     QLabel *m_recordingLabel = nullptr;
 };

@@ -4,6 +4,7 @@
 #include "trace/TraceTimeline.h"
 
 #include <QDateTime>
+#include <QElapsedTimer>
 #include <QSaveFile>
 
 #include <algorithm>
@@ -115,17 +116,17 @@ QString stateFromFrame(const QByteArray &frame)
 
 struct TaskSpan
 {
-    const Task *task = nullptr;
+    size_t taskRow = 0; // a row, not a pointer: a live store's task list grows between slices
     qint64 start = 0;
     qint64 end = 0;
     bool open = false;
 };
 
-TaskSpan spanOf(const Task &task, const std::vector<TaskTransition> &history, qint64 nowMs)
+TaskSpan spanOf(size_t taskRow, const std::vector<TaskTransition> &history, qint64 createdAtMs, qint64 nowMs)
 {
     TaskSpan span;
-    span.task = &task;
-    span.start = task.createdAtMs;
+    span.taskRow = taskRow;
+    span.start = createdAtMs;
     for (const TaskTransition &t : history)
         if (isTaskStart(t.status)) {
             span.start = t.timeMs;
@@ -144,23 +145,94 @@ TaskSpan spanOf(const Task &task, const std::vector<TaskTransition> &history, qi
     return span;
 }
 
-} // namespace
-
-bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeTraceOptions &options,
-                      ChromeTraceCounts *counts, QString *error)
+// The Chrome trace, a slice at a time. The rows to write are those of the store when the writer
+// was made (a live store appends more meanwhile: they are left out, so the file is one instant).
+class ChromeTraceWriter final : public ExportWriter
 {
-    ChromeTraceCounts c;
-    const auto &messages = store.messages();
-    const auto &events = store.events();
-    auto inRange = [&](qint64 t) { return t >= options.fromMs && t <= options.toMs; };
-    const bool filtered = !options.agents.isEmpty();
-    auto selected = [&](const QString &agentId) { return options.agents.contains(agentId); };
+public:
+    ChromeTraceWriter(const SystemStore &store, QIODevice &device, const ChromeTraceOptions &options)
+        : m_store(store)
+        , m_device(device)
+        , m_options(options)
+        , m_out(device)
+        , m_eventCount(store.events().size())
+        , m_filtered(!options.agents.isEmpty())
+    {
+        m_total = qint64(m_eventCount) * 2 + qint64(store.tasks().size());
+    }
+
+    bool writeSome(qint64 maxRows) override
+    {
+        qint64 budget = std::max<qint64>(1, maxRows);
+        // 1. The origin (the earliest exported time) and, with an agent filter, the threads in use.
+        for (; m_scanned < m_eventCount && budget > 0; ++m_scanned, --budget, ++m_done) {
+            const EventEntry &e = m_store.events()[m_scanned];
+            if (keepEvent(e)) {
+                m_origin = std::min(m_origin, e.timestampMs);
+                m_usedThreads.insert(tidOfEvent(e));
+            }
+        }
+        if (m_scanned < m_eventCount)
+            return true;
+        if (!m_headerWritten) {
+            // Tasks are few next to events: their spans in one go.
+            const auto &tasks = m_store.tasks();
+            for (size_t row = 0; row < tasks.size(); ++row) {
+                const Task &task = tasks[row];
+                const TaskSpan span = spanOf(row, m_store.taskHistory(task), task.createdAtMs, m_store.now());
+                if (span.end < m_options.fromMs || span.start > m_options.toMs)
+                    continue;
+                if (m_filtered && !selected(task.requesterId) && !selected(task.assigneeId))
+                    continue;
+                m_spans.push_back(span);
+                m_usedThreads.insert(tidOf(taskThread(task)));
+                m_origin = std::min(m_origin, std::max(span.start, m_options.fromMs));
+            }
+            m_total = qint64(m_eventCount) * 2 + qint64(m_spans.size());
+            if (m_origin == std::numeric_limits<qint64>::max())
+                m_origin = 0;
+            writeHeader();
+            m_headerWritten = true;
+        }
+        // 2. One instant event per model event.
+        for (; m_written < m_eventCount && budget > 0; ++m_written, --budget, ++m_done)
+            writeEvent(m_written);
+        if (m_written < m_eventCount)
+            return writing();
+        // 3. One complete event per task.
+        for (; m_spanWritten < m_spans.size() && budget > 0; ++m_spanWritten, --budget, ++m_done)
+            writeSpan(m_spans[m_spanWritten]);
+        if (m_spanWritten < m_spans.size())
+            return writing();
+        finish();
+        return false;
+    }
+
+    ChromeTraceCounts counts() const { return m_counts; }
+
+private:
+    bool writing()
+    {
+        if (!m_out.failed())
+            return true;
+        m_error = QStringLiteral("cannot write the Chrome trace: %1").arg(m_device.errorString());
+        return false;
+    }
+
+    bool inRange(qint64 t) const { return t >= m_options.fromMs && t <= m_options.toMs; }
+    bool selected(const QString &agentId) const { return m_options.agents.contains(agentId); }
     // Filters and threads read single fields of the message (no copy of it per event).
-    auto hasMessage = [&](const EventEntry &e) { return e.messageIndex >= 0 && size_t(e.messageIndex) < messages.size(); };
-    auto keepEvent = [&](const EventEntry &e) {
+    bool hasMessage(const EventEntry &e) const
+    {
+        return e.messageIndex >= 0 && size_t(e.messageIndex) < m_store.messages().size();
+    }
+    bool keepEvent(const EventEntry &e) const
+    {
         if (!inRange(e.timestampMs))
             return false;
-        if (!filtered || selected(events.agentId(e)))
+        const auto &events = m_store.events();
+        const auto &messages = m_store.messages();
+        if (!m_filtered || selected(events.agentId(e)))
             return true;
         if (!hasMessage(e))
             return false;
@@ -171,71 +243,56 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
             if (selected(messages.recipient(m, i)))
                 return true;
         return false;
-    };
-    auto tidOf = [&](const QString &agentId) { return agentId.isEmpty() ? 0 : store.agentRow(agentId) + 1; };
-    auto tidOfEvent = [&](const EventEntry &e) {
-        if (events.kind(e) == EventKind::MessageSent && hasMessage(e) && !messages.fromAgentId(size_t(e.messageIndex)).isEmpty())
+    }
+    int tidOf(const QString &agentId) const { return agentId.isEmpty() ? 0 : m_store.agentRow(agentId) + 1; }
+    int tidOfEvent(const EventEntry &e) const
+    {
+        const auto &messages = m_store.messages();
+        if (m_store.events().kind(e) == EventKind::MessageSent && hasMessage(e)
+            && !messages.fromAgentId(size_t(e.messageIndex)).isEmpty())
             return tidOf(messages.fromAgentId(size_t(e.messageIndex)));
-        return tidOf(events.agentId(e));
-    };
-    auto taskThread = [](const Task &t) { return t.assigneeId.isEmpty() ? t.requesterId : t.assigneeId; };
+        return tidOf(m_store.events().agentId(e));
+    }
+    static const QString &taskThread(const Task &t) { return t.assigneeId.isEmpty() ? t.requesterId : t.assigneeId; }
+    qint64 ts(qint64 ms) const { return (ms - m_origin) * 1000; }
 
-    // The origin: the earliest exported time; with an agent filter, the threads in use.
-    qint64 origin = std::numeric_limits<qint64>::max();
-    QSet<int> usedThreads;
-    for (const EventEntry &e : events)
-        if (keepEvent(e)) {
-            origin = std::min(origin, e.timestampMs);
-            usedThreads.insert(tidOfEvent(e));
+    void put(const Json &event)
+    {
+        if (!m_first)
+            m_out.append(",\n");
+        m_first = false;
+        m_out.append(dump(event));
+    }
+
+    void writeHeader()
+    {
+        m_out.append("{\"traceEvents\":[\n");
+        put({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 0}, {"args", {{"name", s(m_options.processName)}}}});
+        put({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 0}, {"args", {{"name", "system"}}}});
+        put({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 1}, {"tid", 0}, {"args", {{"sort_index", 0}}}});
+        m_counts.threads = 1;
+        for (size_t row = 0; row < m_store.agents().size(); ++row) {
+            if (m_filtered && !m_usedThreads.contains(int(row) + 1))
+                continue;
+            const Agent &a = m_store.agents()[row];
+            const QString label = a.name.isEmpty() || a.name == a.id ? a.id : QStringLiteral("%1 (%2)").arg(a.name, a.id);
+            put({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", int(row) + 1}, {"args", {{"name", s(label)}}}});
+            put({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 1}, {"tid", int(row) + 1}, {"args", {{"sort_index", int(row) + 1}}}});
+            ++m_counts.threads;
         }
-    std::vector<TaskSpan> spans;
-    for (const Task &task : store.tasks()) {
-        const TaskSpan span = spanOf(task, store.taskHistory(task), store.now());
-        if (span.end < options.fromMs || span.start > options.toMs)
-            continue;
-        if (filtered && !selected(task.requesterId) && !selected(task.assigneeId))
-            continue;
-        spans.push_back(span);
-        usedThreads.insert(tidOf(taskThread(task)));
-        origin = std::min(origin, std::max(span.start, options.fromMs));
-    }
-    if (origin == std::numeric_limits<qint64>::max())
-        origin = 0;
-    auto ts = [&](qint64 ms) { return (ms - origin) * 1000; };
-
-    Output out(device);
-    out.append("{\"traceEvents\":[\n");
-    bool first = true;
-    auto put = [&](const Json &event) {
-        if (!first)
-            out.append(",\n");
-        first = false;
-        out.append(dump(event));
-    };
-
-    put({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 0}, {"args", {{"name", s(options.processName)}}}});
-    put({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 0}, {"args", {{"name", "system"}}}});
-    put({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 1}, {"tid", 0}, {"args", {{"sort_index", 0}}}});
-    c.threads = 1;
-    for (size_t row = 0; row < store.agents().size(); ++row) {
-        if (filtered && !usedThreads.contains(int(row) + 1))
-            continue;
-        const Agent &a = store.agents()[row];
-        const QString label = a.name.isEmpty() || a.name == a.id ? a.id : QStringLiteral("%1 (%2)").arg(a.name, a.id);
-        put({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", int(row) + 1}, {"args", {{"name", s(label)}}}});
-        put({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 1}, {"tid", int(row) + 1}, {"args", {{"sort_index", int(row) + 1}}}});
-        ++c.threads;
     }
 
-    for (size_t i = 0; i < events.size(); ++i) {
+    void writeEvent(size_t i)
+    {
+        const auto &events = m_store.events();
         const EventEntry &e = events[i];
         if (!keepEvent(e))
-            continue;
+            return;
         Json args = {{"eventId", s(events.eventId(i))}};
         if (const QString &agentId = events.agentId(e); !agentId.isEmpty())
             args["agent"] = s(agentId);
         if (hasMessage(e)) {
-            const Message m = messages[size_t(e.messageIndex)];
+            const Message m = m_store.messages()[size_t(e.messageIndex)];
             args["message"] = s(m.id);
             args["from"] = s(m.fromAgentId.isEmpty() ? m.fromRaw : m.fromAgentId);
             args["to"] = s(m.toDisplay);
@@ -247,8 +304,8 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
             if (!m.correlationId.isEmpty())
                 args["correlation"] = s(m.correlationId);
         }
-        if (events.kind(e) == EventKind::AgentStateChanged && options.timeline) {
-            const QString state = stateFromFrame(options.timeline->frameForEvent(int(i)));
+        if (events.kind(e) == EventKind::AgentStateChanged && m_options.timeline) {
+            const QString state = stateFromFrame(m_options.timeline->frameForEvent(int(i)));
             if (!state.isEmpty())
                 args["state"] = s(state);
         }
@@ -260,13 +317,16 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
              {"pid", 1},
              {"tid", tidOfEvent(e)},
              {"args", std::move(args)}});
-        ++c.instantEvents;
+        ++m_counts.instantEvents;
     }
 
-    for (const TaskSpan &span : spans) {
-        const Task &t = *span.task;
-        const qint64 start = std::max(span.start, options.fromMs);
-        const qint64 end = std::min(span.end, options.toMs);
+    void writeSpan(const TaskSpan &span)
+    {
+        if (span.taskRow >= m_store.tasks().size())
+            return;
+        const Task &t = m_store.tasks()[span.taskRow];
+        const qint64 start = std::max(span.start, m_options.fromMs);
+        const qint64 end = std::min(span.end, m_options.toMs);
         Json args = {{"task", s(t.id)}, {"status", s(t.status)}, {"transitions", t.historySize}};
         if (!t.type.isEmpty())
             args["type"] = s(t.type);
@@ -284,28 +344,66 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
              {"pid", 1},
              {"tid", tidOf(taskThread(t))},
              {"args", std::move(args)}});
-        ++c.taskEvents;
+        ++m_counts.taskEvents;
     }
 
-    out.append("\n],\"displayTimeUnit\":\"ms\",\"otherData\":");
-    Json other = {{"generator", "map-inspector " MAPI_VERSION}, {"startMs", origin}};
-    if (filtered) {
-        QStringList ids(options.agents.cbegin(), options.agents.cend());
-        ids.sort();
-        Json list = Json::array();
-        for (const QString &id : std::as_const(ids))
-            list.push_back(s(id));
-        other["agents"] = std::move(list);
+    void finish()
+    {
+        m_out.append("\n],\"displayTimeUnit\":\"ms\",\"otherData\":");
+        Json other = {{"generator", "map-inspector " MAPI_VERSION}, {"startMs", m_origin}};
+        if (m_filtered) {
+            QStringList ids(m_options.agents.cbegin(), m_options.agents.cend());
+            ids.sort();
+            Json list = Json::array();
+            for (const QString &id : std::as_const(ids))
+                list.push_back(s(id));
+            other["agents"] = std::move(list);
+        }
+        m_out.append(dump(other));
+        m_out.append("}\n");
+        if (!m_out.flush())
+            m_error = QStringLiteral("cannot write the Chrome trace: %1").arg(m_device.errorString());
+        m_done = m_total;
     }
-    out.append(dump(other));
-    out.append("}\n");
-    if (!out.flush()) {
+
+    const SystemStore &m_store;
+    QIODevice &m_device;
+    ChromeTraceOptions m_options;
+    Output m_out;
+    const size_t m_eventCount;
+    const bool m_filtered;
+    qint64 m_origin = std::numeric_limits<qint64>::max();
+    QSet<int> m_usedThreads;
+    std::vector<TaskSpan> m_spans;
+    size_t m_scanned = 0;
+    size_t m_written = 0;
+    size_t m_spanWritten = 0;
+    bool m_headerWritten = false;
+    bool m_first = true;
+    ChromeTraceCounts m_counts;
+};
+
+} // namespace
+
+std::unique_ptr<ExportWriter> makeChromeTraceWriter(const SystemStore &store, QIODevice &device,
+                                                    const ChromeTraceOptions &options)
+{
+    return std::make_unique<ChromeTraceWriter>(store, device, options);
+}
+
+bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeTraceOptions &options,
+                      ChromeTraceCounts *counts, QString *error)
+{
+    ChromeTraceWriter writer(store, device, options);
+    while (writer.writeSome(std::numeric_limits<qint64>::max())) {
+    }
+    if (!writer.error().isEmpty()) {
         if (error)
-            *error = QStringLiteral("cannot write the Chrome trace: %1").arg(device.errorString());
+            *error = writer.error();
         return false;
     }
     if (counts)
-        *counts = c;
+        *counts = writer.counts();
     return true;
 }
 
@@ -349,6 +447,89 @@ bool csvTableFromName(const QString &name, CsvTable &table)
     return true;
 }
 
+// ---- export jobs --------------------------------------------------------------------------------
+
+ExportJob::ExportJob(SystemStore *store, const QString &path, MakeWriter makeWriter, QObject *parent)
+    : QObject(parent)
+    , m_store(store)
+    , m_path(path)
+    , m_makeWriter(std::move(makeWriter))
+{
+}
+
+ExportJob::~ExportJob()
+{
+    if (m_file)
+        m_file->cancelWriting();
+}
+
+void ExportJob::start()
+{
+    m_file = std::make_unique<QSaveFile>(m_path);
+    if (!m_file->open(QIODevice::WriteOnly)) {
+        const QString error = QStringLiteral("cannot write %1: %2").arg(m_path, m_file->errorString());
+        m_running = true;
+        end(false, error);
+        return;
+    }
+    m_writer = m_makeWriter(*m_file);
+    m_running = true;
+    m_resetConnection = connect(m_store, &SystemStore::aboutToReset, this, [this] {
+        end(false, QStringLiteral("the model was rebuilt while exporting (a seek back, or another trace); "
+                                  "nothing was written: export again"));
+    });
+    Q_EMIT progress(0, m_writer->total());
+    QMetaObject::invokeMethod(this, &ExportJob::slice, Qt::QueuedConnection);
+}
+
+void ExportJob::cancel()
+{
+    end(false, QStringLiteral("cancelled"));
+}
+
+void ExportJob::slice()
+{
+    if (!m_running)
+        return;
+    QElapsedTimer clock;
+    clock.start();
+    // Rows in small steps (a messages row may read its payload from the trace), the clock read between them.
+    bool more = true;
+    do
+        more = m_writer->writeSome(64);
+    while (more && clock.elapsed() < m_sliceMs);
+    Q_EMIT progress(m_writer->done(), m_writer->total());
+    if (more) {
+        QMetaObject::invokeMethod(this, &ExportJob::slice, Qt::QueuedConnection);
+        return;
+    }
+    if (!m_writer->error().isEmpty()) {
+        end(false, m_writer->error());
+        return;
+    }
+    m_writer.reset();
+    if (!m_file->commit()) {
+        end(false, QStringLiteral("cannot write %1: %2").arg(m_path, m_file->errorString()));
+        return;
+    }
+    m_file.reset();
+    end(true, QString());
+}
+
+void ExportJob::end(bool ok, const QString &error)
+{
+    if (!m_running)
+        return;
+    m_running = false;
+    disconnect(m_resetConnection);
+    m_writer.reset(); // before the file it writes to
+    if (m_file) {
+        m_file->cancelWriting();
+        m_file.reset();
+    }
+    Q_EMIT finished(ok, error);
+}
+
 QByteArray csvField(const QString &text, bool neutraliseFormula)
 {
     QByteArray bytes = text.toUtf8();
@@ -382,12 +563,47 @@ static QString optionalNumber(const std::optional<T> &value)
     return value ? QString::number(*value) : QString();
 }
 
-qint64 writeCsv(const SystemStore &store, CsvTable table, QIODevice &device, QString *error)
+namespace {
+
+// A CSV table, a slice at a time: the rows of the store when the writer was made.
+class CsvWriter final : public ExportWriter
 {
-    Output out(device);
-    qint64 rows = 0;
+public:
+    CsvWriter(const SystemStore &store, CsvTable table, QIODevice &device)
+        : m_store(store)
+        , m_table(table)
+        , m_device(device)
+        , m_out(device)
+    {
+        switch (table) {
+        case CsvTable::Agents: m_rows = store.agents().size(); break;
+        case CsvTable::Messages: m_rows = store.messages().size(); break;
+        case CsvTable::Tasks: m_rows = store.tasks().size(); break;
+        }
+        m_total = qint64(m_rows);
+    }
+
+    bool writeSome(qint64 maxRows) override
+    {
+        if (!m_headerWritten) {
+            writeHeader();
+            m_headerWritten = true;
+        }
+        for (qint64 budget = std::max<qint64>(1, maxRows); m_next < m_rows && budget > 0; ++m_next, --budget, ++m_done)
+            writeRow(m_next);
+        if (m_out.failed() || (m_next >= m_rows && !m_out.flush())) {
+            m_error = QStringLiteral("cannot write the CSV: %1").arg(m_device.errorString());
+            return false;
+        }
+        return m_next < m_rows;
+    }
+
+private:
     // Numbers and times are written as they are; text goes through csvField().
-    auto row = [&](std::initializer_list<QByteArray> fields) {
+    static QByteArray t(const QString &text) { return csvField(text); }
+    static QByteArray n(const QString &number) { return csvField(number, false); }
+    void row(std::initializer_list<QByteArray> fields)
+    {
         QByteArray line;
         bool firstField = true;
         for (const QByteArray &f : fields) {
@@ -397,16 +613,32 @@ qint64 writeCsv(const SystemStore &store, CsvTable table, QIODevice &device, QSt
             line.append(f);
         }
         line.append("\r\n");
-        out.append(line);
-    };
-    auto t = [](const QString &text) { return csvField(text); };
-    auto n = [](const QString &number) { return csvField(number, false); };
-    switch (table) {
-    case CsvTable::Agents:
-        row({"id", "name", "role", "state", "health", "placeholder", "unregistered", "parentId", "sessionId", "scopes",
-             "registeredAt", "lastActivity", "lastHeartbeat", "messagesSent", "messagesReceived", "currentTaskId",
-             "heartbeatStatus", "load", "progress", "tokensUsed", "costUsd", "lastErrorSeverity", "lastErrorMessage"});
-        for (const Agent &a : store.agents()) {
+        m_out.append(line);
+    }
+
+    void writeHeader()
+    {
+        switch (m_table) {
+        case CsvTable::Agents:
+            row({"id", "name", "role", "state", "health", "placeholder", "unregistered", "parentId", "sessionId", "scopes",
+                 "registeredAt", "lastActivity", "lastHeartbeat", "messagesSent", "messagesReceived", "currentTaskId",
+                 "heartbeatStatus", "load", "progress", "tokensUsed", "costUsd", "lastErrorSeverity", "lastErrorMessage"});
+            break;
+        case CsvTable::Messages:
+            row({"id", "time", "eventId", "from", "fromRaw", "to", "toAgents", "scope", "status", "convention", "taskId",
+                 "correlationId", "priority", "payload"});
+            break;
+        case CsvTable::Tasks:
+            row({"id", "type", "status", "requester", "assignee", "progress", "createdAt", "updatedAt", "transitions", "history"});
+            break;
+        }
+    }
+
+    void writeRow(size_t index)
+    {
+        switch (m_table) {
+        case CsvTable::Agents: {
+            const Agent &a = m_store.agents()[index];
             row({t(a.id), t(a.name), t(a.role), t(a.state), t(healthName(a.health)),
                  n(a.placeholder ? QStringLiteral("true") : QStringLiteral("false")),
                  n(a.unregistered ? QStringLiteral("true") : QStringLiteral("false")), t(a.parentId), t(a.sessionId),
@@ -414,41 +646,57 @@ qint64 writeCsv(const SystemStore &store, CsvTable table, QIODevice &device, QSt
                  n(isoTime(a.lastHeartbeatMs)), n(QString::number(a.messagesSent)), n(QString::number(a.messagesReceived)),
                  t(a.currentTaskId), t(a.heartbeatStatus), n(optionalNumber(a.load)), n(optionalNumber(a.progress)),
                  n(optionalNumber(a.tokensUsed)), n(optionalNumber(a.costUsd)), t(a.lastErrorSeverity), t(a.lastErrorMessage)});
-            ++rows;
+            break;
         }
-        break;
-    case CsvTable::Messages:
-        row({"id", "time", "eventId", "from", "fromRaw", "to", "toAgents", "scope", "status", "convention", "taskId",
-             "correlationId", "priority", "payload"});
-        for (size_t messageRow = 0; messageRow < store.messages().size(); ++messageRow) {
-            const Message m = store.messages()[messageRow];
+        case CsvTable::Messages: {
+            const Message m = m_store.messages()[index];
             row({t(m.id), n(isoTime(m.timestampMs)), t(m.eventId), t(m.fromAgentId), t(m.fromRaw), t(m.toDisplay),
                  t(m.toAgentIds.join(QLatin1Char(';'))), t(m.scopeId), t(m.status), t(conventionName(m.convention)),
                  t(m.taskId), t(m.correlationId), n(optionalNumber(m.priority)),
-                 t(QString::fromUtf8(store.messagePayload(int(messageRow))))});
-            ++rows;
+                 t(QString::fromUtf8(m_store.messagePayload(int(index))))});
+            break;
         }
-        break;
-    case CsvTable::Tasks:
-        row({"id", "type", "status", "requester", "assignee", "progress", "createdAt", "updatedAt", "transitions", "history"});
-        for (const Task &task : store.tasks()) {
+        case CsvTable::Tasks: {
+            const Task &task = m_store.tasks()[index];
             QStringList history;
-            for (const TaskTransition &tr : store.taskHistory(task))
+            for (const TaskTransition &tr : m_store.taskHistory(task))
                 history << QStringLiteral("%1 %2%3").arg(isoTime(tr.timeMs), tr.status,
                                                          tr.agentId.isEmpty() ? QString() : QStringLiteral(" by ") + tr.agentId);
             row({t(task.id), t(task.type), t(task.status), t(task.requesterId), t(task.assigneeId),
                  n(optionalNumber(task.progress)), n(isoTime(task.createdAtMs)), n(isoTime(task.updatedAtMs)),
                  n(QString::number(task.historySize)), t(history.join(QStringLiteral("; ")))});
-            ++rows;
+            break;
         }
-        break;
+        }
     }
-    if (!out.flush()) {
+
+    const SystemStore &m_store;
+    const CsvTable m_table;
+    QIODevice &m_device;
+    Output m_out;
+    size_t m_rows = 0;
+    size_t m_next = 0;
+    bool m_headerWritten = false;
+};
+
+} // namespace
+
+std::unique_ptr<ExportWriter> makeCsvWriter(const SystemStore &store, CsvTable table, QIODevice &device)
+{
+    return std::make_unique<CsvWriter>(store, table, device);
+}
+
+qint64 writeCsv(const SystemStore &store, CsvTable table, QIODevice &device, QString *error)
+{
+    CsvWriter writer(store, table, device);
+    while (writer.writeSome(std::numeric_limits<qint64>::max())) {
+    }
+    if (!writer.error().isEmpty()) {
         if (error)
-            *error = QStringLiteral("cannot write the CSV: %1").arg(device.errorString());
+            *error = writer.error();
         return -1;
     }
-    return rows;
+    return writer.total();
 }
 
 qint64 writeCsv(const SystemStore &store, CsvTable table, const QString &path, QString *error)

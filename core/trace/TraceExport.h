@@ -17,8 +17,13 @@
 #include "model/SystemStore.h"
 
 #include <QIODevice>
+#include <QObject>
+#include <QSaveFile>
+
+#include <functional>
 
 #include <limits>
+#include <memory>
 
 namespace mapi {
 
@@ -55,6 +60,74 @@ bool csvTableFromName(const QString &name, CsvTable &table); // "agents", "messa
 // Writes the table; returns the number of data rows (without the header), or -1 on error.
 qint64 writeCsv(const SystemStore &store, CsvTable table, QIODevice &out, QString *error = nullptr);
 qint64 writeCsv(const SystemStore &store, CsvTable table, const QString &path, QString *error = nullptr);
+
+// An export written a slice at a time, so that the thread that owns the store (the window's)
+// stays live through a large one (ExportJob). It writes the rows the store had when it was
+// made; the store may grow meanwhile, but must not be reset (ExportJob stops then). Thread: the
+// store's.
+class ExportWriter
+{
+public:
+    virtual ~ExportWriter() = default;
+    // Writes up to `maxRows` more rows; false once finished or failed (error() says which).
+    virtual bool writeSome(qint64 maxRows) = 0;
+    qint64 done() const { return m_done; }   // rows written (a Chrome trace counts its first pass too)
+    qint64 total() const { return m_total; } // rows in all
+    const QString &error() const { return m_error; }
+
+protected:
+    qint64 m_done = 0;
+    qint64 m_total = 0;
+    QString m_error;
+};
+
+std::unique_ptr<ExportWriter> makeChromeTraceWriter(const SystemStore &store, QIODevice &out,
+                                                    const ChromeTraceOptions &options = {});
+std::unique_ptr<ExportWriter> makeCsvWriter(const SystemStore &store, CsvTable table, QIODevice &out);
+
+// Writes an export to a file in the store's thread, a slice of about kSliceMs at a time with the
+// event loop running in between: the window stays live, shows progress() and can cancel(). The
+// file appears only once complete (QSaveFile): a cancel, a failure, or a reset of the store
+// (a seek back or another trace rebuilds the model: the rows would change under the export)
+// leaves no file and says why in finished().
+//
+//   auto *job = new ExportJob(store, path, [&](QIODevice &out) { return makeCsvWriter(*store, CsvTable::Messages, out); }, this);
+//   connect(job, &ExportJob::finished, this, [job](bool ok, const QString &error) { ...; job->deleteLater(); });
+//   job->start();
+class ExportJob : public QObject
+{
+    Q_OBJECT
+public:
+    using MakeWriter = std::function<std::unique_ptr<ExportWriter>(QIODevice &out)>;
+    // 15 ms: half a frame at 30 Hz, so repaints and input keep their pace during an export.
+    static constexpr int kSliceMs = 15;
+
+    ExportJob(SystemStore *store, const QString &path, MakeWriter makeWriter, QObject *parent = nullptr);
+    ~ExportJob() override;
+
+    void start();
+    void cancel(); // finished(false, "cancelled") follows at once
+    void setSliceMs(int ms) { m_sliceMs = ms; } // tests: 0 writes one step of rows per slice
+    bool isRunning() const { return m_running; }
+    QString path() const { return m_path; }
+
+Q_SIGNALS:
+    void progress(qint64 done, qint64 total);
+    void finished(bool ok, const QString &error);
+
+private:
+    void slice();
+    void end(bool ok, const QString &error);
+
+    SystemStore *m_store;
+    QString m_path;
+    MakeWriter m_makeWriter;
+    std::unique_ptr<QSaveFile> m_file;
+    std::unique_ptr<ExportWriter> m_writer;
+    bool m_running = false;
+    int m_sliceMs = kSliceMs;
+    QMetaObject::Connection m_resetConnection;
+};
 
 // One CSV field, quoted when needed (exposed for tests).
 QByteArray csvField(const QString &text, bool neutraliseFormula = true);

@@ -275,9 +275,18 @@ private Q_SLOTS:
         const SystemStore &store = *window.session()->store();
         QTemporaryDir dir;
         QString error;
+        // Exports run in slices: exportFinished() says when one ended, and how.
+        auto exportTo = [&window, &error](ui::MainWindow::ExportKind kind, const QString &path) {
+            QSignalSpy finished(&window, &ui::MainWindow::exportFinished);
+            window.exportTo(kind, path);
+            if (!QTest::qWaitFor([&] { return finished.count() == 1; }, 20000))
+                return false;
+            error = finished.front().at(1).toString();
+            return finished.front().at(0).toBool();
+        };
 
         const QString chrome = dir.filePath(QStringLiteral("all.json"));
-        QVERIFY2(window.exportTo(ui::MainWindow::ExportKind::ChromeTrace, chrome, &error), qPrintable(error));
+        QVERIFY2(exportTo(ui::MainWindow::ExportKind::ChromeTrace, chrome), qPrintable(error));
         QFile f(chrome);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QJsonParseError parseError;
@@ -294,7 +303,7 @@ private Q_SLOTS:
         QVERIFY(!worker.isEmpty());
         window.selection()->selectAgents({worker});
         const QString some = dir.filePath(QStringLiteral("some.json"));
-        QVERIFY2(window.exportTo(ui::MainWindow::ExportKind::ChromeTrace, some, &error), qPrintable(error));
+        QVERIFY2(exportTo(ui::MainWindow::ExportKind::ChromeTrace, some), qPrintable(error));
         QFile g(some);
         QVERIFY(g.open(QIODevice::ReadOnly));
         const QJsonArray selected = QJsonDocument::fromJson(g.readAll()).object().value(QStringLiteral("traceEvents")).toArray();
@@ -302,27 +311,27 @@ private Q_SLOTS:
         QVERIFY(selected.size() < all.size());
 
         const QString csv = dir.filePath(QStringLiteral("agents.csv"));
-        QVERIFY2(window.exportTo(ui::MainWindow::ExportKind::AgentsCsv, csv, &error), qPrintable(error));
+        QVERIFY2(exportTo(ui::MainWindow::ExportKind::AgentsCsv, csv), qPrintable(error));
         QFile c(csv);
         QVERIFY(c.open(QIODevice::ReadOnly));
         const QList<QByteArray> rows = c.readAll().trimmed().split('\n');
         QCOMPARE(qsizetype(rows.size()), qsizetype(store.agents().size()) + 1); // header + one row per agent
 
         const QString png = dir.filePath(QStringLiteral("topology.png"));
-        QVERIFY2(window.exportTo(ui::MainWindow::ExportKind::TopologyPicture, png, &error), qPrintable(error));
+        QVERIFY2(exportTo(ui::MainWindow::ExportKind::TopologyPicture, png), qPrintable(error));
         QImage image(png);
         QVERIFY(!image.isNull());
         QVERIFY(image.width() > 100 && image.height() > 100);
 
         const QString svg = dir.filePath(QStringLiteral("timeline.svg"));
-        QVERIFY2(window.exportTo(ui::MainWindow::ExportKind::TimelinePicture, svg, &error), qPrintable(error));
+        QVERIFY2(exportTo(ui::MainWindow::ExportKind::TimelinePicture, svg), qPrintable(error));
         QFile s(svg);
         QVERIFY(s.open(QIODevice::ReadOnly));
         const QByteArray svgText = s.readAll();
         QVERIFY(svgText.contains("<svg"));
         QVERIFY(svgText.contains("<path") || svgText.contains("<polyline") || svgText.contains("<line"));
 
-        QVERIFY(!window.exportTo(ui::MainWindow::ExportKind::AgentsCsv, dir.filePath(QStringLiteral("no/such/dir/a.csv")), &error));
+        QVERIFY(!exportTo(ui::MainWindow::ExportKind::AgentsCsv, dir.filePath(QStringLiteral("no/such/dir/a.csv"))));
         QVERIFY(!error.isEmpty());
     }
 };

@@ -17,6 +17,8 @@
 #include <QJsonArray>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QDir>
+#include <QTimer>
 #include <QThread>
 
 using namespace mapi;
@@ -212,6 +214,8 @@ private Q_SLOTS:
     void chromeExportMatchesTheStore();
     void chromeExportOfSomeAgents();
     void csvParsesBackWithTheSameRows();
+    void exportJobWritesInSlicesWhileTheLoopRuns();
+    void exportJobCancelAndResetLeaveNoFile();
     void payloadsReadFromFramesEqualKeptPayloads();
     void deliveryOfAMessageNeverSeenSent();
     void seekGivesTheStateOfADirectReplay();
@@ -1325,6 +1329,112 @@ void TestTraceImportExport::loadJobCancel()
         TraceLoadJob running(&other);
         running.start(path);
     }
+}
+
+void TestTraceImportExport::exportJobWritesInSlicesWhileTheLoopRuns()
+{
+    // The window's exports: written a slice at a time with the event loop running in between;
+    // the file is the same as the one-go writers give, and appears only once complete.
+    SystemStore store;
+    QVERIFY(loadTraceInto(store, QStringLiteral(MAPI_SAMPLE_TRACE)).ok);
+    QVERIFY(store.messages().size() > 1000);
+    QTemporaryDir dir;
+    const struct
+    {
+        const char *name;
+        ExportJob::MakeWriter make;
+        std::function<void(QIODevice &)> oneGo;
+    } exports[] = {
+        {"messages.csv", [&](QIODevice &out) { return makeCsvWriter(store, CsvTable::Messages, out); },
+         [&](QIODevice &out) { QVERIFY(writeCsv(store, CsvTable::Messages, out) > 0); }},
+        {"chrome.json", [&](QIODevice &out) { return makeChromeTraceWriter(store, out); },
+         [&](QIODevice &out) { QVERIFY(writeChromeTrace(store, out)); }},
+    };
+    for (const auto &e : exports) {
+        const QString path = dir.filePath(QString::fromLatin1(e.name));
+        ExportJob job(&store, path, e.make);
+        job.setSliceMs(0); // one step of rows per slice
+        QList<qint64> done;
+        qint64 total = 0;
+        connect(&job, &ExportJob::progress, &job, [&](qint64 d, qint64 t) { done << d; total = t; });
+        QSignalSpy finished(&job, &ExportJob::finished);
+        int loopTurns = 0;
+        QTimer ticker;
+        connect(&ticker, &QTimer::timeout, &job, [&] {
+            ++loopTurns;
+            if (job.isRunning())
+                QVERIFY2(!QFile::exists(path), e.name); // nothing at the path before the end
+        });
+        ticker.start(0);
+        job.start();
+        QVERIFY(QTest::qWaitFor([&] { return finished.count() == 1; }, 30000));
+        ticker.stop();
+        QVERIFY2(finished.front().at(0).toBool(), qPrintable(finished.front().at(1).toString()));
+        QVERIFY2(total > 64 * 4, e.name);
+        QVERIFY2(done.size() > total / 64, e.name); // a step of 64 rows a slice
+        QVERIFY(std::is_sorted(done.cbegin(), done.cend()));
+        QCOMPARE(done.back(), total);
+        QVERIFY2(loopTurns >= total / 64 - 1, e.name); // the loop ran between the slices
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QBuffer oneGo;
+        QVERIFY(oneGo.open(QIODevice::WriteOnly));
+        e.oneGo(oneGo);
+        QVERIFY2(file.readAll() == oneGo.data(), e.name);
+    }
+}
+
+void TestTraceImportExport::exportJobCancelAndResetLeaveNoFile()
+{
+    SystemStore store;
+    QVERIFY(loadTraceInto(store, QStringLiteral(MAPI_SAMPLE_TRACE)).ok);
+    QTemporaryDir dir;
+    auto messages = [&](QIODevice &out) { return makeCsvWriter(store, CsvTable::Messages, out); };
+
+    // Cancelled after a few slices: no file, and it says so.
+    const QString cancelled = dir.filePath(QStringLiteral("cancelled.csv"));
+    {
+        ExportJob job(&store, cancelled, messages);
+        job.setSliceMs(0);
+        QSignalSpy finished(&job, &ExportJob::finished);
+        QSignalSpy progress(&job, &ExportJob::progress);
+        job.start();
+        QVERIFY(QTest::qWaitFor([&] { return progress.count() >= 3; }, 10000));
+        QVERIFY(job.isRunning());
+        job.cancel();
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(finished.front().at(0).toBool(), false);
+        QCOMPARE(finished.front().at(1).toString(), QStringLiteral("cancelled"));
+        QVERIFY(!job.isRunning());
+    }
+    QVERIFY(!QFile::exists(cancelled));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 0); // no temporary file left either
+
+    // The model rebuilt under the export (a seek back resets the store): stopped, no file.
+    const QString rebuilt = dir.filePath(QStringLiteral("rebuilt.csv"));
+    {
+        ExportJob job(&store, rebuilt, messages);
+        job.setSliceMs(0);
+        QSignalSpy finished(&job, &ExportJob::finished);
+        QSignalSpy progress(&job, &ExportJob::progress);
+        job.start();
+        QVERIFY(QTest::qWaitFor([&] { return progress.count() >= 3; }, 10000));
+        store.reset();
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(finished.front().at(0).toBool(), false);
+        QVERIFY2(finished.front().at(1).toString().contains(QStringLiteral("rebuilt")),
+                 qPrintable(finished.front().at(1).toString()));
+        QTest::qWait(20); // no slice runs after the end
+    }
+    QVERIFY(!QFile::exists(rebuilt));
+
+    // A path that cannot be written: a clear error at once.
+    ExportJob job(&store, dir.filePath(QStringLiteral("no/such/dir/x.csv")), messages);
+    QSignalSpy finished(&job, &ExportJob::finished);
+    job.start();
+    QCOMPARE(finished.count(), 1);
+    QCOMPARE(finished.front().at(0).toBool(), false);
+    QVERIFY(finished.front().at(1).toString().contains(QStringLiteral("cannot write")));
 }
 
 QTEST_GUILESS_MAIN(TestTraceImportExport)

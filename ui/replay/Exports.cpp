@@ -22,20 +22,6 @@ bool failWith(QString *error, const QString &why)
 
 } // namespace
 
-bool exportChromeTrace(const SystemStore &store, const TraceTimeline *timeline, const QStringList &agentIds,
-                       const QString &path, qint64 *eventsWritten, QString *error)
-{
-    ChromeTraceOptions options;
-    options.timeline = timeline;
-    options.agents = QSet<QString>(agentIds.cbegin(), agentIds.cend());
-    ChromeTraceCounts counts;
-    if (!writeChromeTrace(store, path, options, &counts, error))
-        return false;
-    if (eventsWritten)
-        *eventsWritten = counts.instantEvents + counts.taskEvents;
-    return true;
-}
-
 bool exportPicture(const QString &path, const QSize &size, qreal devicePixelRatio, const QString &title,
                    const std::function<void(QPainter &)> &paint, QString *error)
 {
