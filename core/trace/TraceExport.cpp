@@ -158,20 +158,21 @@ public:
         , m_eventCount(store.events().size())
         , m_filtered(!options.agents.isEmpty())
     {
-        m_total = qint64(m_eventCount) * 2 + qint64(store.tasks().size());
+        m_total = scanWeight() + qint64(m_eventCount) + qint64(store.tasks().size());
     }
 
     bool writeSome(qint64 maxRows) override
     {
         qint64 budget = std::max<qint64>(1, maxRows);
         // 1. The origin (the earliest exported time) and, with an agent filter, the threads in use.
-        for (; m_scanned < m_eventCount && budget > 0; ++m_scanned, --budget, ++m_done) {
+        for (; m_scanned < m_eventCount && budget > 0; ++m_scanned, --budget) {
             const EventEntry &e = m_store.events()[m_scanned];
             if (keepEvent(e)) {
                 m_origin = std::min(m_origin, e.timestampMs);
                 m_usedThreads.insert(tidOfEvent(e));
             }
         }
+        m_done = qint64(m_scanned) / kScanRowsPerRow;
         if (m_scanned < m_eventCount)
             return true;
         if (!m_headerWritten) {
@@ -188,7 +189,7 @@ public:
                 m_usedThreads.insert(tidOf(taskThread(task)));
                 m_origin = std::min(m_origin, std::max(span.start, m_options.fromMs));
             }
-            m_total = qint64(m_eventCount) * 2 + qint64(m_spans.size());
+            m_total = scanWeight() + qint64(m_eventCount) + qint64(m_spans.size());
             if (m_origin == std::numeric_limits<qint64>::max())
                 m_origin = 0;
             writeHeader();
@@ -211,6 +212,11 @@ public:
     ChromeTraceCounts counts() const { return m_counts; }
 
 private:
+    // Progress: the first pass reads each event's few fields, about a sixteenth of the time of
+    // writing it, and weighs that much.
+    static constexpr qint64 kScanRowsPerRow = 16;
+    qint64 scanWeight() const { return qint64(m_eventCount) / kScanRowsPerRow; }
+
     bool writing()
     {
         if (!m_out.failed())

@@ -1,13 +1,14 @@
 // mapi-screenshots: renders the window and every panel, in the light and the dark theme, into
 // PNG files. Used by scripts/screenshots.sh (which starts the demo system first).
 //
-//   mapi-screenshots --out DIR (--connect URL [--wait S] | --trace FILE) [--inspect-message]
+//   mapi-screenshots --out DIR (--connect URL [--wait S] | --trace FILE) [--inspect-message] [--export-progress]
 #include "MainWindow.h"
 #include "session/LiveSession.h"
 #include "session/SelectionHub.h"
 #include "style/Theme.h"
 
 #include <QApplication>
+#include <QTemporaryDir>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QDockWidget>
@@ -36,7 +37,8 @@ int main(int argc, char **argv)
                   {QStringLiteral("connect"), QStringLiteral("MAP server URL."), QStringLiteral("URL")},
                   {QStringLiteral("trace"), QStringLiteral("Trace file."), QStringLiteral("FILE")},
                   {QStringLiteral("wait"), QStringLiteral("Seconds to let a live system run first."), QStringLiteral("S"), QStringLiteral("8")},
-                  {QStringLiteral("inspect-message"), QStringLiteral("Inspect the first message (its frame) instead of a worker.")}});
+                  {QStringLiteral("inspect-message"), QStringLiteral("Inspect the first message (its frame) instead of a worker.")},
+                  {QStringLiteral("export-progress"), QStringLiteral("Also shoot the window during an export (a large trace), then cancel it.")}});
     p.process(app);
     const QString out = p.value(QStringLiteral("out"));
     if (out.isEmpty() || (!p.isSet(QStringLiteral("connect")) && !p.isSet(QStringLiteral("trace")))) {
@@ -101,6 +103,15 @@ int main(int argc, char **argv)
         QWidget *center = window.centralWidget();
         center->grab().save(out + QStringLiteral("/topology") + suffix + QStringLiteral(".png"));
         ++written;
+    }
+    if (p.isSet(QStringLiteral("export-progress"))) {
+        QTemporaryDir dir;
+        window.exportTo(ui::MainWindow::ExportKind::ChromeTrace, dir.filePath(QStringLiteral("trace.json")));
+        settle(700);
+        window.grab().save(out + QStringLiteral("/window-exporting.png"));
+        ++written;
+        window.cancelExport();
+        settle(100);
     }
     std::printf("%d screenshots in %s\n", written, qPrintable(out));
     return 0;
