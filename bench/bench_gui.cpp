@@ -40,6 +40,34 @@ public:
         return false;
     }
 };
+
+// The longest GUI-thread stall from start(): a 2 ms timer, and how late its ticks fire.
+class StallMeter
+{
+public:
+    StallMeter()
+    {
+        m_tick.setTimerType(Qt::PreciseTimer);
+        m_tick.setInterval(2);
+        QObject::connect(&m_tick, &QTimer::timeout, [this] {
+            const qint64 now = clock.elapsed();
+            m_longest = std::max(m_longest, now - m_last - 2);
+            m_last = now;
+        });
+    }
+    void start()
+    {
+        clock.start();
+        m_tick.start();
+    }
+    qint64 longestMs() const { return m_longest; }
+    QElapsedTimer clock; // since start()
+
+private:
+    QTimer m_tick;
+    qint64 m_longest = 0;
+    qint64 m_last = 0;
+};
 } // namespace
 
 int main(int argc, char **argv)
@@ -129,19 +157,10 @@ int main(int argc, char **argv)
         const qint64 emptyWindowKb = statusKb("VmRSS:"); // Qt, fonts, the panels without data
         ui::LiveSession *session = window.session();
         const SystemStore *store = session->store();
-        QElapsedTimer clock;
+        StallMeter stalls;
+        const QElapsedTimer &clock = stalls.clock;
         qint64 firstViewMs = -1;
         qint64 loadedMs = -1;
-        qint64 longestStall = 0;
-        qint64 lastTick = 0;
-        QTimer tick;
-        tick.setTimerType(Qt::PreciseTimer);
-        tick.setInterval(2);
-        QObject::connect(&tick, &QTimer::timeout, [&] {
-            const qint64 now = clock.elapsed();
-            longestStall = std::max(longestStall, now - lastTick - 2);
-            lastTick = now;
-        });
         QObject::connect(store, &SystemStore::changed, [&] {
             if (firstViewMs < 0)
                 firstViewMs = clock.elapsed();
@@ -155,8 +174,7 @@ int main(int argc, char **argv)
             // One more second of ticks: the panels rebuild after the load (stalls count too).
             QTimer::singleShot(1000, &app, &QApplication::quit);
         });
-        clock.start();
-        tick.start();
+        stalls.start();
         session->openTrace(path);
         QApplication::exec();
         if (!ok) {
@@ -171,7 +189,7 @@ int main(int argc, char **argv)
                     "beyond it and the file %.0f B/event)\n",
                     static_cast<long long>(store->events().size()), store->agents().size(), store->messages().size(),
                     static_cast<long long>(firstViewMs), static_cast<long long>(loadedMs),
-                    static_cast<long long>(longestStall), double(hwmKb) / 1024.0, double(hwmKb) * 1024.0 / events,
+                    static_cast<long long>(stalls.longestMs()), double(hwmKb) / 1024.0, double(hwmKb) * 1024.0 / events,
                     double(emptyWindowKb) / 1024.0, traceBytes / events);
         return 0;
     }
@@ -198,17 +216,7 @@ int main(int argc, char **argv)
             {"Chrome trace", ui::MainWindow::ExportKind::ChromeTrace, "trace.json"},
         };
         for (const auto &e : exports) {
-            QElapsedTimer clock;
-            qint64 longestStall = 0;
-            qint64 lastTick = 0;
-            QTimer tick;
-            tick.setTimerType(Qt::PreciseTimer);
-            tick.setInterval(2);
-            QObject::connect(&tick, &QTimer::timeout, [&] {
-                const qint64 now = clock.elapsed();
-                longestStall = std::max(longestStall, now - lastTick - 2);
-                lastTick = now;
-            });
+            StallMeter stalls;
             bool ok = false;
             QString error;
             const QMetaObject::Connection c = QObject::connect(&window, &ui::MainWindow::exportFinished,
@@ -218,18 +226,17 @@ int main(int argc, char **argv)
                 app.quit();
             });
             const QString out = dir.filePath(QString::fromLatin1(e.file));
-            clock.start();
-            tick.start();
+            stalls.start();
             window.exportTo(e.kind, out);
             QApplication::exec();
-            const qint64 ms = clock.elapsed();
+            const qint64 ms = stalls.clock.elapsed();
             QObject::disconnect(c);
             if (!ok) {
                 std::fprintf(stderr, "%s failed: %s\n", e.name, qPrintable(error));
                 return 1;
             }
             std::printf("export %s: %lld ms, %.1f MB, longest GUI stall %lld ms\n", e.name, static_cast<long long>(ms),
-                        double(QFileInfo(out).size()) / 1e6, static_cast<long long>(longestStall));
+                        double(QFileInfo(out).size()) / 1e6, static_cast<long long>(stalls.longestMs()));
         }
         return 0;
     }

@@ -355,29 +355,25 @@ void MainWindow::buildStatusBar()
     };
     connect(m_problemsButton, &QToolButton::clicked, this, showProblems);
     connect(m_gapsButton, &QToolButton::clicked, this, showProblems);
-    m_loadProgress = new QProgressBar(this);
-    m_loadProgress->setObjectName(QStringLiteral("traceLoadProgress"));
-    m_loadProgress->setRange(0, 100);
-    m_loadProgress->setMaximumWidth(160);
-    m_loadProgress->setFormat(tr("Loading %p%"));
-    m_loadProgress->hide();
-    m_loadCancel = new QToolButton(this);
-    m_loadCancel->setObjectName(QStringLiteral("traceLoadCancel"));
-    m_loadCancel->setText(tr("Cancel"));
-    m_loadCancel->setToolTip(tr("Stop loading the trace"));
-    m_loadCancel->hide();
+    // A long job's progress and Cancel button, shown while it runs.
+    auto progressWidgets = [this](const char *name, const QString &format, const QString &cancelTip,
+                                  QProgressBar *&bar, QToolButton *&cancel) {
+        bar = new QProgressBar(this);
+        bar->setObjectName(QLatin1String(name) + QStringLiteral("Progress"));
+        bar->setRange(0, 100);
+        bar->setMaximumWidth(160);
+        bar->setFormat(format);
+        bar->hide();
+        cancel = new QToolButton(this);
+        cancel->setObjectName(QLatin1String(name) + QStringLiteral("Cancel"));
+        cancel->setText(tr("Cancel"));
+        cancel->setToolTip(cancelTip);
+        cancel->hide();
+    };
+    progressWidgets("traceLoad", tr("Loading %p%"), tr("Stop loading the trace"), m_loadProgress, m_loadCancel);
     connect(m_loadCancel, &QToolButton::clicked, m_session, &LiveSession::cancelTraceLoad);
-    m_exportProgress = new QProgressBar(this);
-    m_exportProgress->setObjectName(QStringLiteral("exportProgress"));
-    m_exportProgress->setRange(0, 100);
-    m_exportProgress->setMaximumWidth(160);
-    m_exportProgress->setFormat(tr("Exporting %p%"));
-    m_exportProgress->hide();
-    m_exportCancel = new QToolButton(this);
-    m_exportCancel->setObjectName(QStringLiteral("exportCancel"));
-    m_exportCancel->setText(tr("Cancel"));
-    m_exportCancel->setToolTip(tr("Stop the export (no file is written)"));
-    m_exportCancel->hide();
+    progressWidgets("export", tr("Exporting %p%"), tr("Stop the export (no file is written)"), m_exportProgress,
+                    m_exportCancel);
     connect(m_exportCancel, &QToolButton::clicked, this, &MainWindow::cancelExport);
     m_traceDamageButton = new QToolButton(this);
     m_traceDamageButton->setObjectName(QStringLiteral("traceDamageButton"));

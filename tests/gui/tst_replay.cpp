@@ -20,6 +20,7 @@
 #include <QMessageBox>
 #include <QSlider>
 #include <QStandardPaths>
+#include <QProgressBar>
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QtTest>
@@ -278,8 +279,18 @@ private Q_SLOTS:
         // Exports run in slices: exportFinished() says when one ended, and how.
         auto exportTo = [&window, &error](ui::MainWindow::ExportKind kind, const QString &path) {
             QSignalSpy finished(&window, &ui::MainWindow::exportFinished);
+            auto *progress = window.findChild<QProgressBar *>(QStringLiteral("exportProgress"));
+            QAction *exportAction = window.action(QStringLiteral("exportMessagesCsv"));
             window.exportTo(kind, path);
+            const bool sliced = kind == ui::MainWindow::ExportKind::ChromeTrace || kind == ui::MainWindow::ExportKind::AgentsCsv;
+            if (sliced && finished.isEmpty()) {
+                // Written in slices: the status bar shows it, and no second export starts meanwhile.
+                if (!window.isExporting() || !progress || !progress->isVisible() || exportAction->isEnabled())
+                    return false;
+            }
             if (!QTest::qWaitFor([&] { return finished.count() == 1; }, 20000))
+                return false;
+            if (window.isExporting() || progress->isVisible() || !exportAction->isEnabled())
                 return false;
             error = finished.front().at(1).toString();
             return finished.front().at(0).toBool();
