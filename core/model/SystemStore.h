@@ -106,7 +106,7 @@ public:
     QString stateName(int row) const { return row >= 0 && size_t(row) < m_stateNames.size() ? m_stateNames[size_t(row)] : QString(); }
     const std::vector<Gap> &gaps() const { return m_gaps; }
     const std::vector<ProtocolProblem> &problems() const { return m_problems; }
-    const QHash<QString, Session> &sessions() const { return m_sessions; }
+    const QHash<FastString, Session> &sessions() const { return m_sessions; }
     const StoreCounters &counters() const { return m_counters; }
     const ConnectionInfo &connection() const { return m_connection; }
 
@@ -185,7 +185,7 @@ private:
     bool m_takeFromInput = false;        // inside apply(ModelInput &&)
     std::vector<Gap> m_gaps;
     std::vector<ProtocolProblem> m_problems;
-    QHash<QString, Session> m_sessions;
+    QHash<FastString, Session> m_sessions;
     StoreCounters m_counters;
     ConnectionInfo m_connection;
 

@@ -14,6 +14,7 @@
 
 #include "map/MapTypes.h"
 #include "map/PayloadConventions.h"
+#include "protocol/FastHash.h"
 
 #include <QHash>
 #include <QString>
@@ -131,7 +132,7 @@ private:
     std::vector<ActionRef> m_actions;
     std::vector<GapRef> m_gaps;
     QStringList m_stateNames;
-    QHash<QString, int> m_stateIds;
+    QHash<FastString, int> m_stateIds;
 
     int m_messageRows = 0;   // rows of each store list taken in so far
     int m_eventRows = 0;
