@@ -254,6 +254,17 @@ void MessageRecord::setPayload(const Json &value)
         payloadType = jsonString(value, "type");
 }
 
+// A scalar member as text (numbers and booleans as JSON writes them); objects, arrays and null
+// read as empty (as jsonString does).
+template<typename View>
+static QString scalarField(const View &object, std::string_view key, Text text = Text::Repeats)
+{
+    const View child = object.child(key);
+    if (!child.present() || child.isNull() || child.isObject() || child.isArray())
+        return {};
+    return scalarText(child, text);
+}
+
 // The event's subject, read from its data (`d`, the view of e.data).
 template<typename View>
 static void fillSubject(MapEvent &e, const View &d)
@@ -343,12 +354,21 @@ static void fillSubject(MapEvent &e, const View &d)
     case EventKind::TaskAssigned:
     case EventKind::TaskStatus:
     case EventKind::TaskCompleted:
-        if (const View task = d.child("task"); task.isObject())
-            e.task = task.toJson();
-        else
-            e.task = e.data;
+    {
+        const View task = d.child("task");
+        const View fields = task.isObject() ? task : d;
+        e.task.id = scalarField(fields, "id", Text::Unique);
+        if (e.task.id.isEmpty())
+            e.task.id = scalarField(fields, "taskId", Text::Unique);
+        if (e.task.id.isEmpty())
+            e.task.id = scalarField(d, "taskId", Text::Unique);
+        e.task.title = scalarField(fields, "title");
+        e.task.assignee = scalarField(fields, "assignee");
+        e.task.status = scalarField(fields, "status");
+        e.task.current = scalarField(d, "current");
         e.agentId = optString(d, "agentId").value_or(QString());
         break;
+    }
     case EventKind::Other:
         e.agentId = optString(d, "agentId").value_or(e.sourceAgentId);
         break;
@@ -388,21 +408,12 @@ static std::pair<QString, EventKind> typeAndKind(const QString &rawType)
     return {slot.type, slot.kind};
 }
 
-// Whether MapEvent::data keeps event.data: for task events (the store reads their fields
-// there) and unknown kinds; the other kinds' fields are all read by fillSubject, and converting
-// and freeing data they never use was a third of the cost of loading a trace.
+// Whether MapEvent::data keeps event.data: for unknown kinds only; the other kinds' fields are
+// all read by fillSubject, and converting and freeing data they never use was a third of the
+// cost of loading a trace.
 static bool keepsData(EventKind kind)
 {
-    switch (kind) {
-    case EventKind::TaskCreated:
-    case EventKind::TaskAssigned:
-    case EventKind::TaskStatus:
-    case EventKind::TaskCompleted:
-    case EventKind::Other:
-        return true;
-    default:
-        return false;
-    }
+    return kind == EventKind::Other;
 }
 
 template<typename View>

@@ -849,28 +849,23 @@ void SystemStore::taskTransition(const QString &taskId, const QString &status, c
 
 void SystemStore::applyTaskEvent(const MapEvent &e, qint64 t)
 {
-    const Json &task = e.task;
-    QString id = jsonString(task, "id");
-    if (id.isEmpty())
-        id = jsonString(task, "taskId");
-    if (id.isEmpty())
-        id = jsonString(e.data, "taskId");
+    const MapEvent::TaskFields &task = e.task;
+    const QString &id = task.id;
     if (id.isEmpty())
         return;
     Task &stored = ensureTask(id, t);
-    const QString title = jsonString(task, "title");
-    if (!title.isEmpty())
-        stored.type = title;
-    QString assignee = jsonString(task, "assignee");
+    if (!task.title.isEmpty())
+        stored.type = task.title;
+    QString assignee = task.assignee;
     if (assignee.isEmpty())
         assignee = e.agentId;
     if (!assignee.isEmpty())
         stored.assigneeId = assignee;
     QString status;
     switch (e.kind) {
-    case EventKind::TaskCreated: status = jsonString(task, "status"); if (status.isEmpty()) status = QStringLiteral("open"); break;
+    case EventKind::TaskCreated: status = task.status.isEmpty() ? QStringLiteral("open") : task.status; break;
     case EventKind::TaskAssigned: status = QStringLiteral("assigned"); break;
-    case EventKind::TaskStatus: status = jsonString(e.data, "current"); break;
+    case EventKind::TaskStatus: status = task.current; break;
     case EventKind::TaskCompleted: status = QStringLiteral("completed"); break;
     default: break;
     }

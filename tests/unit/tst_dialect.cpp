@@ -917,7 +917,8 @@ Json describe(const ModelInput &input)
                         {"previousState", s(e.previousState)}, {"scopeId", s(e.scopeId)},
                         {"deletedScopes", listJson(e.deletedScopes)}, {"messageId", s(e.messageId)},
                         {"sessionId", s(e.sessionId)}, {"sessionRole", s(e.sessionRole)}, {"reason", s(e.reason)},
-                        {"task", e.task}, {"data", e.data}, {"rawFrame", e.rawFrame.toStdString()}};
+                        {"task", {s(e.task.id), s(e.task.title), s(e.task.assignee), s(e.task.status), s(e.task.current)}},
+                        {"data", e.data}, {"rawFrame", e.rawFrame.toStdString()}};
         if (e.agent) {
             const AgentRecord &a = *e.agent;
             out["agent"] = {{"id", s(a.id)}, {"name", optionalJson(a.name)}, {"role", optionalJson(a.role)},

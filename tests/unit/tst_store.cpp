@@ -8,6 +8,8 @@
 #include "model/SystemStore.h"
 #include "model/CompactStorage.h"
 #include "model/RowLogs.h"
+#include "client/ProtocolPipeline.h"
+#include "protocol/SimdJsonParser.h"
 
 #include <QSignalSpy>
 
@@ -96,6 +98,7 @@ private Q_SLOTS:
     void unsupportedFailedAndFallbackSteps();
     void sendConfirmedWhenAnswerNamesSeenMessage();
     void resetEmptiesTheModel();
+    void taskEventsOfEveryShape();
 };
 
 void TestStore::sameEventTwiceIsAppliedOnce()
@@ -1121,6 +1124,52 @@ void TestStore::nonAsciiEventIdsAreDeduplicated()
     QCOMPARE(store.counters().duplicateEvents, qint64(1));
     QCOMPARE(store.events().eventId(0), QStringLiteral("évt-1"));
     QCOMPARE(store.events().eventId(2), QStringLiteral("evt-1"));
+}
+
+void TestStore::taskEventsOfEveryShape()
+{
+    // MAP task.* events (the task object, or flat fields in data), through both decoders: the
+    // task's id, title, assignee and its history of statuses.
+    for (const bool fast : {false, true}) {
+        SystemStore store;
+        ProtocolPipeline pipeline({}, fast ? SimdJsonParser::instance() : nullptr);
+        qint64 t = 1000;
+        auto event = [&](const char *type, const char *data) {
+            const QByteArray frame = QByteArray(R"({"jsonrpc":"2.0","method":"map/event","params":{"event":{"type":")")
+                + type + R"(","data":)" + data + "}}}";
+            store.apply(pipeline.frameReceived(frame, t += 10).inputs);
+        };
+        event("task.created", R"({"task":{"id":"t1","title":"summarise","status":"pending","assignee":"w1"},"agentId":"c"})");
+        event("task.created", R"({"task":{"taskId":"t2"}})");             // the id under taskId, no status: open
+        event("task.created", R"({"taskId":"t3","title":"flat"})");        // no task object: data's fields
+        event("task.created", R"({"task":{"id":7,"title":["no"]}})");      // a number as id; an array is no title
+        event("task.assigned", R"({"task":{"id":"t2"},"agentId":"w2"})");  // the assignee from agentId
+        event("task.status", R"({"taskId":"t1","current":"working"})");
+        event("task.status", R"({"task":{"taskId":"t2"},"taskId":"ignored","current":"blocked"})");
+        event("task.completed", R"({"task":{"title":"late title"},"taskId":"t3"})"); // id from data
+        event("task.completed", R"({"task":{"id":null}})");               // no id: ignored
+        event("task.status", R"("not an object")");
+
+        QCOMPARE(int(store.tasks().size()), 4);
+        const Task *t1 = store.task(QStringLiteral("t1"));
+        QVERIFY(t1);
+        QCOMPARE(t1->type, QStringLiteral("summarise"));
+        QCOMPARE(t1->assigneeId, QStringLiteral("w1"));
+        QCOMPARE(taskStatuses(store, *t1), QStringList({QStringLiteral("pending"), QStringLiteral("working")}));
+        const Task *t2 = store.task(QStringLiteral("t2"));
+        QVERIFY(t2);
+        QCOMPARE(t2->assigneeId, QStringLiteral("w2"));
+        QCOMPARE(taskStatuses(store, *t2),
+                 QStringList({QStringLiteral("open"), QStringLiteral("assigned"), QStringLiteral("blocked")}));
+        const Task *t3 = store.task(QStringLiteral("t3"));
+        QVERIFY(t3);
+        QCOMPARE(t3->type, QStringLiteral("late title"));
+        QCOMPARE(taskStatuses(store, *t3), QStringList({QStringLiteral("open"), QStringLiteral("completed")}));
+        const Task *t7 = store.task(QStringLiteral("7"));
+        QVERIFY(t7);
+        QCOMPARE(t7->type, QString());
+        QVERIFY(!store.task(QStringLiteral("ignored")));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestStore)
