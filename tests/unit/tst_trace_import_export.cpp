@@ -1030,7 +1030,8 @@ void TestTraceImportExport::deliveryOfAMessageNeverSeenSent()
                                         {"timestamp", 1795401363849 + sequence},
                                         {"event", {{"type", "message.delivered"},
                                                    {"data", {{"message", {{"id", messageId}, {"from", "agent-w"},
-                                                                          {"to", "agent-c"}, {"payload", payload},
+                                                                          {"to", Json::array({"agent-c", "agent-d"})},
+                                                                          {"payload", payload},
                                                                           {"timestamp", 1795401363849}}},
                                                              {"agentId", "agent-c"}}}}}}}};
         return QByteArray::fromStdString(frame.dump());
@@ -1069,6 +1070,9 @@ void TestTraceImportExport::deliveryOfAMessageNeverSeenSent()
         QCOMPARE(done.taskId, QStringLiteral("task-7"));
         QCOMPARE(done.payloadType, QStringLiteral("TASK_COMPLETE"));
         QCOMPARE(Json::parse(store->messagePayload(0).toStdString()), complete);
+        // Its recipients, also read from the frame (the decoder leaves a delivery's `to` there).
+        QCOMPARE(done.toDisplay, QStringLiteral("agent-c, agent-d"));
+        QCOMPARE(done.toAgentIds, QStringList({QStringLiteral("agent-c"), QStringLiteral("agent-d")}));
         const Task *task = store->task(QStringLiteral("task-7"));
         QVERIFY(task);
         QCOMPARE(task->status, QStringLiteral("completed"));
