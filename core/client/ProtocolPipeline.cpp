@@ -97,7 +97,7 @@ bool ProtocolPipeline::interpretEventFast(InterpretedFrame &out, const QByteArra
         return false;
     QString error;
     bool differs = false;
-    std::optional<MapEvent> event = eventFromNotification(params, error, differs);
+    std::optional<MapEvent> event = eventFromNotification(params, error, differs, m_keepPayloadText);
     if (!event || differs)
         return false; // the general path decides, and words the problem
     RpcMessage msg;

@@ -33,6 +33,10 @@ public:
     Q_DISABLE_COPY_MOVE(ProtocolPipeline) // m_lastSubscription points into m_subscriptions
 
     void setLimits(const CodecLimits &limits) { m_codec.setLimits(limits); }
+    // false: map/event frames read through SimdJsonParser leave sent payloads' text in the frame
+    // (MessageRecord::payloadInFrame) for a consumer that reads it from there when asked (a
+    // loaded trace: dropRawFrames()). Default true: records carry the text.
+    void setKeepPayloadText(bool keep) { m_keepPayloadText = keep; }
     const FrameCodec &codec() const { return m_codec; }
 
     // A new socket: sequence tracking restarts (numbers are per subscription).
@@ -63,6 +67,7 @@ private:
 
     struct PendingRequest { QString method; Json params; };
     bool m_fastEvents = false;                      // the parser is SimdJsonParser
+    bool m_keepPayloadText = true;
     FrameCodec m_codec;
     QHash<QString, PendingRequest> m_pending;       // by jsonIdKey
     struct Subscription

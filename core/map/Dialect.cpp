@@ -202,11 +202,17 @@ static MessageRecord messageFrom(const View &object, bool delivery = false)
     if (const View to = object.child("to"); to.present())
         m.to = to.toJson();
     constexpr bool frameAtHand = std::is_same_v<View, SimdView>;
+    bool keepText = true;
+    if constexpr (frameAtHand)
+        keepText = object.keepPayloadText;
     if (const View payload = object.child("payload"); !payload.isNull() && delivery && frameAtHand) {
         m.payloadInFrame = true;
     } else if (!payload.isNull()) {
         const bool readConvention = !delivery;
-        m.payloadText = payload.text();
+        if (keepText || !readConvention)
+            m.payloadText = payload.text();
+        else
+            m.payloadInFrame = true; // read, not written: the store reads the text from the frame when asked
         if (payload.isObject()) {
             if (const View type = payload.child("type"); !type.isNull() && !type.isObject() && !type.isArray())
                 m.payloadType = scalarText(type);
@@ -479,10 +485,11 @@ std::optional<MapEvent> eventFromNotification(const Json &params, QString &error
     return eventFromParams(JsonView{&params}, error);
 }
 
-std::optional<MapEvent> eventFromNotification(simdjson::dom::element params, QString &error, bool &differs)
+std::optional<MapEvent> eventFromNotification(simdjson::dom::element params, QString &error, bool &differs,
+                                              bool keepPayloadText)
 {
     differs = false;
-    return eventFromParams(SimdView{params, true, &differs}, error);
+    return eventFromParams(SimdView{params, true, &differs, keepPayloadText}, error);
 }
 
 std::optional<MapEvent> eventFromObject(const Json &object, QString &error)

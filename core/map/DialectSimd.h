@@ -13,7 +13,10 @@ namespace mapi {
 // The same record eventFromNotification(const Json &, ...) gives for these params.
 // `differs` is set when the frame holds a value nlohmann reads otherwise (-0): then decode the
 // frame through nlohmann instead and ignore this result.
-std::optional<MapEvent> eventFromNotification(simdjson::dom::element params, QString &error, bool &differs);
+// `keepPayloadText` false: a sent message's payload is read (its convention, its type) but its
+// text is left in the frame (MessageRecord::payloadInFrame), for a load that drops frames.
+std::optional<MapEvent> eventFromNotification(simdjson::dom::element params, QString &error, bool &differs,
+                                              bool keepPayloadText = true);
 
 // interpretPayload() read straight from simdjson's DOM; `*differs` as above.
 ConventionInfo interpretPayload(simdjson::dom::element payload, bool *differs);

@@ -94,6 +94,9 @@ struct SimdView
     simdjson::dom::element element;
     bool exists = false;
     bool *differs = nullptr;
+    // false: messages read through this view leave a sent payload's text in the frame as well
+    // (a trace load that keeps no frames with its events: the text would be dropped unread).
+    bool keepPayloadText = true;
 
     using Type = simdjson::dom::element_type;
     bool present() const { return exists; }
@@ -111,7 +114,7 @@ struct SimdView
     bool isBoolean() const { return exists && element.type() == Type::BOOL; }
     SimdView child(std::string_view key) const // literals: the length is known when compiling
     {
-        SimdView out{{}, false, differs};
+        SimdView out{{}, false, differs, keepPayloadText};
         if (isObject())
             out.exists = lastMember(simdjson::dom::object(element), key, out.element);
         return out;
@@ -141,10 +144,10 @@ struct SimdView
     void forEachItem(F &&f) const
     {
         for (const simdjson::dom::element item : simdjson::dom::array(element))
-            f(SimdView{item, true, differs});
+            f(SimdView{item, true, differs, keepPayloadText});
     }
     bool empty() const { return simdjson::dom::array(element).size() == 0; }
-    SimdView front() const { return {*simdjson::dom::array(element).begin(), true, differs}; }
+    SimdView front() const { return {*simdjson::dom::array(element).begin(), true, differs, keepPayloadText}; }
 };
 
 template<typename View>

@@ -412,12 +412,20 @@ void RecordDecoder::reset()
     m_damagedLines.clear();
 }
 
+void RecordDecoder::setKeepPayloadText(bool keep)
+{
+    m_keepPayloadText = keep;
+    for (const auto &pipeline : m_owned)
+        pipeline->setKeepPayloadText(keep);
+}
+
 int RecordDecoder::decode(const TraceRecord &r, ModelInputs &out)
 {
     ProtocolPipeline *pipeline = m_pipelines.value(r.connection);
     if (!pipeline) {
         m_owned.push_back(std::make_unique<ProtocolPipeline>(m_limits, m_parser));
         pipeline = m_owned.back().get();
+        pipeline->setKeepPayloadText(m_keepPayloadText);
         m_pipelines.insert(r.connection, pipeline);
     }
     m_lastTimeMs = std::max(m_lastTimeMs, r.timeMs);

@@ -170,6 +170,8 @@ public:
     int decode(const TraceRecord &record, ModelInputs &out);
     qint64 lastTimeMs() const { return m_lastTimeMs; }
     const std::vector<qint64> &damagedLines() const { return m_damagedLines; }
+    // ProtocolPipeline::setKeepPayloadText() of every connection's pipeline.
+    void setKeepPayloadText(bool keep);
     void reset();
 
 private:
@@ -179,6 +181,7 @@ private:
     std::vector<std::unique_ptr<ProtocolPipeline>> m_owned;
     qint64 m_lastTimeMs = 0;
     std::vector<qint64> m_damagedLines;
+    bool m_keepPayloadText = true;
 };
 
 // Replays a trace into a store through ProtocolPipeline: the same path as live traffic.

@@ -57,6 +57,7 @@ TraceLoadResult loadTraceBatches(const QString &path, const TraceLoadOptions &op
     if (timeline)
         timeline->setDropRawFrames(!keepRaw);
     RecordDecoder decoder(options.limits, options.fastParser ? SimdJsonParser::instance() : nullptr);
+    decoder.setKeepPayloadText(keepRaw); // dropRawFrames() would drop the text unread
     const qint64 bytesTotal = reader.bytesTotal();
     std::atomic<bool> stop{false};
     auto cancelled = [&] {

@@ -47,7 +47,7 @@ void dropRawFrames(ModelInputs &inputs)
         MessageRecord *message = in->event.message ? &*in->event.message : nullptr;
         // A delivery whose payload is in the frame keeps it there, for the store (which reads it
         // only for a message it never saw sent).
-        if (message && message->payloadInFrame && message->payloadText.isEmpty())
+        if (message && message->payloadInFrame && message->payloadText.isEmpty() && !message->convention)
             message->payloadFrame = in->event.rawFrame;
         in->event.rawFrame = QByteArray();
         // A payload the decoder has read (its convention) is not needed again until someone
@@ -249,7 +249,9 @@ size_t TraceTimeline::memoryBytes() const
 
 RecordDecoder TraceTimeline::makeDecoder() const
 {
-    return RecordDecoder(m_limits, m_fastParser ? SimdJsonParser::instance() : nullptr);
+    RecordDecoder decoder(m_limits, m_fastParser ? SimdJsonParser::instance() : nullptr);
+    decoder.setKeepPayloadText(!m_dropRawFrames); // as the load did
+    return decoder;
 }
 
 void TraceTimeline::replay(SystemStore &store, RecordDecoder &decoder, qint64 from, qint64 to) const
