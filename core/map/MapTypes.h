@@ -55,8 +55,9 @@ struct MessageRecord
     // from payloadText. Shared: batches are copied by reference count.
     std::shared_ptr<const ConventionInfo> convention;
     // The payload is not in this record (payloadText empty) but in the event's frame: a delivery
-    // decoded from simdjson's DOM (Dialect.cpp: messageFrom), or a payload taken out to save
-    // memory (dropRawFrames(): a loaded trace). Whoever needs it reads it from the frame
+    // decoded from simdjson's DOM (Dialect.cpp: messageFrom), a sent payload read there but not
+    // written out (ProtocolPipeline::setKeepPayloadText(false): a trace load), or a payload
+    // taken out to save memory (dropRawFrames(): a loaded trace). Whoever needs it reads it from the frame
     // (messageInFrame(), SystemStore::messagePayload()).
     bool payloadInFrame = false;
     // The event's frame, for a delivery whose payload is in it, when dropRawFrames() emptied the
