@@ -1,12 +1,8 @@
 #include "replay/Exports.h"
 
-#include "model/SystemStore.h"
-#include "trace/TraceExport.h"
-
 #include <QImage>
 #include <QPainter>
 #include <QSaveFile>
-#include <QSet>
 #include <QSvgGenerator>
 
 namespace mapi::ui {

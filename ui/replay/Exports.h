@@ -5,16 +5,11 @@
 #pragma once
 
 #include <QSize>
-#include <QStringList>
+#include <QString>
 
 #include <functional>
 
 class QPainter;
-
-namespace mapi {
-class SystemStore;
-class TraceTimeline;
-} // namespace mapi
 
 namespace mapi::ui {
 
