@@ -1,5 +1,7 @@
 #include "trace/CompressedFile.h"
 
+#include "protocol/FastHash.h"
+
 #include <QFile>
 
 #include <zlib.h>
@@ -40,6 +42,109 @@ Compression compressionFromMagic(const char *data, qsizetype size)
     return Compression::None;
 }
 
+// ---- content index ------------------------------------------------------------------------
+
+ContentIndex::Cache::~Cache()
+{
+    ZSTD_freeDCtx(static_cast<ZSTD_DCtx *>(dctx));
+}
+
+bool ContentIndex::open(const QString &path, QString *error)
+{
+    m_file.setFileName(path);
+    if (m_file.open(QIODevice::ReadOnly))
+        return true;
+    if (error)
+        *error = QStringLiteral("cannot open %1: %2").arg(path, m_file.errorString());
+    return false;
+}
+
+void ContentIndex::addFrame(qint64 fileOffset, qint64 fileBytes, qint64 contentSize, quint64 hash)
+{
+    if (contentSize <= 0)
+        return; // a skippable zstd frame (or an empty one): nothing to read back
+    const qint64 contentStart = m_completeEnd;
+    m_frames.push_back({fileOffset, fileBytes, contentStart, contentSize, hash});
+    m_completeEnd = contentStart + contentSize;
+}
+
+bool ContentIndex::covers(qint64 offset, qint64 size) const
+{
+    if (m_compression == Compression::Gzip || !m_file.isOpen() || offset < 0 || size < 0 || offset + size > m_completeEnd)
+        return false;
+    auto it = std::upper_bound(m_frames.begin(), m_frames.end(), offset,
+                               [](qint64 at, const Frame &f) { return at < f.contentStart; });
+    if (it == m_frames.begin())
+        return false;
+    for (--it; it != m_frames.end() && it->contentStart < offset + std::max<qint64>(size, 1); ++it) {
+        if (it->contentSize > kMaxFrameBytes)
+            return false;
+    }
+    return true;
+}
+
+bool ContentIndex::load(size_t index, Cache &cache, QString *error) const
+{
+    if (cache.frame == qint64(index))
+        return true;
+    cache.frame = -1;
+    const Frame &frame = m_frames[index];
+    QByteArray stored;
+    {
+        std::lock_guard<std::mutex> lock(m_fileMutex);
+        if (!m_file.seek(frame.fileOffset) || (stored = m_file.read(frame.fileBytes)).size() != frame.fileBytes) {
+            *error = QStringLiteral("cannot read %1 again: %2").arg(m_file.fileName(), m_file.errorString());
+            return false;
+        }
+    }
+    if (m_compression == Compression::Zstd) {
+        if (!cache.dctx)
+            cache.dctx = ZSTD_createDCtx();
+        cache.data.resize(frame.contentSize);
+        const size_t n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx *>(cache.dctx), cache.data.data(),
+                                             size_t(cache.data.size()), stored.constData(), size_t(stored.size()));
+        if (ZSTD_isError(n) || qint64(n) != frame.contentSize) {
+            *error = QStringLiteral("%1 changed on disk since it was opened (zstd frame at byte %2 no longer decodes)")
+                         .arg(m_file.fileName())
+                         .arg(frame.fileOffset);
+            return false;
+        }
+    } else {
+        cache.data = std::move(stored);
+    }
+    if (XXH3_64bits(cache.data.constData(), size_t(cache.data.size())) != frame.hash) {
+        *error = QStringLiteral("%1 changed on disk since it was opened (bytes %2 to %3 of its content differ)")
+                     .arg(m_file.fileName())
+                     .arg(frame.contentStart)
+                     .arg(frame.contentStart + frame.contentSize);
+        return false;
+    }
+    cache.frame = qint64(index);
+    return true;
+}
+
+bool ContentIndex::read(qint64 offset, qsizetype size, char *out, Cache &cache, QString *error) const
+{
+    auto it = std::upper_bound(m_frames.begin(), m_frames.end(), offset,
+                               [](qint64 at, const Frame &f) { return at < f.contentStart; });
+    if (it == m_frames.begin() || offset + size > m_completeEnd) {
+        *error = QStringLiteral("bytes %1 to %2 of %3 were never indexed").arg(offset).arg(offset + size).arg(m_file.fileName());
+        return false;
+    }
+    for (size_t frame = size_t(it - m_frames.begin()) - 1; size > 0; ++frame) {
+        if (!load(frame, cache, error))
+            return false;
+        const Frame &f = m_frames[frame];
+        const qsizetype from = qsizetype(offset - f.contentStart);
+        const qsizetype part = std::min<qsizetype>(size, qsizetype(f.contentSize) - from);
+        std::memcpy(out, cache.data.constData() + from, size_t(part));
+        out += part;
+        offset += part;
+        size -= part;
+    }
+    return true;
+}
+
 // ---- reading ------------------------------------------------------------------------------
 
 struct DecompressingReader::Impl
@@ -63,7 +168,18 @@ struct DecompressingReader::Impl
     bool zlibMemberDone = false; // last inflate() ended a gzip member
     bool finished = false;
 
-    ~Impl() { reset(); }
+    // Frames for the content index (setContentIndex): the open zstd frame's start and hash.
+    std::shared_ptr<ContentIndex> index;
+    qint64 frameFileStart = 0;
+    qint64 frameContentStart = 0;
+    XXH3_state_t *frameHash = nullptr;
+
+    ~Impl()
+    {
+        reset();
+        if (frameHash)
+            XXH3_freeState(frameHash);
+    }
 
     void reset()
     {
@@ -163,6 +279,17 @@ QString DecompressingReader::errorString() const
     return d->error;
 }
 
+void DecompressingReader::setContentIndex(std::shared_ptr<ContentIndex> index)
+{
+    d->index = std::move(index);
+    if (!d->index)
+        return;
+    d->index->setCompression(d->compression);
+    if (!d->frameHash)
+        d->frameHash = XXH3_createState();
+    XXH3_64bits_reset(d->frameHash);
+}
+
 qint64 DecompressingReader::read(char *data, qint64 max)
 {
     Impl &s = *d;
@@ -174,6 +301,8 @@ qint64 DecompressingReader::read(char *data, qint64 max)
             s.error = QStringLiteral("cannot read %1: %2").arg(s.file.fileName(), s.file.errorString());
             return -1;
         }
+        if (s.index && n > 0) // a plain file's frames: the pieces read
+            s.index->addFrame(s.consumed, n, n, XXH3_64bits(data, size_t(n)));
         s.consumed += n;
         s.produced += n;
         return n;
@@ -215,6 +344,17 @@ qint64 DecompressingReader::read(char *data, qint64 max)
                 break;
             }
             s.zstdHint = rc;
+            if (s.index) {
+                XXH3_64bits_update(s.frameHash, data + total, out.pos);
+                if (rc == 0) { // a frame ended (and its output was all given)
+                    const qint64 contentEnd = s.produced + total + qint64(out.pos);
+                    s.index->addFrame(s.frameFileStart, s.consumed - s.frameFileStart, contentEnd - s.frameContentStart,
+                                      XXH3_64bits_digest(s.frameHash));
+                    XXH3_64bits_reset(s.frameHash);
+                    s.frameFileStart = s.consumed;
+                    s.frameContentStart = contentEnd;
+                }
+            }
             total += qint64(out.pos);
             if (out.pos == 0 && in.pos == 0)
                 break; // needs more input than the buffer holds: cannot happen, but never spin
@@ -266,6 +406,7 @@ struct CompressingWriter::Impl
     QByteArray out;
     qint64 onDisk = 0;
     qint64 accepted = 0;
+    qint64 frameBytes = 0; // zstd: uncompressed bytes in the open frame
     bool dirty = false; // written to since the last flush
     QString error;
 
@@ -388,7 +529,16 @@ bool CompressingWriter::write(const char *data, qint64 size)
     d->dirty = true;
     switch (d->compression) {
     case Compression::None: return d->put(data, size);
-    case Compression::Zstd: return d->zstdRun(data, size, ZSTD_e_continue);
+    case Compression::Zstd:
+        // Independent frames of about kZstdFrameBytes, ended between two writes (the trace
+        // writer writes whole lines): ContentIndex reads a range back by decompressing one frame.
+        if (d->frameBytes >= kZstdFrameBytes) {
+            if (!d->zstdRun(nullptr, 0, ZSTD_e_end))
+                return false;
+            d->frameBytes = 0;
+        }
+        d->frameBytes += size;
+        return d->zstdRun(data, size, ZSTD_e_continue);
     case Compression::Gzip: {
         // zlib counts in 32-bit units.
         while (size > 0) {

@@ -11,7 +11,11 @@
 #include <QByteArray>
 #include <QString>
 
+#include <QFile>
+
 #include <memory>
+#include <mutex>
+#include <vector>
 
 namespace mapi {
 
@@ -20,6 +24,69 @@ enum class Compression { None, Gzip, Zstd };
 QString compressionName(Compression compression);        // "none", "gzip", "zstd"
 Compression compressionFromPath(const QString &path);     // by extension: .gz, .zst/.zstd, else none
 Compression compressionFromMagic(const char *data, qsizetype size); // 1f 8b / 28 b5 2f fd
+
+// Where a file's decompressed content lies in it, frame by frame, so that a range of the content
+// can be read back later without decompressing the file from its start (TraceTimeline keeps
+// what it needs for seeking this way instead of a second compressed copy in memory).
+//
+// A plain file's frames are the pieces DecompressingReader read; a zstd file's are its zstd
+// frames (the trace writer ends one about every MiB: CompressingWriter). gzip files have no
+// usable frames: nothing is covered. Each frame's content is hashed (XXH3) as it is first read,
+// and checked when it is read back: a file changed on disk since is reported, never misread.
+//
+// Thread: built by the DecompressingReader it is given to (one thread); once the reading has
+// ended, read() may be called from any thread (the file is shared under a lock).
+class ContentIndex
+{
+public:
+    // Frames larger than this are not read back (each read decompresses a whole frame).
+    static constexpr qint64 kMaxFrameBytes = 8 * 1024 * 1024;
+
+    // Opens its own handle on the file, kept open so that a deleted or renamed file stays
+    // readable where the system allows it (POSIX).
+    bool open(const QString &path, QString *error);
+    // Whether [offset, offset + size) of the content lies in complete frames that can be read back.
+    bool covers(qint64 offset, qint64 size) const;
+    // Content offset up to which the frames are complete (read and hashed).
+    qint64 completeEnd() const { return m_completeEnd; }
+    size_t frameCount() const { return m_frames.size(); }
+
+    // The last frame read back, kept by each reader of the index.
+    struct Cache
+    {
+        qint64 frame = -1;
+        QByteArray data;
+        void *dctx = nullptr; // ZSTD_DCtx
+        Cache() = default;
+        Cache(const Cache &) = delete;
+        Cache &operator=(const Cache &) = delete;
+        ~Cache();
+    };
+    // Copies [offset, offset + size) of the content to `out` (covers() must be true). false:
+    // the file cannot be read, or its bytes are no longer those that were indexed (`error`).
+    bool read(qint64 offset, qsizetype size, char *out, Cache &cache, QString *error) const;
+
+    // Building (DecompressingReader): frames in content order, contiguous.
+    void setCompression(Compression compression) { m_compression = compression; }
+    void addFrame(qint64 fileOffset, qint64 fileBytes, qint64 contentSize, quint64 hash);
+
+private:
+    struct Frame
+    {
+        qint64 fileOffset;
+        qint64 fileBytes;
+        qint64 contentStart;
+        qint64 contentSize;
+        quint64 hash;
+    };
+    bool load(size_t frame, Cache &cache, QString *error) const;
+
+    Compression m_compression = Compression::None;
+    std::vector<Frame> m_frames;
+    qint64 m_completeEnd = 0;
+    mutable std::mutex m_fileMutex;
+    mutable QFile m_file;
+};
 
 // Reads a file's content, decompressing it on the fly.
 class DecompressingReader
@@ -42,6 +109,8 @@ public:
     qint64 fileSize() const;            // bytes on disk (the progress bar's total)
     qint64 compressedBytesRead() const; // bytes consumed from disk so far (progress)
     qint64 bytesProduced() const;       // decompressed bytes returned so far
+    // Records the frames of the content in `index` as they are read (call before the first read).
+    void setContentIndex(std::shared_ptr<ContentIndex> index);
     // Set after the end when a compressed stream stopped in the middle (a truncated .gz/.zst),
     // or after read() returned -1.
     QString errorString() const;
@@ -51,10 +120,14 @@ private:
     std::unique_ptr<Impl> d;
 };
 
-// Writes a file, compressing it on the fly.
+// Writes a file, compressing it on the fly. zstd files are written as independent frames of
+// about kZstdFrameBytes each (a frame ends between two write() calls), so that ContentIndex
+// can read any part back by decompressing one frame; the ratio is that of 1 MiB blocks.
 class CompressingWriter
 {
 public:
+    static constexpr qint64 kZstdFrameBytes = 1024 * 1024;
+
     CompressingWriter();
     ~CompressingWriter();
     CompressingWriter(const CompressingWriter &) = delete;

@@ -169,6 +169,7 @@ struct TraceFileReader::Impl
     {
         QByteArray text;
         qint64 number = 0;
+        qint64 offset = 0;
         bool tooLong = false;
     };
 
@@ -187,7 +188,8 @@ struct TraceFileReader::Impl
     std::vector<std::pair<QByteArray, qint64>> elements;
 
     // The next line: the early ones first, then the file's.
-    bool nextLine(const char *&data, qsizetype &size, qsizetype &capacity, qint64 &number, bool &tooLong)
+    // `offset`: the line's first byte in the file's decompressed content.
+    bool nextLine(const char *&data, qsizetype &size, qsizetype &capacity, qint64 &number, qint64 &offset, bool &tooLong)
     {
         if (earlyPos < early.size()) {
             const EarlyLine &l = early[earlyPos++];
@@ -195,6 +197,7 @@ struct TraceFileReader::Impl
             size = l.text.size();
             capacity = size; // no padding guarantee: the parser copies
             number = l.number;
+            offset = l.offset;
             tooLong = l.tooLong;
             return true;
         }
@@ -202,6 +205,7 @@ struct TraceFileReader::Impl
             return false;
         capacity = size + LineReader::kPadding;
         number = lines->lineNumber();
+        offset = lines->lineOffset();
         tooLong = lines->lineTooLong();
         return true;
     }
@@ -236,6 +240,8 @@ bool TraceFileReader::open(const QString &path, QString *error)
     d->path = path;
     if (!d->in.open(path, error))
         return false;
+    if (m_contentIndex && m_contentIndex->open(path, nullptr))
+        d->in.setContentIndex(m_contentIndex);
     m_stats.compression = compressionName(d->in.compression());
     m_stats.bytesTotal = d->in.fileSize();
     d->lines = std::make_unique<LineReader>(d->in);
@@ -249,7 +255,7 @@ bool TraceFileReader::open(const QString &path, QString *error)
     const char *data = nullptr;
     qsizetype size = 0;
     while (!decided && probed < kMaxProbeLines && d->lines->next(data, size)) {
-        d->early.push_back({QByteArray(data, size), d->lines->lineNumber(), d->lines->lineTooLong()});
+        d->early.push_back({QByteArray(data, size), d->lines->lineNumber(), d->lines->lineOffset(), d->lines->lineTooLong()});
         const QByteArray line = trimmedView(data, size);
         if (line.isEmpty())
             continue;
@@ -303,8 +309,9 @@ bool TraceFileReader::next(TraceRecord &record)
         qsizetype size = 0;
         qsizetype capacity = 0;
         qint64 number = 0;
+        qint64 offset = 0;
         bool tooLong = false;
-        if (!s.nextLine(data, size, capacity, number, tooLong)) {
+        if (!s.nextLine(data, size, capacity, number, offset, tooLong)) {
             s.finished = true;
             if (s.mode == Impl::Mode::SeedArray && s.splitter.pending())
                 m_stats.addBadLine(m_stats.lines); // the array's last element was cut off
@@ -323,6 +330,8 @@ bool TraceFileReader::next(TraceRecord &record)
             const RecordLineParser::Result result = s.parser.parse(data, size, capacity, record);
             if (result == RecordLineParser::Result::Record) {
                 record.line = number;
+                if (record.contentOffset >= 0)
+                    record.contentOffset += offset;
                 if (m_stats.format.isEmpty())
                     m_stats.format = QStringLiteral("capture");
                 break;

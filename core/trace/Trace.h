@@ -139,12 +139,17 @@ public:
     // RecordLineParser::setFramesCheckedLater (call before open()): whoever decodes the
     // records reports the lines whose frame turns out damaged (RecordDecoder::damagedLines).
     void setFramesCheckedLater(bool later) { m_framesCheckedLater = later; }
+    // Indexes the file's content in `index` while reading (call before open(); see
+    // ContentIndex): records whose frame is a verbatim piece of the content say where it is
+    // (TraceRecord::contentOffset), so that a timeline can read it back instead of keeping it.
+    void setContentIndex(std::shared_ptr<ContentIndex> index) { m_contentIndex = std::move(index); }
 
 private:
     struct Impl;
     std::unique_ptr<Impl> d;
     TraceReadStats m_stats;
     bool m_framesCheckedLater = false;
+    std::shared_ptr<ContentIndex> m_contentIndex;
 };
 
 struct TraceReadOptions

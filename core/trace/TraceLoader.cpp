@@ -47,12 +47,19 @@ TraceLoadResult loadTraceBatches(const QString &path, const TraceLoadOptions &op
     TraceLoadResult result;
     TraceFileReader reader;
     reader.setFramesCheckedLater(true); // the decoding thread checks them: one parse, not two
-    if (!reader.open(path, &result.error)) {
-        result.stats = reader.stats();
-        return result;
-    }
     if (!timeline && options.keepTimeline)
         timeline = std::make_shared<TraceTimeline>(options.limits, options.fastParser);
+    if (timeline && timeline->recordCount() == 0) {
+        // The timeline reads the frames back from the file rather than keep a compressed copy.
+        auto index = std::make_shared<ContentIndex>();
+        reader.setContentIndex(index);
+        timeline->setSource(index);
+    }
+    if (!reader.open(path, &result.error)) {
+        result.stats = reader.stats();
+        result.timeline.reset();
+        return result;
+    }
     const bool keepRaw = options.keepRawFrames || !timeline;
     if (timeline)
         timeline->setDropRawFrames(!keepRaw);
@@ -93,12 +100,17 @@ TraceLoadResult loadTraceBatches(const QString &path, const TraceLoadOptions &op
             if (block.records.size() >= want) {
                 block.bytesRead = reader.bytesRead();
                 spentBlocks.free();
-                if (!emitBlock(std::move(block)))
+                if (!emitBlock(std::move(block))) {
+                    if (timeline)
+                        timeline->finishAppending();
                     return;
+                }
                 block = Block();
                 want = size_t(std::max(1, options.batchRecords));
             }
         }
+        if (timeline)
+            timeline->finishAppending();
         if (!block.records.empty()) {
             block.bytesRead = reader.bytesRead();
             emitBlock(std::move(block));

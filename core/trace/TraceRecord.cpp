@@ -390,6 +390,8 @@ static bool scanFrameLine(const char *data, qsizetype size, FrameLine &out)
 RecordLineParser::Result RecordLineParser::parse(const char *data, qsizetype size, qsizetype paddedCapacity,
                                                  TraceRecord &out)
 {
+    const char *const lineStart = data;
+    out.contentOffset = -1;
     while (size > 0 && (data[size - 1] == ' ' || data[size - 1] == '\t' || data[size - 1] == '\r'))
         --size;
     while (size > 0 && (*data == ' ' || *data == '\t')) {
@@ -410,6 +412,7 @@ RecordLineParser::Result RecordLineParser::parse(const char *data, qsizetype siz
         out.extra = Json();
         out.raw = bytes(std::string_view(frameLine.frame, size_t(frameLine.frameSize)));
         out.frameUnchecked = true;
+        out.contentOffset = frameLine.frame - lineStart; // the reader adds the line's offset
         return Result::Record;
     }
     using namespace simdjson;

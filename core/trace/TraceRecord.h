@@ -40,6 +40,9 @@ struct TraceRecord
     // setFramesCheckedLater): `raw` was taken from the line unparsed and may be damaged.
     bool frameUnchecked = false;
     qint64 line = 0;      // 1-based line in the file it was read from (0: not read from a file)
+    // Where `raw`'s bytes are in the decompressed content of that file when they are a verbatim
+    // piece of it (a "frame" line read by TraceFileReader); -1: they are not (base64, "raw").
+    qint64 contentOffset = -1;
 };
 
 enum class RecordDir : quint8 { Send, Recv, Open, Close, Action, Other };

@@ -35,6 +35,8 @@ void TraceTimeline::reserve(qint64 records)
         m_refs.reserve(size_t(records));
         m_flags.reserve(size_t(records));
         m_inputs.reserve(size_t(records));
+        if (m_source)
+            m_contentOffsets.reserve(size_t(records));
     }
 }
 
@@ -85,18 +87,31 @@ void TraceTimeline::appendRecord(const TraceRecord &r)
         bytes = action.data();
         size = qsizetype(action.size());
     }
-    if (m_chunks.empty() || m_chunks.back().raw.size() + size > kChunkBytes) {
-        if (!m_chunks.empty())
-            seal(m_chunks.back());
+    const qint64 index = qint64(m_sortTimes.size());
+    if (m_chunks.empty() || m_chunks.back().closed || m_chunks.back().raw.size() + size > kChunkBytes) {
+        if (!m_chunks.empty() && !m_chunks.back().closed)
+            settle(quint32(m_chunks.size() - 1));
         m_chunks.emplace_back();
         m_chunks.back().raw.reserve(std::max(kChunkBytes, size));
+        m_chunks.back().firstRecord = index;
     }
     Chunk &chunk = m_chunks.back();
     const quint32 offset = quint32(chunk.raw.size());
     chunk.raw.append(bytes, size);
     chunk.rawSize = chunk.raw.size();
     m_frameBytes += size;
-    const qint64 index = qint64(m_sortTimes.size());
+    if (m_source) {
+        const qint64 at = dir == RecordDir::Action ? -1 : r.contentOffset;
+        m_contentOffsets.push_back(at);
+        if (at < 0 || chunk.sourceEnd < 0)
+            chunk.sourceEnd = -1;
+        else
+            chunk.sourceEnd = at + size;
+        if (chunk.sourceStart < 0)
+            chunk.sourceStart = at;
+        if (!m_waiting.empty())
+            settleWaiting(false);
+    }
     const qint64 previous = m_sortTimes.empty() ? r.timeMs : m_sortTimes.back();
     if (r.timeMs < previous)
         m_earlierTimes.emplace_back(index, r.timeMs);
@@ -105,6 +120,49 @@ void TraceTimeline::appendRecord(const TraceRecord &r)
     m_flags.push_back(quint8((quint8(dir) & kDirMask) | (r.binary ? kBinary : 0)));
     if (m_connections.empty() || m_connections.back().second != qint32(r.connection))
         m_connections.emplace_back(index, qint32(r.connection));
+}
+
+void TraceTimeline::settle(quint32 index)
+{
+    m_chunks[index].closed = true;
+    if (!m_source) {
+        seal(m_chunks[index]);
+        return;
+    }
+    m_waiting.push_back(index);
+    settleWaiting(false);
+}
+
+void TraceTimeline::settleWaiting(bool loadEnded)
+{
+    while (!m_waiting.empty()) {
+        Chunk &chunk = m_chunks[m_waiting.front()];
+        if (chunk.sourceEnd >= 0 && chunk.sourceEnd > m_source->completeEnd() && !loadEnded)
+            return; // the file's index has not reached its last record yet
+        // Records follow the file's order, so the chunk's records lie in [sourceStart, sourceEnd).
+        if (chunk.sourceEnd >= 0 && chunk.sourceStart >= 0
+            && m_source->covers(chunk.sourceStart, chunk.sourceEnd - chunk.sourceStart)) {
+            chunk.raw = QByteArray();
+            chunk.inSource = true;
+        } else {
+            seal(chunk);
+        }
+        m_waiting.pop_front();
+    }
+}
+
+void TraceTimeline::finishAppending()
+{
+    if (!m_chunks.empty() && !m_chunks.back().closed)
+        settle(quint32(m_chunks.size() - 1));
+    if (m_source)
+        settleWaiting(true);
+}
+
+QString TraceTimeline::sourceError() const
+{
+    std::lock_guard<std::mutex> lock(m_errorMutex);
+    return m_sourceError;
 }
 
 qint64 TraceTimeline::recordTimeMs(qint64 index) const
@@ -165,10 +223,32 @@ const char *TraceTimeline::chunkData(quint32 index, ChunkCache &cache) const
     return cache.data.constData();
 }
 
-TraceRecord TraceTimeline::recordWith(qint64 index, ChunkCache &cache) const
+bool TraceTimeline::recordBytes(qint64 index, ChunkCache &cache, QByteArray &out) const
 {
     const Ref &ref = m_refs[size_t(index)];
     const quint32 size = recordSize(index);
+    if (!size) {
+        out = QByteArray();
+        return true;
+    }
+    if (!m_chunks[ref.chunk].inSource) {
+        out = QByteArray(chunkData(ref.chunk, cache) + ref.offset, qsizetype(size));
+        return true;
+    }
+    out.resize(qsizetype(size));
+    QString error;
+    if (m_source->read(m_contentOffsets[size_t(index)], qsizetype(size), out.data(), cache.source, &error))
+        return true;
+    out = QByteArray();
+    ++m_unreadable;
+    std::lock_guard<std::mutex> lock(m_errorMutex);
+    if (m_sourceError.isEmpty())
+        m_sourceError = error;
+    return false;
+}
+
+TraceRecord TraceTimeline::recordWith(qint64 index, ChunkCache &cache) const
+{
     RecordDir dir = recordDirOf(index);
     if (std::binary_search(m_damaged.begin(), m_damaged.end(), index))
         dir = RecordDir::Other; // replay ignores it, as the load did
@@ -177,11 +257,10 @@ TraceRecord TraceTimeline::recordWith(qint64 index, ChunkCache &cache) const
     r.dir = recordDirName(dir);
     r.connection = connectionOf(index);
     r.binary = m_flags[size_t(index)] & kBinary;
-    const char *bytes = size ? chunkData(ref.chunk, cache) + ref.offset : nullptr;
-    if (dir == RecordDir::Action)
-        r.extra = Json::parse(bytes, bytes + size, nullptr, false);
-    else
-        r.raw = QByteArray(bytes, qsizetype(size));
+    if (!recordBytes(index, cache, r.raw))
+        r.dir = recordDirName(RecordDir::Other); // unavailable: skipped, reported by replay()
+    else if (dir == RecordDir::Action)
+        r.extra = Json::parse(std::exchange(r.raw, QByteArray()).toStdString(), nullptr, false);
     return r;
 }
 
@@ -229,19 +308,18 @@ QByteArray TraceTimeline::frameForEvent(int eventIndex) const
     const qint64 r = recordForEvent(eventIndex);
     if (r < 0 || r >= recordCount())
         return {};
-    const Ref &ref = m_refs[size_t(r)];
-    const quint32 size = recordSize(r);
-    if (!size)
-        return {};
     std::lock_guard<std::mutex> lock(m_cacheMutex);
-    return QByteArray(chunkData(ref.chunk, m_cache) + ref.offset, qsizetype(size));
+    QByteArray frame;
+    recordBytes(r, m_cache, frame);
+    return frame;
 }
 
 size_t TraceTimeline::memoryBytes() const
 {
     size_t bytes = m_sortTimes.capacity() * sizeof(qint64) + m_refs.capacity() * sizeof(Ref) + m_flags.capacity()
         + m_earlierTimes.capacity() * sizeof(m_earlierTimes[0]) + m_connections.capacity() * sizeof(m_connections[0])
-        + m_inputs.capacity() + m_eventRecord.capacity() * sizeof(quint32) + m_chunks.capacity() * sizeof(Chunk);
+        + m_inputs.capacity() + m_eventRecord.capacity() * sizeof(quint32) + m_chunks.capacity() * sizeof(Chunk)
+        + m_contentOffsets.capacity() * sizeof(qint64);
     for (const Chunk &c : m_chunks)
         bytes += size_t(c.raw.capacity() + c.compressed.size());
     return bytes;
@@ -260,6 +338,23 @@ void TraceTimeline::replay(SystemStore &store, RecordDecoder &decoder, qint64 fr
     to = std::min(to, recordCount());
     if (to <= from)
         return;
+    // Records the source file no longer gives back are skipped; the store is told how many.
+    const qint64 unreadableBefore = m_unreadable.load();
+    auto reportUnreadable = [&] {
+        const qint64 lost = m_unreadable.load() - unreadableBefore;
+        if (lost <= 0)
+            return;
+        ProtocolProblem problem;
+        problem.kind = ProblemKind::Malformed;
+        problem.detail = QStringLiteral("%1 trace records could not be read back, so the view lacks them: %2. "
+                                        "Reopen the trace.")
+                             .arg(lost)
+                             .arg(sourceError());
+        problem.timeMs = recordTimeMs(to - 1);
+        ModelInputs inputs;
+        inputs.push_back(ProblemInput{problem});
+        store.apply(std::move(inputs));
+    };
     constexpr qint64 kThreadedFrom = 4096; // below this a helper thread costs more than it saves
     constexpr qsizetype kBatch = 64;       // small batches, freed soon: far less CPU (TraceLoader.h)
     if (to - from < kThreadedFrom) {
@@ -272,6 +367,7 @@ void TraceTimeline::replay(SystemStore &store, RecordDecoder &decoder, qint64 fr
                 store.apply(std::move(inputs));
             }
         }
+        reportUnreadable();
         return;
     }
     // Decode on a helper thread, apply here: the store stays in its own thread.
@@ -301,6 +397,7 @@ void TraceTimeline::replay(SystemStore &store, RecordDecoder &decoder, qint64 fr
         batch = ModelInputs();
     }
     decoding.join();
+    reportUnreadable();
 }
 
 // ---- bookmarks ---------------------------------------------------------------------------------

@@ -1,18 +1,26 @@
 // Time travel over a loaded trace: the records kept compactly in memory, rebuilding the model
 // "as it was at time T", stepping event by event, timed playback, and bookmarks.
 //
-// TraceTimeline holds every record of a trace (frame bytes in 1 MiB chunks, zstd-compressed once
-// full: about a tenth of the file; 18 bytes of index per record), so a seek re-decodes records
+// TraceTimeline holds every record of a trace (frame bytes in 1 MiB chunks; 26 bytes of index per
+// record), so a seek re-decodes records
 // through the same ProtocolPipeline as live
 // traffic into the same SystemStore: no second model, no snapshot format to keep in sync.
 // Going back rebuilds from the start (store.reset(), then the records up to T); going forward
 // applies only the records in between. Decoding runs on a helper thread while the calling
 // thread applies, so both cores work (seek times: docs/benchmarks.md, bench_trace_load seek).
 //
+//
+// A full chunk's bytes are dropped when the file they were read from can give them back
+// (setSource(): a plain file, or a zstd file of small frames as this program writes them), and
+// zstd-compressed otherwise (about a tenth of the frames' size). Reading them back checks that
+// the file still holds the same bytes; when it does not, the records are reported unavailable
+// (sourceError(), and a problem in the store after a replay), never misread.
+//
 // TraceLoader fills a TraceTimeline while it loads; ReplayController drives a store with it.
 #pragma once
 
 #include "model/SystemStore.h"
+#include "trace/CompressedFile.h"
 #include "trace/Trace.h"
 
 #include <QElapsedTimer>
@@ -20,6 +28,8 @@
 #include <QObject>
 #include <QTimer>
 
+#include <atomic>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -72,10 +82,19 @@ public:
     void setDropRawFrames(bool drop) { m_dropRawFrames = drop; }
     size_t memoryBytes() const;      // index + frame chunks as held
     qint64 frameBytes() const { return m_frameBytes; } // frame bytes uncompressed
+    // Why records could not be read back from the source file (empty: they all could).
+    QString sourceError() const;
 
     // Building (TraceLoader): records from the reading thread, input counts from the decoding
     // thread, event origins from the applying thread. Read the timeline only once loading ended.
+    // The file the records are read from, indexed while they are (TraceFileReader::
+    // setContentIndex); call before the first appendRecord(). Records with a contentOffset are
+    // then read back from it instead of being kept, once their chunk is full.
+    void setSource(std::shared_ptr<const ContentIndex> source) { m_source = std::move(source); }
     void appendRecord(const TraceRecord &record);
+    // After the last appendRecord(), in the same thread: settles the chunks still open or waiting
+    // for the file's index to reach them.
+    void finishAppending();
     void appendInputCount(int inputs);
     // From the decoding thread: the record's line was damaged (RecordDecoder::damagedLines);
     // replays skip it as the load did.
@@ -97,17 +116,29 @@ private:
         QByteArray raw;        // the open chunk (and oversized records until sealed)
         QByteArray compressed; // a sealed chunk
         qsizetype rawSize = 0;
+        qint64 firstRecord = 0;
+        // Where its records are in the source's content: [sourceStart, sourceEnd); sourceEnd -1:
+        // some record is not a verbatim piece of it.
+        qint64 sourceStart = -1;
+        qint64 sourceEnd = 0;
+        bool closed = false;   // full (or the load ended): nothing more is appended
+        bool inSource = false; // its bytes were dropped: read them from m_source
     };
     // A decompressed chunk kept by whoever reads (replay's thread, or the shared one).
     struct ChunkCache
     {
         qint64 chunk = -1;
         QByteArray data;
+        ContentIndex::Cache source;
     };
     static constexpr qsizetype kChunkBytes = 1024 * 1024;
 
     void seal(Chunk &chunk);
+    void settle(quint32 chunk);
+    void settleWaiting(bool loadEnded);
     const char *chunkData(quint32 chunk, ChunkCache &cache) const;
+    // The record's bytes; false (and sourceError() set) when the source no longer gives them.
+    bool recordBytes(qint64 index, ChunkCache &cache, QByteArray &out) const;
     TraceRecord recordWith(qint64 index, ChunkCache &cache) const;
     quint32 recordSize(qint64 index) const;
     qint32 connectionOf(qint64 index) const;
@@ -129,6 +160,12 @@ private:
     void *m_cctx = nullptr;            // ZSTD_CCtx, reused while loading
     mutable std::mutex m_cacheMutex;
     mutable ChunkCache m_cache;
+    std::shared_ptr<const ContentIndex> m_source;
+    std::vector<qint64> m_contentOffsets; // per record when m_source is set (-1: not from it)
+    std::deque<quint32> m_waiting;        // full chunks whose records the source has not indexed yet
+    mutable std::mutex m_errorMutex;
+    mutable QString m_sourceError;
+    mutable std::atomic<qint64> m_unreadable{0}; // records the source failed to give back
     std::vector<quint8> m_inputs;      // per record, saturated at 255
     std::vector<qint64> m_damaged;     // records from damaged lines, ascending
     std::vector<quint32> m_eventRecord; // per store event: its record
