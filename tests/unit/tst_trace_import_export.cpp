@@ -219,6 +219,9 @@ private Q_SLOTS:
     void payloadsReadFromFramesEqualKeptPayloads();
     void deliveryOfAMessageNeverSeenSent();
     void seekGivesTheStateOfADirectReplay();
+    void timelineReadsFramesBackFromTheFile_data();
+    void timelineReadsFramesBackFromTheFile();
+    void zstdTracesAreWrittenInSmallFrames();
     void stepForwardAndBack();
     void playbackReachesTheEnd();
     void bookmarksRoundTrip();
@@ -1452,6 +1455,143 @@ void TestTraceImportExport::exportJobCancelAndResetLeaveNoFile()
     QCOMPARE(finished.count(), 1);
     QCOMPARE(finished.front().at(0).toBool(), false);
     QVERIFY(finished.front().at(1).toString().contains(QStringLiteral("cannot write")));
+}
+
+// A trace of sent requests (they change no model: any problem in the store is the timeline's),
+// about 11 MiB of frames: more than ContentIndex::kMaxFrameBytes in one frame.
+static std::vector<QByteArray> writeRequestTrace(const QString &path, bool oneZstdFrame)
+{
+    std::vector<QByteArray> frames;
+    QByteArray lines = encodeHeaderLine(QStringLiteral("ws://127.0.0.1:1/client"), 1000);
+    for (int i = 0; i < 11000; ++i) {
+        TraceRecord r;
+        r.timeMs = 1000 + i;
+        r.dir = QStringLiteral("send");
+        r.raw = R"({"jsonrpc":"2.0","id":)" + QByteArray::number(i + 1) + R"(,"method":"map/agents/list","params":{"pad":")"
+            + QByteArray(900 + i % 200, char('a' + i % 26)) + R"("}})";
+        frames.push_back(r.raw);
+        lines += encodeRecordLine(r);
+    }
+    CompressingWriter out;
+    QString error;
+    if (!out.open(path, compressionFromPath(path), &error))
+        qFatal("%s", qPrintable(error));
+    if (oneZstdFrame) {
+        out.write(lines); // one write(), one frame (as a foreign tool may write it)
+    } else {
+        for (qsizetype at = 0; at < lines.size();) { // line by line, as TraceWriter writes
+            const qsizetype end = lines.indexOf('\n', at) + 1;
+            out.write(lines.constData() + at, end - at);
+            at = end;
+        }
+    }
+    out.close();
+    return frames;
+}
+
+void TestTraceImportExport::timelineReadsFramesBackFromTheFile_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<bool>("oneFrame");
+    QTest::addColumn<bool>("readBack"); // from the file; otherwise kept compressed in memory
+    QTest::newRow("plain") << QStringLiteral("t.jsonl") << false << true;
+    QTest::newRow("zstd, as written here") << QStringLiteral("t.jsonl.zst") << false << true;
+    QTest::newRow("zstd, one 11 MiB frame") << QStringLiteral("one.jsonl.zst") << true << false;
+    QTest::newRow("gzip") << QStringLiteral("t.jsonl.gz") << false << false;
+}
+
+void TestTraceImportExport::timelineReadsFramesBackFromTheFile()
+{
+    QFETCH(QString, name);
+    QFETCH(bool, oneFrame);
+    QFETCH(bool, readBack);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(name);
+    const std::vector<QByteArray> frames = writeRequestTrace(path, oneFrame);
+    SystemStore store;
+    const TraceLoadResult loaded = loadTraceInto(store, path);
+    QVERIFY2(loaded.ok, qPrintable(loaded.error));
+    const std::shared_ptr<TraceTimeline> timeline = loaded.timeline;
+    QCOMPARE(timeline->recordCount(), qint64(frames.size()));
+    for (size_t i = 0; i < frames.size(); ++i)
+        QCOMPARE(timeline->record(qint64(i)).raw, frames[i]);
+    // What it holds: the index, and the frames only when the file cannot give them back.
+    const qint64 frameBytes = timeline->frameBytes();
+    if (readBack)
+        QVERIFY2(qint64(timeline->memoryBytes()) < frameBytes / 20 + 2 * (1 << 20), qPrintable(QString::number(timeline->memoryBytes())));
+    QVERIFY(timeline->sourceError().isEmpty());
+
+    // The file changes on disk (same size, a few bytes in the middle of its content).
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadWrite));
+        const qint64 at = file.size() / 2;
+        file.seek(at);
+        QByteArray middle = file.read(16);
+        for (char &c : middle)
+            c = char(c ^ 0x5a);
+        file.seek(at);
+        QCOMPARE(file.write(middle), qint64(middle.size()));
+    }
+    qint64 unavailable = 0;
+    for (size_t i = 0; i < frames.size(); ++i) {
+        const TraceRecord back = timeline->record(qint64(i));
+        if (back.raw.isEmpty()) { // never a wrong frame: the right one or none
+            QCOMPARE(recordDir(back.dir), RecordDir::Other); // replays skip it
+            ++unavailable;
+        } else {
+            QCOMPARE(back.raw, frames[i]);
+        }
+    }
+    if (!readBack) {
+        QCOMPARE(unavailable, 0);
+        QVERIFY(timeline->sourceError().isEmpty());
+        return;
+    }
+    QVERIFY(unavailable > 0);
+    QVERIFY(unavailable < qint64(frames.size()) / 5); // only the records of the changed frame
+    QVERIFY2(timeline->sourceError().contains(QStringLiteral("changed on disk")), qPrintable(timeline->sourceError()));
+    // A replay over them says so in the store, once per replay.
+    ReplayController replay(&store, timeline);
+    replay.seek(replay.startMs());
+    QCOMPARE(store.problems().size(), size_t(0));
+    replay.seek(replay.endMs());
+    QCOMPARE(store.problems().size(), size_t(1));
+    const QString detail = store.problems().front().detail;
+    QVERIFY2(detail.startsWith(QString::number(unavailable) + QStringLiteral(" trace records could not be read back")),
+             qPrintable(detail));
+    QVERIFY2(detail.contains(path), qPrintable(detail));
+}
+
+void TestTraceImportExport::zstdTracesAreWrittenInSmallFrames()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("frames.jsonl.zst"));
+    const std::vector<QByteArray> frames = writeRequestTrace(path, false);
+    DecompressingReader in;
+    QVERIFY(in.open(path, nullptr));
+    auto index = std::make_shared<ContentIndex>();
+    QVERIFY(index->open(path, nullptr));
+    in.setContentIndex(index);
+    QByteArray content;
+    QByteArray piece(300 * 1024, Qt::Uninitialized);
+    for (qint64 n; (n = in.read(piece.data(), piece.size())) > 0;)
+        content.append(piece.constData(), n);
+    QVERIFY(in.errorString().isEmpty());
+    // Frames end between lines, every MiB or so.
+    const qint64 mib = CompressingWriter::kZstdFrameBytes;
+    QCOMPARE(qint64(index->frameCount()), (qint64(content.size()) + mib - 1) / mib);
+    QCOMPARE(index->completeEnd(), qint64(content.size()));
+    // Any range reads back as it was, across frame ends too.
+    ContentIndex::Cache cache;
+    QString error;
+    for (const qint64 at : {qint64(0), mib - 100, qint64(content.size()) / 2, qint64(content.size()) - 500}) {
+        QVERIFY(index->covers(at, 500));
+        QByteArray back(500, Qt::Uninitialized);
+        QVERIFY2(index->read(at, back.size(), back.data(), cache, &error), qPrintable(error));
+        QCOMPARE(back, content.mid(at, 500));
+    }
+    QVERIFY(!index->covers(content.size() - 10, 20)); // past the end
 }
 
 QTEST_GUILESS_MAIN(TestTraceImportExport)
