@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
   cmake ninja-build g++ pkg-config
   qt6-base-dev qt6-websockets-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev
-  nlohmann-json3-dev libsimdjson-dev qtkeychain-qt6-dev libzstd-dev zlib1g-dev libxxhash-dev
+  nlohmann-json3-dev libsimdjson-dev qtkeychain-qt6-dev libzstd-dev zlib1g-dev libxxhash-dev libmimalloc-dev
   xvfb xauth
   appstream desktop-file-utils  # packaging checks: metainfo and .desktop validation (ctest)
 )

@@ -4,6 +4,7 @@
 //   0 success · 1 usage error · 2 connection failed · 3 authentication refused ·
 //   4 action failed or not supported · 5 action not confirmed in time · 6 trace unreadable ·
 //   7 output not writable
+#include "Allocator.h"
 #include "client/MapClient.h"
 #include "model/StateJson.h"
 #include "model/SystemStore.h"
@@ -577,8 +578,11 @@ int main(int argc, char **argv)
         return failWith(Usage, p.errorText());
     if (p.isSet(QStringLiteral("help")))
         p.showHelp(Ok);
-    if (p.isSet(QStringLiteral("version")))
-        p.showVersion();
+    if (p.isSet(QStringLiteral("version"))) {
+        std::printf("%s %s\nallocator: %s\n", qPrintable(QCoreApplication::applicationName()),
+                    qPrintable(QCoreApplication::applicationVersion()), mapi::allocatorName().c_str());
+        return Ok;
+    }
 
     const QStringList args = p.positionalArguments();
     if (args.size() != 1)

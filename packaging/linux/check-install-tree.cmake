@@ -41,6 +41,13 @@ foreach(program map-inspector-cli map-inspector)
   endif()
   message(STATUS "${program} --version: ${out}")
 endforeach()
+# Built with mimalloc: the installed CLI finds it and it has replaced malloc (app/Allocator.cpp).
+if(MIMALLOC)
+  execute_process(COMMAND ${prefix}/bin/map-inspector-cli --version OUTPUT_VARIABLE out ERROR_VARIABLE out TIMEOUT 30)
+  if(NOT out MATCHES "allocator: mimalloc")
+    message(FATAL_ERROR "map-inspector-cli from the install tree does not run on mimalloc: '${out}'")
+  endif()
+endif()
 
 list(LENGTH expect n)
 message(STATUS "install tree ok: ${n} expected files, icons of the right sizes")
