@@ -70,7 +70,7 @@ void ContentIndex::addFrame(qint64 fileOffset, qint64 fileBytes, qint64 contentS
 
 bool ContentIndex::covers(qint64 offset, qint64 size) const
 {
-    if (m_compression == Compression::Gzip || !m_file.isOpen() || offset < 0 || size < 0 || offset + size > m_completeEnd)
+    if (!usable() || offset < 0 || size < 0 || offset + size > m_completeEnd)
         return false;
     auto it = std::upper_bound(m_frames.begin(), m_frames.end(), offset,
                                [](qint64 at, const Frame &f) { return at < f.contentStart; });

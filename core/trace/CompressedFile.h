@@ -45,6 +45,8 @@ public:
     // Opens its own handle on the file, kept open so that a deleted or renamed file stays
     // readable where the system allows it (POSIX).
     bool open(const QString &path, QString *error);
+    // Whether it can read anything back at all (false: gzip, or the file could not be opened).
+    bool usable() const { return m_compression != Compression::Gzip && m_file.isOpen(); }
     // Whether [offset, offset + size) of the content lies in complete frames that can be read back.
     bool covers(qint64 offset, qint64 size) const;
     // Content offset up to which the frames are complete (read and hashed).

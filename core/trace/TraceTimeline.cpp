@@ -103,6 +103,8 @@ void TraceTimeline::appendRecord(const TraceRecord &r)
     if (m_source) {
         const qint64 at = dir == RecordDir::Action ? -1 : r.contentOffset;
         m_contentOffsets.push_back(at);
+        if (at >= 0)
+            m_contentEnd = std::max(m_contentEnd, at + size);
         if (at < 0 || chunk.sourceEnd < 0)
             chunk.sourceEnd = -1;
         else
@@ -125,7 +127,7 @@ void TraceTimeline::appendRecord(const TraceRecord &r)
 void TraceTimeline::settle(quint32 index)
 {
     m_chunks[index].closed = true;
-    if (!m_source) {
+    if (!m_source || !m_source->usable()) {
         seal(m_chunks[index]);
         return;
     }
@@ -137,7 +139,11 @@ void TraceTimeline::settleWaiting(bool loadEnded)
 {
     while (!m_waiting.empty()) {
         Chunk &chunk = m_chunks[m_waiting.front()];
-        if (chunk.sourceEnd >= 0 && chunk.sourceEnd > m_source->completeEnd() && !loadEnded)
+        // Past the index's end lies the one frame being read, at least up to the newest record:
+        // once that is larger than the index reads back, waiting would only hold the bytes.
+        const qint64 indexed = m_source->completeEnd();
+        const bool openFrameTooLarge = m_contentEnd - indexed > ContentIndex::kMaxFrameBytes;
+        if (chunk.sourceEnd > indexed && !openFrameTooLarge && !loadEnded)
             return; // the file's index has not reached its last record yet
         // Records follow the file's order, so the chunk's records lie in [sourceStart, sourceEnd).
         if (chunk.sourceEnd >= 0 && chunk.sourceStart >= 0

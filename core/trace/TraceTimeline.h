@@ -1,14 +1,12 @@
 // Time travel over a loaded trace: the records kept compactly in memory, rebuilding the model
 // "as it was at time T", stepping event by event, timed playback, and bookmarks.
 //
-// TraceTimeline holds every record of a trace (frame bytes in 1 MiB chunks; 26 bytes of index per
-// record), so a seek re-decodes records
-// through the same ProtocolPipeline as live
-// traffic into the same SystemStore: no second model, no snapshot format to keep in sync.
-// Going back rebuilds from the start (store.reset(), then the records up to T); going forward
-// applies only the records in between. Decoding runs on a helper thread while the calling
-// thread applies, so both cores work (seek times: docs/benchmarks.md, bench_trace_load seek).
-//
+// TraceTimeline holds every record of a trace (26 bytes of index per record, the frames' bytes in
+// 1 MiB chunks), so a seek re-decodes records through the same ProtocolPipeline as live traffic
+// into the same SystemStore: no second model, no snapshot format to keep in sync. Going back
+// rebuilds from the start (store.reset(), then the records up to T); going forward applies only
+// the records in between. Decoding runs on a helper thread while the calling thread applies, so
+// both cores work (seek times: docs/benchmarks.md, bench_trace_load seek).
 //
 // A full chunk's bytes are dropped when the file they were read from can give them back
 // (setSource(): a plain file, or a zstd file of small frames as this program writes them), and
@@ -163,6 +161,7 @@ private:
     std::shared_ptr<const ContentIndex> m_source;
     std::vector<qint64> m_contentOffsets; // per record when m_source is set (-1: not from it)
     std::deque<quint32> m_waiting;        // full chunks whose records the source has not indexed yet
+    qint64 m_contentEnd = 0;              // end of the newest record in the source's content
     mutable std::mutex m_errorMutex;
     mutable QString m_sourceError;
     mutable std::atomic<qint64> m_unreadable{0}; // records the source failed to give back

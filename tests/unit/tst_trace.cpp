@@ -119,6 +119,8 @@ private Q_SLOTS:
     void missingFileIsAnError();
     void replayEqualsLiveProcessing();
     void timelineGivesBackEveryRecord();
+    void timelineCompressesWhatItsFileCannotGiveBack_data();
+    void timelineCompressesWhatItsFileCannotGiveBack();
 };
 
 void TestTrace::redactsResumeTokenInSessionDisconnected()
@@ -656,6 +658,54 @@ void TestTrace::timelineGivesBackEveryRecord()
             break;
     }
     QCOMPARE(timeline.recordsUpTo(at), expected);
+}
+
+void TestTrace::timelineCompressesWhatItsFileCannotGiveBack_data()
+{
+    QTest::addColumn<int>("compression");
+    QTest::newRow("gzip: nothing to read back") << int(Compression::Gzip);
+    QTest::newRow("zstd: a frame that never ends") << int(Compression::Zstd);
+}
+
+// Chunks wait, uncompressed, for the file's index to reach their records; they must not wait
+// for what will never be read back (the whole trace would be held uncompressed until the end).
+void TestTrace::timelineCompressesWhatItsFileCannotGiveBack()
+{
+    QFETCH(int, compression);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("any"));
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("{}\n");
+    }
+    auto index = std::make_shared<ContentIndex>();
+    QVERIFY(index->open(path, nullptr));
+    index->setCompression(Compression(compression)); // and no frame is ever complete
+    TraceTimeline timeline;
+    timeline.setSource(index);
+    qint64 offset = 0;
+    qint64 peak = 0;
+    for (int i = 0; i < 40000; ++i) { // 40 MB of frames
+        TraceRecord r;
+        r.timeMs = 1000 + i;
+        r.dir = QStringLiteral("recv");
+        r.raw = R"({"jsonrpc":"2.0","method":"map/event","params":{"n":)" + QByteArray::number(i) + R"(,"pad":")"
+            + QByteArray(960, char('a' + i % 26)) + R"("}})";
+        r.contentOffset = offset + 30; // as in a trace line
+        offset += r.raw.size() + 32;
+        timeline.appendRecord(r);
+        peak = std::max(peak, qint64(timeline.memoryBytes()));
+    }
+    timeline.finishAppending();
+    // At most the open chunk and what may still come back (ContentIndex::kMaxFrameBytes), raw;
+    // from a gzip file nothing comes back: only the open chunk.
+    const qint64 mayWait = compression == int(Compression::Gzip) ? 0 : ContentIndex::kMaxFrameBytes;
+    QVERIFY2(peak < mayWait + 3 * 1024 * 1024, qPrintable(QString::number(peak)));
+    QVERIFY(timeline.memoryBytes() < size_t(timeline.frameBytes() / 10));
+    for (qint64 i : {qint64(0), qint64(20000), qint64(39999)})
+        QVERIFY(timeline.record(i).raw.startsWith(QByteArray(R"({"jsonrpc":"2.0","method":"map/event","params":{"n":)" + QByteArray::number(i) + ",")));
+    QVERIFY(timeline.sourceError().isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestTrace)
