@@ -10,6 +10,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <limits>
 #include <cstring>
 #include <thread>
 
@@ -35,8 +36,6 @@ void TraceTimeline::reserve(qint64 records)
         m_refs.reserve(size_t(records));
         m_flags.reserve(size_t(records));
         m_inputs.reserve(size_t(records));
-        if (m_source)
-            m_contentOffsets.reserve(size_t(records));
     }
 }
 
@@ -63,6 +62,7 @@ void dropRawFrames(ModelInputs &inputs)
 
 void TraceTimeline::seal(Chunk &chunk)
 {
+    std::vector<quint32>().swap(chunk.sourceOffsets); // its bytes stay here
     if (!m_compress || chunk.raw.isEmpty())
         return;
     if (!m_cctx)
@@ -102,15 +102,17 @@ void TraceTimeline::appendRecord(const TraceRecord &r)
     m_frameBytes += size;
     if (m_source) {
         const qint64 at = dir == RecordDir::Action ? -1 : r.contentOffset;
-        m_contentOffsets.push_back(at);
         if (at >= 0)
             m_contentEnd = std::max(m_contentEnd, at + size);
-        if (at < 0 || chunk.sourceEnd < 0)
-            chunk.sourceEnd = -1;
-        else
-            chunk.sourceEnd = at + size;
         if (chunk.sourceStart < 0)
             chunk.sourceStart = at;
+        if (at < 0 || chunk.sourceEnd < 0 || at - chunk.sourceStart > std::numeric_limits<quint32>::max()) {
+            chunk.sourceEnd = -1; // not all of it can come back from the source
+            std::vector<quint32>().swap(chunk.sourceOffsets);
+        } else {
+            chunk.sourceEnd = at + size;
+            chunk.sourceOffsets.push_back(quint32(at - chunk.sourceStart));
+        }
         if (!m_waiting.empty())
             settleWaiting(false);
     }
@@ -149,6 +151,7 @@ void TraceTimeline::settleWaiting(bool loadEnded)
         if (chunk.sourceEnd >= 0 && chunk.sourceStart >= 0
             && m_source->covers(chunk.sourceStart, chunk.sourceEnd - chunk.sourceStart)) {
             chunk.raw = QByteArray();
+            chunk.sourceOffsets.shrink_to_fit();
             chunk.inSource = true;
         } else {
             seal(chunk);
@@ -243,7 +246,9 @@ bool TraceTimeline::recordBytes(qint64 index, ChunkCache &cache, QByteArray &out
     }
     out.resize(qsizetype(size));
     QString error;
-    if (m_source->read(m_contentOffsets[size_t(index)], qsizetype(size), out.data(), cache.source, &error))
+    const Chunk &chunk = m_chunks[ref.chunk];
+    const qint64 at = chunk.sourceStart + chunk.sourceOffsets[size_t(index - chunk.firstRecord)];
+    if (m_source->read(at, qsizetype(size), out.data(), cache.source, &error))
         return true;
     out = QByteArray();
     ++m_unreadable;
@@ -325,9 +330,9 @@ size_t TraceTimeline::memoryBytes() const
     size_t bytes = m_sortTimes.capacity() * sizeof(qint64) + m_refs.capacity() * sizeof(Ref) + m_flags.capacity()
         + m_earlierTimes.capacity() * sizeof(m_earlierTimes[0]) + m_connections.capacity() * sizeof(m_connections[0])
         + m_inputs.capacity() + m_eventRecord.capacity() * sizeof(quint32) + m_chunks.capacity() * sizeof(Chunk)
-        + m_contentOffsets.capacity() * sizeof(qint64);
+;
     for (const Chunk &c : m_chunks)
-        bytes += size_t(c.raw.capacity() + c.compressed.size());
+        bytes += size_t(c.raw.capacity() + c.compressed.size()) + c.sourceOffsets.capacity() * sizeof(quint32);
     return bytes;
 }
 

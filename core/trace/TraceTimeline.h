@@ -1,11 +1,11 @@
 // Time travel over a loaded trace: the records kept compactly in memory, rebuilding the model
 // "as it was at time T", stepping event by event, timed playback, and bookmarks.
 //
-// TraceTimeline holds every record of a trace (26 bytes of index per record, the frames' bytes in
-// 1 MiB chunks), so a seek re-decodes records through the same ProtocolPipeline as live traffic
-// into the same SystemStore: no second model, no snapshot format to keep in sync. Going back
-// rebuilds from the start (store.reset(), then the records up to T); going forward applies only
-// the records in between. Decoding runs on a helper thread while the calling thread applies, so
+// TraceTimeline holds every record of a trace (18 bytes of index per record, 4 more for a record
+// read back from the file; the frames' bytes in 1 MiB chunks), so a seek re-decodes records
+// through the same ProtocolPipeline as live traffic into the same SystemStore: no second model,
+// no snapshot format to keep in sync. Going back rebuilds from the start (store.reset(), then
+// the records up to T); going forward applies only the records in between. Decoding runs on a helper thread while the calling thread applies, so
 // both cores work (seek times: docs/benchmarks.md, bench_trace_load seek).
 //
 // A full chunk's bytes are dropped when the file they were read from can give them back
@@ -116,9 +116,11 @@ private:
         qsizetype rawSize = 0;
         qint64 firstRecord = 0;
         // Where its records are in the source's content: [sourceStart, sourceEnd); sourceEnd -1:
-        // some record is not a verbatim piece of it.
+        // some record is not a verbatim piece of it. Each record's offset from sourceStart, kept
+        // while the chunk may be read back from the source.
         qint64 sourceStart = -1;
         qint64 sourceEnd = 0;
+        std::vector<quint32> sourceOffsets;
         bool closed = false;   // full (or the load ended): nothing more is appended
         bool inSource = false; // its bytes were dropped: read them from m_source
     };
@@ -159,7 +161,6 @@ private:
     mutable std::mutex m_cacheMutex;
     mutable ChunkCache m_cache;
     std::shared_ptr<const ContentIndex> m_source;
-    std::vector<qint64> m_contentOffsets; // per record when m_source is set (-1: not from it)
     std::deque<quint32> m_waiting;        // full chunks whose records the source has not indexed yet
     qint64 m_contentEnd = 0;              // end of the newest record in the source's content
     mutable std::mutex m_errorMutex;
