@@ -15,6 +15,7 @@ QString problemKindName(ProblemKind kind)
     case ProblemKind::BinaryFrame: return QStringLiteral("binary-frame");
     case ProblemKind::UnmatchedResponse: return QStringLiteral("unmatched-response");
     case ProblemKind::Malformed: return QStringLiteral("malformed");
+    case ProblemKind::TraceUnreadable: return QStringLiteral("trace-unreadable");
     }
     return QStringLiteral("unknown");
 }

@@ -33,6 +33,7 @@ enum class ProblemKind {
     BinaryFrame,      // MAP uses text frames only
     UnmatchedResponse,// a response whose id no request of ours carries
     Malformed,        // a MAP-level shape that cannot be used (e.g. map/event without event)
+    TraceUnreadable,  // records of a loaded trace that its file no longer gives back (TraceTimeline)
 };
 
 QString problemKindName(ProblemKind kind);

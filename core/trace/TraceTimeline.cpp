@@ -356,7 +356,7 @@ void TraceTimeline::replay(SystemStore &store, RecordDecoder &decoder, qint64 fr
         if (lost <= 0)
             return;
         ProtocolProblem problem;
-        problem.kind = ProblemKind::Malformed;
+        problem.kind = ProblemKind::TraceUnreadable;
         problem.detail = QStringLiteral("%1 trace records could not be read back, so the view lacks them: %2. "
                                         "Reopen the trace.")
                              .arg(lost)

@@ -1557,6 +1557,7 @@ void TestTraceImportExport::timelineReadsFramesBackFromTheFile()
     QCOMPARE(store.problems().size(), size_t(0));
     replay.seek(replay.endMs());
     QCOMPARE(store.problems().size(), size_t(1));
+    QCOMPARE(store.problems().front().kind, ProblemKind::TraceUnreadable);
     const QString detail = store.problems().front().detail;
     QVERIFY2(detail.startsWith(QString::number(unavailable) + QStringLiteral(" trace records could not be read back")),
              qPrintable(detail));
