@@ -13,6 +13,7 @@
 #include <limits>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 namespace mapi {
 
