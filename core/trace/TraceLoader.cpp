@@ -57,7 +57,6 @@ TraceLoadResult loadTraceBatches(const QString &path, const TraceLoadOptions &op
     }
     if (!reader.open(path, &result.error)) {
         result.stats = reader.stats();
-        result.timeline.reset();
         return result;
     }
     const bool keepRaw = options.keepRawFrames || !timeline;

@@ -10,8 +10,8 @@
 #include <zstd.h>
 
 #include <algorithm>
-#include <limits>
 #include <cstring>
+#include <limits>
 #include <thread>
 #include <utility>
 
@@ -330,8 +330,7 @@ size_t TraceTimeline::memoryBytes() const
 {
     size_t bytes = m_sortTimes.capacity() * sizeof(qint64) + m_refs.capacity() * sizeof(Ref) + m_flags.capacity()
         + m_earlierTimes.capacity() * sizeof(m_earlierTimes[0]) + m_connections.capacity() * sizeof(m_connections[0])
-        + m_inputs.capacity() + m_eventRecord.capacity() * sizeof(quint32) + m_chunks.capacity() * sizeof(Chunk)
-;
+        + m_inputs.capacity() + m_eventRecord.capacity() * sizeof(quint32) + m_chunks.capacity() * sizeof(Chunk);
     for (const Chunk &c : m_chunks)
         bytes += size_t(c.raw.capacity() + c.compressed.size()) + c.sourceOffsets.capacity() * sizeof(quint32);
     return bytes;
