@@ -357,8 +357,8 @@ void TraceTimeline::replay(SystemStore &store, RecordDecoder &decoder, qint64 fr
             return;
         ProtocolProblem problem;
         problem.kind = ProblemKind::TraceUnreadable;
-        problem.detail = QStringLiteral("%1 trace records could not be read back, so the view lacks them: %2. "
-                                        "Reopen the trace.")
+        problem.detail = QStringLiteral("%1 trace records could not be read back, so the view lacks them (and shows "
+                                        "the gaps they leave): %2. Reopen the trace.")
                              .arg(lost)
                              .arg(sourceError());
         problem.timeMs = recordTimeMs(to - 1);
