@@ -147,7 +147,7 @@ private Q_SLOTS:
     // The recorder flushes every second: killed (as a crash or kill -9 would), it loses at most
     // the last second, and what it wrote reads back, whatever the compression. A second recorder
     // that is not killed says what the first should hold: every event it received up to a
-    // second before the kill.
+    // second before the kill (and a second of slack for a busy machine).
     void killedRecorderLosesAtMostTheLastSecond_data()
     {
         QTest::addColumn<QString>("name");
@@ -205,11 +205,14 @@ private Q_SLOTS:
         std::set<std::string> keptIds;
         for (const auto &e : kept)
             keptIds.insert(e.second);
-        // One second between flushes, plus the flush timer's lateness on a loaded machine (≤ 0.4 s).
-        // From its first event on (it subscribed after the witness).
+        // From its first event on (it subscribed after the witness), up to one second between
+        // flushes before the kill, plus up to one more of lateness when ctest runs other tests
+        // beside this one on two cores: the recorder's timer fires late and it reads its socket
+        // behind the witness (a clean run here once lost 13 events between 1.4 and 1.6 s before
+        // the kill). A recorder that flushed every 10 s instead loses 175 events here.
         QVERIFY(!kept.empty());
         const qint64 mustHaveFrom = kept.front().first;
-        const qint64 mustHaveUpTo = killedAtMs - 1400;
+        const qint64 mustHaveUpTo = killedAtMs - 2000;
         qint64 expected = 0;
         QStringList missing;
         for (const auto &[timeMs, id] : all) {
@@ -219,7 +222,7 @@ private Q_SLOTS:
             if (!keptIds.count(id))
                 missing << QString::fromStdString(id);
         }
-        qInfo("%s: %zu events kept; the witness received %lld from then to 1.4 s before the kill, %lld of them missing",
+        qInfo("%s: %zu events kept; the witness received %lld from then to 2 s before the kill, %lld of them missing",
               qPrintable(name), kept.size(), static_cast<long long>(expected), static_cast<long long>(missing.size()));
         QVERIFY2(expected > 20, "too little traffic for the test to mean anything");
         QVERIFY2(missing.isEmpty(), qPrintable(QStringList(missing.mid(0, 10)).join(QLatin1Char(' '))));
