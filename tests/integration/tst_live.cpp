@@ -214,16 +214,21 @@ private Q_SLOTS:
         const qint64 mustHaveFrom = kept.front().first;
         const qint64 mustHaveUpTo = killedAtMs - 2000;
         qint64 expected = 0;
+        qint64 newestKeptMs = 0; // by the witness's clock: what the loss really was
         QStringList missing;
         for (const auto &[timeMs, id] : all) {
+            if (timeMs > mustHaveFrom && keptIds.count(id))
+                newestKeptMs = std::max(newestKeptMs, timeMs);
             if (timeMs <= mustHaveFrom || timeMs > mustHaveUpTo)
                 continue;
             ++expected;
             if (!keptIds.count(id))
                 missing << QString::fromStdString(id);
         }
-        qInfo("%s: %zu events kept; the witness received %lld from then to 2 s before the kill, %lld of them missing",
-              qPrintable(name), kept.size(), static_cast<long long>(expected), static_cast<long long>(missing.size()));
+        qInfo("%s: %zu events kept, the newest received %lld ms before the kill; the witness received %lld from "
+              "the first to 2 s before the kill, %lld of them missing",
+              qPrintable(name), kept.size(), static_cast<long long>(killedAtMs - newestKeptMs),
+              static_cast<long long>(expected), static_cast<long long>(missing.size()));
         QVERIFY2(expected > 20, "too little traffic for the test to mean anything");
         QVERIFY2(missing.isEmpty(), qPrintable(QStringList(missing.mid(0, 10)).join(QLatin1Char(' '))));
     }
