@@ -14,7 +14,7 @@ namespace mapi {
 TraceWriter::TraceWriter(QObject *parent)
     : QObject(parent)
 {
-    m_flushTimer.setInterval(1000);
+    m_flushTimer.setInterval(kFlushIntervalMs);
     connect(&m_flushTimer, &QTimer::timeout, this, &TraceWriter::flush);
 }
 
@@ -79,6 +79,7 @@ bool TraceWriter::open(const QString &path, const QString &url, QString *error)
     if (!openPart(0, error))
         return false;
     m_flushTimer.start();
+    m_sinceFlush.start();
     return true;
 }
 
@@ -145,10 +146,13 @@ void TraceWriter::write(const TraceRecord &record)
     if (m_partFirstTimeMs < 0)
         m_partFirstTimeMs = record.timeMs;
     ++m_records;
+    if (m_sinceFlush.hasExpired(kFlushIntervalMs))
+        flush();
 }
 
 void TraceWriter::flush()
 {
+    m_sinceFlush.start();
     if (m_out.isOpen() && !m_out.flush())
         fail(m_out.errorString());
 }

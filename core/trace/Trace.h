@@ -80,7 +80,12 @@ private:
 
     TraceWriterOptions m_options;
     CompressingWriter m_out;
-    QTimer m_flushTimer; // flushed every second: a crash loses at most the last second
+    // Flushed every second, so that a crash loses at most the last second: by the timer when no
+    // record comes, and by write() itself once a second has passed (a busy event loop fires the
+    // timer late; the records keep coming).
+    static constexpr int kFlushIntervalMs = 1000;
+    QTimer m_flushTimer;
+    QElapsedTimer m_sinceFlush;
     QString m_path;
     QString m_url;
     Json m_server;

@@ -157,6 +157,8 @@ private Q_SLOTS:
     }
     void killedRecorderLosesAtMostTheLastSecond()
     {
+        if (m_mode == QLatin1String("extended"))
+            QSKIP("the recorder does not depend on the server's mode: run once, in stock mode (RUN_SERIAL)");
         QFETCH(QString, name);
         activity();
         QTemporaryDir dir;
@@ -206,28 +208,30 @@ private Q_SLOTS:
         for (const auto &e : kept)
             keptIds.insert(e.second);
         // From its first event on (it subscribed after the witness), up to one second between
-        // flushes before the kill, plus up to one more of lateness when ctest runs other tests
-        // beside this one on two cores: the recorder's timer fires late and it reads its socket
-        // behind the witness (a clean run here once lost 13 events between 1.4 and 1.6 s before
-        // the kill). A recorder that flushed every 10 s instead loses 175 events here.
+        // flushes before the kill, plus up to one more for a recorder that reads its socket behind
+        // the witness on a busy machine (with four busy loops beside it here, the oldest event lost
+        // was up to 1.4 s old; before this test ran alone, a clean run once lost events 1.4-1.6 s
+        // old). A recorder that flushed every 10 s instead lost 108 events here.
         QVERIFY(!kept.empty());
         const qint64 mustHaveFrom = kept.front().first;
         const qint64 mustHaveUpTo = killedAtMs - 2000;
         qint64 expected = 0;
-        qint64 newestKeptMs = 0; // by the witness's clock: what the loss really was
+        qint64 oldestLostMs = killedAtMs; // by the witness's clock: what the loss really was
         QStringList missing;
         for (const auto &[timeMs, id] : all) {
-            if (timeMs > mustHaveFrom && keptIds.count(id))
-                newestKeptMs = std::max(newestKeptMs, timeMs);
-            if (timeMs <= mustHaveFrom || timeMs > mustHaveUpTo)
+            if (timeMs <= mustHaveFrom)
+                continue;
+            if (!keptIds.count(id))
+                oldestLostMs = std::min(oldestLostMs, timeMs);
+            if (timeMs > mustHaveUpTo)
                 continue;
             ++expected;
             if (!keptIds.count(id))
                 missing << QString::fromStdString(id);
         }
-        qInfo("%s: %zu events kept, the newest received %lld ms before the kill; the witness received %lld from "
-              "the first to 2 s before the kill, %lld of them missing",
-              qPrintable(name), kept.size(), static_cast<long long>(killedAtMs - newestKeptMs),
+        qInfo("%s: %zu events kept; the oldest event lost was received %lld ms before the kill; the witness "
+              "received %lld from the first to 2 s before the kill, %lld of them missing",
+              qPrintable(name), kept.size(), static_cast<long long>(killedAtMs - oldestLostMs),
               static_cast<long long>(expected), static_cast<long long>(missing.size()));
         QVERIFY2(expected > 20, "too little traffic for the test to mean anything");
         QVERIFY2(missing.isEmpty(), qPrintable(QStringList(missing.mid(0, 10)).join(QLatin1Char(' '))));
