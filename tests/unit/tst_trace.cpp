@@ -8,6 +8,8 @@
 
 #include <QJsonArray>
 #include <QTemporaryDir>
+#include <QThread>
+#include <QElapsedTimer>
 
 using namespace mapi;
 using mapi_test::CaptureRecord;
@@ -120,6 +122,7 @@ private Q_SLOTS:
     void replayEqualsLiveProcessing();
     void timelineGivesBackEveryRecord();
     void timelineCompressesWhatItsFileCannotGiveBack_data();
+    void writerFlushesEverySecondEvenWithoutItsTimer();
     void timelineCompressesWhatItsFileCannotGiveBack();
 };
 
@@ -658,6 +661,37 @@ void TestTrace::timelineGivesBackEveryRecord()
             break;
     }
     QCOMPARE(timeline.recordsUpTo(at), expected);
+}
+
+// The recorder's event loop may be too busy for the flush timer (records keep coming): the
+// writer then flushes from write() once a second has passed, so a kill still loses at most it.
+void TestTrace::writerFlushesEverySecondEvenWithoutItsTimer()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("busy.jsonl.zst"));
+    TraceWriter writer;
+    QString error;
+    QVERIFY2(writer.open(path, QStringLiteral("ws://127.0.0.1:1"), &error), qPrintable(error));
+    auto recordsOnDisk = [&] {
+        qint64 n = 0;
+        TraceReadStats stats;
+        QString why;
+        readTrace(path, [&](const TraceRecord &) { return ++n, true; }, stats, &why);
+        return n;
+    };
+    QElapsedTimer busy;
+    busy.start();
+    int written = 0;
+    while (busy.elapsed() < 1300) { // no event loop meanwhile: the timer cannot fire
+        writer.write({1000 + written, QStringLiteral("recv"), 1, R"({"jsonrpc":"2.0","method":"x"})", false, Json()});
+        ++written;
+        QThread::msleep(20);
+    }
+    // What was written more than a second ago is on disk (in a decodable zstd block).
+    const qint64 onDisk = recordsOnDisk();
+    QVERIFY2(onDisk >= written * 1000 / 1300 - 5, qPrintable(QStringLiteral("%1 of %2").arg(onDisk).arg(written)));
+    writer.close();
+    QCOMPARE(recordsOnDisk(), qint64(written));
 }
 
 void TestTrace::timelineCompressesWhatItsFileCannotGiveBack_data()
