@@ -68,15 +68,22 @@ void ContentIndex::addFrame(qint64 fileOffset, qint64 fileBytes, qint64 contentS
     m_completeEnd = contentStart + contentSize;
 }
 
+size_t ContentIndex::frameAt(qint64 offset) const
+{
+    const auto it = std::upper_bound(m_frames.begin(), m_frames.end(), offset,
+                                     [](qint64 at, const Frame &f) { return at < f.contentStart; });
+    return it == m_frames.begin() ? m_frames.size() : size_t(it - m_frames.begin()) - 1;
+}
+
 bool ContentIndex::covers(qint64 offset, qint64 size) const
 {
     if (!usable() || offset < 0 || size < 0 || offset + size > m_completeEnd)
         return false;
-    auto it = std::upper_bound(m_frames.begin(), m_frames.end(), offset,
-                               [](qint64 at, const Frame &f) { return at < f.contentStart; });
-    if (it == m_frames.begin())
+    const size_t first = frameAt(offset);
+    if (first == m_frames.size())
         return false;
-    for (--it; it != m_frames.end() && it->contentStart < offset + std::max<qint64>(size, 1); ++it) {
+    for (auto it = m_frames.begin() + qsizetype(first);
+         it != m_frames.end() && it->contentStart < offset + std::max<qint64>(size, 1); ++it) {
         if (it->contentSize > kMaxFrameBytes)
             return false;
     }
@@ -125,13 +132,12 @@ bool ContentIndex::load(size_t index, Cache &cache, QString *error) const
 
 bool ContentIndex::read(qint64 offset, qsizetype size, char *out, Cache &cache, QString *error) const
 {
-    auto it = std::upper_bound(m_frames.begin(), m_frames.end(), offset,
-                               [](qint64 at, const Frame &f) { return at < f.contentStart; });
-    if (it == m_frames.begin() || offset + size > m_completeEnd) {
+    const size_t first = frameAt(offset);
+    if (first == m_frames.size() || offset + size > m_completeEnd) {
         *error = QStringLiteral("bytes %1 to %2 of %3 were never indexed").arg(offset).arg(offset + size).arg(m_file.fileName());
         return false;
     }
-    for (size_t frame = size_t(it - m_frames.begin()) - 1; size > 0; ++frame) {
+    for (size_t frame = first; size > 0; ++frame) {
         if (!load(frame, cache, error))
             return false;
         const Frame &f = m_frames[frame];

@@ -82,6 +82,7 @@ private:
         quint64 hash;
     };
     bool load(size_t frame, Cache &cache, QString *error) const;
+    size_t frameAt(qint64 offset) const; // the frame whose content starts at or before offset; size(): none
 
     Compression m_compression = Compression::None;
     std::vector<Frame> m_frames;
