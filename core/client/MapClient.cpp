@@ -212,12 +212,23 @@ void MapClient::failAllPending(const QString &reason)
             it->reply(false, Json(), RpcError{kTimeoutCode, reason, Json()});
 }
 
+void MapClient::setFrameJournal(FrameJournal *journal)
+{
+    m_journal = journal;
+    // Payloads stay in the frame (read back from the journal when asked for), as for a trace.
+    m_pipeline.setKeepPayloadText(journal == nullptr);
+}
+
 void MapClient::onBinary(const QByteArray &frame)
 {
     const qint64 t = nowMs();
     m_lastReceiveMs = t;
     Q_EMIT frameReceived(frame, t, true);
-    emitInputs(m_pipeline.binaryFrameReceived(frame, t).inputs);
+    const FrameRef ref = m_journal ? m_journal->journalReceived(frame, t, true) : FrameRef();
+    ModelInputs inputs = m_pipeline.binaryFrameReceived(frame, t).inputs;
+    if (ref.isValid())
+        dropRawFrames(inputs, ref);
+    emitInputs(std::move(inputs));
 }
 
 void MapClient::onText(const QByteArray &frame)
@@ -225,7 +236,10 @@ void MapClient::onText(const QByteArray &frame)
     const qint64 t = nowMs();
     m_lastReceiveMs = t;
     Q_EMIT frameReceived(frame, t, false);
+    const FrameRef ref = m_journal ? m_journal->journalReceived(frame, t, false) : FrameRef();
     InterpretedFrame interpreted = m_pipeline.frameReceived(frame, t);
+    if (ref.isValid())
+        dropRawFrames(interpreted.inputs, ref);
     emitInputs(std::move(interpreted.inputs));
     if (!interpreted.message)
         return;

@@ -8,6 +8,7 @@
 // SystemStore in whatever thread that lives.
 #pragma once
 
+#include "client/FrameJournal.h"
 #include "client/ProtocolPipeline.h"
 #include "client/Transport.h"
 #include "model/ModelTypes.h"
@@ -74,6 +75,10 @@ public:
     Support support(const QString &method) const { return m_support.value(method, Support::Unknown); }
 
     void start();
+    // Keeps every frame received in `journal` from now on (null: none): the events carry the
+    // journal's reference to their frame instead of its bytes, and message payloads the decoder
+    // has read are not kept either (MapEvent::journalRef; dropRawFrames()). Client's thread.
+    void setFrameJournal(FrameJournal *journal);
     // Unsubscribes (server memory: [M] never drops a closed socket's subscriptions), then closes.
     void stop();
 
@@ -146,6 +151,7 @@ private:
     ClientOptions m_options;
     std::unique_ptr<Transport> m_transport;
     ProtocolPipeline m_pipeline;
+    FrameJournal *m_journal = nullptr;
     ClientState m_state = ClientState::Idle;
     QHash<QString, Pending> m_pending;
     qint64 m_nextId = 1;

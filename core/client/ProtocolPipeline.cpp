@@ -7,6 +7,29 @@
 
 namespace mapi {
 
+void dropRawFrames(ModelInputs &inputs, const FrameRef &journalRef)
+{
+    for (ModelInput &input : inputs) {
+        auto *in = std::get_if<EventInput>(&input);
+        if (!in)
+            continue;
+        in->event.journalRef = journalRef;
+        MessageRecord *message = in->event.message ? &*in->event.message : nullptr;
+        // A delivery whose payload is in the frame keeps it there, for the store (which reads it
+        // only for a message it never saw sent).
+        if (message && message->payloadInFrame && message->payloadText.isEmpty() && !message->convention)
+            message->payloadFrame = in->event.rawFrame;
+        in->event.rawFrame = QByteArray();
+        // A payload the decoder has read (its convention) is not needed again until someone
+        // asks for it (SystemStore::messagePayload()). Others stay: the store may read them.
+        if (message && message->convention && !message->payloadText.isEmpty()) {
+            message->payloadText = QByteArray();
+            message->payloadInFrame = true;
+        }
+    }
+}
+
+
 ProtocolPipeline::ProtocolPipeline(CodecLimits limits, std::shared_ptr<const JsonParser> parser)
     : m_fastEvents(dynamic_cast<const SimdJsonParser *>(parser.get()) != nullptr)
     , m_codec(limits, std::move(parser))

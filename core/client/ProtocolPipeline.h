@@ -24,6 +24,12 @@ struct InterpretedFrame
     Json requestParams;                  // for responses: the params of the matching request
 };
 
+// Empties the raw frame of every event in `inputs`, and the payload text of the messages whose
+// payload the decoder has read, for a consumer that reads them back from where the frames are
+// kept when asked (a loaded trace: TraceTimeline::frameForEvent; a live session: its journal,
+// whose place of the frame `journalRef` names, set on every event). The model changes as before.
+void dropRawFrames(ModelInputs &inputs, const FrameRef &journalRef = {});
+
 class ProtocolPipeline
 {
 public:

@@ -100,6 +100,15 @@ enum class EventKind {
     Other, // kept and shown raw, never dropped
 };
 
+// Where a frame is kept in a live session's journal (core/session/SessionJournal.h): its record
+// line's place in the journal's content, in bytes. Invalid (offset -1): not journaled.
+struct FrameRef
+{
+    qint64 offset = -1;
+    qint64 size = 0;
+    bool isValid() const { return offset >= 0; }
+};
+
 // One MAP event in canonical form. Fields not relevant to the kind stay empty.
 struct MapEvent
 {
@@ -142,6 +151,7 @@ struct MapEvent
     Json data;                // event.data as received, for EventKind::Other only
                               // (the other kinds' fields are all read into the members above)
     QByteArray rawFrame;      // the exact frame text that carried this event (may be empty for replayed batches)
+    FrameRef journalRef;      // live, journaled: where that frame is kept on disk (rawFrame is then empty)
 };
 
 struct SnapshotAgents { std::vector<AgentRecord> agents; };

@@ -13,7 +13,7 @@ int EventLog::find(QStringView eventId, quint32 hash) const
 }
 
 void EventLog::append(EventEntry entry, const QString &eventId, quint32 idHash, const QString &type, EventKind kind,
-                      const QString &agentId, qint64 receivedMs, const QByteArray &frame)
+                      const QString &agentId, qint64 receivedMs, const QByteArray &frame, const FrameRef &journalRef)
 {
     const int row = int(m_rows.size());
     // Past 4 GiB of ids (some 150 million events) a reference no longer fits the row: the id
@@ -45,6 +45,12 @@ void EventLog::append(EventEntry entry, const QString &eventId, quint32 idHash, 
     } else if (!m_frames.empty()) {
         m_frames.emplace_back();
     }
+    if (journalRef.isValid()) {
+        m_journalRefs.resize(size_t(row)); // rows before it had none
+        m_journalRefs.push_back(journalRef);
+    } else if (!m_journalRefs.empty()) {
+        m_journalRefs.emplace_back();
+    }
 }
 
 qint64 EventLog::receivedMs(size_t row) const
@@ -59,7 +65,8 @@ qint64 EventLog::receivedMs(size_t row) const
 
 size_t EventLog::memoryBytes() const
 {
-    return m_rows.size() * sizeof(EventEntry) + m_frames.size() * sizeof(QByteArray) + m_text.memoryBytes()
+    return m_rows.size() * sizeof(EventEntry) + m_frames.size() * sizeof(QByteArray)
+        + m_journalRefs.size() * sizeof(FrameRef) + m_text.memoryBytes()
         + m_ids.memoryBytes() + m_farReceipts.capacity() * sizeof(m_farReceipts[0]);
 }
 
@@ -70,6 +77,7 @@ void EventLog::clear()
     m_typeRows.clear();
     m_farReceipts = {};
     m_frames = {};
+    m_journalRefs = {};
     m_text.clear();
     m_names.clear();
     m_ids.clear();

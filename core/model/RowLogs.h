@@ -38,12 +38,14 @@ public:
     qint64 receivedMs(size_t row) const;
     // The frame text kept with the event (live traffic); empty when none was kept.
     QByteArray keptFrame(size_t row) const { return row < m_frames.size() ? m_frames[row] : QByteArray(); }
+    // Where the event's frame is in the live session's journal (invalid: not journaled).
+    FrameRef journalRef(size_t row) const { return row < m_journalRefs.size() ? m_journalRefs[row] : FrameRef(); }
     // The row of the event with this id (-1: none). `hash` from IdIndex::hashOf(id).
     int find(QStringView eventId, quint32 hash) const;
 
     // The store's side. `entry`'s idRef, receivedDeltaMs, typeRow and agentName are filled here.
     void append(EventEntry entry, const QString &eventId, quint32 idHash, const QString &type, EventKind kind,
-                const QString &agentId, qint64 receivedMs, const QByteArray &frame);
+                const QString &agentId, qint64 receivedMs, const QByteArray &frame, const FrameRef &journalRef = {});
     void setMessageIndex(size_t row, int message) { m_rows[row].messageIndex = message; }
     size_t memoryBytes() const; // rows, texts and the id index (names: distinct strings only, not counted)
     void clear();
@@ -66,6 +68,8 @@ private:
     // Frames kept with events (live traffic), by row; stays empty while no event has one, so a
     // loaded trace (whose frames its timeline keeps) pays nothing here.
     std::deque<QByteArray> m_frames;
+    // The same for frames kept in a live session's journal: where each is (16 bytes a row).
+    std::deque<FrameRef> m_journalRefs;
     TextArena m_text;
     NameTable m_names;
     IdIndex m_ids;

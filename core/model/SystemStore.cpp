@@ -425,9 +425,11 @@ QByteArray SystemStore::eventFrame(int row) const
     if (row < 0 || size_t(row) >= m_events.size())
         return {};
     QByteArray kept = m_events.keptFrame(size_t(row));
-    if (!kept.isEmpty() || !m_frameSource)
+    if (!kept.isEmpty())
         return kept;
-    return m_frameSource(row);
+    if (const FrameRef ref = m_events.journalRef(size_t(row)); ref.isValid())
+        return m_journalReader ? m_journalReader(ref) : QByteArray();
+    return m_frameSource ? m_frameSource(row) : QByteArray();
 }
 
 QByteArray SystemStore::messagePayload(int row) const
@@ -463,7 +465,7 @@ void SystemStore::applyEvent(const EventInput &input)
     if (!e.previousState.isEmpty())
         entry.previousStateRow = qint16(stateRowOf(e.previousState));
     m_events.append(entry, e.eventId, idHash, e.type, e.kind, e.agentId.isEmpty() ? e.sourceAgentId : e.agentId,
-                    input.receivedMs, e.rawFrame);
+                    input.receivedMs, e.rawFrame, e.journalRef);
     if (m_pending.firstNewEvent < 0)
         m_pending.firstNewEvent = eventIndex;
 

@@ -101,6 +101,9 @@ public:
     QByteArray messagePayload(int row) const;
     using FrameSource = std::function<QByteArray(int eventRow)>;
     void setFrameSource(FrameSource source) { m_frameSource = std::move(source); } // kept across reset()
+    // Reads a frame back from a live session's journal (EventLog::journalRef); kept across reset().
+    using JournalReader = std::function<QByteArray(const FrameRef &ref)>;
+    void setJournalReader(JournalReader reader) { m_journalReader = std::move(reader); }
     // Agent state names announced by events (EventEntry::stateRow, previousStateRow).
     const std::vector<QString> &stateNames() const { return m_stateNames; }
     QString stateName(int row) const { return row >= 0 && size_t(row) < m_stateNames.size() ? m_stateNames[size_t(row)] : QString(); }
@@ -182,6 +185,7 @@ private:
     std::vector<QString> m_stateNames;
     QHash<FastString, int> m_stateRow;
     FrameSource m_frameSource;
+    JournalReader m_journalReader;
     bool m_takeFromInput = false;        // inside apply(ModelInput &&)
     std::vector<Gap> m_gaps;
     std::vector<ProtocolProblem> m_problems;

@@ -34,12 +34,6 @@
 
 namespace mapi {
 
-// Empties the raw frame of every event in `inputs`, and the payload text of the messages whose
-// payload the decoder has read (the timeline gives them back on demand: TraceTimeline::
-// frameForEvent, SystemStore::eventFrame, SystemStore::messagePayload). The inputs change the
-// model as before.
-void dropRawFrames(ModelInputs &inputs);
-
 class TraceTimeline
 {
 public:

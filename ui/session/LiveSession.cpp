@@ -5,6 +5,7 @@
 #include "trace/TraceTimeline.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFileInfo>
@@ -66,6 +67,7 @@ LiveSession::~LiveSession()
 {
     shutdownClient();
     stopRecording();
+    closeJournal();
     // The writer's close was queued to the worker: run everything queued there before it quits.
     QMetaObject::invokeMethod(m_workerContext, [] {}, Qt::BlockingQueuedConnection);
     closeTrace();
@@ -93,6 +95,7 @@ void LiveSession::shutdownClient()
     // a client still working through a backlog of frames must not freeze the window.
     QMetaObject::invokeMethod(client, [client] {
         client->stop();
+        client->setFrameJournal(nullptr); // the journal may go before the client's deferred delete
         client->deleteLater();
     }, Qt::QueuedConnection);
 }
@@ -142,6 +145,7 @@ void LiveSession::connectTo(const ClientOptions &options, bool observerOnly)
     shutdownClient();
     stopRecording();
     closeTrace();
+    closeJournal();
     resetStore();
     m_support.clear();
     m_lastEventCount = 0;
@@ -150,6 +154,7 @@ void LiveSession::connectTo(const ClientOptions &options, bool observerOnly)
     m_label = redactedUrl(options.url);
     m_lastError.clear();
     setObserverOnly(observerOnly);
+    openJournal();
     startClient(nullptr);
     Q_EMIT sourceChanged();
 }
@@ -186,7 +191,10 @@ void LiveSession::startClient(TraceWriter *writer)
         m_support.insert(method, support);
         Q_EMIT supportChanged();
     }, Qt::QueuedConnection);
-    onClient([client, writer] {
+    SessionJournal *journal = m_journal;
+    onClient([client, writer, journal] {
+        if (journal)
+            journal->attach(client);
         if (writer)
             writer->attach(client);
         client->start();
@@ -267,6 +275,50 @@ void LiveSession::stopRecording()
     Q_EMIT recordingChanged(false);
 }
 
+void LiveSession::openJournal()
+{
+    SessionJournal *journal = nullptr;
+    const QString url = redactedUrl(m_options.url);
+    const QString folder = SessionJournal::newSessionFolder(SessionJournal::sessionsRoot(), url);
+    const JournalOptions options = m_journalOptions;
+    QMetaObject::invokeMethod(m_workerContext, [&journal, folder, url, options] {
+        journal = new SessionJournal;
+        journal->setOptions(options);
+        journal->open(folder, url, nullptr); // fails only into the degraded state: reported below
+    }, Qt::BlockingQueuedConnection);
+    m_journal = journal;
+    m_journalFolder = folder;
+    m_journalDegraded = journal->isDegraded();
+    connect(journal, &SessionJournal::journalStateChanged, this, [this, journal](bool degraded, const QString &reason) {
+        if (journal != m_journal)
+            return;
+        m_journalDegraded = degraded;
+        Q_EMIT journalStateChanged(degraded, reason);
+    }, Qt::QueuedConnection);
+    // Reads come from this thread (inspector, exports); the journal serves them under its lock.
+    m_store.setJournalReader([journal](const FrameRef &ref) { return journal->readFrame(ref); });
+    if (m_journalDegraded)
+        Q_EMIT journalStateChanged(true, tr("The session journal cannot be written in %1: frames are kept in memory only")
+                                             .arg(QDir::toNativeSeparators(folder)));
+}
+
+void LiveSession::closeJournal()
+{
+    if (!m_journal)
+        return;
+    SessionJournal *journal = m_journal;
+    m_journal = nullptr;
+    m_journalFolder.clear();
+    m_journalDegraded = false;
+    m_store.setJournalReader({});
+    disconnect(journal, nullptr, this, nullptr);
+    // In the worker, after the client (deleted there before, in queue order) wrote its last frame.
+    QMetaObject::invokeMethod(journal, [journal] {
+        journal->close(false);
+        delete journal;
+    }, Qt::QueuedConnection);
+}
+
 void LiveSession::closeTrace()
 {
     if (m_loadJob) {
@@ -287,6 +339,7 @@ void LiveSession::openTrace(const QString &path)
     shutdownClient();
     stopRecording();
     closeTrace();
+    closeJournal();
     m_support.clear();
     m_source = Source::Trace;
     m_label = QFileInfo(path).fileName();

@@ -10,6 +10,7 @@
 
 #include "client/MapClient.h"
 #include "model/SystemStore.h"
+#include "session/SessionJournal.h"
 #include "trace/Trace.h"
 
 #include <QHash>
@@ -25,6 +26,7 @@ namespace mapi {
 class TraceLoadJob;
 class ReplayController;
 class TraceWriter;
+class SessionJournal;
 } // namespace mapi
 
 namespace mapi::ui {
@@ -41,7 +43,14 @@ public:
 
     // Live: resets the store and connects. `options.auth.credential` is held in memory only
     // (here too: startRecording() reconnects with the same options).
+    // Every live connection is journaled from its first frame (core/session/SessionJournal.h):
+    // frames live on disk, not in memory, and the journal's folder is removed when the store
+    // is reset for another source or the session ends (it stays after a crash: the next start
+    // offers it). `journalOptions` (retention) apply to the connections that follow.
     void connectTo(const ClientOptions &options, bool observerOnly);
+    void setJournalOptions(const JournalOptions &options) { m_journalOptions = options; }
+    QString journalFolder() const { return m_journalFolder; } // empty: no live journal
+    bool journalDegraded() const { return m_journalDegraded; }
     void disconnectFromServer();
 
     // Trace: closes the live connection, resets the store and starts loading `path` on a worker
@@ -105,6 +114,8 @@ Q_SIGNALS:
     // second while playing (ReplayController::kTickMs).
     void replayPositionChanged(qint64 timeMs);
     void recordingChanged(bool recording);
+    // The journal could not be written (frames wait in a bounded memory ring), or can be again.
+    void journalStateChanged(bool degraded, const QString &reason);
     // After a recording stopped and its file was closed (in the worker): every part written,
     // the records, and the error that stopped it early (empty when none).
     void recordingFinished(const QStringList &files, qint64 records, const QString &error);
@@ -114,6 +125,8 @@ private:
     void applyPendingInputs();           // one slice of m_pendingInputs (m_applyTimer)
     void resetStore();                   // a new store epoch: late inputs of old clients are dropped
     void closeTrace();                   // ends a load or a replay (before the store is reset)
+    void openJournal();                  // a new journal for the live connection to come
+    void closeJournal();                 // before the store is reset: its rows refer to it
     void startClient(TraceWriter *writer);
     void onTraceLoadFinished(bool cancelled, const QString &error);
     template<typename F> void onClient(F &&f);
@@ -131,6 +144,10 @@ private:
     MapClient *m_client = nullptr;       // lives in m_worker
     ClientOptions m_options;             // of the live connection (credential in memory only)
     TraceWriter *m_writer = nullptr;     // lives in m_worker; set while recording
+    SessionJournal *m_journal = nullptr; // lives in m_worker; set while the store holds live rows
+    JournalOptions m_journalOptions;
+    QString m_journalFolder;
+    bool m_journalDegraded = false;
     QString m_recordingPath;
     TraceLoadJob *m_loadJob = nullptr;   // while a trace loads
     ReplayController *m_replay = nullptr;

@@ -1,0 +1,491 @@
+#include "session/SessionJournal.h"
+
+#include "client/MapClient.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QStandardPaths>
+#include <QUrl>
+
+#define XXH_INLINE_ALL // header only, as protocol/FastHash.h
+#include <xxhash.h>
+#include <zstd.h>
+
+#include <algorithm>
+
+namespace mapi {
+
+namespace {
+
+QString partFileName(int part)
+{
+    return part == 0 ? QStringLiteral("journal.jsonl.zst") : QStringLiteral("journal.%1.jsonl.zst").arg(part);
+}
+
+int partNumberOf(const QString &fileName)
+{
+    if (fileName == QLatin1String("journal.jsonl.zst"))
+        return 0;
+    const QStringList pieces = fileName.split(QLatin1Char('.'));
+    bool ok = false;
+    const int n = pieces.size() == 4 ? pieces[1].toInt(&ok) : -1;
+    return ok ? n : -1;
+}
+
+} // namespace
+
+SessionJournal::SessionJournal(QObject *parent)
+    : QObject(parent)
+{
+    m_flushTimer.setInterval(kFlushMs / 2); // a frame waits at most kFlushMs (checked twice as often)
+    connect(&m_flushTimer, &QTimer::timeout, this, [this] {
+        if (!m_open.isEmpty() && m_sinceOpen.hasExpired(kFlushMs))
+            flush();
+        else if (m_open.isEmpty() && m_degraded.load())
+            flush(); // try the disk again
+    });
+}
+
+SessionJournal::~SessionJournal()
+{
+    if (m_active)
+        close(true);
+    ZSTD_freeCCtx(static_cast<ZSTD_CCtx *>(m_cctx));
+    ZSTD_freeDCtx(static_cast<ZSTD_DCtx *>(m_dctx));
+}
+
+QString SessionJournal::sessionsRoot()
+{
+    const QByteArray overridden = qgetenv("MAPI_SESSIONS_DIR");
+    if (!overridden.isEmpty())
+        return QString::fromLocal8Bit(overridden);
+    return QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + QStringLiteral("/sessions");
+}
+
+QString SessionJournal::newSessionFolder(const QString &root, const QString &url)
+{
+    const QUrl u(url);
+    QString server = u.host().isEmpty() ? QStringLiteral("server") : u.host();
+    if (u.port() > 0)
+        server += QLatin1Char('-') + QString::number(u.port());
+    for (QChar &c : server)
+        if (!c.isLetterOrNumber() && c != QLatin1Char('-'))
+            c = QLatin1Char('_');
+    const QString base = root + QLatin1Char('/') + QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"))
+        + QLatin1Char('-') + server;
+    QString folder = base;
+    for (int n = 2; QFileInfo::exists(folder); ++n)
+        folder = base + QLatin1Char('-') + QString::number(n);
+    return folder;
+}
+
+QList<JournalInfo> SessionJournal::abandonedSessions(const QString &root)
+{
+    QList<JournalInfo> found;
+    const QDir dir(root);
+    for (const QFileInfo &entry : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        const QString folder = entry.absoluteFilePath();
+        QLockFile lock(folder + QStringLiteral("/session.lock"));
+        if (!lock.tryLock(0))
+            continue; // a running session holds it
+        lock.unlock();
+        JournalInfo info;
+        info.folder = folder;
+        QFile meta(folder + QStringLiteral("/session.json"));
+        if (meta.open(QIODevice::ReadOnly)) {
+            const QJsonObject o = QJsonDocument::fromJson(meta.readAll()).object();
+            info.url = o.value(QStringLiteral("url")).toString();
+            info.startedAtMs = qint64(o.value(QStringLiteral("startedAt")).toDouble());
+        }
+        QList<std::pair<int, QFileInfo>> parts;
+        for (const QFileInfo &f : QDir(folder).entryInfoList({QStringLiteral("journal*.jsonl.zst")}, QDir::Files)) {
+            const int n = partNumberOf(f.fileName());
+            if (n >= 0)
+                parts.append({n, f});
+        }
+        if (parts.isEmpty())
+            continue;
+        std::sort(parts.begin(), parts.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+        for (const auto &p : parts) {
+            info.parts << p.second.absoluteFilePath();
+            info.bytes += p.second.size();
+            info.lastWriteMs = std::max(info.lastWriteMs, p.second.lastModified().toMSecsSinceEpoch());
+        }
+        found << info;
+    }
+    std::sort(found.begin(), found.end(), [](const JournalInfo &a, const JournalInfo &b) { return a.startedAtMs > b.startedAtMs; });
+    return found;
+}
+
+bool SessionJournal::open(const QString &folder, const QString &url, QString *error)
+{
+    m_folder = folder;
+    m_url = url;
+    m_startedAt = QDateTime::currentMSecsSinceEpoch();
+    m_active = true;
+    if (!m_cctx) {
+        m_cctx = ZSTD_createCCtx();
+        ZSTD_CCtx_setParameter(static_cast<ZSTD_CCtx *>(m_cctx), ZSTD_c_compressionLevel, ZSTD_CLEVEL_DEFAULT);
+        ZSTD_CCtx_setParameter(static_cast<ZSTD_CCtx *>(m_cctx), ZSTD_c_checksumFlag, 1);
+    }
+    m_options.partBytes = std::max<qint64>(1, std::min(m_options.partBytes, m_options.maxBytes / 4));
+    m_flushTimer.start();
+    // Whatever fails here, the session goes on: frames wait in memory (bounded) and every flush
+    // tries the disk again.
+    QString why;
+    if (!takeFolder(&why) || !openPart(&why)) {
+        setDegraded(true, why);
+        if (error)
+            *error = why;
+        return false;
+    }
+    return true;
+}
+
+bool SessionJournal::takeFolder(QString *error)
+{
+    if (m_lock)
+        return true;
+    if (!QDir().mkpath(m_folder)) {
+        *error = tr("cannot create the session folder %1").arg(m_folder);
+        return false;
+    }
+    auto lock = std::make_unique<QLockFile>(m_folder + QStringLiteral("/session.lock"));
+    lock->setStaleLockTime(0); // held as long as the process lives, however long that is
+    if (!lock->tryLock(0)) {
+        *error = tr("the session folder %1 is in use").arg(m_folder);
+        return false;
+    }
+    m_lock = std::move(lock);
+    writeSessionInfo();
+    return true;
+}
+
+void SessionJournal::writeSessionInfo()
+{
+    QFile meta(m_folder + QStringLiteral("/session.json"));
+    if (!meta.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return; // the journal itself says what it holds; this only names it
+    const QJsonObject o{{QStringLiteral("url"), m_url}, {QStringLiteral("startedAt"), double(m_startedAt)}};
+    meta.write(QJsonDocument(o).toJson(QJsonDocument::Compact));
+}
+
+void SessionJournal::attach(MapClient *client)
+{
+    client->setFrameJournal(this);
+    connect(client, &MapClient::socketOpened, this, [this](const QString &url, qint64 t) {
+        ++m_connection;
+        write({t, QStringLiteral("open"), m_connection, url.toUtf8(), false, Json()});
+    });
+    connect(client, &MapClient::socketClosed, this, [this](const QString &reason, qint64 t) {
+        write({t, QStringLiteral("close"), m_connection, reason.toUtf8(), false, Json()});
+    });
+    connect(client, &MapClient::frameSent, this, [this](const QByteArray &frame, qint64 t) {
+        write({t, QStringLiteral("send"), m_connection, frame, false, Json()});
+    });
+    connect(client, &MapClient::actionRecorded, this, [this](const ActionUpdate &update) {
+        write({update.timeMs, QStringLiteral("action"), m_connection, QByteArray(), false, actionUpdateToJson(update)});
+    });
+}
+
+FrameRef SessionJournal::journalReceived(const QByteArray &frame, qint64 timeMs, bool binary)
+{
+    return write({timeMs, QStringLiteral("recv"), m_connection, frame, binary, Json()});
+}
+
+FrameRef SessionJournal::write(const TraceRecord &record)
+{
+    if (!m_active)
+        return {};
+    const QByteArray line = encodeRecordLine(record); // redacts secrets; ends with '\n'
+    const qint64 offset = m_contentEnd.load();
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_open.isEmpty())
+            m_sinceOpen.start();
+        m_open.append(line);
+        m_openLastTimeMs = std::max(m_openLastTimeMs, record.timeMs);
+    }
+    m_contentEnd.store(offset + line.size());
+    m_records.fetch_add(1);
+    if (m_open.size() >= kFrameBytes || m_sinceOpen.hasExpired(kFlushMs))
+        flush();
+    return {offset, line.size() - 1};
+}
+
+bool SessionJournal::openPart(QString *error)
+{
+    m_file.close();
+    if (!takeFolder(error))
+        return false;
+    const int number = m_partNumber + 1;
+    const QString path = m_folder + QLatin1Char('/') + partFileName(number);
+    m_file.setFileName(path);
+    if (m_failWrites || !m_file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        if (error)
+            *error = m_failWrites ? tr("cannot write %1: no space left on device").arg(path)
+                                  : tr("cannot write %1: %2").arg(path, m_file.errorString());
+        m_file.close();
+        return false;
+    }
+    // Each part is a trace of its own: a header line (its own zstd frame, outside the content
+    // offsets), then the records.
+    Json extra = Json::object();
+    extra["journal"] = true;
+    if (number > 0)
+        extra["part"] = number;
+    const QByteArray header = encodeHeaderLine(m_url, m_startedAt, extra);
+    QByteArray compressed(qsizetype(ZSTD_compressBound(size_t(header.size()))), Qt::Uninitialized);
+    const size_t n = ZSTD_compress2(static_cast<ZSTD_CCtx *>(m_cctx), compressed.data(), size_t(compressed.size()),
+                                    header.constData(), size_t(header.size()));
+    compressed.truncate(qsizetype(n));
+    if (m_file.write(compressed) != compressed.size() || !m_file.flush()) {
+        if (error)
+            *error = tr("cannot write %1: %2").arg(path, m_file.errorString());
+        m_file.close();
+        QFile::remove(path);
+        return false;
+    }
+    m_partNumber = number;
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_parts.empty())
+        m_firstPartNumber = number;
+    else
+        while (m_firstPartNumber + int(m_parts.size()) < number)
+            m_parts.push_back({}); // parts that failed to open: nothing on disk
+    m_parts.push_back({path, compressed.size()});
+    m_bytesOnDisk.fetch_add(compressed.size());
+    return true;
+}
+
+bool SessionJournal::writeToPart(Frame &frame, const QByteArray &compressed)
+{
+    if (!m_file.isOpen())
+        return false;
+    const qint64 at = m_file.pos();
+    if (m_failWrites || m_file.write(compressed) != compressed.size() || !m_file.flush()) {
+        m_file.resize(at); // no half frame stays behind (best effort: the disk may refuse this too)
+        m_file.close();
+        return false;
+    }
+    frame.part = m_partNumber;
+    frame.fileOffset = at;
+    frame.fileBytes = compressed.size();
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_parts.back().bytes += compressed.size();
+    m_bytesOnDisk.fetch_add(compressed.size());
+    return true;
+}
+
+void SessionJournal::flush()
+{
+    if (!m_active)
+        return;
+    QString why;
+    // A part that failed, or that is full: the next frame goes to a new one.
+    if (m_file.isOpen() && m_file.pos() >= m_options.partBytes)
+        m_file.close();
+    if (!m_file.isOpen() && (!m_open.isEmpty() || m_degraded.load()) && !openPart(&why))
+        setDegraded(true, why);
+
+    // Frames kept in memory while the disk failed go first, in order.
+    if (m_file.isOpen() && m_memoryBytes > 0) {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        for (Frame &f : m_frames) {
+            if (f.memory.isEmpty())
+                continue;
+            const QByteArray compressed = f.memory;
+            m_mutex.unlock();
+            const bool written = writeToPart(f, compressed);
+            m_mutex.lock();
+            if (!written)
+                break;
+            m_memoryBytes -= compressed.size();
+            f.memory = QByteArray();
+        }
+    }
+
+    if (!m_open.isEmpty()) {
+        Frame frame;
+        frame.contentStart = m_openStart;
+        frame.contentSize = m_open.size();
+        frame.lastTimeMs = m_openLastTimeMs;
+        frame.hash = XXH3_64bits(m_open.constData(), size_t(m_open.size()));
+        // m_open changes only in this thread: compressing it needs no lock.
+        QByteArray compressed(qsizetype(ZSTD_compressBound(size_t(m_open.size()))), Qt::Uninitialized);
+        const size_t n = ZSTD_compress2(static_cast<ZSTD_CCtx *>(m_cctx), compressed.data(), size_t(compressed.size()),
+                                        m_open.constData(), size_t(m_open.size()));
+        compressed.truncate(ZSTD_isError(n) ? 0 : qsizetype(n));
+        if (!writeToPart(frame, compressed)) {
+            if (why.isEmpty())
+                why = tr("cannot write the session journal in %1: %2")
+                          .arg(m_folder, m_failWrites ? QStringLiteral("no space left on device") : m_file.errorString());
+            frame.memory = compressed;
+        }
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_memoryBytes += frame.memory.size();
+        m_frames.push_back(std::move(frame));
+        m_open.clear();
+        if (m_open.capacity() > 2 * kFrameBytes)
+            m_open.squeeze();
+        m_openStart = m_contentEnd.load();
+        m_openLastTimeMs = 0;
+        // Past the ring's bound, the oldest frames held in memory are lost.
+        for (Frame &f : m_frames) {
+            if (m_memoryBytes <= m_options.memoryRingBytes)
+                break;
+            if (!f.memory.isEmpty()) {
+                m_memoryBytes -= f.memory.size();
+                f.memory = QByteArray();
+            }
+        }
+    }
+    const bool stillFailing = m_memoryBytes > 0 || !m_file.isOpen();
+    if (stillFailing && !why.isEmpty())
+        setDegraded(true, why);
+    else if (!stillFailing)
+        setDegraded(false, QString());
+    enforceRetention();
+}
+
+void SessionJournal::setDegraded(bool degraded, const QString &reason)
+{
+    if (m_degraded.exchange(degraded) != degraded)
+        Q_EMIT journalStateChanged(degraded, reason);
+}
+
+void SessionJournal::enforceRetention()
+{
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    qint64 droppedTo = -1;
+    qint64 droppedTime = 0;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        while (m_parts.size() > 1) {
+            const int oldest = m_firstPartNumber;
+            qint64 newestTime = 0;
+            for (const Frame &f : m_frames) {
+                if (f.part == oldest)
+                    newestTime = std::max(newestTime, f.lastTimeMs);
+                else if (f.part > oldest)
+                    break;
+            }
+            const bool tooBig = m_bytesOnDisk.load() > m_options.maxBytes;
+            const bool tooOld = newestTime > 0 && now - newestTime > m_options.maxAgeMs;
+            const bool empty = m_parts.front().path.isEmpty();
+            if (!tooBig && !tooOld && !empty)
+                break;
+            if (!m_parts.front().path.isEmpty())
+                QFile::remove(m_parts.front().path);
+            m_bytesOnDisk.fetch_sub(m_parts.front().bytes);
+            m_parts.pop_front();
+            ++m_firstPartNumber;
+            // Its frames, and frames lost while the disk failed before them, go with it.
+            while (!m_frames.empty() && m_frames.front().part < m_firstPartNumber && m_frames.front().memory.isEmpty()) {
+                droppedTime = std::max(droppedTime, m_frames.front().lastTimeMs);
+                m_frames.pop_front();
+            }
+            droppedTo = m_frames.empty() ? m_openStart : m_frames.front().contentStart;
+            m_cachedFrame = -1;
+            m_readFile.reset();
+            m_readPart = -1;
+        }
+    }
+    if (droppedTo >= 0) {
+        m_firstKept.store(droppedTo);
+        Q_EMIT historyDropped(droppedTo, droppedTime);
+    }
+}
+
+void SessionJournal::close(bool keepFiles)
+{
+    if (!m_active)
+        return;
+    flush();
+    m_active = false;
+    m_flushTimer.stop();
+    m_file.close();
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_readFile.reset();
+        m_readPart = -1;
+    }
+    if (m_lock) {
+        m_lock->unlock();
+        m_lock.reset();
+    }
+    if (!keepFiles && !m_folder.isEmpty())
+        QDir(m_folder).removeRecursively();
+}
+
+QStringList SessionJournal::parts() const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    QStringList paths;
+    for (const Part &p : m_parts)
+        if (!p.path.isEmpty())
+            paths << p.path;
+    return paths;
+}
+
+QByteArray SessionJournal::readLine(const FrameRef &ref) const
+{
+    if (!ref.isValid() || ref.size <= 0)
+        return {};
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (ref.offset >= m_openStart) {
+        if (ref.offset + ref.size > m_openStart + m_open.size())
+            return {};
+        return m_open.mid(qsizetype(ref.offset - m_openStart), qsizetype(ref.size));
+    }
+    const auto it = std::upper_bound(m_frames.begin(), m_frames.end(), ref.offset,
+                                     [](qint64 at, const Frame &f) { return at < f.contentStart; });
+    if (it == m_frames.begin())
+        return {}; // dropped by retention
+    const Frame &frame = *(it - 1);
+    if (ref.offset + ref.size > frame.contentStart + frame.contentSize)
+        return {};
+    if (m_cachedFrame != frame.contentStart) {
+        QByteArray compressed = frame.memory;
+        if (compressed.isEmpty()) {
+            if (frame.part < m_firstPartNumber || frame.part - m_firstPartNumber >= int(m_parts.size()))
+                return {}; // lost while the disk failed
+            if (m_readPart != frame.part) {
+                m_readFile = std::make_unique<QFile>(m_parts[size_t(frame.part - m_firstPartNumber)].path);
+                m_readPart = m_readFile->open(QIODevice::ReadOnly) ? frame.part : -1;
+            }
+            if (m_readPart != frame.part || !m_readFile->seek(frame.fileOffset))
+                return {};
+            compressed = m_readFile->read(frame.fileBytes);
+        }
+        if (!m_dctx)
+            m_dctx = ZSTD_createDCtx();
+        m_cache.resize(qsizetype(frame.contentSize));
+        const size_t n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx *>(m_dctx), m_cache.data(), size_t(m_cache.size()),
+                                             compressed.constData(), size_t(compressed.size()));
+        m_cachedFrame = -1;
+        if (ZSTD_isError(n) || qint64(n) != frame.contentSize
+            || XXH3_64bits(m_cache.constData(), size_t(m_cache.size())) != frame.hash)
+            return {}; // changed on disk under us: never misread
+        m_cachedFrame = frame.contentStart;
+    }
+    return m_cache.mid(qsizetype(ref.offset - frame.contentStart), qsizetype(ref.size));
+}
+
+QByteArray SessionJournal::readFrame(const FrameRef &ref) const
+{
+    const QByteArray line = readLine(ref);
+    if (line.isEmpty())
+        return {};
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (!m_parser)
+        m_parser = std::make_unique<RecordLineParser>();
+    TraceRecord record;
+    if (m_parser->parse(line.constData(), line.size(), line.size(), record) != RecordLineParser::Result::Record)
+        return {};
+    return record.raw;
+}
+
+} // namespace mapi
