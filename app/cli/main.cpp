@@ -92,6 +92,9 @@ public:
     Session(const ClientOptions &options, SystemStore &store)
         : client(options)
     {
+        // One-shot commands print the model: no frame is kept with its events, so memory grows
+        // with agents, scopes and tasks, not with events (record writes frames before this).
+        client.setKeepFrames(false);
         QObject::connect(&client, &MapClient::inputsReady, &store, [&store](const ModelInputs &inputs) { store.apply(inputs); });
         QObject::connect(&client, &MapClient::fatalError, &client, [this](const QString &message) {
             const bool auth = message.contains(QLatin1String("authenticat"));

@@ -226,7 +226,7 @@ void MapClient::onBinary(const QByteArray &frame)
     Q_EMIT frameReceived(frame, t, true);
     const FrameRef ref = m_journal ? m_journal->journalReceived(frame, t, true) : FrameRef();
     ModelInputs inputs = m_pipeline.binaryFrameReceived(frame, t).inputs;
-    if (ref.isValid())
+    if (ref.isValid() || !m_keepFrames)
         dropRawFrames(inputs, ref);
     emitInputs(std::move(inputs));
 }
@@ -238,7 +238,7 @@ void MapClient::onText(const QByteArray &frame)
     Q_EMIT frameReceived(frame, t, false);
     const FrameRef ref = m_journal ? m_journal->journalReceived(frame, t, false) : FrameRef();
     InterpretedFrame interpreted = m_pipeline.frameReceived(frame, t);
-    if (ref.isValid())
+    if (ref.isValid() || !m_keepFrames)
         dropRawFrames(interpreted.inputs, ref);
     emitInputs(std::move(interpreted.inputs));
     if (!interpreted.message)

@@ -79,6 +79,9 @@ public:
     // journal's reference to their frame instead of its bytes, and message payloads the decoder
     // has read are not kept either (MapEvent::journalRef; dropRawFrames()). Client's thread.
     void setFrameJournal(FrameJournal *journal);
+    // false: events carry no frame at all, and message payloads the decoder has read are not
+    // kept (a one-shot command that prints the model keeps memory to the model's size).
+    void setKeepFrames(bool keep) { m_keepFrames = keep; }
     // Unsubscribes (server memory: [M] never drops a closed socket's subscriptions), then closes.
     void stop();
 
@@ -152,6 +155,7 @@ private:
     std::unique_ptr<Transport> m_transport;
     ProtocolPipeline m_pipeline;
     FrameJournal *m_journal = nullptr;
+    bool m_keepFrames = true;
     ClientState m_state = ClientState::Idle;
     QHash<QString, Pending> m_pending;
     qint64 m_nextId = 1;
