@@ -8,7 +8,9 @@
 //                                     GUI stall meanwhile
 //   bench_gui stall --url URL [--seconds S]
 //       connects the window to a MAP server and measures GUI-thread stalls: a 2 ms timer
-//       records how late each tick fires; the worst lateness is the longest stall.
+//       records how late each tick fires; the worst lateness is the longest stall. Every 10 s
+//       (and at the end) a line "sample <s> rss_mb <MB> events <n> journal_mb <MB>": the
+//       process's resident memory, the events applied and the session journal's size on disk.
 #include "MainWindow.h"
 #include "ProcessStatus.h"
 #include "session/LiveSession.h"
@@ -16,6 +18,7 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QDir>
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -127,7 +130,28 @@ int main(int argc, char **argv)
             tick.start();
             last = 0;
         });
-        QTimer::singleShot(int(2000 + seconds * 1000), &app, &QApplication::quit);
+        QElapsedTimer sinceConnect;
+        sinceConnect.start();
+        const auto sample = [&] {
+            qint64 journalBytes = 0;
+            const QString folder = window.session()->journalFolder();
+            if (!folder.isEmpty())
+                for (const QFileInfo &f : QDir(folder).entryInfoList({QStringLiteral("*.zst")}, QDir::Files))
+                    journalBytes += f.size();
+            std::printf("sample %.0f rss_mb %.1f events %lld journal_mb %.1f\n", double(sinceConnect.elapsed()) / 1000.0,
+                        double(statusKb("VmRSS:")) / 1024.0,
+                        static_cast<long long>(window.session()->store()->counters().eventsApplied),
+                        double(journalBytes) / (1024.0 * 1024.0));
+            std::fflush(stdout);
+        };
+        QTimer sampler;
+        sampler.setInterval(10000);
+        QObject::connect(&sampler, &QTimer::timeout, sample);
+        sampler.start();
+        QTimer::singleShot(int(2000 + seconds * 1000), &app, [&] {
+            sample();
+            QApplication::quit();
+        });
         QApplication::exec();
         std::sort(lateness.begin(), lateness.end());
         const auto pct = [&](double p) { return lateness.empty() ? 0 : lateness[size_t(p * double(lateness.size() - 1))]; };

@@ -3,6 +3,7 @@
 #include "dialogs/ActionDialogs.h"
 #include "dialogs/ConnectDialog.h"
 #include "dialogs/ConnectionProfiles.h"
+#include "dialogs/RecoverDialog.h"
 #include "panels/ActionsPanel.h"
 #include "panels/AgentsPanel.h"
 #include "panels/HealthPanel.h"
@@ -40,6 +41,8 @@
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QSaveFile>
+#include <QThread>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -130,6 +133,17 @@ MainWindow::MainWindow(QWidget *parent)
                     showWarning(tr("Recording stopped"), tr("The recording stopped early: %1\n%n record(s) were written to %2.",
                                                             nullptr, int(records)).arg(error, where));
             });
+    connect(m_session, &LiveSession::journalStateChanged, this, [this](bool degraded, const QString &reason) {
+        m_journalLabel->setVisible(degraded);
+        m_journalLabel->setToolTip(reason);
+        statusBar()->showMessage(degraded ? tr("Session journal: %1; frames are kept in memory (bounded) until the disk can be written again").arg(reason)
+                                          : tr("Session journal: written to disk again"),
+                                 15000);
+    });
+    connect(m_session, &LiveSession::sourceChanged, this, [this] {
+        if (!m_session->journalDegraded())
+            m_journalLabel->hide();
+    });
     connect(m_selection, &SelectionHub::agentSelectionChanged, this, &MainWindow::updateActionStates);
     updateActionStates();
     updateStatusBar();
@@ -300,6 +314,7 @@ void MainWindow::buildMenus()
             recent->addAction(tr("(nothing yet)"))->setEnabled(false);
     });
     file->addAction(m_recordAction);
+    file->addAction(tr("Recover &sessions…"), this, [this] { offerRecovery(true); });
     QMenu *exportMenu = file->addMenu(tr("&Export"));
     exportMenu->setObjectName(QStringLiteral("exportMenu"));
     exportMenu->addActions(m_exportActions);
@@ -385,6 +400,10 @@ void MainWindow::buildStatusBar()
     m_recordingLabel->setObjectName(QStringLiteral("recordingLabel"));
     m_recordingLabel->setStyleSheet(QStringLiteral("color: #d0312d"));
     m_recordingLabel->hide();
+    m_journalLabel = new QLabel(tr("⚠ Journal in memory only"), this);
+    m_journalLabel->setObjectName(QStringLiteral("journalLabel"));
+    m_journalLabel->setStyleSheet(QStringLiteral("color: #b35c00; font-weight: bold"));
+    m_journalLabel->hide();
     statusBar()->addWidget(m_stateLabel);
     statusBar()->addWidget(m_serverLabel);
     statusBar()->addPermanentWidget(m_loadProgress);
@@ -393,6 +412,7 @@ void MainWindow::buildStatusBar()
     statusBar()->addPermanentWidget(m_exportCancel);
     statusBar()->addPermanentWidget(m_traceDamageButton);
     statusBar()->addPermanentWidget(m_recordingLabel);
+    statusBar()->addPermanentWidget(m_journalLabel);
     statusBar()->addPermanentWidget(m_rateLabel);
     statusBar()->addPermanentWidget(m_gapsButton);
     statusBar()->addPermanentWidget(m_problemsButton);
@@ -870,6 +890,57 @@ void MainWindow::closeEvent(QCloseEvent *event)
     saveLayout();
     m_session->disconnectFromServer(); // also stops a recording and closes its file
     event->accept();
+}
+
+} // namespace mapi::ui
+
+namespace mapi::ui {
+
+void MainWindow::offerRecovery(bool always)
+{
+    const QString root = SessionJournal::sessionsRoot();
+    if (!always && SessionJournal::abandonedSessions(root).isEmpty())
+        return;
+    auto *dialog = new RecoverDialog(root, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &RecoverDialog::openRequested, this, &MainWindow::openJournalParts);
+    dialog->open();
+}
+
+void MainWindow::openJournalParts(const QStringList &parts)
+{
+    if (parts.isEmpty())
+        return;
+    if (parts.size() == 1) {
+        openTrace(parts.first());
+        return;
+    }
+    // Parts concatenated in order are one trace (every part is a sequence of whole zstd frames):
+    // joined off the GUI thread, as large as the journal is.
+    const QString joined = QFileInfo(parts.first()).absolutePath() + QStringLiteral("/recovered.jsonl.zst");
+    statusBar()->showMessage(tr("Joining %n journal part(s)…", nullptr, int(parts.size())));
+    QPointer<MainWindow> self(this);
+    QThread *job = QThread::create([parts, joined, self] {
+        QSaveFile out(joined);
+        bool ok = out.open(QIODevice::WriteOnly);
+        for (const QString &part : parts) {
+            QFile in(part);
+            ok = ok && in.open(QIODevice::ReadOnly);
+            while (ok && !in.atEnd())
+                ok = out.write(in.read(4 << 20)) >= 0;
+        }
+        ok = ok && out.commit();
+        QMetaObject::invokeMethod(qApp, [self, joined, ok] {
+            if (!self)
+                return;
+            if (ok)
+                self->openTrace(joined);
+            else
+                self->statusBar()->showMessage(tr("Could not join the journal's parts into %1").arg(joined), 15000);
+        }, Qt::QueuedConnection);
+    });
+    connect(job, &QThread::finished, job, &QObject::deleteLater);
+    job->start();
 }
 
 } // namespace mapi::ui

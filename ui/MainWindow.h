@@ -51,6 +51,11 @@ public:
     bool openSampleTrace();            // the trace embedded in the program (resources/sample)
     // Records the live connection to `path` (reconnects first, see LiveSession::startRecording).
     bool startRecording(const QString &path, QString *error = nullptr);
+    // Offers the journals of sessions that did not close (RecoverDialog), when there are any;
+    // `always`: shows the dialog even when there are none (File → Recover sessions).
+    void offerRecovery(bool always = false);
+    // Opens a journal's parts as one trace (joined into one file off the GUI thread first).
+    void openJournalParts(const QStringList &parts);
 
     enum class ExportKind { ChromeTrace, AgentsCsv, MessagesCsv, TasksCsv, TopologyPicture, TimelinePicture };
     // Writes what the model holds now (a replayed trace: as it was at the replay position);
@@ -156,6 +161,7 @@ private:
     ExportJob *m_exportJob = nullptr;
     QToolButton *m_traceDamageButton = nullptr;
     QLabel *m_recordingLabel = nullptr;
+    QLabel *m_journalLabel = nullptr;   // shown while the session journal cannot be written
 };
 
 } // namespace mapi::ui

@@ -73,5 +73,7 @@ int main(int argc, char **argv)
     else if (p.isSet(QStringLiteral("sample")) ? !window.openSampleTrace()
              : !p.positionalArguments().isEmpty() && !window.openTrace(p.positionalArguments().first()))
         std::fprintf(stderr, "map-inspector: Cannot open trace (see the window)\n");
+    // Journals of live sessions that did not close (a crash, a kill): offered once the window is up.
+    QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
     return QApplication::exec();
 }

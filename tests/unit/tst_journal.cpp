@@ -151,6 +151,37 @@ private Q_SLOTS:
         QVERIFY(gone > 30000);
     }
 
+    void partsOlderThanTheAgeLimitGo()
+    {
+        QTemporaryDir dir;
+        SessionJournal journal;
+        JournalOptions options;
+        options.maxAgeMs = 60 * 1000;
+        options.partBytes = 128 * 1024;
+        journal.setOptions(options);
+        QSignalSpy dropped(&journal, &SessionJournal::historyDropped);
+        QVERIFY(journal.open(dir.filePath(QStringLiteral("s")), QStringLiteral("ws://h:1"), nullptr));
+        const qint64 hourAgo = QDateTime::currentMSecsSinceEpoch() - 3600 * 1000;
+        FrameRef old;
+        for (qint64 n = 0; n < 3000; ++n) {
+            const FrameRef ref = journal.write({hourAgo + n, QStringLiteral("recv"), 1, frameNumber(n), false, Json()});
+            if (n == 0)
+                old = ref;
+        }
+        journal.flush();
+        QVERIFY(dropped.isEmpty() || dropped.last().at(1).toLongLong() < hourAgo + 3000);
+        const QByteArray recent = frameNumber(99);
+        FrameRef kept;
+        for (qint64 n = 0; n < 3000; ++n)
+            kept = journal.write(received(n, n == 2999 ? recent : frameNumber(n)));
+        journal.flush();
+        QVERIFY(!dropped.isEmpty());
+        QCOMPARE(journal.readFrame(old), QByteArray());
+        QCOMPARE(journal.readFrame(kept), recent);
+        QVERIFY(dropped.last().at(1).toLongLong() >= hourAgo);
+        QVERIFY(dropped.last().at(1).toLongLong() < hourAgo + 3000); // the newest dropped record's time
+    }
+
     void aFailingDiskKeepsABoundedRingAndJournalingResumes()
     {
         QTemporaryDir dir;
