@@ -85,6 +85,9 @@ std::optional<AuthConfig> readAuth(const QCommandLineParser &p, QString &error)
     return auth;
 }
 
+// The history a one-shot command keeps: some 100,000 recent events.
+constexpr size_t kCliHistoryBudgetBytes = 16 << 20;
+
 // Connects, waits until live, runs `whenLive`, and returns the exit code set by it.
 class Session
 {
@@ -92,9 +95,12 @@ public:
     Session(const ClientOptions &options, SystemStore &store)
         : client(options)
     {
-        // One-shot commands print the model: no frame is kept with its events, so memory grows
-        // with agents, scopes and tasks, not with events (record writes frames before this).
+        // One-shot commands print the model: no frame is kept with its events, and the history
+        // of events and messages is bounded (enough to tell a replayed event from a new one),
+        // so memory grows with agents, scopes and tasks, not with events (record writes frames
+        // before this).
         client.setKeepFrames(false);
+        store.setHistoryBudget(kCliHistoryBudgetBytes);
         QObject::connect(&client, &MapClient::inputsReady, &store, [&store](const ModelInputs &inputs) { store.apply(inputs); });
         QObject::connect(&client, &MapClient::fatalError, &client, [this](const QString &message) {
             const bool auth = message.contains(QLatin1String("authenticat"));

@@ -1,4 +1,5 @@
-// map-inspector [--connect URL] [--token-env VAR] [--auth api-key|bearer] [--observer] [--sample | TRACEFILE]
+// map-inspector [--connect URL] [--token-env VAR] [--auth api-key|bearer] [--observer]
+//               [--memory-budget MB] [--journal-max-size MB] [--journal-max-age HOURS] [--sample | TRACEFILE]
 #include "MainWindow.h"
 #include "session/LiveSession.h"
 #include "style/Theme.h"
@@ -35,8 +36,35 @@ int main(int argc, char **argv)
         {QStringLiteral("auth"), QStringLiteral("Credential method: bearer (default) or api-key."), QStringLiteral("METHOD"), QStringLiteral("bearer")},
         {QStringLiteral("observer"), QStringLiteral("Observer only: every control action is disabled.")},
         {QStringLiteral("sample"), QStringLiteral("Open the sample trace that ships with MAP Inspector.")},
+        {QStringLiteral("memory-budget"), QStringLiteral("Memory for a live session's history, in MB (default 1024; setting session/memoryBudgetMB)."), QStringLiteral("MB")},
+        {QStringLiteral("journal-max-size"), QStringLiteral("Largest session journal on disk, in MB (default 2048; setting session/journalMaxMB)."), QStringLiteral("MB")},
+        {QStringLiteral("journal-max-age"), QStringLiteral("Oldest journaled history kept, in hours (default 24; setting session/journalMaxAgeHours)."), QStringLiteral("HOURS")},
     });
     p.process(app);
+
+    // Live-session limits: the settings file's values, which the command line overrides for
+    // this run (not saved). Wrong values are refused with a message, not silently replaced.
+    QSettings settings;
+    const auto limit = [&](const char *option, const char *key, double fallback, double minimum, double &out) {
+        const QString name = QLatin1String(option);
+        const QString text = p.isSet(name) ? p.value(name) : settings.value(QLatin1String(key)).toString();
+        if (text.isEmpty()) {
+            out = fallback;
+            return true;
+        }
+        bool ok = false;
+        out = text.toDouble(&ok);
+        if (ok && out >= minimum)
+            return true;
+        std::fprintf(stderr, "map-inspector: %s must be a number of at least %g (got \"%s\"%s)\n", option, minimum,
+                     qPrintable(text), p.isSet(name) ? "" : qPrintable(QStringLiteral(" from setting ") + QLatin1String(key)));
+        return false;
+    };
+    double budgetMb = 0, journalMb = 0, journalHours = 0;
+    if (!limit("memory-budget", "session/memoryBudgetMB", 1024, 64, budgetMb)
+        || !limit("journal-max-size", "session/journalMaxMB", 2048, 16, journalMb)
+        || !limit("journal-max-age", "session/journalMaxAgeHours", 24, 0.01, journalHours))
+        return 1;
 
     ClientOptions options;
     if (p.isSet(QStringLiteral("connect"))) {
@@ -60,6 +88,11 @@ int main(int argc, char **argv)
     ui::applyTheme(ui::themeFromName(QSettings().value(QStringLiteral("ui/theme"), QStringLiteral("light")).toString()));
     ui::MainWindow window;
     window.setForcedObserver(p.isSet(QStringLiteral("observer")));
+    window.session()->setMemoryBudget(qint64(budgetMb * 1024 * 1024));
+    JournalOptions journal;
+    journal.maxBytes = qint64(journalMb * 1024 * 1024);
+    journal.maxAgeMs = qint64(journalHours * 3600 * 1000);
+    window.session()->setJournalOptions(journal);
     window.show();
     // A trace named on the command line that cannot be read is said on stderr too (the window
     // shows it in a message box): scripts and the package check read it there.

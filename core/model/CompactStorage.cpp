@@ -128,24 +128,55 @@ QString unpackUlid(const char *bytes)
 
 } // namespace
 
+size_t TextArena::openSlot(size_t bytes)
+{
+    size_t slot;
+    if (!m_freeSlots.empty()) {
+        slot = m_freeSlots.back();
+        m_freeSlots.pop_back();
+    } else {
+        slot = m_blocks.size();
+        m_blocks.emplace_back();
+    }
+    Block &block = m_blocks[slot];
+    block.data = std::make_unique<char[]>(bytes);
+    block.size = bytes;
+    m_liveBytes += bytes;
+    return slot;
+}
+
 char *TextArena::reserve(size_t bytes, Ref &ref)
 {
     if (bytes > kBlockBytes / 4) { // a large text gets a block of its own; the open block keeps filling
-        m_blocks.push_back(std::make_unique<char[]>(bytes));
-        m_blockSizes.push_back(bytes);
-        ref = Ref(m_blocks.size()) << kOffsetBits;
-        return m_blocks.back().get();
+        const size_t slot = openSlot(bytes);
+        m_blocks[slot].newestOwner = m_owner;
+        ref = Ref(slot + 1) << kOffsetBits;
+        return m_blocks[slot].data.get();
     }
     if (m_open < 0 || m_used + bytes > kBlockBytes) {
-        m_blocks.push_back(std::make_unique<char[]>(kBlockBytes));
-        m_blockSizes.push_back(kBlockBytes);
-        m_open = qsizetype(m_blocks.size()) - 1;
+        m_open = qsizetype(openSlot(kBlockBytes));
         m_used = 0;
     }
+    Block &block = m_blocks[size_t(m_open)];
+    block.newestOwner = m_owner;
     ref = (Ref(m_open + 1) << kOffsetBits) | Ref(m_used);
-    char *out = m_blocks[size_t(m_open)].get() + m_used;
+    char *out = block.data.get() + m_used;
     m_used += bytes;
     return out;
+}
+
+void TextArena::releaseOwnersBefore(qint64 owner)
+{
+    for (size_t slot = 0; slot < m_blocks.size(); ++slot) {
+        Block &block = m_blocks[slot];
+        if (!block.data || block.newestOwner >= owner)
+            continue;
+        m_liveBytes -= block.size;
+        block = Block();
+        m_freeSlots.push_back(slot);
+        if (qsizetype(slot) == m_open)
+            m_open = -1;
+    }
 }
 
 TextArena::Ref TextArena::appendUtf8(QByteArrayView utf8)
@@ -187,8 +218,8 @@ TextArena::Ref TextArena::append(QStringView text)
 
 const char *TextArena::at(Ref ref) const
 {
-    const size_t block = size_t(ref >> kOffsetBits) - 1;
-    return m_blocks[block].get() + (ref & ((Ref(1) << kOffsetBits) - 1));
+    const size_t slot = size_t(ref >> kOffsetBits) - 1;
+    return m_blocks[slot].data.get() + (ref & ((Ref(1) << kOffsetBits) - 1));
 }
 
 QString TextArena::text(Ref ref) const
@@ -233,16 +264,15 @@ bool TextArena::equals(Ref ref, QStringView text) const
 
 size_t TextArena::memoryBytes() const
 {
-    size_t bytes = 0;
-    for (const size_t size : m_blockSizes)
-        bytes += size;
-    return bytes;
+    return m_liveBytes + m_blocks.capacity() * sizeof(Block);
 }
 
 void TextArena::clear()
 {
     m_blocks.clear();
-    m_blockSizes.clear();
+    m_freeSlots.clear();
+    m_liveBytes = 0;
+    m_owner = 0;
     m_open = -1;
     m_used = 0;
 }
@@ -270,6 +300,56 @@ void IdIndex::insert(quint32 hash, int row)
         at = (at + 1) & mask;
     m_slots[at] = (quint64(hash) << 32) | quint64(quint32(row) + 1);
     ++m_count;
+}
+
+void IdIndex::eraseRowsBefore(int row)
+{
+    if (m_slots.empty())
+        return;
+    const size_t mask = m_slots.size() - 1;
+    const auto home = [&](quint64 slot) { return size_t(slot >> 32) & mask; };
+    const auto erase = [&](size_t at) {
+        // Backward shift: move later members of the probe chain into the hole when their home
+        // does not lie cyclically in (hole, their slot].
+        size_t hole = at;
+        for (size_t next = (hole + 1) & mask; m_slots[next]; next = (next + 1) & mask) {
+            const size_t h = home(m_slots[next]);
+            const bool stays = hole <= next ? (hole < h && h <= next) : (hole < h || h <= next);
+            if (!stays) {
+                m_slots[hole] = m_slots[next];
+                hole = next;
+            }
+        }
+        m_slots[hole] = 0;
+        --m_count;
+    };
+    // Start just after an empty slot (one exists: the table is at most half full), so a shift
+    // never moves a member behind the walk; a slot refilled by a shift is looked at again.
+    size_t start = 0;
+    while (m_slots[start])
+        ++start;
+    for (size_t step = 1; step <= m_slots.size(); ++step) {
+        const size_t at = (start + step) & mask;
+        while (m_slots[at] && int(quint32(m_slots[at]) - 1) < row)
+            erase(at);
+    }
+    // Mostly empty now: a table a quarter full again, so a trimmed log gives memory back.
+    if (m_slots.size() > 1024 && m_count * 8 < m_slots.size()) {
+        size_t tableSize = 1024;
+        while (tableSize < 4 * m_count)
+            tableSize *= 2;
+        std::vector<quint64> smaller(tableSize, 0);
+        const size_t smallMask = tableSize - 1;
+        for (const quint64 slot : m_slots) {
+            if (!slot)
+                continue;
+            size_t at = size_t(slot >> 32) & smallMask;
+            while (smaller[at])
+                at = (at + 1) & smallMask;
+            smaller[at] = slot;
+        }
+        m_slots.swap(smaller);
+    }
 }
 
 void IdIndex::clear()

@@ -44,28 +44,47 @@ private:
 // prefix in 1 MiB blocks. A reference is 64 bits; 0 is the empty text. append() keeps a ULID (26
 // characters of Crockford's base32, as MAP servers write event and message ids) as its 16 bytes
 // behind a 0 byte (no text has length 0): 17 bytes instead of 27, and it reads back the same.
+//
+// Trimming: each text is appended for an owner (a log's row, ascending); a block remembers the
+// newest owner written into it, and releaseOwnersBefore(row) frees the blocks that hold only
+// older owners' texts. Freed block slots are used again, so a long live session stays within
+// the 4095 slots a 32-bit reference can name as long as at most 4 GiB of text is kept at once.
 class TextArena
 {
 public:
     using Ref = quint64;
+    // Texts appended from now on belong to `owner` (>= every earlier owner).
+    void setOwner(qint64 owner) { m_owner = owner; }
     Ref append(QStringView text);
     Ref appendUtf8(QByteArrayView utf8); // kept as given (payloads): utf8() reads it
     QByteArrayView utf8(Ref ref) const;  // texts of appendUtf8(); empty for a packed ULID
     QString text(Ref ref) const;
     bool equals(Ref ref, QStringView text) const;
+    // Frees every block whose texts all belong to owners before `owner`; their references
+    // must not be read again.
+    void releaseOwnersBefore(qint64 owner);
     size_t memoryBytes() const;
     void clear();
 
 private:
     static constexpr size_t kBlockBytes = size_t(1) << 20;
-    // A reference: (block + 1) << 20 | offset in the block; below 2^32 for the first 4095 blocks
-    // (the event log keeps 32 bits of it).
+    // A reference: (slot + 1) << 20 | offset in the block; below 2^32 for the first 4095 slots
+    // (the logs keep 32 bits of it).
     static constexpr int kOffsetBits = 20;
     char *reserve(size_t bytes, Ref &ref);
+    size_t openSlot(size_t bytes); // a free slot (or a new one) holding a block of `bytes`
     const char *at(Ref ref) const;
 
-    std::vector<std::unique_ptr<char[]>> m_blocks;
-    std::vector<size_t> m_blockSizes;
+    struct Block
+    {
+        std::unique_ptr<char[]> data; // null: a free slot
+        size_t size = 0;
+        qint64 newestOwner = 0;
+    };
+    std::vector<Block> m_blocks;
+    std::vector<size_t> m_freeSlots;
+    size_t m_liveBytes = 0;
+    qint64 m_owner = 0;
     qsizetype m_open = -1; // the block small texts go to
     size_t m_used = 0;     // in the open block
 };
@@ -95,6 +114,10 @@ public:
     }
     // Adds `row` under `hash` (the caller checked with find() that the id is new).
     void insert(quint32 hash, int row);
+    // Removes every row below `row` (the log trimmed them): one pass over the slots, each
+    // removal shifting its probe chain back (no tombstones).
+    void eraseRowsBefore(int row);
+    size_t size() const { return m_count; }
     size_t memoryBytes() const { return m_slots.capacity() * sizeof(quint64); }
     void clear();
 

@@ -7,17 +7,26 @@ namespace mapi {
 
 // ---- EventLog -------------------------------------------------------------------------------
 
+const EventEntry EventLog::kTrimmed = [] {
+    EventEntry e;
+    e.typeRow = -1;
+    return e;
+}();
+
 int EventLog::find(QStringView eventId, quint32 hash) const
 {
-    return m_ids.find(hash, [&](int row) { return m_text.equals(m_rows[size_t(row)].idRef, eventId); });
+    // The index holds kept rows only (trimBefore() erases the others).
+    return m_ids.find(hash, [&](int row) { return m_text.equals(m_rows[size_t(row) - m_first].idRef, eventId); });
 }
 
 void EventLog::append(EventEntry entry, const QString &eventId, quint32 idHash, const QString &type, EventKind kind,
                       const QString &agentId, qint64 receivedMs, const QByteArray &frame, const FrameRef &journalRef)
 {
-    const int row = int(m_rows.size());
-    // Past 4 GiB of ids (some 150 million events) a reference no longer fits the row: the id
-    // is not kept (the event still is, and its frame still has it).
+    const int row = int(size());
+    const size_t kept = m_rows.size();
+    // Past 4 GiB of kept ids (some 150 million events) a reference no longer fits the row: the
+    // id is not kept (the event still is, and its frame still has it).
+    m_text.setOwner(row);
     const TextArena::Ref idRef = m_text.append(eventId);
     entry.idRef = idRef <= std::numeric_limits<quint32>::max() ? quint32(idRef) : 0;
     const qint64 delta = receivedMs - entry.timestampMs;
@@ -33,29 +42,53 @@ void EventLog::append(EventEntry entry, const QString &eventId, quint32 idHash, 
     if (it == m_typeRows.constEnd()) {
         it = m_typeRows.insert(typeKey, int(m_types.size()));
         m_types.push_back({typeName, kind});
+        m_typeAppended.push_back(0);
     }
     entry.typeRow = *it;
+    ++m_typeAppended[size_t(entry.typeRow)];
     entry.agentName = m_names.intern(agentId);
     m_rows.push_back(entry);
     if (!eventId.isEmpty() && entry.idRef)
         m_ids.insert(idHash, row);
     if (!frame.isEmpty()) {
-        m_frames.resize(size_t(row)); // rows before it kept none
+        m_frames.resize(kept); // rows before it kept none
         m_frames.push_back(frame);
+        m_frameBytes += size_t(frame.size());
     } else if (!m_frames.empty()) {
         m_frames.emplace_back();
     }
     if (journalRef.isValid()) {
-        m_journalRefs.resize(size_t(row)); // rows before it had none
+        m_journalRefs.resize(kept); // rows before it had none
         m_journalRefs.push_back(journalRef);
     } else if (!m_journalRefs.empty()) {
         m_journalRefs.emplace_back();
     }
 }
 
+void EventLog::trimBefore(size_t row)
+{
+    row = std::min(row, size());
+    if (row <= m_first)
+        return;
+    const size_t count = row - m_first;
+    m_ids.eraseRowsBefore(int(row));
+    m_rows.erase(m_rows.begin(), m_rows.begin() + qsizetype(count));
+    const size_t framesGone = std::min(count, m_frames.size());
+    for (size_t i = 0; i < framesGone; ++i)
+        m_frameBytes -= size_t(m_frames[i].size());
+    m_frames.erase(m_frames.begin(), m_frames.begin() + qsizetype(framesGone));
+    m_journalRefs.erase(m_journalRefs.begin(), m_journalRefs.begin() + qsizetype(std::min(count, m_journalRefs.size())));
+    while (!m_farReceipts.empty() && size_t(m_farReceipts.front().first) < row)
+        m_farReceipts.pop_front();
+    m_first = row;
+    m_text.releaseOwnersBefore(qint64(row));
+}
+
 qint64 EventLog::receivedMs(size_t row) const
 {
-    const EventEntry &e = m_rows[row];
+    if (!isKept(row))
+        return 0;
+    const EventEntry &e = m_rows[row - m_first];
     if (e.receivedDeltaMs != kFarReceipt)
         return e.timestampMs + e.receivedDeltaMs;
     const auto it = std::lower_bound(m_farReceipts.begin(), m_farReceipts.end(), std::make_pair(int(row), qint64(0)),
@@ -65,18 +98,21 @@ qint64 EventLog::receivedMs(size_t row) const
 
 size_t EventLog::memoryBytes() const
 {
-    return m_rows.size() * sizeof(EventEntry) + m_frames.size() * sizeof(QByteArray)
+    return m_rows.size() * sizeof(EventEntry) + m_frames.size() * sizeof(QByteArray) + m_frameBytes
         + m_journalRefs.size() * sizeof(FrameRef) + m_text.memoryBytes()
-        + m_ids.memoryBytes() + m_farReceipts.capacity() * sizeof(m_farReceipts[0]);
+        + m_ids.memoryBytes() + m_farReceipts.size() * sizeof(m_farReceipts[0]);
 }
 
 void EventLog::clear()
 {
+    m_first = 0;
     m_rows = {};
     m_types.clear();
+    m_typeAppended.clear();
     m_typeRows.clear();
     m_farReceipts = {};
     m_frames = {};
+    m_frameBytes = 0;
     m_journalRefs = {};
     m_text.clear();
     m_names.clear();
@@ -85,13 +121,15 @@ void EventLog::clear()
 
 // ---- MessageLog -----------------------------------------------------------------------------
 
+const MessageLog::Row MessageLog::kTrimmed{};
+
 Message MessageLog::operator[](size_t row) const
 {
-    const Row &r = m_rows[row];
+    const Row &r = rowAt(row);
     Message m;
     m.id = m_text.text(r.id);
     m.eventRow = r.eventRow;
-    if (m_events && r.eventRow >= 0 && size_t(r.eventRow) < m_events->size())
+    if (m_events && r.eventRow >= 0)
         m.eventId = m_events->eventId(size_t(r.eventRow));
     m.fromAgentId = m_names.name(r.fromAgentId);
     m.fromRaw = m_names.name(r.fromRaw);
@@ -142,19 +180,19 @@ std::optional<double> MessageLog::costUsd(size_t row) const
 
 int MessageLog::recipientCount(size_t row) const
 {
-    const int recipients = m_rows[row].recipients;
+    const int recipients = rowAt(row).recipients;
     return recipients > 0 ? 1 : recipients < 0 ? int(m_lists[size_t(-recipients - 1)].size()) : 0;
 }
 
 const QString &MessageLog::recipient(size_t row, int index) const
 {
-    const int recipients = m_rows[row].recipients;
+    const int recipients = rowAt(row).recipients;
     return recipients > 0 ? m_names.name(recipients) : m_lists[size_t(-recipients - 1)].at(index);
 }
 
 bool MessageLog::hasRecipient(size_t row, const QString &agentId) const
 {
-    const int recipients = m_rows[row].recipients;
+    const int recipients = rowAt(row).recipients;
     if (recipients > 0)
         return m_names.name(recipients) == agentId;
     return recipients < 0 && m_lists[size_t(-recipients - 1)].contains(agentId);
@@ -165,12 +203,25 @@ int MessageLog::find(QStringView messageId) const
     if (messageId.isEmpty())
         return -1;
     return m_ids.find(IdIndex::hashOf(messageId),
-                      [&](int row) { return m_text.equals(m_rows[size_t(row)].id, messageId); });
+                      [&](int row) { return m_text.equals(m_rows[size_t(row) - m_first].id, messageId); });
+}
+
+int MessageLog::keepList(QStringList list)
+{
+    if (m_freeLists.empty()) {
+        m_lists.push_back(std::move(list));
+        return int(m_lists.size()) - 1;
+    }
+    const int index = m_freeLists.back();
+    m_freeLists.pop_back();
+    m_lists[size_t(index)] = std::move(list);
+    return index;
 }
 
 int MessageLog::append(const Message &m)
 {
-    const int row = int(m_rows.size());
+    const int row = int(size());
+    m_text.setOwner(row);
     Row r;
     r.id = narrowRef(m_text.append(m.id));
     r.payload = narrowRef(m_text.appendUtf8(m.payloadText));
@@ -183,8 +234,7 @@ int MessageLog::append(const Message &m)
     if (m.toAgentIds.size() == 1 && !m.toAgentIds.front().isEmpty()) {
         r.recipients = m_names.intern(m.toAgentIds.front());
     } else if (!m.toAgentIds.isEmpty()) {
-        m_lists.push_back(m.toAgentIds);
-        r.recipients = -int(m_lists.size());
+        r.recipients = -(keepList(m.toAgentIds) + 1);
     }
     r.scopeId = m_names.intern(m.scopeId);
     r.payloadType = m_names.intern(m.payloadType);
@@ -204,37 +254,59 @@ int MessageLog::append(const Message &m)
 
 void MessageLog::setStatus(size_t row, const QString &status)
 {
-    m_rows[row].status = m_names.intern(status);
+    if (isKept(row))
+        m_rows[row - m_first].status = m_names.intern(status);
 }
 
 void MessageLog::addRecipient(size_t row, const QString &agentId)
 {
-    if (agentId.isEmpty())
+    if (agentId.isEmpty() || !isKept(row))
         return;
-    Row &r = m_rows[row];
+    Row &r = m_rows[row - m_first];
     if (r.recipients == 0) {
         r.recipients = m_names.intern(agentId);
         return;
     }
     if (r.recipients > 0) { // one becomes a list (built whole: the official server's deliveries
                             // name a second agent on most messages)
-        m_lists.push_back(QStringList{m_names.name(r.recipients), agentId});
-        r.recipients = -int(m_lists.size());
+        r.recipients = -(keepList(QStringList{m_names.name(r.recipients), agentId}) + 1);
         return;
     }
     m_lists[size_t(-r.recipients - 1)] << agentId;
 }
 
+void MessageLog::trimBefore(size_t row)
+{
+    row = std::min(row, size());
+    if (row <= m_first)
+        return;
+    const size_t count = row - m_first;
+    for (size_t i = 0; i < count; ++i) {
+        if (const int recipients = m_rows[i].recipients; recipients < 0) {
+            m_lists[size_t(-recipients - 1)] = QStringList();
+            m_freeLists.push_back(-recipients - 1);
+        }
+    }
+    m_ids.eraseRowsBefore(int(row));
+    m_rows.erase(m_rows.begin(), m_rows.begin() + qsizetype(count));
+    while (!m_usage.empty() && m_usage.front().row < row)
+        m_usage.pop_front();
+    m_first = row;
+    m_text.releaseOwnersBefore(qint64(row));
+}
+
 size_t MessageLog::memoryBytes() const
 {
     return m_rows.size() * sizeof(Row) + m_lists.capacity() * sizeof(QStringList) + m_text.memoryBytes()
-        + m_ids.memoryBytes() + m_usage.capacity() * sizeof(UsageRow);
+        + m_ids.memoryBytes() + m_usage.size() * sizeof(UsageRow);
 }
 
 void MessageLog::clear()
 {
+    m_first = 0;
     m_rows = {};
     m_lists = {};
+    m_freeLists = {};
     m_usage = {};
     m_text.clear();
     m_names.clear();
@@ -253,22 +325,31 @@ int TaskHistoryLog::append(int previous, const TaskTransition &step)
     r.detail = m_names.intern(step.detail);
     r.messageRow = step.messageRow;
     m_rows.push_back(r);
-    return int(m_rows.size()) - 1;
+    return int(size()) - 1;
 }
 
 std::vector<TaskTransition> TaskHistoryLog::chain(int last) const
 {
     std::vector<TaskTransition> steps;
-    for (int row = last; row >= 0; row = m_rows[size_t(row)].previous) {
-        const Row &r = m_rows[size_t(row)];
+    for (int row = last; row >= int(m_first) && size_t(row) < size(); row = m_rows[size_t(row) - m_first].previous) {
+        const Row &r = m_rows[size_t(row) - m_first];
         steps.push_back({r.timeMs, m_names.name(r.status), m_names.name(r.agentId), m_names.name(r.detail), r.messageRow});
     }
     std::reverse(steps.begin(), steps.end());
     return steps;
 }
 
+void TaskHistoryLog::trimOlderThan(qint64 timeMs)
+{
+    while (!m_rows.empty() && m_rows.front().timeMs < timeMs) {
+        m_rows.pop_front();
+        ++m_first;
+    }
+}
+
 void TaskHistoryLog::clear()
 {
+    m_first = 0;
     m_rows = {};
     m_names.clear();
 }

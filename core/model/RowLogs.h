@@ -2,8 +2,14 @@
 // has a million events, so rows are compact (numbers, text in an arena, repeating strings in a
 // name table: model/CompactStorage.h) and both logs find a row by id through a flat hash index.
 //
+// Rows are numbered from the first one appended since clear(): a row's number never changes.
+// A live session trims the oldest rows (trimBefore(), when its history budget is spent or its
+// journal dropped them): size() still counts every row appended, firstRow() is the oldest kept,
+// and a trimmed row reads as an empty one (no id, no type, no agent, time 0), so an index kept
+// elsewhere can never read freed memory. begin()/end() walk the kept rows.
+//
 // Thread: the store's thread. Views read them through SystemStore::events() / messages();
-// only the store appends and changes rows. Rows are never removed (until clear()).
+// only the store appends, changes and trims rows.
 #pragma once
 
 #include "model/CompactStorage.h"
@@ -20,37 +26,57 @@ namespace mapi {
 class EventLog
 {
 public:
-    size_t size() const { return m_rows.size(); }
-    bool empty() const { return m_rows.empty(); }
-    const EventEntry &operator[](size_t row) const { return m_rows[row]; }
-    const EventEntry &front() const { return m_rows.front(); }
+    size_t size() const { return m_first + m_rows.size(); } // rows ever appended (kept or trimmed)
+    bool empty() const { return m_rows.empty(); }            // no row kept
+    size_t firstRow() const { return m_first; }              // the oldest kept row (size(): none)
+    size_t keptCount() const { return m_rows.size(); }
+    bool isKept(size_t row) const { return row >= m_first && row < size(); }
+    const EventEntry &operator[](size_t row) const { return isKept(row) ? m_rows[row - m_first] : kTrimmed; }
+    const EventEntry &front() const { return m_rows.front(); } // the oldest kept row
     const EventEntry &back() const { return m_rows.back(); }
     auto begin() const { return m_rows.begin(); }
     auto end() const { return m_rows.end(); }
 
-    QString eventId(size_t row) const { return m_text.text(m_rows[row].idRef); }
+    QString eventId(size_t row) const { return isKept(row) ? m_text.text(m_rows[row - m_first].idRef) : QString(); }
     const QString &type(const EventEntry &e) const { return typeName(e.typeRow); }
-    const QString &typeName(int typeRow) const { return m_names.name(m_types[size_t(typeRow)].name); }
-    EventKind kind(const EventEntry &e) const { return m_types[size_t(e.typeRow)].kind; }
+    const QString &typeName(int typeRow) const { return typeRow >= 0 ? m_names.name(m_types[size_t(typeRow)].name) : m_names.name(0); }
+    EventKind kind(const EventEntry &e) const { return e.typeRow >= 0 ? m_types[size_t(e.typeRow)].kind : EventKind::Other; }
+    int typeCount() const { return int(m_types.size()); }
+    // Events of this type ever appended (trimmed ones too): counts stay when history goes.
+    qint64 appendedOfType(int typeRow) const { return m_typeAppended[size_t(typeRow)]; }
     const QString &agentId(const EventEntry &e) const { return m_names.name(e.agentName); }
     const QString &name(int nameRow) const { return m_names.name(nameRow); } // EventEntry::agentName
     // When the event arrived (the record's time in a trace), in ms since the epoch.
     qint64 receivedMs(size_t row) const;
     // The frame text kept with the event (live traffic); empty when none was kept.
-    QByteArray keptFrame(size_t row) const { return row < m_frames.size() ? m_frames[row] : QByteArray(); }
+    QByteArray keptFrame(size_t row) const
+    {
+        return isKept(row) && row - m_first < m_frames.size() ? m_frames[row - m_first] : QByteArray();
+    }
     // Where the event's frame is in the live session's journal (invalid: not journaled).
-    FrameRef journalRef(size_t row) const { return row < m_journalRefs.size() ? m_journalRefs[row] : FrameRef(); }
+    FrameRef journalRef(size_t row) const
+    {
+        return isKept(row) && row - m_first < m_journalRefs.size() ? m_journalRefs[row - m_first] : FrameRef();
+    }
     // The row of the event with this id (-1: none). `hash` from IdIndex::hashOf(id).
     int find(QStringView eventId, quint32 hash) const;
 
     // The store's side. `entry`'s idRef, receivedDeltaMs, typeRow and agentName are filled here.
     void append(EventEntry entry, const QString &eventId, quint32 idHash, const QString &type, EventKind kind,
                 const QString &agentId, qint64 receivedMs, const QByteArray &frame, const FrameRef &journalRef = {});
-    void setMessageIndex(size_t row, int message) { m_rows[row].messageIndex = message; }
+    void setMessageIndex(size_t row, int message)
+    {
+        if (isKept(row))
+            m_rows[row - m_first].messageIndex = message;
+    }
+    // Drops the rows before `row` (their ids, texts and frames); rows at and after keep their
+    // numbers.
+    void trimBefore(size_t row);
     size_t memoryBytes() const; // rows, texts and the id index (names: distinct strings only, not counted)
     void clear();
 
 private:
+    static const EventEntry kTrimmed;
     // An event type as received and the kind it was read as (a handful of them).
     struct TypeRow
     {
@@ -59,15 +85,18 @@ private:
     };
     static constexpr qint32 kFarReceipt = std::numeric_limits<qint32>::min();
 
+    size_t m_first = 0;               // row number of m_rows.front()
     std::deque<EventEntry> m_rows;
     std::vector<TypeRow> m_types;
+    std::vector<qint64> m_typeAppended; // per m_types row
     QHash<quint64, int> m_typeRows;   // (name << 8 | kind) -> row of m_types
     // Receipt times more than 24 days from the event's own time (receivedDeltaMs is then
     // kFarReceipt), by ascending row: rare (a server clock far off, a timestamp in seconds).
-    std::vector<std::pair<int, qint64>> m_farReceipts;
-    // Frames kept with events (live traffic), by row; stays empty while no event has one, so a
-    // loaded trace (whose frames its timeline keeps) pays nothing here.
+    std::deque<std::pair<int, qint64>> m_farReceipts;
+    // Frames kept with events (live traffic), by kept row (row - m_first); stays empty while no
+    // event has one, so a loaded trace (whose frames its timeline keeps) pays nothing here.
     std::deque<QByteArray> m_frames;
+    size_t m_frameBytes = 0;          // their texts
     // The same for frames kept in a live session's journal: where each is (16 bytes a row).
     std::deque<FrameRef> m_journalRefs;
     TextArena m_text;
@@ -78,25 +107,28 @@ private:
 class MessageLog
 {
 public:
-    size_t size() const { return m_rows.size(); }
-    bool empty() const { return m_rows.empty(); }
+    size_t size() const { return m_first + m_rows.size(); } // rows ever appended (kept or trimmed)
+    bool empty() const { return m_rows.empty(); }            // no row kept
+    size_t firstRow() const { return m_first; }
+    size_t keptCount() const { return m_rows.size(); }
+    bool isKept(size_t row) const { return row >= m_first && row < size(); }
     // A copy built from the compact row (about ten shared strings): cheap, but not free.
     Message operator[](size_t row) const;
-    Message front() const { return (*this)[0]; }
-    Message back() const { return (*this)[m_rows.size() - 1]; }
+    Message front() const { return (*this)[m_first]; }
+    Message back() const { return (*this)[size() - 1]; }
     int find(QStringView messageId) const;
     bool contains(QStringView messageId) const { return find(messageId) >= 0; }
     // Single fields without building a Message, for loops over many rows.
-    qint64 timestampMs(size_t row) const { return m_rows[row].timestampMs; }
-    ConventionKind convention(size_t row) const { return ConventionKind(m_rows[row].convention); }
-    const QString &fromAgentId(size_t row) const { return m_names.name(m_rows[row].fromAgentId); }
-    const QString &scopeId(size_t row) const { return m_names.name(m_rows[row].scopeId); }
-    const QString &payloadType(size_t row) const { return m_names.name(m_rows[row].payloadType); }
-    QString id(size_t row) const { return m_text.text(m_rows[row].id); }
-    int eventRow(size_t row) const { return m_rows[row].eventRow; }
+    qint64 timestampMs(size_t row) const { return rowAt(row).timestampMs; }
+    ConventionKind convention(size_t row) const { return ConventionKind(rowAt(row).convention); }
+    const QString &fromAgentId(size_t row) const { return m_names.name(rowAt(row).fromAgentId); }
+    const QString &scopeId(size_t row) const { return m_names.name(rowAt(row).scopeId); }
+    const QString &payloadType(size_t row) const { return m_names.name(rowAt(row).payloadType); }
+    QString id(size_t row) const { return m_text.text(rowAt(row).id); }
+    int eventRow(size_t row) const { return rowAt(row).eventRow; }
     // The kept payload text (empty when none, or when payloadInFrame(): SystemStore::messagePayload()).
-    QByteArrayView payloadText(size_t row) const { return m_text.utf8(m_rows[row].payload); }
-    bool payloadInFrame(size_t row) const { return m_rows[row].payloadInFrame; }
+    QByteArrayView payloadText(size_t row) const { return m_text.utf8(rowAt(row).payload); }
+    bool payloadInFrame(size_t row) const { return rowAt(row).payloadInFrame; }
     std::optional<qint64> tokensUsed(size_t row) const;
     std::optional<double> costUsd(size_t row) const;
     int recipientCount(size_t row) const;
@@ -120,15 +152,17 @@ public:
         const MessageLog *m_log;
         size_t m_row;
     };
-    const_iterator begin() const { return {this, 0}; }
-    const_iterator end() const { return {this, m_rows.size()}; }
+    const_iterator begin() const { return {this, m_first}; }
+    const_iterator end() const { return {this, size()}; }
 
     // The store's side. `events` gives each message its eventId (Message::eventRow).
     explicit MessageLog(const EventLog *events = nullptr) : m_events(events) {}
     void setEventLog(const EventLog *events) { m_events = events; }
     int append(const Message &message); // its row
-    void setStatus(size_t row, const QString &status);
-    void addRecipient(size_t row, const QString &agentId);
+    void setStatus(size_t row, const QString &status);      // no-op for a trimmed row
+    void addRecipient(size_t row, const QString &agentId);  // no-op for a trimmed row
+    // Drops the rows before `row`; rows at and after keep their numbers.
+    void trimBefore(size_t row);
     size_t memoryBytes() const; // rows, texts and the id index (names: distinct strings only, not counted)
     void clear();
 
@@ -171,11 +205,16 @@ private:
     };
     static constexpr qint64 kNoTokens = std::numeric_limits<qint64>::min();
     const UsageRow *usageOf(size_t row) const;
+    static const Row kTrimmed;
+    const Row &rowAt(size_t row) const { return isKept(row) ? m_rows[row - m_first] : kTrimmed; }
+    int keepList(QStringList list); // its index in m_lists (a freed one when there is one)
 
     const EventLog *m_events;
+    size_t m_first = 0;
     std::deque<Row> m_rows;
     std::vector<QStringList> m_lists;
-    std::vector<UsageRow> m_usage;
+    std::vector<int> m_freeLists;      // indexes of m_lists whose message was trimmed
+    std::deque<UsageRow> m_usage;
     TextArena m_text;
     NameTable m_names;
     IdIndex m_ids;
@@ -189,9 +228,13 @@ class TaskHistoryLog
 public:
     // Appends a transition after row `previous` of the same task (-1: its first); returns its row.
     int append(int previous, const TaskTransition &step);
-    // The transitions of the task whose newest is row `last`, oldest first.
+    // The transitions of the task whose newest is row `last`, oldest first (the kept ones).
     std::vector<TaskTransition> chain(int last) const;
-    size_t size() const { return m_rows.size(); }
+    size_t size() const { return m_first + m_rows.size(); }
+    size_t firstRow() const { return m_first; }
+    // Drops the oldest rows, up to the first one at or after `timeMs` (rows come nearly in time
+    // order: a late one keeps the rows behind it a little longer).
+    void trimOlderThan(qint64 timeMs);
     size_t memoryBytes() const { return m_rows.size() * sizeof(Row); }
     void clear();
 
@@ -205,6 +248,7 @@ private:
         int detail = 0;
         int messageRow = -1;
     };
+    size_t m_first = 0;
     std::deque<Row> m_rows;
     NameTable m_names;
 };

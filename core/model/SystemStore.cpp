@@ -60,7 +60,7 @@ QString gapKindName(Gap::Kind kind)
 bool ChangeSet::isEmpty() const
 {
     return agentRows.isEmpty() && scopeRows.isEmpty() && taskRows.isEmpty() && actionRows.isEmpty()
-        && firstNewMessage < 0 && firstNewEvent < 0 && !countersChanged && !connectionChanged;
+        && firstNewMessage < 0 && firstNewEvent < 0 && !countersChanged && !connectionChanged && !historyTrimmed;
 }
 
 static void insertSorted(QStringList &list, const QString &value)
@@ -218,9 +218,63 @@ void SystemStore::scheduleFlush()
         m_flushTimer.start();
 }
 
+size_t SystemStore::historyBytes() const
+{
+    return m_events.memoryBytes() + m_messages.memoryBytes() + m_taskHistory.memoryBytes();
+}
+
+void SystemStore::trimEventsBefore(size_t eventRow)
+{
+    eventRow = std::min(eventRow, m_events.size());
+    if (eventRow <= m_events.firstRow())
+        return;
+    const qint64 events = qint64(eventRow - m_events.firstRow());
+    // Messages are appended in the order of the events that carry them.
+    size_t messageRow = m_messages.firstRow();
+    while (messageRow < m_messages.size() && m_messages.eventRow(messageRow) < int(eventRow))
+        ++messageRow;
+    const qint64 messages = qint64(messageRow - m_messages.firstRow());
+    m_events.trimBefore(eventRow);
+    m_messages.trimBefore(messageRow);
+    const qint64 boundaryMs = m_events.empty() ? m_nowMs : m_events.front().timestampMs;
+    m_taskHistory.trimOlderThan(boundaryMs);
+    m_trim.events += events;
+    m_trim.messages += messages;
+    m_trim.beforeMs = std::max(m_trim.beforeMs, boundaryMs);
+    m_pending.historyTrimmed = true;
+}
+
+void SystemStore::trimHistoryBefore(qint64 receivedMs)
+{
+    size_t row = m_events.firstRow();
+    while (row < m_events.size() && m_events.receivedMs(row) < receivedMs)
+        ++row;
+    trimEventsBefore(row);
+    scheduleFlush();
+}
+
+void SystemStore::enforceHistoryBudget()
+{
+    if (m_historyBudget == 0)
+        return;
+    // Rows cost about the same on average: drop the share that brings the logs to 90%. Texts
+    // are freed by the 1 MiB block, so a pass may free less than its share: a few more passes
+    // (each at least a tenth of what is kept) settle it.
+    for (int pass = 0; pass < 4; ++pass) {
+        const size_t bytes = historyBytes();
+        if (bytes <= m_historyBudget || m_events.empty())
+            return;
+        const double keep = 0.9 * double(m_historyBudget) / double(bytes);
+        const size_t kept = m_events.keptCount();
+        const size_t drop = std::max<size_t>({1, kept / 10, size_t(double(kept) * (1.0 - keep))});
+        trimEventsBefore(m_events.firstRow() + drop);
+    }
+}
+
 void SystemStore::flushChanges()
 {
     m_flushTimer.stop();
+    enforceHistoryBudget();
     if (m_pending.isEmpty())
         return;
     ChangeSet out = std::move(m_pending);
@@ -264,6 +318,7 @@ void SystemStore::reset()
     m_sessions.clear();
     m_counters = StoreCounters();
     m_connection = ConnectionInfo();
+    m_trim = HistoryTrim();
     m_pending = ChangeSet();
     Q_EMIT wasReset();
 }
@@ -422,7 +477,7 @@ int SystemStore::stateRowOf(const QString &state)
 
 QByteArray SystemStore::eventFrame(int row) const
 {
-    if (row < 0 || size_t(row) >= m_events.size())
+    if (row < 0 || !m_events.isKept(size_t(row)))
         return {};
     QByteArray kept = m_events.keptFrame(size_t(row));
     if (!kept.isEmpty())
@@ -434,7 +489,7 @@ QByteArray SystemStore::eventFrame(int row) const
 
 QByteArray SystemStore::messagePayload(int row) const
 {
-    if (row < 0 || size_t(row) >= m_messages.size())
+    if (row < 0 || !m_messages.isKept(size_t(row)))
         return {};
     if (!m_messages.payloadInFrame(size_t(row))) {
         const QByteArrayView text = m_messages.payloadText(size_t(row));

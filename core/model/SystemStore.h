@@ -2,8 +2,12 @@
 // tasks, operator actions, gaps and protocol problems.
 //
 // Thread: lives in one thread (the GUI thread in the window, the main thread in the CLI);
-// inputs arrive in batches through apply(). Rows are never removed: an unregistered agent or a
-// deleted scope is marked, so view row indexes stay valid.
+// inputs arrive in batches through apply(). Entity rows (agents, scopes, tasks, actions) are
+// never removed: an unregistered agent or a deleted scope is marked, so view row indexes stay
+// valid. History (events, messages, task transitions) is bounded for a live session: past its
+// history budget, or when the session's journal drops old frames, the oldest rows are trimmed
+// (RowLogs.h: row numbers stay, trimmed rows read empty); the current state and every counter
+// stay exact, and historyTrim() says what went.
 // Changes are reported through changed() at most every kFlushIntervalMs (≈30 Hz), coalesced.
 #pragma once
 
@@ -35,6 +39,7 @@ struct ChangeSet
     int firstNewEvent = -1;
     bool countersChanged = false;
     bool connectionChanged = false;
+    bool historyTrimmed = false;   // the oldest history went (SystemStore::historyTrim())
     bool isEmpty() const;
 };
 
@@ -48,6 +53,15 @@ struct StoreCounters
     qint64 gaps = 0;
     qint64 sequenceGaps = 0;
     qint64 problems = 0;
+};
+
+// What a live session's history bound has dropped so far (since the last reset()).
+struct HistoryTrim
+{
+    qint64 events = 0;             // rows trimmed from events()
+    qint64 messages = 0;           // rows trimmed from messages()
+    qint64 beforeMs = 0;           // history before this time (event time, ms since the epoch) is gone; 0: none
+    bool any() const { return events > 0 || messages > 0; }
 };
 
 class SystemStore : public QObject
@@ -77,6 +91,17 @@ public:
     // How often changed() is emitted (default kFlushIntervalMs). A trace load sets a slower
     // rate: the views then repaint less often while a million events arrive.
     void setFlushInterval(int ms) { m_flushTimer.setInterval(ms); }
+
+    // The history bound: when events, messages and task transitions take more than `bytes`
+    // (memoryBytes() of their logs), the oldest are trimmed down to 90% of it at the next flush.
+    // 0: unbounded (a loaded trace: its history is the point). Kept across reset().
+    void setHistoryBudget(size_t bytes) { m_historyBudget = bytes; }
+    size_t historyBudget() const { return m_historyBudget; }
+    size_t historyBytes() const;
+    // Trims the events received before `receivedMs` and what came with them (the journal
+    // dropped their frames); reported with the next changed().
+    void trimHistoryBefore(qint64 receivedMs);
+    const HistoryTrim &historyTrim() const { return m_trim; }
 
     // Empties the model (new connection, new trace). Emits aboutToReset() and wasReset();
     // views reset their models between the two.
@@ -167,6 +192,8 @@ private:
     void markTask(int row);
     void markAction(int row);
     void scheduleFlush();
+    void trimEventsBefore(size_t eventRow);
+    void enforceHistoryBudget();
 
     HealthPolicy m_policy;
     qint64 m_nowMs = 0;
@@ -192,6 +219,9 @@ private:
     QHash<FastString, Session> m_sessions;
     StoreCounters m_counters;
     ConnectionInfo m_connection;
+
+    size_t m_historyBudget = 0;
+    HistoryTrim m_trim;
 
     ChangeSet m_pending;
     QTimer m_flushTimer;

@@ -156,9 +156,13 @@ public:
         , m_options(options)
         , m_out(device)
         , m_eventCount(store.events().size())
+        , m_firstEvent(store.events().firstRow())
         , m_filtered(!options.agents.isEmpty())
     {
-        m_total = scanWeight() + qint64(m_eventCount) + qint64(store.tasks().size());
+        // A live session's trimmed history is not exported; a trim during the export makes
+        // those rows read as empty ones, which keepEvent() leaves out.
+        m_scanned = m_written = m_firstEvent;
+        m_total = scanWeight() + qint64(m_eventCount - m_firstEvent) + qint64(store.tasks().size());
     }
 
     bool writeSome(qint64 maxRows) override
@@ -172,7 +176,7 @@ public:
                 m_usedThreads.insert(tidOfEvent(e));
             }
         }
-        m_done = qint64(m_scanned) / kScanRowsPerRow;
+        m_done = qint64(m_scanned - m_firstEvent) / kScanRowsPerRow;
         if (m_scanned < m_eventCount)
             return true;
         if (!m_headerWritten) {
@@ -189,7 +193,7 @@ public:
                 m_usedThreads.insert(tidOf(taskThread(task)));
                 m_origin = std::min(m_origin, std::max(span.start, m_options.fromMs));
             }
-            m_total = scanWeight() + qint64(m_eventCount) + qint64(m_spans.size());
+            m_total = scanWeight() + qint64(m_eventCount - m_firstEvent) + qint64(m_spans.size());
             if (m_origin == std::numeric_limits<qint64>::max())
                 m_origin = 0;
             writeHeader();
@@ -215,7 +219,7 @@ private:
     // Progress: the first pass reads each event's few fields, about a sixteenth of the time of
     // writing it, and weighs that much.
     static constexpr qint64 kScanRowsPerRow = 16;
-    qint64 scanWeight() const { return qint64(m_eventCount) / kScanRowsPerRow; }
+    qint64 scanWeight() const { return qint64(m_eventCount - m_firstEvent) / kScanRowsPerRow; }
 
     bool writing()
     {
@@ -230,7 +234,7 @@ private:
     // Filters and threads read single fields of the message (no copy of it per event).
     bool hasMessage(const EventEntry &e) const
     {
-        return e.messageIndex >= 0 && size_t(e.messageIndex) < m_store.messages().size();
+        return e.messageIndex >= 0 && m_store.messages().isKept(size_t(e.messageIndex));
     }
     bool keepEvent(const EventEntry &e) const
     {
@@ -377,6 +381,7 @@ private:
     ChromeTraceOptions m_options;
     Output m_out;
     const size_t m_eventCount;
+    const size_t m_firstEvent;   // the oldest kept event (a live session trims its history)
     const bool m_filtered;
     qint64 m_origin = std::numeric_limits<qint64>::max();
     QSet<int> m_usedThreads;
@@ -583,10 +588,13 @@ public:
     {
         switch (table) {
         case CsvTable::Agents: m_rows = store.agents().size(); break;
-        case CsvTable::Messages: m_rows = store.messages().size(); break;
+        case CsvTable::Messages: // the kept ones: a live session trims its oldest
+            m_rows = store.messages().size();
+            m_next = store.messages().firstRow();
+            break;
         case CsvTable::Tasks: m_rows = store.tasks().size(); break;
         }
-        m_total = qint64(m_rows);
+        m_total = qint64(m_rows - m_next);
     }
 
     bool writeSome(qint64 maxRows) override

@@ -99,6 +99,10 @@ private Q_SLOTS:
     void sendConfirmedWhenAnswerNamesSeenMessage();
     void resetEmptiesTheModel();
     void taskEventsOfEveryShape();
+    void idIndexErasesTrimmedRows();
+    void textArenaReleasesTrimmedOwners();
+    void historyBudgetTrimsOldestAndKeepsStateExact();
+    void trimHistoryBeforeATime();
 };
 
 void TestStore::sameEventTwiceIsAppliedOnce()
@@ -1170,6 +1174,177 @@ void TestStore::taskEventsOfEveryShape()
         QCOMPARE(t7->type, QString());
         QVERIFY(!store.task(QStringLiteral("ignored")));
     }
+}
+
+
+void TestStore::idIndexErasesTrimmedRows()
+{
+    // Hashes chosen to collide (long probe chains that wrap around the table's end): erasing
+    // the older half must leave every newer row findable, and the older ones gone.
+    IdIndex index;
+    constexpr int kRows = 60000;
+    const auto hashOf = [](int row) { return quint32(row % 3001) * 2654435761u; };
+    for (int row = 0; row < kRows; ++row)
+        index.insert(hashOf(row), row);
+    index.eraseRowsBefore(kRows / 2);
+    QCOMPARE(index.size(), size_t(kRows / 2));
+    for (int row = 0; row < kRows; ++row) {
+        const int found = index.find(hashOf(row), [&](int candidate) { return candidate == row; });
+        QCOMPARE(found, row < kRows / 2 ? -1 : row);
+    }
+    // The table still takes new rows and finds them.
+    for (int row = kRows; row < kRows + 1000; ++row)
+        index.insert(hashOf(row), row);
+    QCOMPARE(index.find(hashOf(kRows + 999), [&](int c) { return c == kRows + 999; }), kRows + 999);
+    index.eraseRowsBefore(kRows + 1000);
+    QCOMPARE(index.size(), size_t(0));
+}
+
+void TestStore::textArenaReleasesTrimmedOwners()
+{
+    TextArena arena;
+    std::vector<TextArena::Ref> refs;
+    const QString large(300 * 1024, QLatin1Char('x')); // a block of its own
+    // 1,000,000 texts of about 12 bytes fill a dozen 1 MiB blocks; blocks are freed whole.
+    constexpr int kOwners = 1000000;
+    const auto textOf = [&](int owner) { return owner % 250000 == 7 ? large : QStringLiteral("text-%1").arg(owner); };
+    for (int owner = 0; owner < kOwners; ++owner) {
+        arena.setOwner(owner);
+        refs.push_back(arena.append(textOf(owner)));
+    }
+    const size_t full = arena.memoryBytes();
+    arena.releaseOwnersBefore(800000);
+    const size_t trimmed = arena.memoryBytes();
+    QVERIFY2(trimmed < full / 3, qPrintable(QStringLiteral("%1 of %2 bytes kept").arg(trimmed).arg(full)));
+    for (int owner = 800000; owner < kOwners; ++owner)
+        QCOMPARE(arena.text(refs[size_t(owner)]), textOf(owner));
+    // Freed slots are used again: as much text again takes no more than the full arena did.
+    for (int owner = kOwners; owner < 2 * kOwners; ++owner) {
+        arena.setOwner(owner);
+        refs.push_back(arena.append(QStringLiteral("text-%1").arg(owner)));
+    }
+    arena.releaseOwnersBefore(2 * kOwners - 200000);
+    QVERIFY(arena.memoryBytes() <= full);
+    QCOMPARE(arena.text(refs[2 * kOwners - 1]), QStringLiteral("text-%1").arg(2 * kOwners - 1));
+}
+
+void TestStore::historyBudgetTrimsOldestAndKeepsStateExact()
+{
+    // Two stores fed the same frames: one unbounded, one with a small history budget. The
+    // bounded one trims its oldest events and messages, and its current state, counters and
+    // tasks equal the unbounded one's.
+    SystemStore full;
+    SystemStore bounded;
+    // Texts live in 1 MiB blocks (one open block per log): a budget of a few of them.
+    constexpr size_t kBudget = 6 << 20;
+    bounded.setHistoryBudget(kBudget);
+    QSignalSpy changes(&bounded, &SystemStore::changed);
+    Wire fullWire(full);
+    Wire boundedWire(bounded);
+    const auto both = [&](auto &&feed) {
+        feed(fullWire);
+        feed(boundedWire);
+    };
+    const QStringList states{QStringLiteral("idle"), QStringLiteral("busy"), QStringLiteral("waiting")};
+    for (int a = 0; a < 20; ++a)
+        both([&](Wire &w) { w.registerAgent(QStringLiteral("a%1").arg(a), QStringLiteral("agent %1").arg(a)); });
+    size_t maxHistory = 0;
+    for (int i = 0; i < 80000; ++i) {
+        const QString agent = QStringLiteral("a%1").arg(i % 20);
+        if (i % 3 == 0) {
+            const QString taskId = QStringLiteral("t%1").arg(i / 3);
+            both([&](Wire &w) {
+                w.message(QStringLiteral("msg-%1").arg(i), agent, s(QStringLiteral("a%1").arg((i + 1) % 20)),
+                          envelope("task.request", agent, QStringLiteral("a%1").arg((i + 1) % 20),
+                                   {{"task_id", s(taskId)}, {"description", "work"}}));
+            });
+        } else {
+            both([&](Wire &w) { w.setState(agent, QStringLiteral("agent"), states[i % 3], states[(i + 2) % 3]); });
+        }
+        if (i % 1000 == 999) {
+            bounded.flushChanges();
+            maxHistory = std::max(maxHistory, bounded.historyBytes());
+        }
+    }
+    full.flushChanges();
+    bounded.flushChanges();
+
+    // The bound held, and history went.
+    QVERIFY2(maxHistory <= kBudget, qPrintable(QStringLiteral("%1 bytes: events %2, messages %3")
+                                                   .arg(maxHistory).arg(bounded.events().memoryBytes())
+                                                   .arg(bounded.messages().memoryBytes())));
+    QVERIFY(bounded.events().firstRow() > 0);
+    QVERIFY(bounded.messages().firstRow() > 0);
+    QCOMPARE(bounded.events().size(), full.events().size()); // row numbers stay
+    QCOMPARE(qint64(bounded.events().firstRow()), bounded.historyTrim().events);
+    QCOMPARE(qint64(bounded.messages().firstRow()), bounded.historyTrim().messages);
+    QCOMPARE(bounded.historyTrim().beforeMs, bounded.events()[bounded.events().firstRow()].timestampMs);
+    bool reported = false;
+    for (int i = 0; i < changes.size(); ++i)
+        reported = reported || changeSetAt(changes, i).historyTrimmed;
+    QVERIFY(reported);
+
+    // Trimmed rows read as empty ones; kept rows read as in the unbounded store.
+    const size_t gone = bounded.events().firstRow() - 1;
+    QVERIFY(bounded.events().eventId(gone).isEmpty());
+    QCOMPARE(bounded.events()[gone].typeRow, -1);
+    QVERIFY(bounded.eventFrame(int(gone)).isEmpty());
+    QVERIFY(bounded.messages().id(bounded.messages().firstRow() - 1).isEmpty());
+    QCOMPARE(bounded.messages().find(full.messages().id(0)), -1);
+    for (size_t row = bounded.events().firstRow(); row < bounded.events().size(); row += 97) {
+        QCOMPARE(bounded.events().eventId(row), full.events().eventId(row));
+        QCOMPARE(bounded.events().type(bounded.events()[row]), full.events().type(full.events()[row]));
+        QCOMPARE(bounded.eventFrame(int(row)), full.eventFrame(int(row)));
+    }
+    const size_t lastMessage = bounded.messages().size() - 1;
+    QCOMPARE(bounded.messages().find(full.messages().id(lastMessage)), int(lastMessage));
+    QCOMPARE(bounded.messages()[lastMessage].eventId, full.messages()[lastMessage].eventId);
+
+    // The current state and every count are exact.
+    QCOMPARE(bounded.counters().eventsApplied, full.counters().eventsApplied);
+    QCOMPARE(bounded.counters().messages, full.counters().messages);
+    QCOMPARE(bounded.counters().tasks, full.counters().tasks);
+    QCOMPARE(bounded.agents().size(), full.agents().size());
+    for (size_t a = 0; a < full.agents().size(); ++a) {
+        QCOMPARE(bounded.agents()[a].state, full.agents()[a].state);
+        QCOMPARE(bounded.agents()[a].messagesSent, full.agents()[a].messagesSent);
+        QCOMPARE(bounded.agents()[a].messagesReceived, full.agents()[a].messagesReceived);
+    }
+    QCOMPARE(bounded.tasks().size(), full.tasks().size());
+    for (size_t t = 0; t < full.tasks().size(); ++t)
+        QCOMPARE(bounded.tasks()[t].status, full.tasks()[t].status);
+    for (int type = 0; type < full.events().typeCount(); ++type)
+        QCOMPARE(bounded.events().appendedOfType(type), full.events().appendedOfType(type));
+
+    // A recent event again is still a duplicate.
+    const size_t last = bounded.events().size() - 1;
+    const QByteArray lastFrame = bounded.eventFrame(int(last));
+    QVERIFY(!lastFrame.isEmpty());
+    boundedWire.receive(lastFrame);
+    QCOMPARE(bounded.counters().duplicateEvents, qint64(1));
+    QCOMPARE(bounded.events().size(), last + 1);
+}
+
+void TestStore::trimHistoryBeforeATime()
+{
+    SystemStore store;
+    Wire wire(store);
+    wire.registerAgent(QStringLiteral("a1"), QStringLiteral("alpha"));
+    for (int i = 0; i < 100; ++i)
+        wire.message(QStringLiteral("m%1").arg(i), QStringLiteral("a1"), "a1", i);
+    // Each frame arrives 10 ms after the previous (Wire): received times are 1,000,010 + 10 * row.
+    const qint64 cut = store.events().receivedMs(40);
+    store.trimHistoryBefore(cut);
+    QCOMPARE(store.events().firstRow(), size_t(40));
+    QVERIFY(store.events().receivedMs(40) >= cut);
+    QCOMPARE(store.messages().firstRow(), size_t(39)); // the registration carried none
+    QCOMPARE(store.messages().id(39), QStringLiteral("m39"));
+    QCOMPARE(store.historyTrim().events, qint64(40));
+    QCOMPARE(store.historyTrim().messages, qint64(39));
+    QCOMPARE(store.agent(QStringLiteral("a1"))->messagesSent, 100); // counts stay
+    store.reset();
+    QVERIFY(!store.historyTrim().any());
+    QCOMPARE(store.events().firstRow(), size_t(0));
 }
 
 QTEST_GUILESS_MAIN(TestStore)

@@ -351,7 +351,7 @@ QVariant TaskHistoryModel::data(const QModelIndex &index, int role) const
         case TimeColumn: return fullTime(step.timeMs);
         case AgentColumn: return step.agentId;
         case DetailColumn:
-            return step.messageRow < 0 || size_t(step.messageRow) >= m_store->messages().size()
+            return step.messageRow < 0 || !m_store->messages().isKept(size_t(step.messageRow))
                 ? step.detail
                 : tr("%1\nmessage %2").arg(step.detail, m_store->messages().id(size_t(step.messageRow)));
         default: return {};

@@ -292,7 +292,7 @@ ItemView taskView(const SystemStore &store, const Task &t)
                            {"status", text(step.status)},
                            {"agentId", optionalText(step.agentId)},
                            {"detail", optionalText(step.detail)},
-                           {"messageId", step.messageRow >= 0 && size_t(step.messageRow) < store.messages().size()
+                           {"messageId", step.messageRow >= 0 && store.messages().isKept(size_t(step.messageRow))
                                              ? optionalText(store.messages().id(size_t(step.messageRow)))
                                              : OrderedJson()}});
     view.json = {{"id", text(t.id)},
@@ -383,7 +383,7 @@ ItemView messageView(const SystemStore &store, int row)
     const auto &events = store.events();
     int originRow = -1;
     OrderedJson related = OrderedJson::array();
-    for (size_t i = size_t(std::max(row, m.eventRow)); i < events.size(); ++i) {
+    for (size_t i = std::max(size_t(std::max(row, m.eventRow)), events.firstRow()); i < events.size(); ++i) {
         if (events[i].messageIndex != row)
             continue;
         if (originRow < 0)
@@ -437,7 +437,7 @@ ItemView eventView(const SystemStore &store, int row)
     if (!agentId.isEmpty())
         view.header += QStringLiteral(" · ") + escaped(agentLabel(store, agentId));
     view.header += QStringLiteral(" · ") + timeOfDay(e.timestampMs);
-    const bool hasMessage = e.messageIndex >= 0 && size_t(e.messageIndex) < store.messages().size();
+    const bool hasMessage = e.messageIndex >= 0 && store.messages().isKept(size_t(e.messageIndex));
     const QByteArray frame = store.eventFrame(row);
     view.json = {{"row", row},
                  {"eventId", optionalText(store.events().eventId(size_t(row)))},
@@ -508,11 +508,12 @@ bool mayCarrySecrets(const OrderedJson &json)
 }
 
 // Message, event and problem keys are row numbers; anything else is "not found".
-int rowKey(const QString &key, size_t rows)
+// `key` as a row in [first, end) (-1: none, or trimmed by a live session's history bound).
+int rowKey(const QString &key, size_t end, size_t first = 0)
 {
     bool ok = false;
     const int row = key.toInt(&ok);
-    return ok && row >= 0 && size_t(row) < rows ? row : -1;
+    return ok && row >= 0 && size_t(row) >= first && size_t(row) < end ? row : -1;
 }
 
 ItemView describe(const SystemStore &store, Kind kind, const QString &key)
@@ -535,11 +536,11 @@ ItemView describe(const SystemStore &store, Kind kind, const QString &key)
             return actionView(store, *a);
         break;
     case Kind::Message:
-        if (const int row = rowKey(key, store.messages().size()); row >= 0)
+        if (const int row = rowKey(key, store.messages().size(), store.messages().firstRow()); row >= 0)
             return messageView(store, row);
         break;
     case Kind::Event:
-        if (const int row = rowKey(key, store.events().size()); row >= 0)
+        if (const int row = rowKey(key, store.events().size(), store.events().firstRow()); row >= 0)
             return eventView(store, row);
         break;
     case Kind::Problem:
@@ -559,8 +560,8 @@ QString missingText(Kind kind, const QString &key)
     case Kind::Scope: return InspectorPanel::tr("Scope %1 is not in the model.").arg(key);
     case Kind::Task: return InspectorPanel::tr("Task %1 is not in the model.").arg(key);
     case Kind::Action: return InspectorPanel::tr("Action %1 is not in the model.").arg(key);
-    case Kind::Message: return InspectorPanel::tr("Message #%1 is not in the model.").arg(key);
-    case Kind::Event: return InspectorPanel::tr("Event #%1 is not in the model.").arg(key);
+    case Kind::Message: return InspectorPanel::tr("Message #%1 is not in the model (a live session's oldest history is trimmed: see the timeline).").arg(key);
+    case Kind::Event: return InspectorPanel::tr("Event #%1 is not in the model (a live session's oldest history is trimmed: see the timeline).").arg(key);
     case Kind::Problem: return InspectorPanel::tr("Problem #%1 is not in the model.").arg(key);
     }
     return InspectorPanel::tr("Select an agent, message, task or action to inspect it.");
@@ -708,7 +709,7 @@ bool InspectorPanel::concernsShownItem(const ChangeSet &changes) const
             return false;
         const int row = m_key.toInt();
         const auto &events = m_store->events();
-        for (size_t i = size_t(changes.firstNewEvent); i < events.size(); ++i)
+        for (size_t i = std::max(size_t(changes.firstNewEvent), events.firstRow()); i < events.size(); ++i)
             if (events[i].messageIndex == row)
                 return true;
         return false;

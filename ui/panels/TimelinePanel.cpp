@@ -99,6 +99,8 @@ void TimelinePanel::updateSummary()
                       count(m_view->lanes().groupCount(), tr("1 group"), tr("%1 groups"))};
     if (!index.gaps().empty())
         parts << count(int(index.gaps().size()), tr("1 gap"), tr("%1 gaps"));
+    if (index.trimmedEvents() > 0)
+        parts << historyTrimmedText(index.trimmedBeforeMs(), index.trimmedEvents());
     m_summary->setText(parts.join(QStringLiteral(" · ")));
 }
 

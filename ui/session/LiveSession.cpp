@@ -154,6 +154,7 @@ void LiveSession::connectTo(const ClientOptions &options, bool observerOnly)
     m_label = redactedUrl(options.url);
     m_lastError.clear();
     setObserverOnly(observerOnly);
+    m_store.setHistoryBudget(size_t(std::max<qint64>(m_memoryBudget / 2, 1 << 20)));
     openJournal();
     startClient(nullptr);
     Q_EMIT sourceChanged();
@@ -295,6 +296,12 @@ void LiveSession::openJournal()
         m_journalDegraded = degraded;
         Q_EMIT journalStateChanged(degraded, reason);
     }, Qt::QueuedConnection);
+    // Retention dropped the oldest parts: their frames cannot be read back, so the model's
+    // history before them goes too (the current state stays).
+    connect(journal, &SessionJournal::historyDropped, this, [this, journal](qint64, qint64 timeMs) {
+        if (journal == m_journal)
+            m_store.trimHistoryBefore(timeMs + 1);
+    });
     // Reads come from this thread (inspector, exports); the journal serves them under its lock.
     m_store.setJournalReader([journal](const FrameRef &ref) { return journal->readFrame(ref); });
     if (m_journalDegraded)
@@ -348,6 +355,7 @@ void LiveSession::openTrace(const QString &path)
     m_lastError.clear();
     m_lastEventCount = 0;
 
+    m_store.setHistoryBudget(0);
     m_loadJob = new TraceLoadJob(&m_store, this);
     connect(m_loadJob, &TraceLoadJob::progress, this, &LiveSession::traceLoadProgress);
     connect(m_loadJob, &TraceLoadJob::finished, this, [this](bool ok, const QString &error) {

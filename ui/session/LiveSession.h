@@ -49,6 +49,13 @@ public:
     // offers it). `journalOptions` (retention) apply to the connections that follow.
     void connectTo(const ClientOptions &options, bool observerOnly);
     void setJournalOptions(const JournalOptions &options) { m_journalOptions = options; }
+    // The window's memory budget for a live session (default kDefaultMemoryBudgetBytes): half
+    // of it bounds the store's history (SystemStore::setHistoryBudget), which the timeline's
+    // index follows (about a third as much again); the rest is the model, Qt and the heap.
+    // A loaded trace is not bounded (its history is the point; it costs about 160 B/event).
+    static constexpr qint64 kDefaultMemoryBudgetBytes = qint64(1) << 30;
+    void setMemoryBudget(qint64 bytes) { m_memoryBudget = bytes; }
+    qint64 memoryBudget() const { return m_memoryBudget; }
     QString journalFolder() const { return m_journalFolder; } // empty: no live journal
     bool journalDegraded() const { return m_journalDegraded; }
     void disconnectFromServer();
@@ -146,6 +153,7 @@ private:
     TraceWriter *m_writer = nullptr;     // lives in m_worker; set while recording
     SessionJournal *m_journal = nullptr; // lives in m_worker; set while the store holds live rows
     JournalOptions m_journalOptions;
+    qint64 m_memoryBudget = kDefaultMemoryBudgetBytes;
     QString m_journalFolder;
     bool m_journalDegraded = false;
     QString m_recordingPath;

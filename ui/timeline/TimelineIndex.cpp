@@ -39,9 +39,68 @@ void TimelineIndex::clear()
     *this = TimelineIndex();
 }
 
+void TimelineIndex::dropTrimmedRows(const SystemStore &store)
+{
+    const int firstEvent = int(store.events().firstRow());
+    const int firstMessage = int(store.messages().firstRow());
+    m_trimmedEvents = store.historyTrim().events;
+    m_trimmedBeforeMs = store.historyTrim().beforeMs;
+    if (firstMessage > m_messageBase) {
+        const size_t gone = std::min(size_t(firstMessage - m_messageBase), m_conventions.size());
+        m_recipientsIndexed.erase(m_recipientsIndexed.begin(), m_recipientsIndexed.begin() + qsizetype(gone));
+        m_firstRecipient.erase(m_firstRecipient.begin(), m_firstRecipient.begin() + qsizetype(gone));
+        m_conventions.erase(m_conventions.begin(), m_conventions.begin() + qsizetype(gone));
+        for (auto it = m_moreRecipients.begin(); it != m_moreRecipients.end();)
+            it = it.key() < firstMessage ? m_moreRecipients.erase(it) : std::next(it);
+        m_messages.erase(std::remove_if(m_messages.begin(), m_messages.end(),
+                                        [&](const MessageRef &m) { return m.messageRow < firstMessage; }),
+                         m_messages.end());
+        m_messageBase = firstMessage;
+        m_messageRows = std::max(m_messageRows, firstMessage);
+    }
+    // Endpoints keep only times; the kept messages start at the oldest kept message's time.
+    const qint64 endpointsFrom = m_messages.empty() ? m_trimmedBeforeMs : m_messages.front().timeMs;
+    m_firstTimeMs = std::numeric_limits<qint64>::max();
+    for (Lane &lane : m_lanes) {
+        lane.marks.erase(std::remove_if(lane.marks.begin(), lane.marks.end(),
+                                        [&](const StateMark &mark) { return mark.eventRow < firstEvent; }),
+                         lane.marks.end());
+        const auto keptTimes = std::lower_bound(lane.endpointTimes.begin(), lane.endpointTimes.end(), endpointsFrom);
+        lane.endpointTimes.erase(lane.endpointTimes.begin(), keptTimes);
+        if (!lane.marks.empty())
+            m_firstTimeMs = std::min(m_firstTimeMs, lane.marks.front().timeMs);
+        if (!lane.endpointTimes.empty())
+            m_firstTimeMs = std::min(m_firstTimeMs, lane.endpointTimes.front());
+    }
+    ++m_endpointReorders; // caches built from lane tails start over
+    if (!m_messages.empty())
+        m_firstTimeMs = std::min(m_firstTimeMs, m_messages.front().timeMs);
+    if (!m_actions.empty())
+        m_firstTimeMs = std::min(m_firstTimeMs, m_actions.front().timeMs);
+    if (!m_gaps.empty())
+        m_firstTimeMs = std::min(m_firstTimeMs, m_gaps.front().timeMs);
+    if (m_firstTimeMs == std::numeric_limits<qint64>::max())
+        m_firstTimeMs = m_lastTimeMs;
+    m_eventRows = std::max(m_eventRows, firstEvent);
+}
+
+size_t TimelineIndex::memoryBytes() const
+{
+    size_t bytes = m_messages.capacity() * sizeof(MessageRef)
+        + m_conventions.size() * (sizeof(quint16) + sizeof(int) + sizeof(quint8))
+        + m_actions.capacity() * sizeof(ActionRef) + m_gaps.capacity() * sizeof(GapRef);
+    for (const Lane &lane : m_lanes)
+        bytes += lane.endpointTimes.capacity() * sizeof(qint64) + lane.marks.capacity() * sizeof(StateMark);
+    return bytes;
+}
+
 TimelineIndex::Ingested TimelineIndex::ingest(const SystemStore &store, int maxRows)
 {
     Ingested result;
+    if (store.historyTrim().events != m_trimmedEvents || int(store.messages().firstRow()) > m_messageBase) {
+        dropTrimmedRows(store);
+        result.anything = true;
+    }
     const auto &agents = store.agents();
     if (agents.size() > m_lanes.size()) {
         m_lanes.resize(agents.size());
@@ -132,7 +191,9 @@ void TimelineIndex::ingestStateEvents(const SystemStore &store, const std::vecto
 bool TimelineIndex::indexNewRecipients(const SystemStore &store, int messageRow)
 {
     const MessageLog &messages = store.messages();
-    quint16 &done = m_recipientsIndexed[size_t(messageRow)];
+    if (messageRow < m_messageBase || size_t(messageRow - m_messageBase) >= m_recipientsIndexed.size())
+        return false;
+    quint16 &done = m_recipientsIndexed[size_t(messageRow - m_messageBase)];
     const int total = std::min<int>(messages.recipientCount(size_t(messageRow)), std::numeric_limits<quint16>::max());
     if (done >= total)
         return false;
@@ -143,7 +204,7 @@ bool TimelineIndex::indexNewRecipients(const SystemStore &store, int messageRow)
         const int recipient = store.agentRow(messages.recipient(size_t(messageRow), i));
         if (recipient < 0)
             continue;
-        int &first = m_firstRecipient[size_t(messageRow)];
+        int &first = m_firstRecipient[size_t(messageRow - m_messageBase)];
         if (first < 0)
             first = recipient;
         else

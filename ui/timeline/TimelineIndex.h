@@ -1,8 +1,10 @@
 // Time-sorted index structures over the SystemStore, built incrementally for the timeline.
 //
-// The store keeps messages, events, actions and gaps in arrival order and never removes a row,
-// so the index remembers how many rows of each it has taken in and ingest() only looks at the
-// rows added since. Messages arrive nearly in time order: a new entry is appended, or inserted
+// The store keeps messages, events, actions and gaps in arrival order, and row numbers never
+// change, so the index remembers how many rows of each it has taken in and ingest() only looks
+// at the rows added since. When a live session's store trims its oldest history, ingest()
+// first drops what the index held of the trimmed rows (one pass over each list), so the index
+// is bounded by the store's history budget. Messages arrive nearly in time order: a new entry is appended, or inserted
 // a few places from the end when it is older than the newest (binary search, short move).
 // Painting and hit-testing find the visible part of every list with binary searches on time.
 //
@@ -20,6 +22,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <deque>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -82,13 +85,19 @@ public:
     int firstMessageAtOrAfter(double timeMs) const;
     // The payload convention of a message (a compact copy: painting reads it for every message
     // in view without touching the store's large Message records).
-    ConventionKind convention(int messageRow) const { return ConventionKind(m_conventions[size_t(messageRow)]); }
+    ConventionKind convention(int messageRow) const
+    {
+        return messageRow >= m_messageBase && size_t(messageRow - m_messageBase) < m_conventions.size()
+            ? ConventionKind(m_conventions[size_t(messageRow - m_messageBase)]) : ConventionKind::None;
+    }
     // Calls f(agentRow) for each resolved recipient of a message (SystemStore::messages() row),
     // in the order they became known. Painting uses this instead of looking ids up.
     template<typename F>
     void forEachRecipient(int messageRow, F &&f) const
     {
-        const int first = m_firstRecipient[size_t(messageRow)];
+        if (messageRow < m_messageBase || size_t(messageRow - m_messageBase) >= m_firstRecipient.size())
+            return;
+        const int first = m_firstRecipient[size_t(messageRow - m_messageBase)];
         if (first < 0)
             return;
         f(first);
@@ -110,6 +119,11 @@ public:
     const std::vector<ActionRef> &actions() const { return m_actions; }   // sorted by time
     const std::vector<GapRef> &gaps() const { return m_gaps; }            // sorted by time
 
+    // The store's trimmed history as of the last ingest (events.any(): none trimmed).
+    qint64 trimmedEvents() const { return m_trimmedEvents; }
+    qint64 trimmedBeforeMs() const { return m_trimmedBeforeMs; }
+    size_t memoryBytes() const; // an estimate: the lists' capacities
+
 private:
     struct Lane
     {
@@ -122,11 +136,14 @@ private:
     bool indexNewRecipients(const SystemStore &store, int messageRow);
     int internState(const QString &state);
     void ingestStateEvents(const SystemStore &store, const std::vector<int> &eventRows, bool reachedNewest);
+    void dropTrimmedRows(const SystemStore &store);
 
     std::vector<MessageRef> m_messages;
-    std::vector<quint16> m_recipientsIndexed;  // per message row: recipients already in lanes
-    std::vector<int> m_firstRecipient;         // per message row: first recipient's agent row, -1 none
-    std::vector<quint8> m_conventions;         // per message row: its ConventionKind
+    // Per message row from m_messageBase (the store's first kept message when last trimmed):
+    std::deque<quint16> m_recipientsIndexed;   // recipients already in lanes
+    std::deque<int> m_firstRecipient;          // first recipient's agent row, -1 none
+    std::deque<quint8> m_conventions;          // its ConventionKind
+    int m_messageBase = 0;
     QHash<int, std::vector<int>> m_moreRecipients; // message row → agent rows of the 2nd, 3rd… recipients
     std::vector<Lane> m_lanes;                 // per agent row
     std::vector<ActionRef> m_actions;
@@ -139,6 +156,8 @@ private:
     int m_actionRows = 0;
     int m_gapRows = 0;
     quint64 m_endpointReorders = 0;
+    qint64 m_trimmedEvents = 0;
+    qint64 m_trimmedBeforeMs = 0;
     qint64 m_firstTimeMs = 1;
     qint64 m_lastTimeMs = 0;
 };

@@ -578,6 +578,7 @@ void TimelineView::renderTo(QPainter &p)
     paintMessages(p, rows, bounds);
     paintGaps(p);
     paintActions(p);
+    paintTrimmedHistory(p);
     p.restore();
 
     paintRuler(p, bounds);
@@ -654,6 +655,36 @@ void TimelineView::paintGaps(QPainter &p) const
         p.setPen(QPen(gapColor(gap.recovered), 2, gap.recovered ? Qt::DashLine : Qt::SolidLine));
         p.drawLine(x, plot.top(), x, plot.bottom());
     }
+}
+
+// A live session's trimmed history: the plot left of the boundary is shaded and labelled, so
+// an empty stretch there reads as "dropped by the history bound", not "nothing happened".
+void TimelineView::paintTrimmedHistory(QPainter &p) const
+{
+    if (m_index.trimmedEvents() <= 0)
+        return;
+    const QRect plot = plotRect();
+    const double boundary = double(m_index.trimmedBeforeMs());
+    if (boundary < m_axis.startMs)
+        return;
+    const int x = std::min(plot.right(), int(std::floor(m_axis.mapTimeToX(boundary))));
+    const QColor base = palette().color(QPalette::Base);
+    const QColor mid = palette().color(QPalette::Mid);
+    p.fillRect(QRect(plot.left(), plot.top(), x - plot.left(), plot.height()), mixed(base, mid, 0.35));
+    p.setPen(QPen(mid, 2));
+    p.drawLine(x, plot.top(), x, plot.bottom());
+    p.setPen(palette().color(QPalette::Text));
+    const QString text = historyTrimmedText(m_index.trimmedBeforeMs(), m_index.trimmedEvents());
+    const QRect label = p.fontMetrics().boundingRect(text).adjusted(-4, -2, 4, 2);
+    QRect box(std::max(plot.left() + 2, x - label.width() - 4), plot.top() + 4, label.width(), label.height());
+    p.fillRect(box, mixed(base, mid, 0.15));
+    p.drawText(box, Qt::AlignCenter, text);
+}
+
+QString historyTrimmedText(qint64 beforeMs, qint64 events)
+{
+    return TimelineView::tr("history before %1 trimmed (%Ln events)", nullptr, int(std::min<qint64>(events, INT_MAX)))
+        .arg(formatTime(double(beforeMs)));
 }
 
 void TimelineView::paintStates(QPainter &p, const VisibleRows &rows) const

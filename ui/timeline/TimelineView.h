@@ -160,6 +160,7 @@ private:
     QColor laneBackground(int row) const;
     void paintLaneBackgrounds(QPainter &p, const VisibleRows &rows) const;
     void paintGaps(QPainter &p) const;
+    void paintTrimmedHistory(QPainter &p) const;
     void paintStates(QPainter &p, const VisibleRows &rows) const;
     void paintMessages(QPainter &p, const VisibleRows &rows, const std::vector<int> &bounds) const;
     void paintMessage(QPainter &p, const TimelineIndex::MessageRef &ref, const VisibleRows &rows, int focusedMessage,
@@ -204,5 +205,8 @@ private:
     bool m_pressed = false;
     bool m_dragging = false;
 };
+
+// "history before 12:00:03.250 trimmed (1,234 events)": the timeline's and the status bar's words.
+QString historyTrimmedText(qint64 beforeMs, qint64 events);
 
 } // namespace mapi::ui

@@ -199,7 +199,7 @@ void TopologyGraph::addMessages(const SystemStore &store, int firstRow)
         ++e.total;
         e.latestMessage = std::max(e.latestMessage, messageRow);
     };
-    for (size_t row = size_t(firstRow); row < messages.size(); ++row) {
+    for (size_t row = std::max(size_t(firstRow), messages.firstRow()); row < messages.size(); ++row) {
         const int from = this->row(messages.fromAgentId(row));
         if (from < 0)
             continue;
