@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A long live session under a flood: memory over time, events counted vs sent, GUI stalls.
 #
-#   bench/long-session.sh window|cli SECONDS RATE OUT_PREFIX
+#   bench/long-session.sh window|cli SECONDS RATE OUT_PREFIX [MEMORY_BUDGET_MB]
 #
 # Starts tools/flood-server (1,000 agents; RATE events/s, 0 = as fast as the socket takes them)
 # and observes it for SECONDS with the window (offscreen, bench_gui stall) or with
@@ -14,6 +14,7 @@ target=${1:?window or cli}
 seconds=${2:?seconds}
 rate=${3:?events per second, 0 for full rate}
 out=${4:?output prefix}
+budget=${5:-}
 build=${BUILD_DIR:-build}
 
 export MAPI_SESSIONS_DIR=$(mktemp -d)
@@ -24,17 +25,18 @@ server=$!
 for _ in $(seq 50); do grep -q listening "$serverlog" && break; sleep 0.1; done
 url=$(awk '/listening/ {print $2}' "$serverlog")
 
-echo "seconds,rss_mb,events,journal_mb" > "$out.csv"
+echo "seconds,rss_mb,events,journal_mb,history_mb,kept_events,trimmed_events" > "$out.csv"
 if [[ $target == window ]]; then
-  QT_QPA_PLATFORM=offscreen "$build/bench/bench_gui" stall --url "$url" --seconds "$seconds" > "$out.log" 2>&1
-  awk '/^sample/ {print $2 "," $4 "," $6 "," $8}' "$out.log" >> "$out.csv"
+  QT_QPA_PLATFORM=offscreen "$build/bench/bench_gui" stall --url "$url" --seconds "$seconds" \
+    ${budget:+--memory-budget "$budget"} > "$out.log" 2>&1
+  awk '/^sample/ {print $2 "," $4 "," $6 "," $8 "," $10 "," $12 "," $14}' "$out.log" >> "$out.csv"
 else
   "$build/app/map-inspector-cli" state --url "$url" --duration "$seconds" > "$out.state.json" 2> "$out.log" &
   cli=$!
   start=$(date +%s)
   while kill -0 $cli 2>/dev/null; do
     rss=$(awk '/VmRSS/ {print $2}' /proc/$cli/status 2>/dev/null || true)
-    [[ -n $rss ]] && echo "$(( $(date +%s) - start )),$(awk "BEGIN {print $rss / 1024}"),," >> "$out.csv"
+    [[ -n $rss ]] && echo "$(( $(date +%s) - start )),$(awk "BEGIN {print $rss / 1024}"),,,,," >> "$out.csv"
     for _ in $(seq 100); do kill -0 $cli 2>/dev/null || break; sleep 0.1; done
   done
   wait $cli || true

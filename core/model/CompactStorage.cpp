@@ -279,83 +279,71 @@ void TextArena::clear()
 
 // ---- IdIndex --------------------------------------------------------------------------------
 
+namespace {
+
+void placeSlot(std::vector<quint64> &table, quint64 slot)
+{
+    const size_t mask = table.size() - 1;
+    size_t at = size_t(slot >> 32) & mask;
+    while (table[at])
+        at = (at + 1) & mask;
+    table[at] = slot;
+}
+
+} // namespace
+
 void IdIndex::insert(quint32 hash, int row)
 {
-    if (m_slots.size() < 2 * (m_count + 1)) {
-        std::vector<quint64> grown(std::max<size_t>(1024, m_slots.size() * 2), 0);
-        const size_t mask = grown.size() - 1;
-        for (const quint64 slot : m_slots) {
-            if (!slot)
-                continue;
-            size_t at = size_t(slot >> 32) & mask;
-            while (grown[at])
-                at = (at + 1) & mask;
-            grown[at] = slot;
-        }
-        m_slots.swap(grown);
+    if (m_generations.empty() || m_generations.back().count >= m_generationRows)
+        m_generations.emplace_back();
+    Generation &g = m_generations.back();
+    if (g.table.size() < 2 * (g.count + 1)) {
+        std::vector<quint64> grown(std::max<size_t>(1024, g.table.size() * 2), 0);
+        for (const quint64 slot : g.table)
+            if (slot)
+                placeSlot(grown, slot);
+        g.table.swap(grown);
     }
-    const size_t mask = m_slots.size() - 1;
-    size_t at = size_t(hash) & mask;
-    while (m_slots[at])
-        at = (at + 1) & mask;
-    m_slots[at] = (quint64(hash) << 32) | quint64(quint32(row) + 1);
-    ++m_count;
+    placeSlot(g.table, (quint64(hash) << 32) | quint64(quint32(row) + 1));
+    ++g.count;
+    g.lastRow = row;
 }
 
 void IdIndex::eraseRowsBefore(int row)
 {
-    if (m_slots.empty())
-        return;
-    const size_t mask = m_slots.size() - 1;
-    const auto home = [&](quint64 slot) { return size_t(slot >> 32) & mask; };
-    const auto erase = [&](size_t at) {
-        // Backward shift: move later members of the probe chain into the hole when their home
-        // does not lie cyclically in (hole, their slot].
-        size_t hole = at;
-        for (size_t next = (hole + 1) & mask; m_slots[next]; next = (next + 1) & mask) {
-            const size_t h = home(m_slots[next]);
-            const bool stays = hole <= next ? (hole < h && h <= next) : (hole < h || h <= next);
-            if (!stays) {
-                m_slots[hole] = m_slots[next];
-                hole = next;
-            }
-        }
-        m_slots[hole] = 0;
-        --m_count;
-    };
-    // Start just after an empty slot (one exists: the table is at most half full), so a shift
-    // never moves a member behind the walk; a slot refilled by a shift is looked at again.
-    size_t start = 0;
-    while (m_slots[start])
-        ++start;
-    for (size_t step = 1; step <= m_slots.size(); ++step) {
-        const size_t at = (start + step) & mask;
-        while (m_slots[at] && int(quint32(m_slots[at]) - 1) < row)
-            erase(at);
+    m_firstRow = std::max(m_firstRow, row);
+    size_t gone = 0;
+    while (gone < m_generations.size() && m_generations[gone].lastRow < m_firstRow)
+        ++gone;
+    m_generations.erase(m_generations.begin(), m_generations.begin() + qsizetype(gone));
+}
+
+size_t IdIndex::size() const
+{
+    size_t rows = 0;
+    for (const Generation &g : m_generations)
+        rows += g.count;
+    if (!m_generations.empty()) { // the oldest may hold trimmed rows
+        const Generation &oldest = m_generations.front();
+        for (const quint64 slot : oldest.table)
+            if (slot && int(quint32(slot) - 1) < m_firstRow)
+                --rows;
     }
-    // Mostly empty now: a table a quarter full again, so a trimmed log gives memory back.
-    if (m_slots.size() > 1024 && m_count * 8 < m_slots.size()) {
-        size_t tableSize = 1024;
-        while (tableSize < 4 * m_count)
-            tableSize *= 2;
-        std::vector<quint64> smaller(tableSize, 0);
-        const size_t smallMask = tableSize - 1;
-        for (const quint64 slot : m_slots) {
-            if (!slot)
-                continue;
-            size_t at = size_t(slot >> 32) & smallMask;
-            while (smaller[at])
-                at = (at + 1) & smallMask;
-            smaller[at] = slot;
-        }
-        m_slots.swap(smaller);
-    }
+    return rows;
+}
+
+size_t IdIndex::memoryBytes() const
+{
+    size_t bytes = m_generations.capacity() * sizeof(Generation);
+    for (const Generation &g : m_generations)
+        bytes += g.table.capacity() * sizeof(quint64);
+    return bytes;
 }
 
 void IdIndex::clear()
 {
-    m_slots = {};
-    m_count = 0;
+    m_generations = {};
+    m_firstRow = 0;
 }
 
 } // namespace mapi

@@ -10,6 +10,7 @@
 #include <QHash>
 #include <QString>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -93,37 +94,56 @@ private:
 // full; a slot holds 32 bits of the id's hash and the row + 1. The caller's `sameId(row)`
 // compares the id itself on a hash match, so a collision never merges two ids. 8 bytes a slot:
 // a QHash<QString, int> took a string and a node per id.
+//
+// Trimming (a live session's bounded history) must not stall the GUI thread, so rows go into
+// generations of at most generationRows() rows each (in row order): eraseRowsBefore() drops the
+// generations that hold only trimmed rows, whole, and find() skips the trimmed rows of the one
+// that straddles the boundary (at most one generation is kept for them). A lookup probes each
+// generation: one for a loaded trace's million rows (the default, 16 MiB a generation); a
+// bounded log sets a quarter of the rows it keeps, so about five.
 class IdIndex
 {
 public:
     // Seeded per process, as QHash: a hostile server cannot craft colliding ids.
     static quint32 hashOf(QStringView id) { return quint32(fastHash(id)); }
+    static constexpr size_t kGenerationRows = size_t(1) << 20;
+    void setGenerationRows(size_t rows) { m_generationRows = std::max<size_t>(rows, 1024); }
+    size_t generationRows() const { return m_generationRows; }
 
     template<typename SameId>
     int find(quint32 hash, SameId sameId) const
     {
-        if (m_slots.empty())
-            return -1;
-        const size_t mask = m_slots.size() - 1;
-        for (size_t at = size_t(hash) & mask; m_slots[at]; at = (at + 1) & mask) {
-            const quint64 slot = m_slots[at];
-            if (quint32(slot >> 32) == hash && sameId(int(quint32(slot) - 1)))
-                return int(quint32(slot) - 1);
+        for (auto generation = m_generations.rbegin(); generation != m_generations.rend(); ++generation) {
+            const std::vector<quint64> &table = generation->table;
+            const size_t mask = table.size() - 1;
+            for (size_t at = size_t(hash) & mask; table[at]; at = (at + 1) & mask) {
+                const quint64 slot = table[at];
+                const int row = int(quint32(slot) - 1);
+                if (quint32(slot >> 32) == hash && row >= m_firstRow && sameId(row))
+                    return row;
+            }
         }
         return -1;
     }
-    // Adds `row` under `hash` (the caller checked with find() that the id is new).
+    // Adds `row` under `hash` (the caller checked with find() that the id is new); rows come in
+    // ascending order.
     void insert(quint32 hash, int row);
-    // Removes every row below `row` (the log trimmed them): one pass over the slots, each
-    // removal shifting its probe chain back (no tombstones).
+    // Forgets every row below `row` (the log trimmed them).
     void eraseRowsBefore(int row);
-    size_t size() const { return m_count; }
-    size_t memoryBytes() const { return m_slots.capacity() * sizeof(quint64); }
+    size_t size() const;        // rows findable
+    size_t memoryBytes() const;
     void clear();
 
 private:
-    std::vector<quint64> m_slots;
-    size_t m_count = 0;
+    struct Generation
+    {
+        std::vector<quint64> table; // slots: a power of two, at least 1,024
+        size_t count = 0;
+        int lastRow = -1;
+    };
+    std::vector<Generation> m_generations; // oldest first
+    size_t m_generationRows = kGenerationRows;
+    int m_firstRow = 0;                    // rows below are trimmed
 };
 
 } // namespace mapi

@@ -218,6 +218,18 @@ void SystemStore::scheduleFlush()
         m_flushTimer.start();
 }
 
+// About what an event row costs in the logs (row, id, index, journal reference): sizes the id
+// index's generations to the rows a budget keeps.
+constexpr size_t kHistoryBytesPerEvent = 100;
+
+void SystemStore::setHistoryBudget(size_t bytes)
+{
+    m_historyBudget = bytes;
+    const size_t rows = bytes ? bytes / kHistoryBytesPerEvent : IdIndex::kGenerationRows * 4;
+    m_events.setExpectedRows(rows);
+    m_messages.setExpectedRows(rows);
+}
+
 size_t SystemStore::historyBytes() const
 {
     return m_events.memoryBytes() + m_messages.memoryBytes() + m_taskHistory.memoryBytes();
@@ -304,6 +316,7 @@ void SystemStore::reset()
     dropped->messages = std::move(m_messages);
     m_events = EventLog();
     m_messages = MessageLog(&m_events);
+    setHistoryBudget(m_historyBudget);
     if (dropped->events.size() + dropped->messages.size() > 10000)
         QThreadPool::globalInstance()->start([dropped = std::move(dropped)]() mutable { dropped.reset(); });
     m_tasks.clear();

@@ -95,7 +95,7 @@ public:
     // The history bound: when events, messages and task transitions take more than `bytes`
     // (memoryBytes() of their logs), the oldest are trimmed down to 90% of it at the next flush.
     // 0: unbounded (a loaded trace: its history is the point). Kept across reset().
-    void setHistoryBudget(size_t bytes) { m_historyBudget = bytes; }
+    void setHistoryBudget(size_t bytes);
     size_t historyBudget() const { return m_historyBudget; }
     size_t historyBytes() const;
     // Trims the events received before `receivedMs` and what came with them (the journal

@@ -1180,7 +1180,8 @@ void TestStore::taskEventsOfEveryShape()
 void TestStore::idIndexErasesTrimmedRows()
 {
     // Hashes chosen to collide (long probe chains that wrap around the table's end): erasing
-    // the older half must leave every newer row findable, and the older ones gone.
+    // the older half must leave every newer row findable, and the older ones gone, within a
+    // generation and across generations.
     IdIndex index;
     constexpr int kRows = 60000;
     const auto hashOf = [](int row) { return quint32(row % 3001) * 2654435761u; };
@@ -1198,6 +1199,18 @@ void TestStore::idIndexErasesTrimmedRows()
     QCOMPARE(index.find(hashOf(kRows + 999), [&](int c) { return c == kRows + 999; }), kRows + 999);
     index.eraseRowsBefore(kRows + 1000);
     QCOMPARE(index.size(), size_t(0));
+
+    IdIndex large;
+    const int rows = int(IdIndex::kGenerationRows * 5 / 2);
+    for (int row = 0; row < rows; ++row)
+        large.insert(quint32(row) * 2654435761u, row);
+    const size_t before = large.memoryBytes();
+    const int cut = int(IdIndex::kGenerationRows * 3 / 2);
+    large.eraseRowsBefore(cut);
+    QVERIFY(large.memoryBytes() < before * 3 / 4); // the first generation went whole
+    QCOMPARE(large.size(), size_t(rows - cut));
+    for (const int row : {0, cut - 1, cut, cut + 1, rows - 1})
+        QCOMPARE(large.find(quint32(row) * 2654435761u, [&](int c) { return c == row; }), row < cut ? -1 : row);
 }
 
 void TestStore::textArenaReleasesTrimmedOwners()

@@ -154,7 +154,7 @@ void LiveSession::connectTo(const ClientOptions &options, bool observerOnly)
     m_label = redactedUrl(options.url);
     m_lastError.clear();
     setObserverOnly(observerOnly);
-    m_store.setHistoryBudget(size_t(std::max<qint64>(m_memoryBudget / 2, 1 << 20)));
+    m_store.setHistoryBudget(size_t(std::max<qint64>(m_memoryBudget * 2 / 5, 1 << 20)));
     openJournal();
     startClient(nullptr);
     Q_EMIT sourceChanged();

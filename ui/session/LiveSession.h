@@ -49,9 +49,10 @@ public:
     // offers it). `journalOptions` (retention) apply to the connections that follow.
     void connectTo(const ClientOptions &options, bool observerOnly);
     void setJournalOptions(const JournalOptions &options) { m_journalOptions = options; }
-    // The window's memory budget for a live session (default kDefaultMemoryBudgetBytes): half
+    // The window's memory budget for a live session (default kDefaultMemoryBudgetBytes): 40%
     // of it bounds the store's history (SystemStore::setHistoryBudget), which the timeline's
-    // index follows (about a third as much again); the rest is the model, Qt and the heap.
+    // index follows (about a third as much again); the rest is the model, Qt, batches in
+    // flight and the heap's slack (measured: docs/benchmarks.md, "Long live sessions").
     // A loaded trace is not bounded (its history is the point; it costs about 160 B/event).
     static constexpr qint64 kDefaultMemoryBudgetBytes = qint64(1) << 30;
     void setMemoryBudget(qint64 bytes) { m_memoryBudget = bytes; }

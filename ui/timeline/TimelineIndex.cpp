@@ -11,8 +11,8 @@ namespace {
 
 // Inserts keeping `list` sorted by timeMs; equal times keep arrival order. Nearly always an
 // append: data arrives in time order apart from small reorderings.
-template<typename T>
-void insertByTime(std::vector<T> &list, const T &item)
+template<typename List, typename T = typename List::value_type>
+void insertByTime(List &list, const T &item)
 {
     if (list.empty() || list.back().timeMs <= item.timeMs) {
         list.push_back(item);
@@ -30,7 +30,7 @@ bool isLifecycleEvent(EventKind kind)
 }
 
 const std::vector<qint64> kNoTimes;
-const std::vector<TimelineIndex::StateMark> kNoMarks;
+const std::deque<TimelineIndex::StateMark> kNoMarks;
 
 } // namespace
 
@@ -52,9 +52,12 @@ void TimelineIndex::dropTrimmedRows(const SystemStore &store)
         m_conventions.erase(m_conventions.begin(), m_conventions.begin() + qsizetype(gone));
         for (auto it = m_moreRecipients.begin(); it != m_moreRecipients.end();)
             it = it.key() < firstMessage ? m_moreRecipients.erase(it) : std::next(it);
-        m_messages.erase(std::remove_if(m_messages.begin(), m_messages.end(),
-                                        [&](const MessageRef &m) { return m.messageRow < firstMessage; }),
-                         m_messages.end());
+        // Sorted by time, which follows arrival nearly always: the leading run of trimmed rows
+        // goes now (cost: the rows trimmed, not the rows kept); a trimmed row that arrived out
+        // of order goes with a later trim, once the rows before it have gone.
+        m_messages.erase(m_messages.begin(),
+                         std::find_if(m_messages.begin(), m_messages.end(),
+                                      [&](const MessageRef &m) { return m.messageRow >= firstMessage; }));
         m_messageBase = firstMessage;
         m_messageRows = std::max(m_messageRows, firstMessage);
     }
@@ -62,15 +65,18 @@ void TimelineIndex::dropTrimmedRows(const SystemStore &store)
     const qint64 endpointsFrom = m_messages.empty() ? m_trimmedBeforeMs : m_messages.front().timeMs;
     m_firstTimeMs = std::numeric_limits<qint64>::max();
     for (Lane &lane : m_lanes) {
-        lane.marks.erase(std::remove_if(lane.marks.begin(), lane.marks.end(),
-                                        [&](const StateMark &mark) { return mark.eventRow < firstEvent; }),
-                         lane.marks.end());
+        lane.marks.erase(lane.marks.begin(), std::find_if(lane.marks.begin(), lane.marks.end(), [&](const StateMark &mark) {
+                             return mark.eventRow >= firstEvent;
+                         }));
+        // Endpoint times only shade the density strip, which the trimmed stretch covers: they
+        // go once they are half the lane (a move of the rest costs as much as the rows gone).
         const auto keptTimes = std::lower_bound(lane.endpointTimes.begin(), lane.endpointTimes.end(), endpointsFrom);
-        lane.endpointTimes.erase(lane.endpointTimes.begin(), keptTimes);
+        if (keptTimes != lane.endpointTimes.end())
+            m_firstTimeMs = std::min(m_firstTimeMs, *keptTimes);
+        if (size_t(keptTimes - lane.endpointTimes.begin()) * 2 >= lane.endpointTimes.size())
+            lane.endpointTimes.erase(lane.endpointTimes.begin(), keptTimes);
         if (!lane.marks.empty())
             m_firstTimeMs = std::min(m_firstTimeMs, lane.marks.front().timeMs);
-        if (!lane.endpointTimes.empty())
-            m_firstTimeMs = std::min(m_firstTimeMs, lane.endpointTimes.front());
     }
     ++m_endpointReorders; // caches built from lane tails start over
     if (!m_messages.empty())
@@ -86,11 +92,11 @@ void TimelineIndex::dropTrimmedRows(const SystemStore &store)
 
 size_t TimelineIndex::memoryBytes() const
 {
-    size_t bytes = m_messages.capacity() * sizeof(MessageRef)
+    size_t bytes = m_messages.size() * sizeof(MessageRef)
         + m_conventions.size() * (sizeof(quint16) + sizeof(int) + sizeof(quint8))
         + m_actions.capacity() * sizeof(ActionRef) + m_gaps.capacity() * sizeof(GapRef);
     for (const Lane &lane : m_lanes)
-        bytes += lane.endpointTimes.capacity() * sizeof(qint64) + lane.marks.capacity() * sizeof(StateMark);
+        bytes += lane.endpointTimes.capacity() * sizeof(qint64) + lane.marks.size() * sizeof(StateMark);
     return bytes;
 }
 
@@ -264,7 +270,7 @@ const std::vector<qint64> &TimelineIndex::endpointTimes(int agentRow) const
     return agentRow >= 0 && agentRow < int(m_lanes.size()) ? m_lanes[size_t(agentRow)].endpointTimes : kNoTimes;
 }
 
-const std::vector<TimelineIndex::StateMark> &TimelineIndex::stateMarks(int agentRow) const
+const std::deque<TimelineIndex::StateMark> &TimelineIndex::stateMarks(int agentRow) const
 {
     return agentRow >= 0 && agentRow < int(m_lanes.size()) ? m_lanes[size_t(agentRow)].marks : kNoMarks;
 }

@@ -80,7 +80,7 @@ public:
     qint64 lastTimeMs() const { return m_lastTimeMs; }     // newest indexed time
 
     // Every message, sorted by timestamp (stable: equal times keep arrival order).
-    const std::vector<MessageRef> &messages() const { return m_messages; }
+    const std::deque<MessageRef> &messages() const { return m_messages; }
     // Index of the first message at or after `timeMs` (messages().size() if none).
     int firstMessageAtOrAfter(double timeMs) const;
     // The payload convention of a message (a compact copy: painting reads it for every message
@@ -113,7 +113,7 @@ public:
     // How many endpoint times were inserted before the end of their lane so far. Caches built
     // from lane tails (merged lanes of collapsed groups) start over when this changes.
     quint64 endpointReorders() const { return m_endpointReorders; }
-    const std::vector<StateMark> &stateMarks(int agentRow) const;
+    const std::deque<StateMark> &stateMarks(int agentRow) const;
     const QString &stateName(int stateId) const;
 
     const std::vector<ActionRef> &actions() const { return m_actions; }   // sorted by time
@@ -128,7 +128,7 @@ private:
     struct Lane
     {
         std::vector<qint64> endpointTimes;
-        std::vector<StateMark> marks;
+        std::deque<StateMark> marks;        // a deque: trimming drops its head without moving the rest
     };
 
     void extendTimeRange(qint64 timeMs);
@@ -138,7 +138,7 @@ private:
     void ingestStateEvents(const SystemStore &store, const std::vector<int> &eventRows, bool reachedNewest);
     void dropTrimmedRows(const SystemStore &store);
 
-    std::vector<MessageRef> m_messages;
+    std::deque<MessageRef> m_messages;         // a deque, as Lane::marks
     // Per message row from m_messageBase (the store's first kept message when last trimmed):
     std::deque<quint16> m_recipientsIndexed;   // recipients already in lanes
     std::deque<int> m_firstRecipient;          // first recipient's agent row, -1 none

@@ -78,8 +78,8 @@ QColor mixed(const QColor &a, const QColor &b, double amountOfB)
                             float(a.blueF() * (1 - k) + b.blueF() * k));
 }
 
-template<typename T>
-int firstAtOrAfter(const std::vector<T> &list, double timeMs, int from = 0)
+template<typename List, typename T = typename List::value_type>
+int firstAtOrAfter(const List &list, double timeMs, int from = 0)
 {
     const auto at = std::lower_bound(list.begin() + std::clamp(from, 0, int(list.size())), list.end(), timeMs,
                                      [](const T &entry, double t) { return double(entry.timeMs) < t; });
@@ -704,7 +704,7 @@ void TimelineView::paintStates(QPainter &p, const VisibleRows &rows) const
         if (row.agentRow < 0)
             continue;
         const Agent &agent = m_store->agents()[size_t(row.agentRow)];
-        const std::vector<TimelineIndex::StateMark> &marks = m_index.stateMarks(row.agentRow);
+        const auto &marks = m_index.stateMarks(row.agentRow);
         const int stripTop = rowTopY(r) + row.height - kStateStripHeight - 2;
         auto fillStrip = [&](double from, double to, const QColor &color) {
             const double x0 = std::max(double(plot.left()), m_axis.mapTimeToX(from));
