@@ -121,6 +121,7 @@ private Q_SLOTS:
     void groupBySubtree();
     void denseColumnsAggregate();
     void resetEmptiesTheView();
+    void trimmedHistoryLeavesTheIndexAndIsMarked();
 };
 
 // ---- geometry ------------------------------------------------------------------------------
@@ -770,6 +771,53 @@ void TimelineTest::resetEmptiesTheView()
     QVERIFY(f.session.openTraceAndWait(kCapture, &error));
     QCOMPARE(f.view->index().messages().size(), size_t(102));
     QCOMPARE(f.view->index().laneCount(), 20);
+}
+
+void TimelineTest::trimmedHistoryLeavesTheIndexAndIsMarked()
+{
+    // A live session's store trims its oldest history (the journal dropped it, or the memory
+    // budget): the index lets go of the trimmed messages and marks, and the view marks the cut.
+    Fixture f;
+    SystemStore &store = *f.session.store();
+    const size_t messagesBefore = f.view->index().messages().size();
+    const size_t cutRow = store.events().size() / 2;
+    store.trimHistoryBefore(store.events().receivedMs(cutRow));
+    store.flushChanges();
+    QTRY_COMPARE(f.view->index().trimmedEvents(), store.historyTrim().events);
+    QVERIFY(store.historyTrim().events > 0);
+    const TimelineIndex &index = f.view->index();
+    QCOMPARE(index.trimmedBeforeMs(), store.historyTrim().beforeMs);
+    QCOMPARE(index.messages().size(), store.messages().keptCount());
+    QVERIFY(index.messages().size() < messagesBefore);
+    for (const auto &ref : index.messages())
+        QVERIFY(store.messages().isKept(size_t(ref.messageRow)));
+    for (int a = 0; a < index.laneCount(); ++a)
+        for (const TimelineIndex::StateMark &mark : index.stateMarks(a))
+            QVERIFY(store.events().isKept(size_t(mark.eventRow)));
+    QVERIFY(index.firstTimeMs() >= store.historyTrim().beforeMs || !index.actions().empty() || !index.gaps().empty());
+
+    auto *summary = f.panel.findChild<QLabel *>(QStringLiteral("timelineSummary"));
+    QTRY_VERIFY(summary->text().contains(QStringLiteral("trimmed")));
+    QVERIFY(summary->text().contains(QStringLiteral("%1 events trimmed").arg(store.historyTrim().events)));
+    QVERIFY(historyTrimmedText(store.historyTrim().beforeMs, store.historyTrim().events)
+                .endsWith(QStringLiteral("trimmed (%1 events)").arg(store.historyTrim().events)));
+
+    // The whole span in view: the trimmed stretch is shaded up to the boundary.
+    const double cut = double(store.historyTrim().beforeMs);
+    f.view->showTimeRange(cut - (double(index.lastTimeMs()) - cut), double(index.lastTimeMs()) + 100);
+    QCoreApplication::processEvents(); // the bar's layout takes the summary's new width
+    const QImage image = f.panel.grab().toImage();
+    const QString shots = qEnvironmentVariable("MAPI_TIMELINE_PNG_DIR"); // to look at it
+    if (!shots.isEmpty())
+        image.save(shots + QStringLiteral("/timeline-trimmed.png"));
+    const QImage plot = f.view->viewport()->grab().toImage();
+    const int boundaryX = int(f.view->axis().mapTimeToX(cut));
+    QVERIFY(boundaryX > 40 && boundaryX < plot.width());
+    // One flat shade over lanes, marks and arrows alike, left of the boundary.
+    const QColor shaded = plot.pixelColor(boundaryX - 12, plot.height() / 2);
+    QCOMPARE(plot.pixelColor(boundaryX - 12, plot.height() * 3 / 4), shaded);
+    QCOMPARE(plot.pixelColor(boundaryX - 30, plot.height() / 2 + 7), shaded);
+    QVERIFY2(shaded != f.view->palette().color(QPalette::Base), qPrintable(shaded.name()));
 }
 
 QTEST_MAIN(TimelineTest)

@@ -10,6 +10,9 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <climits>
+
 namespace mapi::ui {
 
 TimelinePanel::TimelinePanel(LiveSession *session, SelectionHub *selection, QWidget *parent)
@@ -99,8 +102,8 @@ void TimelinePanel::updateSummary()
                       count(m_view->lanes().groupCount(), tr("1 group"), tr("%1 groups"))};
     if (!index.gaps().empty())
         parts << count(int(index.gaps().size()), tr("1 gap"), tr("%1 gaps"));
-    if (index.trimmedEvents() > 0)
-        parts << historyTrimmedText(index.trimmedBeforeMs(), index.trimmedEvents());
+    if (index.trimmedEvents() > 0) // short here: the plot's boundary label says when
+        parts << tr("%Ln events trimmed", nullptr, int(std::min<qint64>(index.trimmedEvents(), INT_MAX)));
     m_summary->setText(parts.join(QStringLiteral(" · ")));
 }
 
