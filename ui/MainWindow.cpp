@@ -169,6 +169,7 @@ void MainWindow::buildActions()
     m_openSampleAction = make("openSampleTrace", tr("Open the &sample trace"), QKeySequence());
     m_recordAction = make("record", tr("&Record to file…"), QKeySequence(Qt::CTRL | Qt::Key_R));
     m_recordAction->setCheckable(true);
+    m_saveSessionAction = make("saveSession", tr("&Save session as…"), QKeySequence::SaveAs);
     const struct { const char *name; QString text; ExportKind kind; QString suffix; QString filter; } exports[] = {
         {"exportChromeTrace", tr("&Chrome trace (Perfetto)…"), ExportKind::ChromeTrace, QStringLiteral("json"), tr("Chrome trace (*.json)")},
         {"exportAgentsCsv", tr("&Agents table (CSV)…"), ExportKind::AgentsCsv, QStringLiteral("csv"), tr("CSV (*.csv)")},
@@ -203,6 +204,13 @@ void MainWindow::buildActions()
     connect(m_openTraceAction, &QAction::triggered, this, &MainWindow::showOpenTraceDialog);
     connect(m_openSampleAction, &QAction::triggered, this, &MainWindow::openSampleTrace);
     connect(m_recordAction, &QAction::triggered, this, [this](bool checked) { chooseRecordingFile(checked); });
+    connect(m_saveSessionAction, &QAction::triggered, this, &MainWindow::saveSessionWithDialog);
+    connect(m_session, &LiveSession::sessionSaved, this, [this](bool ok, const QString &path, const QString &error) {
+        if (ok)
+            statusBar()->showMessage(tr("Session saved to %1").arg(QDir::toNativeSeparators(path)), 10000);
+        else
+            showWarning(tr("Cannot save the session"), error);
+    });
     connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
     connect(m_injectAction, &QAction::triggered, this, &MainWindow::injectIntoSelection);
     connect(m_stopAction, &QAction::triggered, this, &MainWindow::stopSelection);
@@ -313,6 +321,7 @@ void MainWindow::buildMenus()
         if (recent->isEmpty())
             recent->addAction(tr("(nothing yet)"))->setEnabled(false);
     });
+    file->addAction(m_saveSessionAction);
     file->addAction(m_recordAction);
     file->addAction(tr("Recover &sessions…"), this, [this] { offerRecovery(true); });
     QMenu *exportMenu = file->addMenu(tr("&Export"));
@@ -603,6 +612,22 @@ void MainWindow::showWarning(const QString &title, const QString &text)
 
 // ---- recording and export ----------------------------------------------------------------
 
+void MainWindow::saveSessionWithDialog()
+{
+    const QString suggested = QStringLiteral("map-session-%1.jsonl.zst")
+                                  .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")));
+    QString path = QFileDialog::getSaveFileName(this, tr("Save session as"), suggested, tr("Compressed trace (*.jsonl.zst)"));
+    if (path.isEmpty())
+        return;
+    if (!path.endsWith(QLatin1String(".jsonl.zst"))) // the journal is zstd: the name says so
+        path += QStringLiteral(".jsonl.zst");
+    QString error;
+    if (m_session->saveSessionAs(path, &error))
+        statusBar()->showMessage(tr("Saving the session to %1…").arg(QDir::toNativeSeparators(path)));
+    else
+        showWarning(tr("Cannot save the session"), error);
+}
+
 void MainWindow::chooseRecordingFile(bool start)
 {
     if (!start) {
@@ -773,6 +798,9 @@ void MainWindow::updateActionStates()
     const bool live = m_session->source() == LiveSession::Source::Live;
     m_disconnectAction->setEnabled(live);
     m_recordAction->setEnabled(live);
+    m_saveSessionAction->setEnabled(live && !m_session->journalFolder().isEmpty());
+    m_saveSessionAction->setToolTip(live ? tr("Save this connection's history, from its first frame, as a trace file")
+                                         : tr("Saving a session needs a live connection"));
     m_recordAction->setToolTip(live ? tr("Record every frame of this connection to a trace file")
                                     : tr("Recording needs a live connection"));
     const bool hasModel = m_session->source() != LiveSession::Source::None && !m_session->isLoadingTrace();

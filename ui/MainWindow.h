@@ -103,6 +103,7 @@ private:
     void reportTraceDamage();
     void showWarning(const QString &title, const QString &text); // non-blocking message box
     void chooseRecordingFile(bool start);
+    void saveSessionWithDialog();
     void exportWithDialog(ExportKind kind, const QString &suffix, const QString &filter);
     void confirmAndRun(const QString &verb, const QString &method);
     QString controlNote(const QString &method) const;
@@ -136,6 +137,7 @@ private:
     QAction *m_openTraceAction = nullptr;
     QAction *m_openSampleAction = nullptr;
     QAction *m_recordAction = nullptr;
+    QAction *m_saveSessionAction = nullptr;
     QList<QAction *> m_exportActions;
     QAction *m_quitAction = nullptr;
     QAction *m_injectAction = nullptr;

@@ -4,6 +4,8 @@
 
 #include <QDateTime>
 #include <QDir>
+#include <QFile>
+#include <QSaveFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QStandardPaths>
@@ -418,6 +420,55 @@ void SessionJournal::close(bool keepFiles)
     }
     if (!keepFiles && !m_folder.isEmpty())
         QDir(m_folder).removeRecursively();
+}
+
+QList<SessionJournal::PartExtent> SessionJournal::flushedParts()
+{
+    flush();
+    std::lock_guard<std::mutex> lock(m_mutex);
+    QList<PartExtent> out;
+    for (const Part &p : m_parts)
+        if (!p.path.isEmpty() && p.bytes > 0)
+            out.push_back({p.path, p.bytes});
+    return out;
+}
+
+bool SessionJournal::copyParts(const QList<PartExtent> &parts, const QString &target, QString *error)
+{
+    QSaveFile out(target);
+    if (!out.open(QIODevice::WriteOnly)) {
+        if (error)
+            *error = QStringLiteral("cannot write %1: %2").arg(target, out.errorString());
+        return false;
+    }
+    for (const PartExtent &part : parts) {
+        QFile in(part.path);
+        if (!in.open(QIODevice::ReadOnly)) {
+            if (error)
+                *error = QStringLiteral("cannot read the journal part %1: %2").arg(part.path, in.errorString());
+            return false;
+        }
+        for (qint64 left = part.bytes; left > 0;) {
+            const QByteArray chunk = in.read(std::min<qint64>(left, 4 << 20));
+            if (chunk.isEmpty()) {
+                if (error)
+                    *error = QStringLiteral("the journal part %1 is shorter than written").arg(part.path);
+                return false;
+            }
+            if (out.write(chunk) != chunk.size()) {
+                if (error)
+                    *error = QStringLiteral("cannot write %1: %2").arg(target, out.errorString());
+                return false;
+            }
+            left -= chunk.size();
+        }
+    }
+    if (!out.commit()) {
+        if (error)
+            *error = QStringLiteral("cannot write %1: %2").arg(target, out.errorString());
+        return false;
+    }
+    return true;
 }
 
 QStringList SessionJournal::parts() const

@@ -100,6 +100,21 @@ public:
     // Any thread. The frame text of the record at `ref` (empty: as readLine()).
     QByteArray readFrame(const FrameRef &ref) const;
 
+    // "Save session as": the parts on disk and how many bytes of each are whole zstd frames,
+    // after flushing the open frame. The journal's thread. What it names never changes (parts
+    // only grow), so copyParts() can run on any thread while the journal goes on.
+    struct PartExtent
+    {
+        QString path;
+        qint64 bytes = 0;
+    };
+    QList<PartExtent> flushedParts();
+    // Any thread: `parts` concatenated into `target` (a trace: every part is a sequence of whole
+    // zstd frames that starts with a header line). Written to a temporary file and renamed;
+    // false and `error` when a part cannot be read (retention dropped it meanwhile) or the
+    // target cannot be written.
+    static bool copyParts(const QList<PartExtent> &parts, const QString &target, QString *error);
+
     // Any thread.
     QString folder() const { return m_folder; }
     QStringList parts() const;

@@ -3,6 +3,8 @@
 // select, inject, stop, and the tracked outcome shows. Any Qt warning fails the test.
 #include "DemoSystem.h"
 
+#include <QDir>
+
 #include "MainWindow.h"
 #include "model/StateJson.h"
 #include "session/LiveSession.h"
@@ -229,6 +231,68 @@ private Q_SLOTS:
                  QString::fromStdString(withoutHealth(live["agents"]).dump()));
         QCOMPARE(QString::fromStdString(replayed["scopes"].dump()), QString::fromStdString(live["scopes"].dump()));
         for (const char *count : {"events", "messages", "tasks", "gaps", "problems", "duplicates"})
+            QVERIFY2(replayed["counts"][count] == live["counts"][count], count);
+        window.close();
+    }
+
+    // A live session journals from its first frame: the inspector's frame text for a live
+    // event is read back from the journal (no frame is kept in memory), "Save session as"
+    // writes everything from the first frame (the handshake and snapshot, before the command)
+    // as a trace whose replay equals the live model, and the journal's folder goes when the
+    // session is replaced.
+    void journalServesFramesAndSaveSessionReplaysLive()
+    {
+        DemoProcess demo;
+        QVERIFY2(demo.start(QStringLiteral("extended"), 0, {QStringLiteral("--agents"), QStringLiteral("20"),
+                                                            QStringLiteral("--rate"), QStringLiteral("40")}),
+                 qPrintable(demo.error()));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("saved.jsonl.zst"));
+
+        ui::MainWindow window;
+        window.show();
+        ClientOptions options;
+        options.url = QUrl(demo.url());
+        window.connectTo(options, true);
+        QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Live, 15000);
+        const SystemStore *store = window.session()->store();
+        QTRY_VERIFY_WITH_TIMEOUT(store->agents().size() >= 20 && store->messages().size() >= 50, 20000);
+        const QString folder = window.session()->journalFolder();
+        QVERIFY(QDir(folder).exists());
+        QVERIFY(window.action(QStringLiteral("saveSession"))->isEnabled());
+
+        // Frames come from the journal: none is kept with its event.
+        const size_t row = store->events().size() - 1;
+        QVERIFY(store->events().keptFrame(row).isEmpty());
+        QVERIFY(store->events().journalRef(row).isValid());
+        const QByteArray frame = store->eventFrame(int(row));
+        QVERIFY(frame.contains(store->events().eventId(row).toUtf8()));
+
+        QSignalSpy saved(window.session(), &ui::LiveSession::sessionSaved);
+        window.session()->disconnectFromServer();
+        QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Closed, 10000);
+        QTest::qWait(300); // inputs the worker queued before it stopped
+        QString error;
+        QVERIFY2(window.session()->saveSessionAs(path, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(saved.size(), 1, 10000);
+        QVERIFY2(saved.first().at(0).toBool(), qPrintable(saved.first().at(2).toString()));
+        StateJsonOptions stateOptions;
+        stateOptions.includeActions = false;
+        const Json live = stateToJson(*store, stateOptions);
+
+        QVERIFY(window.openTrace(path));
+        QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isLoadingTrace(), 20000);
+        QVERIFY(!QDir(folder).exists()); // the live session's journal went with it
+        QCOMPARE(window.session()->traceStats().badLineCount, 0);
+        const Json replayed = stateToJson(*store, stateOptions);
+        auto withoutHealth = [](Json agents) {
+            for (Json &a : agents)
+                a.erase("health");
+            return agents;
+        };
+        QCOMPARE(QString::fromStdString(withoutHealth(replayed["agents"]).dump()),
+                 QString::fromStdString(withoutHealth(live["agents"]).dump()));
+        for (const char *count : {"events", "messages", "tasks"})
             QVERIFY2(replayed["counts"][count] == live["counts"][count], count);
         window.close();
     }

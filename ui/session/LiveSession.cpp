@@ -4,6 +4,9 @@
 #include "trace/TraceLoader.h"
 #include "trace/TraceTimeline.h"
 
+#include <QCoreApplication>
+#include <QPointer>
+#include <QThread>
 #include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
@@ -307,6 +310,36 @@ void LiveSession::openJournal()
     if (m_journalDegraded)
         Q_EMIT journalStateChanged(true, tr("The session journal cannot be written in %1: frames are kept in memory only")
                                              .arg(QDir::toNativeSeparators(folder)));
+}
+
+bool LiveSession::saveSessionAs(const QString &path, QString *error)
+{
+    if (!m_journal) {
+        if (error)
+            *error = tr("Saving the session needs a live connection");
+        return false;
+    }
+    SessionJournal *journal = m_journal;
+    QList<SessionJournal::PartExtent> parts;
+    // The journal's own thread flushes its open frame and says how far each part is whole.
+    QMetaObject::invokeMethod(journal, [journal, &parts] { parts = journal->flushedParts(); }, Qt::BlockingQueuedConnection);
+    if (parts.isEmpty()) {
+        if (error)
+            *error = tr("The session journal has nothing on disk (it cannot be written: %1)").arg(m_journalFolder);
+        return false;
+    }
+    QPointer<LiveSession> self(this);
+    QThread *copy = QThread::create([parts, path, self] {
+        QString why;
+        const bool ok = SessionJournal::copyParts(parts, path, &why);
+        QMetaObject::invokeMethod(qApp, [self, ok, path, why] {
+            if (self)
+                Q_EMIT self->sessionSaved(ok, path, why);
+        }, Qt::QueuedConnection);
+    });
+    connect(copy, &QThread::finished, copy, &QObject::deleteLater);
+    copy->start();
+    return true;
 }
 
 void LiveSession::closeJournal()

@@ -58,6 +58,12 @@ public:
     void setMemoryBudget(qint64 bytes) { m_memoryBudget = bytes; }
     qint64 memoryBudget() const { return m_memoryBudget; }
     QString journalFolder() const { return m_journalFolder; } // empty: no live journal
+    // "Save session as": the journal's retained history (everything from the connection's
+    // first frame that retention kept, so also what arrived before this call) as a trace at
+    // `path`, copied off the GUI thread; sessionSaved() follows. false (and `error`) at once
+    // when there is no live journal. Frames the journal could only keep in memory (a failing
+    // disk) are not in the copy.
+    bool saveSessionAs(const QString &path, QString *error);
     bool journalDegraded() const { return m_journalDegraded; }
     void disconnectFromServer();
 
@@ -127,6 +133,7 @@ Q_SIGNALS:
     // After a recording stopped and its file was closed (in the worker): every part written,
     // the records, and the error that stopped it early (empty when none).
     void recordingFinished(const QStringList &files, qint64 records, const QString &error);
+    void sessionSaved(bool ok, const QString &path, const QString &error);
 
 private:
     void shutdownClient();
