@@ -6,7 +6,9 @@
 //   bench_gui export FILE             opens a trace, then exports the messages table (CSV) and the
 //                                     Chrome trace as File → Export does: time of each, longest
 //                                     GUI stall meanwhile
-//   bench_gui stall --url URL [--seconds S]
+//   bench_gui plot OUT.png TITLE LIMIT_MB NAME=FILE.csv...
+//       draws resident memory over time of long-session runs (bench/long-session.sh)
+//   bench_gui stall --url URL [--seconds S] [--memory-budget MB]
 //       connects the window to a MAP server and measures GUI-thread stalls: a 2 ms timer
 //       records how late each tick fires; the worst lateness is the longest stall. Every 10 s
 //       (and at the end) a line "sample <s> rss_mb <MB> events <n> journal_mb <MB>": the
@@ -18,6 +20,9 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QImage>
+#include <QPainter>
 #include <QDir>
 #include <QFileInfo>
 #include <QTemporaryDir>
@@ -82,6 +87,94 @@ int main(int argc, char **argv)
     const QString mode = args.value(1);
     ui::applyTheme(ui::Theme::Light);
 
+    if (mode == QLatin1String("plot")) {
+        // bench_gui plot OUT.png TITLE LIMIT_MB NAME=FILE.csv...: resident memory over time of
+        // long-session runs (bench/long-session.sh CSVs: seconds in column 1, MB in column 2),
+        // one line per file, and the limit as a dashed line.
+        const QString out = args.value(2);
+        const QString title = args.value(3);
+        const double limitMb = args.value(4).toDouble();
+        struct Series { QString name; std::vector<QPointF> points; };
+        std::vector<Series> series;
+        double maxSeconds = 1, maxMb = limitMb * 1.15;
+        for (int i = 5; i < args.size(); ++i) {
+            const QString spec = args.at(i);
+            const qsizetype eq = spec.indexOf(QLatin1Char('='));
+            QFile file(spec.mid(eq + 1));
+            if (eq < 0 || !file.open(QIODevice::ReadOnly)) {
+                std::fprintf(stderr, "plot: cannot read %s\n", qPrintable(spec));
+                return 1;
+            }
+            Series s{spec.left(eq), {}};
+            file.readLine(); // the header
+            while (!file.atEnd()) {
+                const QList<QByteArray> cells = file.readLine().trimmed().split(',');
+                if (cells.size() < 2 || cells[1].isEmpty())
+                    continue;
+                const QPointF p(cells[0].toDouble(), cells[1].toDouble());
+                s.points.push_back(p);
+                maxSeconds = std::max(maxSeconds, p.x());
+                maxMb = std::max(maxMb, p.y() * 1.1);
+            }
+            series.push_back(std::move(s));
+        }
+        QImage image(1000, 520, QImage::Format_RGB32);
+        image.fill(Qt::white);
+        QPainter p(&image);
+        p.setRenderHint(QPainter::Antialiasing);
+        const QRectF plot(80, 50, 880, 400);
+        const auto map = [&](QPointF v) {
+            return QPointF(plot.left() + v.x() / maxSeconds * plot.width(), plot.bottom() - v.y() / maxMb * plot.height());
+        };
+        p.setPen(Qt::black);
+        QFont bold = p.font();
+        bold.setBold(true);
+        p.setFont(bold);
+        p.drawText(QRectF(0, 10, image.width(), 30), Qt::AlignCenter, title);
+        p.setFont(QFont());
+        p.drawRect(plot);
+        const double mbStep = maxMb > 1000 ? 200 : maxMb > 400 ? 100 : 25;
+        for (double mb = 0; mb <= maxMb; mb += mbStep) {
+            const QPointF at = map({0, mb});
+            p.setPen(QColor(225, 225, 225));
+            p.drawLine(QPointF(plot.left(), at.y()), QPointF(plot.right(), at.y()));
+            p.setPen(Qt::black);
+            p.drawText(QRectF(0, at.y() - 8, 72, 16), Qt::AlignRight | Qt::AlignVCenter, QString::number(mb));
+        }
+        const double secondStep = maxSeconds > 1800 ? 600 : maxSeconds > 300 ? 60 : 10;
+        for (double t = 0; t <= maxSeconds; t += secondStep) {
+            const QPointF at = map({t, 0});
+            p.drawText(QRectF(at.x() - 30, plot.bottom() + 4, 60, 16), Qt::AlignCenter,
+                       secondStep >= 60 ? QStringLiteral("%1 min").arg(t / 60) : QStringLiteral("%1 s").arg(t));
+        }
+        p.drawText(QRectF(plot.left(), plot.bottom() + 22, plot.width(), 16), Qt::AlignCenter, QStringLiteral("time since connecting"));
+        p.save();
+        p.translate(16, plot.center().y());
+        p.rotate(-90);
+        p.drawText(QRectF(-100, -10, 200, 20), Qt::AlignCenter, QStringLiteral("resident memory (MB)"));
+        p.restore();
+        p.setPen(QPen(QColor(200, 40, 40), 1.5, Qt::DashLine));
+        p.drawLine(map({0, limitMb}), map({maxSeconds, limitMb}));
+        const QString limitText = QStringLiteral("limit %1 MB").arg(limitMb);
+        p.drawText(map({maxSeconds, limitMb}) + QPointF(-6 - p.fontMetrics().horizontalAdvance(limitText), -6), limitText);
+        const QColor colors[] = {QColor(31, 119, 180), QColor(44, 160, 44), QColor(255, 127, 14), QColor(148, 103, 189)};
+        for (size_t i = 0; i < series.size(); ++i) {
+            p.setPen(QPen(colors[i % 4], 2));
+            QPolygonF line;
+            for (const QPointF &v : series[i].points)
+                line << map(v);
+            p.drawPolyline(line);
+            p.drawLine(QPointF(plot.left() + 16, plot.top() + 18 + 18 * double(i)), QPointF(plot.left() + 40, plot.top() + 18 + 18 * double(i)));
+            p.setPen(Qt::black);
+            p.drawText(QPointF(plot.left() + 46, plot.top() + 23 + 18 * double(i)), series[i].name);
+        }
+        p.end();
+        if (!image.save(out)) {
+            std::fprintf(stderr, "plot: cannot write %s\n", qPrintable(out));
+            return 1;
+        }
+        return 0;
+    }
     if (mode == QLatin1String("startup")) {
         ui::MainWindow window;
         FirstPaint firstPaint;
