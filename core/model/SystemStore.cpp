@@ -328,6 +328,8 @@ void SystemStore::reset()
     m_stateRow.clear();
     m_gaps.clear();
     m_problems.clear();
+    m_problemsDropped = 0;
+    m_problemBytes = 0;
     m_sessions.clear();
     m_counters = StoreCounters();
     m_connection = ConnectionInfo();
@@ -1030,7 +1032,16 @@ void SystemStore::applyGap(const Gap &gap)
 
 void SystemStore::applyProblem(const ProtocolProblem &problem)
 {
+    const auto bytesOf = [](const ProtocolProblem &p) { return qint64(p.frame.size() + p.detail.size() * 2); };
     m_problems.push_back(problem);
+    m_problemBytes += bytesOf(problem);
+    if (m_problems.size() > kMaxProblems || m_problemBytes > kMaxProblemBytes) {
+        const size_t gone = std::max<size_t>(1, m_problems.size() / 10);
+        for (size_t i = 0; i < gone; ++i)
+            m_problemBytes -= bytesOf(m_problems[i]);
+        m_problems.erase(m_problems.begin(), m_problems.begin() + qsizetype(gone));
+        m_problemsDropped += qint64(gone);
+    }
     ++m_counters.problems;
     m_pending.countersChanged = true;
 }

@@ -133,7 +133,14 @@ public:
     const std::vector<QString> &stateNames() const { return m_stateNames; }
     QString stateName(int row) const { return row >= 0 && size_t(row) < m_stateNames.size() ? m_stateNames[size_t(row)] : QString(); }
     const std::vector<Gap> &gaps() const { return m_gaps; }
+    // The newest problems, at most kMaxProblems of them holding at most kMaxProblemBytes of
+    // offending frames (64 KiB each at most): past either, the oldest tenth goes at once, and
+    // problemsDropped() counts them (counters().problems counts all). A problem's number for
+    // good (across drops): its row + problemsDropped().
+    static constexpr size_t kMaxProblems = 10000;
+    static constexpr qint64 kMaxProblemBytes = 32LL << 20;
     const std::vector<ProtocolProblem> &problems() const { return m_problems; }
+    qint64 problemsDropped() const { return m_problemsDropped; }
     const QHash<FastString, Session> &sessions() const { return m_sessions; }
     const StoreCounters &counters() const { return m_counters; }
     const ConnectionInfo &connection() const { return m_connection; }
@@ -216,6 +223,8 @@ private:
     bool m_takeFromInput = false;        // inside apply(ModelInput &&)
     std::vector<Gap> m_gaps;
     std::vector<ProtocolProblem> m_problems;
+    qint64 m_problemsDropped = 0;
+    qint64 m_problemBytes = 0;           // frames and details of m_problems
     QHash<FastString, Session> m_sessions;
     StoreCounters m_counters;
     ConnectionInfo m_connection;

@@ -103,6 +103,7 @@ private Q_SLOTS:
     void textArenaReleasesTrimmedOwners();
     void historyBudgetTrimsOldestAndKeepsStateExact();
     void trimHistoryBeforeATime();
+    void problemsKeepTheNewestWithinBounds();
 };
 
 void TestStore::sameEventTwiceIsAppliedOnce()
@@ -1358,6 +1359,35 @@ void TestStore::trimHistoryBeforeATime()
     store.reset();
     QVERIFY(!store.historyTrim().any());
     QCOMPARE(store.events().firstRow(), size_t(0));
+}
+
+void TestStore::problemsKeepTheNewestWithinBounds()
+{
+    SystemStore store;
+    const auto problem = [](int i, qsizetype bytes) {
+        ProtocolProblem p;
+        p.detail = QStringLiteral("problem %1").arg(i);
+        p.frame = QByteArray(bytes, 'x');
+        p.timeMs = i;
+        return ModelInput(ProblemInput{p});
+    };
+    for (int i = 0; i < int(SystemStore::kMaxProblems) + 500; ++i)
+        store.apply(problem(i, 10));
+    QVERIFY(store.problems().size() <= SystemStore::kMaxProblems);
+    QCOMPARE(store.counters().problems, qint64(SystemStore::kMaxProblems) + 500);
+    QCOMPARE(qint64(store.problems().size()) + store.problemsDropped(), store.counters().problems);
+    QCOMPARE(store.problems().back().detail, QStringLiteral("problem %1").arg(SystemStore::kMaxProblems + 499));
+    QCOMPARE(store.problems().front().detail, QStringLiteral("problem %1").arg(store.problemsDropped()));
+    // Large frames: bounded by bytes too.
+    for (int i = 0; i < 2000; ++i)
+        store.apply(problem(i, ProtocolProblem::kMaxKeptProblemBytes));
+    qint64 bytes = 0;
+    for (const ProtocolProblem &p : store.problems())
+        bytes += p.frame.size();
+    QVERIFY(bytes <= SystemStore::kMaxProblemBytes);
+    QVERIFY(store.problems().size() > 100);
+    store.reset();
+    QCOMPARE(store.problemsDropped(), qint64(0));
 }
 
 QTEST_GUILESS_MAIN(TestStore)

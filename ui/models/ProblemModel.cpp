@@ -32,12 +32,20 @@ ProblemModel::ProblemModel(const SystemStore *store, QObject *parent)
     connect(store, &SystemStore::aboutToReset, this, [this] { beginResetModel(); });
     connect(store, &SystemStore::wasReset, this, [this] {
         m_rows = int(m_store->problems().size());
+        m_dropped = m_store->problemsDropped();
         endResetModel();
     });
 }
 
 void ProblemModel::appendNewRows()
 {
+    if (m_store->problemsDropped() != m_dropped) { // the oldest went: rows moved up
+        beginResetModel();
+        m_dropped = m_store->problemsDropped();
+        m_rows = int(m_store->problems().size());
+        endResetModel();
+        return;
+    }
     const int total = int(m_store->problems().size());
     if (total <= m_rows)
         return;

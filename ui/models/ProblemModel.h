@@ -31,6 +31,7 @@ private:
 
     const SystemStore *m_store;
     int m_rows = 0;
+    qint64 m_dropped = 0; // SystemStore::problemsDropped() the rows are counted after
 };
 
 class GapModel : public QAbstractTableModel

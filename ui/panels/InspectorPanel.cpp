@@ -544,8 +544,10 @@ ItemView describe(const SystemStore &store, Kind kind, const QString &key)
             return eventView(store, row);
         break;
     case Kind::Problem:
-        if (const int row = rowKey(key, store.problems().size()); row >= 0)
-            return problemView(row, store.problems()[size_t(row)]);
+        if (const int number = rowKey(key, store.problems().size() + size_t(store.problemsDropped()),
+                                      size_t(store.problemsDropped()));
+            number >= 0)
+            return problemView(number, store.problems()[size_t(number - store.problemsDropped())]);
         break;
     case Kind::None: break;
     }

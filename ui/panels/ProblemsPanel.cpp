@@ -66,7 +66,9 @@ ProblemsPanel::ProblemsPanel(LiveSession *session, SelectionHub *selection, QWid
         const QModelIndexList rows = m_problemsTable->selectionModel()->selectedRows();
         if (m_syncingSelection || rows.isEmpty())
             return;
-        m_selection->focus(SelectionHub::Kind::Problem, QString::number(rows.first().row()), this);
+        // The key is the problem's number for good: rows move up when the oldest are dropped.
+        m_selection->focus(SelectionHub::Kind::Problem,
+                           QString::number(qint64(rows.first().row()) + m_store->problemsDropped()), this);
     });
     connect(m_selection, &SelectionHub::focusChanged, this, &ProblemsPanel::followFocus);
     connect(m_store, &SystemStore::changed, this, [this](const ChangeSet &changes) {
@@ -124,7 +126,7 @@ void ProblemsPanel::followFocus(SelectionHub::Kind kind, const QString &key, QOb
         return;
     m_syncingSelection = true;
     bool ok = false;
-    const int row = kind == SelectionHub::Kind::Problem ? key.toInt(&ok) : -1;
+    const int row = kind == SelectionHub::Kind::Problem ? int(key.toLongLong(&ok) - m_store->problemsDropped()) : -1;
     if (ok && row >= 0 && row < m_problems->rowCount()) {
         m_problemsTable->selectRow(row);
         m_problemsTable->scrollTo(m_problems->index(row, 0));
