@@ -4,6 +4,7 @@
 #include "DemoSystem.h"
 
 #include <QDir>
+#include <QProcess>
 
 #include "MainWindow.h"
 #include "model/StateJson.h"
@@ -295,6 +296,59 @@ private Q_SLOTS:
         for (const char *count : {"events", "messages", "tasks"})
             QVERIFY2(replayed["counts"][count] == live["counts"][count], count);
         window.close();
+    }
+
+    // Journal retention under a flood (tools/flood-server, 50 agents, as fast as the socket
+    // takes them): the journal drops its oldest parts, the store trims the history they held,
+    // and nothing else is lost: every event sent is counted, every agent's state is the last
+    // one sent, and the kept history's frames still read back from the journal.
+    void journalRetentionTrimsHistoryAndKeepsTheModelExact()
+    {
+        QProcess flood;
+        flood.start(QStringLiteral(MAPI_FLOOD_SERVER), {QStringLiteral("--agents"), QStringLiteral("50"),
+                                                        QStringLiteral("--seconds"), QStringLiteral("3")});
+        QVERIFY(flood.waitForStarted(5000));
+        QVERIFY(flood.waitForReadyRead(5000));
+        const QString url = QString::fromUtf8(flood.readLine()).trimmed().section(QLatin1Char(' '), 1);
+        QVERIFY2(url.startsWith(QLatin1String("ws://")), qPrintable(url));
+
+        ui::MainWindow window;
+        window.show();
+        JournalOptions retention;
+        retention.maxBytes = 512 << 10; // parts of 128 KiB: the oldest go within the first second
+        window.session()->setJournalOptions(retention);
+        ClientOptions options;
+        options.url = QUrl(url);
+        window.connectTo(options, true);
+        const SystemStore *store = window.session()->store();
+        QByteArray out;
+        qint64 sent = -1;
+        QTRY_VERIFY_WITH_TIMEOUT([&] {
+            out += flood.readAll();
+            for (const QByteArray &line : out.split('\n'))
+                if (line.startsWith("done "))
+                    sent = line.mid(5).toLongLong();
+            return sent > 0;
+        }(), 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(store->counters().eventsApplied, sent, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(store->historyTrim().events > 0, 10000);
+
+        QVERIFY(store->events().firstRow() > 0);
+        QCOMPARE(qint64(store->events().firstRow()), store->historyTrim().events);
+        QVERIFY(store->eventFrame(int(store->events().firstRow()) - 1).isEmpty());
+        const QByteArray oldestKept = store->eventFrame(int(store->events().firstRow()));
+        QVERIFY(oldestKept.contains(store->events().eventId(store->events().firstRow()).toUtf8()));
+        QCOMPARE(store->counters().duplicateEvents, qint64(0));
+        QCOMPARE(int(store->agents().size()), 50);
+        // The flood cycles over the agents, each event naming the state it sets: the model
+        // holds the state of each agent's newest event.
+        for (size_t row = store->events().size() - 50; row < store->events().size(); ++row) {
+            const EventEntry &e = store->events()[row];
+            QCOMPARE(store->agent(store->events().agentId(e))->state, store->stateName(e.stateRow));
+        }
+        window.close();
+        flood.kill();
+        flood.waitForFinished(3000);
     }
 };
 
