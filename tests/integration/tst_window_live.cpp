@@ -5,6 +5,7 @@
 
 #include <QDir>
 #include <QProcess>
+#include <QScopeGuard>
 
 #include "MainWindow.h"
 #include "model/StateJson.h"
@@ -308,6 +309,10 @@ private Q_SLOTS:
         flood.start(QStringLiteral(MAPI_FLOOD_SERVER), {QStringLiteral("--agents"), QStringLiteral("50"),
                                                         QStringLiteral("--seconds"), QStringLiteral("3")});
         QVERIFY(flood.waitForStarted(5000));
+        const auto stopFlood = qScopeGuard([&flood] { // on every way out, a failed check too
+            flood.kill();
+            flood.waitForFinished(3000);
+        });
         QVERIFY(flood.waitForReadyRead(5000));
         const QString url = QString::fromUtf8(flood.readLine()).trimmed().section(QLatin1Char(' '), 1);
         QVERIFY2(url.startsWith(QLatin1String("ws://")), qPrintable(url));
@@ -347,8 +352,6 @@ private Q_SLOTS:
             QCOMPARE(store->agent(store->events().agentId(e))->state, store->stateName(e.stateRow));
         }
         window.close();
-        flood.kill();
-        flood.waitForFinished(3000);
     }
 };
 
