@@ -26,6 +26,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QTimer>
 
 #include <algorithm>
@@ -78,10 +79,36 @@ private:
 };
 } // namespace
 
+// Times every event the GUI thread delivers; with MAPI_BENCH_SLOW_EVENTS_MS=N set, each taking
+// N ms or longer is printed (receiver class and name, event type): what a stall was made of.
+class TimingApplication : public QApplication
+{
+public:
+    using QApplication::QApplication;
+    bool notify(QObject *receiver, QEvent *event) override
+    {
+        if (m_slowMs <= 0 || QThread::currentThread() != thread())
+            return QApplication::notify(receiver, event);
+        QElapsedTimer timer;
+        timer.start();
+        const int type = int(event->type());
+        const bool result = QApplication::notify(receiver, event);
+        if (const qint64 ms = timer.elapsed(); ms >= m_slowMs)
+            std::printf("slow event %lld ms: %s %s (in %s) type %d at %.1f s\n", static_cast<long long>(ms),
+                        receiver->metaObject()->className(), qPrintable(receiver->objectName()),
+                        receiver->parent() ? receiver->parent()->metaObject()->className() : "-", type,
+                        double(g_sinceMain.elapsed()) / 1000.0);
+        return result;
+    }
+
+private:
+    const int m_slowMs = qEnvironmentVariableIntValue("MAPI_BENCH_SLOW_EVENTS_MS");
+};
+
 int main(int argc, char **argv)
 {
     g_sinceMain.start();
-    QApplication app(argc, argv);
+    TimingApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("MAP Inspector bench"));
     const QStringList args = QApplication::arguments();
     const QString mode = args.value(1);

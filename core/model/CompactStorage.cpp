@@ -294,8 +294,15 @@ void placeSlot(std::vector<quint64> &table, quint64 slot)
 
 void IdIndex::insert(quint32 hash, int row)
 {
-    if (m_generations.empty() || m_generations.back().count >= m_generationRows)
+    if (m_generations.empty() || m_generations.back().count >= m_generationRows) {
         m_generations.emplace_back();
+        if (m_preallocate) {
+            size_t tableSize = 1024;
+            while (tableSize < 2 * m_generationRows)
+                tableSize *= 2;
+            m_generations.back().table.assign(tableSize, 0);
+        }
+    }
     Generation &g = m_generations.back();
     if (g.table.size() < 2 * (g.count + 1)) {
         std::vector<quint64> grown(std::max<size_t>(1024, g.table.size() * 2), 0);

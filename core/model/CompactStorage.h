@@ -107,7 +107,14 @@ public:
     // Seeded per process, as QHash: a hostile server cannot craft colliding ids.
     static quint32 hashOf(QStringView id) { return quint32(fastHash(id)); }
     static constexpr size_t kGenerationRows = size_t(1) << 20;
-    void setGenerationRows(size_t rows) { m_generationRows = std::max<size_t>(rows, 1024); }
+    // A bounded log (a live session) also sizes each generation's table for its rows when it
+    // starts (`preallocate`): a table that doubles rehashes all it holds at once, which at a
+    // million rows stalled the GUI thread for tens of milliseconds.
+    void setGenerationRows(size_t rows, bool preallocate)
+    {
+        m_generationRows = std::max<size_t>(rows, 1024);
+        m_preallocate = preallocate;
+    }
     size_t generationRows() const { return m_generationRows; }
 
     template<typename SameId>
@@ -143,6 +150,7 @@ private:
     };
     std::vector<Generation> m_generations; // oldest first
     size_t m_generationRows = kGenerationRows;
+    bool m_preallocate = false;
     int m_firstRow = 0;                    // rows below are trimmed
 };
 

@@ -72,7 +72,7 @@ public:
     // Drops the rows before `row` (their ids, texts and frames); rows at and after keep their
     // numbers. `rows`: about how many a bounded log keeps (IdIndex generations follow it).
     void trimBefore(size_t row);
-    void setExpectedRows(size_t rows) { m_ids.setGenerationRows(rows / 4); }
+    void setExpectedRows(size_t rows, bool bounded) { m_ids.setGenerationRows(rows / 4, bounded); }
     size_t memoryBytes() const; // rows, texts and the id index (names: distinct strings only, not counted)
     void clear();
 
@@ -164,7 +164,7 @@ public:
     void addRecipient(size_t row, const QString &agentId);  // no-op for a trimmed row
     // Drops the rows before `row`; rows at and after keep their numbers.
     void trimBefore(size_t row);
-    void setExpectedRows(size_t rows) { m_ids.setGenerationRows(rows / 4); }
+    void setExpectedRows(size_t rows, bool bounded) { m_ids.setGenerationRows(rows / 4, bounded); }
     size_t memoryBytes() const; // rows, texts and the id index (names: distinct strings only, not counted)
     void clear();
 

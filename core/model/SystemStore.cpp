@@ -81,6 +81,7 @@ SystemStore::SystemStore(QObject *parent)
     : QObject(parent)
 {
     qRegisterMetaType<mapi::ChangeSet>();
+    m_flushTimer.setObjectName(QStringLiteral("storeFlush"));
     m_flushTimer.setSingleShot(true);
     m_flushTimer.setInterval(kFlushIntervalMs);
     connect(&m_flushTimer, &QTimer::timeout, this, &SystemStore::flushChanges);
@@ -226,8 +227,8 @@ void SystemStore::setHistoryBudget(size_t bytes)
 {
     m_historyBudget = bytes;
     const size_t rows = bytes ? bytes / kHistoryBytesPerEvent : IdIndex::kGenerationRows * 4;
-    m_events.setExpectedRows(rows);
-    m_messages.setExpectedRows(rows);
+    m_events.setExpectedRows(rows, bytes > 0);
+    m_messages.setExpectedRows(rows, bytes > 0);
 }
 
 size_t SystemStore::historyBytes() const

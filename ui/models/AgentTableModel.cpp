@@ -123,6 +123,7 @@ AgentTableModel::AgentTableModel(const SystemStore *store, QObject *parent)
     connect(store, &SystemStore::changed, this, &AgentTableModel::onStoreChanged);
     connect(store, &SystemStore::aboutToReset, this, &AgentTableModel::onAboutToReset);
     connect(store, &SystemStore::wasReset, this, &AgentTableModel::onWasReset);
+    m_relativeTimeTimer.setObjectName(QStringLiteral("agentAges"));
     m_relativeTimeTimer.setInterval(kRelativeTimeRefreshMs);
     connect(&m_relativeTimeTimer, &QTimer::timeout, this, &AgentTableModel::refreshRelativeTimes);
     m_relativeTimeTimer.start();

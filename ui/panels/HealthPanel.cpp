@@ -101,6 +101,7 @@ HealthPanel::HealthPanel(LiveSession *session, SelectionHub *selection, QWidget 
         if (!m_replayRebuild.isActive())
             m_replayRebuild.start();
     });
+    m_clock.setObjectName(QStringLiteral("healthClock"));
     m_clock.setInterval(1000);
     connect(&m_clock, &QTimer::timeout, this, &HealthPanel::tick);
     m_clock.start();

@@ -51,6 +51,7 @@ LiveSession::LiveSession(QObject *parent)
     m_workerContext = new QObject;
     m_workerContext->moveToThread(&m_worker);
     QMetaObject::invokeMethod(m_workerContext, [] { yieldToTheGuiThread(); }, Qt::QueuedConnection);
+    m_clock.setObjectName(QStringLiteral("sessionClock"));
     m_clock.setInterval(1000); // health is defined in tens of seconds; 1 Hz is plenty
     connect(&m_clock, &QTimer::timeout, this, [this] {
         if (m_source == Source::Live)
@@ -61,6 +62,7 @@ LiveSession::LiveSession(QObject *parent)
         Q_EMIT rateUpdated(m_eventRate);
     });
     m_clock.start();
+    m_applyTimer.setObjectName(QStringLiteral("applyInputs"));
     m_applyTimer.setSingleShot(true);
     m_applyTimer.setInterval(0);
     connect(&m_applyTimer, &QTimer::timeout, this, &LiveSession::applyPendingInputs);

@@ -133,9 +133,11 @@ TopologyView::TopologyView(LiveSession *session, SelectionHub *selection, QWidge
         m_moving = false;
         update(); // the full-quality frame
     });
+    m_quietRepaint.setObjectName(QStringLiteral("topologyRepaint"));
     m_quietRepaint.setSingleShot(true);
     m_quietRepaint.setInterval(kQuietRepaintMs);
     connect(&m_quietRepaint, &QTimer::timeout, this, qOverload<>(&QWidget::update));
+    m_decayTimer.setObjectName(QStringLiteral("topologyDecay"));
     m_decayTimer.setInterval(kDecayRepaintMs);
     connect(&m_decayTimer, &QTimer::timeout, this, [this] {
         if (!m_graph.traffic().empty())
