@@ -26,6 +26,7 @@
 #include <vector>
 
 #ifdef Q_OS_WIN
+#define NOMINMAX // windows.h's min/max macros would break std::min( and std::max(
 #include <windows.h>
 #else
 #include <ctime>
