@@ -10,6 +10,7 @@ PACKAGES=(
   nlohmann-json3-dev libsimdjson-dev qtkeychain-qt6-dev libzstd-dev zlib1g-dev libxxhash-dev libmimalloc-dev
   xvfb xauth
   appstream desktop-file-utils  # packaging checks: metainfo and .desktop validation (ctest)
+  file                          # dpkg-shlibdeps (the .deb's dependencies, cpack) runs it
 )
 # Node.js for the demo system: Debian's packages only when no node/npm is on the PATH (a
 # Node.js installed another way would conflict with them).
