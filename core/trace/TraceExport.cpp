@@ -663,6 +663,8 @@ private:
             break;
         }
         case CsvTable::Messages: {
+            if (!m_store.messages().isKept(index)) // trimmed by a live session while exporting
+                break;
             const Message m = m_store.messages()[index];
             row({t(m.id), n(isoTime(m.timestampMs)), t(m.eventId), t(m.fromAgentId), t(m.fromRaw), t(m.toDisplay),
                  t(m.toAgentIds.join(QLatin1Char(';'))), t(m.scopeId), t(m.status), t(conventionName(m.convention)),
