@@ -222,12 +222,9 @@ int commandStats(const QCommandLineParser &p, const Common &common)
                 const RecordDir dir = r.timeline->recordDirOf(i);
                 ++byDir[dir == RecordDir::Other ? std::string("other") : recordDirName(dir).toStdString()];
             }
-    std::map<int, qint64> byTypeRow; // EventEntry::typeRow: counted by number, named once
-    for (const EventEntry &e : store.events())
-        ++byTypeRow[e.typeRow];
-    std::map<std::string, qint64> byType;
-    for (const auto &[typeRow, count] : byTypeRow)
-        byType[store.events().typeName(typeRow).toStdString()] += count;
+    std::map<std::string, qint64> byType; // counted as appended (the same kind may be read twice)
+    for (int typeRow = 0; typeRow < store.events().typeCount(); ++typeRow)
+        byType[store.events().typeName(typeRow).toStdString()] += store.events().appendedOfType(typeRow);
     qint64 registered = 0, placeholders = 0, departed = 0;
     for (const Agent &a : store.agents()) {
         if (a.unregistered)

@@ -90,16 +90,6 @@ void TimelineIndex::dropTrimmedRows(const SystemStore &store)
     m_eventRows = std::max(m_eventRows, firstEvent);
 }
 
-size_t TimelineIndex::memoryBytes() const
-{
-    size_t bytes = m_messages.size() * sizeof(MessageRef)
-        + m_conventions.size() * (sizeof(quint16) + sizeof(int) + sizeof(quint8))
-        + m_actions.capacity() * sizeof(ActionRef) + m_gaps.capacity() * sizeof(GapRef);
-    for (const Lane &lane : m_lanes)
-        bytes += lane.endpointTimes.capacity() * sizeof(qint64) + lane.marks.size() * sizeof(StateMark);
-    return bytes;
-}
-
 TimelineIndex::Ingested TimelineIndex::ingest(const SystemStore &store, int maxRows)
 {
     Ingested result;

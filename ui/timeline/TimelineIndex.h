@@ -122,7 +122,6 @@ public:
     // The store's trimmed history as of the last ingest (events.any(): none trimmed).
     qint64 trimmedEvents() const { return m_trimmedEvents; }
     qint64 trimmedBeforeMs() const { return m_trimmedBeforeMs; }
-    size_t memoryBytes() const; // an estimate: the lists' capacities
 
 private:
     struct Lane
