@@ -56,7 +56,7 @@ int main(int argc, char **argv)
         out = text.toDouble(&ok);
         if (ok && out >= minimum)
             return true;
-        std::fprintf(stderr, "map-inspector: %s must be a number of at least %g (got \"%s\"%s)\n", option, minimum,
+        std::fprintf(stderr, "map-inspector: --%s must be a number of at least %g (got \"%s\"%s)\n", option, minimum,
                      qPrintable(text), p.isSet(name) ? "" : qPrintable(QStringLiteral(" from setting ") + QLatin1String(key)));
         return false;
     };
