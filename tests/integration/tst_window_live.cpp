@@ -75,6 +75,32 @@ QAbstractItemView *agentsView(ui::MainWindow &window)
     return window.dock(QStringLiteral("agentsDock"))->findChild<QTableView *>();
 }
 
+// The extended demo system both live-to-replay tests observe: 20 agents, enough traffic.
+const QStringList kDemoOptions{QStringLiteral("--agents"), QStringLiteral("20"), QStringLiteral("--rate"),
+                               QStringLiteral("40")};
+
+// The window connected (observer) to `url`, live, with at least 20 agents and 50 messages.
+void connectAndFill(ui::MainWindow &window, const QString &url)
+{
+    window.show();
+    ClientOptions options;
+    options.url = QUrl(url);
+    window.connectTo(options, true);
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Live, 15000);
+    const SystemStore *store = window.session()->store();
+    QTRY_VERIFY_WITH_TIMEOUT(store->agents().size() >= 20 && store->messages().size() >= 50, 20000);
+}
+
+Json modelState(const SystemStore &store)
+{
+    StateJsonOptions options;
+    options.includeActions = false;
+    Json state = stateToJson(store, options);
+    for (Json &agent : state["agents"])
+        agent.erase("health"); // a function of the clock, not of the frames
+    return state;
+}
+
 } // namespace
 
 class WindowLiveTest : public QObject
@@ -190,20 +216,16 @@ private Q_SLOTS:
     void recordThenReplayEqualsLive()
     {
         DemoProcess demo;
-        QVERIFY2(demo.start(QStringLiteral("extended"), 0, {QStringLiteral("--agents"), QStringLiteral("20"),
-                                                            QStringLiteral("--rate"), QStringLiteral("40")}),
-                 qPrintable(demo.error()));
+        QVERIFY2(demo.start(QStringLiteral("extended"), 0, kDemoOptions), qPrintable(demo.error()));
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("live.jsonl.zst"));
 
         ui::MainWindow window;
-        window.show();
-        ClientOptions options;
-        options.url = QUrl(demo.url());
-        window.connectTo(options, true);
-        QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Live, 15000);
+        connectAndFill(window, demo.url());
+        if (QTest::currentTestFailed())
+            return;
         QString error;
-        QVERIFY2(window.startRecording(path, &error), qPrintable(error));
+        QVERIFY2(window.startRecording(path, &error), qPrintable(error)); // reconnects: the store starts over
         QVERIFY(window.action(QStringLiteral("record"))->isChecked());
         QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Live, 15000);
         const SystemStore *store = window.session()->store();
@@ -214,23 +236,15 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 10000);
         QVERIFY(finished.first().at(2).toString().isEmpty());
         QTest::qWait(300); // inputs the worker queued before it stopped
-        StateJsonOptions stateOptions;
-        stateOptions.includeActions = false;
-        const Json live = stateToJson(*store, stateOptions);
+        const Json live = modelState(*store);
         QVERIFY(live["agents"].size() >= 20);
 
         QVERIFY(window.openTrace(path));
         QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isLoadingTrace(), 20000);
         QVERIFY(window.session()->replay());
         QCOMPARE(window.session()->traceStats().badLineCount, 0);
-        const Json replayed = stateToJson(*store, stateOptions);
-        auto withoutHealth = [](Json agents) {
-            for (Json &a : agents)
-                a.erase("health"); // a function of the clock, not of the frames
-            return agents;
-        };
-        QCOMPARE(QString::fromStdString(withoutHealth(replayed["agents"]).dump()),
-                 QString::fromStdString(withoutHealth(live["agents"]).dump()));
+        const Json replayed = modelState(*store);
+        QCOMPARE(QString::fromStdString(replayed["agents"].dump()), QString::fromStdString(live["agents"].dump()));
         QCOMPARE(QString::fromStdString(replayed["scopes"].dump()), QString::fromStdString(live["scopes"].dump()));
         for (const char *count : {"events", "messages", "tasks", "gaps", "problems", "duplicates"})
             QVERIFY2(replayed["counts"][count] == live["counts"][count], count);
@@ -245,20 +259,15 @@ private Q_SLOTS:
     void journalServesFramesAndSaveSessionReplaysLive()
     {
         DemoProcess demo;
-        QVERIFY2(demo.start(QStringLiteral("extended"), 0, {QStringLiteral("--agents"), QStringLiteral("20"),
-                                                            QStringLiteral("--rate"), QStringLiteral("40")}),
-                 qPrintable(demo.error()));
+        QVERIFY2(demo.start(QStringLiteral("extended"), 0, kDemoOptions), qPrintable(demo.error()));
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("saved.jsonl.zst"));
 
         ui::MainWindow window;
-        window.show();
-        ClientOptions options;
-        options.url = QUrl(demo.url());
-        window.connectTo(options, true);
-        QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Live, 15000);
+        connectAndFill(window, demo.url());
+        if (QTest::currentTestFailed())
+            return;
         const SystemStore *store = window.session()->store();
-        QTRY_VERIFY_WITH_TIMEOUT(store->agents().size() >= 20 && store->messages().size() >= 50, 20000);
         const QString folder = window.session()->journalFolder();
         QVERIFY(QDir(folder).exists());
         QVERIFY(window.action(QStringLiteral("saveSession"))->isEnabled());
@@ -278,22 +287,14 @@ private Q_SLOTS:
         QVERIFY2(window.session()->saveSessionAs(path, &error), qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(saved.size(), 1, 10000);
         QVERIFY2(saved.first().at(0).toBool(), qPrintable(saved.first().at(2).toString()));
-        StateJsonOptions stateOptions;
-        stateOptions.includeActions = false;
-        const Json live = stateToJson(*store, stateOptions);
+        const Json live = modelState(*store);
 
         QVERIFY(window.openTrace(path));
         QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isLoadingTrace(), 20000);
         QVERIFY(!QDir(folder).exists()); // the live session's journal went with it
         QCOMPARE(window.session()->traceStats().badLineCount, 0);
-        const Json replayed = stateToJson(*store, stateOptions);
-        auto withoutHealth = [](Json agents) {
-            for (Json &a : agents)
-                a.erase("health");
-            return agents;
-        };
-        QCOMPARE(QString::fromStdString(withoutHealth(replayed["agents"]).dump()),
-                 QString::fromStdString(withoutHealth(live["agents"]).dump()));
+        const Json replayed = modelState(*store);
+        QCOMPARE(QString::fromStdString(replayed["agents"].dump()), QString::fromStdString(live["agents"].dump()));
         for (const char *count : {"events", "messages", "tasks"})
             QVERIFY2(replayed["counts"][count] == live["counts"][count], count);
         window.close();
