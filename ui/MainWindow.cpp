@@ -41,7 +41,6 @@
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QSaveFile>
 #include <QThread>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -949,22 +948,18 @@ void MainWindow::openJournalParts(const QStringList &parts)
     statusBar()->showMessage(tr("Joining %n journal part(s)…", nullptr, int(parts.size())));
     QPointer<MainWindow> self(this);
     QThread *job = QThread::create([parts, joined, self] {
-        QSaveFile out(joined);
-        bool ok = out.open(QIODevice::WriteOnly);
-        for (const QString &part : parts) {
-            QFile in(part);
-            ok = ok && in.open(QIODevice::ReadOnly);
-            while (ok && !in.atEnd())
-                ok = out.write(in.read(4 << 20)) >= 0;
-        }
-        ok = ok && out.commit();
-        QMetaObject::invokeMethod(qApp, [self, joined, ok] {
+        QList<SessionJournal::PartExtent> extents; // a left-behind journal: each part whole
+        for (const QString &part : parts)
+            extents.push_back({part, QFileInfo(part).size()});
+        QString error;
+        const bool ok = SessionJournal::copyParts(extents, joined, &error);
+        QMetaObject::invokeMethod(qApp, [self, joined, ok, error] {
             if (!self)
                 return;
             if (ok)
                 self->openTrace(joined);
             else
-                self->statusBar()->showMessage(tr("Could not join the journal's parts into %1").arg(joined), 15000);
+                self->statusBar()->showMessage(tr("Could not join the journal's parts into %1: %2").arg(joined, error), 15000);
         }, Qt::QueuedConnection);
     });
     connect(job, &QThread::finished, job, &QObject::deleteLater);
