@@ -3,7 +3,7 @@
 // Input: the received map/event frames of tests/data/scenario-deliver.ndjson (real frames from
 // the official server), replicated until N events, each copy with a unique event id so the
 // store's de-duplication does not short-circuit the work. Prints one line per measurement.
-#include "client/ProtocolPipeline.h"
+#include "pipeline/ProtocolPipeline.h"
 #include "model/SystemStore.h"
 #include "protocol/SimdJsonParser.h"
 #include "trace/Trace.h"

@@ -15,7 +15,7 @@
 //       process's resident memory, the events applied and the session journal's size on disk.
 #include "MainWindow.h"
 #include "ProcessStatus.h"
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 #include "style/Theme.h"
 
 #include <QApplication>
@@ -319,7 +319,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < 20; ++i)
             QApplication::processEvents(QEventLoop::AllEvents, 5);
         const qint64 emptyWindowKb = statusKb("VmRSS:"); // Qt, fonts, the panels without data
-        ui::LiveSession *session = window.session();
+        InspectorSession *session = window.session();
         const SystemStore *store = session->store();
         StallMeter stalls;
         const QElapsedTimer &clock = stalls.clock;
@@ -331,7 +331,7 @@ int main(int argc, char **argv)
         });
         bool ok = false;
         QString error;
-        QObject::connect(session, &ui::LiveSession::traceLoadFinished, [&](bool done, bool, const QString &why) {
+        QObject::connect(session, &InspectorSession::traceLoadFinished, [&](bool done, bool, const QString &why) {
             loadedMs = clock.elapsed();
             ok = done;
             error = why;
@@ -362,9 +362,9 @@ int main(int argc, char **argv)
         ui::MainWindow window;
         window.resize(1600, 1000);
         window.show();
-        ui::LiveSession *session = window.session();
+        InspectorSession *session = window.session();
         bool loaded = false;
-        QObject::connect(session, &ui::LiveSession::traceLoadFinished, [&](bool done, bool, const QString &) {
+        QObject::connect(session, &InspectorSession::traceLoadFinished, [&](bool done, bool, const QString &) {
             loaded = done;
             QTimer::singleShot(1000, &app, &QApplication::quit); // the panels settle
         });

@@ -14,7 +14,7 @@
 // Usage: bench_timeline [--frames DIR]   (DIR: PNGs of the panel at each measured window)
 // Runs on the offscreen platform unless QT_QPA_PLATFORM says otherwise.
 #include "panels/TimelinePanel.h"
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 #include "timeline/TimelineView.h"
 
@@ -244,7 +244,7 @@ void saveFrame(const QString &dir, TimelinePanel &panel, const QString &name)
 
 void run(int messageCount, bool withZoom, const QString &framesDir)
 {
-    LiveSession session;
+    InspectorSession session;
     SelectionHub hub;
     QElapsedTimer timer;
     timer.start();

@@ -10,7 +10,7 @@
 // repaint that follows 150 ms after the last move.
 // With --png, saves the panel (at rest) zoomed out, at 50 % and at 1:1 into DIR.
 #include "panels/TopologyPanel.h"
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 #include "style/Theme.h"
 #include "topology/TopologyView.h"
@@ -294,7 +294,7 @@ int main(int argc, char **argv)
         inputs.push_back(messageSent(m, ids[from], ids[to], t));
     }
 
-    LiveSession session;
+    InspectorSession session;
     SelectionHub hub;
     TopologyPanel panel(&session, &hub);
     panel.resize(1600, 1000);

@@ -16,7 +16,7 @@
 #include "replay/Exports.h"
 #include "replay/ReplayBar.h"
 #include "replay/SampleTrace.h"
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 #include "style/Theme.h"
 #include "timeline/TimelineView.h"
@@ -49,7 +49,7 @@ namespace mapi::ui {
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent)
-    , m_session(new LiveSession(this))
+    , m_session(new InspectorSession(this))
     , m_selection(new SelectionHub(this))
 {
     setObjectName(QStringLiteral("MainWindow"));
@@ -88,42 +88,42 @@ MainWindow::MainWindow(QWidget *parent)
     if (!restoreState(settings.value(QStringLiteral("layout/state")).toByteArray()))
         resize(1400, 900);
 
-    connect(m_session, &LiveSession::sourceChanged, this, [this] {
-        m_center->setCurrentIndex(m_session->source() == LiveSession::Source::None ? 0 : 1);
-        if (m_session->source() != LiveSession::Source::Trace || !m_session->replay()) {
+    connect(m_session, &InspectorSession::sourceChanged, this, [this] {
+        m_center->setCurrentIndex(m_session->source() == InspectorSession::Source::None ? 0 : 1);
+        if (m_session->source() != InspectorSession::Source::Trace || !m_session->replay()) {
             m_replayBar->setController(nullptr, QString());
             m_replayBar->hide();
         }
-        setWindowTitle(m_session->source() == LiveSession::Source::None
+        setWindowTitle(m_session->source() == InspectorSession::Source::None
                            ? QStringLiteral("MAP Inspector")
                            : QStringLiteral("%1 — MAP Inspector").arg(m_session->sourceLabel()));
         updateActionStates();
         updateStatusBar();
     });
-    connect(m_session, &LiveSession::stateChanged, this, [this] {
+    connect(m_session, &InspectorSession::stateChanged, this, [this] {
         updateActionStates();
         updateStatusBar();
     });
-    connect(m_session, &LiveSession::supportChanged, this, &MainWindow::updateActionStates);
-    connect(m_session, &LiveSession::observerOnlyChanged, this, &MainWindow::updateActionStates);
-    connect(m_session, &LiveSession::rateUpdated, this, &MainWindow::updateStatusBar);
-    connect(m_session, &LiveSession::fatalError, this, [this](const QString &message) {
+    connect(m_session, &InspectorSession::supportChanged, this, &MainWindow::updateActionStates);
+    connect(m_session, &InspectorSession::observerOnlyChanged, this, &MainWindow::updateActionStates);
+    connect(m_session, &InspectorSession::rateUpdated, this, &MainWindow::updateStatusBar);
+    connect(m_session, &InspectorSession::fatalError, this, [this](ClientFailure, const QString &message) {
         statusBar()->showMessage(message, 15000);
         QMessageBox::warning(this, tr("Connection failed"), message);
     });
     connect(m_session->store(), &SystemStore::changed, this, &MainWindow::updateStatusBar);
-    connect(m_session, &LiveSession::traceLoadProgress, this, [this](qint64 done, qint64 total) {
+    connect(m_session, &InspectorSession::traceLoadProgress, this, [this](qint64 done, qint64 total) {
         // Percent of the file's bytes (compressed bytes for .zst/.gz): QProgressBar holds ints.
         m_loadProgress->setValue(total > 0 ? int(done * 100 / total) : 0);
     });
-    connect(m_session, &LiveSession::traceLoadFinished, this, &MainWindow::onTraceLoadFinished);
-    connect(m_session, &LiveSession::recordingChanged, this, [this](bool recording) {
+    connect(m_session, &InspectorSession::traceLoadFinished, this, &MainWindow::onTraceLoadFinished);
+    connect(m_session, &InspectorSession::recordingChanged, this, [this](bool recording) {
         m_recordAction->setChecked(recording);
         m_recordingLabel->setVisible(recording);
         m_recordingLabel->setText(tr("● Recording %1").arg(QFileInfo(m_session->recordingPath()).fileName()));
         m_recordingLabel->setToolTip(QDir::toNativeSeparators(m_session->recordingPath()));
     });
-    connect(m_session, &LiveSession::recordingFinished, this,
+    connect(m_session, &InspectorSession::recordingFinished, this,
             [this](const QStringList &files, qint64 records, const QString &error) {
                 const QString where = files.isEmpty() ? QString() : QDir::toNativeSeparators(files.last());
                 if (error.isEmpty())
@@ -132,14 +132,14 @@ MainWindow::MainWindow(QWidget *parent)
                     showWarning(tr("Recording stopped"), tr("The recording stopped early: %1\n%n record(s) were written to %2.",
                                                             nullptr, int(records)).arg(error, where));
             });
-    connect(m_session, &LiveSession::journalStateChanged, this, [this](bool degraded, const QString &reason) {
+    connect(m_session, &InspectorSession::journalStateChanged, this, [this](bool degraded, const QString &reason) {
         m_journalLabel->setVisible(degraded);
         m_journalLabel->setToolTip(reason);
         statusBar()->showMessage(degraded ? tr("Session journal: %1; frames are kept in memory (bounded) until the disk can be written again").arg(reason)
                                           : tr("Session journal: written to disk again"),
                                  15000);
     });
-    connect(m_session, &LiveSession::sourceChanged, this, [this] {
+    connect(m_session, &InspectorSession::sourceChanged, this, [this] {
         if (!m_session->journalDegraded())
             m_journalLabel->hide();
     });
@@ -199,12 +199,12 @@ void MainWindow::buildActions()
     m_aboutAction = make("about", tr("&About MAP Inspector"), QKeySequence());
 
     connect(m_connectAction, &QAction::triggered, this, &MainWindow::showConnectDialog);
-    connect(m_disconnectAction, &QAction::triggered, m_session, &LiveSession::disconnectFromServer);
+    connect(m_disconnectAction, &QAction::triggered, m_session, &InspectorSession::disconnectFromServer);
     connect(m_openTraceAction, &QAction::triggered, this, &MainWindow::showOpenTraceDialog);
     connect(m_openSampleAction, &QAction::triggered, this, &MainWindow::openSampleTrace);
     connect(m_recordAction, &QAction::triggered, this, [this](bool checked) { chooseRecordingFile(checked); });
     connect(m_saveSessionAction, &QAction::triggered, this, &MainWindow::saveSessionWithDialog);
-    connect(m_session, &LiveSession::sessionSaved, this, [this](bool ok, const QString &path, const QString &error) {
+    connect(m_session, &InspectorSession::sessionSaved, this, [this](bool ok, const QString &path, const QString &error) {
         if (ok)
             statusBar()->showMessage(tr("Session saved to %1").arg(QDir::toNativeSeparators(path)), 10000);
         else
@@ -394,7 +394,7 @@ void MainWindow::buildStatusBar()
         cancel->hide();
     };
     progressWidgets("traceLoad", tr("Loading %p%"), tr("Stop loading the trace"), m_loadProgress, m_loadCancel);
-    connect(m_loadCancel, &QToolButton::clicked, m_session, &LiveSession::cancelTraceLoad);
+    connect(m_loadCancel, &QToolButton::clicked, m_session, &InspectorSession::cancelTraceLoad);
     progressWidgets("export", tr("Exporting %p%"), tr("Stop the export (no file is written)"), m_exportProgress,
                     m_exportCancel);
     connect(m_exportCancel, &QToolButton::clicked, this, &MainWindow::cancelExport);
@@ -794,7 +794,7 @@ void MainWindow::updateActionStates()
         c.action->setToolTip(tip);
         c.action->setStatusTip(tip);
     }
-    const bool live = m_session->source() == LiveSession::Source::Live;
+    const bool live = m_session->source() == InspectorSession::Source::Live;
     m_disconnectAction->setEnabled(live);
     m_recordAction->setEnabled(live);
     m_saveSessionAction->setEnabled(live && !m_session->journalFolder().isEmpty());
@@ -802,7 +802,7 @@ void MainWindow::updateActionStates()
                                          : tr("Saving a session needs a live connection"));
     m_recordAction->setToolTip(live ? tr("Record every frame of this connection to a trace file")
                                     : tr("Recording needs a live connection"));
-    const bool hasModel = m_session->source() != LiveSession::Source::None && !m_session->isLoadingTrace();
+    const bool hasModel = m_session->source() != InspectorSession::Source::None && !m_session->isLoadingTrace();
     for (QAction *a : std::as_const(m_exportActions))
         a->setEnabled(hasModel && !m_exportJob);
 }
@@ -858,12 +858,12 @@ void MainWindow::updateStatusBar()
     const SystemStore *store = m_session->store();
     QString state;
     switch (m_session->source()) {
-    case LiveSession::Source::None: state = tr("Not connected"); break;
-    case LiveSession::Source::Trace:
+    case InspectorSession::Source::None: state = tr("Not connected"); break;
+    case InspectorSession::Source::Trace:
         state = m_session->isLoadingTrace() ? tr("Loading trace")
                                             : tr("Trace · %n record(s)", nullptr, int(m_session->traceStats().records));
         break;
-    case LiveSession::Source::Live: state = clientStateName(m_session->clientState()); break;
+    case InspectorSession::Source::Live: state = clientStateName(m_session->clientState()); break;
     }
     if (m_session->observerOnly())
         state += tr(" · observer");
@@ -872,7 +872,7 @@ void MainWindow::updateStatusBar()
     m_serverLabel->setText(c.serverName.isEmpty() ? m_session->sourceLabel()
                                                   : QStringLiteral("%1 %2 · %3").arg(c.serverName, c.serverVersion, m_session->sourceLabel()));
     m_rateLabel->setText(tr("%1 events/s").arg(m_session->eventRate(), 0, 'f', 0));
-    m_rateLabel->setVisible(m_session->source() == LiveSession::Source::Live);
+    m_rateLabel->setVisible(m_session->source() == InspectorSession::Source::Live);
     const auto &counters = store->counters();
     m_gapsButton->setText(tr("%n gap(s)", nullptr, int(counters.gaps)));
     m_problemsButton->setText(tr("%n problem(s)", nullptr, int(counters.problems)));

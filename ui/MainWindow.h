@@ -16,11 +16,11 @@ class QToolButton;
 
 namespace mapi {
 class ExportJob;
+class InspectorSession;
 }
 
 namespace mapi::ui {
 
-class LiveSession;
 class SelectionHub;
 class ActionsPanel;
 class AgentsPanel;
@@ -40,7 +40,7 @@ public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    LiveSession *session() const { return m_session; }
+    InspectorSession *session() const { return m_session; }
     SelectionHub *selection() const { return m_selection; }
 
     void connectTo(const ClientOptions &options, bool observerOnly);
@@ -49,7 +49,7 @@ public:
     // file cannot be read at all; errors found while loading are reported when it ends.
     bool openTrace(const QString &path);
     bool openSampleTrace();            // the trace embedded in the program (resources/sample)
-    // Records the live connection to `path` (reconnects first, see LiveSession::startRecording).
+    // Records the live connection to `path` (reconnects first, see InspectorSession::startRecording).
     bool startRecording(const QString &path, QString *error = nullptr);
     // Offers the journals of sessions that did not close (RecoverDialog), when there are any;
     // `always`: shows the dialog even when there are none (File → Recover sessions).
@@ -112,7 +112,7 @@ private:
     void setTheme(const QString &name);
     void saveLayout();
 
-    LiveSession *m_session;
+    InspectorSession *m_session;
     SelectionHub *m_selection;
     bool m_forcedObserver = false;
     QByteArray m_defaultLayout;

@@ -5,9 +5,9 @@
 //   4 action failed or not supported · 5 action not confirmed in time · 6 trace unreadable ·
 //   7 output not writable
 #include "Allocator.h"
-#include "client/MapClient.h"
 #include "model/StateJson.h"
 #include "model/SystemStore.h"
+#include "session/InspectorSession.h"
 #include "trace/Trace.h"
 #include "trace/TraceExport.h"
 #include "trace/TraceLoader.h"
@@ -85,70 +85,101 @@ std::optional<AuthConfig> readAuth(const QCommandLineParser &p, QString &error)
     return auth;
 }
 
-// The history a one-shot command keeps: some 100,000 recent events.
-constexpr size_t kCliHistoryBudgetBytes = 16 << 20;
+// The memory budget of a one-shot command (InspectorSession::setMemoryBudget): 40 % of it, 16 MB,
+// holds recent history (some 100,000 events: enough to tell a replayed event from a new one), so
+// memory grows with agents, scopes and open tasks, not with events.
+constexpr qint64 kCliMemoryBudgetBytes = 40 << 20;
 
-// Connects, waits until live, runs `whenLive`, and returns the exit code set by it.
-class Session
+// A live command on the core session (the window's, without journal or views): connects, runs
+// `onLive` once the connection is live, and returns the exit code that finish() was given.
+class LiveRun
 {
 public:
-    Session(const ClientOptions &options, SystemStore &store)
-        : client(options)
+    explicit LiveRun(const ClientOptions &options)
+        : m_options(options)
     {
-        // One-shot commands print the model: no frame is kept with its events, and the history
-        // of events and messages is bounded (enough to tell a replayed event from a new one),
-        // so memory grows with agents, scopes and tasks, not with events (record writes frames
-        // before this).
-        client.setKeepFrames(false);
-        store.setHistoryBudget(kCliHistoryBudgetBytes);
-        QObject::connect(&client, &MapClient::inputsReady, &store, [&store](const ModelInputs &inputs) { store.apply(inputs); });
-        QObject::connect(&client, &MapClient::fatalError, &client, [this](const QString &message) {
-            const bool auth = message.contains(QLatin1String("authenticat"));
-            finish(auth ? AuthRefused : ConnectionFailed, message);
+        session.setJournaling(false); // nothing is read back: frames are not kept at all
+        session.setMemoryBudget(kCliMemoryBudgetBytes);
+        QObject::connect(&session, &InspectorSession::fatalError, &session, [this](ClientFailure failure, const QString &message) {
+            finish(failure == ClientFailure::Transport ? ConnectionFailed : AuthRefused, message);
         });
-        QObject::connect(&client, &MapClient::stateChanged, &client, [this](ClientState state) {
-            if (finished)
+        QObject::connect(&session, &InspectorSession::stateChanged, &session, [this](ClientState state) {
+            if (m_finished)
                 return;
-            if ((state == ClientState::Backoff || state == ClientState::Closed) && !wasLive)
-                finish(ConnectionFailed, QStringLiteral("cannot connect to %1: %2")
-                                             .arg(redactedUrl(client.options().url), client.lastError()));
+            if ((state == ClientState::Backoff || state == ClientState::Closed) && !session.hasBeenLive())
+                finish(ConnectionFailed, QStringLiteral("cannot connect to %1: %2").arg(redactedUrl(m_options.url), session.lastError()));
             else if (state == ClientState::Closed)
-                finish(ConnectionFailed, QStringLiteral("connection lost: %1").arg(client.lastError()));
+                finish(ConnectionFailed, QStringLiteral("connection lost: %1").arg(session.lastError()));
         });
-        QObject::connect(&client, &MapClient::live, &client, [this] {
-            if (wasLive)
-                return;
-            wasLive = true;
-            if (onLive)
+        QObject::connect(&session, &InspectorSession::wentLive, &session, [this] {
+            if (onLive && !m_finished)
                 onLive();
         });
+        QObject::connect(&session, &InspectorSession::recordingFinished, &session,
+                         [this](const QStringList &files, qint64 records, const QString &error) {
+                             recordedFiles = files;
+                             recordedRecords = records;
+                             recordingError = error;
+                             m_recordingClosed = true;
+                             quitWhenDone();
+                         });
     }
+
+    SystemStore &store() { return *session.store(); }
 
     int run()
     {
-        client.start();
+        session.connectTo(m_options, false);
         QCoreApplication::exec();
-        return exitCode;
+        return m_exitCode;
+    }
+    // Records the connection to `path` from its first frame; false (and `error`) when the file
+    // cannot be created.
+    int runRecording(const QString &path, const TraceWriterOptions &writerOptions, QString *error)
+    {
+        if (!session.connectAndRecord(m_options, path, writerOptions, error))
+            return Usage;
+        m_recording = true;
+        QCoreApplication::exec();
+        return m_exitCode;
     }
 
     void finish(int code, const QString &message = {})
     {
-        if (finished)
+        if (m_finished)
             return;
-        finished = true;
-        exitCode = code;
+        m_finished = true;
+        m_exitCode = code;
         error = message;
-        client.stop();
-        // Let the unsubscribe go out, then leave.
-        QTimer::singleShot(300, QCoreApplication::instance(), [] { QCoreApplication::exit(0); });
+        session.store()->advanceTime(QDateTime::currentMSecsSinceEpoch());
+        session.disconnectFromServer(); // unsubscribes, then closes; a recording closes after that
+        // Let the unsubscribe go out, then leave (once a recording's file is closed).
+        QTimer::singleShot(300, &session, [this] {
+            m_waited = true;
+            quitWhenDone();
+        });
     }
 
-    MapClient client;
+    InspectorSession session;
     std::function<void()> onLive;
-    bool wasLive = false;
-    bool finished = false;
-    int exitCode = Ok;
     QString error;
+    QStringList recordedFiles;
+    qint64 recordedRecords = 0;
+    QString recordingError;
+
+private:
+    void quitWhenDone()
+    {
+        if (m_waited && (!m_recording || m_recordingClosed))
+            QCoreApplication::exit(0);
+    }
+
+    ClientOptions m_options;
+    bool m_finished = false;
+    bool m_waited = false;
+    bool m_recording = false;
+    bool m_recordingClosed = false;
+    int m_exitCode = Ok;
 };
 
 // ---- traces ------------------------------------------------------------------------------
@@ -390,8 +421,8 @@ int commandConvert(const QCommandLineParser &p, const Common &common)
 
 int commandState(const QCommandLineParser &p, const Common &common)
 {
-    SystemStore store;
     if (p.isSet(QStringLiteral("trace"))) {
+        SystemStore store;
         const TraceLoadResult r = loadTraceInto(store, p.value(QStringLiteral("trace")), loadOptions(common));
         if (!r.ok)
             return failWith(TraceUnreadable, r.error);
@@ -407,17 +438,14 @@ int commandState(const QCommandLineParser &p, const Common &common)
         reportDamage(stats);
         return Ok;
     }
-    Session session(common.options, store);
-    session.onLive = [&] {
-        QTimer::singleShot(int(common.durationS * 1000), &session.client, [&] {
-            store.advanceTime(QDateTime::currentMSecsSinceEpoch());
-            session.finish(Ok);
-        });
+    LiveRun run(common.options);
+    run.onLive = [&] {
+        QTimer::singleShot(int(common.durationS * 1000), &run.session, [&] { run.finish(Ok); });
     };
-    const int code = session.run();
+    const int code = run.run();
     if (code != Ok)
-        return failWith(code, session.error);
-    printJson(stateToJson(store));
+        return failWith(code, run.error);
+    printJson(stateToJson(run.store()));
     return Ok;
 }
 
@@ -425,30 +453,25 @@ int commandRecord(const QCommandLineParser &p, const Common &common)
 {
     if (!p.isSet(QStringLiteral("out")))
         return failWith(Usage, QStringLiteral("record needs --out FILE"));
-    SystemStore store;
-    Session session(common.options, store);
-    TraceWriter writer;
+    LiveRun run(common.options);
     TraceWriterOptions writerOptions;
     writerOptions.maxBytes = qint64(p.value(QStringLiteral("rotate-mb")).toDouble() * 1024 * 1024);
     writerOptions.maxSeconds = p.value(QStringLiteral("rotate-seconds")).toLongLong();
-    writer.setOptions(writerOptions);
-    QString error;
-    if (!writer.open(p.value(QStringLiteral("out")), redactedUrl(common.options.url), &error))
-        return failWith(Usage, error);
-    writer.attach(&session.client);
     if (common.durationS > 0)
-        QTimer::singleShot(int(common.durationS * 1000), &session.client, [&] { session.finish(Ok); });
+        QTimer::singleShot(int(common.durationS * 1000), &run.session, [&] { run.finish(Ok); });
     // Without --duration: record until interrupted is not supported headless (no signal
     // handling across platforms); a duration keeps runs bounded.
-    const int code = session.run();
-    writer.close();
+    QString error;
+    const int code = run.runRecording(p.value(QStringLiteral("out")), writerOptions, &error);
+    if (code == Usage)
+        return failWith(Usage, error);
     if (code != Ok)
-        return failWith(code, session.error);
+        return failWith(code, run.error);
     std::fprintf(stderr, "map-inspector-cli: recorded %lld records, %lld events to %s\n",
-                 static_cast<long long>(writer.recordsWritten()), static_cast<long long>(store.counters().eventsApplied),
-                 qPrintable(writer.files().join(QStringLiteral(", "))));
-    if (!writer.lastError().isEmpty())
-        return failWith(OutputUnwritable, writer.lastError());
+                 static_cast<long long>(run.recordedRecords), static_cast<long long>(run.store().counters().eventsApplied),
+                 qPrintable(run.recordedFiles.join(QStringLiteral(", "))));
+    if (!run.recordingError.isEmpty())
+        return failWith(OutputUnwritable, run.recordingError);
     return Ok;
 }
 
@@ -478,52 +501,60 @@ int commandAction(const QString &command, const QCommandLineParser &p, const Com
             return failWith(Usage, QStringLiteral("inject needs --message TEXT or --json JSON"));
         }
     }
-    SystemStore store;
     HealthPolicy policy;
     policy.actionConfirmTimeoutMs = qint64(p.value(QStringLiteral("timeout")).toDouble() * 1000);
     if (policy.actionConfirmTimeoutMs <= 0)
         return failWith(Usage, QStringLiteral("--timeout must be a positive number of seconds"));
+    LiveRun run(common.options);
+    SystemStore &store = run.store();
     store.setHealthPolicy(policy);
-    Session session(common.options, store);
     QString actionId;
     QTimer poll;
     poll.setInterval(100);
-    QObject::connect(&poll, &QTimer::timeout, &session.client, [&] {
+    QObject::connect(&poll, &QTimer::timeout, &run.session, [&] {
         store.advanceTime(QDateTime::currentMSecsSinceEpoch());
         const OperatorAction *a = store.action(actionId);
         if (!a)
             return;
         switch (a->status) {
-        case ActionStatus::Confirmed: session.finish(Ok); break;
+        case ActionStatus::Confirmed: run.finish(Ok); break;
         case ActionStatus::Failed:
-        case ActionStatus::Unsupported: session.finish(ActionFailed); break;
-        case ActionStatus::TimedOut: session.finish(ActionTimedOut); break;
+        case ActionStatus::Unsupported: run.finish(ActionFailed); break;
+        case ActionStatus::TimedOut: run.finish(ActionTimedOut); break;
         default: break;
         }
     });
-    session.onLive = [&] {
+    run.onLive = [&] {
         const QString reason = p.value(QStringLiteral("reason"));
+        const QStringList agents{agentId};
+        ActionStart start;
         if (command == QLatin1String("inject"))
-            actionId = session.client.inject(agentId, content, delivery);
+            start = run.session.inject(agents, content, delivery);
         else if (command == QLatin1String("stop"))
-            actionId = session.client.stopAgent(agentId, reason, p.isSet(QStringLiteral("force")));
+            start = run.session.stop(agents, reason, p.isSet(QStringLiteral("force")));
         else if (command == QLatin1String("suspend"))
-            actionId = session.client.suspendAgent(agentId, reason);
+            start = run.session.suspend(agents, reason);
         else
-            actionId = session.client.resumeAgent(agentId);
+            start = run.session.resume(agents);
+        if (start.refused != ActionBlock::None) {
+            run.finish(ActionFailed, describeActionBlock(start.refused));
+            return;
+        }
+        actionId = start.actionIds.value(0);
         poll.start();
     };
-    const int code = session.run();
+    const int code = run.run();
+    poll.stop();
     const OperatorAction *a = store.action(actionId);
     if (!a)
-        return failWith(code == Ok ? ConnectionFailed : code, session.error);
+        return failWith(code == Ok ? ConnectionFailed : code, run.error);
     printJson(actionToJson(*a));
     if (code == ActionFailed)
         return failWith(code, QStringLiteral("%1 %2: %3").arg(command, actionStatusName(a->status), a->detail));
     if (code == ActionTimedOut)
         return failWith(code, QStringLiteral("%1 not confirmed: %2").arg(command, a->detail));
     if (code != Ok)
-        return failWith(code, session.error);
+        return failWith(code, run.error);
     if (a->fallback)
         std::fprintf(stderr, "map-inspector-cli: fallback used: %s\n", qPrintable(a->note));
     return Ok;

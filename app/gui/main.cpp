@@ -1,7 +1,7 @@
 // map-inspector [--connect URL] [--token-env VAR] [--auth api-key|bearer] [--observer]
 //               [--memory-budget MB] [--journal-max-size MB] [--journal-max-age HOURS] [--sample | TRACEFILE]
 #include "MainWindow.h"
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 #include "style/Theme.h"
 
 #include <QApplication>
@@ -96,7 +96,7 @@ int main(int argc, char **argv)
     window.show();
     // A trace named on the command line that cannot be read is said on stderr too (the window
     // shows it in a message box): scripts and the package check read it there.
-    QObject::connect(window.session(), &ui::LiveSession::traceLoadFinished, &window,
+    QObject::connect(window.session(), &InspectorSession::traceLoadFinished, &window,
                      [](bool ok, bool cancelled, const QString &error) {
                          if (!ok && !cancelled)
                              std::fprintf(stderr, "map-inspector: Cannot open trace: %s\n", qPrintable(error));

@@ -58,7 +58,7 @@ MapClient::MapClient(ClientOptions options, Transport *transport, QObject *paren
     connect(m_transport.get(), &Transport::closed, this, &MapClient::onClosed);
     connect(m_transport.get(), &Transport::textReceived, this, &MapClient::onText);
     connect(m_transport.get(), &Transport::binaryReceived, this, &MapClient::onBinary);
-    connect(m_transport.get(), &Transport::errorOccurred, this, [this](const QString &message) { fail(message); });
+    connect(m_transport.get(), &Transport::errorOccurred, this, [this](const QString &message) { fail(ClientFailure::Transport, message); });
     m_tick.setInterval(250); // request deadlines and liveness are checked at this granularity
     connect(&m_tick, &QTimer::timeout, this, &MapClient::onTick);
     m_reconnectTimer.setSingleShot(true);
@@ -72,6 +72,12 @@ MapClient::~MapClient()
 {
     m_stopping = true;
     disconnect(m_transport.get(), nullptr, this, nullptr);
+}
+
+void MapClient::setLastError(const QString &error)
+{
+    m_lastError = error;
+    Q_EMIT lastErrorChanged(error);
 }
 
 void MapClient::setState(ClientState state)
@@ -129,7 +135,7 @@ void MapClient::request(const QString &method, const Json &params, Reply reply, 
     m_pending.insert(jsonIdKey(Json(id)), std::move(pending));
     const qint64 t = nowMs();
     m_pipeline.frameSent(frame, t);
-    Q_EMIT frameSent(frame, t);
+    noteFrameSent(frame, t);
     m_transport->sendText(frame);
 }
 
@@ -139,7 +145,8 @@ void MapClient::onOpened()
     m_lastReceiveMs = t;
     m_probeId.clear();
     emitInputs(m_pipeline.connectionOpened(redactedUrl(m_options.url), t));
-    Q_EMIT socketOpened(redactedUrl(m_options.url), t);
+    for (FrameSink *sink : std::as_const(m_sinks))
+        sink->socketOpened(redactedUrl(m_options.url), t);
     sendConnect();
 }
 
@@ -147,7 +154,8 @@ void MapClient::onClosed(const QString &reason)
 {
     const qint64 t = nowMs();
     emitInputs(m_pipeline.connectionClosed(reason, t));
-    Q_EMIT socketClosed(reason, t);
+    for (FrameSink *sink : std::as_const(m_sinks))
+        sink->socketClosed(reason, t);
     failAllPending(QStringLiteral("connection closed"));
     if (m_stopping || m_state == ClientState::Failed) {
         if (m_state != ClientState::Failed)
@@ -155,7 +163,7 @@ void MapClient::onClosed(const QString &reason)
         m_tick.stop();
         return;
     }
-    m_lastError = reason;
+    setLastError(reason);
     if (!m_subscriptionId.isEmpty()) {
         m_previousSubscriptionId = m_subscriptionId;
         m_lastEventIdBeforeDrop = m_pipeline.lastEventId(m_subscriptionId);
@@ -183,7 +191,7 @@ void MapClient::scheduleReconnect()
 
 void MapClient::dropAndReconnect(const QString &reason)
 {
-    m_lastError = reason;
+    setLastError(reason);
     ProtocolProblem note;
     note.kind = ProblemKind::Malformed;
     note.detail = reason;
@@ -193,12 +201,12 @@ void MapClient::dropAndReconnect(const QString &reason)
     m_transport->abort();
 }
 
-void MapClient::fail(const QString &message)
+void MapClient::fail(ClientFailure failure, const QString &message)
 {
-    m_lastError = message;
+    setLastError(message);
     m_reconnectTimer.stop();
     setState(ClientState::Failed);
-    Q_EMIT fatalError(message);
+    Q_EMIT fatalError(failure, message);
     m_transport->abort();
 }
 
@@ -212,19 +220,56 @@ void MapClient::failAllPending(const QString &reason)
             it->reply(false, Json(), RpcError{kTimeoutCode, reason, Json()});
 }
 
-void MapClient::setFrameJournal(FrameJournal *journal)
+void MapClient::addFrameSink(FrameSink *sink)
 {
-    m_journal = journal;
-    // Payloads stay in the frame (read back from the journal when asked for), as for a trace.
-    m_pipeline.setKeepPayloadText(journal == nullptr);
+    if (!sink || m_sinks.contains(sink))
+        return;
+    m_sinks.append(sink);
+    if (sink->keepsFrames()) {
+        m_frameKeeper = sink;
+        // Payloads stay in the frame (read back from the keeper when asked for), as for a trace.
+        m_pipeline.setKeepPayloadText(false);
+    }
+}
+
+void MapClient::removeFrameSink(FrameSink *sink)
+{
+    m_sinks.removeAll(sink);
+    if (sink == m_frameKeeper) {
+        m_frameKeeper = nullptr;
+        m_pipeline.setKeepPayloadText(true);
+    }
+}
+
+void MapClient::removeAllFrameSinks()
+{
+    m_sinks.clear();
+    m_frameKeeper = nullptr;
+    m_pipeline.setKeepPayloadText(true);
+}
+
+void MapClient::noteFrameSent(const QByteArray &frame, qint64 timeMs)
+{
+    for (FrameSink *sink : std::as_const(m_sinks))
+        sink->frameSent(frame, timeMs);
+}
+
+FrameRef MapClient::noteFrameReceived(const QByteArray &frame, qint64 timeMs, bool binary)
+{
+    FrameRef kept;
+    for (FrameSink *sink : std::as_const(m_sinks)) {
+        const FrameRef ref = sink->frameReceived(frame, timeMs, binary);
+        if (sink == m_frameKeeper)
+            kept = ref;
+    }
+    return kept;
 }
 
 void MapClient::onBinary(const QByteArray &frame)
 {
     const qint64 t = nowMs();
     m_lastReceiveMs = t;
-    Q_EMIT frameReceived(frame, t, true);
-    const FrameRef ref = m_journal ? m_journal->journalReceived(frame, t, true) : FrameRef();
+    const FrameRef ref = noteFrameReceived(frame, t, true);
     ModelInputs inputs = m_pipeline.binaryFrameReceived(frame, t).inputs;
     if (ref.isValid() || !m_keepFrames)
         dropRawFrames(inputs, ref);
@@ -235,8 +280,7 @@ void MapClient::onText(const QByteArray &frame)
 {
     const qint64 t = nowMs();
     m_lastReceiveMs = t;
-    Q_EMIT frameReceived(frame, t, false);
-    const FrameRef ref = m_journal ? m_journal->journalReceived(frame, t, false) : FrameRef();
+    const FrameRef ref = noteFrameReceived(frame, t, false);
     InterpretedFrame interpreted = m_pipeline.frameReceived(frame, t);
     if (ref.isValid() || !m_keepFrames)
         dropRawFrames(interpreted.inputs, ref);
@@ -254,7 +298,7 @@ void MapClient::onText(const QByteArray &frame)
         const Json error = {{"code", -32601}, {"message", "Method not found"}};
         const Json reply = {{"jsonrpc", "2.0"}, {"id", msg.id}, {"error", error}};
         const QByteArray out = QByteArray::fromStdString(reply.dump());
-        Q_EMIT frameSent(out, t);
+        noteFrameSent(out, t);
         m_transport->sendText(out);
         break;
     }
@@ -338,7 +382,7 @@ void MapClient::sendConnect()
         } else if (error.code == kTimeoutCode) {
             dropAndReconnect(QStringLiteral("map/connect: %1").arg(error.message));
         } else if (classifyError(error.code, error.message) == ErrorClass::AuthRequired) {
-            fail(QStringLiteral("the server requires authentication: %1").arg(error.message));
+            fail(ClientFailure::AuthenticationRequired, QStringLiteral("the server requires authentication: %1").arg(error.message));
         } else {
             dropAndReconnect(QStringLiteral("map/connect failed: %1 %2").arg(error.code).arg(error.message));
         }
@@ -353,11 +397,11 @@ void MapClient::onConnectResult(const Json &result)
             for (const Json &m : *list)
                 methods << toQString(m);
         if (const Json *error = jsonChild(result, "error"); error && error->is_object()) {
-            fail(QStringLiteral("authentication refused: %1 (%2)").arg(jsonString(*error, "message"), jsonString(*error, "code")));
+            fail(ClientFailure::AuthenticationRefused, QStringLiteral("authentication refused: %1 (%2)").arg(jsonString(*error, "message"), jsonString(*error, "code")));
             return;
         }
         if (m_options.auth.method == AuthConfig::Method::None) {
-            fail(QStringLiteral("the server requires authentication (methods: %1); give a token")
+            fail(ClientFailure::AuthenticationRequired, QStringLiteral("the server requires authentication (methods: %1); give a token")
                      .arg(methods.join(QStringLiteral(", "))));
             return;
         }
@@ -365,7 +409,19 @@ void MapClient::onConnectResult(const Json &result)
         return;
     }
     m_sessionId = jsonString(result, "sessionId");
+    noteServer(result);
     subscribe();
+}
+
+void MapClient::noteServer(const Json &connectResult)
+{
+    const Json *sys = jsonChild(connectResult, "systemInfo");
+    if (!sys || !sys->is_object())
+        return;
+    const QString name = jsonString(*sys, "name");
+    const QString version = jsonString(*sys, "version");
+    for (FrameSink *sink : std::as_const(m_sinks))
+        sink->serverIdentified(name, version);
 }
 
 void MapClient::authenticate()
@@ -378,16 +434,17 @@ void MapClient::authenticate()
             if (error.code == kTimeoutCode)
                 dropAndReconnect(QStringLiteral("map/authenticate: %1").arg(error.message));
             else
-                fail(QStringLiteral("authentication failed: %1").arg(error.message));
+                fail(ClientFailure::AuthenticationRefused, QStringLiteral("authentication failed: %1").arg(error.message));
             return;
         }
         if (const Json *success = jsonChild(result, "success"); success && success->is_boolean() && !success->get<bool>()) {
             const Json *err = jsonChild(result, "error");
-            fail(QStringLiteral("authentication refused: %1 (%2)")
+            fail(ClientFailure::AuthenticationRefused, QStringLiteral("authentication refused: %1 (%2)")
                      .arg(err ? jsonString(*err, "message") : QString(), err ? jsonString(*err, "code") : QString()));
             return;
         }
         m_sessionId = jsonString(result, "sessionId");
+        noteServer(result);
         subscribe();
     });
 }
@@ -535,23 +592,32 @@ void MapClient::flushInputs()
         return;
     ModelInputs batch = std::move(m_batch);
     m_batch = ModelInputs();
+    if (m_backlog)
+        m_backlog->add(batch.size());
     Q_EMIT inputsReady(batch);
+    // After handing the batch out, before the next frames are read: this is where a consumer
+    // that fell behind holds the reading back.
+    if (m_backlog)
+        m_backlog->waitForRoom();
 }
 
 // ---- operator actions ------------------------------------------------------------------
 
 void MapClient::recordAction(ActionUpdate update)
 {
+    for (FrameSink *sink : std::as_const(m_sinks))
+        sink->actionRecorded(update);
     Q_EMIT actionRecorded(update);
     emitInputs({std::move(update)});
 }
 
-QString MapClient::startAction(ActionKind kind, const QString &agentId, const QString &method, const Json &params)
+QString MapClient::startAction(ActionKind kind, const QString &agentId, const QString &method, const Json &params,
+                               const QString &actionId)
 {
     ActionUpdate created;
     created.step = ActionUpdate::Step::Created;
     created.timeMs = nowMs();
-    created.action.id = QStringLiteral("action-%1-%2").arg(created.timeMs).arg(++m_actionCounter);
+    created.action.id = actionId.isEmpty() ? QStringLiteral("action-%1-%2").arg(created.timeMs).arg(++m_actionCounter) : actionId;
     created.action.kind = kind;
     created.action.agentId = agentId;
     created.action.params = params;
@@ -633,10 +699,10 @@ static const char *deliveryName(MapClient::Delivery delivery)
     return "best-effort";
 }
 
-QString MapClient::inject(const QString &agentId, const Json &content, Delivery delivery)
+QString MapClient::inject(const QString &agentId, const Json &content, Delivery delivery, const QString &actionId)
 {
     const Json params = {{"agentId", agentId.toStdString()}, {"content", content}, {"delivery", deliveryName(delivery)}};
-    const QString id = startAction(ActionKind::Inject, agentId, QStringLiteral("map/inject"), params);
+    const QString id = startAction(ActionKind::Inject, agentId, QStringLiteral("map/inject"), params, actionId);
     // Fallback (map-wire.md §5): a message to the agent whose payload marks it as steering.
     const Json fallbackParams = {
         {"to", {{"agent", agentId.toStdString()}}},
@@ -647,12 +713,12 @@ QString MapClient::inject(const QString &agentId, const Json &content, Delivery 
     return id;
 }
 
-QString MapClient::stopAgent(const QString &agentId, const QString &reason, bool force)
+QString MapClient::stopAgent(const QString &agentId, const QString &reason, bool force, const QString &actionId)
 {
     Json params = {{"agentId", agentId.toStdString()}, {"force", force}};
     if (!reason.isEmpty())
         params["reason"] = reason.toStdString();
-    const QString id = startAction(ActionKind::Stop, agentId, QStringLiteral("map/agents/stop"), params);
+    const QString id = startAction(ActionKind::Stop, agentId, QStringLiteral("map/agents/stop"), params, actionId);
     sendAction(id, QStringLiteral("map/agents/stop"), params, QStringLiteral("map/agents/update"),
                Json{{"agentId", agentId.toStdString()}, {"state", "stopped"}},
                QStringLiteral("map/agents/stop is not supported by this server; set state \"stopped\" with map/agents/update "
@@ -660,22 +726,22 @@ QString MapClient::stopAgent(const QString &agentId, const QString &reason, bool
     return id;
 }
 
-QString MapClient::suspendAgent(const QString &agentId, const QString &reason)
+QString MapClient::suspendAgent(const QString &agentId, const QString &reason, const QString &actionId)
 {
     Json params = {{"agentId", agentId.toStdString()}};
     if (!reason.isEmpty())
         params["reason"] = reason.toStdString();
-    const QString id = startAction(ActionKind::Suspend, agentId, QStringLiteral("map/agents/suspend"), params);
+    const QString id = startAction(ActionKind::Suspend, agentId, QStringLiteral("map/agents/suspend"), params, actionId);
     sendAction(id, QStringLiteral("map/agents/suspend"), params, QStringLiteral("map/agents/update"),
                Json{{"agentId", agentId.toStdString()}, {"state", "suspended"}},
                QStringLiteral("map/agents/suspend is not supported by this server; set state \"suspended\" with map/agents/update"));
     return id;
 }
 
-QString MapClient::resumeAgent(const QString &agentId)
+QString MapClient::resumeAgent(const QString &agentId, const QString &actionId)
 {
     const Json params = {{"agentId", agentId.toStdString()}};
-    const QString id = startAction(ActionKind::Resume, agentId, QStringLiteral("map/agents/resume"), params);
+    const QString id = startAction(ActionKind::Resume, agentId, QStringLiteral("map/agents/resume"), params, actionId);
     sendAction(id, QStringLiteral("map/agents/resume"), params, QStringLiteral("map/agents/update"),
                Json{{"agentId", agentId.toStdString()}, {"state", "idle"}},
                QStringLiteral("map/agents/resume is not supported by this server; set state \"idle\" with map/agents/update"));
@@ -701,7 +767,7 @@ void MapClient::refreshAuth(const QString &credential)
         const bool refused = !ok || (success && !(success->is_boolean() && success->get<bool>()));
         const Json *refusal = jsonChild(result, "error");
         if (refused)
-            m_lastError = QStringLiteral("token refresh failed: %1").arg(ok && refusal ? jsonString(*refusal, "message") : error.message);
+            setLastError(QStringLiteral("token refresh failed: %1").arg(ok && refusal ? jsonString(*refusal, "message") : error.message));
     });
 }
 

@@ -8,9 +8,10 @@
 // SystemStore in whatever thread that lives.
 #pragma once
 
-#include "client/FrameJournal.h"
-#include "client/ProtocolPipeline.h"
 #include "client/Transport.h"
+#include "pipeline/FrameSink.h"
+#include "pipeline/InputBacklog.h"
+#include "pipeline/ProtocolPipeline.h"
 #include "model/ModelTypes.h"
 
 #include <QElapsedTimer>
@@ -57,6 +58,9 @@ QString clientStateName(ClientState state);
 
 enum class Support { Unknown, Present, Absent };
 
+// Why a connection gave up for good (MapClient::fatalError).
+enum class ClientFailure { AuthenticationRequired, AuthenticationRefused, Transport };
+
 class MapClient : public QObject
 {
     Q_OBJECT
@@ -75,10 +79,19 @@ public:
     Support support(const QString &method) const { return m_support.value(method, Support::Unknown); }
 
     void start();
-    // Keeps every frame received in `journal` from now on (null: none): the events carry the
-    // journal's reference to their frame instead of its bytes, and message payloads the decoder
-    // has read are not kept either (MapEvent::journalRef; dropRawFrames()). Client's thread.
-    void setFrameJournal(FrameJournal *journal);
+    // Hands every frame, socket open and close and action step to `sink` from now on, in wire
+    // order (FrameSink.h). A sink that keepsFrames() (the session journal) keeps the received
+    // frames for reading back: the events carry its reference instead of their bytes, and
+    // message payloads the decoder has read are not kept either (dropRawFrames()). At most one
+    // such sink. Client's thread; a sink is removed before it is destroyed.
+    void addFrameSink(FrameSink *sink);
+    void removeFrameSink(FrameSink *sink);
+    void removeAllFrameSinks();
+    // Backpressure: each batch handed out by inputsReady() is added to `backlog`, which its
+    // consumer empties as it applies them; while the backlog is full, the client waits before
+    // it reads further frames (the socket's buffers fill and TCP slows the server), so a
+    // consumer that falls behind never makes batches pile up in memory. Null: no bound.
+    void setInputBacklog(std::shared_ptr<InputBacklog> backlog) { m_backlog = std::move(backlog); }
     // false: events carry no frame at all, and message payloads the decoder has read are not
     // kept (a one-shot command that prints the model keeps memory to the model's size).
     void setKeepFrames(bool keep) { m_keepFrames = keep; }
@@ -91,12 +104,13 @@ public:
     using Reply = std::function<void(bool ok, const Json &result, const RpcError &error)>;
     void request(const QString &method, const Json &params, Reply reply, int timeoutMs = -1);
 
-    // Operator actions. Each returns the action id and is tracked in the model.
+    // Operator actions. Each returns the action id (`actionId` when given: a caller in another
+    // thread names its actions before they exist) and is tracked in the model.
     enum class Delivery { Interrupt, Queue, BestEffort };
-    QString inject(const QString &agentId, const Json &content, Delivery delivery);
-    QString stopAgent(const QString &agentId, const QString &reason = {}, bool force = false);
-    QString suspendAgent(const QString &agentId, const QString &reason = {});
-    QString resumeAgent(const QString &agentId);
+    QString inject(const QString &agentId, const Json &content, Delivery delivery, const QString &actionId = {});
+    QString stopAgent(const QString &agentId, const QString &reason = {}, bool force = false, const QString &actionId = {});
+    QString suspendAgent(const QString &agentId, const QString &reason = {}, const QString &actionId = {});
+    QString resumeAgent(const QString &agentId, const QString &actionId = {});
     QString sendMessage(const Json &to, const Json &payload);
 
     void refreshAuth(const QString &credential);
@@ -104,16 +118,15 @@ public:
 Q_SIGNALS:
     void inputsReady(const mapi::ModelInputs &inputs);
     void stateChanged(mapi::ClientState state);
+    // Why the connection dropped or failed; emitted before the stateChanged() it explains.
+    void lastErrorChanged(const QString &error);
     void live();                                   // snapshot done, events flowing
-    void fatalError(const QString &message);       // no retry will help (auth refused, TLS)
+    // No retry will help: the server refused or requires credentials, or the transport
+    // cannot work (TLS). The kind says which, for the caller's decisions; the text is for people.
+    void fatalError(mapi::ClientFailure failure, const QString &message);
     void authExpiring(qint64 expiresAtMs, qint64 expiresInMs);
     void supportChanged(const QString &method, mapi::Support support);
-    // Raw traffic, for trace recording. Times: ms since epoch.
-    void frameSent(const QByteArray &frame, qint64 timeMs);
-    void frameReceived(const QByteArray &frame, qint64 timeMs, bool binary);
-    void socketOpened(const QString &redactedUrl, qint64 timeMs);
-    void socketClosed(const QString &reason, qint64 timeMs);
-    void actionRecorded(const mapi::ActionUpdate &update);
+    void actionRecorded(const mapi::ActionUpdate &update); // also given to every frame sink
 
 private:
     struct Pending
@@ -124,6 +137,7 @@ private:
     };
 
     void setState(ClientState state);
+    void setLastError(const QString &error); // before the state change it explains
     void onOpened();
     void onClosed(const QString &reason);
     void onText(const QByteArray &frame);
@@ -131,6 +145,7 @@ private:
     void onTick();
     void sendConnect();
     void onConnectResult(const Json &result);
+    void noteServer(const Json &connectResult); // tells the sinks the server's name
     void authenticate();
     void subscribe();
     void replayGap(const QString &oldSubscriptionId, const QString &since, int page, int replayed);
@@ -138,13 +153,16 @@ private:
     void goLive();
     void dropAndReconnect(const QString &reason);
     void scheduleReconnect();
-    void fail(const QString &message);
+    void fail(ClientFailure failure, const QString &message);
+    void noteFrameSent(const QByteArray &frame, qint64 timeMs);
+    FrameRef noteFrameReceived(const QByteArray &frame, qint64 timeMs, bool binary);
     void emitInputs(ModelInputs inputs);
     void flushInputs();
     void noteSupport(const QString &method, bool present);
     void failAllPending(const QString &reason);
 
-    QString startAction(ActionKind kind, const QString &agentId, const QString &method, const Json &params);
+    QString startAction(ActionKind kind, const QString &agentId, const QString &method, const Json &params,
+                        const QString &actionId = {});
     void sendAction(const QString &actionId, const QString &method, const Json &params,
                     const QString &fallbackMethod, const Json &fallbackParams, const QString &fallbackNote);
     void recordAction(ActionUpdate update);
@@ -154,7 +172,9 @@ private:
     ClientOptions m_options;
     std::unique_ptr<Transport> m_transport;
     ProtocolPipeline m_pipeline;
-    FrameJournal *m_journal = nullptr;
+    QList<FrameSink *> m_sinks;
+    FrameSink *m_frameKeeper = nullptr; // the sink of m_sinks that keepsFrames()
+    std::shared_ptr<InputBacklog> m_backlog;
     bool m_keepFrames = true;
     ClientState m_state = ClientState::Idle;
     QHash<QString, Pending> m_pending;

@@ -1,6 +1,5 @@
 #include "session/SessionJournal.h"
 
-#include "client/MapClient.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -174,25 +173,28 @@ void SessionJournal::writeSessionInfo()
     meta.write(QJsonDocument(o).toJson(QJsonDocument::Compact));
 }
 
-void SessionJournal::attach(MapClient *client)
+void SessionJournal::socketOpened(const QString &redactedUrl, qint64 timeMs)
 {
-    client->setFrameJournal(this);
-    connect(client, &MapClient::socketOpened, this, [this](const QString &url, qint64 t) {
-        ++m_connection;
-        write({t, QStringLiteral("open"), m_connection, url.toUtf8(), false, Json()});
-    });
-    connect(client, &MapClient::socketClosed, this, [this](const QString &reason, qint64 t) {
-        write({t, QStringLiteral("close"), m_connection, reason.toUtf8(), false, Json()});
-    });
-    connect(client, &MapClient::frameSent, this, [this](const QByteArray &frame, qint64 t) {
-        write({t, QStringLiteral("send"), m_connection, frame, false, Json()});
-    });
-    connect(client, &MapClient::actionRecorded, this, [this](const ActionUpdate &update) {
-        write({update.timeMs, QStringLiteral("action"), m_connection, QByteArray(), false, actionUpdateToJson(update)});
-    });
+    ++m_connection;
+    write({timeMs, QStringLiteral("open"), m_connection, redactedUrl.toUtf8(), false, Json()});
 }
 
-FrameRef SessionJournal::journalReceived(const QByteArray &frame, qint64 timeMs, bool binary)
+void SessionJournal::socketClosed(const QString &reason, qint64 timeMs)
+{
+    write({timeMs, QStringLiteral("close"), m_connection, reason.toUtf8(), false, Json()});
+}
+
+void SessionJournal::frameSent(const QByteArray &frame, qint64 timeMs)
+{
+    write({timeMs, QStringLiteral("send"), m_connection, frame, false, Json()});
+}
+
+void SessionJournal::actionRecorded(const ActionUpdate &update)
+{
+    write({update.timeMs, QStringLiteral("action"), m_connection, QByteArray(), false, actionUpdateToJson(update)});
+}
+
+FrameRef SessionJournal::frameReceived(const QByteArray &frame, qint64 timeMs, bool binary)
 {
     return write({timeMs, QStringLiteral("recv"), m_connection, frame, binary, Json()});
 }

@@ -25,7 +25,7 @@
 // be called from any thread.
 #pragma once
 
-#include "client/FrameJournal.h"
+#include "pipeline/FrameSink.h"
 #include "trace/TraceRecord.h"
 
 #include <QElapsedTimer>
@@ -41,7 +41,6 @@
 
 namespace mapi {
 
-class MapClient;
 
 struct JournalOptions
 {
@@ -62,7 +61,7 @@ struct JournalInfo
     QStringList parts;         // in order
 };
 
-class SessionJournal : public QObject, public FrameJournal
+class SessionJournal : public QObject, public FrameSink
 {
     Q_OBJECT
 public:
@@ -83,13 +82,18 @@ public:
     // Creates `folder` and the first part, takes the lock. `url` is written redacted. false (and
     // `error`): the journal runs degraded (in memory) and tries the disk again at every flush.
     bool open(const QString &folder, const QString &url, QString *error);
-    // Journals `client`'s traffic from now on (MapClient::setFrameJournal and its signals).
-    void attach(MapClient *client);
     // Writes the open frame, closes the part, frees the lock. `keepFiles` false: deletes the
     // folder (a session that ended normally leaves nothing behind unless saved).
     void close(bool keepFiles);
 
-    FrameRef journalReceived(const QByteArray &frame, qint64 timeMs, bool binary) override;
+    // FrameSink (MapClient::addFrameSink): every frame, socket open and close and action step
+    // becomes a record; received frames are served back by reference.
+    void socketOpened(const QString &redactedUrl, qint64 timeMs) override;
+    void socketClosed(const QString &reason, qint64 timeMs) override;
+    void frameSent(const QByteArray &frame, qint64 timeMs) override;
+    FrameRef frameReceived(const QByteArray &frame, qint64 timeMs, bool binary) override;
+    void actionRecorded(const ActionUpdate &update) override;
+    bool keepsFrames() const override { return true; }
     FrameRef write(const TraceRecord &record);
     // Ends the open frame and writes it (the timer does this every kFlushMs).
     void flush();

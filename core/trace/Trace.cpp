@@ -88,30 +88,31 @@ void TraceWriter::setServerInfo(const QString &name, const QString &version)
     m_server = {{"name", name.toStdString()}, {"version", version.toStdString()}};
 }
 
-void TraceWriter::attach(MapClient *client)
+void TraceWriter::socketOpened(const QString &redactedUrl, qint64 timeMs)
 {
-    connect(client, &MapClient::socketOpened, this, [this](const QString &url, qint64 t) {
-        ++m_connection;
-        write({t, QStringLiteral("open"), m_connection, url.toUtf8(), false, Json()});
-    });
-    connect(client, &MapClient::socketClosed, this, [this](const QString &reason, qint64 t) {
-        write({t, QStringLiteral("close"), m_connection, reason.toUtf8(), false, Json()});
-    });
-    connect(client, &MapClient::frameSent, this, [this](const QByteArray &frame, qint64 t) {
-        write({t, QStringLiteral("send"), m_connection, frame, false, Json()});
-    });
-    connect(client, &MapClient::frameReceived, this, [this](const QByteArray &frame, qint64 t, bool binary) {
-        write({t, QStringLiteral("recv"), m_connection, frame, binary, Json()});
-    });
-    connect(client, &MapClient::actionRecorded, this, [this](const ActionUpdate &update) {
-        write({update.timeMs, QStringLiteral("action"), m_connection, QByteArray(), false, actionUpdateToJson(update)});
-    });
-    // The server's name and version, once map/connect answered: for the headers of later parts.
-    connect(client, &MapClient::inputsReady, this, [this](const ModelInputs &inputs) {
-        for (const ModelInput &input : inputs)
-            if (const auto *info = std::get_if<ConnectionInfo>(&input); info && !info->serverName.isEmpty())
-                setServerInfo(info->serverName, info->serverVersion);
-    });
+    ++m_connection;
+    write({timeMs, QStringLiteral("open"), m_connection, redactedUrl.toUtf8(), false, Json()});
+}
+
+void TraceWriter::socketClosed(const QString &reason, qint64 timeMs)
+{
+    write({timeMs, QStringLiteral("close"), m_connection, reason.toUtf8(), false, Json()});
+}
+
+void TraceWriter::frameSent(const QByteArray &frame, qint64 timeMs)
+{
+    write({timeMs, QStringLiteral("send"), m_connection, frame, false, Json()});
+}
+
+FrameRef TraceWriter::frameReceived(const QByteArray &frame, qint64 timeMs, bool binary)
+{
+    write({timeMs, QStringLiteral("recv"), m_connection, frame, binary, Json()});
+    return {};
+}
+
+void TraceWriter::actionRecorded(const ActionUpdate &update)
+{
+    write({update.timeMs, QStringLiteral("action"), m_connection, QByteArray(), false, actionUpdateToJson(update)});
 }
 
 void TraceWriter::fail(const QString &error)

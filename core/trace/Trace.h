@@ -14,8 +14,8 @@
 // bookmarks), TraceImport.h, TraceExport.h.
 #pragma once
 
-#include "client/MapClient.h"
-#include "client/ProtocolPipeline.h"
+#include "pipeline/FrameSink.h"
+#include "pipeline/ProtocolPipeline.h"
 #include "model/SystemStore.h"
 #include "trace/CompressedFile.h"
 #include "trace/TraceRecord.h"
@@ -39,12 +39,13 @@ struct TraceWriterOptions
     int compressionLevel = 0; // 0: the library default (zstd 3, gzip 6)
 };
 
-// Records a MapClient's traffic. Thread: the client's thread.
+// Records a live connection's traffic: a frame sink of MapClient (addFrameSink). Thread: the
+// client's thread.
 //
 // Rotation: part 0 is the given path, part n is partPath(path, n) ("s.jsonl.zst" →
 // "s.1.jsonl.zst"); every part starts with its own header ("part": n), so each is readable
 // alone, and the parts concatenated in order (cat, also for .gz and .zst) are one valid trace.
-class TraceWriter : public QObject
+class TraceWriter : public QObject, public FrameSink
 {
     Q_OBJECT
 public:
@@ -56,13 +57,20 @@ public:
 
     // Compression from the extension (.zst, .gz); anything else is plain JSON Lines.
     bool open(const QString &path, const QString &url, QString *error);
-    void attach(MapClient *client);
     void write(const TraceRecord &record);
     void flush();
     void close();
-    // Adds "server":{name,version} to the headers of the parts that follow (attach() sets it
-    // from the client's map/connect answer).
+    // Adds "server":{name,version} to the headers of the parts that follow (serverIdentified()
+    // sets it from the client's map/connect answer).
     void setServerInfo(const QString &name, const QString &version);
+
+    // FrameSink: each becomes a record of the connection's number.
+    void socketOpened(const QString &redactedUrl, qint64 timeMs) override;
+    void socketClosed(const QString &reason, qint64 timeMs) override;
+    void frameSent(const QByteArray &frame, qint64 timeMs) override;
+    FrameRef frameReceived(const QByteArray &frame, qint64 timeMs, bool binary) override;
+    void actionRecorded(const ActionUpdate &update) override;
+    void serverIdentified(const QString &name, const QString &version) override { setServerInfo(name, version); }
 
     qint64 recordsWritten() const { return m_records; }
     QStringList files() const { return m_files; }   // every part written so far, in order

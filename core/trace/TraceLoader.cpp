@@ -225,7 +225,7 @@ TraceLoadResult loadTraceInto(SystemStore &store, const QString &path, const Tra
     if (result.ok)
         store.advanceTime(result.lastTimeMs);
     // What the load left in the trace (frames, payloads) is read from the timeline, which the
-    // store keeps alive from now on (the window instead holds it weakly: LiveSession).
+    // store keeps alive from now on (the window instead holds it weakly: InspectorSession).
     if (timeline && !options.keepRawFrames)
         store.setFrameSource([timeline](int row) { return timeline->frameForEvent(row); });
     store.flushChanges();

@@ -8,7 +8,7 @@
 // The parser also reads the raw capture format of shared/captures ({seq,dir,t,raw,...}).
 #pragma once
 
-#include "client/MapClient.h"
+#include "model/ModelTypes.h"
 #include "protocol/JsonRpc.h"
 
 #include <QByteArray>

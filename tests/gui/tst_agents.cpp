@@ -6,7 +6,7 @@
 #include "models/ScopeTreeModel.h"
 #include "panels/AgentsPanel.h"
 #include "panels/ScopesPanel.h"
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 
 #include <QAbstractItemModelTester>
@@ -334,7 +334,7 @@ void TestAgents::filterRejects()
 
 void TestAgents::filterThroughLineEdit()
 {
-    LiveSession session;
+    InspectorSession session;
     SelectionHub hub;
     AgentsPanel panel(&session, &hub);
     panel.resize(1000, 400);
@@ -385,7 +385,7 @@ void TestAgents::filterThroughLineEdit()
 
 void TestAgents::sortsByHealth()
 {
-    LiveSession session;
+    InspectorSession session;
     SelectionHub hub;
     AgentsPanel panel(&session, &hub);
     panel.resize(1000, 400);
@@ -420,7 +420,7 @@ void TestAgents::sortsByHealth()
 
 void TestAgents::ctrlClickSelectsSeveral()
 {
-    LiveSession session;
+    InspectorSession session;
     SelectionHub hub;
     AgentsPanel panel(&session, &hub);
     panel.resize(1000, 400);
@@ -450,7 +450,7 @@ void TestAgents::ctrlClickSelectsSeveral()
 
 void TestAgents::mirrorsSelectionFromElsewhere()
 {
-    LiveSession session;
+    InspectorSession session;
     SelectionHub hub;
     AgentsPanel panel(&session, &hub);
     panel.resize(1000, 120); // short: the selected rows are scrolled into view
@@ -748,7 +748,7 @@ void TestAgents::scopeTreeUpdatesIncrementally()
 
 void TestAgents::scopesPanelClicksSelect()
 {
-    LiveSession session;
+    InspectorSession session;
     SelectionHub hub;
     ScopesPanel panel(&session, &hub);
     panel.resize(400, 400);

@@ -8,7 +8,7 @@
 #include "models/TaskModels.h"
 #include "panels/HealthPanel.h"
 #include "panels/TasksPanel.h"
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 #include "style/Theme.h"
 
@@ -179,7 +179,7 @@ private Q_SLOTS:
 
     void summaryCountsMatchTheStore()
     {
-        LiveSession session;
+        InspectorSession session;
         SelectionHub hub;
         HealthPanel panel(&session, &hub);
         auto *summary = panel.findChild<QLabel *>(QStringLiteral("healthSummary"));
@@ -198,7 +198,7 @@ private Q_SLOTS:
 
     void clickingAnAgentSelectsIt()
     {
-        LiveSession session;
+        InspectorSession session;
         SelectionHub hub;
         mapi::test::fillFromCapture(*session.store());
         HealthPanel panel(&session, &hub);
@@ -319,7 +319,7 @@ private Q_SLOTS:
 
     void selectingATaskFocusesItAndShowsItsHistory()
     {
-        LiveSession session;
+        InspectorSession session;
         SelectionHub hub;
         SystemStore &store = *session.store();
         mapi::test::fillFromCapture(store);
@@ -487,7 +487,7 @@ private Q_SLOTS:
 
     void traceOpenedInTheSessionFillsTheCharts()
     {
-        LiveSession session;
+        InspectorSession session;
         SelectionHub hub;
         HealthPanel panel(&session, &hub);
         panel.resize(500, 900);

@@ -8,7 +8,7 @@
 #include "panels/ActionsPanel.h"
 #include "panels/InspectorPanel.h"
 #include "panels/ProblemsPanel.h"
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 #include "style/Colors.h"
 
@@ -273,7 +273,7 @@ void TestInspector::jsonTreeMergesUpdatesWithoutReset()
 
 void TestInspector::inspectorShowsFocusedAgent()
 {
-    LiveSession session;
+    InspectorSession session;
     SelectionHub hub;
     InspectorPanel panel(&session, &hub);
     auto *tree = panel.findChild<QTreeView *>(QStringLiteral("inspectorTree"));
@@ -282,10 +282,21 @@ void TestInspector::inspectorShowsFocusedAgent()
     auto *hint = panel.findChild<QLabel *>(QStringLiteral("inspectorHint"));
     QCOMPARE(hint->text(), QStringLiteral("Select an agent, message, task or action to inspect it."));
 
+    // Actions are refused with a typed reason, and nothing is tracked: no source, then a trace.
+    const ActionStart idle = session.stop({QStringLiteral("agent-1")}, QString());
+    QCOMPARE(idle.refused, ActionBlock::NotLive);
+    QVERIFY(idle.actionIds.isEmpty());
+
     QString error;
     QVERIFY2(session.openTraceAndWait(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error), qPrintable(error));
     const Agent *agent = describedAgent(*session.store());
     QVERIFY(agent);
+    const size_t actionsBefore = session.store()->actions().size();
+    const ActionStart replaying = session.inject({agent->id}, Json("hello"), MapClient::Delivery::BestEffort);
+    QCOMPARE(replaying.refused, ActionBlock::Replaying);
+    QVERIFY(replaying.actionIds.isEmpty());
+    QVERIFY(!session.actionBlockedReason().isEmpty());
+    QCOMPARE(session.store()->actions().size(), actionsBefore);
     hub.focus(Kind::Agent, agent->id);
 
     const QString header = panel.findChild<QLabel *>(QStringLiteral("inspectorHeader"))->text();
@@ -307,7 +318,7 @@ void TestInspector::inspectorShowsFocusedAgent()
 
 void TestInspector::inspectorFollowsFocusedAgentChanges()
 {
-    LiveSession session;
+    InspectorSession session;
     SelectionHub hub;
     InspectorPanel panel(&session, &hub);
     auto *tree = panel.findChild<QTreeView *>(QStringLiteral("inspectorTree"));
@@ -361,7 +372,7 @@ void TestInspector::inspectorFollowsFocusedAgentChanges()
 
 void TestInspector::inspectorShowsExactMessageFrame()
 {
-    LiveSession session;
+    InspectorSession session;
     SelectionHub hub;
     InspectorPanel panel(&session, &hub);
     auto *tree = panel.findChild<QTreeView *>(QStringLiteral("inspectorTree"));
@@ -416,7 +427,7 @@ void TestInspector::inspectorShowsExactMessageFrame()
 // the messages that moved it, and a message's payload is read back from the trace's frame.
 void TestInspector::inspectorShowsTaskHistoryAndPayloads()
 {
-    LiveSession session;
+    InspectorSession session;
     SelectionHub hub;
     InspectorPanel panel(&session, &hub);
     auto *tree = panel.findChild<QTreeView *>(QStringLiteral("inspectorTree"));
@@ -464,7 +475,7 @@ void TestInspector::inspectorShowsTaskHistoryAndPayloads()
 
 void TestInspector::inspectorShowsProblemFrame()
 {
-    LiveSession session;
+    InspectorSession session;
     SelectionHub hub;
     InspectorPanel panel(&session, &hub);
     QString error;
@@ -486,7 +497,7 @@ void TestInspector::inspectorShowsProblemFrame()
 
 void TestInspector::inspectorEscapesInvalidBytesAndNotesTruncation()
 {
-    LiveSession session;
+    InspectorSession session;
     SelectionHub hub;
     InspectorPanel panel(&session, &hub);
     ProtocolProblem problem;
@@ -511,7 +522,7 @@ void TestInspector::inspectorEscapesInvalidBytesAndNotesTruncation()
 
 void TestInspector::inspectorBoundsLargeFrames()
 {
-    LiveSession session;
+    InspectorSession session;
     SelectionHub hub;
     InspectorPanel panel(&session, &hub);
     // A message.sent frame with a 400 KB payload, through the real pipeline.
@@ -547,7 +558,7 @@ void TestInspector::inspectorBoundsLargeFrames()
 
 void TestInspector::copyPutsJsonOnClipboard()
 {
-    LiveSession session;
+    InspectorSession session;
     SelectionHub hub;
     InspectorPanel panel(&session, &hub);
     QString error;
@@ -576,7 +587,7 @@ void TestInspector::copyPutsJsonOnClipboard()
 
 void TestInspector::inspectorShowsHintWhenItemIsGone()
 {
-    LiveSession session;
+    InspectorSession session;
     SelectionHub hub;
     InspectorPanel panel(&session, &hub);
     auto *tree = panel.findChild<QTreeView *>(QStringLiteral("inspectorTree"));
@@ -685,7 +696,7 @@ void TestInspector::actionModelFollowsLifecycleThroughStore()
 
 void TestInspector::actionsPanelFocusesSelectedAction()
 {
-    LiveSession session;
+    InspectorSession session;
     SelectionHub hub;
     ActionsPanel actions(&session, &hub);
     InspectorPanel inspector(&session, &hub);
@@ -787,7 +798,7 @@ void TestInspector::problemModelsMatchStoreAfterErrorsCapture()
 
 void TestInspector::problemsPanelFocusesSelectedProblem()
 {
-    LiveSession session;
+    InspectorSession session;
     SelectionHub hub;
     ProblemsPanel panel(&session, &hub);
     InspectorPanel inspector(&session, &hub);

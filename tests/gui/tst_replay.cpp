@@ -6,7 +6,7 @@
 #include "MainWindow.h"
 #include "models/ProblemModel.h"
 #include "replay/ReplayBar.h"
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 #include "trace/TraceTimeline.h"
 
@@ -262,7 +262,7 @@ private Q_SLOTS:
         ui::MainWindow window;
         window.show();
         QVERIFY(openAndWait(window, path));
-        QCOMPARE(window.session()->source(), ui::LiveSession::Source::None);
+        QCOMPARE(window.session()->source(), InspectorSession::Source::None);
         QVERIFY(!window.replayBar()->isVisible());
         auto *box = window.findChild<QMessageBox *>(QStringLiteral("warningBox"));
         QVERIFY(box);
@@ -299,7 +299,7 @@ private Q_SLOTS:
         QVERIFY(cancel && cancel->isVisible());
         cancel->click();
         QVERIFY(QTest::qWaitFor([&] { return !window.session()->isLoadingTrace(); }, 10000));
-        QCOMPARE(window.session()->source(), ui::LiveSession::Source::None);
+        QCOMPARE(window.session()->source(), InspectorSession::Source::None);
         QVERIFY(!window.session()->replay());
         QVERIFY(!window.replayBar()->isVisible());
         QVERIFY(!cancel->isVisible());

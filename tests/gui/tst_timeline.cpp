@@ -3,7 +3,7 @@
 #include "GuiTestSupport.h"
 
 #include "panels/TimelinePanel.h"
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 #include "timeline/TimelineAxis.h"
 #include "timeline/TimelineView.h"
@@ -52,7 +52,7 @@ qint64 newestMessageTime(const SystemStore &store)
 // A panel over the capture, laid out at a typical bottom-dock size.
 struct Fixture
 {
-    LiveSession session;
+    InspectorSession session;
     SelectionHub hub;
     TimelinePanel panel{&session, &hub};
     TimelineView *view = panel.view();

@@ -5,7 +5,7 @@
 #include "GuiTestSupport.h"
 
 #include "panels/TopologyPanel.h"
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 #include "style/Colors.h"
 #include "style/Theme.h"
@@ -36,7 +36,7 @@ double distance(QPointF a, QPointF b)
 // A panel on a session replaying the capture, shown and laid out.
 struct Fixture
 {
-    LiveSession session;
+    InspectorSession session;
     SelectionHub hub;
     std::unique_ptr<TopologyPanel> panel;
     TopologyView *view = nullptr;

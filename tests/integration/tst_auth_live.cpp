@@ -103,7 +103,7 @@ private Q_SLOTS:
         options.url = QUrl(QStringLiteral("wss://127.0.0.1:%1").arg(server.serverPort()));
         MapClient client(options);
         QString fatal;
-        connect(&client, &MapClient::fatalError, this, [&](const QString &message) { fatal = message; });
+        connect(&client, &MapClient::fatalError, this, [&](ClientFailure, const QString &message) { fatal = message; });
         client.start();
         QTRY_VERIFY_WITH_TIMEOUT(!fatal.isEmpty(), 10000);
         QVERIFY2(fatal.contains(QLatin1String("certificate")), qPrintable(fatal));

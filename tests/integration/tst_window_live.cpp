@@ -9,7 +9,7 @@
 
 #include "MainWindow.h"
 #include "model/StateJson.h"
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 #include "panels/TopologyPanel.h"
 #include "topology/TopologyView.h"
@@ -207,6 +207,23 @@ private Q_SLOTS:
         QVERIFY(!window.action(QStringLiteral("stop"))->isEnabled());
         QVERIFY(!window.action(QStringLiteral("inject"))->isEnabled());
         QVERIFY(window.action(QStringLiteral("stop"))->toolTip().contains(QLatin1String("Observer")));
+
+        // The session refuses with a typed reason and tracks nothing ...
+        InspectorSession *session = window.session();
+        const ActionStart refused = session->suspend({agent}, QString());
+        QCOMPARE(refused.refused, ActionBlock::ObserverOnly);
+        QVERIFY(refused.actionIds.isEmpty());
+        QCOMPARE(store->actions().size(), size_t(2));
+        // ... and, allowed, names each action it starts; the store tracks it by that name.
+        session->setObserverOnly(false);
+        const ActionStart started = session->resume({agent});
+        QCOMPARE(started.refused, ActionBlock::None);
+        QCOMPARE(started.actionIds.size(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(store->action(started.actionIds.front()) != nullptr, 5000);
+        const OperatorAction *resumed = store->action(started.actionIds.front());
+        QCOMPARE(resumed->kind, ActionKind::Resume);
+        QCOMPARE(resumed->agentId, agent);
+        QTRY_VERIFY_WITH_TIMEOUT(store->action(started.actionIds.front())->status != ActionStatus::Sent, 15000);
         window.close();
     }
 
@@ -231,7 +248,7 @@ private Q_SLOTS:
         const SystemStore *store = window.session()->store();
         QTRY_VERIFY_WITH_TIMEOUT(store->agents().size() >= 20 && store->messages().size() >= 50, 20000);
 
-        QSignalSpy finished(window.session(), &ui::LiveSession::recordingFinished);
+        QSignalSpy finished(window.session(), &InspectorSession::recordingFinished);
         window.session()->disconnectFromServer();
         QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 10000);
         QVERIFY(finished.first().at(2).toString().isEmpty());
@@ -279,7 +296,7 @@ private Q_SLOTS:
         const QByteArray frame = store->eventFrame(int(row));
         QVERIFY(frame.contains(store->events().eventId(row).toUtf8()));
 
-        QSignalSpy saved(window.session(), &ui::LiveSession::sessionSaved);
+        QSignalSpy saved(window.session(), &InspectorSession::sessionSaved);
         window.session()->disconnectFromServer();
         QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Closed, 10000);
         QTest::qWait(300); // inputs the worker queued before it stopped

@@ -4,7 +4,7 @@
 // through a ProtocolPipeline, and a way to run code that may crash in a child process.
 #pragma once
 
-#include "client/ProtocolPipeline.h"
+#include "pipeline/ProtocolPipeline.h"
 #include "map/Dialect.h"
 #include "model/SystemStore.h"
 #include "protocol/JsonRpc.h"

@@ -2,7 +2,7 @@
 // recorded frames, and whole-capture replays compared with the server's own snapshot answers.
 #include "TestSupport.h"
 
-#include "client/ProtocolPipeline.h"
+#include "pipeline/ProtocolPipeline.h"
 #include "map/Dialect.h"
 #include "model/SystemStore.h"
 #include "protocol/SimdJsonParser.h"

@@ -5,6 +5,7 @@
 
 #include "client/MapClient.h"
 #include "client/Transport.h"
+#include "pipeline/InputBacklog.h"
 #include "model/SystemStore.h"
 
 #include <QElapsedTimer>
@@ -12,6 +13,8 @@
 #include <QTimer>
 
 #include <optional>
+#include <atomic>
+#include <thread>
 
 using namespace mapi;
 using mapi_test::dump;
@@ -208,7 +211,10 @@ struct Recorder
         });
         QObject::connect(&client, &MapClient::stateChanged, [this](ClientState st) { states << st; });
         QObject::connect(&client, &MapClient::live, [this] { ++lives; });
-        QObject::connect(&client, &MapClient::fatalError, [this](const QString &m) { fatal << m; });
+        QObject::connect(&client, &MapClient::fatalError, [this](ClientFailure f, const QString &m) {
+            fatal << m;
+            failures << f;
+        });
         QObject::connect(&client, &MapClient::actionRecorded, [this](const ActionUpdate &u) { actions << u; });
     }
 
@@ -244,6 +250,7 @@ struct Recorder
     QList<ClientState> states;
     int lives = 0;
     QStringList fatal;
+    QList<ClientFailure> failures;
     QList<ActionUpdate> actions;
 };
 
@@ -309,6 +316,8 @@ private Q_SLOTS:
     void actionErrorsAndRefusals();
     void serverRequestIsAnsweredMethodNotFound();
     void stopUnsubscribesAndCloses();
+    void backlogCountsWhatTheClientHandsOut();
+    void backlogHoldsTheProducerUntilThereIsRoom();
 };
 
 void TestReconnect::handshakeOrder()
@@ -421,6 +430,7 @@ void TestReconnect::authRequiredWithoutCredentialFails()
     QTRY_COMPARE(client.state(), ClientState::Failed);
     QCOMPARE(rec.fatal.size(), 1);
     QVERIFY2(rec.fatal.front().contains(QStringLiteral("api-key")), qPrintable(rec.fatal.front()));
+    QCOMPARE(rec.failures, QList<ClientFailure>{ClientFailure::AuthenticationRequired});
     QTest::qWait(400); // well past the 50 ms backoff: no retry helps, none is made
     QCOMPARE(t->opens, 1);
     QCOMPARE(t->methods(), QStringList{QStringLiteral("map/connect")});
@@ -446,6 +456,7 @@ void TestReconnect::authRefusedFails()
     QTRY_COMPARE(client.state(), ClientState::Failed);
     QCOMPARE(rec.fatal.size(), 1);
     QVERIFY(rec.fatal.front().contains(QStringLiteral("Token expired")));
+    QCOMPARE(rec.failures, QList<ClientFailure>{ClientFailure::AuthenticationRefused});
     QVERIFY(!rec.fatal.front().contains(QStringLiteral("expired-token"))); // the secret is never shown
     QTest::qWait(300);
     QCOMPARE(t->opens, 1);
@@ -955,4 +966,57 @@ void TestReconnect::stopUnsubscribesAndCloses()
 }
 
 QTEST_GUILESS_MAIN(TestReconnect)
+// Every batch the client hands out is counted in its backlog until the consumer says it applied
+// it: the count is what holds the reading back (InspectorSession removes as it applies).
+void TestReconnect::backlogCountsWhatTheClientHandsOut()
+{
+    auto *t = new FakeTransport;
+    MapClient client(fastOptions(), t);
+    auto backlog = std::make_shared<InputBacklog>(1000000);
+    client.setInputBacklog(backlog);
+    Recorder rec(client);
+    client.start();
+    QTRY_COMPARE(rec.lives, 1);
+    QVERIFY(rec.inputs.size() > 0);
+    QCOMPARE(backlog->size(), qint64(rec.inputs.size()));
+    backlog->remove(rec.inputs.size());
+    QCOMPARE(backlog->size(), 0);
+    QCOMPARE(backlog->waits(), 0);
+}
+
+void TestReconnect::backlogHoldsTheProducerUntilThereIsRoom()
+{
+    InputBacklog backlog(100);
+    std::atomic<bool> returned{false};
+    backlog.add(150); // over the limit: the producer's next wait blocks
+    std::thread producer([&] {
+        backlog.waitForRoom();
+        returned = true;
+    });
+    QTRY_COMPARE(backlog.waits(), 1);
+    QTest::qWait(50);
+    QVERIFY(!returned);
+    backlog.remove(60);            // 90: under the limit, not yet under half of it
+    QTest::qWait(50);
+    QVERIFY(!returned);
+    backlog.remove(40);            // 50: room
+    QTRY_VERIFY(returned);
+    producer.join();
+
+    // A consumer about to wait for the producer's thread releases it first.
+    returned = false;
+    backlog.add(200);
+    std::thread held([&] {
+        backlog.waitForRoom();
+        returned = true;
+    });
+    QTRY_COMPARE(backlog.waits(), 2);
+    backlog.hold(false);
+    QTRY_VERIFY(returned);
+    held.join();
+    backlog.hold(true);
+    backlog.clear();
+    QCOMPARE(backlog.size(), 0);
+}
+
 #include "tst_reconnect.moc"

@@ -8,7 +8,7 @@
 #include "model/SystemStore.h"
 #include "model/CompactStorage.h"
 #include "model/RowLogs.h"
-#include "client/ProtocolPipeline.h"
+#include "pipeline/ProtocolPipeline.h"
 #include "protocol/SimdJsonParser.h"
 
 #include <QSignalSpy>

@@ -1,7 +1,7 @@
 #include "panels/ActionsPanel.h"
 
 #include "models/ActionModel.h"
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -11,7 +11,7 @@
 
 namespace mapi::ui {
 
-ActionsPanel::ActionsPanel(LiveSession *session, SelectionHub *selection, QWidget *parent)
+ActionsPanel::ActionsPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent)
     : QWidget(parent)
     , m_selection(selection)
     , m_store(session->store())

@@ -20,16 +20,19 @@ namespace mapi {
 class SystemStore;
 }
 
+namespace mapi {
+class InspectorSession;
+}
+
 namespace mapi::ui {
 
 class ActionModel;
-class LiveSession;
 
 class ActionsPanel : public QWidget
 {
     Q_OBJECT
 public:
-    ActionsPanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
+    ActionsPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent = nullptr);
 
 private:
     void updateSummary();

@@ -2,7 +2,7 @@
 
 #include "models/AgentFilter.h"
 #include "models/AgentTableModel.h"
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 #include "style/Colors.h"
 
@@ -38,7 +38,7 @@ QString filterHelp()
 
 } // namespace
 
-AgentsPanel::AgentsPanel(LiveSession *session, SelectionHub *selection, QWidget *parent)
+AgentsPanel::AgentsPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent)
     : QWidget(parent)
     , m_selection(selection)
     , m_model(new AgentTableModel(session->store(), this))

@@ -13,11 +13,14 @@ class QLabel;
 class QLineEdit;
 class QTableView;
 
+namespace mapi {
+class InspectorSession;
+}
+
 namespace mapi::ui {
 
 class AgentFilterProxy;
 class AgentTableModel;
-class LiveSession;
 class SelectionHub;
 
 class AgentsPanel : public QWidget
@@ -28,7 +31,7 @@ public:
     // intermediate queries of a fast typist, short enough to feel immediate.
     static constexpr int kFilterDebounceMs = 150;
 
-    AgentsPanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
+    AgentsPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent = nullptr);
     void focusFilter(); // Ctrl+F: put the cursor in the filter box, its text selected
 
 private:

@@ -3,7 +3,7 @@
 #include "charts/HealthCharts.h"
 #include "charts/HealthHistory.h"
 #include "models/HealthModel.h"
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 #include "style/Colors.h"
 
@@ -18,7 +18,7 @@
 
 namespace mapi::ui {
 
-HealthPanel::HealthPanel(LiveSession *session, SelectionHub *selection, QWidget *parent)
+HealthPanel::HealthPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent)
     : QWidget(parent)
     , m_session(session)
     , m_selection(selection)
@@ -93,11 +93,11 @@ HealthPanel::HealthPanel(LiveSession *session, SelectionHub *selection, QWidget 
     m_replayRebuild.setSingleShot(true);
     m_replayRebuild.setInterval(250);
     connect(&m_replayRebuild, &QTimer::timeout, m_history, &HealthHistory::rebuildFromStore);
-    connect(m_session, &LiveSession::traceLoadFinished, this, [this](bool ok) {
+    connect(m_session, &InspectorSession::traceLoadFinished, this, [this](bool ok) {
         if (ok)
             m_history->rebuildFromStore();
     });
-    connect(m_session, &LiveSession::replayPositionChanged, this, [this] {
+    connect(m_session, &InspectorSession::replayPositionChanged, this, [this] {
         if (!m_replayRebuild.isActive())
             m_replayRebuild.start();
     });
@@ -106,7 +106,7 @@ HealthPanel::HealthPanel(LiveSession *session, SelectionHub *selection, QWidget 
     connect(&m_clock, &QTimer::timeout, this, &HealthPanel::tick);
     m_clock.start();
 
-    if (m_session->source() == LiveSession::Source::Trace)
+    if (m_session->source() == InspectorSession::Source::Trace)
         m_history->rebuildFromStore();
     updateSummary();
     updateColumns();
@@ -120,7 +120,7 @@ void HealthPanel::updateColumns()
 
 void HealthPanel::tick()
 {
-    if (m_session->source() == LiveSession::Source::Live && m_session->clientState() != ClientState::Closed)
+    if (m_session->source() == InspectorSession::Source::Live && m_session->clientState() != ClientState::Closed)
         m_history->sampleLive(QDateTime::currentMSecsSinceEpoch());
     m_model->refreshAges();
 }

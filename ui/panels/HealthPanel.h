@@ -12,20 +12,23 @@
 class QLabel;
 class QTableView;
 
+namespace mapi {
+class InspectorSession;
+}
+
 namespace mapi::ui {
 
 class HealthCharts;
 class HealthHistory;
 class HealthModel;
 class HealthSortProxy;
-class LiveSession;
 class SelectionHub;
 
 class HealthPanel : public QWidget
 {
     Q_OBJECT
 public:
-    HealthPanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
+    HealthPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent = nullptr);
 
 private:
     void tick();
@@ -34,7 +37,7 @@ private:
     void publishSelection();
     void followSelection(const QStringList &agentIds, QObject *origin);
 
-    LiveSession *m_session;
+    InspectorSession *m_session;
     SelectionHub *m_selection;
     HealthModel *m_model;
     HealthSortProxy *m_proxy;

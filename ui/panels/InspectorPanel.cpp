@@ -1,7 +1,7 @@
 #include "panels/InspectorPanel.h"
 
 #include "models/ActionModel.h"
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 #include "style/Colors.h"
 #include "trace/Trace.h"
 
@@ -578,7 +578,7 @@ int rowOf(const std::vector<T> &rows, const T *item)
 
 } // namespace
 
-InspectorPanel::InspectorPanel(LiveSession *session, SelectionHub *selection, QWidget *parent)
+InspectorPanel::InspectorPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent)
     : QWidget(parent)
     , m_selection(selection)
     , m_store(session->store())

@@ -30,15 +30,17 @@ struct ChangeSet;
 class SystemStore;
 }
 
-namespace mapi::ui {
+namespace mapi {
+class InspectorSession;
+}
 
-class LiveSession;
+namespace mapi::ui {
 
 class InspectorPanel : public QWidget
 {
     Q_OBJECT
 public:
-    InspectorPanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
+    InspectorPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent = nullptr);
 
     // The raw tab shows at most this many characters: a compact frame is one line, and laying out
     // (wrapping) a line costs ≈40 ms per 64 Ki characters here, so more would stall the GUI thread.

@@ -1,7 +1,7 @@
 #include "panels/ProblemsPanel.h"
 
 #include "models/ProblemModel.h"
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -14,7 +14,7 @@
 
 namespace mapi::ui {
 
-ProblemsPanel::ProblemsPanel(LiveSession *session, SelectionHub *selection, QWidget *parent)
+ProblemsPanel::ProblemsPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent)
     : QWidget(parent)
     , m_selection(selection)
     , m_store(session->store())

@@ -21,17 +21,20 @@ namespace mapi {
 class SystemStore;
 }
 
+namespace mapi {
+class InspectorSession;
+}
+
 namespace mapi::ui {
 
 class GapModel;
-class LiveSession;
 class ProblemModel;
 
 class ProblemsPanel : public QWidget
 {
     Q_OBJECT
 public:
-    ProblemsPanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
+    ProblemsPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent = nullptr);
 
 private:
     QTableView *makeTable(const QString &objectName, QAbstractItemModel *model, int stretchColumn);

@@ -1,7 +1,7 @@
 #include "panels/ScopesPanel.h"
 
 #include "models/ScopeTreeModel.h"
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 
 #include <QHeaderView>
@@ -10,7 +10,7 @@
 
 namespace mapi::ui {
 
-ScopesPanel::ScopesPanel(LiveSession *session, SelectionHub *selection, QWidget *parent)
+ScopesPanel::ScopesPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent)
     : QWidget(parent)
     , m_selection(selection)
     , m_model(new ScopeTreeModel(session->store(), this))

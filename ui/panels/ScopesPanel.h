@@ -8,9 +8,12 @@
 class QModelIndex;
 class QTreeView;
 
+namespace mapi {
+class InspectorSession;
+}
+
 namespace mapi::ui {
 
-class LiveSession;
 class ScopeTreeModel;
 class SelectionHub;
 
@@ -18,7 +21,7 @@ class ScopesPanel : public QWidget
 {
     Q_OBJECT
 public:
-    ScopesPanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
+    ScopesPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent = nullptr);
 
 private:
     void activate(const QModelIndex &index);

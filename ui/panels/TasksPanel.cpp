@@ -1,7 +1,7 @@
 #include "panels/TasksPanel.h"
 
 #include "models/TaskModels.h"
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 
 #include <QApplication>
 #include <QEvent>
@@ -62,7 +62,7 @@ public:
 
 } // namespace
 
-TasksPanel::TasksPanel(LiveSession *session, SelectionHub *selection, QWidget *parent)
+TasksPanel::TasksPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent)
     : QWidget(parent)
     , m_session(session)
     , m_selection(selection)

@@ -16,9 +16,12 @@ class QSortFilterProxyModel;
 class QTableView;
 class QTreeView;
 
+namespace mapi {
+class InspectorSession;
+}
+
 namespace mapi::ui {
 
-class LiveSession;
 class TaskHistoryModel;
 class TaskTableModel;
 
@@ -26,7 +29,7 @@ class TasksPanel : public QWidget
 {
     Q_OBJECT
 public:
-    TasksPanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
+    TasksPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent = nullptr);
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -37,7 +40,7 @@ private:
     void updateHistoryTitle();
     void followFocus(SelectionHub::Kind kind, const QString &key, QObject *origin);
 
-    LiveSession *m_session;
+    InspectorSession *m_session;
     SelectionHub *m_selection;
     TaskTableModel *m_model;
     QSortFilterProxyModel *m_proxy;

@@ -1,6 +1,6 @@
 #include "panels/TimelinePanel.h"
 
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 #include "timeline/TimelineView.h"
 
@@ -15,7 +15,7 @@
 
 namespace mapi::ui {
 
-TimelinePanel::TimelinePanel(LiveSession *session, SelectionHub *selection, QWidget *parent)
+TimelinePanel::TimelinePanel(InspectorSession *session, SelectionHub *selection, QWidget *parent)
     : QWidget(parent)
     , m_view(new TimelineView(session->store(), selection, this))
     , m_grouping(new QComboBox(this))

@@ -9,9 +9,12 @@ class QComboBox;
 class QLabel;
 class QToolButton;
 
+namespace mapi {
+class InspectorSession;
+}
+
 namespace mapi::ui {
 
-class LiveSession;
 class SelectionHub;
 class TimelineView;
 
@@ -19,7 +22,7 @@ class TimelinePanel : public QWidget
 {
     Q_OBJECT
 public:
-    TimelinePanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
+    TimelinePanel(InspectorSession *session, SelectionHub *selection, QWidget *parent = nullptr);
 
     TimelineView *view() const { return m_view; }
 

@@ -1,6 +1,6 @@
 #include "panels/TopologyPanel.h"
 
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 #include "topology/TopologyView.h"
 
@@ -15,7 +15,7 @@
 
 namespace mapi::ui {
 
-TopologyPanel::TopologyPanel(LiveSession *session, SelectionHub *selection, QWidget *parent)
+TopologyPanel::TopologyPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent)
     : QWidget(parent)
     , m_session(session)
     , m_selection(selection)

@@ -10,9 +10,12 @@ class QLineEdit;
 class QSpinBox;
 class QStringListModel;
 
+namespace mapi {
+class InspectorSession;
+}
+
 namespace mapi::ui {
 
-class LiveSession;
 class SelectionHub;
 class TopologyView;
 
@@ -20,7 +23,7 @@ class TopologyPanel : public QWidget
 {
     Q_OBJECT
 public:
-    TopologyPanel(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
+    TopologyPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent = nullptr);
 
     void focusSearch();             // puts the cursor in the search box
     TopologyView *view() const { return m_view; }
@@ -28,7 +31,7 @@ public:
 private:
     void runSearch();
 
-    LiveSession *m_session;
+    InspectorSession *m_session;
     SelectionHub *m_selection;
     TopologyView *m_view;
     QLineEdit *m_search;

@@ -1,6 +1,6 @@
 #include "topology/TopologyView.h"
 
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 #include "style/Colors.h"
 #include "topology/TopologyStyle.h"
@@ -95,7 +95,7 @@ double distanceToSegment(QPointF p, QPointF a, QPointF b)
 
 } // namespace
 
-TopologyView::TopologyView(LiveSession *session, SelectionHub *selection, QWidget *parent)
+TopologyView::TopologyView(InspectorSession *session, SelectionHub *selection, QWidget *parent)
     : QWidget(parent)
     , m_session(session)
     , m_selection(selection)

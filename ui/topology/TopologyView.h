@@ -3,7 +3,7 @@
 // README.md for why not QGraphicsView): only what intersects the viewport is drawn, with
 // less detail the further out the zoom.
 //
-// Thread: GUI thread. Reads the LiveSession's store on SystemStore::changed (≤ 30 Hz) and
+// Thread: GUI thread. Reads the InspectorSession's store on SystemStore::changed (≤ 30 Hz) and
 // handles its reset; layouts run off-thread through LayoutRunner and come back queued.
 // Units: "world" = layout units (1 unit = 1 px at zoom 1); "view" = widget pixels.
 #pragma once
@@ -22,9 +22,12 @@
 #include <map>
 #include <optional>
 
+namespace mapi {
+class InspectorSession;
+}
+
 namespace mapi::ui {
 
-class LiveSession;
 class SelectionHub;
 struct TopologyColors;
 
@@ -32,7 +35,7 @@ class TopologyView : public QWidget
 {
     Q_OBJECT
 public:
-    TopologyView(LiveSession *session, SelectionHub *selection, QWidget *parent = nullptr);
+    TopologyView(InspectorSession *session, SelectionHub *selection, QWidget *parent = nullptr);
     ~TopologyView() override;
 
     // Navigation. Zoom 1 = one world unit per pixel.
@@ -144,7 +147,7 @@ private:
     void paintLegend(QPainter &painter, const TopologyColors &colors);
     void paintStatus(QPainter &painter, const TopologyColors &colors);
 
-    LiveSession *m_session;
+    InspectorSession *m_session;
     QPointer<SelectionHub> m_selection;
     TopologyGraph m_graph;
     LayoutRunner *m_runner;

@@ -1,4 +1,4 @@
-#include "session/LiveSession.h"
+#include "session/InspectorSession.h"
 
 #include "trace/Trace.h"
 #include "trace/TraceLoader.h"
@@ -21,7 +21,7 @@
 #include <sys/resource.h>
 #endif
 
-namespace mapi::ui {
+namespace mapi {
 
 namespace {
 
@@ -43,7 +43,18 @@ void yieldToTheGuiThread()
 
 } // namespace
 
-LiveSession::LiveSession(QObject *parent)
+QString describeActionBlock(ActionBlock block)
+{
+    switch (block) {
+    case ActionBlock::None: return {};
+    case ActionBlock::ObserverOnly: return InspectorSession::tr("Observer-only mode: control actions are disabled");
+    case ActionBlock::Replaying: return InspectorSession::tr("Replaying a trace: nothing to control");
+    case ActionBlock::NotLive: return InspectorSession::tr("Not connected to a live system");
+    }
+    return {};
+}
+
+InspectorSession::InspectorSession(QObject *parent)
     : QObject(parent)
 {
     m_worker.setObjectName(QStringLiteral("map-client"));
@@ -65,29 +76,37 @@ LiveSession::LiveSession(QObject *parent)
     m_applyTimer.setObjectName(QStringLiteral("applyInputs"));
     m_applyTimer.setSingleShot(true);
     m_applyTimer.setInterval(0);
-    connect(&m_applyTimer, &QTimer::timeout, this, &LiveSession::applyPendingInputs);
+    connect(&m_applyTimer, &QTimer::timeout, this, &InspectorSession::applyPendingInputs);
 }
 
-LiveSession::~LiveSession()
+InspectorSession::~InspectorSession()
 {
     shutdownClient();
     stopRecording();
     closeJournal();
     // The writer's close was queued to the worker: run everything queued there before it quits.
-    QMetaObject::invokeMethod(m_workerContext, [] {}, Qt::BlockingQueuedConnection);
+    runInWorker([] {});
     closeTrace();
     m_workerContext->deleteLater(); // deleted by the worker's event loop before it quits
     m_worker.quit();
     m_worker.wait();
 }
 
-template<typename F> void LiveSession::onClient(F &&f)
+template<typename F> void InspectorSession::runInWorker(F &&f)
+{
+    // A client waiting for the backlog to shrink would wait for this thread, which waits for it.
+    m_backlog->hold(false);
+    QMetaObject::invokeMethod(m_workerContext, std::forward<F>(f), Qt::BlockingQueuedConnection);
+    m_backlog->hold(true);
+}
+
+template<typename F> void InspectorSession::onClient(F &&f)
 {
     if (m_client)
         QMetaObject::invokeMethod(m_client, std::forward<F>(f), Qt::QueuedConnection);
 }
 
-void LiveSession::shutdownClient()
+void InspectorSession::shutdownClient()
 {
     if (!m_client)
         return;
@@ -100,20 +119,22 @@ void LiveSession::shutdownClient()
     // a client still working through a backlog of frames must not freeze the window.
     QMetaObject::invokeMethod(client, [client] {
         client->stop();
-        client->setFrameJournal(nullptr); // the journal may go before the client's deferred delete
+        // Its sinks (journal, recording) may go before the client's deferred delete.
+        client->removeAllFrameSinks();
         client->deleteLater();
     }, Qt::QueuedConnection);
 }
 
-void LiveSession::resetStore()
+void InspectorSession::resetStore()
 {
     ++m_storeEpoch;
     m_pendingInputs.clear();
     m_pendingOffset = 0;
+    m_backlog->clear();
     m_store.reset();
 }
 
-void LiveSession::applyPendingInputs()
+void InspectorSession::applyPendingInputs()
 {
     QElapsedTimer slice;
     slice.start();
@@ -121,7 +142,9 @@ void LiveSession::applyPendingInputs()
     // Applied batches are freed in the worker, which allocated their JSON: freeing it here cost
     // the GUI thread about as much as applying it.
     std::vector<ModelInputs> applied;
-    auto freeInWorker = [this, &applied] {
+    qint64 appliedInputs = 0;
+    auto freeInWorker = [this, &applied, &appliedInputs] {
+        m_backlog->remove(appliedInputs); // room for the client to read on
         if (!applied.empty())
             QMetaObject::invokeMethod(m_workerContext, [batches = std::move(applied)] {}, Qt::QueuedConnection);
     };
@@ -129,6 +152,7 @@ void LiveSession::applyPendingInputs()
         const ModelInputs &batch = m_pendingInputs.front();
         while (m_pendingOffset < size_t(batch.size())) {
             m_store.apply(batch[qsizetype(m_pendingOffset++)]);
+            ++appliedInputs;
             if (++sinceCheck == 32) {
                 sinceCheck = 0;
                 if (slice.elapsed() >= kApplySliceMs) {
@@ -145,7 +169,7 @@ void LiveSession::applyPendingInputs()
     freeInWorker();
 }
 
-void LiveSession::connectTo(const ClientOptions &options, bool observerOnly)
+void InspectorSession::prepareLive(const ClientOptions &options, bool observerOnly)
 {
     shutdownClient();
     stopRecording();
@@ -158,40 +182,75 @@ void LiveSession::connectTo(const ClientOptions &options, bool observerOnly)
     m_options = options;
     m_label = redactedUrl(options.url);
     m_lastError.clear();
+    m_hasBeenLive = false;
     setObserverOnly(observerOnly);
     m_store.setHistoryBudget(size_t(std::max<qint64>(m_memoryBudget * 2 / 5, 1 << 20)));
-    openJournal();
+    if (m_journaling)
+        openJournal();
+}
+
+void InspectorSession::connectTo(const ClientOptions &options, bool observerOnly)
+{
+    prepareLive(options, observerOnly);
     startClient(nullptr);
     Q_EMIT sourceChanged();
 }
 
+bool InspectorSession::connectAndRecord(const ClientOptions &options, const QString &path,
+                                        const TraceWriterOptions &writerOptions, QString *error)
+{
+    TraceWriter *writer = openWriter(path, writerOptions, error); // nothing changes when it fails
+    if (!writer)
+        return false;
+    prepareLive(options, false);
+    adoptWriter(writer, path);
+    startClient(writer);
+    Q_EMIT sourceChanged();
+    Q_EMIT recordingChanged(true);
+    return true;
+}
+
 // Creates the client in the worker (its timers and socket belong to that thread), attaches
 // `writer` (already in the worker) before the first frame, and starts it.
-void LiveSession::startClient(TraceWriter *writer)
+void InspectorSession::startClient(TraceWriter *writer)
 {
     MapClient *client = nullptr;
     const ClientOptions options = m_options;
-    QMetaObject::invokeMethod(m_workerContext, [&client, options] { client = new MapClient(options); }, Qt::BlockingQueuedConnection);
+    const bool keepFrames = m_journaling;
+    const std::shared_ptr<InputBacklog> backlog = m_backlog;
+    runInWorker([&client, options, keepFrames, backlog] {
+        client = new MapClient(options);
+        client->setKeepFrames(keepFrames);
+        client->setInputBacklog(backlog);
+    });
     m_client = client;
     // Inputs still queued from a client of an earlier store (before a reset for a new
     // connection, a recording or a trace) must not leak into the new one; inputs queued before a
     // plain disconnect still belong to the store they came for and are applied.
     const quint64 epoch = m_storeEpoch;
     connect(client, &MapClient::inputsReady, &m_store, [this, epoch](const ModelInputs &inputs) {
-        if (epoch != m_storeEpoch)
+        if (epoch != m_storeEpoch) {
+            m_backlog->remove(inputs.size()); // counted by a client of an earlier store: dropped
             return;
-        m_pendingInputs.push_back(inputs); // shared, not copied (ModelInputs is a QList)
+        }
+        m_pendingInputs.push_back(inputs); // shared, not copied (ModelInputs is a QList); m_backlog counted it
         if (!m_applyTimer.isActive())
             m_applyTimer.start();
     }, Qt::QueuedConnection);
+    connect(client, &MapClient::lastErrorChanged, this, [this](const QString &error) { m_lastError = error; },
+            Qt::QueuedConnection);
     connect(client, &MapClient::stateChanged, this, [this](ClientState state) {
         m_state = state;
         Q_EMIT stateChanged(state);
+        if (state == ClientState::Live && !m_hasBeenLive) {
+            m_hasBeenLive = true;
+            Q_EMIT wentLive();
+        }
     }, Qt::QueuedConnection);
-    connect(client, &MapClient::fatalError, this, [this](const QString &message) {
+    connect(client, &MapClient::fatalError, this, [this](ClientFailure failure, const QString &message) {
         m_lastError = message;
         stopRecording(); // no retry will come: the recording is over
-        Q_EMIT fatalError(message);
+        Q_EMIT fatalError(failure, message);
     }, Qt::QueuedConnection);
     connect(client, &MapClient::supportChanged, this, [this](const QString &method, Support support) {
         m_support.insert(method, support);
@@ -199,15 +258,13 @@ void LiveSession::startClient(TraceWriter *writer)
     }, Qt::QueuedConnection);
     SessionJournal *journal = m_journal;
     onClient([client, writer, journal] {
-        if (journal)
-            journal->attach(client);
-        if (writer)
-            writer->attach(client);
+        client->addFrameSink(journal);
+        client->addFrameSink(writer);
         client->start();
     });
 }
 
-void LiveSession::disconnectFromServer()
+void InspectorSession::disconnectFromServer()
 {
     shutdownClient();
     stopRecording(); // after the client stopped: its unsubscribe and close are in the trace
@@ -216,7 +273,37 @@ void LiveSession::disconnectFromServer()
     Q_EMIT sourceChanged();
 }
 
-bool LiveSession::startRecording(const QString &path, QString *error, qint64 rotateBytes)
+TraceWriter *InspectorSession::openWriter(const QString &path, const TraceWriterOptions &options, QString *error)
+{
+    // The writer lives in the worker, next to the client whose frames it writes: opening the
+    // file, compressing and writing never happen in the session's thread.
+    TraceWriter *writer = nullptr;
+    QString why;
+    const QString url = redactedUrl(m_options.url);
+    runInWorker([&writer, &why, path, url, options] {
+        auto w = std::make_unique<TraceWriter>();
+        w->setOptions(options);
+        if (w->open(path, url, &why))
+            writer = w.release();
+    });
+    if (!writer && error)
+        *error = why;
+    return writer;
+}
+
+void InspectorSession::adoptWriter(TraceWriter *writer, const QString &path)
+{
+    m_writer = writer;
+    m_recordingPath = path;
+    m_recordsWritten = 0;
+    connect(writer, &TraceWriter::rotated, this, [this](const QString &part) {
+        m_recordingPath = part;
+        Q_EMIT recordingChanged(true);
+    });
+    connect(writer, &TraceWriter::writeFailed, this, [this] { stopRecording(); });
+}
+
+bool InspectorSession::startRecording(const QString &path, QString *error, qint64 rotateBytes)
 {
     if (m_source != Source::Live || !m_client) {
         if (error)
@@ -224,31 +311,12 @@ bool LiveSession::startRecording(const QString &path, QString *error, qint64 rot
         return false;
     }
     stopRecording();
-    // The writer lives in the worker, next to the client whose frames it writes: opening the
-    // file, compressing and writing never happen in the GUI thread.
-    TraceWriter *writer = nullptr;
-    QString why;
-    const QString url = redactedUrl(m_options.url);
-    QMetaObject::invokeMethod(m_workerContext, [&writer, &why, path, url, rotateBytes] {
-        auto w = std::make_unique<TraceWriter>();
-        TraceWriterOptions options;
-        options.maxBytes = rotateBytes;
-        w->setOptions(options);
-        if (w->open(path, url, &why))
-            writer = w.release();
-    }, Qt::BlockingQueuedConnection);
-    if (!writer) {
-        if (error)
-            *error = why;
+    TraceWriterOptions options;
+    options.maxBytes = rotateBytes;
+    TraceWriter *writer = openWriter(path, options, error);
+    if (!writer)
         return false;
-    }
-    m_writer = writer;
-    m_recordingPath = path;
-    connect(writer, &TraceWriter::rotated, this, [this](const QString &part) {
-        m_recordingPath = part;
-        Q_EMIT recordingChanged(true);
-    });
-    connect(writer, &TraceWriter::writeFailed, this, [this] { stopRecording(); });
+    adoptWriter(writer, path);
 
     // A fresh connection, so that the trace holds the handshake and the snapshot.
     shutdownClient();
@@ -260,7 +328,7 @@ bool LiveSession::startRecording(const QString &path, QString *error, qint64 rot
     return true;
 }
 
-void LiveSession::stopRecording()
+void InspectorSession::stopRecording()
 {
     if (!m_writer)
         return;
@@ -268,30 +336,36 @@ void LiveSession::stopRecording()
     m_writer = nullptr;
     m_recordingPath.clear();
     disconnect(writer, nullptr, this, nullptr);
-    // Closing flushes the compressor: in the worker. The outcome comes back queued.
-    QMetaObject::invokeMethod(writer, [this, writer] {
+    // Closing flushes the compressor: in the worker, after the client (if it goes on) stopped
+    // handing it frames. The outcome comes back queued.
+    QPointer<MapClient> client = m_client;
+    QMetaObject::invokeMethod(writer, [this, writer, client] {
+        if (client)
+            client->removeFrameSink(writer);
         writer->close();
         const QStringList files = writer->files();
         const qint64 records = writer->recordsWritten();
         const QString error = writer->lastError();
         delete writer;
-        QMetaObject::invokeMethod(this, [this, files, records, error] { Q_EMIT recordingFinished(files, records, error); },
-                                  Qt::QueuedConnection);
+        QMetaObject::invokeMethod(this, [this, files, records, error] {
+            m_recordsWritten = records;
+            Q_EMIT recordingFinished(files, records, error);
+        }, Qt::QueuedConnection);
     }, Qt::QueuedConnection);
     Q_EMIT recordingChanged(false);
 }
 
-void LiveSession::openJournal()
+void InspectorSession::openJournal()
 {
     SessionJournal *journal = nullptr;
     const QString url = redactedUrl(m_options.url);
     const QString folder = SessionJournal::newSessionFolder(SessionJournal::sessionsRoot(), url);
     const JournalOptions options = m_journalOptions;
-    QMetaObject::invokeMethod(m_workerContext, [&journal, folder, url, options] {
+    runInWorker([&journal, folder, url, options] {
         journal = new SessionJournal;
         journal->setOptions(options);
         journal->open(folder, url, nullptr); // fails only into the degraded state: reported below
-    }, Qt::BlockingQueuedConnection);
+    });
     m_journal = journal;
     m_journalFolder = folder;
     m_journalDegraded = journal->isDegraded();
@@ -314,7 +388,7 @@ void LiveSession::openJournal()
                                              .arg(QDir::toNativeSeparators(folder)));
 }
 
-bool LiveSession::saveSessionAs(const QString &path, QString *error)
+bool InspectorSession::saveSessionAs(const QString &path, QString *error)
 {
     if (!m_journal) {
         if (error)
@@ -324,13 +398,13 @@ bool LiveSession::saveSessionAs(const QString &path, QString *error)
     SessionJournal *journal = m_journal;
     QList<SessionJournal::PartExtent> parts;
     // The journal's own thread flushes its open frame and says how far each part is whole.
-    QMetaObject::invokeMethod(journal, [journal, &parts] { parts = journal->flushedParts(); }, Qt::BlockingQueuedConnection);
+    runInWorker([journal, &parts] { parts = journal->flushedParts(); });
     if (parts.isEmpty()) {
         if (error)
             *error = tr("The session journal has nothing on disk (it cannot be written: %1)").arg(m_journalFolder);
         return false;
     }
-    QPointer<LiveSession> self(this);
+    QPointer<InspectorSession> self(this);
     QThread *copy = QThread::create([parts, path, self] {
         QString why;
         const bool ok = SessionJournal::copyParts(parts, path, &why);
@@ -344,7 +418,7 @@ bool LiveSession::saveSessionAs(const QString &path, QString *error)
     return true;
 }
 
-void LiveSession::closeJournal()
+void InspectorSession::closeJournal()
 {
     if (!m_journal)
         return;
@@ -361,7 +435,7 @@ void LiveSession::closeJournal()
     }, Qt::QueuedConnection);
 }
 
-void LiveSession::closeTrace()
+void InspectorSession::closeTrace()
 {
     if (m_loadJob) {
         disconnect(m_loadJob, nullptr, this, nullptr);
@@ -376,7 +450,7 @@ void LiveSession::closeTrace()
     m_traceStats = TraceReadStats();
 }
 
-void LiveSession::openTrace(const QString &path)
+void InspectorSession::openTrace(const QString &path)
 {
     shutdownClient();
     stopRecording();
@@ -392,7 +466,7 @@ void LiveSession::openTrace(const QString &path)
 
     m_store.setHistoryBudget(0);
     m_loadJob = new TraceLoadJob(&m_store, this);
-    connect(m_loadJob, &TraceLoadJob::progress, this, &LiveSession::traceLoadProgress);
+    connect(m_loadJob, &TraceLoadJob::progress, this, &InspectorSession::traceLoadProgress);
     connect(m_loadJob, &TraceLoadJob::finished, this, [this](bool ok, const QString &error) {
         onTraceLoadFinished(!ok && m_loadJob->result().cancelled, error);
     });
@@ -402,11 +476,11 @@ void LiveSession::openTrace(const QString &path)
     Q_EMIT sourceChanged();
 }
 
-bool LiveSession::openTraceAndWait(const QString &path, QString *error)
+bool InspectorSession::openTraceAndWait(const QString &path, QString *error)
 {
     QEventLoop loop;
     bool loaded = false;
-    const auto connection = connect(this, &LiveSession::traceLoadFinished, &loop,
+    const auto connection = connect(this, &InspectorSession::traceLoadFinished, &loop,
                                     [&](bool ok, bool, const QString &why) {
                                         loaded = ok;
                                         if (error)
@@ -420,13 +494,13 @@ bool LiveSession::openTraceAndWait(const QString &path, QString *error)
     return loaded;
 }
 
-void LiveSession::cancelTraceLoad()
+void InspectorSession::cancelTraceLoad()
 {
     if (m_loadJob)
         m_loadJob->cancel();
 }
 
-void LiveSession::onTraceLoadFinished(bool cancelled, const QString &error)
+void InspectorSession::onTraceLoadFinished(bool cancelled, const QString &error)
 {
     TraceLoadJob *job = m_loadJob;
     m_loadJob = nullptr;
@@ -444,7 +518,7 @@ void LiveSession::onTraceLoadFinished(bool cancelled, const QString &error)
             return t ? t->frameForEvent(row) : QByteArray();
         });
         m_replay = new ReplayController(&m_store, result.timeline, true, this);
-        connect(m_replay, &ReplayController::positionChanged, this, &LiveSession::replayPositionChanged);
+        connect(m_replay, &ReplayController::positionChanged, this, &InspectorSession::replayPositionChanged);
         m_lastEventCount = m_store.counters().eventsApplied;
     } else {
         resetStore();
@@ -456,12 +530,12 @@ void LiveSession::onTraceLoadFinished(bool cancelled, const QString &error)
     Q_EMIT traceLoadFinished(ok, cancelled, cancelled ? QString() : error);
 }
 
-QString LiveSession::sourceLabel() const
+QString InspectorSession::sourceLabel() const
 {
     return m_label;
 }
 
-void LiveSession::setObserverOnly(bool on)
+void InspectorSession::setObserverOnly(bool on)
 {
     if (m_observerOnly == on)
         return;
@@ -469,59 +543,63 @@ void LiveSession::setObserverOnly(bool on)
     Q_EMIT observerOnlyChanged(on);
 }
 
-QString LiveSession::actionBlockedReason() const
+ActionBlock InspectorSession::actionBlock() const
 {
     if (m_observerOnly)
-        return tr("Observer-only mode: control actions are disabled");
+        return ActionBlock::ObserverOnly;
     if (m_source == Source::Trace)
-        return tr("Replaying a trace: nothing to control");
-    if (m_source != Source::Live || m_state != ClientState::Live)
-        return tr("Not connected to a live system");
-    return {};
+        return ActionBlock::Replaying;
+    if (m_source != Source::Live || m_state != ClientState::Live || !m_client)
+        return ActionBlock::NotLive;
+    return ActionBlock::None;
 }
 
-void LiveSession::inject(const QStringList &agentIds, const Json &content, MapClient::Delivery delivery)
+ActionStart InspectorSession::startActions(
+    const QStringList &agentIds, const std::function<void(MapClient *, const QString &, const QString &)> &send)
 {
-    if (!actionBlockedReason().isEmpty())
-        return;
+    ActionStart start;
+    start.refused = actionBlock();
+    if (start.refused != ActionBlock::None)
+        return start;
+    // Named here, so that the caller can follow them in the store before the worker sent them.
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    for (int i = 0; i < agentIds.size(); ++i)
+        start.actionIds << QStringLiteral("action-%1-s%2").arg(now).arg(++m_actionCounter);
     MapClient *client = m_client;
-    onClient([client, agentIds, content, delivery] {
-        for (const QString &id : agentIds)
-            client->inject(id, content, delivery);
+    const QStringList ids = start.actionIds;
+    onClient([client, agentIds, ids, send] {
+        for (int i = 0; i < agentIds.size(); ++i)
+            send(client, agentIds[i], ids[i]);
+    });
+    return start;
+}
+
+ActionStart InspectorSession::inject(const QStringList &agentIds, const Json &content, MapClient::Delivery delivery)
+{
+    return startActions(agentIds, [content, delivery](MapClient *client, const QString &agentId, const QString &actionId) {
+        client->inject(agentId, content, delivery, actionId);
     });
 }
 
-void LiveSession::stop(const QStringList &agentIds, const QString &reason)
+ActionStart InspectorSession::stop(const QStringList &agentIds, const QString &reason, bool force)
 {
-    if (!actionBlockedReason().isEmpty())
-        return;
-    MapClient *client = m_client;
-    onClient([client, agentIds, reason] {
-        for (const QString &id : agentIds)
-            client->stopAgent(id, reason);
+    return startActions(agentIds, [reason, force](MapClient *client, const QString &agentId, const QString &actionId) {
+        client->stopAgent(agentId, reason, force, actionId);
     });
 }
 
-void LiveSession::suspend(const QStringList &agentIds, const QString &reason)
+ActionStart InspectorSession::suspend(const QStringList &agentIds, const QString &reason)
 {
-    if (!actionBlockedReason().isEmpty())
-        return;
-    MapClient *client = m_client;
-    onClient([client, agentIds, reason] {
-        for (const QString &id : agentIds)
-            client->suspendAgent(id, reason);
+    return startActions(agentIds, [reason](MapClient *client, const QString &agentId, const QString &actionId) {
+        client->suspendAgent(agentId, reason, actionId);
     });
 }
 
-void LiveSession::resume(const QStringList &agentIds)
+ActionStart InspectorSession::resume(const QStringList &agentIds)
 {
-    if (!actionBlockedReason().isEmpty())
-        return;
-    MapClient *client = m_client;
-    onClient([client, agentIds] {
-        for (const QString &id : agentIds)
-            client->resumeAgent(id);
+    return startActions(agentIds, [](MapClient *client, const QString &agentId, const QString &actionId) {
+        client->resumeAgent(agentId, actionId);
     });
 }
 
-} // namespace mapi::ui
+} // namespace mapi

@@ -1,4 +1,4 @@
-#include "client/ProtocolPipeline.h"
+#include "pipeline/ProtocolPipeline.h"
 
 #include "map/Dialect.h"
 #include "map/DialectSimd.h"

@@ -1,15 +1,19 @@
-// The window's link to a MAP system: one SystemStore (GUI thread, the single source of truth
-// for every view) fed either by a live MapClient running in a worker thread (decode and
-// normalisation off the GUI thread) or by a trace replayed through the same pipeline.
+// The inspector's link to a MAP system, for the window and the CLI alike: one SystemStore (the
+// single source of truth, in the session's thread: the GUI thread in the window) fed either by a
+// live MapClient running in a worker thread (decode and normalisation off the session's thread)
+// or by a trace replayed through the same pipeline (core/pipeline/).
 //
-// Traces load on a worker thread (TraceLoadJob): the views fill as batches arrive, and once the
+// Traces load on a worker thread (TraceLoadJob): the store fills as batches arrive, and once the
 // load ended a ReplayController (replay()) moves the same store through time. A live
-// connection can be recorded (startRecording): a TraceWriter in the client's worker thread
-// writes every frame, so recording never blocks the GUI thread.
+// connection is journaled to disk (SessionJournal) and can be recorded (startRecording): both
+// are frame sinks of the client, in its worker thread, so neither blocks the session's thread.
+// Operator actions go through here, refused with a typed reason (ActionBlock) when they cannot
+// be sent, and are tracked in the store by the ids they return.
 #pragma once
 
 #include "client/MapClient.h"
 #include "model/SystemStore.h"
+#include "pipeline/InputBacklog.h"
 #include "session/SessionJournal.h"
 #include "trace/Trace.h"
 
@@ -20,6 +24,8 @@
 #include <QTimer>
 
 #include <deque>
+#include <functional>
+#include <memory>
 
 namespace mapi {
 
@@ -27,16 +33,29 @@ class TraceLoadJob;
 class ReplayController;
 class TraceWriter;
 class SessionJournal;
-} // namespace mapi
 
-namespace mapi::ui {
+// Why an operator action was not sent (InspectorSession::actionBlock()).
+enum class ActionBlock { None, ObserverOnly, Replaying, NotLive };
+QString describeActionBlock(ActionBlock block); // for people; empty for None
 
-class LiveSession : public QObject
+// What asking for an action did: refused (and why), or the ids of the actions it started, one
+// per agent, each tracked in the store (SystemStore::action) as answers come.
+struct ActionStart
+{
+    ActionBlock refused = ActionBlock::None;
+    QStringList actionIds;
+};
+
+class InspectorSession : public QObject
 {
     Q_OBJECT
 public:
-    explicit LiveSession(QObject *parent = nullptr);
-    ~LiveSession() override;
+    // Model inputs decoded but not yet applied, at most (InputBacklog): about half a second of
+    // applying at full rate, some tens of MB. Past it the client stops reading the socket.
+    static constexpr qint64 kMaxPendingInputs = 50000;
+
+    explicit InspectorSession(QObject *parent = nullptr);
+    ~InspectorSession() override;
 
     SystemStore *store() { return &m_store; }
     const SystemStore *store() const { return &m_store; }
@@ -49,6 +68,10 @@ public:
     // offers it). `journalOptions` (retention) apply to the connections that follow.
     void connectTo(const ClientOptions &options, bool observerOnly);
     void setJournalOptions(const JournalOptions &options) { m_journalOptions = options; }
+    // false: the connections that follow are not journaled and keep no frames at all (events
+    // carry none, message payloads the decoder read are not kept): a one-shot command that
+    // prints the model. Default true (the window).
+    void setJournaling(bool on) { m_journaling = on; }
     // The window's memory budget for a live session (default kDefaultMemoryBudgetBytes): 40%
     // of it bounds the store's history (SystemStore::setHistoryBudget), which the timeline's
     // index follows (about a third as much again); the rest is the model, Qt, batches in
@@ -87,6 +110,10 @@ public:
     // when the file cannot be created. Stops on disconnect, on a fatal error, on another source.
     static constexpr qint64 kDefaultRotateBytes = 256LL * 1024 * 1024;
     bool startRecording(const QString &path, QString *error, qint64 rotateBytes = kDefaultRotateBytes);
+    // Connects (as connectTo) with a recording to `path` from the first frame (the CLI's record).
+    bool connectAndRecord(const ClientOptions &options, const QString &path, const TraceWriterOptions &writerOptions,
+                          QString *error);
+    qint64 recordsWritten() const { return m_recordsWritten; } // by the last recording, once it finished
     void stopRecording();
     bool isRecording() const { return m_writer != nullptr; }
     QString recordingPath() const { return m_recordingPath; } // the part being written
@@ -95,21 +122,24 @@ public:
     Source source() const { return m_source; }
     QString sourceLabel() const;         // URL (redacted) or trace file name
     ClientState clientState() const { return m_state; }
+    bool hasBeenLive() const { return m_hasBeenLive; } // the live connection reached Live once
     QString lastError() const { return m_lastError; }
 
     bool observerOnly() const { return m_observerOnly; }
     void setObserverOnly(bool on);
 
-    // Whether an action can be sent, and if not, why (observer mode, not live, trace,
-    // unsupported without fallback). Empty string = allowed.
-    QString actionBlockedReason() const;
+    // Whether an action can be sent now, and if not, why.
+    ActionBlock actionBlock() const;
+    QString actionBlockedReason() const { return describeActionBlock(actionBlock()); }
     Support support(const QString &method) const { return m_support.value(method, Support::Unknown); }
 
-    // Control actions for each agent id; each is tracked in the store's actions.
-    void inject(const QStringList &agentIds, const Json &content, MapClient::Delivery delivery);
-    void stop(const QStringList &agentIds, const QString &reason);
-    void suspend(const QStringList &agentIds, const QString &reason);
-    void resume(const QStringList &agentIds);
+    // Control actions, one per agent id. Refused as a whole when actionBlock() says so; else
+    // each is tracked in the store's actions under the returned id (the client settles it:
+    // answered, confirmed by the agent's state, failed, unsupported, timed out).
+    ActionStart inject(const QStringList &agentIds, const Json &content, MapClient::Delivery delivery);
+    ActionStart stop(const QStringList &agentIds, const QString &reason, bool force = false);
+    ActionStart suspend(const QStringList &agentIds, const QString &reason);
+    ActionStart resume(const QStringList &agentIds);
 
     // Events applied per second over the last second (status bar).
     double eventRate() const { return m_eventRate; }
@@ -117,7 +147,9 @@ public:
 Q_SIGNALS:
     void sourceChanged();
     void stateChanged(mapi::ClientState state);
-    void fatalError(const QString &message);
+    // The connection gave up for good (no retry will help): why, typed and for people.
+    void fatalError(mapi::ClientFailure failure, const QString &message);
+    void wentLive();                     // the live connection's first Live
     void supportChanged();
     void observerOnlyChanged(bool on);
     void rateUpdated(double eventsPerSecond);
@@ -143,6 +175,13 @@ private:
     void openJournal();                  // a new journal for the live connection to come
     void closeJournal();                 // before the store is reset: its rows refer to it
     void startClient(TraceWriter *writer);
+    TraceWriter *openWriter(const QString &path, const TraceWriterOptions &options, QString *error);
+    void adoptWriter(TraceWriter *writer, const QString &path);
+    void prepareLive(const ClientOptions &options, bool observerOnly);
+    // Runs `f` in the worker and waits: the client's backlog wait is released meanwhile.
+    template<typename F> void runInWorker(F &&f);
+    ActionStart startActions(const QStringList &agentIds,
+                             const std::function<void(MapClient *, const QString &agentId, const QString &actionId)> &send);
     void onTraceLoadFinished(bool cancelled, const QString &error);
     template<typename F> void onClient(F &&f);
 
@@ -151,7 +190,8 @@ private:
     // Live inputs wait here and are applied at most kApplySliceMs per event-loop turn, so that a
     // burst (a server at full rate, a reconnect's replay) never holds paints and input longer.
     static constexpr int kApplySliceMs = 8;
-    std::deque<ModelInputs> m_pendingInputs;
+    std::deque<ModelInputs> m_pendingInputs; // bounded by m_backlog (kMaxPendingInputs)
+    std::shared_ptr<InputBacklog> m_backlog = std::make_shared<InputBacklog>(kMaxPendingInputs);
     size_t m_pendingOffset = 0;          // inputs of m_pendingInputs.front() already applied
     QTimer m_applyTimer;                 // single shot, 0 ms
     QThread m_worker;
@@ -161,6 +201,10 @@ private:
     TraceWriter *m_writer = nullptr;     // lives in m_worker; set while recording
     SessionJournal *m_journal = nullptr; // lives in m_worker; set while the store holds live rows
     JournalOptions m_journalOptions;
+    bool m_journaling = true;
+    bool m_hasBeenLive = false;
+    qint64 m_recordsWritten = 0;
+    int m_actionCounter = 0;
     qint64 m_memoryBudget = kDefaultMemoryBudgetBytes;
     QString m_journalFolder;
     bool m_journalDegraded = false;
@@ -180,4 +224,4 @@ private:
     double m_eventRate = 0;
 };
 
-} // namespace mapi::ui
+} // namespace mapi
