@@ -117,6 +117,28 @@ MainWindow::MainWindow(QWidget *parent)
         m_loadProgress->setValue(total > 0 ? int(done * 100 / total) : 0);
     });
     connect(m_session, &InspectorSession::traceLoadFinished, this, &MainWindow::onTraceLoadFinished);
+    connect(m_session, &InspectorSession::timeTravelReady, this, [this](bool ok, const QString &error) {
+        m_loadProgress->hide();
+        if (ok) {
+            m_replayBar->setController(m_session->replay(), QString());
+            m_replayBar->setTrailingAction(m_backToLiveAction);
+            m_replayBar->show();
+        } else {
+            showWarning(tr("Cannot travel back in time"), error);
+        }
+        updateActionStates();
+        updateStatusBar();
+    });
+    connect(m_session, &InspectorSession::timeTravelChanged, this, [this](bool on) {
+        if (!on) {
+            m_loadProgress->hide();
+            m_replayBar->setController(nullptr, QString());
+            m_replayBar->setTrailingAction(nullptr);
+            m_replayBar->hide();
+        }
+        updateActionStates();
+        updateStatusBar();
+    });
     connect(m_session, &InspectorSession::recordingChanged, this, [this](bool recording) {
         m_recordAction->setChecked(recording);
         m_recordingLabel->setVisible(recording);
@@ -169,6 +191,9 @@ void MainWindow::buildActions()
     m_recordAction = make("record", tr("&Record to file…"), QKeySequence(Qt::CTRL | Qt::Key_R));
     m_recordAction->setCheckable(true);
     m_saveSessionAction = make("saveSession", tr("&Save session as…"), QKeySequence::SaveAs);
+    m_timeTravelAction = make("timeTravel", tr("&Travel back in time"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
+    m_backToLiveAction = make("backToLive", tr("Back to &live"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
+    m_backToLiveAction->setToolTip(tr("Show the live system again (it was followed all along)"));
     const struct { const char *name; QString text; ExportKind kind; QString suffix; QString filter; } exports[] = {
         {"exportChromeTrace", tr("&Chrome trace (Perfetto)…"), ExportKind::ChromeTrace, QStringLiteral("json"), tr("Chrome trace (*.json)")},
         {"exportAgentsCsv", tr("&Agents table (CSV)…"), ExportKind::AgentsCsv, QStringLiteral("csv"), tr("CSV (*.csv)")},
@@ -204,6 +229,17 @@ void MainWindow::buildActions()
     connect(m_openSampleAction, &QAction::triggered, this, &MainWindow::openSampleTrace);
     connect(m_recordAction, &QAction::triggered, this, [this](bool checked) { chooseRecordingFile(checked); });
     connect(m_saveSessionAction, &QAction::triggered, this, &MainWindow::saveSessionWithDialog);
+    connect(m_timeTravelAction, &QAction::triggered, this, [this] {
+        QString error;
+        if (!m_session->startTimeTravel(&error)) {
+            showWarning(tr("Cannot travel back in time"), error);
+            return;
+        }
+        m_loadProgress->setValue(0);
+        m_loadProgress->show();
+        statusBar()->showMessage(tr("Reading the session's journal… the live system is still followed"), 5000);
+    });
+    connect(m_backToLiveAction, &QAction::triggered, m_session, &InspectorSession::returnToLive);
     connect(m_session, &InspectorSession::sessionSaved, this, [this](bool ok, const QString &path, const QString &error) {
         if (ok)
             statusBar()->showMessage(tr("Session saved to %1").arg(QDir::toNativeSeparators(path)), 10000);
@@ -330,6 +366,9 @@ void MainWindow::buildMenus()
     file->addAction(m_quitAction);
 
     QMenu *replay = menuBar()->addMenu(tr("&Replay"));
+    replay->addAction(m_timeTravelAction);
+    replay->addAction(m_backToLiveAction);
+    replay->addSeparator();
     replay->addActions(m_replayBar->windowActions());
 
     QMenu *agent = menuBar()->addMenu(tr("&Agent"));
@@ -798,6 +837,11 @@ void MainWindow::updateActionStates()
     m_disconnectAction->setEnabled(live);
     m_recordAction->setEnabled(live);
     m_saveSessionAction->setEnabled(live && !m_session->journalFolder().isEmpty());
+    const bool travelling = m_session->isTimeTravelling();
+    m_timeTravelAction->setEnabled(live && !travelling && !m_session->journalFolder().isEmpty());
+    m_timeTravelAction->setToolTip(live ? tr("View this session as it was, from its journal, while the live system is still followed")
+                                        : tr("Time travel while live needs a live connection"));
+    m_backToLiveAction->setEnabled(travelling);
     m_saveSessionAction->setToolTip(live ? tr("Save this connection's history, from its first frame, as a trace file")
                                          : tr("Saving a session needs a live connection"));
     m_recordAction->setToolTip(live ? tr("Record every frame of this connection to a trace file")
@@ -863,7 +907,13 @@ void MainWindow::updateStatusBar()
         state = m_session->isLoadingTrace() ? tr("Loading trace")
                                             : tr("Trace · %n record(s)", nullptr, int(m_session->traceStats().records));
         break;
-    case InspectorSession::Source::Live: state = clientStateName(m_session->clientState()); break;
+    case InspectorSession::Source::Live:
+        state = clientStateName(m_session->clientState());
+        if (m_session->isTimeTravelling())
+            state = tr("Viewing the past · live %1, %n event(s) so far", nullptr,
+                       int(std::min<qint64>(m_session->liveStore()->counters().eventsApplied, INT_MAX)))
+                        .arg(state);
+        break;
     }
     if (m_session->observerOnly())
         state += tr(" · observer");

@@ -138,6 +138,8 @@ private:
     QAction *m_openSampleAction = nullptr;
     QAction *m_recordAction = nullptr;
     QAction *m_saveSessionAction = nullptr;
+    QAction *m_timeTravelAction = nullptr;   // live: view the past from the journal
+    QAction *m_backToLiveAction = nullptr;
     QList<QAction *> m_exportActions;
     QAction *m_quitAction = nullptr;
     QAction *m_injectAction = nullptr;

@@ -339,6 +339,71 @@ void SystemStore::reset()
     Q_EMIT wasReset();
 }
 
+void SystemStore::swapContents(SystemStore &other)
+{
+    if (&other == this)
+        return;
+    flushChanges();
+    other.flushChanges();
+    Q_EMIT aboutToReset();
+    Q_EMIT other.aboutToReset();
+    std::swap(m_nowMs, other.m_nowMs);
+    std::swap(m_agents, other.m_agents);
+    std::swap(m_agentRow, other.m_agentRow);
+    std::swap(m_scopes, other.m_scopes);
+    std::swap(m_scopeRow, other.m_scopeRow);
+    std::swap(m_events, other.m_events);
+    std::swap(m_messages, other.m_messages);
+    m_messages.setEventLog(&m_events); // each message log reads the event log of its own store
+    other.m_messages.setEventLog(&other.m_events);
+    std::swap(m_tasks, other.m_tasks);
+    std::swap(m_taskHistory, other.m_taskHistory);
+    std::swap(m_taskRow, other.m_taskRow);
+    std::swap(m_actions, other.m_actions);
+    std::swap(m_actionRow, other.m_actionRow);
+    std::swap(m_stateNames, other.m_stateNames);
+    std::swap(m_stateRow, other.m_stateRow);
+    std::swap(m_frameSource, other.m_frameSource);
+    std::swap(m_journalReader, other.m_journalReader);
+    std::swap(m_gaps, other.m_gaps);
+    std::swap(m_problems, other.m_problems);
+    std::swap(m_problemsDropped, other.m_problemsDropped);
+    std::swap(m_problemBytes, other.m_problemBytes);
+    std::swap(m_sessions, other.m_sessions);
+    std::swap(m_counters, other.m_counters);
+    std::swap(m_connection, other.m_connection);
+    std::swap(m_historyBudget, other.m_historyBudget);
+    std::swap(m_trim, other.m_trim);
+    m_pending = ChangeSet();
+    other.m_pending = ChangeSet();
+    Q_EMIT wasReset();
+    Q_EMIT other.wasReset();
+    announceEverything();
+    other.announceEverything();
+}
+
+void SystemStore::announceEverything()
+{
+    ChangeSet all;
+    if (!m_agents.empty())
+        all.firstNewAgentRow = 0;
+    if (!m_scopes.empty())
+        all.firstNewScopeRow = 0;
+    if (!m_tasks.empty())
+        all.firstNewTaskRow = 0;
+    if (!m_actions.empty())
+        all.firstNewActionRow = 0;
+    if (!m_messages.empty())
+        all.firstNewMessage = int(m_messages.firstRow());
+    if (!m_events.empty())
+        all.firstNewEvent = int(m_events.firstRow());
+    all.countersChanged = true;
+    all.connectionChanged = true;
+    all.historyTrimmed = m_trim.any();
+    m_pending = std::move(all);
+    flushChanges();
+}
+
 // ---- entities --------------------------------------------------------------------------
 
 Agent &SystemStore::ensureAgent(const QString &id, qint64 timeMs)

@@ -106,6 +106,12 @@ public:
     // Empties the model (new connection, new trace). Emits aboutToReset() and wasReset();
     // views reset their models between the two.
     void reset();
+    // Exchanges everything this store holds with `other` (rows, counters, history bound and
+    // trim, where frames are read from), keeping each one's QObject identity, policy and
+    // connections: a live session's model moves to a background store while the views show the
+    // past, and back (InspectorSession's time travel). Each store emits aboutToReset() and
+    // wasReset(), then a changed() that names every row as new, as a fresh load would.
+    void swapContents(SystemStore &other);
 
     const std::vector<Agent> &agents() const { return m_agents; }
     const std::vector<Scope> &scopes() const { return m_scopes; }
@@ -201,6 +207,7 @@ private:
     void scheduleFlush();
     void trimEventsBefore(size_t eventRow);
     void enforceHistoryBudget();
+    void announceEverything();           // after swapContents(): every row is new
 
     HealthPolicy m_policy;
     qint64 m_nowMs = 0;

@@ -11,6 +11,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QFile>
 #include <QFileInfo>
 
 #include <algorithm>
@@ -49,6 +50,7 @@ QString describeActionBlock(ActionBlock block)
     case ActionBlock::None: return {};
     case ActionBlock::ObserverOnly: return InspectorSession::tr("Observer-only mode: control actions are disabled");
     case ActionBlock::Replaying: return InspectorSession::tr("Replaying a trace: nothing to control");
+    case ActionBlock::TimeTravelling: return InspectorSession::tr("Viewing the past: return to live to act");
     case ActionBlock::NotLive: return InspectorSession::tr("Not connected to a live system");
     }
     return {};
@@ -66,8 +68,8 @@ InspectorSession::InspectorSession(QObject *parent)
     m_clock.setInterval(1000); // health is defined in tens of seconds; 1 Hz is plenty
     connect(&m_clock, &QTimer::timeout, this, [this] {
         if (m_source == Source::Live)
-            m_store.advanceTime(QDateTime::currentMSecsSinceEpoch());
-        const qint64 count = m_store.counters().eventsApplied;
+            liveStoreForInputs().advanceTime(QDateTime::currentMSecsSinceEpoch());
+        const qint64 count = liveStore()->counters().eventsApplied;
         m_eventRate = double(count - m_lastEventCount);
         m_lastEventCount = count;
         Q_EMIT rateUpdated(m_eventRate);
@@ -81,6 +83,8 @@ InspectorSession::InspectorSession(QObject *parent)
 
 InspectorSession::~InspectorSession()
 {
+    blockSignals(true); // its receivers (the window) may be half destroyed already
+    returnToLive();     // removes the journal's copy
     shutdownClient();
     stopRecording();
     closeJournal();
@@ -148,10 +152,11 @@ void InspectorSession::applyPendingInputs()
         if (!applied.empty())
             QMetaObject::invokeMethod(m_workerContext, [batches = std::move(applied)] {}, Qt::QueuedConnection);
     };
+    SystemStore &live = liveStoreForInputs();
     while (!m_pendingInputs.empty()) {
         const ModelInputs &batch = m_pendingInputs.front();
         while (m_pendingOffset < size_t(batch.size())) {
-            m_store.apply(batch[qsizetype(m_pendingOffset++)]);
+            live.apply(batch[qsizetype(m_pendingOffset++)]);
             ++appliedInputs;
             if (++sinceCheck == 32) {
                 sinceCheck = 0;
@@ -171,6 +176,7 @@ void InspectorSession::applyPendingInputs()
 
 void InspectorSession::prepareLive(const ClientOptions &options, bool observerOnly)
 {
+    returnToLive();
     shutdownClient();
     stopRecording();
     closeTrace();
@@ -184,7 +190,7 @@ void InspectorSession::prepareLive(const ClientOptions &options, bool observerOn
     m_lastError.clear();
     m_hasBeenLive = false;
     setObserverOnly(observerOnly);
-    m_store.setHistoryBudget(size_t(std::max<qint64>(m_memoryBudget * 2 / 5, 1 << 20)));
+    m_store.setHistoryBudget(size_t(liveHistoryBudget()));
     if (m_journaling)
         openJournal();
 }
@@ -310,6 +316,7 @@ bool InspectorSession::startRecording(const QString &path, QString *error, qint6
             *error = tr("Recording needs a live connection");
         return false;
     }
+    returnToLive(); // the recording's fresh connection resets the live model
     stopRecording();
     TraceWriterOptions options;
     options.maxBytes = rotateBytes;
@@ -379,7 +386,7 @@ void InspectorSession::openJournal()
     // history before them goes too (the current state stays).
     connect(journal, &SessionJournal::historyDropped, this, [this, journal](qint64, qint64 timeMs) {
         if (journal == m_journal)
-            m_store.trimHistoryBefore(timeMs + 1);
+            liveStoreForInputs().trimHistoryBefore(timeMs + 1);
     });
     // Reads come from this thread (inspector, exports); the journal serves them under its lock.
     m_store.setJournalReader([journal](const FrameRef &ref) { return journal->readFrame(ref); });
@@ -452,6 +459,7 @@ void InspectorSession::closeTrace()
 
 void InspectorSession::openTrace(const QString &path)
 {
+    returnToLive();
     shutdownClient();
     stopRecording();
     closeTrace();
@@ -509,6 +517,22 @@ void InspectorSession::onTraceLoadFinished(bool cancelled, const QString &error)
     const TraceLoadResult &result = job->result();
     m_traceStats = result.stats;
     const bool ok = result.ok && !cancelled;
+    if (m_timeTravel) {
+        if (!ok) {
+            returnToLive();
+            Q_EMIT timeTravelReady(false, cancelled ? tr("Time travel cancelled") : error);
+            return;
+        }
+        std::weak_ptr<TraceTimeline> timeline = result.timeline;
+        m_store.setFrameSource([timeline](int row) {
+            const std::shared_ptr<TraceTimeline> t = timeline.lock();
+            return t ? t->frameForEvent(row) : QByteArray();
+        });
+        m_replay = new ReplayController(&m_store, result.timeline, true, this);
+        connect(m_replay, &ReplayController::positionChanged, this, &InspectorSession::replayPositionChanged);
+        Q_EMIT timeTravelReady(true, QString());
+        return;
+    }
     if (ok) {
         // Frames are read from the timeline when asked for (the inspector), for the load and
         // for the rebuilds of seeks alike: the events a seek rebuilds have the rows they had.
@@ -530,6 +554,91 @@ void InspectorSession::onTraceLoadFinished(bool cancelled, const QString &error)
     Q_EMIT traceLoadFinished(ok, cancelled, cancelled ? QString() : error);
 }
 
+bool InspectorSession::startTimeTravel(QString *error)
+{
+    auto refuse = [error](const QString &why) {
+        if (error)
+            *error = why;
+        return false;
+    };
+    if (m_timeTravel)
+        return true;
+    if (m_source != Source::Live || !m_journal || m_loadJob)
+        return refuse(tr("Time travel needs a live connection with its journal"));
+    const qint64 records = m_journal->recordsWritten();
+    const qint64 indexBytes = records * kTimeTravelBytesPerRecord;
+    if (indexBytes > m_memoryBudget / 5)
+        return refuse(tr("The journal holds %1 records: their index (%2 MB) would not fit in the memory budget (%3 MB). "
+                         "Save the session and open it as a trace instead.")
+                          .arg(records)
+                          .arg(indexBytes >> 20)
+                          .arg(m_memoryBudget >> 20));
+    SessionJournal *journal = m_journal;
+    QList<SessionJournal::PartExtent> parts;
+    runInWorker([journal, &parts] { parts = journal->flushedParts(); });
+    if (parts.isEmpty())
+        return refuse(tr("The session journal has nothing on disk (it cannot be written: %1)").arg(m_journalFolder));
+
+    m_timeTravel = true;
+    // The live model moves to the background and keeps following; the views show the past.
+    m_background.swapContents(m_store);
+    m_background.setHistoryBudget(size_t(liveHistoryBudget() / 2));
+    m_store.setHistoryBudget(size_t(liveHistoryBudget() / 2));
+    Q_EMIT timeTravelChanged(true);
+    Q_EMIT sourceChanged();
+
+    // The journal's parts as one trace, copied off this thread (up to the retention's 2 GiB).
+    const QString copy = QDir(m_journalFolder).filePath(QStringLiteral("time-travel.jsonl.zst"));
+    m_timeTravelCopy = copy;
+    QPointer<InspectorSession> self(this);
+    QThread *copier = QThread::create([parts, copy, self] {
+        QString why;
+        const bool ok = SessionJournal::copyParts(parts, copy, &why);
+        QMetaObject::invokeMethod(qApp, [self, ok, copy, why] {
+            if (!self || !self->m_timeTravel || self->m_timeTravelCopy != copy)
+                return; // returned to live (or left) meanwhile
+            if (!ok) {
+                self->returnToLive();
+                Q_EMIT self->timeTravelReady(false, why);
+                return;
+            }
+            self->loadThePast(copy);
+        }, Qt::QueuedConnection);
+    });
+    connect(copier, &QThread::finished, copier, &QObject::deleteLater);
+    copier->start();
+    return true;
+}
+
+void InspectorSession::loadThePast(const QString &copyPath)
+{
+    m_loadJob = new TraceLoadJob(&m_store, this);
+    connect(m_loadJob, &TraceLoadJob::progress, this, &InspectorSession::traceLoadProgress);
+    connect(m_loadJob, &TraceLoadJob::finished, this, [this](bool ok, const QString &error) {
+        onTraceLoadFinished(!ok && m_loadJob->result().cancelled, error);
+    });
+    m_loadJob->start(copyPath, TraceLoadOptions());
+}
+
+void InspectorSession::returnToLive()
+{
+    if (!m_timeTravel)
+        return;
+    closeTrace(); // the past's load or replay, and its frame source
+    m_store.swapContents(m_background); // still time travelling: the views see a swap, not a new source
+    m_timeTravel = false;
+    m_store.setHistoryBudget(size_t(liveHistoryBudget()));
+    m_background.reset();
+    m_background.setHistoryBudget(0);
+    m_background.setFrameSource({});
+    m_background.setJournalReader({});
+    if (!m_timeTravelCopy.isEmpty())
+        QFile::remove(m_timeTravelCopy);
+    m_timeTravelCopy.clear();
+    Q_EMIT timeTravelChanged(false);
+    Q_EMIT sourceChanged();
+}
+
 QString InspectorSession::sourceLabel() const
 {
     return m_label;
@@ -549,6 +658,8 @@ ActionBlock InspectorSession::actionBlock() const
         return ActionBlock::ObserverOnly;
     if (m_source == Source::Trace)
         return ActionBlock::Replaying;
+    if (m_timeTravel)
+        return ActionBlock::TimeTravelling;
     if (m_source != Source::Live || m_state != ClientState::Live || !m_client)
         return ActionBlock::NotLive;
     return ActionBlock::None;

@@ -35,7 +35,7 @@ class TraceWriter;
 class SessionJournal;
 
 // Why an operator action was not sent (InspectorSession::actionBlock()).
-enum class ActionBlock { None, ObserverOnly, Replaying, NotLive };
+enum class ActionBlock { None, ObserverOnly, Replaying, TimeTravelling, NotLive };
 QString describeActionBlock(ActionBlock block); // for people; empty for None
 
 // What asking for an action did: refused (and why), or the ids of the actions it started, one
@@ -88,6 +88,24 @@ public:
     // disk) are not in the copy.
     bool saveSessionAs(const QString &path, QString *error);
     bool journalDegraded() const { return m_journalDegraded; }
+
+    // Time travel while live. The store (what the views show) becomes the session as it was,
+    // rebuilt from the journal and driven by replay(), while the live connection keeps feeding a
+    // background model (liveStore()). startTimeTravel() copies the journal's flushed parts next
+    // to it, then loads them as a trace off this thread (traceLoadProgress, then
+    // timeTravelReady; replay() is set then, at the moment of the call). returnToLive() brings
+    // the live model back: exact, it never stopped following. Meanwhile actions are refused
+    // (ActionBlock::TimeTravelling: nobody acts on a past they are looking at), and the two
+    // stores share the live history budget (half each) next to the replay index.
+    // false (and `error`) at once when not live, without a journal on disk, or when indexing the
+    // journal's records (kTimeTravelBytesPerRecord each) would take more than a fifth of the
+    // memory budget: then Save session as… and open the trace.
+    static constexpr qint64 kTimeTravelBytesPerRecord = 24;
+    bool startTimeTravel(QString *error);
+    void returnToLive();
+    bool isTimeTravelling() const { return m_timeTravel; }
+    // The model the live connection feeds: store(), or the background one while time travelling.
+    const SystemStore *liveStore() const { return m_timeTravel ? &m_background : &m_store; }
     void disconnectFromServer();
 
     // Trace: closes the live connection, resets the store and starts loading `path` on a worker
@@ -166,6 +184,9 @@ Q_SIGNALS:
     // the records, and the error that stopped it early (empty when none).
     void recordingFinished(const QStringList &files, qint64 records, const QString &error);
     void sessionSaved(bool ok, const QString &path, const QString &error);
+    void timeTravelChanged(bool on);
+    // The past is loaded (replay() set) or could not be (`error`; the live model is back).
+    void timeTravelReady(bool ok, const QString &error);
 
 private:
     void shutdownClient();
@@ -183,9 +204,15 @@ private:
     ActionStart startActions(const QStringList &agentIds,
                              const std::function<void(MapClient *, const QString &agentId, const QString &actionId)> &send);
     void onTraceLoadFinished(bool cancelled, const QString &error);
+    void loadThePast(const QString &copyPath);
+    SystemStore &liveStoreForInputs() { return m_timeTravel ? m_background : m_store; }
+    qint64 liveHistoryBudget() const { return std::max<qint64>(m_memoryBudget * 2 / 5, 1 << 20); }
     template<typename F> void onClient(F &&f);
 
     SystemStore m_store;
+    SystemStore m_background;            // the live model while time travelling; empty otherwise
+    bool m_timeTravel = false;
+    QString m_timeTravelCopy;            // the journal's copy being replayed
     quint64 m_storeEpoch = 0;            // counts resets of m_store (GUI thread)
     // Live inputs wait here and are applied at most kApplySliceMs per event-loop turn, so that a
     // burst (a server at full rate, a reconnect's replay) never holds paints and input longer.

@@ -409,7 +409,8 @@ private Q_SLOTS:
         QCOMPARE(seriesNamed(charts, "tokensSeries")->at(2).y(), 12.0); // thousands
         QCOMPARE(seriesNamed(charts, "costSeries")->at(2).y(), 0.25);
 
-        // Bounded window: memory stays flat. The series get about one point per two pixels, and
+        // Bounded: memory stays flat, and the session's start stays in the series (the oldest
+        // samples are thinned, not dropped). The series get about one point per two pixels, and
         // a spike survives the thinning.
         for (int i = 0; i < HealthHistory::kCapacity + 50; ++i) {
             if (i == HealthHistory::kCapacity)
@@ -419,7 +420,12 @@ private Q_SLOTS:
             store.flushChanges();
             history.sampleLive(t0 + 5000 + i * 1000);
         }
-        QCOMPARE(int(history.samples().size()), HealthHistory::kCapacity);
+        QVERIFY(int(history.samples().size()) <= HealthHistory::kCapacity);
+        QVERIFY(int(history.samples().size()) > HealthHistory::kCapacity / 2);
+        QVERIFY(history.samples().front().timeMs <= t0 + 3000);
+        QCOMPARE(history.samples().back().timeMs, t0 + 5000 + (HealthHistory::kCapacity + 49) * 1000);
+        for (size_t i = 1; i < history.samples().size(); ++i)
+            QVERIFY(history.samples()[i].timeMs > history.samples()[i - 1].timeMs);
         const QChartView *trafficView = charts.findChild<QChartView *>(QStringLiteral("trafficChart"));
         QVERIFY(events->count() > 20);
         QVERIFY(events->count() <= int(trafficView->chart()->plotArea().width()) / 2 + 1);

@@ -11,6 +11,7 @@
 #include "model/StateJson.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
+#include "trace/TraceTimeline.h"
 #include "panels/TopologyPanel.h"
 #include "topology/TopologyView.h"
 
@@ -314,6 +315,80 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(replayed["agents"].dump()), QString::fromStdString(live["agents"].dump()));
         for (const char *count : {"events", "messages", "tasks"})
             QVERIFY2(replayed["counts"][count] == live["counts"][count], count);
+        window.close();
+    }
+
+    // Time travel while live: the window shows the session as it was (rebuilt from the journal)
+    // while the live connection keeps feeding a background model; back at the live edge the
+    // model equals a fresh snapshot of the server, taken by a second session.
+    void timeTravelWhileLiveThenBackEqualsAFreshSnapshot()
+    {
+        DemoProcess demo;
+        QVERIFY2(demo.start(QStringLiteral("extended"), 0, kDemoOptions), qPrintable(demo.error()));
+        ui::MainWindow window;
+        connectAndFill(window, demo.url());
+        if (QTest::currentTestFailed())
+            return;
+        InspectorSession *session = window.session();
+        const SystemStore *shown = session->store();
+        QVERIFY(window.action(QStringLiteral("timeTravel"))->isEnabled());
+        QVERIFY(!window.action(QStringLiteral("backToLive"))->isEnabled());
+
+        session->setObserverOnly(false); // actions are refused while viewing the past, not only here
+        QSignalSpy ready(session, &InspectorSession::timeTravelReady);
+        window.action(QStringLiteral("timeTravel"))->trigger();
+        QVERIFY(session->isTimeTravelling());
+        QVERIFY(session->liveStore() != shown);
+        QTRY_COMPARE_WITH_TIMEOUT(ready.size(), 1, 20000);
+        QVERIFY2(ready.first().at(0).toBool(), qPrintable(ready.first().at(1).toString()));
+        QVERIFY(session->replay());
+        QVERIFY(window.action(QStringLiteral("backToLive"))->isEnabled());
+        QCOMPARE(session->actionBlock(), ActionBlock::TimeTravelling);
+
+        // Back to the first seconds: fewer agents and events than the live model holds.
+        session->replay()->seek(session->replay()->startMs() + 300);
+        const qint64 pastEvents = shown->counters().eventsApplied;
+        QVERIFY(pastEvents < session->liveStore()->counters().eventsApplied);
+        // Live goes on in the background meanwhile.
+        const qint64 liveBefore = session->liveStore()->counters().eventsApplied;
+        QTRY_VERIFY_WITH_TIMEOUT(session->liveStore()->counters().eventsApplied > liveBefore, 10000);
+        QCOMPARE(shown->counters().eventsApplied, pastEvents); // the past stays where it was put
+        if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty()) {
+            QTest::qWait(200); // a repaint at ~30 Hz
+            window.grab().save(QDir(shots).filePath(QStringLiteral("time-travel-live.png")));
+        }
+
+        // The system goes quiet (server-side), then back to the live edge.
+        QVERIFY(!demoHttp(demo.url(), QStringLiteral("/control/quiesce"), true).is_null());
+        QTest::qWait(1500);
+        window.action(QStringLiteral("backToLive"))->trigger();
+        QVERIFY(!session->isTimeTravelling());
+        QCOMPARE(session->liveStore(), shown);
+        QCOMPARE(session->actionBlock(), ActionBlock::None);
+
+        // What the server knows ...
+        const QString diff = diffStateWithView(stateToJson(*shown), demoHttp(demo.url(), QStringLiteral("/view")));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        // ... and a fresh snapshot of it by a second session.
+        InspectorSession fresh;
+        fresh.setJournaling(false);
+        ClientOptions options;
+        options.url = QUrl(demo.url());
+        fresh.connectTo(options, true);
+        QTRY_VERIFY_WITH_TIMEOUT(fresh.clientState() == ClientState::Live, 15000);
+        auto essentials = [](const SystemStore &store) {
+            QStringList out;
+            for (const Agent &a : store.agents())
+                if (!a.placeholder && !a.unregistered)
+                    out << QStringLiteral("%1|%2|%3|%4|%5").arg(a.id, a.name, a.role, a.state, a.parentId);
+            for (const Scope &sc : store.scopes())
+                if (!sc.placeholder && !sc.deleted)
+                    out << QStringLiteral("scope %1|%2").arg(sc.id, sc.members.join(QLatin1Char(',')));
+            out.sort();
+            return out;
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(essentials(*shown), essentials(*fresh.store()), 5000);
+        QVERIFY(essentials(*shown).size() >= 20);
         window.close();
     }
 

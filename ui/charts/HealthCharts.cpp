@@ -287,8 +287,12 @@ void HealthCharts::refresh()
     // each group's peak, counts its newest value.
     const double plotWidth = std::max(m_traffic.view->chart()->plotArea().width(), 100.0);
     const size_t budget = size_t(plotWidth / kPixelsPerPoint);
-    const qint64 spacing = samples.size() > 1 ? std::max<qint64>(1, samples[1].timeMs - samples[0].timeMs) : 1000;
-    const qint64 groupMs = spacing * qint64(std::max<size_t>(1, (samples.size() + budget - 1) / budget));
+    // Groups of equal time: the span over the budget, and never finer than the newest samples
+    // (a live series is finest at its newest end; HealthHistory thins the old ones).
+    const size_t n1 = samples.size();
+    const qint64 spacing = n1 > 1 ? std::max<qint64>(1, samples[n1 - 1].timeMs - samples[n1 - 2].timeMs) : 1000;
+    const qint64 span = n1 > 1 ? samples[n1 - 1].timeMs - samples[0].timeMs : 0;
+    const qint64 groupMs = std::max(spacing, (span + qint64(budget) - 1) / qint64(std::max<size_t>(1, budget)) + 1);
 
     double maxRate = 0, maxAgents = 0, maxTasks = 0, maxTokens = 0, maxCost = 0;
     bool usage = false;

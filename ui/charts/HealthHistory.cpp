@@ -391,6 +391,20 @@ private:
 
 // ---- HealthHistory -----------------------------------------------------------------------
 
+namespace {
+
+// Two consecutive samples as one: rates keep their peak (a spike survives the thinning, as in
+// the charts' own grouping), counts and usage their newest value.
+HealthSample merged(const HealthSample &older, const HealthSample &newer)
+{
+    HealthSample m = newer;
+    m.eventsPerSecond = std::max(older.eventsPerSecond, newer.eventsPerSecond);
+    m.messagesPerSecond = std::max(older.messagesPerSecond, newer.messagesPerSecond);
+    return m;
+}
+
+} // namespace
+
 HealthHistory::HealthHistory(const SystemStore *store, QObject *parent)
     : QObject(parent)
     , m_store(store)
@@ -398,34 +412,57 @@ HealthHistory::HealthHistory(const SystemStore *store, QObject *parent)
     m_rebuildTimer.setInterval(0);
     connect(&m_rebuildTimer, &QTimer::timeout, this, &HealthHistory::continueRebuild);
     // The builder reads the store by index: it must not outlive the rows it reads.
-    connect(store, &SystemStore::aboutToReset, this, &HealthHistory::clear);
+    connect(store, &SystemStore::aboutToReset, this, [this] {
+        if (m_keepLive && m_keepLive())
+            clearDerived();
+        else
+            clear();
+    });
 }
 
 HealthHistory::~HealthHistory() = default;
 
-void HealthHistory::clear()
+void HealthHistory::clearDerived()
 {
     m_rebuildTimer.stop();
     m_builder.reset();
-    m_baselineTimeMs = -1;
-    if (m_samples.empty())
+    if (m_derived.empty())
         return;
-    m_samples.clear();
+    m_derived.clear();
+    if (m_showDerived)
+        Q_EMIT samplesChanged();
+}
+
+void HealthHistory::clear()
+{
+    clearDerived();
+    m_baselineTimeMs = -1;
+    m_showDerived = false;
+    if (m_live.empty())
+        return;
+    m_live.clear();
     Q_EMIT samplesChanged();
 }
 
-void HealthHistory::sampleLive(qint64 timeMs)
+void HealthHistory::showLive()
 {
-    if (m_builder)
-        return; // the samples are being derived from a trace
-    const StoreCounters &counters = m_store->counters();
+    clearDerived();
+    if (!m_showDerived)
+        return;
+    m_showDerived = false;
+    Q_EMIT samplesChanged();
+}
+
+void HealthHistory::sampleLive(qint64 timeMs, const SystemStore &live)
+{
+    const StoreCounters &counters = live.counters();
     if (m_baselineTimeMs >= 0 && timeMs > m_baselineTimeMs) {
         const double seconds = double(timeMs - m_baselineTimeMs) / 1000.0;
         HealthSample sample;
         sample.timeMs = timeMs;
         sample.eventsPerSecond = double(counters.eventsApplied - m_baselineEvents) / seconds;
         sample.messagesPerSecond = double(counters.messages - m_baselineMessages) / seconds;
-        for (const Agent &agent : m_store->agents()) {
+        for (const Agent &agent : live.agents()) {
             ++sample.agentsByState[size_t(stateGroup(agent.state, agent.unregistered))];
             if (agent.tokensUsed)
                 sample.tokensUsed += *agent.tokensUsed;
@@ -434,27 +471,35 @@ void HealthHistory::sampleLive(qint64 timeMs)
             if (agent.tokensUsed || agent.costUsd)
                 sample.usageReported = true;
         }
-        for (const Task &task : m_store->tasks()) {
+        for (const Task &task : live.tasks()) {
             const int outcome = taskOutcome(task.status);
             if (outcome == OutcomeCompleted)
                 ++sample.tasksCompleted;
             else if (outcome == OutcomeFailed)
                 ++sample.tasksFailed;
         }
-        m_samples.push_back(sample);
-        if (m_samples.size() > size_t(kCapacity))
-            m_samples.pop_front();
+        m_live.push_back(sample);
+        if (m_live.size() > size_t(kCapacity)) {
+            // The oldest half, two samples into one: kCapacity / 4 slots come free.
+            const size_t half = size_t(kCapacity) / 2;
+            std::deque<HealthSample> thinned;
+            for (size_t i = 0; i + 1 < half; i += 2)
+                thinned.push_back(merged(m_live[i], m_live[i + 1]));
+            thinned.insert(thinned.end(), m_live.begin() + qsizetype(half), m_live.end());
+            m_live = std::move(thinned);
+        }
     }
     m_baselineTimeMs = timeMs;
     m_baselineEvents = counters.eventsApplied;
     m_baselineMessages = counters.messages;
-    if (!m_samples.empty() && m_samples.back().timeMs == timeMs)
+    if (!m_showDerived && !m_live.empty() && m_live.back().timeMs == timeMs)
         Q_EMIT samplesChanged();
 }
 
 void HealthHistory::rebuildFromStore()
 {
-    clear();
+    clearDerived();
+    m_showDerived = true;
     m_builder = std::make_unique<TraceHistoryBuilder>(*m_store);
     m_rebuildTimer.start();
 }
@@ -464,7 +509,7 @@ void HealthHistory::continueRebuild()
     if (!m_builder || !m_builder->runFor(kSliceNs))
         return;
     m_rebuildTimer.stop();
-    m_samples = m_builder->takeSamples();
+    m_derived = m_builder->takeSamples();
     m_builder.reset();
     // Announced from the next turn: the charts' refresh is a few milliseconds of its own.
     QMetaObject::invokeMethod(this, &HealthHistory::samplesChanged, Qt::QueuedConnection);

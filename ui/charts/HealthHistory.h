@@ -18,6 +18,7 @@
 
 #include <array>
 #include <deque>
+#include <functional>
 #include <memory>
 
 namespace mapi::ui {
@@ -47,34 +48,50 @@ class HealthHistory : public QObject
 {
     Q_OBJECT
 public:
-    // 10 minutes at 1 s resolution. A longer trace is bucketed more coarsely to fit.
+    // At most this many samples in each series. Live: the newest at 1 s, older ones merged two
+    // into one each time the series is full (the oldest half), so a session of any length keeps
+    // its whole span, coarser with age. A trace is bucketed to fit.
     static constexpr int kCapacity = 600;
 
     explicit HealthHistory(const SystemStore *store, QObject *parent = nullptr);
     ~HealthHistory() override;
 
-    const std::deque<HealthSample> &samples() const { return m_samples; }
+    // What the charts show: the live series, or the one derived from the store (a trace, or a
+    // live session viewed in the past).
+    const std::deque<HealthSample> &samples() const { return m_showDerived ? m_derived : m_live; }
+    bool showsDerived() const { return m_showDerived; }
 
-    // Live: appends one sample at `timeMs` (ms since the epoch). Rates are the counter deltas
-    // since the previous call divided by the time between the calls, so the first call after
-    // clear() only sets the baseline.
-    void sampleLive(qint64 timeMs);
+    // Live: appends one sample of `live` (the model the connection feeds, which is not the
+    // shown store while a live session is viewed in the past) at `timeMs` (ms since the epoch).
+    // Rates are the counter deltas since the previous call divided by the time between the
+    // calls, so the first call after clear() only sets the baseline.
+    void sampleLive(qint64 timeMs, const SystemStore &live);
+    void sampleLive(qint64 timeMs) { sampleLive(timeMs, *m_store); }
+    // Back to the live series (after viewing the past).
+    void showLive();
 
-    // Trace: replaces the samples with series derived from the store's events, messages, tasks
-    // and agents. Asynchronous (time-sliced); samplesChanged() follows in the turn after.
+    // Replaces the shown series with one derived from the store's events, messages, tasks and
+    // agents. Asynchronous (time-sliced); samplesChanged() follows in the turn after.
     void rebuildFromStore();
     bool isRebuilding() const { return m_builder != nullptr; }
 
+    // Everything goes (a new source). When the store resets while keepLive() says so (a live
+    // session moving between the present and the past), only the derived series goes.
     void clear();
+    void setKeepLiveOnReset(std::function<bool()> keepLive) { m_keepLive = std::move(keepLive); }
 
 Q_SIGNALS:
     void samplesChanged();
 
 private:
     void continueRebuild();
+    void clearDerived();
 
     const SystemStore *m_store;
-    std::deque<HealthSample> m_samples;
+    std::deque<HealthSample> m_live;
+    std::deque<HealthSample> m_derived;
+    bool m_showDerived = false;
+    std::function<bool()> m_keepLive;
     qint64 m_baselineTimeMs = -1;      // -1: no baseline yet
     qint64 m_baselineEvents = 0;
     qint64 m_baselineMessages = 0;

@@ -101,6 +101,17 @@ HealthPanel::HealthPanel(InspectorSession *session, SelectionHub *selection, QWi
         if (!m_replayRebuild.isActive())
             m_replayRebuild.start();
     });
+    // A live session viewed in the past: the live series goes on (sampled from the live
+    // model) while the charts show the past; back at the live edge they show it again.
+    m_history->setKeepLiveOnReset([session = m_session] { return session->isTimeTravelling(); });
+    connect(m_session, &InspectorSession::timeTravelReady, this, [this](bool ok) {
+        if (ok)
+            m_history->rebuildFromStore();
+    });
+    connect(m_session, &InspectorSession::timeTravelChanged, this, [this](bool on) {
+        if (!on)
+            m_history->showLive();
+    });
     m_clock.setObjectName(QStringLiteral("healthClock"));
     m_clock.setInterval(1000);
     connect(&m_clock, &QTimer::timeout, this, &HealthPanel::tick);
@@ -121,7 +132,7 @@ void HealthPanel::updateColumns()
 void HealthPanel::tick()
 {
     if (m_session->source() == InspectorSession::Source::Live && m_session->clientState() != ClientState::Closed)
-        m_history->sampleLive(QDateTime::currentMSecsSinceEpoch());
+        m_history->sampleLive(QDateTime::currentMSecsSinceEpoch(), *m_session->liveStore());
     m_model->refreshAges();
 }
 

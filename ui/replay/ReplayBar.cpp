@@ -180,6 +180,11 @@ ReplayBar::ReplayBar(QWidget *parent)
     layout->addWidget(m_scrubber, 1);
     layout->addWidget(m_range);
     layout->addWidget(m_bookmarkButton);
+    m_trailingButton = new QToolButton(this);
+    m_trailingButton->setObjectName(QStringLiteral("replayTrailing"));
+    m_trailingButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    m_trailingButton->hide();
+    layout->addWidget(m_trailingButton);
     addSpaceTarget(this);
     setController(nullptr, QString());
 }
@@ -188,6 +193,12 @@ QList<QAction *> ReplayBar::windowActions() const
 {
     return {m_playAction, m_stepBackAction, m_stepForwardAction, m_toStartAction, m_toEndAction,
             m_fasterAction, m_slowerAction, m_addBookmarkAction};
+}
+
+void ReplayBar::setTrailingAction(QAction *action)
+{
+    m_trailingButton->setDefaultAction(action);
+    m_trailingButton->setVisible(action != nullptr);
 }
 
 void ReplayBar::addSpaceTarget(QWidget *widget)
@@ -213,7 +224,9 @@ void ReplayBar::setController(ReplayController *controller, const QString &trace
         a->setEnabled(controller != nullptr);
     m_speed->setEnabled(controller != nullptr);
     m_scrubber->setEnabled(controller != nullptr);
-    m_bookmarkButton->setEnabled(controller != nullptr);
+    // Bookmarks are kept next to a trace file; a live session's past has none to keep them by.
+    m_bookmarkButton->setEnabled(controller != nullptr && !tracePath.isEmpty());
+    m_addBookmarkAction->setEnabled(controller != nullptr && !tracePath.isEmpty());
     if (!controller) {
         m_time->clear();
         m_range->clear();

@@ -47,6 +47,10 @@ public:
 
     QList<QAction *> windowActions() const;
 
+    // A button at the bar's end for `action` (null: none), e.g. "Back to live" while a live
+    // session is viewed in the past.
+    void setTrailingAction(QAction *action);
+
     // Bookmarks of the attached trace, in time order.
     const QList<Bookmark> &bookmarks() const { return m_bookmarks; }
     // Each saves the list; false when saving failed (the change is kept in memory).
@@ -73,6 +77,7 @@ private:
     bool saveBookmarkList();
     QString clockText(qint64 timeMs) const;
 
+    QToolButton *m_trailingButton = nullptr;
     QPointer<ReplayController> m_controller;
     QString m_tracePath;
     QList<Bookmark> m_bookmarks;
