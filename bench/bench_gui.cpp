@@ -8,16 +8,21 @@
 //                                     GUI stall meanwhile
 //   bench_gui plot OUT.png TITLE LIMIT_MB NAME=FILE.csv...
 //       draws resident memory over time of long-session runs (bench/long-session.sh)
-//   bench_gui stall --url URL [--seconds S] [--memory-budget MB]
+//   bench_gui stall --url URL [--seconds S] [--memory-budget MB] [--time-travel-at S]
 //       connects the window to a MAP server and measures GUI-thread stalls: a 2 ms timer
 //       records how late each tick fires; the worst lateness is the longest stall. Every 10 s
 //       (and at the end) a line "sample <s> rss_mb <MB> events <n> journal_mb <MB>": the
 //       process's resident memory, the events applied and the session journal's size on disk.
+//       --time-travel-at S: S seconds in, Replay → Travel back in time; prints how long the
+//       journal took to be copied and loaded, a seek to its start, and (5 s later) the way back
+//       to live, while the live flood goes on.
 #include "MainWindow.h"
+#include "trace/TraceTimeline.h"
 #include "ProcessStatus.h"
 #include "session/InspectorSession.h"
 #include "style/Theme.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFile>
@@ -279,6 +284,41 @@ int main(int argc, char **argv)
                         static_cast<long long>(store->historyTrim().events));
             std::fflush(stdout);
         };
+        const int travelAt = int(args.indexOf(QStringLiteral("--time-travel-at")));
+        QElapsedTimer travel;
+        if (travelAt > 0) {
+            InspectorSession *session = window.session();
+            QObject::connect(session, &InspectorSession::timeTravelReady, &app, [&, session](bool ok, const QString &error) {
+                if (!ok) {
+                    std::printf("time travel failed: %s\n", qPrintable(error));
+                    return;
+                }
+                const qint64 loadMs = travel.elapsed();
+                QElapsedTimer seek;
+                seek.start();
+                session->replay()->seek(session->replay()->startMs());
+                std::printf("time travel: journal of %lld records copied and loaded in %lld ms (%.0f records/s); "
+                            "seek to its start %lld ms; the past holds %lld events, the live model %lld\n",
+                            static_cast<long long>(session->replay()->timeline().recordCount()),
+                            static_cast<long long>(loadMs), double(session->replay()->timeline().recordCount()) * 1000.0 / double(std::max<qint64>(1, loadMs)),
+                            static_cast<long long>(seek.elapsed()),
+                            static_cast<long long>(session->store()->counters().eventsApplied),
+                            static_cast<long long>(session->liveStore()->counters().eventsApplied));
+                std::fflush(stdout);
+                QTimer::singleShot(5000, &app, [session] {
+                    QElapsedTimer back;
+                    back.start();
+                    session->returnToLive();
+                    std::printf("back to live in %lld ms: %lld events\n", static_cast<long long>(back.elapsed()),
+                                static_cast<long long>(session->store()->counters().eventsApplied));
+                    std::fflush(stdout);
+                });
+            });
+            QTimer::singleShot(int(2000 + args.value(travelAt + 1).toDouble() * 1000), &app, [&window, &travel] {
+                travel.start();
+                window.findChild<QAction *>(QStringLiteral("timeTravel"))->trigger();
+            });
+        }
         QTimer sampler;
         sampler.setInterval(10000);
         QObject::connect(&sampler, &QTimer::timeout, sample);

@@ -24,6 +24,9 @@
 #include "trace/TraceExport.h"
 #include "trace/TraceTimeline.h"
 
+#include <cmath>
+#include <optional>
+
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -122,6 +125,10 @@ MainWindow::MainWindow(QWidget *parent)
         if (ok) {
             m_replayBar->setController(m_session->replay(), QString());
             m_replayBar->setTrailingAction(m_backToLiveAction);
+            if (const qint64 before = m_session->journalDroppedBeforeMs(); before > 0)
+                m_replayBar->setNote(tr("history before %1 dropped by retention (%n record(s))", nullptr,
+                                        int(std::min<qint64>(m_session->journalRecordsDropped(), INT_MAX)))
+                                         .arg(QDateTime::fromMSecsSinceEpoch(before).toString(QStringLiteral("HH:mm:ss"))));
             m_replayBar->show();
         } else {
             showWarning(tr("Cannot travel back in time"), error);
@@ -134,6 +141,7 @@ MainWindow::MainWindow(QWidget *parent)
             m_loadProgress->hide();
             m_replayBar->setController(nullptr, QString());
             m_replayBar->setTrailingAction(nullptr);
+            m_replayBar->setNote(QString());
             m_replayBar->hide();
         }
         updateActionStates();
@@ -191,6 +199,7 @@ void MainWindow::buildActions()
     m_recordAction = make("record", tr("&Record to file…"), QKeySequence(Qt::CTRL | Qt::Key_R));
     m_recordAction->setCheckable(true);
     m_saveSessionAction = make("saveSession", tr("&Save session as…"), QKeySequence::SaveAs);
+    m_saveRangeAction = make("saveSessionRange", tr("Save &visible range as…"), QKeySequence());
     m_timeTravelAction = make("timeTravel", tr("&Travel back in time"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
     m_backToLiveAction = make("backToLive", tr("Back to &live"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
     m_backToLiveAction->setToolTip(tr("Show the live system again (it was followed all along)"));
@@ -228,7 +237,8 @@ void MainWindow::buildActions()
     connect(m_openTraceAction, &QAction::triggered, this, &MainWindow::showOpenTraceDialog);
     connect(m_openSampleAction, &QAction::triggered, this, &MainWindow::openSampleTrace);
     connect(m_recordAction, &QAction::triggered, this, [this](bool checked) { chooseRecordingFile(checked); });
-    connect(m_saveSessionAction, &QAction::triggered, this, &MainWindow::saveSessionWithDialog);
+    connect(m_saveSessionAction, &QAction::triggered, this, [this] { saveSessionWithDialog(false); });
+    connect(m_saveRangeAction, &QAction::triggered, this, [this] { saveSessionWithDialog(true); });
     connect(m_timeTravelAction, &QAction::triggered, this, [this] {
         QString error;
         if (!m_session->startTimeTravel(&error)) {
@@ -357,6 +367,7 @@ void MainWindow::buildMenus()
             recent->addAction(tr("(nothing yet)"))->setEnabled(false);
     });
     file->addAction(m_saveSessionAction);
+    file->addAction(m_saveRangeAction);
     file->addAction(m_recordAction);
     file->addAction(tr("Recover &sessions…"), this, [this] { offerRecovery(true); });
     QMenu *exportMenu = file->addMenu(tr("&Export"));
@@ -650,17 +661,26 @@ void MainWindow::showWarning(const QString &title, const QString &text)
 
 // ---- recording and export ----------------------------------------------------------------
 
-void MainWindow::saveSessionWithDialog()
+void MainWindow::saveSessionWithDialog(bool visibleRange)
 {
+    std::optional<qint64> fromMs, toMs;
+    QString title = tr("Save session as");
+    if (visibleRange) {
+        const TimelineAxis &axis = m_timeline->view()->axis();
+        fromMs = qint64(std::floor(axis.startMs));
+        toMs = qint64(std::ceil(axis.endMs()));
+        title = tr("Save %1 – %2 as").arg(QDateTime::fromMSecsSinceEpoch(*fromMs).toString(QStringLiteral("HH:mm:ss")),
+                                          QDateTime::fromMSecsSinceEpoch(*toMs).toString(QStringLiteral("HH:mm:ss")));
+    }
     const QString suggested = QStringLiteral("map-session-%1.jsonl.zst")
                                   .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")));
-    QString path = QFileDialog::getSaveFileName(this, tr("Save session as"), suggested, tr("Compressed trace (*.jsonl.zst)"));
+    QString path = QFileDialog::getSaveFileName(this, title, suggested, tr("Compressed trace (*.jsonl.zst)"));
     if (path.isEmpty())
         return;
     if (!path.endsWith(QLatin1String(".jsonl.zst"))) // the journal is zstd: the name says so
         path += QStringLiteral(".jsonl.zst");
     QString error;
-    if (m_session->saveSessionAs(path, &error))
+    if (m_session->saveSessionAs(path, &error, fromMs, toMs))
         statusBar()->showMessage(tr("Saving the session to %1…").arg(QDir::toNativeSeparators(path)));
     else
         showWarning(tr("Cannot save the session"), error);
@@ -837,6 +857,9 @@ void MainWindow::updateActionStates()
     m_disconnectAction->setEnabled(live);
     m_recordAction->setEnabled(live);
     m_saveSessionAction->setEnabled(live && !m_session->journalFolder().isEmpty());
+    m_saveRangeAction->setEnabled(m_saveSessionAction->isEnabled());
+    m_saveRangeAction->setToolTip(live ? tr("Save the part of this connection's history that the timeline shows as a trace file")
+                                       : tr("Saving a session needs a live connection"));
     const bool travelling = m_session->isTimeTravelling();
     m_timeTravelAction->setEnabled(live && !travelling && !m_session->journalFolder().isEmpty());
     m_timeTravelAction->setToolTip(live ? tr("View this session as it was, from its journal, while the live system is still followed")

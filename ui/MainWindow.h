@@ -103,7 +103,8 @@ private:
     void reportTraceDamage();
     void showWarning(const QString &title, const QString &text); // non-blocking message box
     void chooseRecordingFile(bool start);
-    void saveSessionWithDialog();
+    // The whole retained session, or (`visibleRange`) the time range the timeline shows.
+    void saveSessionWithDialog(bool visibleRange = false);
     void exportWithDialog(ExportKind kind, const QString &suffix, const QString &filter);
     void confirmAndRun(const QString &verb, const QString &method);
     QString controlNote(const QString &method) const;
@@ -138,6 +139,7 @@ private:
     QAction *m_openSampleAction = nullptr;
     QAction *m_recordAction = nullptr;
     QAction *m_saveSessionAction = nullptr;
+    QAction *m_saveRangeAction = nullptr;
     QAction *m_timeTravelAction = nullptr;   // live: view the past from the journal
     QAction *m_backToLiveAction = nullptr;
     QList<QAction *> m_exportActions;

@@ -311,52 +311,15 @@ int commandStats(const QCommandLineParser &p, const Common &common)
 // Trace (any readable format) to a trace: recompress, convert imports and captures, cut a range.
 int convertToTrace(const QString &in, const QString &outPath, std::optional<qint64> from, std::optional<qint64> to)
 {
-    TraceFileReader reader;
-    QString error;
-    if (!reader.open(in, &error))
-        return failWith(TraceUnreadable, error);
-    CompressingWriter out;
-    if (!out.open(outPath, compressionFromPath(outPath), &error))
-        return failWith(OutputUnwritable, error);
-    TraceRecord record;
-    bool headerWritten = false;
-    qint64 written = 0;
-    while (reader.next(record)) {
-        if (!headerWritten) {
-            // The source's header when it has one, else one made for the converted file.
-            const TraceReadStats &st = reader.stats();
-            Json extra = {{"convertedFrom", QFileInfo(in).fileName().toStdString()}, {"sourceFormat", st.format.toStdString()}};
-            QString url = QStringLiteral("file:%1").arg(QFileInfo(in).fileName());
-            qint64 started = record.timeMs;
-            if (st.header.is_object()) {
-                url = jsonString(st.header, "url");
-                started = jsonInt(st.header, "startedAt", started);
-                if (const Json *server = jsonChild(st.header, "server"))
-                    extra["server"] = *server;
-            }
-            out.write(encodeHeaderLine(url, started, extra));
-            headerWritten = true;
-        }
-        if (to && record.timeMs > *to)
-            break;
-        if (from && record.timeMs < *from) {
-            // Before the range: keep what gives context to later frames (requests, sockets).
-            const RecordDir dir = recordDir(record.dir);
-            if (dir != RecordDir::Send && dir != RecordDir::Open && dir != RecordDir::Close)
-                continue;
-        }
-        if (!out.write(encodeRecordLine(record)))
-            return failWith(OutputUnwritable, out.errorString());
-        ++written;
+    const TraceSlice slice = writeTraceSlice(in, outPath, from, to);
+    switch (slice.failure) {
+    case TraceSlice::Failure::InputUnreadable: return failWith(TraceUnreadable, slice.error);
+    case TraceSlice::Failure::OutputUnwritable: return failWith(OutputUnwritable, slice.error);
+    case TraceSlice::Failure::None: break;
     }
-    if (!headerWritten)
-        out.write(encodeHeaderLine(QStringLiteral("file:%1").arg(QFileInfo(in).fileName()), 0));
-    if (!out.close())
-        return failWith(OutputUnwritable, out.errorString());
-    const TraceReadStats &st = reader.stats();
-    std::fprintf(stderr, "map-inspector-cli: %lld records (%s) written to %s (%s)\n", static_cast<long long>(written),
-                 qPrintable(st.format), qPrintable(outPath), qPrintable(compressionName(compressionFromPath(outPath))));
-    reportDamage(st);
+    std::fprintf(stderr, "map-inspector-cli: %lld records (%s) written to %s (%s)\n", static_cast<long long>(slice.written),
+                 qPrintable(slice.stats.format), qPrintable(outPath), qPrintable(compressionName(compressionFromPath(outPath))));
+    reportDamage(slice.stats);
     return Ok;
 }
 

@@ -1089,7 +1089,8 @@ void SystemStore::applyMembers(const MembersSnapshot &snapshot)
 
 void SystemStore::applyGap(const Gap &gap)
 {
-    m_gaps.push_back(gap);
+    if (m_gaps.size() < kMaxGaps)
+        m_gaps.push_back(gap);
     ++m_counters.gaps;
     if (gap.kind == Gap::Kind::Sequence)
         ++m_counters.sequenceGaps;

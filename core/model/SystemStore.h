@@ -138,6 +138,10 @@ public:
     // Agent state names announced by events (EventEntry::stateRow, previousStateRow).
     const std::vector<QString> &stateNames() const { return m_stateNames; }
     QString stateName(int row) const { return row >= 0 && size_t(row) < m_stateNames.size() ? m_stateNames[size_t(row)] : QString(); }
+    // The first kMaxGaps gaps (a gap is one reconnect or one jump in a subscription's sequence
+    // numbers: a buggy server could make one per event); later ones are counted
+    // (counters().gaps) but not kept, so rows never move.
+    static constexpr size_t kMaxGaps = 10000;
     const std::vector<Gap> &gaps() const { return m_gaps; }
     // The newest problems, at most kMaxProblems of them holding at most kMaxProblemBytes of
     // offending frames (64 KiB each at most): past either, the oldest tenth goes at once, and

@@ -28,7 +28,7 @@ namespace {
 
 // Called in the client's worker thread. When a server sends more than the machine can take, the
 // window must stay responsive and the backlog wait in the socket: the worker runs a little
-// "nicer" than the GUI thread (Linux: per-thread nice +5, about a third of the GUI thread's
+// "nicer" than the GUI thread (Linux: per-thread nice +10, about a tenth of the GUI thread's
 // share of a contended core; it still gets every idle cycle). Elsewhere, QThread::LowPriority.
 void yieldToTheGuiThread()
 {
@@ -36,7 +36,7 @@ void yieldToTheGuiThread()
     errno = 0;
     const int current = getpriority(PRIO_PROCESS, 0); // 0: this thread (Linux threads have ids)
     if (errno == 0)
-        setpriority(PRIO_PROCESS, 0, std::min(current + 5, 19));
+        setpriority(PRIO_PROCESS, 0, std::min(current + 10, 19));
 #else
     QThread::currentThread()->setPriority(QThread::LowPriority);
 #endif
@@ -84,6 +84,10 @@ InspectorSession::InspectorSession(QObject *parent)
 InspectorSession::~InspectorSession()
 {
     blockSignals(true); // its receivers (the window) may be half destroyed already
+    // Nothing is applied from here on: a client waiting for room must not wait for this thread,
+    // which is about to wait for the worker (found by a flood: the window hung at exit).
+    m_backlog->hold(false);
+    m_holdBacklog = false;
     returnToLive();     // removes the journal's copy
     shutdownClient();
     stopRecording();
@@ -101,7 +105,7 @@ template<typename F> void InspectorSession::runInWorker(F &&f)
     // A client waiting for the backlog to shrink would wait for this thread, which waits for it.
     m_backlog->hold(false);
     QMetaObject::invokeMethod(m_workerContext, std::forward<F>(f), Qt::BlockingQueuedConnection);
-    m_backlog->hold(true);
+    m_backlog->hold(m_holdBacklog);
 }
 
 template<typename F> void InspectorSession::onClient(F &&f)
@@ -385,8 +389,10 @@ void InspectorSession::openJournal()
     // Retention dropped the oldest parts: their frames cannot be read back, so the model's
     // history before them goes too (the current state stays).
     connect(journal, &SessionJournal::historyDropped, this, [this, journal](qint64, qint64 timeMs) {
-        if (journal == m_journal)
-            liveStoreForInputs().trimHistoryBefore(timeMs + 1);
+        if (journal != m_journal)
+            return;
+        m_journalDroppedBeforeMs = std::max(m_journalDroppedBeforeMs, timeMs + 1);
+        liveStoreForInputs().trimHistoryBefore(timeMs + 1);
     });
     // Reads come from this thread (inspector, exports); the journal serves them under its lock.
     m_store.setJournalReader([journal](const FrameRef &ref) { return journal->readFrame(ref); });
@@ -395,7 +401,8 @@ void InspectorSession::openJournal()
                                              .arg(QDir::toNativeSeparators(folder)));
 }
 
-bool InspectorSession::saveSessionAs(const QString &path, QString *error)
+bool InspectorSession::saveSessionAs(const QString &path, QString *error, std::optional<qint64> fromMs,
+                                     std::optional<qint64> toMs)
 {
     if (!m_journal) {
         if (error)
@@ -412,9 +419,23 @@ bool InspectorSession::saveSessionAs(const QString &path, QString *error)
         return false;
     }
     QPointer<InspectorSession> self(this);
-    QThread *copy = QThread::create([parts, path, self] {
+    const bool whole = !fromMs && !toMs;
+    QThread *copy = QThread::create([parts, path, self, whole, fromMs, toMs] {
         QString why;
-        const bool ok = SessionJournal::copyParts(parts, path, &why);
+        bool ok = false;
+        if (whole) {
+            ok = SessionJournal::copyParts(parts, path, &why);
+        } else {
+            // The parts as one trace next to the target, then the range cut from it.
+            const QString joined = path + QStringLiteral(".journal-copy.jsonl.zst");
+            ok = SessionJournal::copyParts(parts, joined, &why);
+            if (ok) {
+                const TraceSlice slice = writeTraceSlice(joined, path, fromMs, toMs);
+                ok = slice.ok();
+                why = slice.error;
+            }
+            QFile::remove(joined);
+        }
         QMetaObject::invokeMethod(qApp, [self, ok, path, why] {
             if (self)
                 Q_EMIT self->sessionSaved(ok, path, why);
@@ -425,6 +446,11 @@ bool InspectorSession::saveSessionAs(const QString &path, QString *error)
     return true;
 }
 
+qint64 InspectorSession::journalRecordsDropped() const
+{
+    return m_journal ? m_journal->recordsDropped() : 0;
+}
+
 void InspectorSession::closeJournal()
 {
     if (!m_journal)
@@ -433,6 +459,7 @@ void InspectorSession::closeJournal()
     m_journal = nullptr;
     m_journalFolder.clear();
     m_journalDegraded = false;
+    m_journalDroppedBeforeMs = 0;
     m_store.setJournalReader({});
     disconnect(journal, nullptr, this, nullptr);
     // In the worker, after the client (deleted there before, in queue order) wrote its last frame.

@@ -26,6 +26,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace mapi {
 
@@ -86,8 +87,15 @@ public:
     // `path`, copied off the GUI thread; sessionSaved() follows. false (and `error`) at once
     // when there is no live journal. Frames the journal could only keep in memory (a failing
     // disk) are not in the copy.
-    bool saveSessionAs(const QString &path, QString *error);
+    // With a range (record times, ms since the epoch): only the records from `fromMs` to `toMs`,
+    // and before them what gives later frames their context (writeTraceSlice()).
+    bool saveSessionAs(const QString &path, QString *error, std::optional<qint64> fromMs = std::nullopt,
+                       std::optional<qint64> toMs = std::nullopt);
     bool journalDegraded() const { return m_journalDegraded; }
+    // What the journal's retention dropped so far: the history before this time (0: nothing)
+    // and how many records (frames received and sent, socket and action records) it held.
+    qint64 journalDroppedBeforeMs() const { return m_journalDroppedBeforeMs; }
+    qint64 journalRecordsDropped() const;
 
     // Time travel while live. The store (what the views show) becomes the session as it was,
     // rebuilt from the journal and driven by replay(), while the live connection keeps feeding a
@@ -159,6 +167,9 @@ public:
     ActionStart suspend(const QStringList &agentIds, const QString &reason);
     ActionStart resume(const QStringList &agentIds);
 
+    // The bound between the client's decoding and this thread's applying (kMaxPendingInputs).
+    const InputBacklog &inputBacklog() const { return *m_backlog; }
+
     // Events applied per second over the last second (status bar).
     double eventRate() const { return m_eventRate; }
 
@@ -219,6 +230,7 @@ private:
     static constexpr int kApplySliceMs = 8;
     std::deque<ModelInputs> m_pendingInputs; // bounded by m_backlog (kMaxPendingInputs)
     std::shared_ptr<InputBacklog> m_backlog = std::make_shared<InputBacklog>(kMaxPendingInputs);
+    bool m_holdBacklog = true;           // false once the session is being destroyed
     size_t m_pendingOffset = 0;          // inputs of m_pendingInputs.front() already applied
     QTimer m_applyTimer;                 // single shot, 0 ms
     QThread m_worker;
@@ -235,6 +247,7 @@ private:
     qint64 m_memoryBudget = kDefaultMemoryBudgetBytes;
     QString m_journalFolder;
     bool m_journalDegraded = false;
+    qint64 m_journalDroppedBeforeMs = 0;
     QString m_recordingPath;
     TraceLoadJob *m_loadJob = nullptr;   // while a trace loads
     ReplayController *m_replay = nullptr;

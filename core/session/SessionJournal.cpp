@@ -211,6 +211,7 @@ FrameRef SessionJournal::write(const TraceRecord &record)
             m_sinceOpen.start();
         m_open.append(line);
         m_openLastTimeMs = std::max(m_openLastTimeMs, record.timeMs);
+        ++m_openRecords;
     }
     m_contentEnd.store(offset + line.size());
     m_records.fetch_add(1);
@@ -316,6 +317,7 @@ void SessionJournal::flush()
         frame.contentStart = m_openStart;
         frame.contentSize = m_open.size();
         frame.lastTimeMs = m_openLastTimeMs;
+        frame.records = m_openRecords;
         frame.hash = XXH3_64bits(m_open.constData(), size_t(m_open.size()));
         // m_open changes only in this thread: compressing it needs no lock.
         QByteArray compressed(qsizetype(ZSTD_compressBound(size_t(m_open.size()))), Qt::Uninitialized);
@@ -336,6 +338,7 @@ void SessionJournal::flush()
             m_open.squeeze();
         m_openStart = m_contentEnd.load();
         m_openLastTimeMs = 0;
+        m_openRecords = 0;
         // Past the ring's bound, the oldest frames held in memory are lost.
         for (Frame &f : m_frames) {
             if (m_memoryBytes <= m_options.memoryRingBytes)
@@ -343,6 +346,7 @@ void SessionJournal::flush()
             if (!f.memory.isEmpty()) {
                 m_memoryBytes -= f.memory.size();
                 f.memory = QByteArray();
+                m_recordsDropped.fetch_add(f.records);
             }
         }
     }
@@ -389,6 +393,8 @@ void SessionJournal::enforceRetention()
             // Its frames, and frames lost while the disk failed before them, go with it.
             while (!m_frames.empty() && m_frames.front().part < m_firstPartNumber && m_frames.front().memory.isEmpty()) {
                 droppedTime = std::max(droppedTime, m_frames.front().lastTimeMs);
+                if (m_frames.front().part >= 0) // a frame lost from the memory ring was counted then
+                    m_recordsDropped.fetch_add(m_frames.front().records);
                 m_frames.pop_front();
             }
             droppedTo = m_frames.empty() ? m_openStart : m_frames.front().contentStart;

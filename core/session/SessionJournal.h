@@ -124,6 +124,8 @@ public:
     QStringList parts() const;
     qint64 bytesOnDisk() const { return m_bytesOnDisk.load(); }
     qint64 recordsWritten() const { return m_records.load(); }
+    // Records that retention dropped, or that were lost while the disk failed (any thread).
+    qint64 recordsDropped() const { return m_recordsDropped.load(); }
     qint64 contentBytes() const { return m_contentEnd.load(); }
     bool isDegraded() const { return m_degraded.load(); } // writing to memory only
     qint64 firstKeptOffset() const { return m_firstKept.load(); }
@@ -146,6 +148,7 @@ private:
         qint64 contentStart = 0;
         qint64 contentSize = 0;
         qint64 lastTimeMs = 0;   // of its newest record
+        qint64 records = 0;
         quint64 hash = 0;        // XXH3 of the content
         QByteArray memory;       // compressed, while the disk fails
     };
@@ -185,6 +188,7 @@ private:
     QByteArray m_open;            // records not yet in a frame
     qint64 m_openStart = 0;       // content offset of m_open's first byte
     qint64 m_openLastTimeMs = 0;
+    qint64 m_openRecords = 0;
     qint64 m_memoryBytes = 0;     // compressed bytes of frames kept in memory
     // The last frame read back (readers share it under m_mutex).
     mutable qint64 m_cachedFrame = -1;  // content start of the cached frame
@@ -198,6 +202,7 @@ private:
     std::atomic<qint64> m_firstKept{0};
     std::atomic<qint64> m_bytesOnDisk{0};
     std::atomic<qint64> m_records{0};
+    std::atomic<qint64> m_recordsDropped{0};
     std::atomic<bool> m_degraded{false};
 };
 

@@ -504,4 +504,61 @@ bool TraceReplayer::replayFile(const QString &path, TraceReadStats &stats, QStri
     return ok;
 }
 
+TraceSlice writeTraceSlice(const QString &inPath, const QString &outPath, std::optional<qint64> fromMs,
+                           std::optional<qint64> toMs)
+{
+    TraceSlice result;
+    auto fail = [&result](TraceSlice::Failure failure, const QString &error) {
+        result.failure = failure;
+        result.error = error;
+        return result;
+    };
+    TraceFileReader reader;
+    QString error;
+    if (!reader.open(inPath, &error))
+        return fail(TraceSlice::Failure::InputUnreadable, error);
+    CompressingWriter out;
+    if (!out.open(outPath, compressionFromPath(outPath), &error))
+        return fail(TraceSlice::Failure::OutputUnwritable, error);
+    const QString inName = QFileInfo(inPath).fileName();
+    auto writeHeader = [&](qint64 firstTimeMs) {
+        const TraceReadStats &st = reader.stats();
+        Json extra = {{"convertedFrom", inName.toStdString()}, {"sourceFormat", st.format.toStdString()}};
+        QString url = QStringLiteral("file:%1").arg(inName);
+        qint64 started = firstTimeMs;
+        if (st.header.is_object()) {
+            url = jsonString(st.header, "url");
+            started = jsonInt(st.header, "startedAt", started);
+            if (const Json *server = jsonChild(st.header, "server"))
+                extra["server"] = *server;
+        }
+        return out.write(encodeHeaderLine(url, started, extra));
+    };
+    TraceRecord record;
+    bool headerWritten = false;
+    while (reader.next(record)) {
+        if (!headerWritten) {
+            if (!writeHeader(record.timeMs))
+                return fail(TraceSlice::Failure::OutputUnwritable, out.errorString());
+            headerWritten = true;
+        }
+        if (toMs && record.timeMs > *toMs)
+            break;
+        if (fromMs && record.timeMs < *fromMs) {
+            const RecordDir dir = recordDir(record.dir);
+            if (dir != RecordDir::Send && dir != RecordDir::Open && dir != RecordDir::Close)
+                continue;
+        }
+        if (!out.write(encodeRecordLine(record)))
+            return fail(TraceSlice::Failure::OutputUnwritable, out.errorString());
+        ++result.written;
+    }
+    if (!headerWritten && !writeHeader(0))
+        return fail(TraceSlice::Failure::OutputUnwritable, out.errorString());
+    if (!out.close())
+        return fail(TraceSlice::Failure::OutputUnwritable, out.errorString());
+    result.stats = reader.stats();
+    return result;
+}
+
 } // namespace mapi

@@ -28,6 +28,7 @@
 #include <atomic>
 #include <deque>
 #include <functional>
+#include <optional>
 
 namespace mapi {
 
@@ -164,6 +165,24 @@ private:
     bool m_framesCheckedLater = false;
     std::shared_ptr<ContentIndex> m_contentIndex;
 };
+
+// A trace cut from any readable file (a trace, a capture, a seed-format log; a session
+// journal's copy): the records from `fromMs` to `toMs` (record times, ms since the epoch; unset:
+// open), written to `outPath` in the trace format (compression from its extension). Before the
+// range only what gives later frames their context is kept (frames sent: the requests that
+// responses answer; sockets opened and closed). The source's header is kept (its url, start and
+// server), or one is made for the converted file.
+struct TraceSlice
+{
+    enum class Failure { None, InputUnreadable, OutputUnwritable };
+    Failure failure = Failure::None;
+    QString error;
+    qint64 written = 0;      // records
+    TraceReadStats stats;    // what reading the source met (format, damage)
+    bool ok() const { return failure == Failure::None; }
+};
+TraceSlice writeTraceSlice(const QString &inPath, const QString &outPath, std::optional<qint64> fromMs,
+                           std::optional<qint64> toMs);
 
 struct TraceReadOptions
 {

@@ -36,7 +36,8 @@ Json demoHttp(const QString &wsUrl, const QString &path, bool post = false, QStr
 
 struct CliResult
 {
-    int exitCode = -1;
+    int exitCode = -1;              // -1: it crashed (signal) or did not finish in time
+    bool crashed = false;
     QByteArray out;
     QByteArray err;
     Json json() const;              // stdout parsed, or null

@@ -66,7 +66,7 @@ private Q_SLOTS:
         const CliResult cli = runCli({QStringLiteral("state"), QStringLiteral("--url"), m_url, QStringLiteral("--duration"), QStringLiteral("1")});
         const Json serverView = view();
         activity();
-        QCOMPARE(cli.exitCode, 0);
+        QVERIFY2(cli.exitCode == 0, cli.err.constData());
         const Json state = cli.json();
         QVERIFY2(!state.is_null(), cli.err.constData());
         QVERIFY(state["agents"].size() >= 20);
@@ -129,14 +129,14 @@ private Q_SLOTS:
         const Json outcome = cli.json();
         QVERIFY2(!outcome.is_null(), cli.err.constData());
         if (m_mode == QLatin1String("extended")) {
-            QCOMPARE(cli.exitCode, 0);
+            QVERIFY2(cli.exitCode == 0, cli.err.constData());
             QCOMPARE(jsonString(outcome, "status"), QStringLiteral("confirmed"));
             QCOMPARE(jsonString(outcome, "method"), QStringLiteral("map/inject"));
             QCOMPARE(outcome["fallback"].get<bool>(), false);
         } else {
             // Stock MAPServer has no map/inject and never delivers messages: the fallback is
             // used and labelled, and the outcome is honestly "not confirmed".
-            QCOMPARE(cli.exitCode, 5);
+            QVERIFY2(cli.exitCode == 5, cli.err.constData());
             QCOMPARE(jsonString(outcome, "method"), QStringLiteral("map/send"));
             QCOMPARE(outcome["fallback"].get<bool>(), true);
             QVERIFY(jsonString(outcome, "note").contains(QLatin1String("not supported")));
@@ -252,7 +252,7 @@ private Q_SLOTS:
         };
 
         auto [suspendCli, suspended] = run(QStringLiteral("suspend"));
-        QCOMPARE(suspendCli.exitCode, 0);
+        QVERIFY2(suspendCli.exitCode == 0, suspendCli.err.constData());
         QCOMPARE(jsonString(suspended, "status"), QStringLiteral("confirmed"));
         QCOMPARE(suspended["fallback"].get<bool>(), stock);
         if (stock)
@@ -260,12 +260,12 @@ private Q_SLOTS:
         QCOMPARE(agentState(agent), QStringLiteral("suspended"));
 
         auto [resumeCli, resumed] = run(QStringLiteral("resume"));
-        QCOMPARE(resumeCli.exitCode, 0);
+        QVERIFY2(resumeCli.exitCode == 0, resumeCli.err.constData());
         QCOMPARE(jsonString(resumed, "status"), QStringLiteral("confirmed"));
         QVERIFY(agentState(agent) != QLatin1String("suspended"));
 
         auto [stopCli, stopped] = run(QStringLiteral("stop"));
-        QCOMPARE(stopCli.exitCode, 0);
+        QVERIFY2(stopCli.exitCode == 0, stopCli.err.constData());
         QCOMPARE(jsonString(stopped, "status"), QStringLiteral("confirmed"));
         QCOMPARE(stopped["fallback"].get<bool>(), stock);
         if (stock) {
@@ -281,7 +281,7 @@ private Q_SLOTS:
     {
         const CliResult cli = runCli({QStringLiteral("suspend"), QStringLiteral("--url"), m_url, QStringLiteral("--agent"),
                                       QStringLiteral("no-such-agent")});
-        QCOMPARE(cli.exitCode, 4);
+        QVERIFY2(cli.exitCode == 4, cli.err.constData());
         QVERIFY(cli.err.startsWith("map-inspector-cli: "));
         QCOMPARE(cli.err.count('\n'), 1); // one clear line
     }

@@ -3,7 +3,10 @@
 // select, inject, stop, and the tracked outcome shows. Any Qt warning fails the test.
 #include "DemoSystem.h"
 
+#include <QElapsedTimer>
+#include <QThread>
 #include <QDir>
+#include <QFile>
 #include <QProcess>
 #include <QScopeGuard>
 
@@ -23,6 +26,7 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDockWidget>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPointer>
@@ -32,6 +36,9 @@
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QtTest>
+
+#include <algorithm>
+#include <memory>
 
 using namespace mapi;
 using namespace mapi::test;
@@ -307,6 +314,41 @@ private Q_SLOTS:
         QVERIFY2(saved.first().at(0).toBool(), qPrintable(saved.first().at(2).toString()));
         const Json live = modelState(*store);
 
+        // A time range of it: the frames received in the range, and before it only requests and
+        // socket records (the context later responses need).
+        QList<qint64> received;
+        {
+            TraceFileReader reader;
+            QVERIFY2(reader.open(path, &error), qPrintable(error));
+            TraceRecord r;
+            while (reader.next(r))
+                if (recordDir(r.dir) == RecordDir::Recv)
+                    received << r.timeMs;
+        }
+        QVERIFY(received.size() > 100);
+        const qint64 from = received[received.size() / 2];
+        const qint64 to = received[received.size() * 3 / 4];
+        const qint64 inRange = std::count_if(received.begin(), received.end(), [&](qint64 t) { return t >= from && t <= to; });
+        const QString rangePath = dir.filePath(QStringLiteral("range.jsonl.zst"));
+        QVERIFY2(window.session()->saveSessionAs(rangePath, &error, from, to), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(saved.size(), 2, 10000);
+        QVERIFY2(saved.at(1).at(0).toBool(), qPrintable(saved.at(1).at(2).toString()));
+        {
+            TraceFileReader reader;
+            QVERIFY2(reader.open(rangePath, &error), qPrintable(error));
+            TraceRecord r;
+            qint64 recv = 0;
+            while (reader.next(r)) {
+                QVERIFY(r.timeMs <= to);
+                if (recordDir(r.dir) == RecordDir::Recv) {
+                    QVERIFY(r.timeMs >= from);
+                    ++recv;
+                }
+            }
+            QCOMPARE(recv, inRange);
+            QVERIFY(!QFile::exists(rangePath + QStringLiteral(".journal-copy.jsonl.zst"))); // the copy went
+        }
+
         QVERIFY(window.openTrace(path));
         QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isLoadingTrace(), 20000);
         QVERIFY(!QDir(folder).exists()); // the live session's journal went with it
@@ -392,6 +434,39 @@ private Q_SLOTS:
         window.close();
     }
 
+    // A flood faster than this thread applies: the client waits for room (the backlog holds at
+    // most kMaxPendingInputs), and a session destroyed meanwhile ends at once, not waiting for a
+    // client that waits for it.
+    void aSessionEndsWhileAFloodHoldsTheClientBack()
+    {
+        QProcess flood;
+        flood.start(QStringLiteral(MAPI_FLOOD_SERVER), {QStringLiteral("--agents"), QStringLiteral("50"),
+                                                        QStringLiteral("--seconds"), QStringLiteral("20")});
+        QVERIFY(flood.waitForStarted(5000));
+        const auto stopFlood = qScopeGuard([&flood] {
+            flood.kill();
+            flood.waitForFinished(3000);
+        });
+        QVERIFY(flood.waitForReadyRead(5000));
+        const QString url = QString::fromUtf8(flood.readLine()).trimmed().section(QLatin1Char(' '), 1);
+        auto session = std::make_unique<InspectorSession>();
+        ClientOptions options;
+        options.url = QUrl(url);
+        session->connectTo(options, true);
+        QTRY_VERIFY_WITH_TIMEOUT(session->store()->counters().eventsApplied > 1000, 10000);
+        // This thread applies nothing for a while: the client fills the backlog and waits.
+        QElapsedTimer busy;
+        busy.start();
+        while (busy.elapsed() < 1500)
+            QThread::msleep(10);
+        QVERIFY(session->inputBacklog().waits() > 0);
+        QVERIFY(session->inputBacklog().size() >= InspectorSession::kMaxPendingInputs);
+        QElapsedTimer ending;
+        ending.start();
+        session.reset();
+        QVERIFY2(ending.elapsed() < 5000, qPrintable(QString::number(ending.elapsed())));
+    }
+
     // Journal retention under a flood (tools/flood-server, 50 agents, as fast as the socket
     // takes them): the journal drops its oldest parts, the store trims the history they held,
     // and nothing else is lost: every event sent is counted, every agent's state is the last
@@ -444,6 +519,24 @@ private Q_SLOTS:
             const EventEntry &e = store->events()[row];
             QCOMPARE(store->agent(store->events().agentId(e))->state, store->stateName(e.stateRow));
         }
+        QVERIFY(window.session()->journalRecordsDropped() > 0);
+        QVERIFY(window.session()->journalDroppedBeforeMs() > 0);
+
+        // The past of a trimmed session: the replay bar says what retention dropped; back at the
+        // live edge the model is as exact as before.
+        const Json before = modelState(*store);
+        QSignalSpy ready(window.session(), &InspectorSession::timeTravelReady);
+        window.action(QStringLiteral("timeTravel"))->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(ready.size(), 1, 30000);
+        QVERIFY2(ready.first().at(0).toBool(), qPrintable(ready.first().at(1).toString()));
+        auto *note = window.findChild<QLabel *>(QStringLiteral("replayNote"));
+        QVERIFY(note && note->isVisible());
+        QVERIFY2(note->text().contains(QLatin1String("dropped by retention")), qPrintable(note->text()));
+        QVERIFY(store->counters().eventsApplied < sent); // the past holds what the journal kept
+        window.action(QStringLiteral("backToLive"))->trigger();
+        QVERIFY(!note->isVisible());
+        QCOMPARE(store->counters().eventsApplied, sent);
+        QCOMPARE(QString::fromStdString(modelState(*store)["agents"].dump()), QString::fromStdString(before["agents"].dump()));
         window.close();
     }
 };

@@ -149,6 +149,7 @@ private Q_SLOTS:
             }
         }
         QVERIFY(gone > 30000);
+        QCOMPARE(journal.recordsDropped(), qint64(gone)); // every dropped record is counted, once
     }
 
     void partsOlderThanTheAgeLimitGo()
@@ -208,6 +209,7 @@ private Q_SLOTS:
         for (const auto &[ref, frame] : written)
             kept += journal.readFrame(ref) == frame ? 1 : 0;
         QVERIFY2(kept > 1000 && kept < 30000, qPrintable(QString::number(kept)));
+        QCOMPARE(journal.recordsDropped(), qint64(written.size()) - kept); // what the ring lost
 
         journal.setFailWritesForTest(false);
         for (qint64 n = 40000; n < 40100; ++n) {

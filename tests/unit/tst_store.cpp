@@ -103,7 +103,7 @@ private Q_SLOTS:
     void textArenaReleasesTrimmedOwners();
     void historyBudgetTrimsOldestAndKeepsStateExact();
     void trimHistoryBeforeATime();
-    void problemsKeepTheNewestWithinBounds();
+    void problemsKeepTheNewestWithinBounds(); // and gaps
 };
 
 void TestStore::sameEventTwiceIsAppliedOnce()
@@ -1388,6 +1388,19 @@ void TestStore::problemsKeepTheNewestWithinBounds()
     QVERIFY(store.problems().size() > 100);
     store.reset();
     QCOMPARE(store.problemsDropped(), qint64(0));
+
+    // Gaps: the first kMaxGaps are kept (rows never move), every one is counted.
+    for (int i = 0; i < int(SystemStore::kMaxGaps) + 300; ++i) {
+        Gap gap;
+        gap.fromSequence = 2 * i;
+        gap.toSequence = 2 * i;
+        gap.timeMs = i;
+        store.apply(GapInput{gap});
+    }
+    QCOMPARE(store.gaps().size(), SystemStore::kMaxGaps);
+    QCOMPARE(store.counters().gaps, qint64(SystemStore::kMaxGaps) + 300);
+    QCOMPARE(store.counters().sequenceGaps, qint64(SystemStore::kMaxGaps) + 300);
+    QCOMPARE(store.gaps().back().fromSequence, qint64(2 * (SystemStore::kMaxGaps - 1)));
 }
 
 QTEST_GUILESS_MAIN(TestStore)

@@ -109,15 +109,23 @@ QTableView *ProblemsPanel::makeTable(const QString &objectName, QAbstractItemMod
 
 void ProblemsPanel::updateTitles()
 {
-    const int problems = int(m_store->problems().size());
-    const int gaps = int(m_store->gaps().size());
-    m_problemsTitle->setText(problems == 0 ? tr("<b>Protocol problems</b> · none: every frame received was usable")
-                                           : tr("<b>Protocol problems</b> · %1 · select one to see its frame in the Inspector").arg(problems));
+    const qint64 problems = m_store->counters().problems;
+    const qint64 gaps = m_store->counters().gaps;
+    const qint64 keptProblems = qint64(m_store->problems().size());
+    const qint64 keptGaps = qint64(m_store->gaps().size());
+    QString problemsText = problems == 0 ? tr("<b>Protocol problems</b> · none: every frame received was usable")
+                                         : tr("<b>Protocol problems</b> · %1 · select one to see its frame in the Inspector").arg(problems);
+    if (keptProblems < problems)
+        problemsText += tr(" · the newest %1 listed").arg(keptProblems);
+    m_problemsTitle->setText(problemsText);
     int lost = 0;
     for (const Gap &g : m_store->gaps())
         lost += g.recovered ? 0 : 1;
-    m_gapsTitle->setText(gaps == 0 ? tr("<b>Gaps</b> · none: no events were missed")
-                                   : tr("<b>Gaps</b> · %1 · %2 not recovered").arg(gaps).arg(lost));
+    QString gapsText = gaps == 0 ? tr("<b>Gaps</b> · none: no events were missed")
+                                 : tr("<b>Gaps</b> · %1 · %2 not recovered").arg(gaps).arg(lost);
+    if (keptGaps < gaps)
+        gapsText = tr("<b>Gaps</b> · %1 · the first %2 listed, %3 of them not recovered").arg(gaps).arg(keptGaps).arg(lost);
+    m_gapsTitle->setText(gapsText);
 }
 
 void ProblemsPanel::followFocus(SelectionHub::Kind kind, const QString &key, QObject *origin)

@@ -179,6 +179,10 @@ ReplayBar::ReplayBar(QWidget *parent)
     layout->addWidget(m_time);
     layout->addWidget(m_scrubber, 1);
     layout->addWidget(m_range);
+    m_note = new QLabel(this);
+    m_note->setObjectName(QStringLiteral("replayNote"));
+    m_note->hide();
+    layout->addWidget(m_note);
     layout->addWidget(m_bookmarkButton);
     m_trailingButton = new QToolButton(this);
     m_trailingButton->setObjectName(QStringLiteral("replayTrailing"));
@@ -199,6 +203,12 @@ void ReplayBar::setTrailingAction(QAction *action)
 {
     m_trailingButton->setDefaultAction(action);
     m_trailingButton->setVisible(action != nullptr);
+}
+
+void ReplayBar::setNote(const QString &note)
+{
+    m_note->setText(note);
+    m_note->setVisible(!note.isEmpty());
 }
 
 void ReplayBar::addSpaceTarget(QWidget *widget)

@@ -50,6 +50,8 @@ public:
     // A button at the bar's end for `action` (null: none), e.g. "Back to live" while a live
     // session is viewed in the past.
     void setTrailingAction(QAction *action);
+    // A note after the range, e.g. "history before T dropped by retention" (empty: none).
+    void setNote(const QString &note);
 
     // Bookmarks of the attached trace, in time order.
     const QList<Bookmark> &bookmarks() const { return m_bookmarks; }
@@ -78,6 +80,7 @@ private:
     QString clockText(qint64 timeMs) const;
 
     QToolButton *m_trailingButton = nullptr;
+    QLabel *m_note = nullptr;
     QPointer<ReplayController> m_controller;
     QString m_tracePath;
     QList<Bookmark> m_bookmarks;
