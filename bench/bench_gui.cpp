@@ -94,15 +94,17 @@ public:
     {
         if (m_slowMs <= 0 || QThread::currentThread() != thread())
             return QApplication::notify(receiver, event);
+        // Named before delivery: the receiver may be gone after it (a deleteLater, a finished job).
+        const char *className = receiver->metaObject()->className();
+        const QString name = receiver->objectName();
+        const char *parentClass = receiver->parent() ? receiver->parent()->metaObject()->className() : "-";
+        const int type = int(event->type());
         QElapsedTimer timer;
         timer.start();
-        const int type = int(event->type());
         const bool result = QApplication::notify(receiver, event);
         if (const qint64 ms = timer.elapsed(); ms >= m_slowMs)
-            std::printf("slow event %lld ms: %s %s (in %s) type %d at %.1f s\n", static_cast<long long>(ms),
-                        receiver->metaObject()->className(), qPrintable(receiver->objectName()),
-                        receiver->parent() ? receiver->parent()->metaObject()->className() : "-", type,
-                        double(g_sinceMain.elapsed()) / 1000.0);
+            std::printf("slow event %lld ms: %s %s (in %s) type %d at %.1f s\n", static_cast<long long>(ms), className,
+                        qPrintable(name), parentClass, type, double(g_sinceMain.elapsed()) / 1000.0);
         return result;
     }
 

@@ -409,41 +409,52 @@ bool InspectorSession::saveSessionAs(const QString &path, QString *error, std::o
             *error = tr("Saving the session needs a live connection");
         return false;
     }
-    SessionJournal *journal = m_journal;
-    QList<SessionJournal::PartExtent> parts;
-    // The journal's own thread flushes its open frame and says how far each part is whole.
-    runInWorker([journal, &parts] { parts = journal->flushedParts(); });
-    if (parts.isEmpty()) {
-        if (error)
-            *error = tr("The session journal has nothing on disk (it cannot be written: %1)").arg(m_journalFolder);
-        return false;
-    }
-    QPointer<InspectorSession> self(this);
     const bool whole = !fromMs && !toMs;
-    QThread *copy = QThread::create([parts, path, self, whole, fromMs, toMs] {
-        QString why;
-        bool ok = false;
-        if (whole) {
-            ok = SessionJournal::copyParts(parts, path, &why);
-        } else {
-            // The parts as one trace next to the target, then the range cut from it.
-            const QString joined = path + QStringLiteral(".journal-copy.jsonl.zst");
-            ok = SessionJournal::copyParts(parts, joined, &why);
-            if (ok) {
-                const TraceSlice slice = writeTraceSlice(joined, path, fromMs, toMs);
-                ok = slice.ok();
-                why = slice.error;
-            }
-            QFile::remove(joined);
+    const QString folder = m_journalFolder;
+    withFlushedParts([this, path, whole, fromMs, toMs, folder](const QList<SessionJournal::PartExtent> &parts) {
+        if (parts.isEmpty()) {
+            Q_EMIT sessionSaved(false, path, tr("The session journal has nothing on disk (it cannot be written: %1)").arg(folder));
+            return;
         }
-        QMetaObject::invokeMethod(qApp, [self, ok, path, why] {
-            if (self)
-                Q_EMIT self->sessionSaved(ok, path, why);
-        }, Qt::QueuedConnection);
+        QPointer<InspectorSession> self(this);
+        QThread *copy = QThread::create([parts, path, self, whole, fromMs, toMs] {
+            QString why;
+            bool ok = false;
+            if (whole) {
+                ok = SessionJournal::copyParts(parts, path, &why);
+            } else {
+                // The parts as one trace next to the target, then the range cut from it.
+                const QString joined = path + QStringLiteral(".journal-copy.jsonl.zst");
+                ok = SessionJournal::copyParts(parts, joined, &why);
+                if (ok) {
+                    const TraceSlice slice = writeTraceSlice(joined, path, fromMs, toMs);
+                    ok = slice.ok();
+                    why = slice.error;
+                }
+                QFile::remove(joined);
+            }
+            QMetaObject::invokeMethod(qApp, [self, ok, path, why] {
+                if (self)
+                    Q_EMIT self->sessionSaved(ok, path, why);
+            }, Qt::QueuedConnection);
+        });
+        connect(copy, &QThread::finished, copy, &QObject::deleteLater);
+        copy->start();
     });
-    connect(copy, &QThread::finished, copy, &QObject::deleteLater);
-    copy->start();
     return true;
+}
+
+void InspectorSession::withFlushedParts(std::function<void(const QList<SessionJournal::PartExtent> &)> then)
+{
+    // The journal's own thread flushes its open frame and says how far each part is whole; this
+    // thread does not wait for it (the worker, at nice +10 under a flood, can take a while to
+    // get there). The session outlives the lambda: its destructor waits for the worker.
+    SessionJournal *journal = m_journal;
+    QPointer<InspectorSession> self(this);
+    QMetaObject::invokeMethod(m_workerContext, [journal, self, then = std::move(then)] {
+        QList<SessionJournal::PartExtent> parts = journal->flushedParts();
+        QMetaObject::invokeMethod(self.data(), [then, parts = std::move(parts)] { then(parts); }, Qt::QueuedConnection);
+    }, Qt::QueuedConnection);
 }
 
 qint64 InspectorSession::journalRecordsDropped() const
@@ -600,12 +611,6 @@ bool InspectorSession::startTimeTravel(QString *error)
                           .arg(records)
                           .arg(indexBytes >> 20)
                           .arg(m_memoryBudget >> 20));
-    SessionJournal *journal = m_journal;
-    QList<SessionJournal::PartExtent> parts;
-    runInWorker([journal, &parts] { parts = journal->flushedParts(); });
-    if (parts.isEmpty())
-        return refuse(tr("The session journal has nothing on disk (it cannot be written: %1)").arg(m_journalFolder));
-
     m_timeTravel = true;
     // The live model moves to the background and keeps following; the views show the past.
     m_background.swapContents(m_store);
@@ -617,23 +622,33 @@ bool InspectorSession::startTimeTravel(QString *error)
     // The journal's parts as one trace, copied off this thread (up to the retention's 2 GiB).
     const QString copy = QDir(m_journalFolder).filePath(QStringLiteral("time-travel.jsonl.zst"));
     m_timeTravelCopy = copy;
-    QPointer<InspectorSession> self(this);
-    QThread *copier = QThread::create([parts, copy, self] {
-        QString why;
-        const bool ok = SessionJournal::copyParts(parts, copy, &why);
-        QMetaObject::invokeMethod(qApp, [self, ok, copy, why] {
-            if (!self || !self->m_timeTravel || self->m_timeTravelCopy != copy)
-                return; // returned to live (or left) meanwhile
-            if (!ok) {
-                self->returnToLive();
-                Q_EMIT self->timeTravelReady(false, why);
-                return;
-            }
-            self->loadThePast(copy);
-        }, Qt::QueuedConnection);
+    const QString folder = m_journalFolder;
+    withFlushedParts([this, copy, folder](const QList<SessionJournal::PartExtent> &parts) {
+        if (!m_timeTravel || m_timeTravelCopy != copy)
+            return; // returned to live (or left) meanwhile
+        if (parts.isEmpty()) {
+            returnToLive();
+            Q_EMIT timeTravelReady(false, tr("The session journal has nothing on disk (it cannot be written: %1)").arg(folder));
+            return;
+        }
+        QPointer<InspectorSession> self(this);
+        QThread *copier = QThread::create([parts, copy, self] {
+            QString why;
+            const bool ok = SessionJournal::copyParts(parts, copy, &why);
+            QMetaObject::invokeMethod(qApp, [self, ok, copy, why] {
+                if (!self || !self->m_timeTravel || self->m_timeTravelCopy != copy)
+                    return; // returned to live (or left) meanwhile
+                if (!ok) {
+                    self->returnToLive();
+                    Q_EMIT self->timeTravelReady(false, why);
+                    return;
+                }
+                self->loadThePast(copy);
+            }, Qt::QueuedConnection);
+        });
+        connect(copier, &QThread::finished, copier, &QObject::deleteLater);
+        copier->start();
     });
-    connect(copier, &QThread::finished, copier, &QObject::deleteLater);
-    copier->start();
     return true;
 }
 

@@ -216,6 +216,8 @@ private:
                              const std::function<void(MapClient *, const QString &agentId, const QString &actionId)> &send);
     void onTraceLoadFinished(bool cancelled, const QString &error);
     void loadThePast(const QString &copyPath);
+    // The journal's parts as far as they are whole (flushed in the worker), then `then` here.
+    void withFlushedParts(std::function<void(const QList<SessionJournal::PartExtent> &)> then);
     SystemStore &liveStoreForInputs() { return m_timeTravel ? m_background : m_store; }
     qint64 liveHistoryBudget() const { return std::max<qint64>(m_memoryBudget * 2 / 5, 1 << 20); }
     template<typename F> void onClient(F &&f);
