@@ -727,10 +727,10 @@ void MainWindow::exportWithDialog(ExportKind kind, const QString &suffix, const 
 
 void MainWindow::exportTo(ExportKind kind, const QString &path)
 {
-    auto finish = [this, path](bool ok, const QString &error) {
+    auto finish = [this, path](bool ok, const QString &error, bool cancelled = false) {
         if (ok)
             statusBar()->showMessage(tr("Exported to %1").arg(QDir::toNativeSeparators(path)), 8000);
-        else if (error == QLatin1String("cancelled"))
+        else if (cancelled)
             statusBar()->showMessage(tr("Export cancelled: nothing was written"), 8000);
         else
             showWarning(tr("Export failed"), error);
@@ -787,12 +787,13 @@ void MainWindow::exportTo(ExportKind kind, const QString &path)
         m_exportProgress->setValue(total > 0 ? int(done * 100 / total) : 0);
     });
     connect(m_exportJob, &ExportJob::finished, this, [this, finish](bool ok, const QString &error) {
+        const bool cancelled = m_exportJob->wasCancelled();
         m_exportJob->deleteLater();
         m_exportJob = nullptr;
         m_exportProgress->hide();
         m_exportCancel->hide();
         updateActionStates();
-        finish(ok, error);
+        finish(ok, error, cancelled);
     });
     m_exportJob->start();
 }

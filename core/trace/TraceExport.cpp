@@ -495,6 +495,7 @@ void ExportJob::start()
 
 void ExportJob::cancel()
 {
+    m_cancelled = m_running;
     end(false, QStringLiteral("cancelled"));
 }
 

@@ -106,7 +106,8 @@ public:
     ~ExportJob() override;
 
     void start();
-    void cancel(); // finished(false, "cancelled") follows at once
+    void cancel(); // finished(false, "cancelled") follows at once, and wasCancelled() says so
+    bool wasCancelled() const { return m_cancelled; }
     void setSliceMs(int ms) { m_sliceMs = ms; } // tests: 0 writes one step of rows per slice
     bool isRunning() const { return m_running; }
     QString path() const { return m_path; }
@@ -125,6 +126,7 @@ private:
     std::unique_ptr<QSaveFile> m_file;
     std::unique_ptr<ExportWriter> m_writer;
     bool m_running = false;
+    bool m_cancelled = false;
     int m_sliceMs = kSliceMs;
     QMetaObject::Connection m_resetConnection;
 };

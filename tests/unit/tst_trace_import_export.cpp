@@ -1406,6 +1406,7 @@ void TestTraceImportExport::exportJobCancelAndResetLeaveNoFile()
         bool ok = true;
         QString error;
         bool running = true;  // still running after it
+        bool cancelled = false;
     };
     auto interrupt = [&](const QString &path, const std::function<void(ExportJob &)> &how) {
         Ending ending;
@@ -1422,6 +1423,7 @@ void TestTraceImportExport::exportJobCancelAndResetLeaveNoFile()
             ending.error = finished.front().at(1).toString();
         }
         ending.running = job.isRunning();
+        ending.cancelled = job.wasCancelled();
         QTest::qWait(20); // no slice runs after the end
         ending.endings = int(finished.count());
         return ending;
@@ -1434,6 +1436,7 @@ void TestTraceImportExport::exportJobCancelAndResetLeaveNoFile()
     QCOMPARE(ending.endings, 1);
     QCOMPARE(ending.ok, false);
     QCOMPARE(ending.error, QStringLiteral("cancelled"));
+    QVERIFY(ending.cancelled); // typed: a caller does not compare the text
     QVERIFY(!ending.running);
     QVERIFY(!QFile::exists(cancelled));
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 0); // no temporary file left either
@@ -1443,6 +1446,7 @@ void TestTraceImportExport::exportJobCancelAndResetLeaveNoFile()
     ending = interrupt(rebuilt, [&](ExportJob &) { store.reset(); });
     QVERIFY(ending.sliced);
     QCOMPARE(ending.endings, 1);
+    QVERIFY(!ending.cancelled);
     QCOMPARE(ending.ok, false);
     QVERIFY2(ending.error.contains(QStringLiteral("rebuilt")), qPrintable(ending.error));
     QVERIFY(!ending.running);
