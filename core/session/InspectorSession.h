@@ -84,9 +84,9 @@ public:
     QString journalFolder() const { return m_journalFolder; } // empty: no live journal
     // "Save session as": the journal's retained history (everything from the connection's
     // first frame that retention kept, so also what arrived before this call) as a trace at
-    // `path`, copied off the GUI thread; sessionSaved() follows. false (and `error`) at once
-    // when there is no live journal. Frames the journal could only keep in memory (a failing
-    // disk) are not in the copy.
+    // `path`, copied off the GUI thread; sessionSaved() follows (also when the journal has
+    // nothing on disk). false (and `error`) at once when there is no live journal. Frames the
+    // journal could only keep in memory (a failing disk) are not in the copy.
     // With a range (record times, ms since the epoch): only the records from `fromMs` to `toMs`,
     // and before them what gives later frames their context (writeTraceSlice()).
     bool saveSessionAs(const QString &path, QString *error, std::optional<qint64> fromMs = std::nullopt,
@@ -105,9 +105,10 @@ public:
     // the live model back: exact, it never stopped following. Meanwhile actions are refused
     // (ActionBlock::TimeTravelling: nobody acts on a past they are looking at), and the two
     // stores share the live history budget (half each) next to the replay index.
-    // false (and `error`) at once when not live, without a journal on disk, or when indexing the
+    // false (and `error`) at once when not live, without a journal, or when indexing the
     // journal's records (kTimeTravelBytesPerRecord each) would take more than a fifth of the
-    // memory budget: then Save session as… and open the trace.
+    // memory budget: then Save session as… and open the trace. A journal with nothing on disk
+    // (a failing disk) is reported by timeTravelReady(false), the live model back in view.
     static constexpr qint64 kTimeTravelBytesPerRecord = 24;
     bool startTimeTravel(QString *error);
     void returnToLive();
