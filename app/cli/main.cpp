@@ -198,8 +198,15 @@ Json badLinesJson(const TraceReadStats &stats, int max = -1)
 // Warnings about a damaged file, on stderr (the data that could be read is still used).
 void reportDamage(const TraceReadStats &stats)
 {
-    if (stats.badLineCount > 0)
-        std::fprintf(stderr, "map-inspector-cli: %lld unreadable line(s) skipped\n", static_cast<long long>(stats.badLineCount));
+    if (stats.badLineCount > 0) {
+        // Named by number, the first 20 (the JSON of state and stats lists them too).
+        QStringList first;
+        for (qint64 line : stats.badLines.mid(0, 20))
+            first << QString::number(line);
+        std::fprintf(stderr, "map-inspector-cli: %lld unreadable line(s) skipped: %s%s\n",
+                     static_cast<long long>(stats.badLineCount), qPrintable(first.join(QStringLiteral(", "))),
+                     stats.badLineCount > first.size() ? ", ..." : "");
+    }
     if (!stats.streamError.isEmpty())
         std::fprintf(stderr, "map-inspector-cli: %s; what came before was read\n", qPrintable(stats.streamError));
 }

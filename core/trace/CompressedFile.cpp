@@ -630,8 +630,7 @@ bool LineReader::fill()
         m_buffer.resize(std::max(m_buffer.size() * 2, m_end + m_chunk + kPadding));
     const qint64 n = m_in.read(m_buffer.data() + m_end, m_buffer.size() - kPadding - m_end);
     if (n < 0) {
-        m_readError = true;
-        m_eof = true;
+        m_eof = true; // DecompressingReader::errorString() says why
         return false;
     }
     if (n == 0) {
@@ -654,7 +653,6 @@ bool LineReader::next(const char *&data, qsizetype &size)
             const qsizetype at = qsizetype(static_cast<const char *>(nl) - base);
             ++m_lineNumber;
             m_lineOffset = m_consumed;
-            m_terminated = true;
             const qsizetype lineEnd = at;
             m_consumed += (at + 1 - m_begin);
             if (skipping) {
@@ -684,7 +682,6 @@ bool LineReader::next(const char *&data, qsizetype &size)
                 // A final line without a newline.
                 ++m_lineNumber;
                 m_lineOffset = m_consumed;
-                m_terminated = false;
                 m_consumed += m_end - m_begin;
                 std::memset(m_buffer.data() + m_end, 0, size_t(kPadding));
                 data = m_buffer.constData() + m_begin;

@@ -170,9 +170,7 @@ public:
     bool next(const char *&data, qsizetype &size);
     qint64 lineNumber() const { return m_lineNumber; }   // 1-based number of the last line returned
     qint64 lineOffset() const { return m_lineOffset; }   // decompressed byte offset of its first byte
-    bool lastLineTerminated() const { return m_terminated; } // false for a final line without "\n"
     bool lineTooLong() const { return m_tooLong; }       // the last line exceeded kMaxLineBytes (size 0)
-    bool readError() const { return m_readError; }
 
 private:
     bool fill();
@@ -182,8 +180,6 @@ private:
     qsizetype m_end = 0;     // end of valid data
     qsizetype m_chunk;
     bool m_eof = false;
-    bool m_readError = false;
-    bool m_terminated = true;
     bool m_tooLong = false;
     qint64 m_lineNumber = 0;
     qint64 m_lineOffset = 0;

@@ -78,9 +78,6 @@ public:
     // `paddedCapacity`: bytes readable from `data` (at least size + 64 lets the parser skip a
     // copy). A header line ({"format":...}) gives Header and is kept in header().
     Result parse(const char *data, qsizetype size, qsizetype paddedCapacity, TraceRecord &out);
-    // Binary frames without "encoding": base64 in map-inspector traces (files written before
-    // the field existed), plain text in captures. Set from the header.
-    void setBinaryIsBase64(bool base64) { m_base64 = base64; }
     // true: a record line of the shape our writer gives ({"t","dir","conn","frame"} in that
     // order) is taken apart without parsing; its frame is checked when it is decoded (one
     // parse instead of two) and the record says so (TraceRecord::frameUnchecked). The line is
@@ -92,6 +89,8 @@ public:
 private:
     struct Impl;
     std::unique_ptr<Impl> d;
+    // Binary frames without "encoding": base64 in map-inspector traces (files written before
+    // the field existed), plain text in captures. Set from the header.
     bool m_base64 = false;
     bool m_framesCheckedLater = false;
     Json m_header;

@@ -43,7 +43,7 @@ void TraceTimeline::reserve(qint64 records)
 void TraceTimeline::seal(Chunk &chunk)
 {
     std::vector<quint32>().swap(chunk.sourceOffsets); // its bytes stay here
-    if (!m_compress || chunk.raw.isEmpty())
+    if (chunk.raw.isEmpty())
         return;
     if (!m_cctx)
         m_cctx = ZSTD_createCCtx();

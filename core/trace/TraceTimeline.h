@@ -68,8 +68,6 @@ public:
     void replay(SystemStore &store, RecordDecoder &decoder, qint64 from, qint64 to) const;
     RecordDecoder makeDecoder() const;
 
-    // Frames are kept zstd-compressed in full chunks (default); off: plain, faster to seek.
-    void setCompressFrames(bool compress) { m_compress = compress; }
     // Whether replays leave EventEntry::rawFrame empty (as the loader did: TraceLoadOptions).
     void setDropRawFrames(bool drop) { m_dropRawFrames = drop; }
     size_t memoryBytes() const;      // index + frame chunks as held
@@ -139,7 +137,6 @@ private:
 
     CodecLimits m_limits;
     bool m_fastParser;
-    bool m_compress = true;
     bool m_dropRawFrames = true;
     // Per record, in parallel (a million records: 18 MB):
     std::vector<qint64> m_sortTimes; // running maximum of the record times: what seeks search

@@ -11,6 +11,8 @@
 #include <QDateTime>
 #include <QProcess>
 #include <QElapsedTimer>
+#include <QTemporaryDir>
+#include <QFile>
 #include <QtTest>
 
 #include <set>
@@ -275,6 +277,36 @@ private Q_SLOTS:
             QCOMPARE(jsonString(stopped, "method"), QStringLiteral("map/agents/stop"));
         }
         QCOMPARE(agentState(agent), QStringLiteral("stopped"));
+    }
+
+    // A damaged file is named by line: the CLI's warning lists the unreadable lines' numbers
+    // (the first 20, then "..."), and state's JSON lists them too.
+    void damagedTraceLinesAreNamed()
+    {
+        QFile in(QStringLiteral(MAPI_SOURCE_DIR "/tests/data/scenario-deliver.ndjson"));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QList<QByteArray> lines = in.readAll().split('\n');
+        QList<qint64> damaged;
+        for (qint64 number : {5, 9, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59})
+            damaged << number;
+        for (qint64 number : damaged)
+            lines[number - 1] = QByteArrayLiteral("{\"seq\": oops");
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("damaged.ndjson"));
+        QFile out(path);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(lines.join('\n'));
+        out.close();
+
+        const CliResult cli = runCli({QStringLiteral("state"), QStringLiteral("--trace"), path});
+        QVERIFY2(cli.exitCode == 0, cli.err.constData());
+        QVERIFY2(cli.err.contains("22 unreadable line(s) skipped: 5, 9, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, "
+                                  "54, 55, 56, 57, ..."),
+                 cli.err.constData());
+        Json listed = cli.json()["trace"]["badLines"];
+        QCOMPARE(int(listed.size()), int(damaged.size()));
+        for (int i = 0; i < damaged.size(); ++i)
+            QCOMPARE(listed[size_t(i)].get<qint64>(), damaged[i]);
     }
 
     void unknownAgentActionFailsClearly()
