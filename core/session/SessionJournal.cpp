@@ -173,32 +173,6 @@ void SessionJournal::writeSessionInfo()
     meta.write(QJsonDocument(o).toJson(QJsonDocument::Compact));
 }
 
-void SessionJournal::socketOpened(const QString &redactedUrl, qint64 timeMs)
-{
-    ++m_connection;
-    write({timeMs, QStringLiteral("open"), m_connection, redactedUrl.toUtf8(), false, Json()});
-}
-
-void SessionJournal::socketClosed(const QString &reason, qint64 timeMs)
-{
-    write({timeMs, QStringLiteral("close"), m_connection, reason.toUtf8(), false, Json()});
-}
-
-void SessionJournal::frameSent(const QByteArray &frame, qint64 timeMs)
-{
-    write({timeMs, QStringLiteral("send"), m_connection, frame, false, Json()});
-}
-
-void SessionJournal::actionRecorded(const ActionUpdate &update)
-{
-    write({update.timeMs, QStringLiteral("action"), m_connection, QByteArray(), false, actionUpdateToJson(update)});
-}
-
-FrameRef SessionJournal::frameReceived(const QByteArray &frame, qint64 timeMs, bool binary)
-{
-    return write({timeMs, QStringLiteral("recv"), m_connection, frame, binary, Json()});
-}
-
 FrameRef SessionJournal::write(const TraceRecord &record)
 {
     if (!m_active)

@@ -25,7 +25,7 @@
 // be called from any thread.
 #pragma once
 
-#include "pipeline/FrameSink.h"
+#include "trace/TraceRecord.h"
 #include "trace/TraceRecord.h"
 
 #include <QElapsedTimer>
@@ -61,7 +61,7 @@ struct JournalInfo
     QStringList parts;         // in order
 };
 
-class SessionJournal : public QObject, public FrameSink
+class SessionJournal : public QObject, public TraceRecordSink
 {
     Q_OBJECT
 public:
@@ -86,13 +86,8 @@ public:
     // folder (a session that ended normally leaves nothing behind unless saved).
     void close(bool keepFiles);
 
-    // FrameSink (MapClient::addFrameSink): every frame, socket open and close and action step
-    // becomes a record; received frames are served back by reference.
-    void socketOpened(const QString &redactedUrl, qint64 timeMs) override;
-    void socketClosed(const QString &reason, qint64 timeMs) override;
-    void frameSent(const QByteArray &frame, qint64 timeMs) override;
-    FrameRef frameReceived(const QByteArray &frame, qint64 timeMs, bool binary) override;
-    void actionRecorded(const ActionUpdate &update) override;
+    // A frame sink (MapClient::addFrameSink, TraceRecordSink): every frame, socket open and
+    // close and action step becomes a record; received frames are served back by reference.
     bool keepsFrames() const override { return true; }
     FrameRef write(const TraceRecord &record);
     // Ends the open frame and writes it (the timer does this every kFlushMs).
@@ -139,6 +134,9 @@ Q_SIGNALS:
     // The disk could not be written (degraded: frames are kept in memory), or can be again.
     void journalStateChanged(bool degraded, const QString &reason);
 
+protected:
+    FrameRef writeRecord(const TraceRecord &record) override { return write(record); }
+
 private:
     struct Frame
     {
@@ -175,7 +173,6 @@ private:
     qint64 m_frameStartedMs = 0;  // when the open frame got its first record (m_sinceOpen)
     QElapsedTimer m_sinceOpen;
     QTimer m_flushTimer;
-    int m_connection = 0;
     bool m_failWrites = false;
     bool m_active = false;        // between open() and close()
     void *m_cctx = nullptr;       // ZSTD_CCtx

@@ -88,33 +88,6 @@ void TraceWriter::setServerInfo(const QString &name, const QString &version)
     m_server = {{"name", name.toStdString()}, {"version", version.toStdString()}};
 }
 
-void TraceWriter::socketOpened(const QString &redactedUrl, qint64 timeMs)
-{
-    ++m_connection;
-    write({timeMs, QStringLiteral("open"), m_connection, redactedUrl.toUtf8(), false, Json()});
-}
-
-void TraceWriter::socketClosed(const QString &reason, qint64 timeMs)
-{
-    write({timeMs, QStringLiteral("close"), m_connection, reason.toUtf8(), false, Json()});
-}
-
-void TraceWriter::frameSent(const QByteArray &frame, qint64 timeMs)
-{
-    write({timeMs, QStringLiteral("send"), m_connection, frame, false, Json()});
-}
-
-FrameRef TraceWriter::frameReceived(const QByteArray &frame, qint64 timeMs, bool binary)
-{
-    write({timeMs, QStringLiteral("recv"), m_connection, frame, binary, Json()});
-    return {};
-}
-
-void TraceWriter::actionRecorded(const ActionUpdate &update)
-{
-    write({update.timeMs, QStringLiteral("action"), m_connection, QByteArray(), false, actionUpdateToJson(update)});
-}
-
 void TraceWriter::fail(const QString &error)
 {
     m_error = error;

@@ -46,7 +46,7 @@ struct TraceWriterOptions
 // Rotation: part 0 is the given path, part n is partPath(path, n) ("s.jsonl.zst" →
 // "s.1.jsonl.zst"); every part starts with its own header ("part": n), so each is readable
 // alone, and the parts concatenated in order (cat, also for .gz and .zst) are one valid trace.
-class TraceWriter : public QObject, public FrameSink
+class TraceWriter : public QObject, public TraceRecordSink
 {
     Q_OBJECT
 public:
@@ -65,12 +65,6 @@ public:
     // sets it from the client's map/connect answer).
     void setServerInfo(const QString &name, const QString &version);
 
-    // FrameSink: each becomes a record of the connection's number.
-    void socketOpened(const QString &redactedUrl, qint64 timeMs) override;
-    void socketClosed(const QString &reason, qint64 timeMs) override;
-    void frameSent(const QByteArray &frame, qint64 timeMs) override;
-    FrameRef frameReceived(const QByteArray &frame, qint64 timeMs, bool binary) override;
-    void actionRecorded(const ActionUpdate &update) override;
     void serverIdentified(const QString &name, const QString &version) override { setServerInfo(name, version); }
 
     qint64 recordsWritten() const { return m_records; }
@@ -82,6 +76,13 @@ public:
 Q_SIGNALS:
     void rotated(const QString &newPartPath);
     void writeFailed(const QString &error);
+
+protected:
+    FrameRef writeRecord(const TraceRecord &record) override
+    {
+        write(record);
+        return {};
+    }
 
 private:
     bool openPart(int part, QString *error);
@@ -101,7 +102,6 @@ private:
     QStringList m_files;
     QString m_error;
     int m_part = 0;
-    int m_connection = 0;
     qint64 m_records = 0;
     qint64 m_partFirstTimeMs = -1;
     qint64 m_startedAt = 0;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "model/ModelTypes.h"
+#include "pipeline/FrameSink.h"
 #include "protocol/JsonRpc.h"
 
 #include <QByteArray>
@@ -95,6 +96,43 @@ private:
     bool m_framesCheckedLater = false;
     Json m_header;
     QString m_error;
+};
+
+// A frame sink that keeps a connection's traffic as trace records (the session journal, a trace
+// recording): every call becomes one record of the current connection (counted from 1 at each
+// socket opened); the subclass writes it, and for a received frame says where it is kept.
+// Thread: the client's thread.
+class TraceRecordSink : public FrameSink
+{
+public:
+    void socketOpened(const QString &redactedUrl, qint64 timeMs) override
+    {
+        ++m_connection;
+        writeRecord({timeMs, QStringLiteral("open"), m_connection, redactedUrl.toUtf8(), false, Json()});
+    }
+    void socketClosed(const QString &reason, qint64 timeMs) override
+    {
+        writeRecord({timeMs, QStringLiteral("close"), m_connection, reason.toUtf8(), false, Json()});
+    }
+    void frameSent(const QByteArray &frame, qint64 timeMs) override
+    {
+        writeRecord({timeMs, QStringLiteral("send"), m_connection, frame, false, Json()});
+    }
+    FrameRef frameReceived(const QByteArray &frame, qint64 timeMs, bool binary) override
+    {
+        return writeRecord({timeMs, QStringLiteral("recv"), m_connection, frame, binary, Json()});
+    }
+    void actionRecorded(const ActionUpdate &update) override
+    {
+        writeRecord({update.timeMs, QStringLiteral("action"), m_connection, QByteArray(), false, actionUpdateToJson(update)});
+    }
+
+protected:
+    // Where the record is kept for reading back (invalid: it is not).
+    virtual FrameRef writeRecord(const TraceRecord &record) = 0;
+
+private:
+    int m_connection = 0;
 };
 
 } // namespace mapi
