@@ -532,6 +532,8 @@ private Q_SLOTS:
         auto *note = window.findChild<QLabel *>(QStringLiteral("replayNote"));
         QVERIFY(note && note->isVisible());
         QVERIFY2(note->text().contains(QLatin1String("dropped by retention")), qPrintable(note->text()));
+        if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty())
+            window.grab().save(QDir(shots).filePath(QStringLiteral("time-travel-trimmed.png")));
         QVERIFY(store->counters().eventsApplied < sent); // the past holds what the journal kept
         window.action(QStringLiteral("backToLive"))->trigger();
         QVERIFY(!note->isVisible());
