@@ -5,8 +5,8 @@
 //       the demo system, resources/sample: 40 agents, heartbeats, tasks, usage reports),
 //       replicated with fresh event, message and task ids, each copy shifted in time after the
 //       previous one and in sequence numbers. The extension picks the compression (.jsonl,
-//       .jsonl.zst, .jsonl.gz). `--from tests/data/scenario-deliver.ndjson`: the data of the
-//       benchmarks up to the fourth session (the official server's frames, 20 agents).
+//       .jsonl.zst, .jsonl.gz). `--from tests/data/scenario-deliver.ndjson`: the official server's
+//       frames with 20 agents (the first benchmarks in docs/benchmarks.md).
 //   bench_trace_load load FILE [--nlohmann] [--single-thread] [--inline] [--keep-raw] [--no-timeline]
 //       loads FILE into a SystemStore as the window does (TraceLoader: reader thread, decoding
 //       thread, apply in the main thread) and prints: time to the first applied batch (first

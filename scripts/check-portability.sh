@@ -1,45 +1,224 @@
 #!/usr/bin/env bash
-# Portability checks that run on Debian (issue 17). Exits non-zero on any finding.
+# Checks, on Debian, what would break the Windows and macOS builds. Exits non-zero on any finding.
 #
-#   scripts/check-portability.sh [SOURCE_DIR]
+#   scripts/check-portability.sh [--build-dir DIR] [CHECK...]      (default: all of them)
 #
-# Done so far: POSIX-only headers and calls (fork, waitpid, setrlimit, getpriority, unistd.h,
-# sys/*.h, ...) in core/, ui/, app/, tests/, bench/ and tools/ must sit inside a platform guard
-# (an enclosing #if/#ifdef/#ifndef that names Q_OS_*, _WIN32, __linux__, __APPLE__ or __unix__).
-# Not yet: the MinGW-w64 syntax pass, the clang -Werror build and `cpack -G NSIS`.
+# DIR is a configured and built Linux build (default ./build). The checks:
+#   guards     POSIX- or Windows-only headers and calls (fork, waitpid, setrlimit, unistd.h,
+#              sys/*.h, windows.h, ...) in core/ ui/ app/ tests/ bench/ tools/ sit inside a
+#              platform guard (#if/#ifdef naming Q_OS_*, _WIN32, __linux__, __APPLE__, __unix__).
+#   mingw      every translation unit of core/ ui/ app/ tests/ bench/ compiled with MinGW-w64
+#              (-fsyntax-only) with the build's own flags; Qt, nlohmann, simdjson, zstd, zlib,
+#              xxhash and QtKeychain headers come from a folder of links, never the host's
+#              /usr/include, so glibc's headers cannot stand in for Windows' ones.
+#   clang      the whole project built with clang and -Werror (AppleClang is clang), into
+#              DIR/portability/clang.
+#   nsis       `cpack -G NSIS` from DIR: the real installer script, licence page and icon are
+#              compiled by Debian's makensis; the installer carries every size of the icon.
+#   resources  the .ico and .icns (icoutils, icnsutils), both .rc files (MinGW's windres) and the
+#              Info.plist (plistutil), whose minimum macOS matches the vcpkg triplet and CI.
+# scripts/install-deps.sh installs every tool used here; a missing one is a finding.
 set -euo pipefail
-root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
-cd "$root"
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=$src/build
+checks=()
+while (($#)); do
+  case $1 in
+    --build-dir) build=$(realpath -m "$2"); shift 2 ;;
+    guards|mingw|clang|nsis|resources) checks+=("$1"); shift ;;
+    all) checks+=(guards mingw clang nsis resources); shift ;;
+    *) echo "usage: $0 [--build-dir DIR] [guards|mingw|clang|nsis|resources|all]..." >&2; exit 2 ;;
+  esac
+done
+((${#checks[@]})) || checks=(guards mingw clang nsis resources)
+work=$build/portability
+cd "$src"
 
 findings=0
-while IFS= read -r file; do
-  out=$(awk -v file="$file" '
-    # A stack of the enclosing conditionals: 1 when the condition names a platform.
-    /^[ \t]*#[ \t]*if/ {
-      platform = ($0 ~ /Q_OS_|_WIN32|__linux__|__APPLE__|__unix__|_MSC_VER/) ? 1 : 0
-      stack[++depth] = platform; next
-    }
-    /^[ \t]*#[ \t]*elif/ { stack[depth] = stack[depth] || ($0 ~ /Q_OS_|_WIN32|__linux__|__APPLE__|__unix__|_MSC_VER/); next }
-    /^[ \t]*#[ \t]*endif/ { if (depth > 0) depth--; next }
-    {
-      guarded = 0
-      for (i = 1; i <= depth; i++) if (stack[i]) guarded = 1
-      if (guarded) next
-      if ($0 ~ /^[ \t]*#[ \t]*include[ \t]*<(sys\/[a-z]+\.h|unistd\.h|pthread\.h|dlfcn\.h|fcntl\.h|poll\.h|termios\.h|netinet\/|arpa\/|windows\.h)>/ \
-          || $0 ~ /(^|[^A-Za-z0-9_:.>])(fork|waitpid|setrlimit|getrlimit|getpriority|setpriority|usleep|sysconf|mkstemp|realpath|dup2)[ \t]*\(/) {
-        # comments are no finding
-        line = $0; sub(/\/\/.*/, "", line)
-        if (line ~ /#[ \t]*include|\(/ && line !~ /^[ \t]*\*/) printf "%s:%d: unguarded POSIX/Windows-only use: %s\n", file, NR, $0
-      }
-    }' "$file")
-  if [[ -n $out ]]; then
-    echo "$out"
-    findings=$((findings + $(printf '%s\n' "$out" | wc -l)))
-  fi
-done < <(find core ui app tests bench tools -path tools/demo-system -prune -o \( -name '*.cpp' -o -name '*.h' \) -print | sort)
+finding() { echo "FINDING: $*"; findings=$((findings + 1)); }
+need() {
+  local tool
+  for tool; do
+    command -v "$tool" >/dev/null || { finding "$tool not found (scripts/install-deps.sh installs it)"; return 1; }
+  done
+}
+need_build() {
+  [[ -f $build/CMakeCache.txt && -f $build/compile_commands.json ]] ||
+    { finding "no configured build in $build (scripts/build.sh)"; return 1; }
+}
 
-if (( findings > 0 )); then
+check_guards() {
+  local file out
+  while IFS= read -r file; do
+    out=$(awk -v file="$file" '
+      # A stack of the enclosing conditionals: 1 when the condition names a platform.
+      /^[ \t]*#[ \t]*if/ {
+        platform = ($0 ~ /Q_OS_|_WIN32|__linux__|__APPLE__|__unix__|_MSC_VER/) ? 1 : 0
+        stack[++depth] = platform; next
+      }
+      /^[ \t]*#[ \t]*elif/ { stack[depth] = stack[depth] || ($0 ~ /Q_OS_|_WIN32|__linux__|__APPLE__|__unix__|_MSC_VER/); next }
+      /^[ \t]*#[ \t]*endif/ { if (depth > 0) depth--; next }
+      {
+        guarded = 0
+        for (i = 1; i <= depth; i++) if (stack[i]) guarded = 1
+        if (guarded) next
+        if ($0 ~ /^[ \t]*#[ \t]*include[ \t]*<(sys\/[a-z]+\.h|unistd\.h|pthread\.h|dlfcn\.h|fcntl\.h|poll\.h|termios\.h|netinet\/|arpa\/|windows\.h)>/ \
+            || $0 ~ /(^|[^A-Za-z0-9_:.>])(fork|waitpid|setrlimit|getrlimit|getpriority|setpriority|usleep|sysconf|mkstemp|realpath|dup2)[ \t]*\(/) {
+          # comments are no finding
+          line = $0; sub(/\/\/.*/, "", line)
+          if (line ~ /#[ \t]*include|\(/ && line !~ /^[ \t]*\*/) printf "%s:%d: unguarded POSIX/Windows-only use: %s\n", file, NR, $0
+        }
+      }' "$file")
+    if [[ -n $out ]]; then
+      while IFS= read -r line; do finding "$line"; done <<<"$out"
+    fi
+  done < <(find core ui app tests bench tools -path tools/demo-system -prune -o \( -name '*.cpp' -o -name '*.h' \) -print | sort)
+}
+
+check_mingw() {
+  need x86_64-w64-mingw32-g++-posix python3 || return 0
+  need_build || return 0
+  local inc=$work/mingw-include qt
+  qt=$(grep -m1 -o -- '-isystem [^ ]*/qt6 ' "$build/compile_commands.json" | awk 'NR == 1 {print $2}')
+  [[ -d $qt ]] || { finding "Qt's include folder not found in $build/compile_commands.json"; return 0; }
+  rm -rf "$inc" && mkdir -p "$inc"
+  ln -s "$qt" "$inc/qt6"
+  local h
+  for h in nlohmann simdjson.h zstd.h zstd_errors.h zlib.h zconf.h xxhash.h qt6keychain mimalloc.h; do
+    [[ -e /usr/include/$h ]] && ln -s "/usr/include/$h" "$inc/$h"
+  done
+  # One line per translation unit: the file, then its flags with the host's include folders
+  # mapped to the folder of links and Linux's Qt mkspec to MinGW's.
+  python3 - "$build/compile_commands.json" "$src" "$qt" "$inc" >"$work/mingw-units.txt" <<'EOF'
+import json, shlex, sys
+db, src, qt, inc = sys.argv[1:5]
+for entry in json.load(open(db)):
+    f = entry['file']
+    if not any(f.startswith(f'{src}/{d}/') for d in ('core', 'ui', 'app', 'tests', 'bench')):
+        continue
+    args = shlex.split(entry['command'])[1:]
+    out, i = [], 0
+    while i < len(args):
+        a = args[i]
+        if a in ('-o', '-c'):
+            i += 2; continue
+        if a == '-isystem':
+            p = args[i + 1]; i += 2
+            if p.startswith(qt): p = inc + '/qt6' + p[len(qt):]
+            elif p.endswith('mkspecs/linux-g++'): p = p[:-len('linux-g++')] + 'win32-g++'
+            elif p.startswith('/usr/'): p = inc
+            out += ['-isystem', p]; continue
+        if a.startswith('-I/usr/'):
+            out.append('-I' + inc); i += 1; continue
+        if a in ('-fPIC', '-g') or a.startswith('-O') or a.startswith('-W'):
+            i += 1; continue
+        out.append(a); i += 1
+    print(shlex.quote(f) + ' ' + ' '.join(shlex.quote(x) for x in out))
+EOF
+  local units
+  units=$(wc -l <"$work/mingw-units.txt")
+  echo "mingw: $units translation units"
+  mkdir -p "$work/mingw-logs"
+  rm -f "$work"/mingw-logs/*
+  # -DUNICODE/-D_UNICODE/-DWIN32: what Qt's CMake defines for every Windows target.
+  xargs -P "$(nproc)" -I{} -d '\n' sh -c '
+    line=$1; logs=$2; inc=$3
+    eval "set -- $line"; f=$1; shift
+    x86_64-w64-mingw32-g++-posix -fsyntax-only -DUNICODE -D_UNICODE -DWIN32 "$@" -isystem "$inc" "$f" \
+      >"$logs/$(echo "$f" | sed "s|/|%|g").log" 2>&1 || true' _ {} "$work/mingw-logs" "$inc" <"$work/mingw-units.txt"
+  local log
+  for log in "$work"/mingw-logs/*.log; do
+    if grep -q 'error:' "$log"; then
+      finding "MinGW-w64 cannot compile $(basename "$log" .log | tr % /):"
+      grep -m 10 'error:' "$log"
+    fi
+  done
+}
+
+check_clang() {
+  need clang clang++ cmake ninja || return 0
+  local dir=$work/clang
+  CC=clang CXX=clang++ cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+    -DMAPI_WARNINGS_AS_ERRORS=ON >"$work/clang-configure.log" 2>&1 ||
+    { finding "clang: configure failed"; tail -20 "$work/clang-configure.log"; return 0; }
+  if ! cmake --build "$dir" --parallel "$(nproc)" -- -k 0 >"$work/clang-build.log" 2>&1; then
+    finding "clang -Werror build failed:"
+    grep -E 'error:|warning:' "$work/clang-build.log" | sort -u | head -40
+  fi
+}
+
+check_nsis() {
+  need cpack makensis wrestool icotool || return 0
+  need_build || return 0
+  local out=$work/nsis
+  rm -rf "$out"
+  if ! cpack -G NSIS --config "$build/CPackConfig.cmake" -B "$out" >"$work/nsis.log" 2>&1; then
+    finding "cpack -G NSIS failed:"; tail -20 "$work/nsis.log"; return 0
+  fi
+  local exe nsi want have
+  exe=$(ls "$out"/*.exe 2>/dev/null | awk 'NR == 1')
+  [[ -n $exe ]] || { finding "cpack -G NSIS made no installer"; return 0; }
+  nsi=$(find "$out/_CPack_Packages" -name project.nsi | awk 'NR == 1')
+  grep -q 'MUI_PAGE_LICENSE ".*LICENSE.txt"' "$nsi" || finding "the installer has no licence page with LICENSE.txt"
+  grep -q 'define MUI_ICON ".*map-inspector.ico"' "$nsi" || finding "the installer's icon is not map-inspector.ico"
+  # The installer's icon group carries every image of the .ico.
+  want=$(icotool -l "$build/icons/map-inspector.ico" | wc -l)
+  have=$(wrestool -l --type=3 "$exe" | wc -l)
+  ((have == want)) || finding "the installer carries $have icon images, map-inspector.ico has $want"
+  echo "nsis: $(basename "$exe") ($(du -k "$exe" | cut -f1) KiB), $have icon images, licence page"
+}
+
+check_resources() {
+  need icotool icns2png x86_64-w64-mingw32-windres plistutil python3 || return 0
+  need_build || return 0
+  local icons=$build/icons size
+  for size in 16 24 32 48 64 128 256; do
+    icotool -l "$icons/map-inspector.ico" | grep -q -- "--width=$size --height=$size --bit-depth=32" ||
+      finding "map-inspector.ico has no ${size}x${size} 32-bit image"
+  done
+  rm -rf "$work/icns" && mkdir -p "$work/icns"
+  icns2png -x -o "$work/icns" "$icons/map-inspector.icns" >/dev/null 2>&1 || true
+  for size in 256 512 1024; do
+    [[ -f $work/icns/map-inspector_${size}x${size}x32.png ]] || finding "map-inspector.icns has no ${size}x${size} image"
+  done
+  local rc
+  for rc in map-inspector map-inspector-cli; do
+    x86_64-w64-mingw32-windres "$build/app/$rc.rc" -O coff -o "$work/$rc.res.o" 2>"$work/windres.log" ||
+      { finding "windres cannot compile $rc.rc:"; cat "$work/windres.log"; }
+  done
+  local plist=$build/app/Info.plist
+  plistutil -i "$plist" -o "$work/Info.plist.bin" >/dev/null 2>&1 || finding "Info.plist is not a valid property list"
+  local version triplet workflow
+  version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
+  triplet=$(sed -n 's/^set(VCPKG_OSX_DEPLOYMENT_TARGET \([0-9.]*\))/\1/p' packaging/vcpkg/triplets/*osx*.cmake | awk 'NR == 1')
+  workflow=$(sed -n "s/^ *MACOSX_DEPLOYMENT_TARGET: '\([0-9.]*\)'.*/\1/p" .github/workflows/ci.yml | awk 'NR == 1')
+  python3 - "$plist" "$version" "$triplet" "$workflow" <<'EOF' || findings=$((findings + 1))
+import plistlib, sys
+path, version, triplet, workflow = sys.argv[1:5]
+p = plistlib.load(open(path, 'rb'))
+want = {'CFBundleExecutable': 'map-inspector', 'CFBundleIconFile': 'map-inspector.icns',
+        'CFBundleIdentifier': 'io.github.mapinspector.MapInspector', 'CFBundlePackageType': 'APPL',
+        'CFBundleShortVersionString': version, 'CFBundleVersion': version,
+        'LSMinimumSystemVersion': triplet, 'NSHighResolutionCapable': True}
+bad = [f'{k} is {p.get(k)!r}, expected {v!r}' for k, v in want.items() if p.get(k) != v]
+if workflow != triplet:
+    bad.append(f"CI's MACOSX_DEPLOYMENT_TARGET {workflow!r} differs from the vcpkg triplet's {triplet!r}")
+bad += [f'{k} is not filled in: {v!r}' for k, v in p.items() if isinstance(v, str) and ('${' in v or '@' in v or not v)]
+for b in bad: print('FINDING: Info.plist: ' + b)
+sys.exit(1 if bad else 0)
+EOF
+  echo "resources: .ico, .icns, 2 .rc files, Info.plist (macOS $triplet) checked"
+}
+
+mkdir -p "$work"
+for check in "${checks[@]}"; do
+  before=$findings
+  echo "== $check"
+  "check_$check"
+  ((findings == before)) && echo "$check: no finding"
+done
+if ((findings > 0)); then
   echo "check-portability: $findings finding(s)" >&2
   exit 1
 fi
-echo "check-portability: no unguarded platform-only header or call"
+echo "check-portability: ${checks[*]}: no finding"

@@ -11,6 +11,8 @@ PACKAGES=(
   xvfb xauth
   appstream desktop-file-utils  # packaging checks: metainfo and .desktop validation (ctest)
   file                          # dpkg-shlibdeps (the .deb's dependencies, cpack) runs it
+  # scripts/check-portability.sh (ctest label portability): what would break Windows and macOS
+  g++-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64 clang nsis icoutils icnsutils libplist-utils python3
 )
 # Node.js for the demo system: Debian's packages only when no node/npm is on the PATH (a
 # Node.js installed another way would conflict with them).

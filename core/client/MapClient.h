@@ -41,8 +41,8 @@ struct ClientOptions
     QString clientName = QStringLiteral("map-inspector");
     Json subscribeFilter = Json::object(); // never absent: a filter-less subscribe breaks [M] for everyone
     int requestTimeoutMs = 10000;
-    // Liveness: probe after this much silence, and give the probe this long. The sum (plus the
-    // 250 ms tick) bounds the detection of an open-but-silent socket: 5 + 8 + 0.25 < 15 s.
+    // Liveness: probe after this much silence, and give the probe this long. Their sum plus the
+    // 250 ms tick bounds the detection of an open-but-silent socket (defaults: 10.25 s).
     int probeAfterSilenceMs = 4000;
     int probeTimeoutMs = 6000;
     bool reconnect = true;

@@ -6,6 +6,16 @@
 
 #include <QtTest>
 
+// Readable QCOMPARE failures for JSON values (found by argument-dependent lookup). Without them,
+// QCOMPARE on two ordered_json values does not compile with MinGW: Qt probes for a QDebug
+// operator<<, and the values' implicit conversions meet Windows' QDebug << MSG overload.
+NLOHMANN_JSON_NAMESPACE_BEGIN
+inline char *toString(const ordered_json &value)
+{
+    return qstrdup(value.dump(-1, ' ', false, ordered_json::error_handler_t::replace).c_str());
+}
+NLOHMANN_JSON_NAMESPACE_END
+
 namespace mapi::test {
 
 // Call from initTestCase(): any qWarning/qCritical from Qt or our code fails the test. Some

@@ -21,6 +21,7 @@
 #include <QLineSeries>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QScrollBar>
 #include <QTableView>
 #include <QTreeView>
 
@@ -222,6 +223,25 @@ private Q_SLOTS:
         const QModelIndexList rows = table->selectionModel()->selectedRows();
         QCOMPARE(rows.size(), 1);
         QCOMPARE(rows.first().data(HealthModel::AgentIdRole).toString(), third);
+    }
+
+    // In a dock as narrow as the window's default (about 330 px), the names stay readable: the
+    // agent column keeps its width (a stretched agent column shrank to "…" there).
+    void agentNamesStayReadableInANarrowDock()
+    {
+        InspectorSession session;
+        SelectionHub hub;
+        mapi::test::fillFromCapture(*session.store());
+        HealthPanel panel(&session, &hub);
+        panel.resize(330, 600);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        auto *table = panel.findChild<QTableView *>(QStringLiteral("healthTable"));
+        QVERIFY(table);
+        const int needed = table->fontMetrics().horizontalAdvance(QStringLiteral("worker-10.sub-3"));
+        QVERIFY2(table->columnWidth(HealthModel::AgentColumn) >= needed,
+                 qPrintable(QStringLiteral("agent column %1 px, a name needs %2").arg(table->columnWidth(HealthModel::AgentColumn)).arg(needed)));
+        QVERIFY2(table->viewport()->width() < 400, "the dock under test is narrow");
     }
 
     void taskModelRowsFollowTheStore()

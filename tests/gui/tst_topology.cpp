@@ -335,6 +335,67 @@ private Q_SLOTS:
         }
     }
 
+    // The graph opens fitted beside the legend, and stays fitted while agents join (a live system
+    // registers them one by one) until the operator moves the camera.
+    void staysFittedBesideTheLegendUntilTheCameraMoves()
+    {
+        Fixture f;
+        QVERIFY(f.open());
+        QTRY_VERIFY(f.view->isSettled());
+        const QRectF legend = f.view->legendRect();
+        QVERIFY(!legend.isNull());
+        auto allInViewBesideTheLegend = [&] {
+            for (const Agent &a : f.store().agents()) {
+                const auto world = f.view->nodePosition(a.id);
+                if (!world)
+                    continue;
+                const QPointF at = f.view->mapToView(*world);
+                if (!QRectF(f.view->rect()).contains(at) || legend.contains(at))
+                    return false;
+            }
+            return true;
+        };
+        QVERIFY(allInViewBesideTheLegend());
+
+        int serial = 0;
+        auto addRoots = [&](int count) {
+            ModelInputs inputs;
+            for (int i = 0; i < count; ++i, ++serial) {
+                EventInput input;
+                input.event.kind = EventKind::AgentRegistered;
+                input.event.type = QStringLiteral("agent.registered");
+                input.event.agentId = QStringLiteral("GROW-%1").arg(serial);
+                input.event.eventId = QStringLiteral("grow-event-%1").arg(serial);
+                input.event.timestampMs = f.store().now() + 1;
+                AgentRecord record;
+                record.id = input.event.agentId;
+                record.name = QStringLiteral("grown-%1").arg(serial);
+                record.role = QStringLiteral("monitor");
+                record.state = QStringLiteral("idle");
+                input.event.agent = record;
+                input.receivedMs = input.event.timestampMs;
+                inputs.push_back(ModelInput(input));
+            }
+            f.session.store()->apply(inputs);
+            f.session.store()->flushChanges();
+        };
+        const double zoomBefore = f.view->zoom();
+        addRoots(120);
+        QTRY_VERIFY(f.view->isSettled());
+        QTRY_VERIFY(f.view->nodePosition(QStringLiteral("GROW-119")).has_value());
+        QVERIFY2(f.view->zoom() < zoomBefore, qPrintable(QStringLiteral("a larger graph is shown smaller, to keep it all in view: zoom %1, before %2")
+                                                            .arg(f.view->zoom()).arg(zoomBefore)));
+        QVERIFY(allInViewBesideTheLegend());
+
+        // The operator pans: from now on the camera is theirs.
+        f.view->panBy(QPointF(15, 10));
+        const double zoomOwned = f.view->zoom();
+        addRoots(120);
+        QTRY_VERIFY(f.view->nodePosition(QStringLiteral("GROW-239")).has_value());
+        QTRY_VERIFY(f.view->isSettled());
+        QCOMPARE(f.view->zoom(), zoomOwned);
+    }
+
     void searchFocusesAgent()
     {
         Fixture f;

@@ -777,8 +777,8 @@ void TestDialect::errorsCaptureProblemsMatchIndependentCount()
     // The server of errors.ndjson answers everything it understood correctly: the malformed
     // frames are the ones *we* sent, so no received frame is malformed. The one binary frame we
     // sent (request 105) is answered, and its answer must match (the capture keeps binary frames
-    // as text; reading them as base64 used to lose request 105 and count its answer as an
-    // unmatched response). Received garbage is covered by problemCounterMatchesMalformedFrames.
+    // as text; read as base64 request 105 would be lost and its answer counted as an unmatched
+    // response). Received garbage is covered by problemCounterMatchesMalformedFrames.
     QCOMPARE(malformed, 0);
     QCOMPARE(store.counters().problems, qint64(malformed));
     QVERIFY(store.counters().eventsApplied > 0);

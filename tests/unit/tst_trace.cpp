@@ -238,7 +238,7 @@ void TestTrace::deepFrameWithSecretWordDoesNotCrash()
         const QByteArray out = redactSecrets(frame);
         return out.isEmpty() ? 1 : 0;
     });
-    // Fixed: redaction scans the text without recursion (it used to overflow the stack here).
+    // Redaction scans the text without recursion: deep nesting cannot overflow the stack.
     QCOMPARE(rc, 0);
 }
 
@@ -476,7 +476,7 @@ void TestTrace::garbageBinaryFieldDoesNotThrow()
     } catch (...) {
         threw = true;
     }
-    // Fixed: a non-boolean "binary" makes the line bad instead of throwing out of the reader.
+    // A non-boolean "binary" makes the line bad; nothing throws out of the reader.
     QVERIFY(!threw);
     QCOMPARE(records + stats.badLines.size(), 3);
 }
@@ -494,7 +494,7 @@ void TestTrace::captureBinaryFrameKeepsItsText()
     QCOMPARE(stats.format, QStringLiteral("capture"));
     QCOMPARE(read.size(), 1);
     QVERIFY(read[0].binary);
-    // Fixed: only map-inspector traces base64-encode binary frames; captures keep the text.
+    // Only map-inspector traces base64-encode binary frames; captures keep the text.
     QCOMPARE(read[0].raw, frame);
 }
 

@@ -50,11 +50,15 @@ HealthPanel::HealthPanel(InspectorSession *session, SelectionHub *selection, QWi
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     // Fixed widths from the font: ResizeToContents would measure every row on each change.
     QHeaderView *header = m_table->horizontalHeader();
+    // The names keep a readable width (a stretched first column shrank to "…" in the default,
+    // narrow dock); the last column takes what is left, and a narrow dock scrolls sideways.
     header->setSectionResizeMode(QHeaderView::Interactive);
-    header->setSectionResizeMode(HealthModel::AgentColumn, QHeaderView::Stretch);
+    header->setStretchLastSection(true);
     header->setHighlightSections(false);
+    m_table->setTextElideMode(Qt::ElideMiddle); // "worker-1…sub-3" keeps both ends of a name
     const QFontMetrics metrics = fontMetrics();
     auto widthOf = [&metrics](const char *sample) { return metrics.horizontalAdvance(QLatin1String(sample)) + 14; };
+    header->resizeSection(HealthModel::AgentColumn, widthOf("worker-10.sub-3") + 16); // + the swatch
     header->resizeSection(HealthModel::HealthColumn, widthOf("unresponsive"));
     header->resizeSection(HealthModel::HeartbeatColumn, widthOf("59 min"));
     header->resizeSection(HealthModel::StatusColumn, widthOf("ACTIVE"));

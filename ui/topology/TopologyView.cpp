@@ -23,6 +23,8 @@ namespace {
 
 constexpr double kMinScale = 0.02;
 constexpr double kMaxScale = 4.0;
+// The legend's grid (pixels): 7 rows of 3 columns in a padded box at the bottom left.
+constexpr double kLegendRow = 17, kLegendColumn = 118, kLegendPad = 8;
 constexpr double kCoarseTreeScale = 0.15;     // below: tree lines without the drops to leaves
 constexpr double kSpriteMaxRadius = 7;        // view pixels: smaller nodes are stamped from cached pictures
 constexpr int kMinLabelPixels = 7;            // smaller labels are not drawn (except for selected nodes)
@@ -247,6 +249,10 @@ void TopologyView::onLayoutFinished(const LayoutResult &result)
             }
         }
         m_anchorRow = -1;
+    } else if (m_autoFit) {
+        // Agents that joined after the first layout (a live system registers them one by one)
+        // widen the graph: keep it all in view until the operator moves the camera.
+        zoomToFit(false);
     }
     if (m_revealAfterLayout >= 0 && size_t(m_revealAfterLayout) < m_graph.nodes().size()
         && m_graph.nodes()[size_t(m_revealAfterLayout)].positioned) {
@@ -467,14 +473,28 @@ void TopologyView::zoomToFit(bool animated)
     if (bounds.isNull() || width() <= 0 || height() <= 0)
         return;
     constexpr double margin = 24;
-    const double scale = std::clamp(std::min((width() - 2 * margin) / std::max(1.0, bounds.width()),
-                                             (height() - 2 * margin) / std::max(1.0, bounds.height())),
-                                    kMinScale, 1.5);
+    auto fittedScale = [&bounds](const QRectF &area) {
+        if (area.width() <= 0 || area.height() <= 0)
+            return 0.0;
+        return std::min(area.width() / std::max(1.0, bounds.width()), area.height() / std::max(1.0, bounds.height()));
+    };
+    // The graph goes beside the legend, not under it: above it or to its right, whichever
+    // shows the graph larger.
+    QRectF area = QRectF(rect()).adjusted(margin, margin, -margin, -margin);
+    const QRectF legend = legendRect();
+    if (m_legendVisible && !legend.isNull()) {
+        const QRectF above(area.left(), area.top(), area.width(), legend.top() - margin - area.top());
+        const QRectF right(legend.right() + margin, area.top(), area.right() - legend.right() - margin, area.height());
+        area = fittedScale(above) >= fittedScale(right) ? above : right;
+    }
+    const double scale = std::clamp(fittedScale(area), kMinScale, 1.5);
+    // The camera's centre is the view's centre: shift it so that the graph's centre lands on the area's.
+    const QPointF center = bounds.center() - (area.center() - QRectF(rect()).center()) / scale;
     if (animated) {
-        animateCamera(bounds.center(), scale);
+        animateCamera(center, scale);
     } else {
         m_cameraAnimation.stop();
-        m_center = bounds.center();
+        m_center = center;
         m_scale = scale;
         update();
     }
@@ -527,8 +547,10 @@ void TopologyView::ensureVisible(int row)
         return;
     }
     const QRectF comfortable = QRectF(rect()).adjusted(40, 40, -40, -40);
-    if (!comfortable.contains(mapToView(n.target)))
+    if (!comfortable.contains(mapToView(n.target))) {
+        m_autoFit = false; // the operator's selection now owns the camera
         animateCamera(n.target, m_scale);
+    }
 }
 
 // ---- queries for tests -----------------------------------------------------------------
@@ -571,6 +593,8 @@ bool TopologyView::isDimmed(const QString &agentId) const
 void TopologyView::setLegendVisible(bool visible)
 {
     m_legendVisible = visible;
+    if (m_autoFit)
+        zoomToFit(false); // the legend takes room from the graph, or gives it back
     update();
 }
 
@@ -1348,16 +1372,25 @@ void TopologyView::paintNodeOverlays(QPainter &painter, const TopologyColors &co
     painter.setOpacity(1);
 }
 
+QRectF TopologyView::legendRect() const
+{
+    constexpr double row = kLegendRow, column = kLegendColumn, pad = kLegendPad;
+    const QRectF box(pad, height() - pad - 7 * row - 2 * pad, 3 * column + pad, 7 * row + 2 * pad);
+    if (box.top() < 40 || box.right() > width() - 40)
+        return {}; // the view is too small for a legend
+    return box;
+}
+
 void TopologyView::paintLegend(QPainter &painter, const TopologyColors &colors)
 {
     QFont f = font();
     f.setPixelSize(11);
     painter.setFont(f);
     const QFontMetricsF metrics(f);
-    constexpr double row = 17, column = 118, pad = 8;
-    const QRectF box(pad, height() - pad - 7 * row - 2 * pad, 3 * column + pad, 7 * row + 2 * pad);
-    if (box.top() < 40 || box.right() > width() - 40)
+    const QRectF box = legendRect();
+    if (box.isNull())
         return; // the view is too small for a legend
+    constexpr double row = kLegendRow, column = kLegendColumn, pad = kLegendPad;
     QColor background = colors.badgeBackground;
     background.setAlpha(225);
     painter.setPen(QPen(colors.badgeBorder, 1));

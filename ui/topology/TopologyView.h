@@ -72,6 +72,7 @@ public:
     int hiddenDescendantCount(const QString &agentId) const; // shown on a collapsed node's badge
     bool isDimmed(const QString &agentId) const;
     bool isSettled() const;                       // no layout running or due, no animation
+    QRectF legendRect() const;                    // where the legend goes (view); null when the view is too small for it
     double lastLayoutMs() const { return m_lastLayoutMs; }           // computeLayout() in the pool thread
     double lastLayoutRoundTripMs() const { return m_lastLayoutRoundTripMs; } // snapshot → applied
 
@@ -159,7 +160,7 @@ private:
     QPointF m_cameraFrom, m_cameraTo;
     double m_scaleFrom = 1, m_scaleTo = 1;
     QVariantAnimation m_moveAnimation;            // 0 → 1, node moves after a full layout
-    bool m_autoFit = true;                        // fit again on resize until the operator moves the camera
+    bool m_autoFit = true;                        // fit again on resize and growth until the operator moves the camera
     bool m_fitAfterLayout = true;                 // the next full layout ends with a fit
     int m_anchorRow = -1;                         // stays put on screen through the next full layout
     int m_revealAfterLayout = -1;                 // centred once the layout placed it
