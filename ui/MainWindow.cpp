@@ -4,6 +4,7 @@
 #include "dialogs/ConnectDialog.h"
 #include "dialogs/ConnectionProfiles.h"
 #include "dialogs/RecoverDialog.h"
+#include "panels/WelcomePage.h"
 #include "panels/ActionsPanel.h"
 #include "panels/AgentsPanel.h"
 #include "panels/HealthPanel.h"
@@ -13,7 +14,7 @@
 #include "panels/TasksPanel.h"
 #include "panels/TimelinePanel.h"
 #include "panels/TopologyPanel.h"
-#include "replay/Exports.h"
+#include "common/PictureExport.h"
 #include "replay/ReplayBar.h"
 #include "replay/SampleTrace.h"
 #include "session/InspectorSession.h"
@@ -21,7 +22,7 @@
 #include "style/Theme.h"
 #include "timeline/TimelineView.h"
 #include "topology/TopologyView.h"
-#include "trace/TraceExport.h"
+#include "trace/ModelExport.h"
 #include "trace/TraceTimeline.h"
 
 #include <cmath>
@@ -62,7 +63,21 @@ MainWindow::MainWindow(QWidget *parent)
 
     buildActions();
     m_center = new QStackedWidget(this);
-    m_welcome = buildWelcomePage();
+    m_welcome = new WelcomePage(this);
+    connect(m_welcome, &WelcomePage::connectRequested, this, [this](const QString &url) {
+        ConnectDialog dialog(this);
+        if (!url.isEmpty())
+            dialog.setUrl(url);
+        if (dialog.exec() == QDialog::Accepted)
+            connectTo(dialog.options(), dialog.observerOnly());
+    });
+    connect(m_welcome, &WelcomePage::openTraceRequested, this, [this](const QString &path) {
+        if (path.isEmpty())
+            showOpenTraceDialog();
+        else
+            openTrace(path);
+    });
+    connect(m_welcome, &WelcomePage::openSampleRequested, this, &MainWindow::openSampleTrace);
     m_topology = new TopologyPanel(m_session, m_selection, this);
     m_replayBar = new ReplayBar(this);
     m_replayBar->addSpaceTarget(m_topology->view());
@@ -476,78 +491,6 @@ void MainWindow::buildStatusBar()
     statusBar()->addPermanentWidget(m_problemsButton);
 }
 
-QWidget *MainWindow::buildWelcomePage()
-{
-    auto *page = new QWidget(this);
-    page->setObjectName(QStringLiteral("welcomePage"));
-    auto *layout = new QVBoxLayout(page);
-    layout->addStretch(2);
-    auto *title = new QLabel(tr("<h1>MAP Inspector</h1><p>Watch and steer a multi-agent system that speaks MAP.</p>"), page);
-    title->setAlignment(Qt::AlignCenter);
-    layout->addWidget(title);
-    auto *buttons = new QHBoxLayout;
-    buttons->addStretch();
-    auto *connectButton = new QPushButton(tr("Connect to a MAP server…"), page);
-    connectButton->setObjectName(QStringLiteral("welcomeConnect"));
-    auto *openButton = new QPushButton(tr("Open a trace…"), page);
-    openButton->setObjectName(QStringLiteral("welcomeOpenTrace"));
-    connect(connectButton, &QPushButton::clicked, this, &MainWindow::showConnectDialog);
-    connect(openButton, &QPushButton::clicked, this, &MainWindow::showOpenTraceDialog);
-    auto *sampleButton = new QPushButton(tr("Open the sample trace"), page);
-    sampleButton->setObjectName(QStringLiteral("welcomeOpenSample"));
-    sampleButton->setToolTip(tr("A minute of the demo system (40 agents), recorded and shipped with MAP Inspector"));
-    connect(sampleButton, &QPushButton::clicked, this, &MainWindow::openSampleTrace);
-    buttons->addWidget(connectButton);
-    buttons->addWidget(openButton);
-    buttons->addWidget(sampleButton);
-    buttons->addStretch();
-    layout->addLayout(buttons);
-    auto *demo = new QLabel(
-        tr("<p>No MAP system at hand? Start the demo system that ships with the sources:</p>"
-           "<pre>cd tools/demo-system &amp;&amp; npm ci --ignore-scripts\nnode demo-system.mjs --mode extended</pre>"
-           "<p>and connect to the <code>ws://127.0.0.1:PORT</code> it prints.</p>"),
-        page);
-    demo->setAlignment(Qt::AlignCenter);
-    demo->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(demo);
-    m_recentBox = new QWidget(page);
-    m_recentBox->setLayout(new QVBoxLayout);
-    layout->addWidget(m_recentBox, 0, Qt::AlignHCenter);
-    layout->addStretch(3);
-    refreshWelcomePage();
-    return page;
-}
-
-void MainWindow::refreshWelcomePage()
-{
-    QLayout *l = m_recentBox->layout();
-    while (QLayoutItem *item = l->takeAt(0)) {
-        delete item->widget();
-        delete item;
-    }
-    const QStringList servers = ConnectionProfiles::recentServers();
-    const QStringList traces = ConnectionProfiles::recentTraces();
-    if (!servers.isEmpty() || !traces.isEmpty())
-        l->addWidget(new QLabel(tr("<b>Recent</b>"), m_recentBox));
-    for (const QString &url : servers.mid(0, 4)) {
-        auto *b = new QPushButton(url, m_recentBox);
-        b->setFlat(true);
-        connect(b, &QPushButton::clicked, this, [this, url] {
-            ConnectDialog dialog(this);
-            dialog.setUrl(url);
-            if (dialog.exec() == QDialog::Accepted)
-                connectTo(dialog.options(), dialog.observerOnly());
-        });
-        l->addWidget(b);
-    }
-    for (const QString &path : traces.mid(0, 4)) {
-        auto *b = new QPushButton(path, m_recentBox);
-        b->setFlat(true);
-        connect(b, &QPushButton::clicked, this, [this, path] { openTrace(path); });
-        l->addWidget(b);
-    }
-}
-
 // ---- sources ---------------------------------------------------------------------------
 
 void MainWindow::showConnectDialog()
@@ -607,7 +550,7 @@ void MainWindow::startTraceLoad(const QString &path, bool remember)
     m_session->openTrace(path);
     if (remember) {
         ConnectionProfiles::addRecentTrace(path);
-        refreshWelcomePage();
+        m_welcome->refreshRecent();
     }
 }
 

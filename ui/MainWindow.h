@@ -31,6 +31,7 @@ class ReplayBar;
 class ScopesPanel;
 class TasksPanel;
 class TimelinePanel;
+class WelcomePage;
 class TopologyPanel;
 
 class MainWindow : public QMainWindow
@@ -94,8 +95,6 @@ private:
     void buildMenus();
     void buildDocks();
     void buildStatusBar();
-    QWidget *buildWelcomePage();
-    void refreshWelcomePage();
     void updateActionStates();
     void updateStatusBar();
     void startTraceLoad(const QString &path, bool remember);
@@ -119,8 +118,7 @@ private:
     QByteArray m_defaultLayout;
 
     QStackedWidget *m_center = nullptr;
-    QWidget *m_welcome = nullptr;
-    QWidget *m_recentBox = nullptr;
+    WelcomePage *m_welcome = nullptr;
     ReplayBar *m_replayBar = nullptr;
     TopologyPanel *m_topology = nullptr;
     AgentsPanel *m_agents = nullptr;

@@ -9,7 +9,7 @@
 #include "model/SystemStore.h"
 #include "session/InspectorSession.h"
 #include "trace/Trace.h"
-#include "trace/TraceExport.h"
+#include "trace/ModelExport.h"
 #include "trace/TraceLoader.h"
 
 #include <QCommandLineParser>

@@ -173,7 +173,11 @@ Q_SIGNALS:
     void wasReset();
 
 private:
-    void applyEvent(const EventInput &input);
+    void applyEvent(const EventInput &input); // records it, then one handler per family:
+    void applyAgentEvent(const MapEvent &event, qint64 timeMs);
+    void applyScopeEvent(const MapEvent &event, qint64 timeMs);
+    void applyDeliveryEvent(const MapEvent &event, qint64 timeMs, int eventIndex); // queued, delivered, dropped, …
+    void applySessionEvent(const MapEvent &event, qint64 timeMs);
     int stateRowOf(const QString &state); // -1: the table is full (EventEntry keeps 16 bits)
     void applyAgentsSnapshot(const AgentsSnapshot &snapshot);
     void applyScopesSnapshot(const ScopesSnapshot &snapshot);

@@ -453,30 +453,6 @@ int RecordDecoder::decode(const TraceRecord &r, ModelInputs &out)
     return int(out.size() - before);
 }
 
-TraceReplayer::TraceReplayer(SystemStore *store, CodecLimits limits, std::shared_ptr<const JsonParser> parser)
-    : m_store(store)
-    , m_decoder(limits, std::move(parser))
-{
-}
-
-void TraceReplayer::feed(const TraceRecord &r)
-{
-    m_inputs.clear();
-    if (m_decoder.decode(r, m_inputs) > 0)
-        m_store->apply(m_inputs);
-}
-
-bool TraceReplayer::replayFile(const QString &path, TraceReadStats &stats, QString *error)
-{
-    const bool ok = readTrace(path, [this](const TraceRecord &r) {
-        feed(r);
-        return true;
-    }, stats, error);
-    if (ok)
-        m_store->advanceTime(m_decoder.lastTimeMs());
-    return ok;
-}
-
 TraceSlice writeTraceSlice(const QString &inPath, const QString &outPath, std::optional<qint64> fromMs,
                            std::optional<qint64> toMs)
 {

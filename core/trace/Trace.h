@@ -11,7 +11,7 @@
 //
 // Related headers: TraceRecord.h (records, redaction), CompressedFile.h, TraceLoader.h
 // (threaded loading with progress and cancel), TraceTimeline.h (seek, replay controller,
-// bookmarks), TraceImport.h, TraceExport.h.
+// bookmarks), TraceImport.h, ModelExport.h.
 #pragma once
 
 #include "pipeline/FrameSink.h"
@@ -219,22 +219,6 @@ private:
     qint64 m_lastTimeMs = 0;
     std::vector<qint64> m_damagedLines;
     bool m_keepPayloadText = true;
-};
-
-// Replays a trace into a store through ProtocolPipeline: the same path as live traffic.
-// For large files in an application, prefer TraceLoader (threads, progress, cancel).
-class TraceReplayer
-{
-public:
-    explicit TraceReplayer(SystemStore *store, CodecLimits limits = {}, std::shared_ptr<const JsonParser> parser = {});
-    void feed(const TraceRecord &record);
-    // Reads and replays a whole file, then advances the store's clock to the last record.
-    bool replayFile(const QString &path, TraceReadStats &stats, QString *error);
-
-private:
-    SystemStore *m_store;
-    RecordDecoder m_decoder;
-    ModelInputs m_inputs;
 };
 
 } // namespace mapi

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/SystemStore.h"
+#include "TraceReplayer.h"
 #include "trace/Trace.h"
 
 #include <QtTest>
@@ -37,7 +38,7 @@ inline void failOnQtWarnings()
 // Replays one of tests/data's captures into `store` (the live pipeline, no server needed).
 inline void fillFromCapture(SystemStore &store, const char *name = "scenario-deliver.ndjson")
 {
-    TraceReplayer replayer(&store);
+    mapi::test::TraceReplayer replayer(&store);
     TraceReadStats stats;
     QString error;
     replayer.replayFile(QStringLiteral(MAPI_TEST_DATA "/") + QLatin1String(name), stats, &error);

@@ -1,6 +1,7 @@
 // The inspector, actions and problems panels and their models: JsonTreeModel (tree, merge),
 // ActionModel (action lifecycle through the store), ProblemModel/GapModel (errors capture).
 #include "GuiTestSupport.h"
+#include "TraceReplayer.h"
 
 #include "models/ActionModel.h"
 #include "models/JsonTreeModel.h"
@@ -115,7 +116,7 @@ EventInput stateChanged(const QString &eventId, const QString &agentId, const QS
 // sends: the real pipeline must turn each into a kept problem. Returns how many were fed.
 int replayMalformedFramesAsReceived(SystemStore &store)
 {
-    TraceReplayer replayer(&store);
+    mapi::test::TraceReplayer replayer(&store);
     const FrameCodec codec;
     int fed = 0;
     TraceReadStats stats;
@@ -531,7 +532,7 @@ void TestInspector::inspectorBoundsLargeFrames()
                                         "\"event\":{\"type\":\"message.sent\",\"id\":\"big-1\",\"timestamp\":1795252123713,\"data\":{\"message\":"
                                         "{\"id\":\"m-big\",\"from\":\"a\",\"to\":\"b\",\"timestamp\":1795252123712,\"payload\":{\"text\":\"")
         + text + "\"}}}}}}";
-    TraceReplayer replayer(session.store());
+    mapi::test::TraceReplayer replayer(session.store());
     TraceRecord record;
     record.dir = QStringLiteral("recv");
     record.raw = frame;

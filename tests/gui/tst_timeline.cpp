@@ -1,10 +1,12 @@
 // The timeline: time ↔ pixel geometry, lanes and groups over the real capture, clicking arrows,
 // marks and lane headers, follow-live, level of detail.
 #include "GuiTestSupport.h"
+#include "TraceReplayer.h"
 
 #include "panels/TimelinePanel.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
+#include "common/NaturalSort.h"
 #include "timeline/TimelineAxis.h"
 #include "timeline/TimelineView.h"
 #include "trace/Trace.h"
@@ -258,6 +260,18 @@ void TimelineTest::naturalOrder()
     QVERIFY(naturalLess(QStringLiteral("worker-1.sub-2"), QStringLiteral("worker-1.sub-10")));
     QVERIFY(naturalLess(QStringLiteral("Alpha"), QStringLiteral("beta")));
     QVERIFY(!naturalLess(QStringLiteral("same"), QStringLiteral("same")));
+    QCOMPARE(naturalCompare(QStringLiteral("worker-007"), QStringLiteral("worker-7")), 0); // leading zeros do not count
+
+    // The topology sorts by precomputed keys, the tables and lanes by comparison: one order.
+    const QStringList names = {QStringLiteral("worker-10.sub-2"), QStringLiteral("Worker-9"), QStringLiteral("worker-1.sub-10"),
+                               QStringLiteral("auditor"), QStringLiteral("worker-1.sub-9"), QStringLiteral("worker-100"),
+                               QStringLiteral("worker-1"), QStringLiteral("agent-2b"), QStringLiteral("agent-12a")};
+    QStringList byCompare = names, byKey = names;
+    std::sort(byCompare.begin(), byCompare.end(), [](const QString &a, const QString &b) { return naturalLess(a, b); });
+    std::sort(byKey.begin(), byKey.end(), [](const QString &a, const QString &b) { return naturalSortKey(a) < naturalSortKey(b); });
+    QCOMPARE(byKey, byCompare);
+    QCOMPARE(byCompare.first(), QStringLiteral("agent-2b"));
+    QCOMPARE(byCompare.last(), QStringLiteral("worker-100"));
 }
 
 // ---- the view over the capture -------------------------------------------------------------
@@ -543,7 +557,7 @@ void TimelineTest::followLive()
     QVERIFY(records.size() > 100);
     Fixture f(false);
     SystemStore &store = *f.session.store();
-    TraceReplayer replayer(&store);
+    mapi::test::TraceReplayer replayer(&store);
     QVERIFY(f.view->followLive());
 
     // Feed the capture in eight slices; after each batch the newest message is in sight.

@@ -1,6 +1,7 @@
 // MAP dialect normalisation ([M] official MAPServer, [T] SDK TestServer, [S] schema) on real
 // recorded frames, and whole-capture replays compared with the server's own snapshot answers.
 #include "TestSupport.h"
+#include "TraceReplayer.h"
 
 #include "pipeline/ProtocolPipeline.h"
 #include "map/Dialect.h"
@@ -701,7 +702,7 @@ void TestDialect::replayedCaptureMatchesServerLists()
     const QString path = mapi_test::dataPath(file);
 
     SystemStore store;
-    TraceReplayer replayer(&store);
+    mapi::test::TraceReplayer replayer(&store);
     TraceReadStats stats;
     QString error;
     QVERIFY2(replayer.replayFile(path, stats, &error), qPrintable(error));
@@ -768,7 +769,7 @@ void TestDialect::errorsCaptureProblemsMatchIndependentCount()
     const int malformed = countMalformedReceived(mapi_test::readCapture(path));
 
     SystemStore store;
-    TraceReplayer replayer(&store);
+    mapi::test::TraceReplayer replayer(&store);
     TraceReadStats stats;
     QString error;
     QVERIFY2(replayer.replayFile(path, stats, &error), qPrintable(error));
@@ -822,7 +823,7 @@ void TestDialect::problemCounterMatchesMalformedFrames()
     file.close();
 
     SystemStore store;
-    TraceReplayer replayer(&store);
+    mapi::test::TraceReplayer replayer(&store);
     TraceReadStats stats;
     QString error;
     QVERIFY2(replayer.replayFile(file.fileName(), stats, &error), qPrintable(error));

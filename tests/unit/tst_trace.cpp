@@ -1,6 +1,7 @@
 // Traces: secret redaction, writing and reading back (including damaged files), and replay
 // giving the same model as live processing of the same frames.
 #include "TestSupport.h"
+#include "TraceReplayer.h"
 
 #include "model/StateJson.h"
 #include "trace/Trace.h"
@@ -375,7 +376,7 @@ void TestTrace::damagedLinesAreReportedByNumber()
 
     // The replayer still applies every good record.
     SystemStore store;
-    TraceReplayer replayer(&store);
+    mapi::test::TraceReplayer replayer(&store);
     TraceReadStats replayStats;
     QString error;
     QVERIFY(replayer.replayFile(path, replayStats, &error));
@@ -517,7 +518,7 @@ void TestTrace::missingFileIsAnError()
     QVERIFY(!readTrace(QStringLiteral("/nonexistent/dir/trace.ndjson"), [](const TraceRecord &) { return true; }, stats, &error));
     QVERIFY(!error.isEmpty());
     SystemStore store;
-    TraceReplayer replayer(&store);
+    mapi::test::TraceReplayer replayer(&store);
     QVERIFY(!replayer.replayFile(QStringLiteral("/nonexistent/dir/trace.ndjson"), stats, &error));
 
     TraceWriter writer;
@@ -592,7 +593,7 @@ void TestTrace::replayEqualsLiveProcessing()
             writer.write(r);
     }
     SystemStore replayed;
-    TraceReplayer replayer(&replayed);
+    mapi::test::TraceReplayer replayer(&replayed);
     TraceReadStats stats;
     QString error;
     QVERIFY2(replayer.replayFile(path, stats, &error), qPrintable(error));

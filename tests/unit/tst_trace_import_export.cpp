@@ -4,11 +4,12 @@
 // and the Chrome trace and CSV exports, checked with independent parsers (QJsonDocument and a
 // small RFC 4180 reader here).
 #include "TestSupport.h"
+#include "TraceReplayer.h"
 
 #include "model/StateJson.h"
 #include "protocol/SimdJsonParser.h"
 #include "trace/Trace.h"
-#include "trace/TraceExport.h"
+#include "trace/ModelExport.h"
 #include "trace/TraceImport.h"
 #include "trace/TraceLoader.h"
 #include "trace/TraceTimeline.h"
@@ -303,7 +304,7 @@ void TestTraceImportExport::recordThenReplayEqualsLive()
 
     // The single-threaded replayer with the default parser agrees.
     SystemStore classic;
-    TraceReplayer replayer(&classic);
+    mapi::test::TraceReplayer replayer(&classic);
     TraceReadStats stats;
     QString error;
     QVERIFY2(replayer.replayFile(path, stats, &error), qPrintable(error));

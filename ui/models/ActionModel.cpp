@@ -1,5 +1,7 @@
 #include "models/ActionModel.h"
 
+#include "common/ColumnTitles.h"
+#include "common/ModelSignals.h"
 #include "style/Colors.h"
 
 #include <QDateTime>
@@ -10,16 +12,9 @@
 namespace mapi::ui {
 
 ActionModel::ActionModel(const SystemStore *store, QObject *parent)
-    : QAbstractTableModel(parent)
-    , m_store(store)
-    , m_rows(int(store->actions().size()))
+    : LogTableModel(store, ColumnCount, [store] { return int(store->actions().size()); }, {}, parent)
 {
     connect(store, &SystemStore::changed, this, &ActionModel::applyChanges);
-    connect(store, &SystemStore::aboutToReset, this, [this] { beginResetModel(); });
-    connect(store, &SystemStore::wasReset, this, [this] {
-        m_rows = int(m_store->actions().size());
-        endResetModel();
-    });
 }
 
 QColor ActionModel::statusColor(ActionStatus status)
@@ -47,43 +42,9 @@ QString ActionModel::latencyText(qint64 sentMs, qint64 stepMs)
 
 void ActionModel::applyChanges(const ChangeSet &changes)
 {
-    const int total = int(m_store->actions().size());
-    const int oldRows = m_rows;
-    if (total > oldRows) {
-        beginInsertRows({}, oldRows, total - 1);
-        m_rows = total;
-        endInsertRows();
-    }
     // Rows inserted just now are painted fresh; only older rows need dataChanged.
-    std::vector<int> rows;
-    rows.reserve(size_t(changes.actionRows.size()));
-    for (int row : changes.actionRows)
-        if (row < oldRows)
-            rows.push_back(row);
-    if (rows.empty())
-        return;
-    if (rows.size() * 2 > size_t(oldRows)) {
-        Q_EMIT dataChanged(index(0, 0), index(oldRows - 1, ColumnCount - 1));
-        return;
-    }
-    std::sort(rows.begin(), rows.end());
-    size_t first = 0;
-    for (size_t i = 1; i <= rows.size(); ++i) {
-        if (i < rows.size() && rows[i] == rows[i - 1] + 1)
-            continue;
-        Q_EMIT dataChanged(index(rows[first], 0), index(rows[i - 1], ColumnCount - 1));
-        first = i;
-    }
-}
-
-int ActionModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : m_rows;
-}
-
-int ActionModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
+    const int oldRows = followLog();
+    emitRowsChanged(this, changes.actionRows, oldRows, 0, ColumnCount - 1);
 }
 
 QVariant ActionModel::data(const QModelIndex &index, int role) const
@@ -147,20 +108,7 @@ QVariant ActionModel::data(const QModelIndex &index, int role) const
 
 QVariant ActionModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case SentColumn: return tr("Sent");
-    case KindColumn: return tr("Action");
-    case TargetColumn: return tr("Agent");
-    case MethodColumn: return tr("Method");
-    case FallbackColumn: return tr("Fallback");
-    case StatusColumn: return tr("Status");
-    case DetailColumn: return tr("Detail");
-    case AnswerColumn: return tr("Answer");
-    case SettledColumn: return tr("Settled");
-    }
-    return {};
+    return columnTitle(section, orientation, role, {tr("Sent"), tr("Action"), tr("Agent"), tr("Method"), tr("Fallback"), tr("Status"), tr("Detail"), tr("Answer"), tr("Settled")});
 }
 
 } // namespace mapi::ui

@@ -6,14 +6,13 @@
 // than half the rows changed); aboutToReset()/wasReset() reset the model.
 #pragma once
 
-#include "model/SystemStore.h"
+#include "common/LogTableModel.h"
 
-#include <QAbstractTableModel>
 #include <QColor>
 
 namespace mapi::ui {
 
-class ActionModel : public QAbstractTableModel
+class ActionModel : public LogTableModel
 {
     Q_OBJECT
 public:
@@ -42,16 +41,11 @@ public:
     // "123 ms" / "1.4 s"; "—" when the step has not happened (stepMs == 0).
     static QString latencyText(qint64 sentMs, qint64 stepMs);
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
     void applyChanges(const ChangeSet &changes);
-
-    const SystemStore *m_store;
-    int m_rows = 0; // rows announced to views; the store may already hold more until the next changed()
 };
 
 } // namespace mapi::ui

@@ -1,5 +1,8 @@
 #include "models/AgentTableModel.h"
 
+#include "common/ModelSignals.h"
+#include "common/NaturalSort.h"
+#include "common/TimeText.h"
 #include "model/SystemStore.h"
 #include "models/HealthModel.h"
 #include "style/Colors.h"
@@ -51,46 +54,25 @@ QColor inactiveTextColor()
     return QColor(mix(text.red(), base.red()), mix(text.green(), base.green()), mix(text.blue(), base.blue()));
 }
 
+QVariant inactiveRowStyle(int role, bool inactive)
+{
+    if (!inactive)
+        return {};
+    if (role == Qt::ForegroundRole)
+        return inactiveTextColor();
+    if (role == Qt::FontRole) {
+        QFont font;
+        font.setItalic(true);
+        return font;
+    }
+    return {};
+}
+
 QString relativeTime(qint64 thenMs, qint64 nowMs)
 {
     if (thenMs <= 0)
         return QStringLiteral("—");
     return QCoreApplication::translate("AgentTableModel", "%1 ago").arg(formatAge(thenMs, nowMs));
-}
-
-int naturalCompare(const QString &a, const QString &b)
-{
-    const auto isDigit = [](QChar c) { return c >= QLatin1Char('0') && c <= QLatin1Char('9'); };
-    qsizetype i = 0, j = 0;
-    while (i < a.size() && j < b.size()) {
-        if (isDigit(a.at(i)) && isDigit(b.at(j))) {
-            qsizetype endA = i, endB = j;
-            while (endA < a.size() && isDigit(a.at(endA)))
-                ++endA;
-            while (endB < b.size() && isDigit(b.at(endB)))
-                ++endB;
-            while (i + 1 < endA && a.at(i) == QLatin1Char('0')) // leading zeros do not count
-                ++i;
-            while (j + 1 < endB && b.at(j) == QLatin1Char('0'))
-                ++j;
-            if (endA - i != endB - j)
-                return endA - i < endB - j ? -1 : 1; // fewer digits, smaller number
-            const int byDigits = QStringView(a).mid(i, endA - i).compare(QStringView(b).mid(j, endB - j));
-            if (byDigits != 0)
-                return byDigits < 0 ? -1 : 1;
-            i = endA;
-            j = endB;
-            continue;
-        }
-        const QChar ca = a.at(i).toCaseFolded(), cb = b.at(j).toCaseFolded();
-        if (ca != cb)
-            return ca < cb ? -1 : 1;
-        ++i;
-        ++j;
-    }
-    if (i < a.size())
-        return 1;
-    return j < b.size() ? -1 : 0;
 }
 
 namespace {
@@ -99,11 +81,6 @@ QString shortId(const QString &id)
 {
     // ULIDs share their leading time part; the tail is what tells them apart.
     return id.size() > 8 ? QStringLiteral("…") + id.right(6) : id;
-}
-
-QString timeOfDay(qint64 ms)
-{
-    return ms > 0 ? QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) : QString();
 }
 
 } // namespace
@@ -171,14 +148,8 @@ QVariant AgentTableModel::data(const QModelIndex &index, int role) const
     case Qt::DecorationRole:
         return column == HealthColumn ? QVariant(healthDotIcon(agent.health)) : QVariant();
     case Qt::ForegroundRole:
-        return inactive ? QVariant(inactiveTextColor()) : QVariant();
     case Qt::FontRole:
-        if (inactive) {
-            QFont font;
-            font.setItalic(true);
-            return font;
-        }
-        return {};
+        return inactiveRowStyle(role, inactive);
     case Qt::TextAlignmentRole:
         if (column == TokensColumn || column == CostColumn)
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
@@ -187,7 +158,7 @@ QVariant AgentTableModel::data(const QModelIndex &index, int role) const
         switch (column) {
         case SessionColumn: return agent.sessionId;
         case IdColumn: return agent.id;
-        case LastActivityColumn: return timeOfDay(agent.lastActivityMs);
+        case LastActivityColumn: return dateAndTime(agent.lastActivityMs);
         default: return toolTip(agent);
         }
     default:
@@ -266,7 +237,7 @@ QString AgentTableModel::toolTip(const Agent &agent) const
     if (agent.placeholder)
         lines << tr("<i>Placeholder: referenced (as a parent, member or sender) but never described by the server.</i>");
     if (agent.unregistered)
-        lines << tr("<i>Departed: unregistered at %1.</i>").arg(timeOfDay(agent.unregisteredAtMs));
+        lines << tr("<i>Departed: unregistered at %1.</i>").arg(dateAndTime(agent.unregisteredAtMs));
     if (!agent.heartbeatStatus.isEmpty())
         lines << tr("status: %1").arg(agent.heartbeatStatus.toHtmlEscaped());
     if (!agent.lastErrorMessage.isEmpty())
@@ -341,7 +312,7 @@ void AgentTableModel::onStoreChanged(const ChangeSet &changes)
         }
     }
     if (!changedRows.empty())
-        emitRowRanges(std::move(changedRows), 0, ColumnCount - 1);
+        emitRowsChanged(this, std::move(changedRows), m_rowCount, 0, ColumnCount - 1);
 
     if (newCount > oldCount) {
         beginInsertRows(QModelIndex(), oldCount, newCount - 1);
@@ -368,24 +339,6 @@ void AgentTableModel::onStoreChanged(const ChangeSet &changes)
         m_scopeNames.push_back(scopes[row].name);
     if (scopeRenamed)
         emitColumn(ScopesColumn);
-}
-
-void AgentTableModel::emitRowRanges(std::vector<int> rows, int firstColumn, int lastColumn)
-{
-    if (rows.empty() || m_rowCount == 0)
-        return;
-    if (int(rows.size()) * 2 > m_rowCount) {
-        Q_EMIT dataChanged(index(0, firstColumn), index(m_rowCount - 1, lastColumn));
-        return;
-    }
-    std::sort(rows.begin(), rows.end());
-    size_t start = 0;
-    for (size_t i = 1; i <= rows.size(); ++i) {
-        if (i == rows.size() || rows[i] != rows[i - 1] + 1) {
-            Q_EMIT dataChanged(index(rows[start], firstColumn), index(rows[i - 1], lastColumn));
-            start = i;
-        }
-    }
 }
 
 void AgentTableModel::emitColumn(int column)

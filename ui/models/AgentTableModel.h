@@ -29,13 +29,12 @@ QIcon healthDotIcon(Health health);
 // Text colour for departed agents, placeholders and deleted scopes: between the palette's text
 // and base colours, so it reads as "inactive" in light and dark themes alike.
 QColor inactiveTextColor();
+// How a departed agent or a placeholder reads in every list: greyed (ForegroundRole) and in
+// italics (FontRole). Invalid for other roles and for active rows.
+QVariant inactiveRowStyle(int role, bool inactive);
 // "12 s ago", "3 min ago", … (formatAge() of the Health panel, so both read alike); "—" when
 // `thenMs` is 0 (never).
 QString relativeTime(qint64 thenMs, qint64 nowMs);
-// Case-insensitive, with runs of ASCII digits compared by value: worker-2 < worker-10.
-// (QCollator's numeric mode does the same only outside the C locale, so the order would depend
-// on the environment.) Negative, zero or positive like QString::compare.
-int naturalCompare(const QString &a, const QString &b);
 
 class AgentTableModel : public QAbstractTableModel
 {
@@ -86,7 +85,6 @@ private:
     void onAboutToReset();
     void onWasReset();
     void refreshRelativeTimes();
-    void emitRowRanges(std::vector<int> rows, int firstColumn, int lastColumn);
     void emitColumn(int column);
     QVariant displayText(const Agent &agent, int column) const;
     QVariant sortValue(const Agent &agent, int column) const;

@@ -1,5 +1,7 @@
 #include "models/HealthModel.h"
 
+#include "common/ModelSignals.h"
+#include "common/TimeText.h"
 #include "style/Colors.h"
 
 #include <QDateTime>
@@ -10,38 +12,9 @@ namespace mapi::ui {
 
 namespace {
 
-// Emits dataChanged for `rows` (those below `rowCount`) as merged contiguous ranges over
-// columns [firstColumn, lastColumn]; one whole-table signal when more than half changed.
-void emitRowsChanged(QAbstractItemModel *model, const QSet<int> &rows, int rowCount, int firstColumn, int lastColumn)
-{
-    std::vector<int> sorted;
-    sorted.reserve(size_t(rows.size()));
-    for (int row : rows)
-        if (row >= 0 && row < rowCount)
-            sorted.push_back(row);
-    if (sorted.empty())
-        return;
-    if (int(sorted.size()) * 2 > rowCount) {
-        Q_EMIT model->dataChanged(model->index(0, firstColumn), model->index(rowCount - 1, lastColumn));
-        return;
-    }
-    std::sort(sorted.begin(), sorted.end());
-    int first = sorted.front();
-    int last = first;
-    for (size_t i = 1; i < sorted.size(); ++i) {
-        if (sorted[i] == last + 1) {
-            last = sorted[i];
-            continue;
-        }
-        Q_EMIT model->dataChanged(model->index(first, firstColumn), model->index(last, lastColumn));
-        first = last = sorted[i];
-    }
-    Q_EMIT model->dataChanged(model->index(first, firstColumn), model->index(last, lastColumn));
-}
-
 QString timeOrNever(qint64 ms)
 {
-    return ms <= 0 ? HealthModel::tr("never") : QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss"));
+    return ms <= 0 ? HealthModel::tr("never") : timeOfDay(ms);
 }
 
 } // namespace

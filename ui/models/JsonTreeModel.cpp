@@ -1,5 +1,6 @@
 #include "models/JsonTreeModel.h"
 
+#include "common/ColumnTitles.h"
 #include <QGuiApplication>
 #include <QPalette>
 #include <QSet>
@@ -369,14 +370,7 @@ QVariant JsonTreeModel::data(const QModelIndex &index, int role) const
 
 QVariant JsonTreeModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case KeyColumn: return tr("Key");
-    case ValueColumn: return tr("Value");
-    case TypeColumn: return tr("Type");
-    }
-    return {};
+    return columnTitle(section, orientation, role, {tr("Key"), tr("Value"), tr("Type")});
 }
 
 } // namespace mapi::ui

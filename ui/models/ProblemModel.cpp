@@ -1,5 +1,7 @@
 #include "models/ProblemModel.h"
 
+#include "common/ColumnTitles.h"
+#include "common/TimeText.h"
 #include "style/Colors.h"
 
 #include <QDateTime>
@@ -8,11 +10,6 @@
 namespace mapi::ui {
 
 namespace {
-
-QString timeOfDay(qint64 ms)
-{
-    return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss.zzz"));
-}
 
 QString isoTime(qint64 ms)
 {
@@ -24,44 +21,11 @@ QString isoTime(qint64 ms)
 // ---- problems --------------------------------------------------------------------------
 
 ProblemModel::ProblemModel(const SystemStore *store, QObject *parent)
-    : QAbstractTableModel(parent)
-    , m_store(store)
-    , m_rows(int(store->problems().size()))
+    : LogTableModel(
+        store, ColumnCount, [store] { return int(store->problems().size()); }, [store] { return store->problemsDropped(); },
+        parent)
 {
-    connect(store, &SystemStore::changed, this, &ProblemModel::appendNewRows);
-    connect(store, &SystemStore::aboutToReset, this, [this] { beginResetModel(); });
-    connect(store, &SystemStore::wasReset, this, [this] {
-        m_rows = int(m_store->problems().size());
-        m_dropped = m_store->problemsDropped();
-        endResetModel();
-    });
-}
-
-void ProblemModel::appendNewRows()
-{
-    if (m_store->problemsDropped() != m_dropped) { // the oldest went: rows moved up
-        beginResetModel();
-        m_dropped = m_store->problemsDropped();
-        m_rows = int(m_store->problems().size());
-        endResetModel();
-        return;
-    }
-    const int total = int(m_store->problems().size());
-    if (total <= m_rows)
-        return;
-    beginInsertRows({}, m_rows, total - 1);
-    m_rows = total;
-    endInsertRows();
-}
-
-int ProblemModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : m_rows;
-}
-
-int ProblemModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
+    connect(store, &SystemStore::changed, this, [this] { followLog(); });
 }
 
 QVariant ProblemModel::data(const QModelIndex &index, int role) const
@@ -73,7 +37,7 @@ QVariant ProblemModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case TimeColumn: return timeOfDay(p.timeMs);
+        case TimeColumn: return timeOfDay(p.timeMs, TimePrecision::Milliseconds);
         case KindColumn: return problemKindName(p.kind);
         case DetailColumn: return p.detail;
         case SizeColumn:
@@ -100,50 +64,15 @@ QVariant ProblemModel::data(const QModelIndex &index, int role) const
 
 QVariant ProblemModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case TimeColumn: return tr("Time");
-    case KindColumn: return tr("Problem");
-    case DetailColumn: return tr("Detail");
-    case SizeColumn: return tr("Frame");
-    }
-    return {};
+    return columnTitle(section, orientation, role, {tr("Time"), tr("Problem"), tr("Detail"), tr("Frame")});
 }
 
 // ---- gaps ------------------------------------------------------------------------------
 
 GapModel::GapModel(const SystemStore *store, QObject *parent)
-    : QAbstractTableModel(parent)
-    , m_store(store)
-    , m_rows(int(store->gaps().size()))
+    : LogTableModel(store, ColumnCount, [store] { return int(store->gaps().size()); }, {}, parent)
 {
-    connect(store, &SystemStore::changed, this, &GapModel::appendNewRows);
-    connect(store, &SystemStore::aboutToReset, this, [this] { beginResetModel(); });
-    connect(store, &SystemStore::wasReset, this, [this] {
-        m_rows = int(m_store->gaps().size());
-        endResetModel();
-    });
-}
-
-void GapModel::appendNewRows()
-{
-    const int total = int(m_store->gaps().size());
-    if (total <= m_rows)
-        return;
-    beginInsertRows({}, m_rows, total - 1);
-    m_rows = total;
-    endInsertRows();
-}
-
-int GapModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : m_rows;
-}
-
-int GapModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
+    connect(store, &SystemStore::changed, this, [this] { followLog(); });
 }
 
 QVariant GapModel::data(const QModelIndex &index, int role) const
@@ -154,7 +83,7 @@ QVariant GapModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case TimeColumn: return timeOfDay(g.timeMs);
+        case TimeColumn: return timeOfDay(g.timeMs, TimePrecision::Milliseconds);
         case KindColumn: return gapKindName(g.kind);
         case MissingColumn:
             if (g.fromSequence < 0)
@@ -187,16 +116,7 @@ QVariant GapModel::data(const QModelIndex &index, int role) const
 
 QVariant GapModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case TimeColumn: return tr("Time");
-    case KindColumn: return tr("Gap");
-    case MissingColumn: return tr("Missing");
-    case DetailColumn: return tr("Detail");
-    case RecoveredColumn: return tr("Outcome");
-    }
-    return {};
+    return columnTitle(section, orientation, role, {tr("Time"), tr("Gap"), tr("Missing"), tr("Detail"), tr("Outcome")});
 }
 
 } // namespace mapi::ui

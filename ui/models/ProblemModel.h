@@ -7,13 +7,11 @@
 // row insert. aboutToReset()/wasReset() reset the models.
 #pragma once
 
-#include "model/SystemStore.h"
-
-#include <QAbstractTableModel>
+#include "common/LogTableModel.h"
 
 namespace mapi::ui {
 
-class ProblemModel : public QAbstractTableModel
+class ProblemModel : public LogTableModel
 {
     Q_OBJECT
 public:
@@ -21,20 +19,12 @@ public:
 
     explicit ProblemModel(const SystemStore *store, QObject *parent = nullptr);
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
-private:
-    void appendNewRows();
-
-    const SystemStore *m_store;
-    int m_rows = 0;
-    qint64 m_dropped = 0; // SystemStore::problemsDropped() the rows are counted after
 };
 
-class GapModel : public QAbstractTableModel
+class GapModel : public LogTableModel
 {
     Q_OBJECT
 public:
@@ -42,16 +32,9 @@ public:
 
     explicit GapModel(const SystemStore *store, QObject *parent = nullptr);
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
-private:
-    void appendNewRows();
-
-    const SystemStore *m_store;
-    int m_rows = 0;
 };
 
 } // namespace mapi::ui

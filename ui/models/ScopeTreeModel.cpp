@@ -1,5 +1,7 @@
 #include "models/ScopeTreeModel.h"
 
+#include "common/ColumnTitles.h"
+#include "common/NaturalSort.h"
 #include "model/SystemStore.h"
 #include "models/AgentTableModel.h"
 #include "models/HealthModel.h"
@@ -430,14 +432,8 @@ QVariant ScopeTreeModel::data(const QModelIndex &index, int role) const
         case HealthRole:
             return int(agent->health);
         case Qt::ForegroundRole:
-            return inactive ? QVariant(inactiveTextColor()) : QVariant();
         case Qt::FontRole:
-            if (inactive) {
-                QFont font;
-                font.setItalic(true);
-                return font;
-            }
-            return {};
+            return inactiveRowStyle(role, inactive);
         case Qt::ToolTipRole:
             return tr("<b>%1</b> — %2<br>role: %3 · state: %4<br>id: %5")
                 .arg(name.toHtmlEscaped(), healthName(agent->health), agent->role.toHtmlEscaped(),
@@ -509,13 +505,7 @@ QVariant ScopeTreeModel::data(const QModelIndex &index, int role) const
 
 QVariant ScopeTreeModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case NameColumn: return tr("Scope / agent");
-    case MembersColumn: return tr("Members");
-    default: return {};
-    }
+    return columnTitle(section, orientation, role, {tr("Scope / agent"), tr("Members")});
 }
 
 } // namespace mapi::ui

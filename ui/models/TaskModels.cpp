@@ -1,5 +1,8 @@
 #include "models/TaskModels.h"
 
+#include "common/ColumnTitles.h"
+#include "common/ModelSignals.h"
+#include "common/TimeText.h"
 #include "style/Colors.h"
 
 #include <QDateTime>
@@ -12,43 +15,6 @@
 namespace mapi::ui {
 
 namespace {
-
-// Emits dataChanged for `rows` (those below `rowCount`) as merged contiguous ranges over
-// columns [firstColumn, lastColumn]; one whole-table signal when more than half changed.
-void emitRowsChanged(QAbstractItemModel *model, const QSet<int> &rows, int rowCount, int firstColumn, int lastColumn)
-{
-    std::vector<int> sorted;
-    sorted.reserve(size_t(rows.size()));
-    for (int row : rows)
-        if (row >= 0 && row < rowCount)
-            sorted.push_back(row);
-    if (sorted.empty())
-        return;
-    if (int(sorted.size()) * 2 > rowCount) {
-        Q_EMIT model->dataChanged(model->index(0, firstColumn), model->index(rowCount - 1, lastColumn));
-        return;
-    }
-    std::sort(sorted.begin(), sorted.end());
-    int first = sorted.front();
-    int last = first;
-    for (size_t i = 1; i < sorted.size(); ++i) {
-        if (sorted[i] == last + 1) {
-            last = sorted[i];
-            continue;
-        }
-        Q_EMIT model->dataChanged(model->index(first, firstColumn), model->index(last, lastColumn));
-        first = last = sorted[i];
-    }
-    Q_EMIT model->dataChanged(model->index(first, firstColumn), model->index(last, lastColumn));
-}
-
-QString timeOfDay(qint64 ms, bool withMilliseconds)
-{
-    if (ms <= 0)
-        return {};
-    return QDateTime::fromMSecsSinceEpoch(ms).toString(withMilliseconds ? QStringLiteral("HH:mm:ss.zzz")
-                                                                           : QStringLiteral("HH:mm:ss"));
-}
 
 QString fullTime(qint64 ms)
 {
@@ -177,7 +143,7 @@ QVariant TaskTableModel::data(const QModelIndex &index, int role) const
         case UpdatedColumn:
             if (role == SortRole)
                 return std::max(task.updatedAtMs, task.createdAtMs);
-            return timeOfDay(std::max(task.updatedAtMs, task.createdAtMs), false);
+            return timeOfDay(std::max(task.updatedAtMs, task.createdAtMs));
         case TransitionsColumn: return task.historySize;
         }
         return {};
@@ -340,7 +306,7 @@ QVariant TaskHistoryModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case TimeColumn: return timeOfDay(step.timeMs, true);
+        case TimeColumn: return timeOfDay(step.timeMs, TimePrecision::Milliseconds);
         case StatusColumn: return step.status;
         case AgentColumn: return agentDisplayName(*m_store, step.agentId);
         case DetailColumn: return step.detail;
@@ -368,15 +334,7 @@ QVariant TaskHistoryModel::data(const QModelIndex &index, int role) const
 
 QVariant TaskHistoryModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case TimeColumn: return tr("Time");
-    case StatusColumn: return tr("Status");
-    case AgentColumn: return tr("Agent");
-    case DetailColumn: return tr("Detail");
-    }
-    return {};
+    return columnTitle(section, orientation, role, {tr("Time"), tr("Status"), tr("Agent"), tr("Detail")});
 }
 
 } // namespace mapi::ui

@@ -1,5 +1,6 @@
 #include "panels/ActionsPanel.h"
 
+#include "common/TableSetup.h"
 #include "models/ActionModel.h"
 #include "session/InspectorSession.h"
 
@@ -24,16 +25,10 @@ ActionsPanel::ActionsPanel(InspectorSession *session, SelectionHub *selection, Q
     m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("actionsTable"));
     m_table->setModel(m_model);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->setAlternatingRowColors(true);
-    m_table->setWordWrap(false);
-    m_table->setShowGrid(false);
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    // Detail stretches in the middle; the latencies stay visible at the right edge.
+    setUpReadOnlyTable(m_table, QAbstractItemView::SingleSelection, ActionModel::DetailColumn);
+    followNewRows(m_table);
     QHeaderView *header = m_table->horizontalHeader();
-    header->setHighlightSections(false);
     const int em = fontMetrics().horizontalAdvance(QLatin1Char('m'));
     const struct { int column; int widthEm; } widths[] = {
         {ActionModel::SentColumn, 8},    {ActionModel::KindColumn, 5},   {ActionModel::TargetColumn, 10},
@@ -42,23 +37,12 @@ ActionsPanel::ActionsPanel(InspectorSession *session, SelectionHub *selection, Q
     };
     for (const auto &w : widths)
         header->resizeSection(w.column, w.widthEm * em);
-    header->setSectionResizeMode(ActionModel::DetailColumn, QHeaderView::Stretch);
-    // Detail stretches in the middle; the latencies stay visible at the right edge.
-    header->setStretchLastSection(false);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_summary);
     layout->addWidget(m_table, 1);
 
-    connect(m_model, &QAbstractItemModel::rowsAboutToBeInserted, this, [this] {
-        const QScrollBar *bar = m_table->verticalScrollBar();
-        m_followTail = bar->value() == bar->maximum();
-    });
-    connect(m_model, &QAbstractItemModel::rowsInserted, this, [this] {
-        if (m_followTail)
-            m_table->scrollToBottom();
-    });
     // Selection, not the current index: keyboard focus entering the table sets a current index
     // without selecting anything, and that must not steal the inspector's focus.
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
@@ -113,12 +97,7 @@ void ActionsPanel::followFocus(SelectionHub::Kind kind, const QString &key, QObj
     m_syncingSelection = true;
     const OperatorAction *action = kind == SelectionHub::Kind::Action ? m_store->action(key) : nullptr;
     const int row = action ? int(action - m_store->actions().data()) : -1;
-    if (row >= 0 && row < m_model->rowCount()) {
-        m_table->selectRow(row);
-        m_table->scrollTo(m_model->index(row, 0));
-    } else {
-        m_table->selectionModel()->clear(); // the focus is elsewhere
-    }
+    selectRowOrNothing(m_table, row);
     m_syncingSelection = false;
 }
 

@@ -43,7 +43,6 @@ private:
     ActionModel *m_model;
     QTableView *m_table;
     QLabel *m_summary;
-    bool m_followTail = true;        // the view was at the bottom when rows arrived
     bool m_syncingSelection = false; // selecting a row for a focus set elsewhere: do not echo it
 };
 

@@ -1,5 +1,8 @@
 #include "panels/AgentsPanel.h"
 
+#include "common/TypingFilter.h"
+#include "common/TableSetup.h"
+
 #include "models/AgentFilter.h"
 #include "models/AgentTableModel.h"
 #include "session/InspectorSession.h"
@@ -64,21 +67,13 @@ AgentsPanel::AgentsPanel(InspectorSession *session, SelectionHub *selection, QWi
 
     m_view->setObjectName(QStringLiteral("agentsTable"));
     m_view->setModel(m_proxy);
-    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    setUpReadOnlyTable(m_view, QAbstractItemView::ExtendedSelection);
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(AgentTableModel::NameColumn, Qt::AscendingOrder);
-    m_view->setAlternatingRowColors(true);
-    m_view->setWordWrap(false);
-    m_view->setShowGrid(false);
     m_view->setIconSize(QSize(12, 12));
     m_view->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
-    m_view->verticalHeader()->hide();
-    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
     QHeaderView *header = m_view->horizontalHeader();
-    header->setHighlightSections(false);
     header->setContextMenuPolicy(Qt::CustomContextMenu);
     const struct { int column; int width; } widths[] = {
         {AgentTableModel::NameColumn, 165},   {AgentTableModel::RoleColumn, 80},   {AgentTableModel::StateColumn, 105},
@@ -101,14 +96,7 @@ AgentsPanel::AgentsPanel(InspectorSession *session, SelectionHub *selection, QWi
     layout->addWidget(m_view, 1);
     layout->addWidget(m_countLabel);
 
-    m_filterDebounce.setSingleShot(true);
-    m_filterDebounce.setInterval(kFilterDebounceMs);
-    connect(&m_filterDebounce, &QTimer::timeout, this, &AgentsPanel::applyFilter);
-    connect(m_filterEdit, &QLineEdit::textChanged, this, [this] { m_filterDebounce.start(); });
-    connect(m_filterEdit, &QLineEdit::returnPressed, this, [this] {
-        m_filterDebounce.stop();
-        applyFilter();
-    });
+    whenTypingSettles(m_filterEdit, [this] { applyFilter(); });
     connect(m_showDeparted, &QCheckBox::toggled, m_proxy, &AgentFilterProxy::setShowInactive);
 
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &AgentsPanel::pushSelection);

@@ -27,10 +27,6 @@ class AgentsPanel : public QWidget
 {
     Q_OBJECT
 public:
-    // The filter is applied this long after the last keystroke: long enough to skip the
-    // intermediate queries of a fast typist, short enough to feel immediate.
-    static constexpr int kFilterDebounceMs = 150;
-
     AgentsPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent = nullptr);
     void focusFilter(); // Ctrl+F: put the cursor in the filter box, its text selected
 
@@ -50,7 +46,6 @@ private:
     QCheckBox *m_showDeparted;
     QLabel *m_countLabel;
     QTableView *m_view;
-    QTimer m_filterDebounce;
     bool m_mirroring = false;      // true while applying a selection that came from the hub
     bool m_filterRejected = false; // the box holds a query that does not parse
 };

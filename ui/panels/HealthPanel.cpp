@@ -1,5 +1,6 @@
 #include "panels/HealthPanel.h"
 
+#include "common/TableSetup.h"
 #include "charts/HealthCharts.h"
 #include "charts/HealthHistory.h"
 #include "models/HealthModel.h"
@@ -38,23 +39,13 @@ HealthPanel::HealthPanel(InspectorSession *session, SelectionHub *selection, QWi
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(HealthModel::HealthColumn, Qt::AscendingOrder);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setAlternatingRowColors(true);
-    m_table->setWordWrap(false);
-    m_table->setShowGrid(false);
+    setUpReadOnlyTable(m_table, QAbstractItemView::ExtendedSelection);
     m_table->setIconSize(QSize(10, 10)); // the health swatch beside each name
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
-    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     // Fixed widths from the font: ResizeToContents would measure every row on each change.
     QHeaderView *header = m_table->horizontalHeader();
     // The names keep a readable width (a stretched first column shrank to "…" in the default,
     // narrow dock); the last column takes what is left, and a narrow dock scrolls sideways.
-    header->setSectionResizeMode(QHeaderView::Interactive);
     header->setStretchLastSection(true);
-    header->setHighlightSections(false);
     m_table->setTextElideMode(Qt::ElideMiddle); // "worker-1…sub-3" keeps both ends of a name
     const QFontMetrics metrics = fontMetrics();
     auto widthOf = [&metrics](const char *sample) { return metrics.horizontalAdvance(QLatin1String(sample)) + 14; };

@@ -1,5 +1,6 @@
 #include "panels/InspectorPanel.h"
 
+#include "common/TimeText.h"
 #include "models/ActionModel.h"
 #include "session/InspectorSession.h"
 #include "style/Colors.h"
@@ -73,11 +74,6 @@ template<typename T>
 OrderedJson optionalNumber(const std::optional<T> &value)
 {
     return value ? OrderedJson(*value) : OrderedJson();
-}
-
-QString timeOfDay(qint64 ms)
-{
-    return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss.zzz"));
 }
 
 QString agentLabel(const SystemStore &store, const QString &id)
@@ -436,7 +432,7 @@ ItemView eventView(const SystemStore &store, int row)
     view.header = InspectorPanel::tr("<b>Event</b> %1").arg(escaped(type));
     if (!agentId.isEmpty())
         view.header += QStringLiteral(" · ") + escaped(agentLabel(store, agentId));
-    view.header += QStringLiteral(" · ") + timeOfDay(e.timestampMs);
+    view.header += QStringLiteral(" · ") + timeOfDay(e.timestampMs, TimePrecision::Milliseconds);
     const bool hasMessage = e.messageIndex >= 0 && store.messages().isKept(size_t(e.messageIndex));
     const QByteArray frame = store.eventFrame(row);
     view.json = {{"row", row},
@@ -458,7 +454,7 @@ ItemView problemView(int row, const ProtocolProblem &p)
     view.found = true;
     const bool truncated = p.frame.size() >= ProtocolProblem::kMaxKeptProblemBytes;
     view.header = InspectorPanel::tr("<b>Problem</b> %1 · %2 · %3")
-                      .arg(coloured(healthColor(Health::Failed), problemKindName(p.kind)), timeOfDay(p.timeMs),
+                      .arg(coloured(healthColor(Health::Failed), problemKindName(p.kind)), timeOfDay(p.timeMs, TimePrecision::Milliseconds),
                            truncated ? InspectorPanel::tr("frame ≥ %1 bytes").arg(p.frame.size())
                                      : InspectorPanel::tr("frame %1 bytes").arg(p.frame.size()));
     if (!p.detail.isEmpty())

@@ -1,5 +1,6 @@
 #include "panels/ProblemsPanel.h"
 
+#include "common/TableSetup.h"
 #include "models/ProblemModel.h"
 #include "session/InspectorSession.h"
 
@@ -84,26 +85,8 @@ QTableView *ProblemsPanel::makeTable(const QString &objectName, QAbstractItemMod
     auto *table = new QTableView(this);
     table->setObjectName(objectName);
     table->setModel(model);
-    table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table->setSelectionMode(QAbstractItemView::SingleSelection);
-    table->setAlternatingRowColors(true);
-    table->setWordWrap(false);
-    table->setShowGrid(false);
-    table->verticalHeader()->hide();
-    table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
-    table->horizontalHeader()->setHighlightSections(false);
-    table->horizontalHeader()->setStretchLastSection(false);
-    table->horizontalHeader()->setSectionResizeMode(stretchColumn, QHeaderView::Stretch);
-    // Follow new rows while the view is at the bottom; stay put while the operator reads older ones.
-    auto followTail = std::make_shared<bool>(true);
-    connect(model, &QAbstractItemModel::rowsAboutToBeInserted, table, [table, followTail] {
-        *followTail = table->verticalScrollBar()->value() == table->verticalScrollBar()->maximum();
-    });
-    connect(model, &QAbstractItemModel::rowsInserted, table, [table, followTail] {
-        if (*followTail)
-            table->scrollToBottom();
-    });
+    setUpReadOnlyTable(table, QAbstractItemView::SingleSelection, stretchColumn);
+    followNewRows(table);
     return table;
 }
 
@@ -135,12 +118,7 @@ void ProblemsPanel::followFocus(SelectionHub::Kind kind, const QString &key, QOb
     m_syncingSelection = true;
     bool ok = false;
     const int row = kind == SelectionHub::Kind::Problem ? int(key.toLongLong(&ok) - m_store->problemsDropped()) : -1;
-    if (ok && row >= 0 && row < m_problems->rowCount()) {
-        m_problemsTable->selectRow(row);
-        m_problemsTable->scrollTo(m_problems->index(row, 0));
-    } else {
-        m_problemsTable->selectionModel()->clear(); // the focus is elsewhere
-    }
+    selectRowOrNothing(m_problemsTable, ok ? row : -1);
     m_syncingSelection = false;
 }
 

@@ -1,5 +1,8 @@
 #include "panels/TasksPanel.h"
 
+#include "common/TypingFilter.h"
+#include "common/TableSetup.h"
+
 #include "models/TaskModels.h"
 #include "session/InspectorSession.h"
 
@@ -98,21 +101,10 @@ TasksPanel::TasksPanel(InspectorSession *session, SelectionHub *selection, QWidg
     // Newest first, in arrival order: rows stay put while tasks update (sorting by Updated
     // re-sorts on every change, one click away).
     m_table->sortByColumn(TaskTableModel::IdColumn, Qt::DescendingOrder);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setAlternatingRowColors(true);
-    m_table->setWordWrap(false);
-    m_table->setShowGrid(false);
+    setUpReadOnlyTable(m_table, QAbstractItemView::SingleSelection, TaskTableModel::TypeColumn);
     m_table->setItemDelegateForColumn(TaskTableModel::ProgressColumn, new ProgressDelegate(m_table));
     m_table->setIconSize(QSize(kSwatchSize, kSwatchSize));
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
-    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     QHeaderView *header = m_table->horizontalHeader();
-    header->setHighlightSections(false);
-    header->setSectionResizeMode(QHeaderView::Interactive);
-    header->setSectionResizeMode(TaskTableModel::TypeColumn, QHeaderView::Stretch);
     header->resizeSection(TaskTableModel::IdColumn, widthOf("task-000000-00"));
     header->resizeSection(TaskTableModel::StatusColumn, widthOf("handed-off") + swatch);
     header->resizeSection(TaskTableModel::RequesterColumn, widthOf("worker-10.sub-10"));
@@ -158,10 +150,7 @@ TasksPanel::TasksPanel(InspectorSession *session, SelectionHub *selection, QWidg
     layout->addLayout(top);
     layout->addWidget(splitter, 1);
 
-    m_filterDelay.setSingleShot(true);
-    m_filterDelay.setInterval(150);
-    connect(m_filter, &QLineEdit::textChanged, this, [this] { m_filterDelay.start(); });
-    connect(&m_filterDelay, &QTimer::timeout, this, [this] { m_proxy->setFilterFixedString(m_filter->text()); });
+    whenTypingSettles(m_filter, [this] { m_proxy->setFilterFixedString(m_filter->text()); });
 
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
         showTask(current.data(TaskTableModel::TaskIdRole).toString());

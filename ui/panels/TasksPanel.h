@@ -50,7 +50,6 @@ private:
     QTableView *m_table;
     QLabel *m_historyTitle;
     QTreeView *m_historyView;
-    QTimer m_filterDelay;      // typing settles for 150 ms before the proxy refilters
     bool m_following = false;  // true while mirroring a focus made elsewhere: no echo
 };
 

@@ -1,5 +1,6 @@
 #include "timeline/TimelineLanes.h"
 
+#include "common/NaturalSort.h"
 #include "model/SystemStore.h"
 
 #include <QCoreApplication>
@@ -8,42 +9,6 @@
 #include <functional>
 
 namespace mapi::ui {
-
-bool naturalLess(const QString &a, const QString &b)
-{
-    int i = 0, j = 0;
-    while (i < a.size() && j < b.size()) {
-        if (a.at(i).isDigit() && b.at(j).isDigit()) {
-            int endA = i, endB = j;
-            while (endA < a.size() && a.at(endA).isDigit())
-                ++endA;
-            while (endB < b.size() && b.at(endB).isDigit())
-                ++endB;
-            // Compare digit runs as numbers without overflow: strip leading zeros, then length.
-            int startA = i, startB = j;
-            while (startA < endA - 1 && a.at(startA) == QLatin1Char('0'))
-                ++startA;
-            while (startB < endB - 1 && b.at(startB) == QLatin1Char('0'))
-                ++startB;
-            if (endA - startA != endB - startB)
-                return endA - startA < endB - startB;
-            const int c = QStringView(a).mid(startA, endA - startA).compare(QStringView(b).mid(startB, endB - startB));
-            if (c != 0)
-                return c < 0;
-            i = endA;
-            j = endB;
-            continue;
-        }
-        const QChar ca = a.at(i).toLower(), cb = b.at(j).toLower();
-        if (ca != cb)
-            return ca < cb;
-        ++i;
-        ++j;
-    }
-    if (a.size() - i != b.size() - j)
-        return a.size() - i < b.size() - j;
-    return a < b;
-}
 
 namespace {
 

@@ -80,7 +80,5 @@ private:
     int m_contentHeight = 0;
 };
 
-// Natural order for names: digit runs compare as numbers ("worker-2" < "worker-10").
-bool naturalLess(const QString &a, const QString &b);
 
 } // namespace mapi::ui

@@ -1,5 +1,7 @@
 #include "topology/TopologyGraph.h"
 
+#include "common/NaturalSort.h"
+
 #include <QFontMetricsF>
 #include <QGuiApplication>
 
@@ -10,27 +12,6 @@
 namespace mapi::ui {
 
 namespace {
-
-// Lower-case, with every run of digits left-padded, so "worker-10" sorts after "worker-9".
-QString naturalKey(const QString &text)
-{
-    QString key;
-    key.reserve(text.size() + 16);
-    for (qsizetype i = 0; i < text.size();) {
-        if (text[i].isDigit()) {
-            qsizetype j = i;
-            while (j < text.size() && text[j].isDigit())
-                ++j;
-            key += QString(std::max<qsizetype>(0, 12 - (j - i)), QLatin1Char('0'));
-            key += QStringView(text).mid(i, j - i);
-            i = j;
-        } else {
-            key += text[i].toLower();
-            ++i;
-        }
-    }
-    return key;
-}
 
 quint64 trafficKey(int from, int to, int scope)
 {
@@ -272,8 +253,8 @@ void TopologyGraph::rebuildStructure()
         TopologyNode &n = m_nodes[size_t(v)];
         const int scope = deepestScope[size_t(v)];
         n.group = scope;
-        n.sortKey = (scope >= 0 ? naturalKey(m_scopes[size_t(scope)].name) : QString()) + QChar(0x1f)
-                    + naturalKey(n.name.isEmpty() ? n.id : n.name) + QChar(0x1f) + n.id;
+        n.sortKey = (scope >= 0 ? naturalSortKey(m_scopes[size_t(scope)].name) : QString()) + QChar(0x1f)
+                    + naturalSortKey(n.name.isEmpty() ? n.id : n.name) + QChar(0x1f) + n.id;
     }
     updateVisibility();
 }

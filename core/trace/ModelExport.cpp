@@ -1,4 +1,4 @@
-#include "trace/TraceExport.h"
+#include "trace/ModelExport.h"
 
 #include "map/Dialect.h"
 #include "trace/TraceTimeline.h"

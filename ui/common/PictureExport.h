@@ -1,4 +1,4 @@
-// File → Export: pictures of the views. (Chrome traces and CSV tables: core/trace/TraceExport.h,
+// File → Export: pictures of the views. (Chrome traces and CSV tables: core/trace/ModelExport.h,
 // written by an ExportJob from MainWindow::exportTo.) Thread: GUI thread.
 //   - pictures of a view: PNG (raster, at the screen's pixel ratio) or SVG (vectors, through
 //     QSvgGenerator), from a paint routine that draws the view in a rectangle of `size`.

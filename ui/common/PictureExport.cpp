@@ -1,4 +1,4 @@
-#include "replay/Exports.h"
+#include "common/PictureExport.h"
 
 #include <QImage>
 #include <QPainter>

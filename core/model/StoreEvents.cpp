@@ -1,0 +1,616 @@
+// SystemStore: applying events, messages and their conventions, tasks, snapshots, gaps and
+// problems. (The class is declared in SystemStore.h; its parts live in one file per concern.)
+#include "model/SystemStore.h"
+
+#include "map/Dialect.h"
+
+#include <algorithm>
+
+namespace mapi {
+
+// ---- inputs ----------------------------------------------------------------------------
+
+int SystemStore::stateRowOf(const QString &state)
+{
+    const auto it = m_stateRow.constFind(state);
+    if (it != m_stateRow.constEnd())
+        return *it;
+    const int row = int(m_stateNames.size());
+    if (row > std::numeric_limits<qint16>::max())
+        return -1; // EventEntry keeps 16 bits: past 32,768 distinct state names, new ones are not charted
+    m_stateNames.push_back(state);
+    m_stateRow.insert(state, row);
+    return row;
+}
+
+QByteArray SystemStore::eventFrame(int row) const
+{
+    if (row < 0 || !m_events.isKept(size_t(row)))
+        return {};
+    QByteArray kept = m_events.keptFrame(size_t(row));
+    if (!kept.isEmpty())
+        return kept;
+    if (const FrameRef ref = m_events.journalRef(size_t(row)); ref.isValid())
+        return m_journalReader ? m_journalReader(ref) : QByteArray();
+    return m_frameSource ? m_frameSource(row) : QByteArray();
+}
+
+QByteArray SystemStore::messagePayload(int row) const
+{
+    if (row < 0 || !m_messages.isKept(size_t(row)))
+        return {};
+    if (!m_messages.payloadInFrame(size_t(row))) {
+        const QByteArrayView text = m_messages.payloadText(size_t(row));
+        return QByteArray(text.data(), text.size());
+    }
+    return messagePayloadInFrame(eventFrame(m_messages.eventRow(size_t(row))), m_messages.id(size_t(row)));
+}
+
+void SystemStore::applyEvent(const EventInput &input)
+{
+    const MapEvent &e = input.event;
+    const quint32 idHash = e.eventId.isEmpty() ? 0 : IdIndex::hashOf(e.eventId);
+    if (!e.eventId.isEmpty() && m_events.find(e.eventId, idHash) >= 0) {
+        ++m_counters.duplicateEvents;
+        m_pending.countersChanged = true;
+        return;
+    }
+    const qint64 t = e.timestampMs ? e.timestampMs : input.receivedMs;
+    m_nowMs = std::max(m_nowMs, t);
+    ++m_counters.eventsApplied;
+    m_pending.countersChanged = true;
+
+    const int eventIndex = int(m_events.size());
+    EventEntry entry;
+    entry.timestampMs = t;
+    if (e.agent && e.agent->state)
+        entry.stateRow = qint16(stateRowOf(*e.agent->state));
+    if (!e.previousState.isEmpty())
+        entry.previousStateRow = qint16(stateRowOf(e.previousState));
+    m_events.append(entry, e.eventId, idHash, e.type, e.kind, e.agentId.isEmpty() ? e.sourceAgentId : e.agentId,
+                    input.receivedMs, e.rawFrame, e.journalRef);
+    if (m_pending.firstNewEvent < 0)
+        m_pending.firstNewEvent = eventIndex;
+
+    switch (e.kind) {
+    case EventKind::AgentRegistered:
+    case EventKind::AgentStateChanged:
+    case EventKind::AgentMetadataChanged:
+    case EventKind::AgentResumed:
+    case EventKind::AgentOrphaned:
+    case EventKind::AgentUnregistered:
+        applyAgentEvent(e, t);
+        break;
+    case EventKind::ScopeCreated:
+    case EventKind::ScopeDeleted:
+    case EventKind::ScopeMemberJoined:
+    case EventKind::ScopeMemberLeft:
+        applyScopeEvent(e, t);
+        break;
+    case EventKind::MessageSent:
+        applyMessage(e, t, eventIndex);
+        break;
+    case EventKind::MessageQueued:
+    case EventKind::MessageDelivered:
+    case EventKind::MessageDropped:
+    case EventKind::MessageExpired:
+    case EventKind::MessageFailed:
+        applyDeliveryEvent(e, t, eventIndex);
+        break;
+    case EventKind::SessionConnected:
+    case EventKind::SessionResumed:
+    case EventKind::SessionDisconnected:
+    case EventKind::SessionExpired:
+        applySessionEvent(e, t);
+        break;
+    case EventKind::TaskCreated:
+    case EventKind::TaskAssigned:
+    case EventKind::TaskStatus:
+    case EventKind::TaskCompleted:
+        applyTaskEvent(e, t);
+        break;
+    case EventKind::Other:
+        ++m_counters.unknownEvents;
+        touchAgent(resolveAgentRef(e.agentId), t);
+        break;
+    }
+    if (e.kind != EventKind::Other)
+        touchAgent(resolveAgentRef(e.sourceAgentId), t);
+}
+
+void SystemStore::applyAgentEvent(const MapEvent &e, qint64 t)
+{
+    if (e.agentId.isEmpty())
+        return;
+    Agent &a = ensureAgent(e.agentId, t);
+    if (e.agent)
+        mergeAgent(a, *e.agent, t);
+    // mergeAgent may have added a placeholder parent and moved m_agents: `a` is stale now.
+    Agent &fresh = m_agents[size_t(m_agentRow.value(e.agentId))];
+    if (e.kind == EventKind::AgentUnregistered) {
+        fresh.unregistered = true;
+        fresh.unregisteredAtMs = t;
+        // Scope memberships stay: the official server keeps an unregistered agent in its
+        // scopes and emits no scope.agent.left, so removing it here would differ from what
+        // the server knows. Servers that do remove it send scope.agent.left.
+        return;
+    }
+    if (e.kind == EventKind::AgentRegistered) {
+        fresh.unregistered = false;
+        fresh.unregisteredAtMs = 0;
+        if (!fresh.registeredAtMs)
+            fresh.registeredAtMs = t;
+    }
+    fresh.lastActivityMs = std::max(fresh.lastActivityMs, t);
+    confirmActions(e, nullptr);
+}
+
+void SystemStore::applyScopeEvent(const MapEvent &e, qint64 t)
+{
+    switch (e.kind) {
+    case EventKind::ScopeCreated:
+        if (e.scope && !e.scope->id.isEmpty()) {
+            Scope &s = ensureScope(e.scope->id, t);
+            s.placeholder = false;
+            s.deleted = false;
+            if (e.scope->name)
+                s.name = *e.scope->name;
+            if (e.scope->parentId)
+                s.parentId = *e.scope->parentId;
+            if (!e.scope->metadata.is_null())
+                s.metadata = e.scope->metadata;
+            s.createdAtMs = t;
+        }
+        break;
+    case EventKind::ScopeDeleted: {
+        QStringList ids = e.deletedScopes;
+        ids.prepend(e.scopeId);
+        for (const QString &id : std::as_const(ids)) {
+            if (id.isEmpty())
+                continue;
+            Scope &s = ensureScope(id, t);
+            s.deleted = true;
+            const QStringList members = s.members;
+            for (const QString &agentId : members)
+                setMembership(id, agentId, false, t);
+        }
+        break;
+    }
+    default: // joined or left
+        setMembership(e.scopeId, e.agentId, e.kind == EventKind::ScopeMemberJoined, t);
+        touchAgent(e.agentId, t);
+        break;
+    }
+}
+
+void SystemStore::applyDeliveryEvent(const MapEvent &e, qint64 t, int eventIndex)
+{
+    int row = m_messages.find(e.messageId);
+    if (row < 0 && e.kind == EventKind::MessageDelivered && e.message) {
+        applyMessage(e, t, eventIndex); // a delivery for a message we never saw sent
+        row = m_messages.find(e.messageId);
+    }
+    if (row < 0)
+        return;
+    m_events.setMessageIndex(size_t(eventIndex), row);
+    static const QHash<EventKind, QString> statusFor = {
+        {EventKind::MessageQueued, QStringLiteral("queued")},
+        {EventKind::MessageDelivered, QStringLiteral("delivered")},
+        {EventKind::MessageDropped, QStringLiteral("dropped")},
+        {EventKind::MessageExpired, QStringLiteral("expired")},
+        {EventKind::MessageFailed, QStringLiteral("failed")},
+    };
+    m_messages.setStatus(size_t(row), statusFor.value(e.kind));
+    if (!e.agentId.isEmpty() && e.agentId != QLatin1String("*") && !m_messages.hasRecipient(size_t(row), e.agentId)) {
+        m_messages.addRecipient(size_t(row), e.agentId);
+        if (e.kind == EventKind::MessageQueued || e.kind == EventKind::MessageDelivered)
+            ensureAgent(e.agentId, t).messagesReceived++;
+    }
+    if (e.kind == EventKind::MessageDelivered && !m_actions.empty()) { // a copy only when an action may wait on it
+        const Message m = m_messages[size_t(row)];
+        confirmActions(e, &m);
+    }
+}
+
+void SystemStore::applySessionEvent(const MapEvent &e, qint64 t)
+{
+    if (e.sessionId.isEmpty())
+        return;
+    Session &s = m_sessions[e.sessionId];
+    s.id = e.sessionId;
+    if (!e.sessionRole.isEmpty())
+        s.role = e.sessionRole;
+    const bool up = e.kind == EventKind::SessionConnected || e.kind == EventKind::SessionResumed;
+    s.status = up ? QStringLiteral("connected")
+                  : (e.kind == EventKind::SessionExpired ? QStringLiteral("expired") : QStringLiteral("disconnected"));
+    if (up && !s.connectedAtMs)
+        s.connectedAtMs = t;
+    s.lastChangeMs = t;
+    for (const QString &agentId : std::as_const(s.agentIds))
+        if (const int row = m_agentRow.value(agentId, -1); row >= 0)
+            markAgent(row);
+}
+
+void SystemStore::resolveRecipients(Message &m, const Json &to)
+{
+    auto addRef = [&](QString ref) {
+        if (ref.startsWith(QLatin1String("agent:")))
+            ref = ref.mid(6);
+        else if (ref.startsWith(QLatin1String("scope:"))) {
+            m.scopeId = ref.mid(6);
+            return;
+        }
+        if (ref.isEmpty() || ref == QLatin1String("*"))
+            return;
+        if (m_scopeRow.contains(ref) && !m_agentRow.contains(ref)) {
+            m.scopeId = ref;
+            return;
+        }
+        if (!m.toAgentIds.contains(ref))
+            m.toAgentIds << ref;
+    };
+    if (to.is_string()) {
+        m.toDisplay = toQString(to);
+        addRef(m.toDisplay);
+    } else if (to.is_array()) {
+        QStringList parts;
+        for (const Json &item : to) {
+            parts << toQString(item);
+            if (item.is_string())
+                addRef(toQString(item));
+        }
+        m.toDisplay = parts.join(QStringLiteral(", "));
+    } else if (to.is_object()) {
+        m.toDisplay = toQString(to);
+        if (const Json *agent = jsonChild(to, "agent"); agent && agent->is_string())
+            addRef(toQString(*agent));
+        if (const Json *agents = jsonChild(to, "agents"); agents && agents->is_array())
+            for (const Json &item : *agents)
+                addRef(toQString(item));
+        if (const Json *scope = jsonChild(to, "scope"); scope && scope->is_string())
+            m.scopeId = toQString(*scope);
+    }
+}
+
+void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
+{
+    if (!e.message)
+        return;
+    const MessageRecord &r = *e.message;
+    const QString id = r.id.isEmpty() ? e.eventId : r.id;
+    if (m_messages.contains(id))
+        return;
+    Message m;
+    m.id = id;
+    m.eventId = e.eventId;
+    m.eventRow = eventIndex;
+    m.fromRaw = r.from;
+    m.payloadText = r.payloadText;
+    m.payloadInFrame = r.payloadInFrame;
+    m.payloadType = r.payloadType;
+    // A delivery whose payload the decoder left in the frame (read here: the message was never
+    // seen sent); the store can read that frame again later, so it keeps no text either way.
+    QByteArray payloadText = r.payloadText;
+    if (r.payloadInFrame && r.payloadText.isEmpty() && !r.convention) {
+        const QByteArray &frame = e.rawFrame.isEmpty() ? r.payloadFrame : e.rawFrame;
+        if (const std::optional<MessageRecord> full = messageInFrame(frame, id)) {
+            payloadText = full->payloadText;
+            m.payloadType = full->payloadType;
+        }
+    }
+    m.priority = r.priority;
+    m.timestampMs = r.timestampMs ? r.timestampMs : t;
+    m.status = e.kind == EventKind::MessageDelivered ? QStringLiteral("delivered") : QStringLiteral("sent");
+    resolveRecipients(m, r.to);
+    if (!e.scopeId.isEmpty())
+        m.scopeId = e.scopeId;
+    if (!e.agentId.isEmpty() && !m.toAgentIds.contains(e.agentId))
+        m.toAgentIds << e.agentId;
+
+    // Read by the decoding thread for sent messages; a delivery of a message never seen sent is
+    // read here, from the text above.
+    const ConventionInfo info = r.convention ? *r.convention : interpretPayloadText(payloadText);
+    m.tokensUsed = info.tokensUsed;
+    m.costUsd = info.costUsd;
+    // Sender: the envelope's agent id when it names an agent (on [M] `from` is a session id),
+    // else the agent behind `from`, else a placeholder for the envelope's sender.
+    if (!info.senderAgentId.isEmpty() && m_agentRow.contains(info.senderAgentId))
+        m.fromAgentId = info.senderAgentId;
+    else if (const QString resolved = resolveAgentRef(r.from); !resolved.isEmpty())
+        m.fromAgentId = resolved;
+    else if (!info.senderAgentId.isEmpty())
+        m.fromAgentId = info.senderAgentId;
+    if (!m.fromAgentId.isEmpty()) {
+        Agent &sender = ensureAgent(m.fromAgentId, t);
+        sender.messagesSent++;
+        sender.lastActivityMs = std::max(sender.lastActivityMs, t);
+    }
+    for (const QString &to : std::as_const(m.toAgentIds)) {
+        Agent &recipient = ensureAgent(to, t);
+        recipient.messagesReceived++;
+    }
+    m.correlationId = info.correlationId;
+    if (!m.priority && info.priority)
+        m.priority = info.priority;
+
+    applyConvention(m, int(m_messages.size()), info, t);
+    const int row = m_messages.append(m);
+    m_events.setMessageIndex(size_t(eventIndex), row);
+    if (m_pending.firstNewMessage < 0)
+        m_pending.firstNewMessage = row;
+    ++m_counters.messages;
+    confirmActions(e, &m);
+}
+
+void SystemStore::applyConvention(Message &m, int messageRow, const ConventionInfo &c, qint64 t)
+{
+    m.convention = c.kind;
+    m.taskId = c.taskId;
+    if (c.kind == ConventionKind::None)
+        return;
+    const QString sender = m.fromAgentId;
+    const QString firstRecipient = m.toAgentIds.value(0);
+    Agent *from = sender.isEmpty() ? nullptr : &ensureAgent(sender, t);
+
+    switch (c.kind) {
+    case ConventionKind::Heartbeat:
+    case ConventionKind::StatusUpdate:
+    case ConventionKind::StatusResponse:
+        if (from) {
+            if (c.kind == ConventionKind::Heartbeat)
+                from->lastHeartbeatMs = std::max(from->lastHeartbeatMs, t);
+            if (!c.heartbeatStatus.isEmpty())
+                from->heartbeatStatus = c.heartbeatStatus;
+            if (c.load) from->load = c.load;
+            if (c.tasksRunning) from->tasksRunning = c.tasksRunning;
+            if (c.tasksQueued) from->tasksQueued = c.tasksQueued;
+            if (c.progress) from->progress = c.progress;
+            if (c.tokensUsed) from->tokensUsed = c.tokensUsed;
+            if (c.tokensRemaining) from->tokensRemaining = c.tokensRemaining;
+            if (c.costUsd) from->costUsd = c.costUsd;
+            if (c.heartbeatStatus == QLatin1String("ERROR")) {
+                from->lastErrorSeverity = QStringLiteral("ERROR");
+                from->lastErrorMs = t;
+            }
+        }
+        if (!c.taskId.isEmpty() && c.progress) {
+            Task &task = ensureTask(c.taskId, t);
+            task.progress = c.progress;
+            task.updatedAtMs = t;
+            if (task.status.isEmpty() || task.status == QLatin1String("accepted") || task.status == QLatin1String("requested"))
+                taskTransition(c.taskId, QStringLiteral("in-progress"), sender, QString(), messageRow, t);
+        }
+        break;
+    case ConventionKind::ErrorReport:
+        if (from) {
+            from->lastErrorSeverity = c.severity.isEmpty() ? QStringLiteral("ERROR") : c.severity;
+            from->lastErrorMessage = c.errorMessage.isEmpty() ? c.errorCode : c.errorMessage;
+            from->lastErrorMs = t;
+        }
+        break;
+    case ConventionKind::TaskRequest:
+        if (!c.taskId.isEmpty()) {
+            Task &task = ensureTask(c.taskId, t);
+            if (task.type.isEmpty())
+                task.type = c.taskType;
+            task.requesterId = sender;
+            if (!firstRecipient.isEmpty())
+                task.assigneeId = firstRecipient;
+            taskTransition(c.taskId, QStringLiteral("requested"), sender, c.taskType, messageRow, t);
+        }
+        break;
+    case ConventionKind::TaskAccept:
+        if (!c.taskId.isEmpty()) {
+            ensureTask(c.taskId, t).assigneeId = sender;
+            if (from)
+                from->currentTaskId = c.taskId;
+            taskTransition(c.taskId, QStringLiteral("accepted"), sender, QString(), messageRow, t);
+        }
+        break;
+    case ConventionKind::TaskReject:
+        if (!c.taskId.isEmpty())
+            taskTransition(c.taskId, QStringLiteral("rejected"), sender, c.reason, messageRow, t);
+        break;
+    case ConventionKind::TaskHandoff:
+        if (!c.taskId.isEmpty()) {
+            const QString target = c.handoffTo.isEmpty() ? firstRecipient : c.handoffTo;
+            Task &task = ensureTask(c.taskId, t);
+            task.assigneeId = target;
+            if (from && from->currentTaskId == c.taskId)
+                from->currentTaskId.clear();
+            taskTransition(c.taskId, QStringLiteral("handed-off"), sender,
+                           QStringLiteral("to %1%2").arg(target, c.reason.isEmpty() ? QString() : QStringLiteral(": ") + c.reason),
+                           messageRow, t);
+        }
+        break;
+    case ConventionKind::TaskUpdate:
+        if (!c.taskId.isEmpty()) {
+            Task &task = ensureTask(c.taskId, t);
+            if (c.progress)
+                task.progress = c.progress;
+            task.updatedAtMs = t;
+            if (task.status.isEmpty() || task.status == QLatin1String("accepted"))
+                taskTransition(c.taskId, QStringLiteral("in-progress"), sender, QString(), messageRow, t);
+        }
+        break;
+    case ConventionKind::TaskComplete:
+        if (!c.taskId.isEmpty()) {
+            const bool failed = c.taskStatus == QLatin1String("FAILED") || c.taskStatus == QLatin1String("TIMEOUT");
+            taskTransition(c.taskId, failed ? QStringLiteral("failed") : QStringLiteral("completed"), sender,
+                           c.taskStatus, messageRow, t);
+            if (from && from->currentTaskId == c.taskId)
+                from->currentTaskId.clear();
+        }
+        break;
+    case ConventionKind::TaskFailed:
+        if (!c.taskId.isEmpty()) {
+            taskTransition(c.taskId, QStringLiteral("failed"), sender,
+                           c.errorMessage.isEmpty() ? c.errorCode : c.errorMessage, messageRow, t);
+            if (from && from->currentTaskId == c.taskId)
+                from->currentTaskId.clear();
+        }
+        if (from) {
+            from->lastErrorSeverity = c.severity;
+            from->lastErrorMessage = c.errorMessage.isEmpty() ? c.errorCode : c.errorMessage;
+            from->lastErrorMs = t;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+void SystemStore::taskTransition(const QString &taskId, const QString &status, const QString &agentId,
+                                 const QString &detail, int messageRow, qint64 t)
+{
+    Task &task = ensureTask(taskId, t);
+    task.status = status;
+    task.updatedAtMs = t;
+    task.lastTransition = m_taskHistory.append(task.lastTransition, {t, status, agentId, detail, messageRow});
+    ++task.historySize;
+}
+
+void SystemStore::applyTaskEvent(const MapEvent &e, qint64 t)
+{
+    const MapEvent::TaskFields &task = e.task;
+    const QString &id = task.id;
+    if (id.isEmpty())
+        return;
+    Task &stored = ensureTask(id, t);
+    if (!task.title.isEmpty())
+        stored.type = task.title;
+    QString assignee = task.assignee;
+    if (assignee.isEmpty())
+        assignee = e.agentId;
+    if (!assignee.isEmpty())
+        stored.assigneeId = assignee;
+    QString status;
+    switch (e.kind) {
+    case EventKind::TaskCreated: status = task.status.isEmpty() ? QStringLiteral("open") : task.status; break;
+    case EventKind::TaskAssigned: status = QStringLiteral("assigned"); break;
+    case EventKind::TaskStatus: status = task.current; break;
+    case EventKind::TaskCompleted: status = QStringLiteral("completed"); break;
+    default: break;
+    }
+    if (!status.isEmpty())
+        taskTransition(id, status, assignee, QString(), -1, t);
+}
+
+void SystemStore::applyAgentsSnapshot(const AgentsSnapshot &snapshot)
+{
+    const qint64 t = snapshot.timeMs;
+    m_nowMs = std::max(m_nowMs, t);
+    QSet<QString> listed;
+    for (const AgentRecord &r : snapshot.data.agents) {
+        listed.insert(r.id);
+        Agent &a = ensureAgent(r.id, t);
+        mergeAgent(a, r, t);
+        Agent &fresh = m_agents[size_t(m_agentRow.value(r.id))];
+        if (fresh.unregistered) { // back in the server's list: registered again
+            fresh.unregistered = false;
+            fresh.unregisteredAtMs = 0;
+        }
+        if (!fresh.lastActivityMs)
+            fresh.lastActivityMs = t; // first sight counts as activity; health starts from here
+    }
+    if (!snapshot.complete)
+        return;
+    // A complete list is the server's truth: known agents absent from it are gone.
+    for (size_t row = 0; row < m_agents.size(); ++row) {
+        Agent &a = m_agents[row];
+        if (!a.placeholder && !a.unregistered && !listed.contains(a.id)) {
+            a.unregistered = true;
+            a.unregisteredAtMs = t;
+            markAgent(int(row)); // memberships follow map/scopes/members, as on the server
+        }
+    }
+}
+
+void SystemStore::applyScopesSnapshot(const ScopesSnapshot &snapshot)
+{
+    const qint64 t = snapshot.timeMs;
+    QSet<QString> listed;
+    for (const ScopeRecord &r : snapshot.data.scopes) {
+        listed.insert(r.id);
+        Scope &s = ensureScope(r.id, t);
+        s.placeholder = false;
+        s.deleted = false;
+        if (r.name)
+            s.name = *r.name;
+        if (r.parentId)
+            s.parentId = *r.parentId;
+        else
+            s.parentId.clear();
+        if (!r.metadata.is_null())
+            s.metadata = r.metadata;
+    }
+    for (size_t row = 0; row < m_scopes.size(); ++row) {
+        Scope &s = m_scopes[row];
+        if (!s.placeholder && !s.deleted && !listed.contains(s.id)) {
+            s.deleted = true;
+            markScope(int(row));
+            const QString scopeId = s.id;
+            const QStringList members = s.members; // copied: setMembership edits s.members
+            for (const QString &agentId : members)
+                setMembership(scopeId, agentId, false, t);
+        }
+    }
+}
+
+void SystemStore::applyMembers(const MembersSnapshot &snapshot)
+{
+    const QString &scopeId = snapshot.data.scopeId;
+    if (scopeId.isEmpty())
+        return;
+    Scope &s = ensureScope(scopeId, snapshot.timeMs);
+    const QStringList previous = s.members;
+    QSet<QString> now(snapshot.data.members.cbegin(), snapshot.data.members.cend());
+    for (const QString &agentId : previous)
+        if (!now.contains(agentId))
+            setMembership(scopeId, agentId, false, snapshot.timeMs);
+    for (const QString &agentId : snapshot.data.members)
+        setMembership(scopeId, agentId, true, snapshot.timeMs);
+}
+
+void SystemStore::applyGap(const Gap &gap)
+{
+    if (m_gaps.size() < kMaxGaps)
+        m_gaps.push_back(gap);
+    ++m_counters.gaps;
+    if (gap.kind == Gap::Kind::Sequence)
+        ++m_counters.sequenceGaps;
+    m_pending.countersChanged = true;
+}
+
+void SystemStore::applyProblem(const ProtocolProblem &problem)
+{
+    const auto bytesOf = [](const ProtocolProblem &p) { return qint64(p.frame.size() + p.detail.size() * 2); };
+    m_problems.push_back(problem);
+    m_problemBytes += bytesOf(problem);
+    if (m_problems.size() > kMaxProblems || m_problemBytes > kMaxProblemBytes) {
+        const size_t gone = std::max<size_t>(1, m_problems.size() / 10);
+        for (size_t i = 0; i < gone; ++i)
+            m_problemBytes -= bytesOf(m_problems[i]);
+        m_problems.erase(m_problems.begin(), m_problems.begin() + qsizetype(gone));
+        m_problemsDropped += qint64(gone);
+    }
+    ++m_counters.problems;
+    m_pending.countersChanged = true;
+}
+
+void SystemStore::applyConnection(const ConnectionInfo &info)
+{
+    const QString serverName = info.serverName.isEmpty() ? m_connection.serverName : info.serverName;
+    const QString serverVersion = info.serverVersion.isEmpty() ? m_connection.serverVersion : info.serverVersion;
+    const QString protocol = info.protocolVersion.isEmpty() ? m_connection.protocolVersion : info.protocolVersion;
+    const QString session = info.sessionId.isEmpty() ? m_connection.sessionId : info.sessionId;
+    m_connection = info;
+    m_connection.serverName = serverName;
+    m_connection.serverVersion = serverVersion;
+    m_connection.protocolVersion = protocol;
+    m_connection.sessionId = session;
+    m_nowMs = std::max(m_nowMs, info.timeMs);
+    m_pending.connectionChanged = true;
+}
+
+} // namespace mapi

@@ -1,0 +1,23 @@
+// How the panels' read-only tables look and behave, in one place.
+#pragma once
+
+#include <QAbstractItemView>
+
+class QTableView;
+
+namespace mapi::ui {
+
+// Rows selected whole (`mode`: single or extended), no editing, alternating colours, no grid,
+// no word wrap, no row header, fixed row height from the font, no highlighted header sections;
+// the columns are Interactive, `stretchColumn` (when >= 0) takes the remaining width.
+void setUpReadOnlyTable(QTableView *table, QAbstractItemView::SelectionMode mode, int stretchColumn = -1);
+
+// A log's table (rows only ever appended): while the view is at the bottom, new rows scroll into
+// view; while the operator reads older rows, the view stays put. Call after setModel().
+void followNewRows(QTableView *table);
+
+// Selects and shows `row` when it is in the table; otherwise clears the selection (what was
+// selected elsewhere is not in this table).
+void selectRowOrNothing(QTableView *table, int row);
+
+} // namespace mapi::ui

@@ -1,0 +1,596 @@
+// TimelineView: painting (renderTo and its layers). The behaviour is in TimelineView.cpp.
+#include "timeline/TimelineView.h"
+
+#include "model/SystemStore.h"
+#include "style/Colors.h"
+#include "timeline/TimelineColors.h"
+#include "timeline/TimelineViewDetail.h"
+
+#include <QApplication>
+#include <QCursor>
+#include <QDateTime>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPolygonF>
+#include <QScrollBar>
+#include <QTimer>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+namespace mapi::ui {
+
+using namespace timeline_view;
+
+// ---- painting ------------------------------------------------------------------------------
+
+void TimelineView::paintEvent(QPaintEvent *)
+{
+    QPainter p(viewport());
+    renderTo(p);
+}
+
+void TimelineView::renderTo(QPainter &p)
+{
+    const QRect plot = plotRect();
+    p.fillRect(viewport()->rect(), palette().color(QPalette::Base));
+    const VisibleRows rows = visibleRows();
+    const std::vector<int> bounds = columnBounds();
+
+    p.save();
+    p.setClipRect(plot);
+    paintLaneBackgrounds(p, rows);
+    paintStates(p, rows);
+    paintMessages(p, rows, bounds);
+    paintGaps(p);
+    paintActions(p);
+    paintTrimmedHistory(p);
+    p.restore();
+
+    paintRuler(p, bounds);
+    paintHeaders(p, rows);
+
+    if (m_lanes.rows().empty()) {
+        p.setPen(palette().color(QPalette::Disabled, QPalette::Text));
+        p.drawText(plot, Qt::AlignCenter, tr("No agents yet: open a trace or connect to a MAP system"));
+    }
+}
+
+QColor TimelineView::laneBackground(int rowIndex) const
+{
+    const QPalette &pal = palette();
+    const LaneRow &row = m_lanes.rows()[size_t(rowIndex)];
+    if (row.kind == LaneRow::Kind::Group && !row.collapsed)
+        return mixed(pal.color(QPalette::Base), pal.color(QPalette::Window), 0.8);
+    return pal.color(rowIndex % 2 ? QPalette::AlternateBase : QPalette::Base);
+}
+
+// Everything tall and thin in the plot is filled with opaque colours (blended by hand): the
+// raster engine hands translucent fills of many scanlines to a thread pool, whose hand-offs
+// cost more than the fill itself for one-pixel lines.
+void TimelineView::paintLaneBackgrounds(QPainter &p, const VisibleRows &rows) const
+{
+    const QRect plot = plotRect();
+    const QPalette &pal = palette();
+    const QStringList selected = m_selection->selectedAgents();
+    const QColor highlight = pal.color(QPalette::Highlight);
+    const QColor mid = pal.color(QPalette::Mid);
+    const double step = timelineTickStepMs(m_axis.msPerPixel, 90);
+    std::vector<int> gridX;
+    for (double t = std::ceil(m_axis.startMs / step) * step; t <= m_axis.endMs(); t += step)
+        gridX.push_back(int(std::floor(m_axis.mapTimeToX(t))));
+    for (int r = rows.first; r <= rows.last; ++r) {
+        const LaneRow &row = m_lanes.rows()[size_t(r)];
+        const QRect rect(plot.left(), rowTopY(r), plot.width(), row.height);
+        QColor fill = laneBackground(r);
+        if (row.kind == LaneRow::Kind::Agent && selected.contains(row.id))
+            fill = mixed(fill, highlight, 0.18);
+        p.fillRect(rect, fill);
+        const QColor grid = mixed(fill, mid, 0.2);
+        for (const int x : gridX)
+            p.fillRect(QRect(x, rect.top(), 1, rect.height()), grid);
+        p.fillRect(QRect(rect.left(), rect.bottom(), rect.width(), 1), mixed(fill, mid, 0.3));
+    }
+    // The live edge: the newest data (or the store's clock).
+    const double edge = liveEdgeMs();
+    if (edge > 0 && m_axis.containsTime(edge)) {
+        p.setPen(QPen(mixed(pal.color(QPalette::Base), highlight, 0.6), 1, Qt::DashLine));
+        const int x = int(std::floor(m_axis.mapTimeToX(edge)));
+        p.drawLine(x, plot.top(), x, plot.bottom());
+    }
+}
+
+void TimelineView::paintGaps(QPainter &p) const
+{
+    const QRect plot = plotRect();
+    const auto &gaps = m_index.gaps();
+    const int firstGap = firstAtOrAfter(gaps, m_axis.mapXToTime(plot.left() - kHitSlop));
+    QVector<QLine> hatch;
+    for (int i = firstGap; i < int(gaps.size()) && gaps[size_t(i)].timeMs <= m_axis.mapXToTime(plot.right() + kHitSlop); ++i) {
+        const Gap &gap = m_store->gaps()[size_t(gaps[size_t(i)].gapRow)];
+        const int x = int(std::floor(m_axis.mapTimeToX(double(gaps[size_t(i)].timeMs))));
+        // A hatched band, drawn as an opaque fill plus short strokes (a pattern brush would
+        // blend a texture over every scanline).
+        const QColor base = palette().color(QPalette::Base);
+        p.fillRect(QRect(x - 3, plot.top(), 7, plot.height()), mixed(base, gapColor(gap.recovered), 0.15));
+        hatch.clear();
+        for (int y = plot.top(); y < plot.bottom(); y += 5)
+            hatch.push_back(QLine(x - 3, y + 6, x + 3, y));
+        p.setPen(QPen(mixed(base, gapColor(gap.recovered), 0.6), 1));
+        p.drawLines(hatch);
+        p.setPen(QPen(gapColor(gap.recovered), 2, gap.recovered ? Qt::DashLine : Qt::SolidLine));
+        p.drawLine(x, plot.top(), x, plot.bottom());
+    }
+}
+
+// A live session's trimmed history: the plot left of the boundary is shaded and labelled, so
+// an empty stretch there reads as "dropped by the history bound", not "nothing happened".
+void TimelineView::paintTrimmedHistory(QPainter &p) const
+{
+    if (m_index.trimmedEvents() <= 0)
+        return;
+    const QRect plot = plotRect();
+    const double boundary = double(m_index.trimmedBeforeMs());
+    if (boundary < m_axis.startMs)
+        return;
+    const int x = std::min(plot.right(), int(std::floor(m_axis.mapTimeToX(boundary))));
+    const QColor base = palette().color(QPalette::Base);
+    const QColor mid = palette().color(QPalette::Mid);
+    p.fillRect(QRect(plot.left(), plot.top(), x - plot.left(), plot.height()), mixed(base, mid, 0.35));
+    p.setPen(QPen(mid, 2));
+    p.drawLine(x, plot.top(), x, plot.bottom());
+    p.setPen(palette().color(QPalette::Text));
+    const QString text = historyTrimmedText(m_index.trimmedBeforeMs(), m_index.trimmedEvents());
+    const QRect label = p.fontMetrics().boundingRect(text).adjusted(-4, -2, 4, 2);
+    QRect box(std::max(plot.left() + 2, x - label.width() - 4), plot.top() + 4, label.width(), label.height());
+    p.fillRect(box, mixed(base, mid, 0.15));
+    p.drawText(box, Qt::AlignCenter, text);
+}
+
+QString historyTrimmedText(qint64 beforeMs, qint64 events)
+{
+    return TimelineView::tr("history before %1 trimmed (%Ln events)", nullptr, int(std::min<qint64>(events, INT_MAX)))
+        .arg(formatTime(double(beforeMs)));
+}
+
+void TimelineView::paintStates(QPainter &p, const VisibleRows &rows) const
+{
+    const QRect plot = plotRect();
+    const QPalette &pal = palette();
+    const double edge = liveEdgeMs();
+    const double t0 = m_axis.startMs;
+    const double t1 = m_axis.endMs();
+    int focusedEvent = -1;
+    if (m_selection->focusKind() == SelectionHub::Kind::Event)
+        focusedEvent = m_selection->focusKey().toInt();
+
+    p.setRenderHint(QPainter::Antialiasing, true);
+    for (int r = rows.first; r <= rows.last; ++r) {
+        const LaneRow &row = m_lanes.rows()[size_t(r)];
+        if (row.agentRow < 0)
+            continue;
+        const Agent &agent = m_store->agents()[size_t(row.agentRow)];
+        const auto &marks = m_index.stateMarks(row.agentRow);
+        const int stripTop = rowTopY(r) + row.height - kStateStripHeight - 2;
+        auto fillStrip = [&](double from, double to, const QColor &color) {
+            const double x0 = std::max(double(plot.left()), m_axis.mapTimeToX(from));
+            const double x1 = std::min(double(plot.right() + 1), m_axis.mapTimeToX(to));
+            if (x1 > x0)
+                p.fillRect(QRectF(x0, stripTop, std::max(1.0, x1 - x0), kStateStripHeight), color);
+        };
+        if (marks.empty()) {
+            // Known from a snapshot only: its current state since the model heard of it.
+            if (!agent.unregistered && agent.knownSinceMs > 0 && !agent.state.isEmpty())
+                fillStrip(double(agent.knownSinceMs), edge, agentStateColor(agent.state));
+            continue;
+        }
+        // The strip: each mark's state until the next mark. Where marks are closer than a pixel
+        // the walk jumps to the next pixel column (binary search), so the cost stays per pixel.
+        int i = std::max(0, firstAtOrAfter(marks, t0) - 1);
+        while (i < int(marks.size()) && double(marks[size_t(i)].timeMs) <= t1) {
+            const TimelineIndex::StateMark &mark = marks[size_t(i)];
+            const double next = i + 1 < int(marks.size()) ? double(marks[size_t(i + 1)].timeMs) : edge;
+            if (mark.kind != EventKind::AgentUnregistered)
+                fillStrip(double(mark.timeMs), next, agentStateColor(m_index.stateName(mark.stateId)));
+            const double markX = m_axis.mapTimeToX(double(mark.timeMs));
+            i = m_axis.mapTimeToX(next) - markX < 1 ? std::max(i + 1, firstAtOrAfter(marks, m_axis.mapXToTime(std::floor(markX) + 1), i))
+                                                     : i + 1;
+        }
+        // The marks, at most one per kMarkerSize / 2 pixels.
+        int j = firstAtOrAfter(marks, m_axis.mapXToTime(plot.left() - kMarkerSize));
+        const double lastTime = m_axis.mapXToTime(plot.right() + kMarkerSize);
+        while (j < int(marks.size()) && double(marks[size_t(j)].timeMs) <= lastTime) {
+            const TimelineIndex::StateMark &mark = marks[size_t(j)];
+            const double x = std::floor(m_axis.mapTimeToX(double(mark.timeMs))) + 0.5;
+            const double top = rowTopY(r) + 2;
+            const double bottom = rowTopY(r) + row.height - 2;
+            if (mark.kind == EventKind::AgentRegistered) {
+                p.setPen(QPen(healthColor(Health::Healthy), 2));
+                p.drawLine(QPointF(x, top), QPointF(x, bottom));
+            } else if (mark.kind == EventKind::AgentUnregistered) {
+                p.setPen(QPen(pal.color(QPalette::Text), 2));
+                p.drawLine(QPointF(x, top), QPointF(x, bottom));
+                p.drawLine(QPointF(x - 3, bottom - 6), QPointF(x + 3, bottom));
+                p.drawLine(QPointF(x + 3, bottom - 6), QPointF(x - 3, bottom));
+            } else {
+                QColor color = agentStateColor(m_index.stateName(mark.stateId));
+                color.setAlpha(255);
+                const double cy = stripTop + kStateStripHeight / 2.0;
+                const double h = kMarkerSize / 2.0;
+                const QPolygonF diamond({QPointF(x, cy - h), QPointF(x + h, cy), QPointF(x, cy + h), QPointF(x - h, cy)});
+                p.setPen(QPen(pal.color(QPalette::Base), 1));
+                p.setBrush(color);
+                p.drawPolygon(diamond);
+            }
+            if (mark.eventRow == focusedEvent) {
+                p.setPen(QPen(pal.color(QPalette::Highlight), 2));
+                p.setBrush(Qt::NoBrush);
+                p.drawEllipse(QPointF(x, (top + bottom) / 2), row.height / 2.0 - 1, row.height / 2.0 - 1);
+            }
+            j = std::max(j + 1, firstAtOrAfter(marks, m_axis.mapXToTime(x + kMarkerSize / 2.0), j));
+        }
+    }
+    p.setRenderHint(QPainter::Antialiasing, false);
+    p.setBrush(Qt::NoBrush);
+}
+
+TimelineView::MessageExtent TimelineView::messageExtent(const TimelineIndex::MessageRef &ref, const VisibleRows &rows,
+                                                        std::vector<int> &recipientRows) const
+{
+    MessageExtent extent;
+    const QRect plot = plotRect();
+    auto visible = [&](int row) { return row >= rows.first && row <= rows.last; };
+    extent.senderRow = messageEndpointRows(ref.messageRow, ref.senderAgentRow, recipientRows);
+    if (m_index.convention(ref.messageRow) == ConventionKind::Heartbeat) {
+        // Drawn as a tick at the top of the sender's lane.
+        extent.drawable = extent.endVisible = visible(extent.senderRow);
+        if (extent.drawable) {
+            extent.minY = rowTopY(extent.senderRow);
+            extent.maxY = extent.minY + 10;
+        }
+        return extent;
+    }
+    if (extent.senderRow < 0 && recipientRows.empty())
+        return extent;
+    extent.senderY = extent.senderRow >= 0 ? rowCenterY(extent.senderRow) : rowCenterY(recipientRows.front()) - 10;
+    extent.minY = extent.maxY = extent.senderY;
+    extent.endVisible = visible(extent.senderRow);
+    for (const int row : recipientRows) {
+        extent.minY = std::min(extent.minY, rowCenterY(row));
+        extent.maxY = std::max(extent.maxY, rowCenterY(row));
+        extent.endVisible = extent.endVisible || visible(row);
+    }
+    extent.drawable = extent.maxY >= plot.top() && extent.minY <= plot.bottom();
+    return extent;
+}
+
+bool TimelineView::columnIsDense(int from, int to, const VisibleRows &rows) const
+{
+    const int count = to - from;
+    if (count <= kMaxArrowsPerColumn)
+        return false;
+    if (count > kArrowCheckLimit)
+        return true;
+    int drawn = 0;
+    for (int i = from; i < to; ++i) {
+        if (messageExtent(m_index.messages()[size_t(i)], rows, m_scratchRows).drawable && ++drawn > kMaxArrowsPerColumn)
+            return true;
+    }
+    return false;
+}
+
+void TimelineView::paintMessages(QPainter &p, const VisibleRows &rows, const std::vector<int> &bounds) const
+{
+    const int width = int(bounds.size()) - 1;
+    std::vector<char> dense(size_t(std::max(0, width)), 0);
+    bool anyDense = false;
+    for (int c = 0; c < width; ++c) {
+        dense[size_t(c)] = columnIsDense(bounds[size_t(c)], bounds[size_t(c + 1)], rows);
+        anyDense = anyDense || dense[size_t(c)];
+    }
+    if (anyDense)
+        paintDensity(p, rows, dense);
+
+    int focusedMessage = -1;
+    if (m_selection->focusKind() == SelectionHub::Kind::Message)
+        focusedMessage = m_selection->focusKey().toInt();
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    p.setFont(small);
+    std::vector<int> labelRightEdge(size_t(std::max(0, rows.last - rows.first + 1)), INT_MIN);
+    const auto &messages = m_index.messages();
+    for (int c = 0; c < width; ++c) {
+        if (dense[size_t(c)])
+            continue;
+        for (int i = bounds[size_t(c)]; i < bounds[size_t(c + 1)]; ++i)
+            paintMessage(p, messages[size_t(i)], rows, focusedMessage, labelRightEdge);
+    }
+    p.setFont(font());
+}
+
+void TimelineView::paintMessage(QPainter &p, const TimelineIndex::MessageRef &ref, const VisibleRows &rows,
+                                int focusedMessage, std::vector<int> &labelRightEdge) const
+{
+    const MessageExtent extent = messageExtent(ref, rows, m_scratchRows);
+    if (!extent.drawable)
+        return;
+    const QRect plot = plotRect();
+    const QPalette &pal = palette();
+    const ConventionKind convention = m_store->messages().convention(size_t(ref.messageRow));
+    const int x = int(std::floor(m_axis.mapTimeToX(double(ref.timeMs))));
+    const bool focused = ref.messageRow == focusedMessage;
+    QColor color = messageColor(convention, pal);
+    if (convention == ConventionKind::Heartbeat) {
+        p.fillRect(QRect(x, extent.minY + 2, focused ? 3 : 1, 7), focused ? pal.color(QPalette::Highlight) : color);
+        return;
+    }
+    if (!extent.endVisible)
+        color = mixed(pal.color(QPalette::Base), color, 0.3); // passing through: both ends are scrolled away
+
+    const int lineTop = std::max(extent.minY, plot.top() - 8);
+    const int lineBottom = std::min(extent.maxY, plot.bottom() + 8);
+    if (focused)
+        p.fillRect(QRect(x - 2, lineTop, 5, lineBottom - lineTop + 1), pal.color(QPalette::Highlight));
+    if (lineBottom > lineTop)
+        p.fillRect(QRect(x, lineTop, 1, lineBottom - lineTop + 1), color);
+
+    p.setRenderHint(QPainter::Antialiasing, true);
+    p.setPen(Qt::NoPen);
+    p.setBrush(color);
+    const double cx = x + 0.5;
+    for (const int row : m_scratchRows) {
+        const double y = rowCenterY(row);
+        if (y < plot.top() - 8 || y > plot.bottom() + 8)
+            continue;
+        if (row == extent.senderRow) {
+            // Within one (collapsed) lane: a ring instead of an arrow.
+            p.setPen(QPen(color, 1.5));
+            p.setBrush(Qt::NoBrush);
+            p.drawEllipse(QPointF(cx, y), 3.5, 3.5);
+            p.setPen(Qt::NoPen);
+            p.setBrush(color);
+            continue;
+        }
+        const double direction = y > extent.senderY ? 1 : -1;
+        const QPolygonF head({QPointF(cx, y), QPointF(cx - 3.5, y - 6 * direction), QPointF(cx + 3.5, y - 6 * direction)});
+        p.drawPolygon(head);
+    }
+    if (extent.senderRow >= 0 && extent.senderY >= plot.top() - 4 && extent.senderY <= plot.bottom() + 4)
+        p.drawEllipse(QPointF(cx, extent.senderY), 2.5, 2.5);
+    p.setBrush(Qt::NoBrush);
+    p.setRenderHint(QPainter::Antialiasing, false);
+
+    // A short label beside the sender's end, where the lane has room for it.
+    if (extent.senderRow >= rows.first && extent.senderRow <= rows.last) {
+        int &rightEdge = labelRightEdge[size_t(extent.senderRow - rows.first)];
+        if (x + 4 > rightEdge) {
+            const QString label = messageLabel(convention, m_store->messages().payloadType(size_t(ref.messageRow)));
+            if (!label.isEmpty()) {
+                const QFontMetrics metrics = p.fontMetrics();
+                p.setPen(color);
+                p.drawText(QPoint(x + 5, rowTopY(extent.senderRow) + metrics.ascent()), label);
+                rightEdge = x + 5 + metrics.horizontalAdvance(label) + 6;
+            }
+        }
+    }
+}
+
+void TimelineView::paintDensity(QPainter &p, const VisibleRows &rows, const std::vector<char> &dense) const
+{
+    const QRect plot = plotRect();
+    const int width = int(dense.size());
+    const QColor heat = palette().color(QPalette::Highlight);
+    const double saturation = std::log2(1.0 + kDensitySaturation);
+    // A cell is at least kMinCellWidth wide so a lone dense column reads as a block, not a line.
+    constexpr int kMinCellWidth = 3;
+    QColor background;
+    auto fillCell = [&](int fromColumn, int toColumn, int top, int height, int alpha) {
+        int left = plot.left() + fromColumn;
+        int cellWidth = toColumn - fromColumn;
+        if (cellWidth < kMinCellWidth) {
+            left -= (kMinCellWidth - cellWidth) / 2;
+            cellWidth = kMinCellWidth;
+        }
+        p.fillRect(QRect(left, top, cellWidth, height), mixed(background, heat, alpha / 255.0));
+    };
+
+    for (int r = rows.first; r <= rows.last; ++r) {
+        const LaneRow &row = m_lanes.rows()[size_t(r)];
+        if (row.kind == LaneRow::Kind::Group && !row.collapsed)
+            continue;
+        const std::vector<qint64> &times = rowEndpointTimes(row);
+        if (times.empty())
+            continue;
+        background = laneBackground(r);
+        const int top = rowTopY(r) + 3;
+        const int height = row.height - kStateStripHeight - 7;
+        int c = 0;
+        while (c < width) {
+            if (!dense[size_t(c)]) {
+                ++c;
+                continue;
+            }
+            // One run of dense columns: walk the lane's times column by column.
+            int position = firstTimeAtOrAfter(times, m_axis.mapXToTime(plot.left() + c), 0);
+            int runStart = -1, runAlpha = 0;
+            for (; c < width && dense[size_t(c)]; ++c) {
+                const int end = firstTimeAtOrAfter(times, m_axis.mapXToTime(plot.left() + c + 1), position);
+                const int count = end - position;
+                position = end;
+                const int alpha = count > 0 ? int(40 + 215 * std::min(1.0, std::log2(1.0 + count) / saturation)) : 0;
+                if (alpha != runAlpha) {
+                    if (runAlpha > 0)
+                        fillCell(runStart, c, top, height, runAlpha);
+                    runStart = c;
+                    runAlpha = alpha;
+                }
+            }
+            if (runAlpha > 0)
+                fillCell(runStart, c, top, height, runAlpha);
+        }
+    }
+}
+
+void TimelineView::paintActions(QPainter &p) const
+{
+    const QRect plot = plotRect();
+    const QPalette &pal = palette();
+    const auto &actions = m_index.actions();
+    const VisibleRows rows = visibleRows();
+    const bool actionFocused = m_selection->focusKind() == SelectionHub::Kind::Action;
+    p.setRenderHint(QPainter::Antialiasing, true);
+    const double lastTime = m_axis.mapXToTime(plot.right() + kMarkerSize);
+    for (int i = firstAtOrAfter(actions, m_axis.mapXToTime(plot.left() - kMarkerSize));
+         i < int(actions.size()) && double(actions[size_t(i)].timeMs) <= lastTime; ++i) {
+        const int row = m_lanes.rowOfAgent(actions[size_t(i)].agentRow);
+        if (row < rows.first || row > rows.last)
+            continue;
+        const OperatorAction &action = m_store->actions()[size_t(actions[size_t(i)].actionRow)];
+        const QColor color = actionStatusColor(action.status);
+        const double x = std::floor(m_axis.mapTimeToX(double(actions[size_t(i)].timeMs))) + 0.5;
+        const double top = rowTopY(row) + 1;
+        const double bottom = rowTopY(row) + m_lanes.rows()[size_t(row)].height - 1;
+        p.setPen(QPen(color, 1, Qt::DotLine));
+        p.drawLine(QPointF(x, top), QPointF(x, bottom));
+        // A flag hanging from the lane's top edge.
+        const QPolygonF flag({QPointF(x, top), QPointF(x + 8, top + 3.5), QPointF(x, top + 7)});
+        p.setPen(QPen(pal.color(QPalette::Text), 1));
+        p.setBrush(color);
+        p.drawPolygon(flag);
+        if (actionFocused && m_selection->focusKey() == action.id) {
+            p.setPen(QPen(pal.color(QPalette::Highlight), 2));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(QRectF(x - 3, top - 1, 13, bottom - top + 1));
+        }
+    }
+    p.setBrush(Qt::NoBrush);
+    p.setRenderHint(QPainter::Antialiasing, false);
+}
+
+void TimelineView::paintRuler(QPainter &p, const std::vector<int> &bounds) const
+{
+    const QRect plot = plotRect();
+    const QPalette &pal = palette();
+    const QRect ruler(0, 0, viewport()->width(), kRulerHeight);
+    p.fillRect(ruler, pal.color(QPalette::Window));
+    const QRect strip(plot.left(), kRulerHeight, plot.width(), kDensityStripHeight);
+    p.fillRect(QRect(0, kRulerHeight, viewport()->width(), kDensityStripHeight),
+               mixed(pal.color(QPalette::Base), pal.color(QPalette::Window), 0.5));
+
+    // Message rate per pixel column (log scale), over the whole system.
+    const int width = int(bounds.size()) - 1;
+    int densest = 0;
+    for (int c = 0; c < width; ++c)
+        densest = std::max(densest, bounds[size_t(c + 1)] - bounds[size_t(c)]);
+    if (densest > 0) {
+        QColor bar = messageColor(ConventionKind::None, pal);
+        bar.setAlpha(160);
+        const double scale = std::log2(1.0 + densest);
+        for (int c = 0; c < width; ++c) {
+            const int count = bounds[size_t(c + 1)] - bounds[size_t(c)];
+            if (count == 0)
+                continue;
+            const int h = std::max(1, int(std::lround(kDensityStripHeight * std::log2(1.0 + count) / scale)));
+            p.fillRect(QRect(strip.left() + c, strip.bottom() + 1 - h, 1, h), bar);
+        }
+    }
+
+    const double step = timelineTickStepMs(m_axis.msPerPixel, 90);
+    p.setPen(pal.color(QPalette::WindowText));
+    const QFontMetrics metrics = p.fontMetrics();
+    const double firstTick = std::ceil(m_axis.startMs / step) * step;
+    const int utcOffset = QDateTime::fromMSecsSinceEpoch(qint64(firstTick)).offsetFromUtc();
+    p.save();
+    p.setClipRect(QRect(plot.left(), 0, plot.width(), kRulerHeight));
+    for (double t = firstTick; t <= m_axis.endMs() + step; t += step) {
+        const int x = int(std::floor(m_axis.mapTimeToX(t)));
+        p.drawLine(x, kRulerHeight - 5, x, kRulerHeight - 1);
+        p.drawText(QPoint(x + 3, (kRulerHeight - 4 + metrics.ascent()) / 2), formatTime(t, step, utcOffset));
+    }
+    p.restore();
+    QColor line = pal.color(QPalette::Mid);
+    p.fillRect(QRect(0, kRulerHeight + kDensityStripHeight - 1, viewport()->width(), 1), line);
+
+    // Above the headers: what the window spans and whether it follows the newest data (the live
+    // edge, or a replay's position).
+    const QString status = (m_followLive ? tr("● following") : tr("❚❚ paused")) + QStringLiteral("  ")
+                           + tr("%1 shown").arg(formatDuration(m_axis.spanMs()));
+    p.setPen(m_followLive ? healthColor(Health::Healthy) : pal.color(QPalette::WindowText));
+    p.drawText(QRect(6, 0, m_headerWidth - 8, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft, status);
+}
+
+void TimelineView::paintHeaders(QPainter &p, const VisibleRows &rows) const
+{
+    const QRect plot = plotRect();
+    const QPalette &pal = palette();
+    const QRect area(0, plot.top(), m_headerWidth, plot.height());
+    p.save();
+    p.setClipRect(area);
+    p.fillRect(area, pal.color(QPalette::Window));
+    const QStringList selected = m_selection->selectedAgents();
+    QColor separator = pal.color(QPalette::Mid);
+    separator.setAlpha(70);
+    const QFontMetrics metrics = p.fontMetrics();
+    QFont bold = font();
+    bold.setBold(true);
+
+    for (int r = rows.first; r <= rows.last; ++r) {
+        const LaneRow &row = m_lanes.rows()[size_t(r)];
+        const int top = rowTopY(r);
+        const QRect rect(0, top, m_headerWidth, row.height);
+        if (row.kind == LaneRow::Kind::Agent && selected.contains(row.id))
+            p.fillRect(rect, mixed(pal.color(QPalette::Window), pal.color(QPalette::Highlight), 0.3));
+        p.fillRect(QRect(0, rect.bottom(), m_headerWidth, 1), separator);
+
+        int x = 6 + row.depth * kIndentPerLevel;
+        const double cy = top + row.height / 2.0;
+        if (row.expandable) {
+            p.setRenderHint(QPainter::Antialiasing, true);
+            p.setPen(Qt::NoPen);
+            p.setBrush(pal.color(QPalette::WindowText));
+            const QPolygonF triangle = row.collapsed
+                ? QPolygonF({QPointF(x + 2, cy - 4), QPointF(x + 7, cy), QPointF(x + 2, cy + 4)})
+                : QPolygonF({QPointF(x, cy - 2.5), QPointF(x + 8, cy - 2.5), QPointF(x + 4, cy + 2.5)});
+            p.drawPolygon(triangle);
+            p.setBrush(Qt::NoBrush);
+            p.setRenderHint(QPainter::Antialiasing, false);
+        }
+        x += 12;
+        const Agent *agent = row.agentRow >= 0 ? &m_store->agents()[size_t(row.agentRow)] : nullptr;
+        if (agent) {
+            p.setRenderHint(QPainter::Antialiasing, true);
+            p.setPen(Qt::NoPen);
+            p.setBrush(healthColor(agent->health));
+            p.drawEllipse(QPointF(x + 4, cy), 4, 4);
+            p.setBrush(Qt::NoBrush);
+            p.setRenderHint(QPainter::Antialiasing, false);
+            x += 13;
+        }
+        QString suffix;
+        if (row.collapsed)
+            suffix = QStringLiteral(" (%1)").arg(row.members.size());
+        const int suffixWidth = metrics.horizontalAdvance(suffix);
+        const bool departed = agent && agent->unregistered;
+        p.setFont(row.kind == LaneRow::Kind::Group || row.collapsed ? bold : font());
+        p.setPen(departed ? pal.color(QPalette::Disabled, QPalette::WindowText) : pal.color(QPalette::WindowText));
+        const int available = std::max(0, m_headerWidth - x - 6 - suffixWidth);
+        const QString label = p.fontMetrics().elidedText(row.label, Qt::ElideMiddle, available);
+        p.drawText(QRect(x, top, available, row.height), Qt::AlignVCenter | Qt::AlignLeft, label);
+        if (!suffix.isEmpty()) {
+            p.setFont(font());
+            p.setPen(pal.color(QPalette::Disabled, QPalette::WindowText));
+            p.drawText(QRect(x + p.fontMetrics().horizontalAdvance(label) + 8, top, suffixWidth + 4, row.height),
+                       Qt::AlignVCenter | Qt::AlignLeft, suffix);
+        }
+        p.setFont(font());
+    }
+    p.restore();
+    p.fillRect(QRect(m_headerWidth - 1, 0, 1, viewport()->height()), pal.color(QPalette::Mid));
+}
+
+} // namespace mapi::ui
