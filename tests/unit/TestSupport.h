@@ -32,6 +32,10 @@ inline char *toString(const json &value)
 {
     return qstrdup(value.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
 }
+inline char *toString(const ordered_json &value) // also needed to compile QCOMPARE for Windows
+{
+    return qstrdup(value.dump(-1, ' ', false, ordered_json::error_handler_t::replace).c_str());
+}
 NLOHMANN_JSON_NAMESPACE_END
 
 namespace mapi_test {

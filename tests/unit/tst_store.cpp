@@ -3,6 +3,7 @@
 // operator actions. Most inputs are real-shaped [M] frames pushed through ProtocolPipeline
 // (mapi_test::Wire), the same path live traffic takes.
 #include "TestSupport.h"
+#include "model/ItemJson.h"
 
 #include "model/StateJson.h"
 #include "model/SystemStore.h"
@@ -11,6 +12,7 @@
 #include "pipeline/ProtocolPipeline.h"
 #include "protocol/SimdJsonParser.h"
 
+#include <QDateTime>
 #include <QSignalSpy>
 
 using namespace mapi;
@@ -104,6 +106,7 @@ private Q_SLOTS:
     void historyBudgetTrimsOldestAndKeepsStateExact();
     void trimHistoryBeforeATime();
     void problemsKeepTheNewestWithinBounds(); // and gaps
+    void itemJsonDescribesEachItemInFull();
 };
 
 void TestStore::sameEventTwiceIsAppliedOnce()
@@ -1401,6 +1404,45 @@ void TestStore::problemsKeepTheNewestWithinBounds()
     QCOMPARE(store.counters().gaps, qint64(SystemStore::kMaxGaps) + 300);
     QCOMPARE(store.counters().sequenceGaps, qint64(SystemStore::kMaxGaps) + 300);
     QCOMPARE(store.gaps().back().fromSequence, qint64(2 * (SystemStore::kMaxGaps - 1)));
+}
+
+void TestStore::itemJsonDescribesEachItemInFull()
+{
+    SystemStore store;
+    Wire wire(store);
+    wire.setNow(1700000000123);
+    wire.registerAgent(QStringLiteral("a1"), QStringLiteral("alpha"));
+    wire.registerAgent(QStringLiteral("b2"), QStringLiteral("beta"));
+    wire.message(QStringLiteral("msg-1"), QStringLiteral("a1"), Json{{"agent", "b2"}}, Json{{"hi", 1}});
+
+    const OrderedJson agent = agentJson(store, *store.agent(QStringLiteral("a1")));
+    QCOMPARE(QString::fromStdString(agent.begin().key()), QStringLiteral("id")); // a fixed key order, id first
+    QCOMPARE(QString::fromStdString(agent.at("name").get<std::string>()), QStringLiteral("alpha"));
+    const qint64 registeredAt = store.agent(QStringLiteral("a1"))->registeredAtMs;
+    QVERIFY(registeredAt >= 1700000000123);
+    QCOMPARE(QString::fromStdString(agent.at("registeredAt").get<std::string>()), // ISO 8601, UTC, milliseconds
+             QDateTime::fromMSecsSinceEpoch(registeredAt).toUTC().toString(Qt::ISODateWithMs));
+    QVERIFY(agent.at("registeredAt").get<std::string>().back() == 'Z');
+    QVERIFY(agent.at("unregisteredAt").is_null()); // never: null, not 1970
+    QVERIFY(agent.at("parentId").is_null());       // absent: null
+    QCOMPARE(agent.at("messagesSent").get<int>(), 1);
+
+    int origin = -2;
+    const OrderedJson message = messageJson(store, 0, &origin);
+    QVERIFY(origin >= 0); // the event that carried it is in the model, with its frame
+    QCOMPARE(message.at("payload"), OrderedJson::parse(R"({"hi":1})"));
+    QCOMPARE(message.at("frame").at("method").get<std::string>(), std::string("map/event"));
+    QCOMPARE(message.at("events").size(), size_t(1));
+
+    const OrderedJson event = eventJson(store, origin);
+    QCOMPARE(event.at("frameBytes").get<qsizetype>(), store.eventFrame(origin).size());
+
+    // A frame that is not JSON is shown as text, its control bytes escaped.
+    bool escaped = false;
+    QCOMPARE(frameText(QByteArray("ok\x01", 3), &escaped), QStringLiteral("ok\\x01"));
+    QVERIFY(escaped);
+    QCOMPARE(frameJson(QByteArray("not json")), OrderedJson("not json"));
+    QVERIFY(frameJson(QByteArray(kMaxParsedFrameBytes + 1, ' ')).is_null());
 }
 
 QTEST_GUILESS_MAIN(TestStore)

@@ -1,6 +1,7 @@
 #include "panels/InspectorPanel.h"
 
 #include "common/TimeText.h"
+#include "model/ItemJson.h"
 #include "models/ActionModel.h"
 #include "session/InspectorSession.h"
 #include "style/Colors.h"
@@ -8,7 +9,6 @@
 
 #include <QCheckBox>
 #include <QClipboard>
-#include <QDateTime>
 #include <QFontDatabase>
 #include <QGuiApplication>
 #include <QHBoxLayout>
@@ -20,7 +20,6 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QStackedWidget>
-#include <QStringDecoder>
 #include <QTabWidget>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -34,47 +33,10 @@ namespace {
 
 using Kind = SelectionHub::Kind;
 
-// Frames larger than this are neither parsed into the tree ("frame" is null, "frameBytes" says how
-// big it was) nor indented in the raw tab, which shows them as received. Parsing, building and
-// dumping cost ≈25 ms per 100 KiB of frame on the GUI thread; 256 KiB keeps a click near 50 ms,
-// and MAP frames are rarely above a few KiB.
-constexpr qsizetype kMaxParsedFrameBytes = 256 * 1024;
 // Top-level objects and arrays with at most this many children open when an item is first shown.
 constexpr int kAutoExpandChildren = 20;
 
-// ---- JSON building blocks ----------------------------------------------------------------
-
-OrderedJson text(const QString &s)
-{
-    return s.toStdString();
-}
-
-OrderedJson optionalText(const QString &s)
-{
-    return s.isEmpty() ? OrderedJson() : text(s);
-}
-
-OrderedJson texts(const QStringList &list)
-{
-    OrderedJson out = OrderedJson::array();
-    for (const QString &s : list)
-        out.push_back(s.toStdString());
-    return out;
-}
-
-// Times as ISO 8601 UTC with milliseconds; 0 (never) as null.
-OrderedJson timeJson(qint64 ms)
-{
-    if (ms <= 0)
-        return {};
-    return QDateTime::fromMSecsSinceEpoch(ms).toUTC().toString(Qt::ISODateWithMs).toStdString();
-}
-
-template<typename T>
-OrderedJson optionalNumber(const std::optional<T> &value)
-{
-    return value ? OrderedJson(*value) : OrderedJson();
-}
+// ---- text building blocks ----------------------------------------------------------------
 
 QString agentLabel(const SystemStore &store, const QString &id)
 {
@@ -90,84 +52,6 @@ QString escaped(const QString &s)
 QString coloured(const QColor &color, const QString &plain)
 {
     return QStringLiteral("<span style=\"color:%1\">%2</span>").arg(color.name(), escaped(plain));
-}
-
-// The frame as text: valid UTF-8 decoded; invalid bytes and control characters (other than tab,
-// line feed and carriage return) as \xNN so nothing is silently replaced. `hadEscapes` tells whether any were.
-QString frameText(const QByteArray &bytes, bool *hadEscapes)
-{
-    bool hasControl = false;
-    for (const char c : bytes) {
-        const auto u = static_cast<unsigned char>(c);
-        if ((u < 0x20 && u != '\n' && u != '\r' && u != '\t') || u == 0x7f) {
-            hasControl = true;
-            break;
-        }
-    }
-    if (!hasControl) {
-        QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
-        QString decoded = decoder.decode(bytes);
-        if (!decoder.hasError()) {
-            *hadEscapes = false;
-            return decoded;
-        }
-    }
-    *hadEscapes = true;
-    QString out;
-    out.reserve(bytes.size());
-    const auto *p = reinterpret_cast<const unsigned char *>(bytes.constData());
-    const qsizetype n = bytes.size();
-    auto escapeByte = [&out](unsigned char b) { out += QStringLiteral("\\x") + QStringLiteral("%1").arg(uint(b), 2, 16, QLatin1Char('0')).toUpper(); };
-    auto continuation = [&](qsizetype i) { return i < n && (p[i] & 0xC0) == 0x80; };
-    for (qsizetype i = 0; i < n;) {
-        const unsigned char c = p[i];
-        if (c < 0x80) {
-            if ((c < 0x20 && c != '\n' && c != '\r' && c != '\t') || c == 0x7f)
-                escapeByte(c);
-            else
-                out += QLatin1Char(char(c));
-            ++i;
-            continue;
-        }
-        int length = 0;
-        if (c >= 0xC2 && c <= 0xDF)
-            length = 2;
-        else if (c >= 0xE0 && c <= 0xEF)
-            length = 3;
-        else if (c >= 0xF0 && c <= 0xF4)
-            length = 4;
-        bool valid = length > 0;
-        for (int k = 1; valid && k < length; ++k)
-            valid = continuation(i + k);
-        if (valid && length >= 3) {
-            const unsigned char second = p[i + 1];
-            // no overlong forms, no UTF-16 surrogates, nothing above U+10FFFF
-            valid = !(c == 0xE0 && second < 0xA0) && !(c == 0xED && second > 0x9F) && !(c == 0xF0 && second < 0x90)
-                && !(c == 0xF4 && second > 0x8F);
-        }
-        if (!valid) {
-            escapeByte(c);
-            ++i;
-            continue;
-        }
-        out += QString::fromUtf8(reinterpret_cast<const char *>(p + i), length);
-        i += length;
-    }
-    return out;
-}
-
-// The frame as JSON, or nothing when it is not JSON or too big or deep to parse here.
-std::optional<OrderedJson> parseFrame(const QByteArray &frame)
-{
-    if (frame.isEmpty() || frame.size() > kMaxParsedFrameBytes)
-        return std::nullopt;
-    const int depthLimit = CodecLimits().maxNestingDepth;
-    if (FrameCodec::nestingDepth(frame, depthLimit) > depthLimit)
-        return std::nullopt;
-    OrderedJson parsed = OrderedJson::parse(frame.constBegin(), frame.constEnd(), nullptr, false);
-    if (parsed.is_discarded())
-        return std::nullopt;
-    return parsed;
 }
 
 // ---- what one focused item looks like ----------------------------------------------------
@@ -198,57 +82,7 @@ ItemView agentView(const SystemStore &store, const Agent &a)
         header += InspectorPanel::tr(" · referenced, never described by the server");
     view.header = header;
 
-    OrderedJson session;
-    if (!a.sessionId.isEmpty()) {
-        const auto s = store.sessions().constFind(a.sessionId);
-        if (s != store.sessions().constEnd())
-            session = {{"id", text(s->id)},
-                       {"role", optionalText(s->role)},
-                       {"status", text(s->status)},
-                       {"connectedAt", timeJson(s->connectedAtMs)},
-                       {"lastChangeAt", timeJson(s->lastChangeMs)},
-                       {"agents", texts(s->agentIds)}};
-    }
-    OrderedJson lastError;
-    if (!a.lastErrorSeverity.isEmpty() || !a.lastErrorMessage.isEmpty())
-        lastError = {{"severity", text(a.lastErrorSeverity)}, {"message", text(a.lastErrorMessage)}, {"at", timeJson(a.lastErrorMs)}};
-
-    view.json = {
-        {"id", text(a.id)},
-        {"name", text(a.name)},
-        {"role", optionalText(a.role)},
-        {"state", text(a.state)},
-        {"health", text(healthName(a.health))},
-        {"parentId", optionalText(a.parentId)},
-        {"scopes", texts(a.scopes)},
-        {"sessionId", optionalText(a.sessionId)},
-        {"session", session},
-        {"currentTaskId", optionalText(a.currentTaskId)},
-        {"heartbeat",
-         {{"status", optionalText(a.heartbeatStatus)},
-          {"lastAt", timeJson(a.lastHeartbeatMs)},
-          {"load", optionalNumber(a.load)},
-          {"tasksRunning", optionalNumber(a.tasksRunning)},
-          {"tasksQueued", optionalNumber(a.tasksQueued)},
-          {"progress", optionalNumber(a.progress)}}},
-        {"usage",
-         {{"tokensUsed", optionalNumber(a.tokensUsed)},
-          {"tokensRemaining", optionalNumber(a.tokensRemaining)},
-          {"costUsd", optionalNumber(a.costUsd)}}},
-        {"lastError", lastError},
-        {"messagesSent", a.messagesSent},
-        {"messagesReceived", a.messagesReceived},
-        {"lastActionId", optionalText(a.lastActionId)},
-        {"capabilities", OrderedJson(a.capabilities)},
-        {"metadata", OrderedJson(a.metadata)},
-        {"registeredAt", timeJson(a.registeredAtMs)},
-        {"lastStateChangeAt", timeJson(a.lastStateChangeMs)},
-        {"lastActivityAt", timeJson(a.lastActivityMs)},
-        {"unregisteredAt", timeJson(a.unregisteredAtMs)},
-        {"knownSince", timeJson(a.knownSinceMs)},
-        {"placeholder", a.placeholder},
-        {"unregistered", a.unregistered},
-    };
+    view.json = agentJson(store, a);
     return view;
 }
 
@@ -261,14 +95,7 @@ ItemView scopeView(const Scope &s)
                                                                                          : InspectorPanel::tr("%1 members").arg(s.members.size()));
     if (s.deleted)
         view.header += InspectorPanel::tr(" · deleted");
-    view.json = {{"id", text(s.id)},
-                 {"name", text(s.name)},
-                 {"parentId", optionalText(s.parentId)},
-                 {"members", texts(s.members)},
-                 {"metadata", OrderedJson(s.metadata)},
-                 {"createdAt", timeJson(s.createdAtMs)},
-                 {"placeholder", s.placeholder},
-                 {"deleted", s.deleted}};
+    view.json = scopeJson(s);
     return view;
 }
 
@@ -282,24 +109,7 @@ ItemView taskView(const SystemStore &store, const Task &t)
     view.header += QStringLiteral(" · ") + escaped(t.status);
     if (!t.assigneeId.isEmpty())
         view.header += QStringLiteral(" · ") + escaped(agentLabel(store, t.assigneeId));
-    OrderedJson history = OrderedJson::array();
-    for (const TaskTransition &step : store.taskHistory(t))
-        history.push_back({{"at", timeJson(step.timeMs)},
-                           {"status", text(step.status)},
-                           {"agentId", optionalText(step.agentId)},
-                           {"detail", optionalText(step.detail)},
-                           {"messageId", step.messageRow >= 0 && store.messages().isKept(size_t(step.messageRow))
-                                             ? optionalText(store.messages().id(size_t(step.messageRow)))
-                                             : OrderedJson()}});
-    view.json = {{"id", text(t.id)},
-                 {"type", optionalText(t.type)},
-                 {"status", text(t.status)},
-                 {"requesterId", optionalText(t.requesterId)},
-                 {"assigneeId", optionalText(t.assigneeId)},
-                 {"progress", optionalNumber(t.progress)},
-                 {"createdAt", timeJson(t.createdAtMs)},
-                 {"updatedAt", timeJson(t.updatedAtMs)},
-                 {"history", history}};
+    view.json = taskJson(store, t);
     return view;
 }
 
@@ -315,37 +125,8 @@ ItemView actionView(const SystemStore &store, const OperatorAction &a)
                            coloured(statusColour, actionStatusName(a.status)));
     if (a.fallback)
         view.header += InspectorPanel::tr(" · fallback");
-    auto latency = [&a](qint64 stepMs) { return stepMs > 0 ? OrderedJson(stepMs - a.sentAtMs) : OrderedJson(); };
-    view.json = {{"id", text(a.id)},
-                 {"kind", text(actionKindName(a.kind))},
-                 {"agentId", text(a.agentId)},
-                 {"agentName", optionalText(store.agent(a.agentId) ? store.agent(a.agentId)->name : QString())},
-                 {"status", text(actionStatusName(a.status))},
-                 {"detail", optionalText(a.detail)},
-                 {"method", text(a.method)},
-                 {"fallback", a.fallback},
-                 {"note", optionalText(a.note)},
-                 {"params", OrderedJson(a.params)},
-                 {"sentAt", timeJson(a.sentAtMs)},
-                 {"answeredAt", timeJson(a.answeredAtMs)},
-                 {"settledAt", timeJson(a.settledAtMs)},
-                 {"answerLatencyMs", latency(a.answeredAtMs)},
-                 {"settleLatencyMs", latency(a.settledAtMs)},
-                 {"messageId", optionalText(a.messageId)},
-                 {"confirmingEventId", optionalText(a.confirmingEventId)}};
+    view.json = actionJson(store, a);
     return view;
-}
-
-// The frame under "frame" in the tree: as JSON when it parses, else as (escaped) text; null when
-// there is none or it is too large for the tree.
-OrderedJson frameJson(const QByteArray &frame)
-{
-    if (frame.isEmpty() || frame.size() > kMaxParsedFrameBytes)
-        return {};
-    if (std::optional<OrderedJson> parsed = parseFrame(frame))
-        return std::move(*parsed);
-    bool hadEscapes = false;
-    return frameText(frame, &hadEscapes).toStdString();
 }
 
 void attachEventFrame(ItemView &view, const QByteArray &frame)
@@ -374,45 +155,9 @@ ItemView messageView(const SystemStore &store, int row)
         view.header += QStringLiteral(" · ") + escaped(conventionName(m.convention));
     view.header += QStringLiteral(" · ") + escaped(m.status);
 
-    // The message was created by the first event that names it; each event creates at most one
-    // message, so that event's row is at least the message's row.
-    const auto &events = store.events();
     int originRow = -1;
-    OrderedJson related = OrderedJson::array();
-    for (size_t i = std::max(size_t(std::max(row, m.eventRow)), events.firstRow()); i < events.size(); ++i) {
-        if (events[i].messageIndex != row)
-            continue;
-        if (originRow < 0)
-            originRow = int(i);
-        related.push_back({{"row", int(i)}, {"type", text(events.type(events[i]))}, {"eventId", optionalText(events.eventId(i))}, {"at", timeJson(events[i].timestampMs)}});
-    }
-    // The payload as compact JSON text, kept by the store or read again from a loaded trace's frame.
-    const QByteArray payloadText = store.messagePayload(row);
-    OrderedJson payload = payloadText.isEmpty()
-        ? OrderedJson()
-        : OrderedJson::parse(payloadText.constBegin(), payloadText.constEnd(), nullptr, false);
-    if (payload.is_discarded())
-        payload = OrderedJson();
-    if (payloadText.isEmpty() && m.payloadInFrame) // a trace still loading: its frames come at the end
-        payload = text(InspectorPanel::tr("(in the trace: shown when loading has finished)"));
-    const QByteArray originFrame = store.eventFrame(originRow);
-    view.json = {{"id", text(m.id)},
-                 {"status", text(m.status)},
-                 {"from", optionalText(m.fromAgentId)},
-                 {"fromRaw", optionalText(m.fromRaw)},
-                 {"to", optionalText(m.toDisplay)},
-                 {"toAgentIds", texts(m.toAgentIds)},
-                 {"scopeId", optionalText(m.scopeId)},
-                 {"priority", optionalNumber(m.priority)},
-                 {"convention", m.convention == ConventionKind::None ? OrderedJson() : text(conventionName(m.convention))},
-                 {"taskId", optionalText(m.taskId)},
-                 {"correlationId", optionalText(m.correlationId)},
-                 {"timestamp", timeJson(m.timestampMs)},
-                 {"eventId", optionalText(m.eventId)},
-                 {"payload", std::move(payload)},
-                 {"events", related},
-                 {"frameBytes", originRow >= 0 ? OrderedJson(originFrame.size()) : OrderedJson()},
-                 {"frame", originRow >= 0 ? frameJson(originFrame) : OrderedJson()}};
+    view.json = messageJson(store, row, &originRow);
+    const QByteArray originFrame = originRow >= 0 ? store.eventFrame(originRow) : QByteArray();
     if (originRow >= 0) {
         attachEventFrame(view, originFrame);
     } else {
@@ -433,17 +178,8 @@ ItemView eventView(const SystemStore &store, int row)
     if (!agentId.isEmpty())
         view.header += QStringLiteral(" · ") + escaped(agentLabel(store, agentId));
     view.header += QStringLiteral(" · ") + timeOfDay(e.timestampMs, TimePrecision::Milliseconds);
-    const bool hasMessage = e.messageIndex >= 0 && store.messages().isKept(size_t(e.messageIndex));
     const QByteArray frame = store.eventFrame(row);
-    view.json = {{"row", row},
-                 {"eventId", optionalText(store.events().eventId(size_t(row)))},
-                 {"type", text(type)},
-                 {"timestamp", timeJson(e.timestampMs)},
-                 {"receivedAt", timeJson(store.events().receivedMs(size_t(row)))},
-                 {"agentId", optionalText(agentId)},
-                 {"messageId", hasMessage ? text(store.messages()[size_t(e.messageIndex)].id) : OrderedJson()},
-                 {"frameBytes", frame.size()},
-                 {"frame", frameJson(frame)}};
+    view.json = eventJson(store, row);
     attachEventFrame(view, frame);
     return view;
 }
@@ -459,13 +195,7 @@ ItemView problemView(int row, const ProtocolProblem &p)
                                      : InspectorPanel::tr("frame %1 bytes").arg(p.frame.size()));
     if (!p.detail.isEmpty())
         view.header += QStringLiteral("<br>") + escaped(p.detail);
-    view.json = {{"row", row},
-                 {"kind", text(problemKindName(p.kind))},
-                 {"detail", text(p.detail)},
-                 {"at", timeJson(p.timeMs)},
-                 {"frameBytes", p.frame.size()},
-                 {"truncated", truncated},
-                 {"frame", frameJson(p.frame)}};
+    view.json = problemJson(row, p);
     view.hasFrame = true;
     view.frame = p.frame;
     if (truncated)
