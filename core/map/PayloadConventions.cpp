@@ -102,6 +102,14 @@ static std::optional<double> number(const View &object, std::string_view key)
     return std::nullopt;
 }
 
+// `object[key]` as a number into `out`, converted to its type; `out` unchanged when absent.
+template<typename View, typename T>
+static void readNumber(const View &object, std::string_view key, std::optional<T> &out)
+{
+    if (const auto v = number(object, key))
+        out = T(*v);
+}
+
 static QString normaliseSeverity(QString s)
 {
     s = s.toUpper();
@@ -138,21 +146,15 @@ static void readBody(ConventionInfo &c, const View &body)
     if (c.kind == ConventionKind::Heartbeat) {
         c.heartbeatStatus = str(body, "status", Text::Repeats).toUpper();
         c.load = number(body, "load");
-        if (auto v = number(body, "tasks_running"))
-            c.tasksRunning = int(*v);
-        if (auto v = number(body, "tasks_queued"))
-            c.tasksQueued = int(*v);
+        readNumber(body, "tasks_running", c.tasksRunning);
+        readNumber(body, "tasks_queued", c.tasksQueued);
     }
-    if (auto p = number(body, "progress"))
-        c.progress = *p;
+    readNumber(body, "progress", c.progress);
     const View usage = body.child("resource_usage");
     const View &u = usage.isObject() ? usage : body;
-    if (auto v = number(u, "tokens_used"))
-        c.tokensUsed = qint64(*v);
-    if (auto v = number(u, "tokens_remaining"))
-        c.tokensRemaining = qint64(*v);
-    if (auto v = number(u, "cost_usd"))
-        c.costUsd = *v;
+    readNumber(u, "tokens_used", c.tokensUsed);
+    readNumber(u, "tokens_remaining", c.tokensRemaining);
+    readNumber(u, "cost_usd", c.costUsd);
     if (c.kind == ConventionKind::StatusUpdate && c.heartbeatStatus.isEmpty()) {
         if (const View status = body.child("status"); status.isObject())
             c.heartbeatStatus = str(status, "state", Text::Repeats).toUpper();

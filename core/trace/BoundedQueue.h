@@ -33,24 +33,14 @@ public:
     {
         std::unique_lock<std::mutex> lock(m_mutex);
         m_notEmpty.wait(lock, [this] { return m_closed || !m_items.empty(); });
-        if (m_items.empty())
-            return false;
-        item = std::move(m_items.front());
-        m_items.pop_front();
-        m_notFull.notify_one();
-        return true;
+        return takeFront(item);
     }
 
     // Non-blocking pop.
     bool tryPop(T &item)
     {
         std::lock_guard<std::mutex> lock(m_mutex);
-        if (m_items.empty())
-            return false;
-        item = std::move(m_items.front());
-        m_items.pop_front();
-        m_notFull.notify_one();
-        return true;
+        return takeFront(item);
     }
 
     // No more pushes: the producer is done (pop drains what is left) or the consumer gave up.
@@ -79,6 +69,17 @@ public:
     }
 
 private:
+    // With m_mutex held.
+    bool takeFront(T &item)
+    {
+        if (m_items.empty())
+            return false;
+        item = std::move(m_items.front());
+        m_items.pop_front();
+        m_notFull.notify_one();
+        return true;
+    }
+
     std::mutex m_mutex;
     std::condition_variable m_notEmpty;
     std::condition_variable m_notFull;

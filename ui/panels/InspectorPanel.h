@@ -26,13 +26,10 @@ class QTabWidget;
 class QTreeView;
 
 namespace mapi {
-struct ChangeSet;
-class SystemStore;
-}
-
-namespace mapi {
 class InspectorSession;
-}
+class SystemStore;
+struct ChangeSet;
+} // namespace mapi
 
 namespace mapi::ui {
 

@@ -18,12 +18,9 @@ class QLabel;
 class QTableView;
 
 namespace mapi {
-class SystemStore;
-}
-
-namespace mapi {
 class InspectorSession;
-}
+class SystemStore;
+} // namespace mapi
 
 namespace mapi::ui {
 

@@ -22,6 +22,17 @@ QString scopeLabel(const Scope &scope)
     return scope.name.isEmpty() ? scope.id : scope.name;
 }
 
+// Rows (agents or scopes) in the natural order of their labels; equal labels by id, so that the
+// order is stable.
+template<typename Rows, typename Label>
+auto byLabelThenId(const Rows &rows, Label label)
+{
+    return [&rows, label](int a, int b) {
+        const QString la = label(rows[size_t(a)]), lb = label(rows[size_t(b)]);
+        return la != lb ? naturalLess(la, lb) : rows[size_t(a)].id < rows[size_t(b)].id;
+    };
+}
+
 } // namespace
 
 QString TimelineLanes::agentShape(const SystemStore &store, int agentRow)
@@ -90,14 +101,8 @@ void TimelineLanes::buildByScope(const SystemStore &store, const QSet<QString> &
             ++d;
         depth[size_t(s)] = d;
     }
-    auto scopeBefore = [&](int a, int b) {
-        const QString la = scopeLabel(scopes[size_t(a)]), lb = scopeLabel(scopes[size_t(b)]);
-        return la != lb ? naturalLess(la, lb) : scopes[size_t(a)].id < scopes[size_t(b)].id;
-    };
-    auto agentBefore = [&](int a, int b) {
-        const QString la = agentLabel(agents[size_t(a)]), lb = agentLabel(agents[size_t(b)]);
-        return la != lb ? naturalLess(la, lb) : agents[size_t(a)].id < agents[size_t(b)].id;
-    };
+    const auto scopeBefore = byLabelThenId(scopes, scopeLabel);
+    const auto agentBefore = byLabelThenId(agents, agentLabel);
 
     // Each agent in its deepest live scope.
     std::vector<std::vector<int>> agentsIn(scopes.size());
@@ -190,10 +195,7 @@ void TimelineLanes::buildByScope(const SystemStore &store, const QSet<QString> &
 void TimelineLanes::buildBySubtree(const SystemStore &store, const QSet<QString> &collapsedKeys)
 {
     const auto &agents = store.agents();
-    auto agentBefore = [&](int a, int b) {
-        const QString la = agentLabel(agents[size_t(a)]), lb = agentLabel(agents[size_t(b)]);
-        return la != lb ? naturalLess(la, lb) : agents[size_t(a)].id < agents[size_t(b)].id;
-    };
+    const auto agentBefore = byLabelThenId(agents, agentLabel);
     std::vector<std::vector<int>> children(agents.size());
     std::vector<int> roots;
     for (int a = 0; a < int(agents.size()); ++a) {

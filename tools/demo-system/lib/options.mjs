@@ -1,0 +1,64 @@
+// The demo system's command line: its options and their defaults.
+
+export const USAGE = `Usage: node demo-system.mjs [options]
+  --mode stock|extended     MAPServer as published, or with the extensions (default extended)
+  --port N                  TCP port on 127.0.0.1 (0 or absent: chosen by the OS)
+  --agents N                total simulated agents (default 20)
+  --duration S              seconds of simulated activity, 0 = forever (default 0)
+  --rate R                  approx. simulated messages per second, heartbeats excluded (default 20)
+  --heartbeat-ms N          heartbeat interval per agent, 0 = none (default 5000)
+  --seed N                  seed of the random sequence (default 1)
+  --start-delay-ms N        wait N ms after listening before starting the agents (default 0)
+  --auth api-key|bearer     require authentication (needs --credential)
+  --credential SECRET       the API key, or the bearer token / HS256 JWT secret
+  --no-memory-guard         do not drain MAPServer's never-read per-subscription queues
+  --verbose                 more log lines on stderr
+  --help                    this text`;
+
+// The options in `argv` (process.argv without node and the script); exits with the usage on a
+// bad one (code 2) or on --help (code 0).
+export function parseArgs(argv) {
+  const opts = {
+    mode: 'extended', port: 0, agents: 20, duration: 0, rate: 20, heartbeatMs: 5000, seed: 1,
+    startDelayMs: 0, auth: null, credential: null, memoryGuard: true, verbose: false,
+  };
+  const numeric = {
+    '--port': 'port', '--agents': 'agents', '--duration': 'duration', '--rate': 'rate',
+    '--heartbeat-ms': 'heartbeatMs', '--seed': 'seed', '--start-delay-ms': 'startDelayMs',
+  };
+  const fail = (msg) => { process.stderr.write(`demo-system: ${msg}\n${USAGE}\n`); process.exit(2); };
+  for (let i = 0; i < argv.length; i++) {
+    let arg = argv[i];
+    let value;
+    const eq = arg.indexOf('=');
+    if (arg.startsWith('--') && eq > 0) { value = arg.slice(eq + 1); arg = arg.slice(0, eq); }
+    const next = () => {
+      if (value !== undefined) return value;
+      if (i + 1 >= argv.length) fail(`missing value for ${arg}`);
+      return argv[++i];
+    };
+    if (arg === '--help' || arg === '-h') { process.stdout.write(USAGE + '\n'); process.exit(0); }
+    else if (arg === '--verbose') opts.verbose = true;
+    else if (arg === '--no-memory-guard') opts.memoryGuard = false;
+    else if (arg === '--mode') {
+      opts.mode = next();
+      if (!['stock', 'extended'].includes(opts.mode)) fail(`bad --mode ${opts.mode}`);
+    } else if (arg === '--auth') {
+      opts.auth = next();
+      if (!['api-key', 'bearer'].includes(opts.auth)) fail(`bad --auth ${opts.auth}`);
+    } else if (arg === '--credential') opts.credential = next();
+    else if (numeric[arg]) {
+      const raw = next();
+      const n = Number(raw);
+      if (!Number.isFinite(n) || n < 0) fail(`bad value for ${arg}: ${raw}`);
+      opts[numeric[arg]] = n;
+    } else fail(`unknown option ${arg}`);
+  }
+  if (opts.auth && !opts.credential) fail('--auth needs --credential');
+  if (!opts.auth && opts.credential) fail('--credential needs --auth');
+  opts.port = Math.floor(opts.port);
+  if (opts.port > 65535) fail('bad --port');
+  opts.agents = Math.max(1, Math.floor(opts.agents));
+  opts.seed = Math.floor(opts.seed) >>> 0;
+  return opts;
+}
