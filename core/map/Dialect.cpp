@@ -638,21 +638,4 @@ ErrorClass classifyError(int code, const QString &message)
     return ErrorClass::Other;
 }
 
-bool isTerminalState(const QString &state)
-{
-    return state == QLatin1String("stopped");
-}
-
-bool isFailedState(const QString &state)
-{
-    const QString s = state.toLower();
-    return s == QLatin1String("failed") || s == QLatin1String("error") || s == QLatin1String("custom:failed")
-        || s == QLatin1String("x-failed") || s == QLatin1String("custom:error");
-}
-
-bool isSuspendedState(const QString &state)
-{
-    return state == QLatin1String("suspended");
-}
-
 } // namespace mapi

@@ -55,9 +55,4 @@ enum class ErrorClass {
 };
 ErrorClass classifyError(int code, const QString &message);
 
-// Agent state helpers: servers use different vocabularies ([M] custom:*, [S] x-*).
-bool isTerminalState(const QString &state);   // stopped
-bool isFailedState(const QString &state);     // failed, error, custom:failed, x-failed
-bool isSuspendedState(const QString &state);
-
 } // namespace mapi

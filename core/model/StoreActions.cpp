@@ -1,6 +1,7 @@
 // SystemStore: the operator actions' audit trail, and the health rules over the store's clock.
 #include "model/SystemStore.h"
 
+#include "map/AgentStates.h"
 #include "map/Dialect.h"
 
 #include <algorithm>
@@ -146,9 +147,10 @@ void SystemStore::confirmActions(const MapEvent &e, const Message *message)
 
 Health SystemStore::evaluateHealth(const Agent &a, qint64 nowMs) const
 {
-    if (a.unregistered || isTerminalState(a.state))
+    const StateClass state = classifyState(a.state);
+    if (a.unregistered || state == StateClass::Stopped)
         return Health::Stopped;
-    if (isFailedState(a.state))
+    if (state == StateClass::Failed)
         return Health::Failed;
     if (a.lastErrorSeverity == QLatin1String("CRITICAL") && a.lastErrorMs >= a.lastHeartbeatMs)
         return Health::Failed;
@@ -158,7 +160,7 @@ Health SystemStore::evaluateHealth(const Agent &a, qint64 nowMs) const
             && (s->status == QLatin1String("disconnected") || s->status == QLatin1String("expired")))
             return Health::Disconnected;
     }
-    if (isSuspendedState(a.state))
+    if (state == StateClass::Suspended)
         return Health::Suspended;
     const qint64 reference = std::max({a.lastHeartbeatMs, a.lastActivityMs, a.registeredAtMs, a.knownSinceMs});
     const qint64 age = nowMs - reference;

@@ -1,6 +1,7 @@
 // Health and Tasks panels: their models over the store, worst-first order, time turning agents
 // late, task rows and lifecycles, selection, and the health charts' series.
 #include "GuiTestSupport.h"
+#include "StateSpellings.h"
 
 #include "charts/HealthCharts.h"
 #include "charts/HealthHistory.h"
@@ -227,6 +228,25 @@ private Q_SLOTS:
 
     // In a dock as narrow as the window's default (about 330 px), the names stay readable: the
     // agent column keeps its width (a stretched agent column shrank to "…" there).
+    // The "agents by state" chart groups every spelling of a state the one way (map/AgentStates.h).
+    void chartGroupsFollowTheStateClass()
+    {
+        for (const auto &spelling : mapi::test::stateSpellings()) {
+            StateGroup expected = StateGroup::Other;
+            switch (spelling.expected) {
+            case StateClass::Idle: expected = StateGroup::Idle; break;
+            case StateClass::Busy: expected = StateGroup::Busy; break;
+            case StateClass::Suspended: expected = StateGroup::Suspended; break;
+            case StateClass::Stopping:
+            case StateClass::Stopped: expected = StateGroup::Stopped; break;
+            case StateClass::Failed: expected = StateGroup::Failed; break;
+            case StateClass::Other: break;
+            }
+            QVERIFY2(stateGroup(QString::fromUtf8(spelling.state), false) == expected, spelling.state);
+        }
+        QCOMPARE(stateGroup(QStringLiteral("busy"), true), StateGroup::Stopped); // departed
+    }
+
     void agentNamesStayReadableInANarrowDock()
     {
         InspectorSession session;

@@ -1,6 +1,7 @@
 // The timeline: time ↔ pixel geometry, lanes and groups over the real capture, clicking arrows,
 // marks and lane headers, follow-live, level of detail.
 #include "GuiTestSupport.h"
+#include "StateSpellings.h"
 #include "TraceReplayer.h"
 
 #include "panels/TimelinePanel.h"
@@ -8,6 +9,8 @@
 #include "session/SelectionHub.h"
 #include "common/NaturalSort.h"
 #include "timeline/TimelineAxis.h"
+#include "style/Colors.h"
+#include "timeline/TimelineColors.h"
 #include "timeline/TimelineView.h"
 #include "trace/Trace.h"
 
@@ -107,6 +110,7 @@ private Q_SLOTS:
     void tickSteps_data();
     void tickSteps();
     void naturalOrder();
+    void stateStripsFollowTheStateClass();
 
     void lanesForEveryAgent();
     void laneIndexesMatchTheStore();
@@ -250,6 +254,28 @@ void TimelineTest::tickSteps()
     const double actual = timelineTickStepMs(msPerPixel, 90);
     QVERIFY2(qAbs(actual - step) < step * 1e-9, qPrintable(QString::number(actual)));
     QVERIFY(actual / msPerPixel >= 90 - 1e-6);
+}
+
+// The lanes' state strips colour every spelling of a state the one way (map/AgentStates.h).
+void TimelineTest::stateStripsFollowTheStateClass()
+{
+    for (const auto &spelling : mapi::test::stateSpellings()) {
+        const QColor color = agentStateColor(QString::fromUtf8(spelling.state));
+        QColor expected = healthColor(Health::Healthy);
+        switch (spelling.expected) {
+        case StateClass::Failed: expected = healthColor(Health::Failed); break;
+        case StateClass::Suspended: expected = healthColor(Health::Suspended); break;
+        case StateClass::Stopping:
+        case StateClass::Stopped: expected = healthColor(Health::Stopped); break;
+        case StateClass::Idle: expected.setAlpha(90); break; // resting: the working colour, faded
+        case StateClass::Busy: break;
+        case StateClass::Other:
+            if (QString::fromUtf8(spelling.state).isEmpty())
+                expected.setAlpha(90);
+            break;
+        }
+        QVERIFY2(color == expected, spelling.state);
+    }
 }
 
 void TimelineTest::naturalOrder()

@@ -3,6 +3,7 @@
 // by mouse and from other panels, store reset, and what the picture looks like in both themes.
 // Set MAPI_TOPOLOGY_PNG_DIR to keep the rendered pictures.
 #include "GuiTestSupport.h"
+#include "StateSpellings.h"
 
 #include "panels/TopologyPanel.h"
 #include "session/InspectorSession.h"
@@ -10,6 +11,7 @@
 #include "style/Colors.h"
 #include "style/Theme.h"
 #include "topology/TopologyLayout.h"
+#include "topology/TopologyStyle.h"
 #include "topology/TopologyView.h"
 
 #include <QLabel>
@@ -572,6 +574,27 @@ private Q_SLOTS:
         QTRY_VERIFY(f.view->isSettled());
         QCOMPARE(f.view->visibleNodeCount(), 20);
         QVERIFY(!f.view->isCollapsed(kCoordinator));
+    }
+
+    // The node badge reads every spelling of a state the one way (map/AgentStates.h), whatever
+    // the agent's health says.
+    void badgesFollowTheStateClass()
+    {
+        for (const auto &spelling : mapi::test::stateSpellings()) {
+            const StateBadge badge = badgeForState(QString::fromUtf8(spelling.state), Health::Healthy);
+            StateBadge expected = StateBadge::None;
+            switch (spelling.expected) {
+            case StateClass::Busy: expected = StateBadge::Busy; break;
+            case StateClass::Suspended: expected = StateBadge::Suspended; break;
+            case StateClass::Stopping:
+            case StateClass::Stopped: expected = StateBadge::Stopped; break;
+            case StateClass::Failed: expected = StateBadge::Failed; break;
+            case StateClass::Idle:
+            case StateClass::Other: break;
+            }
+            QVERIFY2(badge == expected, spelling.state);
+        }
+        QCOMPARE(badgeForState(QStringLiteral("idle"), Health::Failed), StateBadge::Failed); // a failed agent's badge
     }
 
     void rendersInBothThemes_data()

@@ -1,9 +1,11 @@
 // MAP dialect normalisation ([M] official MAPServer, [T] SDK TestServer, [S] schema) on real
 // recorded frames, and whole-capture replays compared with the server's own snapshot answers.
 #include "TestSupport.h"
+#include "StateSpellings.h"
 #include "TraceReplayer.h"
 
 #include "pipeline/ProtocolPipeline.h"
+#include "map/AgentStates.h"
 #include "map/Dialect.h"
 #include "model/SystemStore.h"
 #include "protocol/SimdJsonParser.h"
@@ -189,6 +191,8 @@ private Q_SLOTS:
     void replayResults();
     void unknownEventTypesAreKept();
     void customStatesAreKeptVerbatim();
+    void everyStateSpellingHasOneClass();
+    void storeHealthFollowsTheStateClass();
     void classifyError_data();
     void classifyError();
     void replayedCaptureMatchesServerLists_data();
@@ -647,9 +651,38 @@ void TestDialect::customStatesAreKeptVerbatim()
     store.apply(ModelInput(EventInput{*t, wire.now()}));
     QCOMPARE(store.agent(QStringLiteral("a1"))->state, QStringLiteral("custom:failed"));
     QCOMPARE(store.agent(QStringLiteral("a2"))->state, QStringLiteral("x-broken"));
-    QVERIFY(isFailedState(QStringLiteral("custom:failed")));
-    QVERIFY(!isFailedState(QStringLiteral("x-broken")));
-    QVERIFY(!isTerminalState(QStringLiteral("custom:stopped")));
+    QCOMPARE(classifyState(store.agent(QStringLiteral("a1"))->state), StateClass::Failed);
+    QCOMPARE(classifyState(store.agent(QStringLiteral("a2"))->state), StateClass::Other); // x-broken: no rule knows it
+    store.advanceTime(wire.now());
+    QCOMPARE(store.agent(QStringLiteral("a1"))->health, Health::Failed);
+}
+
+// One classifier for every spelling of a state (tests/support/StateSpellings.h).
+void TestDialect::everyStateSpellingHasOneClass()
+{
+    for (const auto &spelling : mapi::test::stateSpellings())
+        QVERIFY2(classifyState(QString::fromUtf8(spelling.state)) == spelling.expected,
+                 qPrintable(QStringLiteral("\"%1\" reads as %2, expected %3")
+                                .arg(QString::fromUtf8(spelling.state), stateClassName(classifyState(QString::fromUtf8(spelling.state))),
+                                     stateClassName(spelling.expected))));
+}
+
+// The store's health rules read states through it.
+void TestDialect::storeHealthFollowsTheStateClass()
+{
+    for (const auto &spelling : mapi::test::stateSpellings()) {
+        SystemStore store;
+        mapi_test::Wire wire(store);
+        wire.registerAgent(QStringLiteral("a1"), QStringLiteral("one"), {}, Json::object(), QString::fromUtf8(spelling.state));
+        store.advanceTime(wire.now());
+        const Health health = store.agent(QStringLiteral("a1"))->health;
+        const Health expected = spelling.expected == StateClass::Stopped     ? Health::Stopped
+                                : spelling.expected == StateClass::Failed    ? Health::Failed
+                                : spelling.expected == StateClass::Suspended ? Health::Suspended
+                                                                             : Health::Healthy;
+        QVERIFY2(health == expected, qPrintable(QStringLiteral("\"%1\": %2, expected %3")
+                                                     .arg(QString::fromUtf8(spelling.state), healthName(health), healthName(expected))));
+    }
 }
 
 void TestDialect::classifyError_data()

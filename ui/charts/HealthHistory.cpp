@@ -1,5 +1,6 @@
 #include "charts/HealthHistory.h"
 
+#include "map/AgentStates.h"
 #include "map/Dialect.h"
 #include "models/TaskModels.h"
 
@@ -13,16 +14,17 @@ namespace mapi::ui {
 
 StateGroup stateGroup(const QString &state, bool unregistered)
 {
-    if (unregistered || isTerminalState(state))
+    if (unregistered)
         return StateGroup::Stopped;
-    if (isFailedState(state))
-        return StateGroup::Failed;
-    if (isSuspendedState(state))
-        return StateGroup::Suspended;
-    if (state.compare(QLatin1String("idle"), Qt::CaseInsensitive) == 0)
-        return StateGroup::Idle;
-    if (state.compare(QLatin1String("busy"), Qt::CaseInsensitive) == 0)
-        return StateGroup::Busy;
+    switch (classifyState(state)) {
+    case StateClass::Idle: return StateGroup::Idle;
+    case StateClass::Busy: return StateGroup::Busy;
+    case StateClass::Suspended: return StateGroup::Suspended;
+    case StateClass::Stopping:
+    case StateClass::Stopped: return StateGroup::Stopped;
+    case StateClass::Failed: return StateGroup::Failed;
+    case StateClass::Other: break;
+    }
     return StateGroup::Other;
 }
 

@@ -1,5 +1,6 @@
 #include "timeline/TimelineColors.h"
 
+#include "map/AgentStates.h"
 #include "map/Dialect.h"
 #include "style/Colors.h"
 
@@ -58,14 +59,21 @@ QColor messageColor(ConventionKind kind, const QPalette &palette)
 
 QColor agentStateColor(const QString &state)
 {
-    if (isFailedState(state))
-        return healthColor(Health::Failed);
-    if (isSuspendedState(state))
-        return healthColor(Health::Suspended);
-    if (isTerminalState(state))
-        return healthColor(Health::Stopped);
+    switch (classifyState(state)) {
+    case StateClass::Failed: return healthColor(Health::Failed);
+    case StateClass::Suspended: return healthColor(Health::Suspended);
+    case StateClass::Stopping:
+    case StateClass::Stopped: return healthColor(Health::Stopped);
+    case StateClass::Idle: {
+        QColor resting = healthColor(Health::Healthy);
+        resting.setAlpha(90);
+        return resting;
+    }
+    case StateClass::Busy:
+    case StateClass::Other: break;
+    }
     QColor working = healthColor(Health::Healthy);
-    if (state == QLatin1String("idle") || state.isEmpty())
+    if (state.isEmpty())
         working.setAlpha(90);
     return working;
 }

@@ -1,5 +1,6 @@
 #include "topology/TopologyStyle.h"
 
+#include "map/AgentStates.h"
 #include "style/Colors.h"
 
 #include <QCoreApplication>
@@ -29,22 +30,15 @@ StateBadge badgeForState(const QString &state, Health health)
 {
     if (health == Health::Failed)
         return StateBadge::Failed;
-    QString s = state.toLower();
-    if (s.startsWith(QLatin1String("custom:")))
-        s = s.mid(7);
-    static const QLatin1String busy[] = {QLatin1String("busy"), QLatin1String("working"), QLatin1String("running"),
-                                         QLatin1String("thinking"), QLatin1String("processing"), QLatin1String("executing"),
-                                         QLatin1String("active")};
-    for (const QLatin1String &b : busy)
-        if (s == b)
-            return StateBadge::Busy;
-    if (s == QLatin1String("suspended") || s == QLatin1String("paused"))
-        return StateBadge::Suspended;
-    if (s == QLatin1String("stopped") || s == QLatin1String("stopping") || s == QLatin1String("terminated")
-        || s == QLatin1String("exited"))
-        return StateBadge::Stopped;
-    if (s == QLatin1String("failed") || s == QLatin1String("error") || s == QLatin1String("crashed"))
-        return StateBadge::Failed;
+    switch (classifyState(state)) {
+    case StateClass::Busy: return StateBadge::Busy;
+    case StateClass::Suspended: return StateBadge::Suspended;
+    case StateClass::Stopping:
+    case StateClass::Stopped: return StateBadge::Stopped;
+    case StateClass::Failed: return StateBadge::Failed;
+    case StateClass::Idle:
+    case StateClass::Other: break;
+    }
     return StateBadge::None;
 }
 
