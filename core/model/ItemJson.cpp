@@ -240,7 +240,7 @@ OrderedJson actionJson(const SystemStore &store, const OperatorAction &a)
                  {"confirmingEventId", optionalText(a.confirmingEventId)}};
 }
 
-OrderedJson messageJson(const SystemStore &store, int row, int *originEventRow)
+OrderedJson messageJson(const SystemStore &store, int row, int *originEventRow, QByteArray *originEventFrame)
 {
     const Message &m = store.messages()[size_t(row)];
     // The message was created by the first event that names it; each event creates at most one
@@ -264,9 +264,11 @@ OrderedJson messageJson(const SystemStore &store, int row, int *originEventRow)
         payload = OrderedJson();
     if (payloadText.isEmpty() && m.payloadInFrame) // a trace still loading: its frames come at the end
         payload = text(QCoreApplication::translate("ItemJson", "(in the trace: shown when loading has finished)"));
-    const QByteArray originFrame = store.eventFrame(originRow);
+    const QByteArray originFrame = originRow >= 0 ? store.eventFrame(originRow) : QByteArray();
     if (originEventRow)
         *originEventRow = originRow;
+    if (originEventFrame)
+        *originEventFrame = originFrame;
     return {{"id", text(m.id)},
                  {"status", text(m.status)},
                  {"from", optionalText(m.fromAgentId)},
@@ -286,13 +288,12 @@ OrderedJson messageJson(const SystemStore &store, int row, int *originEventRow)
                  {"frame", originRow >= 0 ? frameJson(originFrame) : OrderedJson()}};
 }
 
-OrderedJson eventJson(const SystemStore &store, int row)
+OrderedJson eventJson(const SystemStore &store, int row, const QByteArray &frame)
 {
     const EventEntry &e = store.events()[size_t(row)];
     const QString &type = store.events().type(e);
     const QString &agentId = store.events().agentId(e);
     const bool hasMessage = e.messageIndex >= 0 && store.messages().isKept(size_t(e.messageIndex));
-    const QByteArray frame = store.eventFrame(row);
     return {{"row", row},
                  {"eventId", optionalText(store.events().eventId(size_t(row)))},
                  {"type", text(type)},

@@ -33,9 +33,13 @@ OrderedJson scopeJson(const Scope &scope);
 OrderedJson taskJson(const SystemStore &store, const Task &task); // with its history
 OrderedJson actionJson(const SystemStore &store, const OperatorAction &action);
 // Message `row` with its payload, the events that name it and the frame that carried it.
-// `originEventRow` (optional) receives that event's row, -1 when it is not in the model.
-OrderedJson messageJson(const SystemStore &store, int row, int *originEventRow = nullptr);
-OrderedJson eventJson(const SystemStore &store, int row); // with its frame
+// `originEventRow` and `originEventFrame` (optional) receive that event's row (-1 when it is not
+// in the model) and its frame, so that a caller showing the frame too reads it once (a loaded
+// trace's frames are read from its file).
+OrderedJson messageJson(const SystemStore &store, int row, int *originEventRow = nullptr,
+                        QByteArray *originEventFrame = nullptr);
+// Event `row` with `frame`, its frame as SystemStore::eventFrame(row) gives it.
+OrderedJson eventJson(const SystemStore &store, int row, const QByteArray &frame);
 OrderedJson problemJson(int row, const ProtocolProblem &problem);
 
 } // namespace mapi

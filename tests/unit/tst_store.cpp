@@ -1434,7 +1434,7 @@ void TestStore::itemJsonDescribesEachItemInFull()
     QCOMPARE(message.at("frame").at("method").get<std::string>(), std::string("map/event"));
     QCOMPARE(message.at("events").size(), size_t(1));
 
-    const OrderedJson event = eventJson(store, origin);
+    const OrderedJson event = eventJson(store, origin, store.eventFrame(origin));
     QCOMPARE(event.at("frameBytes").get<qsizetype>(), store.eventFrame(origin).size());
 
     // A frame that is not JSON is shown as text, its control bytes escaped.

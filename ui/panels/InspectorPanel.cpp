@@ -156,8 +156,8 @@ ItemView messageView(const SystemStore &store, int row)
     view.header += QStringLiteral(" · ") + escaped(m.status);
 
     int originRow = -1;
-    view.json = messageJson(store, row, &originRow);
-    const QByteArray originFrame = originRow >= 0 ? store.eventFrame(originRow) : QByteArray();
+    QByteArray originFrame;
+    view.json = messageJson(store, row, &originRow, &originFrame);
     if (originRow >= 0) {
         attachEventFrame(view, originFrame);
     } else {
@@ -179,7 +179,7 @@ ItemView eventView(const SystemStore &store, int row)
         view.header += QStringLiteral(" · ") + escaped(agentLabel(store, agentId));
     view.header += QStringLiteral(" · ") + timeOfDay(e.timestampMs, TimePrecision::Milliseconds);
     const QByteArray frame = store.eventFrame(row);
-    view.json = eventJson(store, row);
+    view.json = eventJson(store, row, frame);
     attachEventFrame(view, frame);
     return view;
 }

@@ -1,7 +1,6 @@
 #include "timeline/TimelineColors.h"
 
 #include "map/AgentStates.h"
-#include "map/Dialect.h"
 #include "style/Colors.h"
 
 namespace mapi::ui {
