@@ -713,17 +713,24 @@ QString MapClient::inject(const QString &agentId, const Json &content, Delivery 
     return id;
 }
 
+QString MapClient::lifecycleAction(ActionKind kind, const QString &agentId, const QString &method, const Json &params,
+                                   const char *fallbackState, const QString &actionId, const QString &fallbackCaveat)
+{
+    const QString id = startAction(kind, agentId, method, params, actionId);
+    sendAction(id, method, params, QStringLiteral("map/agents/update"),
+               Json{{"agentId", agentId.toStdString()}, {"state", fallbackState}},
+               QStringLiteral("%1 is not supported by this server; set state \"%2\" with map/agents/update%3")
+                   .arg(method, QLatin1String(fallbackState), fallbackCaveat));
+    return id;
+}
+
 QString MapClient::stopAgent(const QString &agentId, const QString &reason, bool force, const QString &actionId)
 {
     Json params = {{"agentId", agentId.toStdString()}, {"force", force}};
     if (!reason.isEmpty())
         params["reason"] = reason.toStdString();
-    const QString id = startAction(ActionKind::Stop, agentId, QStringLiteral("map/agents/stop"), params, actionId);
-    sendAction(id, QStringLiteral("map/agents/stop"), params, QStringLiteral("map/agents/update"),
-               Json{{"agentId", agentId.toStdString()}, {"state", "stopped"}},
-               QStringLiteral("map/agents/stop is not supported by this server; set state \"stopped\" with map/agents/update "
-                              "(changes the registry only: the agent process is not told)"));
-    return id;
+    return lifecycleAction(ActionKind::Stop, agentId, QStringLiteral("map/agents/stop"), params, "stopped", actionId,
+                           QStringLiteral(" (changes the registry only: the agent process is not told)"));
 }
 
 QString MapClient::suspendAgent(const QString &agentId, const QString &reason, const QString &actionId)
@@ -731,21 +738,13 @@ QString MapClient::suspendAgent(const QString &agentId, const QString &reason, c
     Json params = {{"agentId", agentId.toStdString()}};
     if (!reason.isEmpty())
         params["reason"] = reason.toStdString();
-    const QString id = startAction(ActionKind::Suspend, agentId, QStringLiteral("map/agents/suspend"), params, actionId);
-    sendAction(id, QStringLiteral("map/agents/suspend"), params, QStringLiteral("map/agents/update"),
-               Json{{"agentId", agentId.toStdString()}, {"state", "suspended"}},
-               QStringLiteral("map/agents/suspend is not supported by this server; set state \"suspended\" with map/agents/update"));
-    return id;
+    return lifecycleAction(ActionKind::Suspend, agentId, QStringLiteral("map/agents/suspend"), params, "suspended", actionId);
 }
 
 QString MapClient::resumeAgent(const QString &agentId, const QString &actionId)
 {
-    const Json params = {{"agentId", agentId.toStdString()}};
-    const QString id = startAction(ActionKind::Resume, agentId, QStringLiteral("map/agents/resume"), params, actionId);
-    sendAction(id, QStringLiteral("map/agents/resume"), params, QStringLiteral("map/agents/update"),
-               Json{{"agentId", agentId.toStdString()}, {"state", "idle"}},
-               QStringLiteral("map/agents/resume is not supported by this server; set state \"idle\" with map/agents/update"));
-    return id;
+    return lifecycleAction(ActionKind::Resume, agentId, QStringLiteral("map/agents/resume"),
+                           Json{{"agentId", agentId.toStdString()}}, "idle", actionId);
 }
 
 QString MapClient::sendMessage(const Json &to, const Json &payload)

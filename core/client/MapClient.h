@@ -165,6 +165,10 @@ private:
                         const QString &actionId = {});
     void sendAction(const QString &actionId, const QString &method, const Json &params,
                     const QString &fallbackMethod, const Json &fallbackParams, const QString &fallbackNote);
+    // stop, suspend, resume: `method`, or where the server lacks it, map/agents/update setting
+    // `fallbackState` (the action's note says so, followed by `fallbackCaveat`).
+    QString lifecycleAction(ActionKind kind, const QString &agentId, const QString &method, const Json &params,
+                            const char *fallbackState, const QString &actionId, const QString &fallbackCaveat = {});
     void recordAction(ActionUpdate update);
 
     static qint64 nowMs();

@@ -508,32 +508,30 @@ std::optional<MapEvent> eventFromObject(const Json &object, QString &error)
     return buildEvent(view, error);
 }
 
-SnapshotAgents agentsFromListResult(const Json &result)
+// A list result: the array itself, or the array under `key`; items without an id are skipped.
+template<typename Record, typename FromJson>
+std::vector<Record> recordsFromListResult(const Json &result, const char *key, FromJson fromJson)
 {
-    SnapshotAgents out;
-    const Json *list = result.is_array() ? &result : jsonChild(result, "agents");
+    std::vector<Record> out;
+    const Json *list = result.is_array() ? &result : jsonChild(result, key);
     if (!list || !list->is_array())
         return out;
     for (const Json &item : *list) {
-        AgentRecord a = agentFromJson(item);
-        if (!a.id.isEmpty())
-            out.agents.push_back(std::move(a));
+        Record record = fromJson(item);
+        if (!record.id.isEmpty())
+            out.push_back(std::move(record));
     }
     return out;
 }
 
+SnapshotAgents agentsFromListResult(const Json &result)
+{
+    return {recordsFromListResult<AgentRecord>(result, "agents", agentFromJson)};
+}
+
 SnapshotScopes scopesFromListResult(const Json &result)
 {
-    SnapshotScopes out;
-    const Json *list = result.is_array() ? &result : jsonChild(result, "scopes");
-    if (!list || !list->is_array())
-        return out;
-    for (const Json &item : *list) {
-        ScopeRecord s = scopeFromJson(item);
-        if (!s.id.isEmpty())
-            out.scopes.push_back(std::move(s));
-    }
-    return out;
+    return {recordsFromListResult<ScopeRecord>(result, "scopes", scopeFromJson)};
 }
 
 QStringList membersFromResult(const Json &result)

@@ -214,6 +214,14 @@ struct ActionUpdate
     qint64 timeMs = 0;
 };
 
+// The name an agent, a scope (or anything else with a name and an id) is shown by: its name, or
+// its id when it has none.
+template<typename Named>
+const QString &shownName(const Named &item)
+{
+    return item.name.isEmpty() ? item.id : item.name;
+}
+
 struct AgentsSnapshot { SnapshotAgents data; qint64 timeMs = 0; bool complete = true; };
 struct ScopesSnapshot { SnapshotScopes data; qint64 timeMs = 0; };
 struct MembersSnapshot { SnapshotMembers data; qint64 timeMs = 0; };

@@ -156,6 +156,18 @@ const Agent *SystemStore::agent(const QString &id) const
     return row < 0 ? nullptr : &m_agents[size_t(row)];
 }
 
+QString SystemStore::agentName(const QString &id) const
+{
+    const Agent *a = agent(id);
+    return a ? shownName(*a) : id;
+}
+
+QString SystemStore::scopeName(const QString &id) const
+{
+    const Scope *s = scope(id);
+    return s ? shownName(*s) : id;
+}
+
 const Scope *SystemStore::scope(const QString &id) const
 {
     const int row = m_scopeRow.value(id, -1);
@@ -408,17 +420,20 @@ void SystemStore::announceEverything()
 
 namespace {
 
-// The row of entity `id` in `rows`, appending `made()` when there is none (and noting the first
-// new row of the batch in `firstNewRow`). Second: whether it was appended.
-template<typename Entity, typename Make>
+// The row of entity `id` in `rows`, appending a new one (its id set and its `since` member set to
+// `timeMs`) when there is none, and noting the first new row of the batch in `firstNewRow`.
+// Second: whether it was appended.
+template<typename Entity>
 std::pair<int, bool> findOrAppend(std::vector<Entity> &rows, QHash<FastString, int> &rowOf, const QString &id,
-                                  int &firstNewRow, Make made)
+                                  int &firstNewRow, qint64 Entity::*since, qint64 timeMs)
 {
     int row = rowOf.value(id, -1);
     if (row >= 0)
         return {row, false};
     row = int(rows.size());
-    rows.push_back(made());
+    Entity &added = rows.emplace_back();
+    added.id = id;
+    added.*since = timeMs;
     rowOf.insert(id, row);
     if (firstNewRow < 0)
         firstNewRow = row;
@@ -429,36 +444,21 @@ std::pair<int, bool> findOrAppend(std::vector<Entity> &rows, QHash<FastString, i
 
 Agent &SystemStore::ensureAgent(const QString &id, qint64 timeMs)
 {
-    const int row = findOrAppend(m_agents, m_agentRow, id, m_pending.firstNewAgentRow, [&] {
-        Agent a;
-        a.id = id;
-        a.knownSinceMs = timeMs;
-        return a;
-    }).first;
+    const int row = findOrAppend(m_agents, m_agentRow, id, m_pending.firstNewAgentRow, &Agent::knownSinceMs, timeMs).first;
     markAgent(row);
     return m_agents[size_t(row)];
 }
 
 Scope &SystemStore::ensureScope(const QString &id, qint64 timeMs)
 {
-    const int row = findOrAppend(m_scopes, m_scopeRow, id, m_pending.firstNewScopeRow, [&] {
-        Scope s;
-        s.id = id;
-        s.createdAtMs = timeMs;
-        return s;
-    }).first;
+    const int row = findOrAppend(m_scopes, m_scopeRow, id, m_pending.firstNewScopeRow, &Scope::createdAtMs, timeMs).first;
     markScope(row);
     return m_scopes[size_t(row)];
 }
 
 Task &SystemStore::ensureTask(const QString &id, qint64 timeMs)
 {
-    const auto [row, created] = findOrAppend(m_tasks, m_taskRow, id, m_pending.firstNewTaskRow, [&] {
-        Task t;
-        t.id = id;
-        t.createdAtMs = timeMs;
-        return t;
-    });
+    const auto [row, created] = findOrAppend(m_tasks, m_taskRow, id, m_pending.firstNewTaskRow, &Task::createdAtMs, timeMs);
     if (created) {
         ++m_counters.tasks;
         m_pending.countersChanged = true;

@@ -156,6 +156,9 @@ public:
     const ConnectionInfo &connection() const { return m_connection; }
 
     const Agent *agent(const QString &id) const;
+    // shownName() of agent or scope `id`, or `id` itself when the store does not know it.
+    QString agentName(const QString &id) const;
+    QString scopeName(const QString &id) const;
     const Scope *scope(const QString &id) const;
     const Task *task(const QString &id) const;
     const OperatorAction *action(const QString &id) const;

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <utility>
 
 #ifdef Q_OS_LINUX
 #include <cerrno>
@@ -341,10 +342,9 @@ bool InspectorSession::startRecording(const QString &path, QString *error, qint6
 
 void InspectorSession::stopRecording()
 {
-    if (!m_writer)
+    TraceWriter *writer = std::exchange(m_writer, nullptr);
+    if (!writer)
         return;
-    TraceWriter *writer = m_writer;
-    m_writer = nullptr;
     m_recordingPath.clear();
     disconnect(writer, nullptr, this, nullptr);
     // Closing flushes the compressor: in the worker, after the client (if it goes on) stopped
@@ -464,10 +464,9 @@ qint64 InspectorSession::journalRecordsDropped() const
 
 void InspectorSession::closeJournal()
 {
-    if (!m_journal)
+    SessionJournal *journal = std::exchange(m_journal, nullptr);
+    if (!journal)
         return;
-    SessionJournal *journal = m_journal;
-    m_journal = nullptr;
     m_journalFolder.clear();
     m_journalDegraded = false;
     m_journalDroppedBeforeMs = 0;
@@ -546,6 +545,18 @@ void InspectorSession::cancelTraceLoad()
         m_loadJob->cancel();
 }
 
+void InspectorSession::replayFrom(const std::shared_ptr<TraceTimeline> &timeline)
+{
+    // Frames are read from the timeline when asked for (the inspector), for the load and for
+    // the rebuilds of seeks alike: the events a seek rebuilds have the rows they had.
+    m_store.setFrameSource([weak = std::weak_ptr<TraceTimeline>(timeline)](int row) {
+        const std::shared_ptr<TraceTimeline> t = weak.lock();
+        return t ? t->frameForEvent(row) : QByteArray();
+    });
+    m_replay = new ReplayController(&m_store, timeline, true, this);
+    connect(m_replay, &ReplayController::positionChanged, this, &InspectorSession::replayPositionChanged);
+}
+
 void InspectorSession::onTraceLoadFinished(bool cancelled, const QString &error)
 {
     TraceLoadJob *job = m_loadJob;
@@ -561,26 +572,12 @@ void InspectorSession::onTraceLoadFinished(bool cancelled, const QString &error)
             Q_EMIT timeTravelReady(false, cancelled ? tr("Time travel cancelled") : error);
             return;
         }
-        std::weak_ptr<TraceTimeline> timeline = result.timeline;
-        m_store.setFrameSource([timeline](int row) {
-            const std::shared_ptr<TraceTimeline> t = timeline.lock();
-            return t ? t->frameForEvent(row) : QByteArray();
-        });
-        m_replay = new ReplayController(&m_store, result.timeline, true, this);
-        connect(m_replay, &ReplayController::positionChanged, this, &InspectorSession::replayPositionChanged);
+        replayFrom(result.timeline);
         Q_EMIT timeTravelReady(true, QString());
         return;
     }
     if (ok) {
-        // Frames are read from the timeline when asked for (the inspector), for the load and
-        // for the rebuilds of seeks alike: the events a seek rebuilds have the rows they had.
-        std::weak_ptr<TraceTimeline> timeline = result.timeline;
-        m_store.setFrameSource([timeline](int row) {
-            const std::shared_ptr<TraceTimeline> t = timeline.lock();
-            return t ? t->frameForEvent(row) : QByteArray();
-        });
-        m_replay = new ReplayController(&m_store, result.timeline, true, this);
-        connect(m_replay, &ReplayController::positionChanged, this, &InspectorSession::replayPositionChanged);
+        replayFrom(result.timeline);
         m_lastEventCount = m_store.counters().eventsApplied;
     } else {
         resetStore();

@@ -34,6 +34,7 @@ class TraceLoadJob;
 class ReplayController;
 class TraceWriter;
 class SessionJournal;
+class TraceTimeline;
 
 // Why an operator action was not sent (InspectorSession::actionBlock()).
 enum class ActionBlock { None, ObserverOnly, Replaying, TimeTravelling, NotLive };
@@ -215,6 +216,9 @@ private:
     template<typename F> void runInWorker(F &&f);
     ActionStart startActions(const QStringList &agentIds,
                              const std::function<void(MapClient *, const QString &agentId, const QString &actionId)> &send);
+    // A loaded trace (or the journal's past) becomes what the store reads frames from and what
+    // the replay controller seeks in.
+    void replayFrom(const std::shared_ptr<TraceTimeline> &timeline);
     void onTraceLoadFinished(bool cancelled, const QString &error);
     void loadThePast(const QString &copyPath);
     // The journal's parts as far as they are whole (flushed in the worker), then `then` here.

@@ -131,43 +131,27 @@ bool SeedImporter::convert(const Json &o, std::vector<TraceRecord> &out, QString
     if (m_first == ImportFormat::Unknown)
         m_first = format;
 
-    QString id;
-    QString from;
-    Json to;
-    qint64 t = -1;
-    switch (format) {
-    case ImportFormat::Seed000:
-        id = str(o, "message_id");
-        from = str(o, "from");
-        to = o.value("to", Json());
-        t = importTimeMs(o.value("timestamp", Json()));
-        break;
-    case ImportFormat::Seed002: {
-        const Json &h = o.at("header");
-        id = str(h, "messageId");
-        from = str(h, "source");
-        to = h.value("destination", Json());
-        t = importTimeMs(h.value("timestamp", Json()));
-        break;
-    }
-    case ImportFormat::Seed003:
-        id = str(o, "id");
-        from = str(o, "from");
-        to = o.value("to", Json());
-        t = importTimeMs(o.value("timestamp", Json()));
-        if (t < 0)
-            if (const Json *meta = jsonChild(o, "metadata"); meta && meta->is_object())
-                t = importTimeMs(meta->value("timestamp", Json()));
-        break;
-    case ImportFormat::Seed004:
-        id = str(o, "message_id");
-        from = str(o, "sender_id");
-        to = o.value("receiver_id", Json());
-        t = importTimeMs(o.value("timestamp", Json()));
-        break;
-    case ImportFormat::Unknown:
-        break;
-    }
+    // Where each envelope keeps the message's id, sender, recipients and time.
+    struct EnvelopeKeys
+    {
+        const char *id, *from, *to;
+    };
+    static const EnvelopeKeys kKeys[] = {
+        {"message_id", "from", "to"},            // Seed000
+        {"messageId", "source", "destination"},  // Seed002 (inside "header")
+        {"id", "from", "to"},                    // Seed003
+        {"message_id", "sender_id", "receiver_id"}, // Seed004
+    };
+    static_assert(int(ImportFormat::Seed000) == 1 && int(ImportFormat::Seed004) == 4, "kKeys follows ImportFormat");
+    const EnvelopeKeys &keys = kKeys[int(format) - 1];
+    const Json &envelope = format == ImportFormat::Seed002 ? o.at("header") : o;
+    QString id = str(envelope, keys.id);
+    const QString from = str(envelope, keys.from);
+    const Json to = envelope.value(keys.to, Json());
+    qint64 t = importTimeMs(envelope.value("timestamp", Json()));
+    if (t < 0 && format == ImportFormat::Seed003)
+        if (const Json *meta = jsonChild(o, "metadata"); meta && meta->is_object())
+            t = importTimeMs(meta->value("timestamp", Json()));
     if (t < 0) // no usable time: keep the order, one millisecond apart
         t = m_lastTimeMs < 0 ? 0 : m_lastTimeMs + 1;
     m_lastTimeMs = std::max(m_lastTimeMs, t);

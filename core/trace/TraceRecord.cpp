@@ -5,6 +5,7 @@
 #include <QDateTime>
 
 #include <cstring>
+#include <optional>
 
 static_assert(simdjson::SIMDJSON_PADDING <= 64, "LineReader::kPadding must cover simdjson's padding");
 
@@ -440,8 +441,7 @@ RecordLineParser::Result RecordLineParser::parse(const char *data, qsizetype siz
     bool haveTime = false;
     qint64 conn = 1;
     bool binary = false;
-    dom::element raw, frame, action, url;
-    bool haveRaw = false, haveFrame = false, haveAction = false, haveUrl = false;
+    std::optional<dom::element> raw, frame, action, url; // present when the line has them
     bool base64 = false;
     for (const dom::key_value_pair field : object) {
         const std::string_view key = field.key;
@@ -460,10 +460,8 @@ RecordLineParser::Result RecordLineParser::parse(const char *data, qsizetype siz
                 conn = qint64(value.get_double().value_unsafe());
         } else if (key == "raw") {
             raw = value;
-            haveRaw = true;
         } else if (key == "frame") {
             frame = value;
-            haveFrame = true;
         } else if (key == "encoding") {
             std::string_view encoding;
             base64 = value.get_string().get(encoding) == SUCCESS && encoding == "base64";
@@ -474,10 +472,8 @@ RecordLineParser::Result RecordLineParser::parse(const char *data, qsizetype siz
             }
         } else if (key == "action") {
             action = value;
-            haveAction = true;
         } else if (key == "url") {
             url = value;
-            haveUrl = true;
         }
     }
     if (!haveDir || !haveTime) {
@@ -491,21 +487,21 @@ RecordLineParser::Result RecordLineParser::parse(const char *data, qsizetype siz
     out.raw.clear();
     out.extra = Json();
     if (dir == "action") {
-        if (haveAction)
-            out.extra = jsonFromSimd(action);
-    } else if (haveFrame) {
+        if (action)
+            out.extra = jsonFromSimd(*action);
+    } else if (frame) {
         // Our own lines give the frame's bytes as written (four members: nothing follows the
         // frame); a line edited into another shape gives the frame minified (same JSON).
         out.raw = writtenByUs && object.size() == 4
                       ? bytes(std::string_view(frameLine.frame, size_t(frameLine.frameSize)))
-                      : bytes(simdjson::to_string(frame));
-    } else if (std::string_view text; haveRaw && raw.get_string().get(text) == SUCCESS) {
+                      : bytes(simdjson::to_string(*frame));
+    } else if (std::string_view text; raw && raw->get_string().get(text) == SUCCESS) {
         out.raw = bytes(text);
         // Base64 when the record says so, and for binary frames of traces written before
         // "encoding" existed; captures keep binary frames as text.
         if (base64 || (binary && m_base64))
             out.raw = QByteArray::fromBase64(out.raw);
-    } else if (haveUrl && dir == "open" && url.get_string().get(text) == SUCCESS) {
+    } else if (url && dir == "open" && url->get_string().get(text) == SUCCESS) {
         out.raw = bytes(text);
     }
     return Result::Record;

@@ -2,6 +2,7 @@
 
 #include <QHeaderView>
 #include <QScrollBar>
+#include <QSortFilterProxyModel>
 #include <QTableView>
 
 #include <memory>
@@ -49,6 +50,31 @@ void selectRowOrNothing(QTableView *table, int row)
     } else {
         table->selectionModel()->clear();
     }
+}
+
+int selectRowsOf(QAbstractItemView *view, const QSortFilterProxyModel *proxy, const QStringList &ids,
+                 const std::function<int(const QString &)> &sourceRowOf)
+{
+    QItemSelection selection;
+    QModelIndex topmost;
+    const int lastColumn = proxy->columnCount() - 1;
+    for (const QString &id : ids) {
+        const int sourceRow = sourceRowOf(id);
+        if (sourceRow < 0)
+            continue;
+        const QModelIndex index = proxy->mapFromSource(proxy->sourceModel()->index(sourceRow, 0));
+        if (!index.isValid())
+            continue; // filtered out
+        selection.select(index, index.siblingAtColumn(lastColumn));
+        if (!topmost.isValid() || index.row() < topmost.row())
+            topmost = index;
+    }
+    view->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    if (topmost.isValid()) {
+        view->selectionModel()->setCurrentIndex(topmost, QItemSelectionModel::NoUpdate);
+        view->scrollTo(topmost);
+    }
+    return int(selection.size());
 }
 
 } // namespace mapi::ui

@@ -3,6 +3,9 @@
 
 #include <QAbstractItemView>
 
+#include <functional>
+
+class QSortFilterProxyModel;
 class QTableView;
 
 namespace mapi::ui {
@@ -19,5 +22,11 @@ void followNewRows(QTableView *table);
 // Selects and shows `row` when it is in the table; otherwise clears the selection (what was
 // selected elsewhere is not in this table).
 void selectRowOrNothing(QTableView *table, int row);
+
+// Selects, whole, the rows of `view` (whose model is `proxy`) that show the source rows of
+// `ids`; `sourceRowOf` gives an id's source row or -1. Ids unknown or filtered out are skipped.
+// The topmost selected row becomes current and is scrolled to. Returns how many were selected.
+int selectRowsOf(QAbstractItemView *view, const QSortFilterProxyModel *proxy, const QStringList &ids,
+                 const std::function<int(const QString &)> &sourceRowOf);
 
 } // namespace mapi::ui

@@ -1,5 +1,7 @@
 #include "dialogs/ActionDialogs.h"
 
+#include "common/DialogButtons.h"
+
 #include "model/SystemStore.h"
 
 #include <QAction>
@@ -63,10 +65,7 @@ InjectDialog::InjectDialog(const SystemStore *store, const QStringList &agentIds
     form->addRow(tr("Message"), m_text);
     form->addRow(QString(), m_asJson);
     form->addRow(tr("Delivery"), m_delivery);
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-    buttons->button(QDialogButtonBox::Ok)->setText(tr("Inject"));
-    connect(buttons, &QDialogButtonBox::accepted, this, &InjectDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, this, &InjectDialog::reject);
+    QDialogButtonBox *buttons = okCancelButtons(this, tr("Inject"));
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(noteLabel(note, this));
@@ -118,11 +117,7 @@ ConfirmActionDialog::ConfirmActionDialog(const SystemStore *store, const QString
     m_list = new QListWidget(this);
     m_reason = new QLineEdit(this);
     m_reason->setPlaceholderText(tr("optional, sent to the server"));
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-    buttons->button(QDialogButtonBox::Ok)->setText(verb);
-    buttons->button(QDialogButtonBox::Cancel)->setDefault(true); // no surprise actions on Enter
-    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    QDialogButtonBox *buttons = okCancelButtons(this, verb, /*cancelIsDefault=*/true); // no surprise actions on Enter
     connect(m_subtree, &QCheckBox::toggled, this, &ConfirmActionDialog::refresh);
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_summary);

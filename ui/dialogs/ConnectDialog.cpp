@@ -1,5 +1,7 @@
 #include "dialogs/ConnectDialog.h"
 
+#include "common/DialogButtons.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -57,10 +59,7 @@ ConnectDialog::ConnectDialog(QWidget *parent)
     form->addRow(QString(), m_remember);
     form->addRow(QString(), m_observer);
 
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-    buttons->button(QDialogButtonBox::Ok)->setText(tr("Connect"));
-    connect(buttons, &QDialogButtonBox::accepted, this, &ConnectDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, this, &ConnectDialog::reject);
+    QDialogButtonBox *buttons = okCancelButtons(this, tr("Connect"));
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);

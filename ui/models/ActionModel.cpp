@@ -57,10 +57,7 @@ QVariant ActionModel::data(const QModelIndex &index, int role) const
         switch (index.column()) {
         case SentColumn: return QDateTime::fromMSecsSinceEpoch(a.sentAtMs).toString(QStringLiteral("HH:mm:ss.zzz"));
         case KindColumn: return actionKindName(a.kind);
-        case TargetColumn: {
-            const Agent *agent = m_store->agent(a.agentId);
-            return agent && !agent->name.isEmpty() ? agent->name : a.agentId;
-        }
+        case TargetColumn: return m_store->agentName(a.agentId);
         case MethodColumn: return a.method;
         case FallbackColumn: return a.fallback ? tr("fallback") : QString();
         case StatusColumn: return actionStatusName(a.status);

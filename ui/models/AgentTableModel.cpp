@@ -170,7 +170,7 @@ QVariant AgentTableModel::displayText(const Agent &agent, int column) const
 {
     switch (column) {
     case NameColumn: {
-        const QString name = agent.name.isEmpty() ? agent.id : agent.name;
+        const QString name = shownName(agent);
         if (agent.placeholder)
             return tr("%1 (placeholder)").arg(name);
         if (agent.unregistered)
@@ -181,17 +181,12 @@ QVariant AgentTableModel::displayText(const Agent &agent, int column) const
     case StateColumn: return agent.state;
     case HealthColumn: return healthName(agent.health);
     case ParentColumn: {
-        if (agent.parentId.isEmpty())
-            return QString();
-        const Agent *parent = m_store->agent(agent.parentId);
-        return parent && !parent->name.isEmpty() ? parent->name : agent.parentId;
+        return m_store->agentName(agent.parentId);
     }
     case ScopesColumn: {
         QStringList names;
-        for (const QString &scopeId : agent.scopes) {
-            const Scope *scope = m_store->scope(scopeId);
-            names << (scope && !scope->name.isEmpty() ? scope->name : scopeId);
-        }
+        for (const QString &scopeId : agent.scopes)
+            names << m_store->scopeName(scopeId);
         return names.join(QLatin1String(", "));
     }
     case SessionColumn: return shortId(agent.sessionId);
@@ -215,7 +210,7 @@ QVariant AgentTableModel::displayText(const Agent &agent, int column) const
 QVariant AgentTableModel::sortValue(const Agent &agent, int column) const
 {
     switch (column) {
-    case NameColumn: return agent.name.isEmpty() ? agent.id : agent.name;
+    case NameColumn: return shownName(agent);
     case HealthColumn: return qint64(healthRank(agent.health));
     case LastActivityColumn: return agent.lastActivityMs;
     case TokensColumn: return agent.tokensUsed ? *agent.tokensUsed : qint64(-1);
@@ -229,7 +224,7 @@ QVariant AgentTableModel::sortValue(const Agent &agent, int column) const
 QString AgentTableModel::toolTip(const Agent &agent) const
 {
     QStringList lines;
-    lines << QStringLiteral("<b>%1</b> — %2").arg((agent.name.isEmpty() ? agent.id : agent.name).toHtmlEscaped(),
+    lines << QStringLiteral("<b>%1</b> — %2").arg(shownName(agent).toHtmlEscaped(),
                                                  healthName(agent.health));
     lines << tr("id: %1").arg(agent.id.toHtmlEscaped());
     if (!agent.role.isEmpty() || !agent.state.isEmpty())

@@ -102,7 +102,7 @@ QVariant HealthModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
     case SortRole:
         switch (column) {
-        case AgentColumn: return agent.name.isEmpty() ? agent.id : agent.name;
+        case AgentColumn: return shownName(agent);
         case HealthColumn: return role == SortRole ? QVariant(healthRank(agent.health)) : QVariant(healthName(agent.health));
         case HeartbeatColumn:
             if (role == SortRole) // never-heard agents sort as the longest silent
@@ -148,7 +148,7 @@ QVariant HealthModel::data(const QModelIndex &index, int role) const
         switch (column) {
         case AgentColumn:
             return tr("%1\nid %2\nrole %3 · state %4")
-                .arg(agent.name.isEmpty() ? agent.id : agent.name, agent.id, agent.role, agent.state);
+                .arg(shownName(agent), agent.id, agent.role, agent.state);
         case HealthColumn:
             if (agent.health == Health::Failed && !agent.lastErrorMessage.isEmpty())
                 return tr("failed: %1 %2").arg(agent.lastErrorSeverity, agent.lastErrorMessage);

@@ -18,6 +18,24 @@ struct JsonTreeModel::Node
     const OrderedJson *value = nullptr; // points into m_document
     bool childrenBuilt = false;
     std::vector<std::unique_ptr<Node>> children;
+
+    // A child of `parent` for the member `key` (rows are numbered by the caller).
+    static std::unique_ptr<Node> member(Node *parent, const QString &key, const OrderedJson *value)
+    {
+        auto child = std::make_unique<Node>();
+        child->parent = parent;
+        child->key = key;
+        child->value = value;
+        return child;
+    }
+    // A child of `parent` for element `index` of its array.
+    static std::unique_ptr<Node> element(Node *parent, size_t index, const OrderedJson *value)
+    {
+        auto child = member(parent, QString::number(index), value);
+        child->row = int(index);
+        child->isArrayElement = true;
+        return child;
+    }
 };
 
 namespace {
@@ -133,24 +151,13 @@ void JsonTreeModel::buildChildren(Node *node) const
     if (value.is_object()) {
         node->children.reserve(value.size());
         for (auto it = value.begin(); it != value.end(); ++it) {
-            auto child = std::make_unique<Node>();
-            child->parent = node;
-            child->row = int(node->children.size());
-            child->key = QString::fromStdString(it.key());
-            child->value = &it.value();
-            node->children.push_back(std::move(child));
+            node->children.push_back(Node::member(node, QString::fromStdString(it.key()), &it.value()));
+            node->children.back()->row = int(node->children.size()) - 1;
         }
     } else if (value.is_array()) {
         node->children.reserve(value.size());
-        for (size_t i = 0; i < value.size(); ++i) {
-            auto child = std::make_unique<Node>();
-            child->parent = node;
-            child->row = int(i);
-            child->isArrayElement = true;
-            child->key = QString::number(i);
-            child->value = &value[i];
-            node->children.push_back(std::move(child));
-        }
+        for (size_t i = 0; i < value.size(); ++i)
+            node->children.push_back(Node::element(node, i, &value[i]));
     }
 }
 
@@ -202,15 +209,8 @@ void JsonTreeModel::merge(Node *node, const OrderedJson &previous, const Ordered
             endRemoveRows();
         } else if (newCount > oldCount) {
             beginInsertRows(parentIndex, int(oldCount), int(newCount) - 1);
-            for (size_t i = oldCount; i < newCount; ++i) {
-                auto child = std::make_unique<Node>();
-                child->parent = node;
-                child->row = int(i);
-                child->isArrayElement = true;
-                child->key = QString::number(i);
-                child->value = &next[i];
-                children.push_back(std::move(child));
-            }
+            for (size_t i = oldCount; i < newCount; ++i)
+                children.push_back(Node::element(node, i, &next[i]));
             endInsertRows();
         }
         return;
@@ -263,13 +263,8 @@ void JsonTreeModel::merge(Node *node, const OrderedJson &previous, const Ordered
         while (runEnd < members.size() && (row >= children.size() || children[row]->key != members[runEnd].first))
             ++runEnd;
         beginInsertRows(parentIndex, int(row), int(row + (runEnd - m)) - 1);
-        for (size_t k = m; k < runEnd; ++k) {
-            auto child = std::make_unique<Node>();
-            child->parent = node;
-            child->key = members[k].first;
-            child->value = members[k].second;
-            children.insert(children.begin() + qsizetype(row + (k - m)), std::move(child));
-        }
+        for (size_t k = m; k < runEnd; ++k)
+            children.insert(children.begin() + qsizetype(row + (k - m)), Node::member(node, members[k].first, members[k].second));
         renumber();
         endInsertRows();
         row += runEnd - m;

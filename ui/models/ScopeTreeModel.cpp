@@ -116,26 +116,18 @@ std::vector<ScopeTreeModel::ChildKey> ScopeTreeModel::wantedChildren(const Node 
     };
     std::vector<ChildKey> out;
     const QStringList scopeIds = children.value(node->id);
-    for (const QString &id : scopeIds) {
-        const Scope *scope = m_store->scope(id);
-        out.push_back({NodeKind::Scope, id, scope && !scope->name.isEmpty() ? scope->name : id});
-    }
+    for (const QString &id : scopeIds)
+        out.push_back({NodeKind::Scope, id, m_store->scopeName(id)});
     std::sort(out.begin(), out.end(), byName);
     const size_t firstMember = out.size();
     if (node != m_root.get()) {
         if (const Scope *scope = m_store->scope(node->id)) {
             for (const QString &agentId : scope->members)
-                out.push_back({NodeKind::Member, agentId, memberName(agentId)});
+                out.push_back({NodeKind::Member, agentId, m_store->agentName(agentId)});
         }
     }
     std::sort(out.begin() + qsizetype(firstMember), out.end(), byName);
     return out;
-}
-
-QString ScopeTreeModel::memberName(const QString &agentId) const
-{
-    const Agent *agent = m_store->agent(agentId);
-    return agent && !agent->name.isEmpty() ? agent->name : agentId;
 }
 
 std::unique_ptr<ScopeTreeModel::Node> ScopeTreeModel::buildNode(const ChildKey &key, Node *parent, const ScopeChildren &children)
@@ -290,7 +282,7 @@ void ScopeTreeModel::onStoreChanged(const ChangeSet &changes)
         const Agent &agent = m_store->agents()[size_t(row)];
         const auto range = m_memberNodes.equal_range(agent.id);
         for (auto it = range.first; it != range.second; ++it) {
-            if ((*it)->sortName != memberName(agent.id))
+            if ((*it)->sortName != m_store->agentName(agent.id))
                 stale.insert((*it)->parent->id);
         }
     }
@@ -419,7 +411,7 @@ QVariant ScopeTreeModel::data(const QModelIndex &index, int role) const
         if (!agent)
             return {};
         const bool inactive = agent->unregistered || agent->placeholder;
-        const QString name = agent->name.isEmpty() ? agent->id : agent->name;
+        const QString name = shownName(*agent);
         switch (role) {
         case Qt::DisplayRole:
             if (column != NameColumn)
@@ -447,7 +439,7 @@ QVariant ScopeTreeModel::data(const QModelIndex &index, int role) const
     if (!scope)
         return {};
     const bool inactive = scope->deleted || scope->placeholder;
-    const QString name = scope->name.isEmpty() ? scope->id : scope->name;
+    const QString name = shownName(*scope);
     switch (role) {
     case Qt::DisplayRole:
         if (column == MembersColumn)

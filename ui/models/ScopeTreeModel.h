@@ -67,7 +67,6 @@ private:
     ScopeChildren scopeChildren() const;
     static QHash<QString, QString> placement(const ScopeChildren &children); // scope id → parent shown
     std::vector<ChildKey> wantedChildren(const Node *node, const ScopeChildren &children) const;
-    QString memberName(const QString &agentId) const;
     std::unique_ptr<Node> buildNode(const ChildKey &key, Node *parent, const ScopeChildren &children);
     void reconcile(Node *node, const ScopeChildren &children);
     void rebuild();

@@ -75,14 +75,6 @@ QColor taskPhaseColor(TaskPhase phase, const QPalette &palette)
     return palette.color(QPalette::Text);
 }
 
-QString agentDisplayName(const SystemStore &store, const QString &agentId)
-{
-    if (agentId.isEmpty())
-        return {};
-    const Agent *agent = store.agent(agentId);
-    return agent && !agent->name.isEmpty() ? agent->name : agentId;
-}
-
 // ---- TaskTableModel ----------------------------------------------------------------------
 
 TaskTableModel::TaskTableModel(const SystemStore *store, QObject *parent)
@@ -134,8 +126,8 @@ QVariant TaskTableModel::data(const QModelIndex &index, int role) const
         case IdColumn: return role == SortRole ? QVariant(index.row()) : QVariant(task.id); // sorted by arrival
         case TypeColumn: return task.type;
         case StatusColumn: return task.status;
-        case RequesterColumn: return agentDisplayName(*m_store, task.requesterId);
-        case AssigneeColumn: return agentDisplayName(*m_store, task.assigneeId);
+        case RequesterColumn: return m_store->agentName(task.requesterId);
+        case AssigneeColumn: return m_store->agentName(task.assigneeId);
         case ProgressColumn:
             if (role == SortRole)
                 return task.progress ? *task.progress : -1.0;
@@ -194,14 +186,14 @@ bool TaskTableModel::refreshAgentNames(const QSet<int> &agentRows)
     for (int row : agentRows) {
         if (row < 0 || size_t(row) >= m_agentNames.size())
             continue;
-        const QString name = agentDisplayName(*m_store, agents[size_t(row)].id);
+        const QString name = m_store->agentName(agents[size_t(row)].id);
         if (name != m_agentNames[size_t(row)]) {
             m_agentNames[size_t(row)] = name;
             changed = true;
         }
     }
     for (size_t row = m_agentNames.size(); row < agents.size(); ++row) {
-        m_agentNames.push_back(agentDisplayName(*m_store, agents[row].id));
+        m_agentNames.push_back(m_store->agentName(agents[row].id));
         changed = true;
     }
     return changed;
@@ -308,7 +300,7 @@ QVariant TaskHistoryModel::data(const QModelIndex &index, int role) const
         switch (index.column()) {
         case TimeColumn: return timeOfDay(step.timeMs, TimePrecision::Milliseconds);
         case StatusColumn: return step.status;
-        case AgentColumn: return agentDisplayName(*m_store, step.agentId);
+        case AgentColumn: return m_store->agentName(step.agentId);
         case DetailColumn: return step.detail;
         }
         return {};

@@ -25,9 +25,6 @@ TaskPhase taskPhase(const QString &status);
 // Colour of a status, legible on the palette's base in light and dark themes.
 QColor taskPhaseColor(TaskPhase phase, const QPalette &palette);
 
-// Name shown for an agent id: its name, else the id; empty for an empty id.
-QString agentDisplayName(const SystemStore &store, const QString &agentId);
-
 class TaskTableModel : public QAbstractTableModel
 {
     Q_OBJECT

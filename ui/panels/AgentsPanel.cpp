@@ -18,6 +18,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QScopedValueRollback>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -174,26 +175,8 @@ void AgentsPanel::mirrorSelection(const QStringList &ids, QObject *origin)
 {
     if (origin == this)
         return;
-    QItemSelection selection;
-    QModelIndex topmost;
-    for (const QString &id : ids) {
-        const int sourceRow = m_model->rowOfAgent(id);
-        if (sourceRow < 0)
-            continue;
-        const QModelIndex index = m_proxy->mapFromSource(m_model->index(sourceRow, 0));
-        if (!index.isValid())
-            continue; // filtered out here
-        selection.select(index, index.siblingAtColumn(AgentTableModel::ColumnCount - 1));
-        if (!topmost.isValid() || index.row() < topmost.row())
-            topmost = index;
-    }
-    m_mirroring = true;
-    m_view->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-    if (topmost.isValid()) {
-        m_view->selectionModel()->setCurrentIndex(topmost, QItemSelectionModel::NoUpdate);
-        m_view->scrollTo(topmost);
-    }
-    m_mirroring = false;
+    const QScopedValueRollback<bool> noEcho(m_mirroring, true);
+    selectRowsOf(m_view, m_proxy, ids, [this](const QString &id) { return m_model->rowOfAgent(id); });
     updateCount();
 }
 

@@ -12,6 +12,7 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QScopedValueRollback>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTableView>
@@ -171,19 +172,8 @@ void HealthPanel::followSelection(const QStringList &agentIds, QObject *origin)
 {
     if (origin == this)
         return;
-    QItemSelection rows;
-    for (const QString &id : agentIds) {
-        const int row = m_model->rowOfAgent(id);
-        if (row < 0)
-            continue;
-        const QModelIndex index = m_proxy->mapFromSource(m_model->index(row, 0));
-        rows.select(index, index);
-    }
-    m_following = true;
-    m_table->selectionModel()->select(rows, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-    if (!rows.isEmpty())
-        m_table->scrollTo(rows.indexes().constFirst());
-    m_following = false;
+    const QScopedValueRollback<bool> noEcho(m_following, true);
+    selectRowsOf(m_table, m_proxy, agentIds, [this](const QString &id) { return m_model->rowOfAgent(id); });
 }
 
 } // namespace mapi::ui

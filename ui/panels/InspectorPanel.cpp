@@ -38,12 +38,6 @@ constexpr int kAutoExpandChildren = 20;
 
 // ---- text building blocks ----------------------------------------------------------------
 
-QString agentLabel(const SystemStore &store, const QString &id)
-{
-    const Agent *agent = store.agent(id);
-    return agent && !agent->name.isEmpty() ? agent->name : id;
-}
-
 QString escaped(const QString &s)
 {
     return s.toHtmlEscaped();
@@ -70,7 +64,7 @@ ItemView agentView(const SystemStore &store, const Agent &a)
 {
     ItemView view;
     view.found = true;
-    const QString name = a.name.isEmpty() ? a.id : a.name;
+    const QString name = shownName(a);
     QString header = InspectorPanel::tr("<b>Agent %1</b>").arg(escaped(name));
     if (!a.role.isEmpty())
         header += QStringLiteral(" (%1)").arg(escaped(a.role));
@@ -90,7 +84,7 @@ ItemView scopeView(const Scope &s)
 {
     ItemView view;
     view.found = true;
-    view.header = InspectorPanel::tr("<b>Scope %1</b> · %2").arg(escaped(s.name.isEmpty() ? s.id : s.name),
+    view.header = InspectorPanel::tr("<b>Scope %1</b> · %2").arg(escaped(shownName(s)),
                                                                    s.members.size() == 1 ? InspectorPanel::tr("1 member")
                                                                                          : InspectorPanel::tr("%1 members").arg(s.members.size()));
     if (s.deleted)
@@ -108,7 +102,7 @@ ItemView taskView(const SystemStore &store, const Task &t)
         view.header += QStringLiteral(" (%1)").arg(escaped(t.type));
     view.header += QStringLiteral(" · ") + escaped(t.status);
     if (!t.assigneeId.isEmpty())
-        view.header += QStringLiteral(" · ") + escaped(agentLabel(store, t.assigneeId));
+        view.header += QStringLiteral(" · ") + escaped(store.agentName(t.assigneeId));
     view.json = taskJson(store, t);
     return view;
 }
@@ -121,7 +115,7 @@ ItemView actionView(const SystemStore &store, const OperatorAction &a)
     if (!statusColour.isValid())
         statusColour = QGuiApplication::palette().color(QPalette::Text); // still in flight
     view.header = InspectorPanel::tr("<b>Action %1</b> → %2 · %3")
-                      .arg(escaped(actionKindName(a.kind)), escaped(agentLabel(store, a.agentId)),
+                      .arg(escaped(actionKindName(a.kind)), escaped(store.agentName(a.agentId)),
                            coloured(statusColour, actionStatusName(a.status)));
     if (a.fallback)
         view.header += InspectorPanel::tr(" · fallback");
@@ -143,11 +137,11 @@ ItemView messageView(const SystemStore &store, int row)
     ItemView view;
     const Message &m = store.messages()[size_t(row)];
     view.found = true;
-    const QString from = m.fromAgentId.isEmpty() ? m.fromRaw : agentLabel(store, m.fromAgentId);
+    const QString from = m.fromAgentId.isEmpty() ? m.fromRaw : store.agentName(m.fromAgentId);
     constexpr int kNamedRecipients = 3; // a broadcast names the first few, then counts the rest
     QStringList to;
     for (const QString &id : m.toAgentIds.mid(0, kNamedRecipients))
-        to << agentLabel(store, id);
+        to << store.agentName(id);
     if (m.toAgentIds.size() > kNamedRecipients)
         to << InspectorPanel::tr("%1 more").arg(m.toAgentIds.size() - kNamedRecipients);
     view.header = InspectorPanel::tr("<b>Message</b> %1 → %2").arg(escaped(from), escaped(to.isEmpty() ? m.toDisplay : to.join(QStringLiteral(", "))));
@@ -176,7 +170,7 @@ ItemView eventView(const SystemStore &store, int row)
     view.found = true;
     view.header = InspectorPanel::tr("<b>Event</b> %1").arg(escaped(type));
     if (!agentId.isEmpty())
-        view.header += QStringLiteral(" · ") + escaped(agentLabel(store, agentId));
+        view.header += QStringLiteral(" · ") + escaped(store.agentName(agentId));
     view.header += QStringLiteral(" · ") + timeOfDay(e.timestampMs, TimePrecision::Milliseconds);
     const QByteArray frame = store.eventFrame(row);
     view.json = eventJson(store, row, frame);

@@ -232,9 +232,9 @@ void TasksPanel::updateHistoryTitle()
     if (!task->type.isEmpty())
         text += QStringLiteral(" · %1").arg(task->type.toHtmlEscaped());
     if (!task->requesterId.isEmpty())
-        text += QStringLiteral(" · ") + tr("requested by %1").arg(agentDisplayName(store, task->requesterId).toHtmlEscaped());
+        text += QStringLiteral(" · ") + tr("requested by %1").arg(store.agentName(task->requesterId).toHtmlEscaped());
     if (!task->assigneeId.isEmpty())
-        text += QStringLiteral(" · ") + tr("assignee %1").arg(agentDisplayName(store, task->assigneeId).toHtmlEscaped());
+        text += QStringLiteral(" · ") + tr("assignee %1").arg(store.agentName(task->assigneeId).toHtmlEscaped());
     text += QStringLiteral(" · <span style=\"color:%1\">%2</span>")
                 .arg(taskPhaseColor(taskPhase(task->status), palette()).name(), task->status.toHtmlEscaped());
     m_historyTitle->setText(text);

@@ -1,5 +1,7 @@
 #include "replay/ReplayBar.h"
 
+#include "common/DialogButtons.h"
+
 #include <QAction>
 #include <QComboBox>
 #include <QDateTime>
@@ -48,9 +50,7 @@ bool askBookmark(QWidget *parent, const QString &windowTitle, const QString &whe
     auto *note = new QPlainTextEdit(bookmark.note, &dialog);
     note->setObjectName(QStringLiteral("bookmarkNote"));
     note->setPlaceholderText(QObject::tr("What happens here, what to look at"));
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
-    QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    QDialogButtonBox *buttons = okCancelButtons(&dialog);
     QObject::connect(title, &QLineEdit::textChanged, &dialog, [buttons](const QString &text) {
         buttons->button(QDialogButtonBox::Ok)->setEnabled(!text.trimmed().isEmpty());
     });

@@ -12,14 +12,32 @@ namespace mapi::ui {
 
 namespace {
 
-QString agentLabel(const Agent &agent)
+// The lane of agent row `a`.
+LaneRow agentLane(const std::vector<Agent> &agents, int a, int depth)
 {
-    return agent.name.isEmpty() ? agent.id : agent.name;
+    LaneRow row;
+    row.kind = LaneRow::Kind::Agent;
+    row.id = agents[size_t(a)].id;
+    row.key = QStringLiteral("agent:") + row.id;
+    row.label = shownName(agents[size_t(a)]);
+    row.agentRow = a;
+    row.depth = depth;
+    return row;
 }
 
-QString scopeLabel(const Scope &scope)
+// A group's header row (a scope, or the agents in none), collapsed when `collapsedKeys` says so.
+LaneRow groupLane(const QString &key, const QString &scopeId, const QString &label, int depth,
+                  const QSet<QString> &collapsedKeys)
 {
-    return scope.name.isEmpty() ? scope.id : scope.name;
+    LaneRow row;
+    row.kind = LaneRow::Kind::Group;
+    row.key = key;
+    row.id = scopeId;
+    row.label = label;
+    row.depth = depth;
+    row.expandable = true;
+    row.collapsed = collapsedKeys.contains(key);
+    return row;
 }
 
 // Rows (agents or scopes) in the natural order of their labels; equal labels by id, so that the
@@ -101,8 +119,8 @@ void TimelineLanes::buildByScope(const SystemStore &store, const QSet<QString> &
             ++d;
         depth[size_t(s)] = d;
     }
-    const auto scopeBefore = byLabelThenId(scopes, scopeLabel);
-    const auto agentBefore = byLabelThenId(agents, agentLabel);
+    const auto scopeBefore = byLabelThenId(scopes, shownName<Scope>);
+    const auto agentBefore = byLabelThenId(agents, shownName<Agent>);
 
     // Each agent in its deepest live scope.
     std::vector<std::vector<int>> agentsIn(scopes.size());
@@ -142,28 +160,14 @@ void TimelineLanes::buildByScope(const SystemStore &store, const QSet<QString> &
 
     auto emitAgents = [&](std::vector<int> list, int level) {
         std::sort(list.begin(), list.end(), agentBefore);
-        for (const int a : list) {
-            LaneRow row;
-            row.kind = LaneRow::Kind::Agent;
-            row.id = agents[size_t(a)].id;
-            row.key = QStringLiteral("agent:") + row.id;
-            row.label = agentLabel(agents[size_t(a)]);
-            row.agentRow = a;
-            row.depth = level;
-            addRow(std::move(row), {a});
-        }
+        for (const int a : list)
+            addRow(agentLane(agents, a, level), {a});
     };
     std::function<void(int, int)> emitScope = [&](int s, int level) {
         if (subtreeAgents[size_t(s)].empty())
             return;
-        LaneRow row;
-        row.kind = LaneRow::Kind::Group;
-        row.id = scopes[size_t(s)].id;
-        row.key = QStringLiteral("scope:") + row.id;
-        row.label = scopeLabel(scopes[size_t(s)]);
-        row.depth = level;
-        row.expandable = true;
-        row.collapsed = collapsedKeys.contains(row.key);
+        const Scope &scope = scopes[size_t(s)];
+        LaneRow row = groupLane(QStringLiteral("scope:") + scope.id, scope.id, shownName(scope), level, collapsedKeys);
         const bool collapsed = row.collapsed;
         addRow(std::move(row), subtreeAgents[size_t(s)]);
         if (collapsed)
@@ -179,12 +183,8 @@ void TimelineLanes::buildByScope(const SystemStore &store, const QSet<QString> &
         emitScope(root, 0);
 
     if (!unscoped.empty()) {
-        LaneRow row;
-        row.kind = LaneRow::Kind::Group;
-        row.key = QStringLiteral("noscope");
-        row.label = QCoreApplication::translate("TimelineLanes", "No scope");
-        row.expandable = true;
-        row.collapsed = collapsedKeys.contains(row.key);
+        LaneRow row = groupLane(QStringLiteral("noscope"), QString(),
+                                QCoreApplication::translate("TimelineLanes", "No scope"), 0, collapsedKeys);
         const bool collapsed = row.collapsed;
         addRow(std::move(row), unscoped);
         if (!collapsed)
@@ -195,7 +195,7 @@ void TimelineLanes::buildByScope(const SystemStore &store, const QSet<QString> &
 void TimelineLanes::buildBySubtree(const SystemStore &store, const QSet<QString> &collapsedKeys)
 {
     const auto &agents = store.agents();
-    const auto agentBefore = byLabelThenId(agents, agentLabel);
+    const auto agentBefore = byLabelThenId(agents, shownName<Agent>);
     std::vector<std::vector<int>> children(agents.size());
     std::vector<int> roots;
     for (int a = 0; a < int(agents.size()); ++a) {
@@ -220,13 +220,7 @@ void TimelineLanes::buildBySubtree(const SystemStore &store, const QSet<QString>
         if (placed[size_t(a)])
             return;
         placed[size_t(a)] = true;
-        LaneRow row;
-        row.kind = LaneRow::Kind::Agent;
-        row.id = agents[size_t(a)].id;
-        row.key = QStringLiteral("agent:") + row.id;
-        row.label = agentLabel(agents[size_t(a)]);
-        row.agentRow = a;
-        row.depth = level;
+        LaneRow row = agentLane(agents, a, level);
         row.expandable = !children[size_t(a)].empty();
         row.collapsed = row.expandable && collapsedKeys.contains(row.key);
         const bool collapsed = row.collapsed;

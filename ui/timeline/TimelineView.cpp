@@ -127,24 +127,20 @@ bool TimelineView::layoutInputsChanged(const ChangeSet *changes)
     changed = agentCount > knownAgents || scopeCount > knownScopes || !changes;
     if (!changes)
         return changed;
-    for (const int row : changes->agentRows) {
-        if (row >= knownAgents)
-            continue;
-        QString shape = TimelineLanes::agentShape(*m_store, row);
-        if (shape != m_agentShapes[size_t(row)]) {
-            m_agentShapes[size_t(row)] = std::move(shape);
-            changed = true;
+    // Rows known before whose shape changed.
+    auto reshape = [&](const QSet<int> &rows, int known, std::vector<QString> &shapes, auto shapeOf) {
+        for (const int row : rows) {
+            if (row >= known)
+                continue;
+            QString shape = shapeOf(*m_store, row);
+            if (shape != shapes[size_t(row)]) {
+                shapes[size_t(row)] = std::move(shape);
+                changed = true;
+            }
         }
-    }
-    for (const int row : changes->scopeRows) {
-        if (row >= knownScopes)
-            continue;
-        QString shape = TimelineLanes::scopeShape(*m_store, row);
-        if (shape != m_scopeShapes[size_t(row)]) {
-            m_scopeShapes[size_t(row)] = std::move(shape);
-            changed = true;
-        }
-    }
+    };
+    reshape(changes->agentRows, knownAgents, m_agentShapes, &TimelineLanes::agentShape);
+    reshape(changes->scopeRows, knownScopes, m_scopeShapes, &TimelineLanes::scopeShape);
     return changed;
 }
 
@@ -497,32 +493,30 @@ TimelineView::Hit TimelineView::hitTest(const QPoint &pos) const
 
     // Operator actions and lifecycle marks lie on top of the arrows: they win.
     if (rowIndex >= 0) {
-        double best = kHitSlop + 1;
-        const auto &actions = m_index.actions();
-        for (int i = firstAtOrAfter(actions, fromTime - 8 * m_axis.msPerPixel);
-             i < int(actions.size()) && double(actions[size_t(i)].timeMs) < toTime; ++i) {
-            if (m_lanes.rowOfAgent(actions[size_t(i)].agentRow) != rowIndex)
-                continue;
-            const double distance = std::abs(std::floor(m_axis.mapTimeToX(double(actions[size_t(i)].timeMs))) + 4 - x);
-            if (distance < best) {
-                best = distance;
-                hit.kind = Hit::Kind::Action;
-                hit.index = actions[size_t(i)].actionRow;
+        // The item of `list` (sorted by time) drawn nearest to x, `offsetPx` right of its time,
+        // within the slop; `accept` filters, `rowOf` gives what the hit names.
+        auto nearest = [&](const auto &list, double from, double offsetPx, Hit::Kind kind, auto accept, auto rowOf) {
+            double best = kHitSlop + 1;
+            for (int i = firstAtOrAfter(list, from); i < int(list.size()) && double(list[size_t(i)].timeMs) < toTime; ++i) {
+                const auto &item = list[size_t(i)];
+                if (!accept(item))
+                    continue;
+                const double distance = std::abs(std::floor(m_axis.mapTimeToX(double(item.timeMs))) + offsetPx - x);
+                if (distance < best) {
+                    best = distance;
+                    hit.kind = kind;
+                    hit.index = rowOf(item);
+                }
             }
-        }
-        if (hit.kind != Hit::Kind::None)
+            return hit.kind != Hit::Kind::None;
+        };
+        const auto onThisRow = [&](const auto &action) { return m_lanes.rowOfAgent(action.agentRow) == rowIndex; };
+        if (nearest(m_index.actions(), fromTime - 8 * m_axis.msPerPixel, 4, Hit::Kind::Action, onThisRow,
+                    [](const auto &action) { return action.actionRow; }))
             return hit;
-        const LaneRow &row = m_lanes.rows()[size_t(rowIndex)];
-        const auto &marks = m_index.stateMarks(row.agentRow);
-        for (int i = firstAtOrAfter(marks, fromTime); i < int(marks.size()) && double(marks[size_t(i)].timeMs) < toTime; ++i) {
-            const double distance = std::abs(std::floor(m_axis.mapTimeToX(double(marks[size_t(i)].timeMs))) - x);
-            if (distance < best) {
-                best = distance;
-                hit.kind = Hit::Kind::StateMark;
-                hit.index = marks[size_t(i)].eventRow;
-            }
-        }
-        if (hit.kind != Hit::Kind::None)
+        const auto &marks = m_index.stateMarks(m_lanes.rows()[size_t(rowIndex)].agentRow);
+        if (nearest(marks, fromTime, 0, Hit::Kind::StateMark, [](const auto &) { return true; },
+                    [](const auto &mark) { return mark.eventRow; }))
             return hit;
     }
 

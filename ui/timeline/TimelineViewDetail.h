@@ -95,8 +95,7 @@ inline QString agentName(const SystemStore &store, const QString &id)
 {
     if (id.isEmpty())
         return QCoreApplication::translate("TimelineView", "(unknown)");
-    const Agent *agent = store.agent(id);
-    return agent && !agent->name.isEmpty() ? agent->name : id;
+    return store.agentName(id);
 }
 
 } // namespace mapi::ui::timeline_view

@@ -120,7 +120,7 @@ void TopologyGraph::updateNode(int row, const Agent &agent, const QFontMetricsF 
     }
     if (n.label.isEmpty() || n.name != agent.name) {
         n.name = agent.name;
-        n.label = metrics.elidedText(agent.name.isEmpty() ? agent.id : agent.name, Qt::ElideMiddle, kMaxLabelWidth);
+        n.label = metrics.elidedText(shownName(agent), Qt::ElideMiddle, kMaxLabelWidth);
         n.labelWidth = metrics.horizontalAdvance(n.label);
         result.names = true;
     }
@@ -144,7 +144,7 @@ void TopologyGraph::updateScope(int row, const SystemStore &store)
     const Scope &s = store.scopes()[size_t(row)];
     ScopeGroup &g = m_scopes[size_t(row)];
     g.id = s.id;
-    g.name = s.name.isEmpty() ? s.id : s.name;
+    g.name = shownName(s);
     g.placeholder = s.placeholder;
     g.deleted = s.deleted;
     g.parent = s.parentId.isEmpty() ? -1 : store.scopeRow(s.parentId);
@@ -254,7 +254,7 @@ void TopologyGraph::rebuildStructure()
         const int scope = deepestScope[size_t(v)];
         n.group = scope;
         n.sortKey = (scope >= 0 ? naturalSortKey(m_scopes[size_t(scope)].name) : QString()) + QChar(0x1f)
-                    + naturalSortKey(n.name.isEmpty() ? n.id : n.name) + QChar(0x1f) + n.id;
+                    + naturalSortKey(shownName(n)) + QChar(0x1f) + n.id;
     }
     updateVisibility();
 }

@@ -626,10 +626,8 @@ QString TopologyView::nodeToolTip(int row) const
         line(tr("Cost"), QStringLiteral("$%1").arg(*a.costUsd, 0, 'f', 4));
     line(tr("Messages"), tr("%1 sent, %2 received").arg(a.messagesSent).arg(a.messagesReceived));
     QStringList scopeNames;
-    for (const QString &scopeId : a.scopes) {
-        const Scope *s = store->scope(scopeId);
-        scopeNames << (s && !s->name.isEmpty() ? s->name : scopeId);
-    }
+    for (const QString &scopeId : a.scopes)
+        scopeNames << store->scopeName(scopeId);
     line(tr("Scopes"), scopeNames.join(QStringLiteral(", ")));
     if (!a.lastErrorMessage.isEmpty())
         line(tr("Last error"), QStringLiteral("%1 %2").arg(a.lastErrorSeverity, a.lastErrorMessage));
@@ -644,7 +642,7 @@ QString TopologyView::nodeToolTip(int row) const
 QString TopologyView::edgeToolTip(const TrafficEdge &e) const
 {
     const auto &nodes = m_graph.nodes();
-    auto name = [&](int row) { return (nodes[size_t(row)].name.isEmpty() ? nodes[size_t(row)].id : nodes[size_t(row)].name).toHtmlEscaped(); };
+    auto name = [&](int row) { return shownName(nodes[size_t(row)]).toHtmlEscaped(); };
     const QString to = e.to >= 0 ? name(e.to) : tr("scope %1").arg(m_graph.scopes()[size_t(e.scope)].name.toHtmlEscaped());
     const double perSecond = TopologyGraph::recentWeight(e, m_session->store()->now()) / (TopologyGraph::kTrafficTimeConstantMs / 1000);
     return tr("<b>%1 → %2</b><br>%n message(s)<br>recent rate %3/s (last 10 s, decaying)<br><i>Click to inspect the latest</i>",
