@@ -27,6 +27,52 @@ QString canonicalEventType(const QString &rawType)
     return aliases.value(t, t);
 }
 
+EventFamily eventFamily(EventKind kind)
+{
+    switch (kind) {
+    case EventKind::AgentRegistered:
+    case EventKind::AgentUnregistered:
+    case EventKind::AgentStateChanged:
+    case EventKind::AgentMetadataChanged:
+    case EventKind::AgentResumed:
+    case EventKind::AgentOrphaned: return EventFamily::Agent;
+    case EventKind::ScopeCreated:
+    case EventKind::ScopeDeleted:
+    case EventKind::ScopeMemberJoined:
+    case EventKind::ScopeMemberLeft: return EventFamily::Scope;
+    case EventKind::MessageSent: return EventFamily::Message;
+    case EventKind::MessageQueued:
+    case EventKind::MessageDelivered:
+    case EventKind::MessageDropped:
+    case EventKind::MessageExpired:
+    case EventKind::MessageFailed: return EventFamily::Delivery;
+    case EventKind::SessionConnected:
+    case EventKind::SessionDisconnected:
+    case EventKind::SessionResumed:
+    case EventKind::SessionExpired: return EventFamily::Session;
+    case EventKind::TaskCreated:
+    case EventKind::TaskAssigned:
+    case EventKind::TaskStatus:
+    case EventKind::TaskCompleted: return EventFamily::Task;
+    case EventKind::Other: break;
+    }
+    return EventFamily::Other;
+}
+
+const char *eventFamilyName(EventFamily family)
+{
+    switch (family) {
+    case EventFamily::Agent: return "agent";
+    case EventFamily::Scope: return "scope";
+    case EventFamily::Message: return "message";
+    case EventFamily::Delivery: return "delivery";
+    case EventFamily::Session: return "session";
+    case EventFamily::Task: return "task";
+    case EventFamily::Other: break;
+    }
+    return "other";
+}
+
 EventKind eventKindFor(const QString &t)
 {
     static const QHash<QString, EventKind> kinds = {

@@ -16,6 +16,11 @@ namespace mapi {
 QString canonicalEventType(const QString &rawType);
 EventKind eventKindFor(const QString &canonicalType);
 
+// What an event is about: the store applies each family in one handler, exports name it.
+enum class EventFamily { Agent, Scope, Message, Delivery, Session, Task, Other };
+EventFamily eventFamily(EventKind kind);
+const char *eventFamilyName(EventFamily family); // "agent", "scope", "message", "delivery", ...
+
 AgentRecord agentFromJson(const Json &object);
 ScopeRecord scopeFromJson(const Json &object);
 MessageRecord messageFromJson(const Json &object);

@@ -72,44 +72,14 @@ void SystemStore::applyEvent(const EventInput &input)
     if (m_pending.firstNewEvent < 0)
         m_pending.firstNewEvent = eventIndex;
 
-    switch (e.kind) {
-    case EventKind::AgentRegistered:
-    case EventKind::AgentStateChanged:
-    case EventKind::AgentMetadataChanged:
-    case EventKind::AgentResumed:
-    case EventKind::AgentOrphaned:
-    case EventKind::AgentUnregistered:
-        applyAgentEvent(e, t);
-        break;
-    case EventKind::ScopeCreated:
-    case EventKind::ScopeDeleted:
-    case EventKind::ScopeMemberJoined:
-    case EventKind::ScopeMemberLeft:
-        applyScopeEvent(e, t);
-        break;
-    case EventKind::MessageSent:
-        applyMessage(e, t, eventIndex);
-        break;
-    case EventKind::MessageQueued:
-    case EventKind::MessageDelivered:
-    case EventKind::MessageDropped:
-    case EventKind::MessageExpired:
-    case EventKind::MessageFailed:
-        applyDeliveryEvent(e, t, eventIndex);
-        break;
-    case EventKind::SessionConnected:
-    case EventKind::SessionResumed:
-    case EventKind::SessionDisconnected:
-    case EventKind::SessionExpired:
-        applySessionEvent(e, t);
-        break;
-    case EventKind::TaskCreated:
-    case EventKind::TaskAssigned:
-    case EventKind::TaskStatus:
-    case EventKind::TaskCompleted:
-        applyTaskEvent(e, t);
-        break;
-    case EventKind::Other:
+    switch (eventFamily(e.kind)) {
+    case EventFamily::Agent: applyAgentEvent(e, t); break;
+    case EventFamily::Scope: applyScopeEvent(e, t); break;
+    case EventFamily::Message: applyMessage(e, t, eventIndex); break;
+    case EventFamily::Delivery: applyDeliveryEvent(e, t, eventIndex); break;
+    case EventFamily::Session: applySessionEvent(e, t); break;
+    case EventFamily::Task: applyTaskEvent(e, t); break;
+    case EventFamily::Other:
         ++m_counters.unknownEvents;
         touchAgent(resolveAgentRef(e.agentId), t);
         break;

@@ -60,8 +60,7 @@ public:
         QByteArray data;
         void *dctx = nullptr; // ZSTD_DCtx
         Cache() = default;
-        Cache(const Cache &) = delete;
-        Cache &operator=(const Cache &) = delete;
+        Q_DISABLE_COPY(Cache)
         ~Cache();
     };
     // Copies [offset, offset + size) of the content to `out` (covers() must be true). false:
@@ -97,8 +96,7 @@ class DecompressingReader
 public:
     DecompressingReader();
     ~DecompressingReader();
-    DecompressingReader(const DecompressingReader &) = delete;
-    DecompressingReader &operator=(const DecompressingReader &) = delete;
+    Q_DISABLE_COPY(DecompressingReader)
 
     bool open(const QString &path, QString *error);
     void close();
@@ -133,8 +131,7 @@ public:
 
     CompressingWriter();
     ~CompressingWriter();
-    CompressingWriter(const CompressingWriter &) = delete;
-    CompressingWriter &operator=(const CompressingWriter &) = delete;
+    Q_DISABLE_COPY(CompressingWriter)
 
     // `level`: 0 = the library's default (zstd 3, gzip 6).
     bool open(const QString &path, Compression compression, QString *error, int level = 0);

@@ -56,38 +56,6 @@ std::string s(const QString &text)
     return text.toStdString();
 }
 
-const char *categoryOf(EventKind kind)
-{
-    switch (kind) {
-    case EventKind::AgentRegistered:
-    case EventKind::AgentUnregistered:
-    case EventKind::AgentStateChanged:
-    case EventKind::AgentMetadataChanged:
-    case EventKind::AgentResumed:
-    case EventKind::AgentOrphaned: return "agent";
-    case EventKind::ScopeCreated:
-    case EventKind::ScopeDeleted:
-    case EventKind::ScopeMemberJoined:
-    case EventKind::ScopeMemberLeft: return "scope";
-    case EventKind::MessageSent: return "message";
-    case EventKind::MessageQueued:
-    case EventKind::MessageDelivered:
-    case EventKind::MessageDropped:
-    case EventKind::MessageExpired:
-    case EventKind::MessageFailed: return "delivery";
-    case EventKind::SessionConnected:
-    case EventKind::SessionDisconnected:
-    case EventKind::SessionResumed:
-    case EventKind::SessionExpired: return "session";
-    case EventKind::TaskCreated:
-    case EventKind::TaskAssigned:
-    case EventKind::TaskStatus:
-    case EventKind::TaskCompleted: return "task";
-    case EventKind::Other: return "other";
-    }
-    return "other";
-}
-
 bool isTaskStart(const QString &status)
 {
     return status == QLatin1String("requested") || status == QLatin1String("accepted") || status == QLatin1String("open")
@@ -320,7 +288,7 @@ private:
                 args["state"] = s(state);
         }
         put({{"name", s(events.type(e))},
-             {"cat", categoryOf(events.kind(e))},
+             {"cat", eventFamilyName(eventFamily(events.kind(e)))},
              {"ph", "i"},
              {"s", "t"},
              {"ts", ts(e.timestampMs)},

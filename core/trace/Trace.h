@@ -139,8 +139,7 @@ class TraceFileReader
 public:
     TraceFileReader();
     ~TraceFileReader();
-    TraceFileReader(const TraceFileReader &) = delete;
-    TraceFileReader &operator=(const TraceFileReader &) = delete;
+    Q_DISABLE_COPY(TraceFileReader)
 
     // Opens the file and detects its format from the first objects. Fails on an unreadable
     // file or an unknown format (the error names the formats understood).

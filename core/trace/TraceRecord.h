@@ -73,8 +73,7 @@ public:
 
     RecordLineParser();
     ~RecordLineParser();
-    RecordLineParser(const RecordLineParser &) = delete;
-    RecordLineParser &operator=(const RecordLineParser &) = delete;
+    Q_DISABLE_COPY(RecordLineParser)
 
     // `paddedCapacity`: bytes readable from `data` (at least size + 64 lets the parser skip a
     // copy). A header line ({"format":...}) gives Header and is kept in header().

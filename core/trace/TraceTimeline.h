@@ -39,8 +39,7 @@ class TraceTimeline
 public:
     explicit TraceTimeline(CodecLimits limits = {}, bool fastParser = true);
     ~TraceTimeline();
-    TraceTimeline(const TraceTimeline &) = delete;
-    TraceTimeline &operator=(const TraceTimeline &) = delete;
+    Q_DISABLE_COPY(TraceTimeline)
 
     qint64 recordCount() const { return qint64(m_sortTimes.size()); }
     TraceRecord record(qint64 index) const;

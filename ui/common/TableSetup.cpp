@@ -4,6 +4,7 @@
 #include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QTreeView>
 
 #include <memory>
 
@@ -40,6 +41,14 @@ void followNewRows(QTableView *table)
         if (*atBottom)
             table->scrollToBottom();
     });
+}
+
+void setUpReadOnlyTree(QTreeView *tree, QAbstractItemView::SelectionMode mode)
+{
+    tree->setUniformRowHeights(true);
+    tree->setAlternatingRowColors(true);
+    tree->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    tree->setSelectionMode(mode);
 }
 
 void selectRowOrNothing(QTableView *table, int row)

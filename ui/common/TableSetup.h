@@ -7,6 +7,7 @@
 
 class QSortFilterProxyModel;
 class QTableView;
+class QTreeView;
 
 namespace mapi::ui {
 
@@ -14,6 +15,10 @@ namespace mapi::ui {
 // no word wrap, no row header, fixed row height from the font, no highlighted header sections;
 // the columns are Interactive, `stretchColumn` (when >= 0) takes the remaining width.
 void setUpReadOnlyTable(QTableView *table, QAbstractItemView::SelectionMode mode, int stretchColumn = -1);
+
+// The read-only trees (scopes, the inspector's JSON, a task's history): uniform row heights (the
+// view need not measure every row), alternating colours, no editing, selection `mode`.
+void setUpReadOnlyTree(QTreeView *tree, QAbstractItemView::SelectionMode mode);
 
 // A log's table (rows only ever appended): while the view is at the bottom, new rows scroll into
 // view; while the operator reads older rows, the view stays put. Call after setModel().

@@ -1,5 +1,6 @@
 #include "panels/InspectorPanel.h"
 
+#include "common/TableSetup.h"
 #include "common/TimeText.h"
 #include "model/ItemJson.h"
 #include "models/ActionModel.h"
@@ -329,8 +330,7 @@ InspectorPanel::InspectorPanel(InspectorSession *session, SelectionHub *selectio
     m_tree = new QTreeView(m_content);
     m_tree->setObjectName(QStringLiteral("inspectorTree"));
     m_tree->setModel(m_model);
-    m_tree->setUniformRowHeights(true);
-    m_tree->setAlternatingRowColors(true);
+    setUpReadOnlyTree(m_tree, QAbstractItemView::SingleSelection);
     m_tree->setAllColumnsShowFocus(true);
     m_tree->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_tree->setContextMenuPolicy(Qt::CustomContextMenu);

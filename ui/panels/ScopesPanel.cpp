@@ -1,5 +1,6 @@
 #include "panels/ScopesPanel.h"
 
+#include "common/TableSetup.h"
 #include "models/ScopeTreeModel.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
@@ -18,10 +19,7 @@ ScopesPanel::ScopesPanel(InspectorSession *session, SelectionHub *selection, QWi
 {
     m_view->setObjectName(QStringLiteral("scopesTree"));
     m_view->setModel(m_model);
-    m_view->setUniformRowHeights(true); // lets the view skip measuring every row
-    m_view->setAlternatingRowColors(true);
-    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    setUpReadOnlyTree(m_view, QAbstractItemView::SingleSelection);
     m_view->setIconSize(QSize(12, 12));
     m_view->setToolTip(tr("Click a scope to inspect it, a member to select that agent (Enter does the same)"));
     QHeaderView *header = m_view->header();

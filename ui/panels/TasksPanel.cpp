@@ -120,10 +120,8 @@ TasksPanel::TasksPanel(InspectorSession *session, SelectionHub *selection, QWidg
     m_historyView = new QTreeView(this);
     m_historyView->setObjectName(QStringLiteral("taskHistory"));
     m_historyView->setModel(m_history);
+    setUpReadOnlyTree(m_historyView, QAbstractItemView::NoSelection);
     m_historyView->setRootIsDecorated(false);
-    m_historyView->setUniformRowHeights(true);
-    m_historyView->setAlternatingRowColors(true);
-    m_historyView->setSelectionMode(QAbstractItemView::NoSelection);
     m_historyView->setFocusPolicy(Qt::NoFocus);
     m_historyView->setIconSize(QSize(kSwatchSize, kSwatchSize));
     m_historyView->header()->setStretchLastSection(true);
