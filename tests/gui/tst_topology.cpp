@@ -10,6 +10,7 @@
 #include "session/SelectionHub.h"
 #include "style/Colors.h"
 #include "style/Theme.h"
+#include "topology/TopologyCamera.h"
 #include "topology/TopologyLayout.h"
 #include "topology/TopologyStyle.h"
 #include "topology/TopologyView.h"
@@ -75,6 +76,72 @@ private Q_SLOTS:
     {
         test::failOnQtWarnings();
         applyTheme(Theme::Light);
+    }
+
+    // The camera's maths, without a widget.
+    void cameraMapsBothWaysAndAgreesWithItsTransform()
+    {
+        TopologyCamera camera;
+        camera.center = QPointF(120, -40);
+        camera.scale = 0.37;
+        camera.viewport = QSizeF(900, 600);
+        QCOMPARE(camera.mapToView(camera.center), QPointF(450, 300)); // the centre is the viewport's middle
+        for (const QPointF world : {QPointF(0, 0), QPointF(1234.5, 678.25), QPointF(-300, 90)}) {
+            const QPointF view = camera.mapToView(world);
+            QVERIFY(distance(camera.mapToWorld(view), world) < 1e-9);
+            QVERIFY(distance(camera.worldTransform().map(world), view) < 1e-9);
+        }
+        const QPointF before = camera.mapToView(QPointF(10, 10));
+        camera.panByPixels(QPointF(25, -5)); // the picture follows the pointer
+        QVERIFY(distance(camera.mapToView(QPointF(10, 10)), before + QPointF(25, -5)) < 1e-9);
+    }
+
+    void cameraZoomKeepsTheAnchorAndTheLimits()
+    {
+        TopologyCamera camera;
+        camera.center = QPointF(50, 50);
+        camera.viewport = QSizeF(800, 500);
+        const QPointF anchor(120, 430);
+        const QPointF world = camera.mapToWorld(anchor);
+        for (const double scale : {2.5, 0.1, 1e9, 1e-9}) {
+            camera.zoomAround(anchor, scale);
+            QVERIFY(camera.scale >= TopologyCamera::kMinScale && camera.scale <= TopologyCamera::kMaxScale);
+            QVERIFY2(distance(camera.mapToView(world), anchor) < 1e-6, "the point under the cursor stays under it");
+        }
+        QCOMPARE(camera.scale, TopologyCamera::kMinScale);
+    }
+
+    void cameraFitsBoundsIntoAnArea()
+    {
+        TopologyCamera camera;
+        camera.viewport = QSizeF(1000, 700);
+        const QRectF bounds(-500, 200, 4000, 1000);
+        const QRectF area(300, 24, 676, 500); // beside a legend: not centred in the viewport
+        camera.fit(bounds, area, 1.5);
+        const QRectF shown(camera.mapToView(bounds.topLeft()), camera.mapToView(bounds.bottomRight()));
+        QVERIFY(distance(shown.center(), area.center()) < 1e-6);
+        QVERIFY(shown.width() <= area.width() + 1e-6 && shown.height() <= area.height() + 1e-6);
+        QVERIFY2(qAbs(shown.width() - area.width()) < 1e-6, "as large as fits: the wide graph fills the width");
+        camera.fit(QRectF(0, 0, 10, 10), area, 1.5);
+        QCOMPARE(camera.scale, 1.5); // a tiny graph is not blown up past the cap
+        const TopologyCamera unchanged = camera;
+        camera.fit(bounds, QRectF(0, 0, 0, 100), 1.5);
+        QCOMPARE(camera.scale, unchanged.scale);
+        QCOMPARE(camera.center, unchanged.center);
+    }
+
+    void cameraAnimatesTheScaleGeometrically()
+    {
+        TopologyCamera from, to;
+        from.center = QPointF(0, 0);
+        from.scale = 0.25;
+        to.center = QPointF(100, -50);
+        to.scale = 4.0;
+        QCOMPARE(TopologyCamera::between(from, to, 0).scale, 0.25);
+        QCOMPARE(TopologyCamera::between(from, to, 1).center, to.center);
+        const TopologyCamera half = TopologyCamera::between(from, to, 0.5);
+        QVERIFY(qAbs(half.scale - 1.0) < 1e-12); // the geometric mean of 0.25 and 4
+        QCOMPARE(half.center, QPointF(50, -25));
     }
 
     void everyAgentHasANode()

@@ -39,9 +39,7 @@ TopologyView::TopologyView(InspectorSession *session, SelectionHub *selection, Q
     m_cameraAnimation.setEndValue(1.0);
     m_cameraAnimation.setEasingCurve(QEasingCurve::OutCubic);
     connect(&m_cameraAnimation, &QVariantAnimation::valueChanged, this, [this](const QVariant &value) {
-        const double t = value.toDouble();
-        m_center = m_cameraFrom + (m_cameraTo - m_cameraFrom) * t;
-        m_scale = std::exp(std::log(m_scaleFrom) + (std::log(m_scaleTo) - std::log(m_scaleFrom)) * t);
+        m_camera = TopologyCamera::between(m_cameraFrom, m_cameraTo, value.toDouble());
         noteMotion();
         update();
     });
@@ -168,9 +166,9 @@ void TopologyView::onLayoutFinished(const LayoutResult &result)
             // Keep the node the operator acted on under the cursor: move the camera with it.
             const QPointF shift = m_graph.nodes()[size_t(m_anchorRow)].target - anchorBefore;
             if (animate) {
-                animateCamera(m_center + shift, m_scale);
+                animateCamera(m_camera.center + shift, m_camera.scale);
             } else {
-                m_center += shift;
+                m_camera.center += shift;
             }
         }
         m_anchorRow = -1;
@@ -183,7 +181,7 @@ void TopologyView::onLayoutFinished(const LayoutResult &result)
         && m_graph.nodes()[size_t(m_revealAfterLayout)].positioned) {
         const int row = m_revealAfterLayout;
         m_revealAfterLayout = -1;
-        animateCamera(m_graph.nodes()[size_t(row)].target, std::max(m_scale, 1.0));
+        animateCamera(m_graph.nodes()[size_t(row)].target, std::max(m_camera.scale, 1.0));
     }
     if (m_graph.hasUnplacedNodes())
         m_runner->requestIncremental(); // agents that arrived after the snapshot
@@ -331,7 +329,7 @@ bool TopologyView::focusAgent(const QString &text)
         m_selection->selectAgents({m_graph.nodes()[size_t(row)].id}, this);
     m_autoFit = false;
     if (m_graph.nodes()[size_t(row)].positioned && m_revealAfterLayout != row)
-        animateCamera(m_graph.nodes()[size_t(row)].target, std::max(m_scale, 1.0));
+        animateCamera(m_graph.nodes()[size_t(row)].target, std::max(m_camera.scale, 1.0));
     else
         m_revealAfterLayout = row;
     refreshNeighbourhood();
@@ -377,19 +375,26 @@ void TopologyView::refreshNeighbourhood()
 
 // ---- camera ----------------------------------------------------------------------------
 
+TopologyCamera TopologyView::camera() const
+{
+    TopologyCamera current = m_camera;
+    current.viewport = QSizeF(size());
+    return current;
+}
+
 QTransform TopologyView::worldTransform() const
 {
-    return QTransform(m_scale, 0, 0, m_scale, width() / 2.0 - m_center.x() * m_scale, height() / 2.0 - m_center.y() * m_scale);
+    return camera().worldTransform();
 }
 
 QPointF TopologyView::mapToView(QPointF world) const
 {
-    return (world - m_center) * m_scale + QPointF(width() / 2.0, height() / 2.0);
+    return camera().mapToView(world);
 }
 
 QPointF TopologyView::mapToWorld(QPointF view) const
 {
-    return (view - QPointF(width() / 2.0, height() / 2.0)) / m_scale + m_center;
+    return camera().mapToWorld(view);
 }
 
 void TopologyView::zoomToFit(bool animated)
@@ -398,11 +403,6 @@ void TopologyView::zoomToFit(bool animated)
     if (bounds.isNull() || width() <= 0 || height() <= 0)
         return;
     constexpr double margin = 24;
-    auto fittedScale = [&bounds](const QRectF &area) {
-        if (area.width() <= 0 || area.height() <= 0)
-            return 0.0;
-        return std::min(area.width() / std::max(1.0, bounds.width()), area.height() / std::max(1.0, bounds.height()));
-    };
     // The graph goes beside the legend, not under it: above it or to its right, whichever
     // shows the graph larger.
     QRectF area = QRectF(rect()).adjusted(margin, margin, -margin, -margin);
@@ -410,17 +410,15 @@ void TopologyView::zoomToFit(bool animated)
     if (m_legendVisible && !legend.isNull()) {
         const QRectF above(area.left(), area.top(), area.width(), legend.top() - margin - area.top());
         const QRectF right(legend.right() + margin, area.top(), area.right() - legend.right() - margin, area.height());
-        area = fittedScale(above) >= fittedScale(right) ? above : right;
+        area = scaleToFit(bounds, above) >= scaleToFit(bounds, right) ? above : right;
     }
-    const double scale = std::clamp(fittedScale(area), kMinScale, 1.5);
-    // The camera's centre is the view's centre: shift it so that the graph's centre lands on the area's.
-    const QPointF center = bounds.center() - (area.center() - QRectF(rect()).center()) / scale;
+    TopologyCamera fitted = camera();
+    fitted.fit(bounds, area, 1.5); // never blown up past 150%: a few agents stay a readable size
     if (animated) {
-        animateCamera(center, scale);
+        animateCamera(fitted.center, fitted.scale);
     } else {
         m_cameraAnimation.stop();
-        m_center = center;
-        m_scale = scale;
+        m_camera = fitted;
         update();
     }
 }
@@ -435,7 +433,7 @@ void TopologyView::setZoom(double zoom)
 {
     m_cameraAnimation.stop();
     noteMotion();
-    m_scale = std::clamp(zoom, kMinScale, kMaxScale);
+    m_camera.scale = std::clamp(zoom, TopologyCamera::kMinScale, TopologyCamera::kMaxScale);
     m_autoFit = false;
     update();
 }
@@ -444,7 +442,7 @@ void TopologyView::panBy(QPointF pixels)
 {
     m_cameraAnimation.stop();
     noteMotion();
-    m_center -= pixels / m_scale;
+    m_camera.panByPixels(pixels);
     m_autoFit = false;
     update();
 }
@@ -452,13 +450,12 @@ void TopologyView::panBy(QPointF pixels)
 void TopologyView::animateCamera(QPointF center, double scale)
 {
     m_cameraAnimation.stop();
-    m_cameraFrom = m_center;
-    m_scaleFrom = m_scale;
-    m_cameraTo = center;
-    m_scaleTo = std::clamp(scale, kMinScale, kMaxScale);
+    m_cameraFrom = camera();
+    m_cameraTo = m_cameraFrom;
+    m_cameraTo.center = center;
+    m_cameraTo.scale = std::clamp(scale, TopologyCamera::kMinScale, TopologyCamera::kMaxScale);
     if (!isVisible()) {
-        m_center = m_cameraTo;
-        m_scale = m_scaleTo;
+        m_camera = m_cameraTo;
         return;
     }
     m_cameraAnimation.start();
@@ -474,7 +471,7 @@ void TopologyView::ensureVisible(int row)
     const QRectF comfortable = QRectF(rect()).adjusted(40, 40, -40, -40);
     if (!comfortable.contains(mapToView(n.target))) {
         m_autoFit = false; // the operator's selection now owns the camera
-        animateCamera(n.target, m_scale);
+        animateCamera(n.target, m_camera.scale);
     }
 }
 
@@ -528,8 +525,8 @@ void TopologyView::setLegendVisible(bool visible)
 int TopologyView::nodeAt(QPointF viewPos) const
 {
     const QPointF world = mapToWorld(viewPos);
-    const double slack = 4 / m_scale; // a few pixels of grace around small shapes
-    const bool labelsShown = labelPixelsAt(m_scale) >= kMinLabelPixels;
+    const double slack = 4 / m_camera.scale; // a few pixels of grace around small shapes
+    const bool labelsShown = labelPixelsAt(m_camera.scale) >= kMinLabelPixels;
     const auto &nodes = m_graph.nodes();
     int best = -1;
     double bestDistance = 0;
@@ -696,7 +693,7 @@ void TopologyView::mousePressEvent(QMouseEvent *event)
     m_dragged = false;
     m_ignoreRelease = false;
     m_pressPos = event->position();
-    m_pressCenter = m_center;
+    m_pressCenter = m_camera.center;
     m_rubberBanding = event->button() == Qt::LeftButton && (event->modifiers() & (Qt::ShiftModifier | Qt::ControlModifier))
                       && nodeAt(m_pressPos) < 0;
     m_cameraAnimation.stop();
@@ -721,7 +718,8 @@ void TopologyView::mouseMoveEvent(QMouseEvent *event)
         m_rubberBand = QRectF(m_pressPos, pos).normalized();
     } else {
         setCursor(Qt::ClosedHandCursor);
-        m_center = m_pressCenter - (pos - m_pressPos) / m_scale;
+        m_camera.center = m_pressCenter;
+        m_camera.panByPixels(pos - m_pressPos);
         noteMotion();
         m_autoFit = false;
     }
@@ -773,7 +771,7 @@ void TopologyView::mouseDoubleClickEvent(QMouseEvent *event)
     m_dragged = false;
     m_ignoreRelease = true;
     m_pressPos = event->position();
-    m_pressCenter = m_center;
+    m_pressCenter = m_camera.center;
     if (collapseBadgeAt(m_pressPos) < 0)
         toggleCollapsed(nodeAt(m_pressPos));
 }
@@ -785,11 +783,9 @@ void TopologyView::wheelEvent(QWheelEvent *event)
         steps = event->pixelDelta().y() / 50.0;
     if (steps == 0)
         return;
-    const QPointF anchor = event->position();
-    const QPointF world = mapToWorld(anchor);
     m_cameraAnimation.stop();
-    m_scale = std::clamp(m_scale * std::pow(1.2, steps), kMinScale, kMaxScale);
-    m_center = world - (anchor - QPointF(width() / 2.0, height() / 2.0)) / m_scale; // the point under the cursor stays
+    m_camera = camera();
+    m_camera.zoomAround(event->position(), m_camera.scale * std::pow(1.2, steps)); // the point under the cursor stays
     noteMotion();
     m_autoFit = false;
     update();
@@ -802,11 +798,11 @@ void TopologyView::keyPressEvent(QKeyEvent *event)
     switch (event->key()) {
     case Qt::Key_Plus:
     case Qt::Key_Equal:
-        animateCamera(m_center, m_scale * 1.25);
+        animateCamera(m_camera.center, m_camera.scale * 1.25);
         m_autoFit = false;
         break;
     case Qt::Key_Minus:
-        animateCamera(m_center, m_scale / 1.25);
+        animateCamera(m_camera.center, m_camera.scale / 1.25);
         m_autoFit = false;
         break;
     case Qt::Key_0:

@@ -8,6 +8,7 @@
 // Units: "world" = layout units (1 unit = 1 px at zoom 1); "view" = widget pixels.
 #pragma once
 
+#include "topology/TopologyCamera.h"
 #include "topology/LayoutRunner.h"
 #include "topology/TopologyGraph.h"
 
@@ -41,7 +42,7 @@ public:
     // Navigation. Zoom 1 = one world unit per pixel.
     void zoomToFit(bool animated = true);
     void setZoom(double zoom);                    // around the view's centre, immediately
-    double zoom() const { return m_scale; }
+    double zoom() const { return m_camera.scale; }
     void panBy(QPointF pixels);                   // moves the picture by `pixels`, immediately
     QPointF mapToView(QPointF world) const;
     QPointF mapToWorld(QPointF view) const;
@@ -153,12 +154,12 @@ private:
     TopologyGraph m_graph;
     LayoutRunner *m_runner;
 
-    // Camera: the world point at the view's centre, and view pixels per world unit.
-    QPointF m_center;
-    double m_scale = 1.0;
-    QVariantAnimation m_cameraAnimation;          // 0 → 1
-    QPointF m_cameraFrom, m_cameraTo;
-    double m_scaleFrom = 1, m_scaleTo = 1;
+    // The camera. Its viewport is whatever size() was when it was last set: camera() gives it
+    // with the current size (a hidden widget's resizeEvent() comes late).
+    TopologyCamera m_camera;
+    TopologyCamera camera() const;
+    QVariantAnimation m_cameraAnimation;          // 0 → 1, from m_cameraFrom to m_cameraTo
+    TopologyCamera m_cameraFrom, m_cameraTo;
     QVariantAnimation m_moveAnimation;            // 0 → 1, node moves after a full layout
     bool m_autoFit = true;                        // fit again on resize and growth until the operator moves the camera
     bool m_fitAfterLayout = true;                 // the next full layout ends with a fit
@@ -174,7 +175,7 @@ private:
 
     // Mouse gesture in progress.
     QPointF m_pressPos;
-    QPointF m_pressCenter;
+    QPointF m_pressCenter;                        // the camera's centre when the gesture began
     bool m_pressed = false;
     bool m_dragged = false;
     bool m_rubberBanding = false;

@@ -13,8 +13,6 @@
 
 namespace mapi::ui::topology_view {
 
-constexpr double kMinScale = 0.02;
-constexpr double kMaxScale = 4.0;
 // The legend's grid (pixels): 7 rows of 3 columns in a padded box at the bottom left.
 constexpr double kLegendRow = 17, kLegendColumn = 118, kLegendPad = 8;
 constexpr double kCoarseTreeScale = 0.15;     // below: tree lines without the drops to leaves

@@ -136,7 +136,7 @@ void TopologyView::paintScopeLabels(QPainter &painter, const TopologyColors &col
 
 void TopologyView::paintTreeLines(QPainter &painter, const TopologyColors &colors)
 {
-    const auto &lines = m_scale < kCoarseTreeScale ? m_graph.coarseTreeLines() : m_graph.treeLines();
+    const auto &lines = m_camera.scale < kCoarseTreeScale ? m_graph.coarseTreeLines() : m_graph.treeLines();
     QVector<QLineF> normal, faded;
     normal.reserve(int(lines.size()));
     for (const auto &l : lines)
@@ -144,7 +144,7 @@ void TopologyView::paintTreeLines(QPainter &painter, const TopologyColors &color
     painter.setTransform(worldTransform());
     // Horizontal and vertical lines are crisp without antialiasing, and cheaper.
     painter.setRenderHint(QPainter::Antialiasing, false);
-    QPen pen(colors.treeEdge, m_scale >= 0.5 ? 1.3 : 1.0);
+    QPen pen(colors.treeEdge, m_camera.scale >= 0.5 ? 1.3 : 1.0);
     pen.setCosmetic(true);
     painter.setPen(pen);
     painter.drawLines(normal);
@@ -165,9 +165,9 @@ void TopologyView::paintTraffic(QPainter &painter, const TopologyColors &colors)
     const auto &nodes = m_graph.nodes();
     const auto &scopes = m_graph.scopes();
     const qint64 now = m_session->store()->now();
-    const TrafficBudget budget = trafficBudget(m_scale, m_moving);
+    const TrafficBudget budget = trafficBudget(m_camera.scale, m_moving);
     const QRectF viewport = QRectF(rect()).adjusted(-8, -8, 8, 8);
-    const bool arrows = m_scale >= 0.5;
+    const bool arrows = m_camera.scale >= 0.5;
     painter.setRenderHint(QPainter::Antialiasing, !m_moving);
     painter.setBrush(Qt::NoBrush);
     double inked = 0;
@@ -186,7 +186,7 @@ void TopologyView::paintTraffic(QPainter &painter, const TopologyColors &colors)
             if (!to.positioned)
                 return;
             b = mapToView(to.position);
-            targetRadius = to.radius * m_scale;
+            targetRadius = to.radius * m_camera.scale;
         } else {
             const QRectF &box = scopes[size_t(e.scope)].box;
             if (box.isNull())
@@ -331,7 +331,7 @@ const QPixmap &TopologyView::nodeSprite(const TopologyNode &n, double pixelRadiu
 void TopologyView::paintNodes(QPainter &painter, const TopologyColors &colors, const QRectF &visibleWorld)
 {
     const auto &nodes = m_graph.nodes();
-    const double pixel = 1 / m_scale; // one view pixel in world units
+    const double pixel = 1 / m_camera.scale; // one view pixel in world units
     // Small nodes (most of them, when many are in view) are stamped from cached pictures, one
     // per look and size: a blit costs a fraction of drawing the shape. Larger, selected and
     // hovered ones are drawn as shapes.
@@ -347,7 +347,7 @@ void TopologyView::paintNodes(QPainter &painter, const TopologyColors &colors, c
             continue;
         const bool selected = m_selectedShown[v];
         const bool hovered = int(v) == m_hoverRow;
-        if (r * m_scale < kSpriteMaxRadius && !selected && !hovered) {
+        if (r * m_camera.scale < kSpriteMaxRadius && !selected && !hovered) {
             stamped.push_back(int(v));
             continue;
         }
@@ -379,7 +379,7 @@ void TopologyView::paintNodes(QPainter &painter, const TopologyColors &colors, c
     painter.resetTransform();
     for (int v : stamped) {
         const TopologyNode &n = nodes[size_t(v)];
-        const QPixmap &sprite = nodeSprite(n, n.radius * m_scale, colors);
+        const QPixmap &sprite = nodeSprite(n, n.radius * m_camera.scale, colors);
         const double half = sprite.width() / sprite.devicePixelRatio() / 2;
         painter.setOpacity(isRowDimmed(v) ? 0.16 : 1.0);
         painter.drawPixmap(mapToView(n.position) - QPointF(half, half), sprite);
@@ -390,16 +390,16 @@ void TopologyView::paintNodes(QPainter &painter, const TopologyColors &colors, c
 void TopologyView::paintNodeOverlays(QPainter &painter, const TopologyColors &colors, const QRectF &visibleWorld)
 {
     const auto &nodes = m_graph.nodes();
-    const int labelPixels = std::min(kMaxLabelPixels, labelPixelsAt(m_scale));
+    const int labelPixels = std::min(kMaxLabelPixels, labelPixelsAt(m_camera.scale));
     const bool allLabels = labelPixels >= kMinLabelPixels;
-    const bool secondLine = m_scale >= 1.3;
+    const bool secondLine = m_camera.scale >= 1.3;
     const LabelFont &label = labelFont(std::max(kMinLabelPixels + 2, labelPixels));
     const LabelFont &detail = labelFont(std::max(kMinLabelPixels, int(labelPixels * 0.85)));
     QFont badgeFont = font();
     badgeFont.setPixelSize(10);
     badgeFont.setBold(true);
     const QFontMetricsF badgeMetrics(badgeFont);
-    const double worldMargin = 60 / m_scale;
+    const double worldMargin = 60 / m_camera.scale;
     const QRectF cull = visibleWorld.adjusted(-worldMargin, -worldMargin, worldMargin, worldMargin);
 
     for (size_t v = 0; v < nodes.size(); ++v) {
@@ -408,7 +408,7 @@ void TopologyView::paintNodeOverlays(QPainter &painter, const TopologyColors &co
             continue;
         const bool selected = m_selectedShown[v];
         const bool hovered = int(v) == m_hoverRow;
-        const double r = n.radius * m_scale;
+        const double r = n.radius * m_camera.scale;
         const QPointF center = mapToView(n.position);
         painter.setOpacity(isRowDimmed(int(v)) ? 0.2 : 1.0);
 
@@ -417,7 +417,7 @@ void TopologyView::paintNodeOverlays(QPainter &painter, const TopologyColors &co
             drawStateBadge(painter, n.badge, center + QPointF(r * 0.72, -r * 0.72), std::clamp(r * 0.42, 4.5, 8.0));
 
         // Collapse control: "+N" on a collapsed node; "−" on an expanded parent under the cursor or selected.
-        if (!n.children.empty() && (n.collapsed ? m_scale >= 0.12 : (hovered || selected) && r >= 5)) {
+        if (!n.children.empty() && (n.collapsed ? m_camera.scale >= 0.12 : (hovered || selected) && r >= 5)) {
             const QString text = n.collapsed ? QStringLiteral("+%1").arg(n.descendants) : QStringLiteral("\u2212");
             const double w = std::max(16.0, badgeMetrics.horizontalAdvance(text) + 8);
             const QRectF pill(center.x() + r + 3, center.y() - 8, w, 16);
@@ -431,7 +431,7 @@ void TopologyView::paintNodeOverlays(QPainter &painter, const TopologyColors &co
         }
 
         // Label below the shape: every node when near enough; else only selected, hovered and coordinators.
-        const bool wanted = allLabels || selected || hovered || (n.shape == NodeShape::Hexagon && m_scale >= 0.15);
+        const bool wanted = allLabels || selected || hovered || (n.shape == NodeShape::Hexagon && m_camera.scale >= 0.15);
         if (!wanted)
             continue;
         const double scale = double(label.font.pixelSize()) / TopologyGraph::kLabelPixelSize;
@@ -567,7 +567,7 @@ void TopologyView::paintStatus(QPainter &painter, const TopologyColors &colors)
         text += tr(" · busiest %1 of %2 links").arg(m_drawnEdges.size()).arg(links);
     else
         text += tr(" · %n link(s)", nullptr, links);
-    text += tr(" · zoom %1 %").arg(qRound(m_scale * 100));
+    text += tr(" · zoom %1 %").arg(qRound(m_camera.scale * 100));
     if (m_hops > 0)
         text += tr(" · %n hop(s) around the selection", nullptr, m_hops);
     const QFontMetricsF metrics(f);
