@@ -670,17 +670,18 @@ void MainWindow::exportWithDialog(ExportKind kind, const QString &suffix, const 
 
 void MainWindow::exportTo(ExportKind kind, const QString &path)
 {
-    auto finish = [this, path](bool ok, const QString &error, bool cancelled = false) {
-        if (ok)
+    auto finish = [this, path](const JobOutcome &outcome) {
+        if (outcome.ok())
             statusBar()->showMessage(tr("Exported to %1").arg(QDir::toNativeSeparators(path)), 8000);
-        else if (cancelled)
+        else if (outcome.cancelled())
             statusBar()->showMessage(tr("Export cancelled: nothing was written"), 8000);
         else
-            showWarning(tr("Export failed"), error);
-        Q_EMIT exportFinished(ok, error);
+            showWarning(tr("Export failed"), outcome.error);
+        Q_EMIT exportFinished(outcome.ok(), outcome.error);
     };
+    auto pictureDone = [](bool ok, const QString &error) { return ok ? JobOutcome::done() : JobOutcome::failed(error); };
     if (m_exportJob) {
-        finish(false, tr("Another export is still running: wait for it or cancel it."));
+        finish(JobOutcome::failed(tr("Another export is still running: wait for it or cancel it.")));
         return;
     }
     SystemStore *store = m_session->store();
@@ -708,7 +709,7 @@ void MainWindow::exportTo(ExportKind kind, const QString &path)
         QString error;
         const bool ok = exportPicture(path, view->size(), view->devicePixelRatioF(), tr("MAP Inspector topology"),
                                       [view](QPainter &p) { view->renderTo(p); }, &error);
-        finish(ok, error);
+        finish(pictureDone(ok, error));
         return;
     }
     case ExportKind::TimelinePicture: {
@@ -716,7 +717,7 @@ void MainWindow::exportTo(ExportKind kind, const QString &path)
         QString error;
         const bool ok = exportPicture(path, view->viewport()->size(), view->devicePixelRatioF(), tr("MAP Inspector timeline"),
                                       [view](QPainter &p) { view->renderTo(p); }, &error);
-        finish(ok, error);
+        finish(pictureDone(ok, error));
         return;
     }
     }
@@ -729,14 +730,13 @@ void MainWindow::exportTo(ExportKind kind, const QString &path)
     connect(m_exportJob, &ExportJob::progress, this, [this](qint64 done, qint64 total) {
         m_exportProgress->setValue(total > 0 ? int(done * 100 / total) : 0);
     });
-    connect(m_exportJob, &ExportJob::finished, this, [this, finish](bool ok, const QString &error) {
-        const bool cancelled = m_exportJob->wasCancelled();
+    connect(m_exportJob, &ExportJob::finished, this, [this, finish](const JobOutcome &outcome) {
         m_exportJob->deleteLater();
         m_exportJob = nullptr;
         m_exportProgress->hide();
         m_exportCancel->hide();
         updateActionStates();
-        finish(ok, error, cancelled);
+        finish(outcome);
     });
     m_exportJob->start();
 }

@@ -512,8 +512,8 @@ void InspectorSession::openTrace(const QString &path)
     m_store.setHistoryBudget(0);
     m_loadJob = new TraceLoadJob(&m_store, this);
     connect(m_loadJob, &TraceLoadJob::progress, this, &InspectorSession::traceLoadProgress);
-    connect(m_loadJob, &TraceLoadJob::finished, this, [this](bool ok, const QString &error) {
-        onTraceLoadFinished(!ok && m_loadJob->result().cancelled, error);
+    connect(m_loadJob, &TraceLoadJob::finished, this, [this](const JobOutcome &outcome) {
+        onTraceLoadFinished(outcome.cancelled(), outcome.error);
     });
     TraceLoadOptions options; // frames stay in the timeline (compressed), read on demand below
     resetStore(); // now, not only in the job: late inputs of the last client are dropped
@@ -653,8 +653,8 @@ void InspectorSession::loadThePast(const QString &copyPath)
 {
     m_loadJob = new TraceLoadJob(&m_store, this);
     connect(m_loadJob, &TraceLoadJob::progress, this, &InspectorSession::traceLoadProgress);
-    connect(m_loadJob, &TraceLoadJob::finished, this, [this](bool ok, const QString &error) {
-        onTraceLoadFinished(!ok && m_loadJob->result().cancelled, error);
+    connect(m_loadJob, &TraceLoadJob::finished, this, [this](const JobOutcome &outcome) {
+        onTraceLoadFinished(outcome.cancelled(), outcome.error);
     });
     m_loadJob->start(copyPath, TraceLoadOptions());
 }

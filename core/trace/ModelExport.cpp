@@ -429,7 +429,7 @@ bool csvTableFromName(const QString &name, CsvTable &table)
 // ---- export jobs --------------------------------------------------------------------------------
 
 ExportJob::ExportJob(SystemStore *store, const QString &path, MakeWriter makeWriter, QObject *parent)
-    : QObject(parent)
+    : BackgroundJob(parent)
     , m_store(store)
     , m_path(path)
     , m_makeWriter(std::move(makeWriter))
@@ -444,33 +444,30 @@ ExportJob::~ExportJob()
 
 void ExportJob::start()
 {
+    const quint64 ticket = beginAttempt();
     m_file = std::make_unique<QSaveFile>(m_path);
     if (!m_file->open(QIODevice::WriteOnly)) {
-        const QString error = QStringLiteral("cannot write %1: %2").arg(m_path, m_file->errorString());
-        m_running = true;
-        end(false, error);
+        end(JobOutcome::failed(QStringLiteral("cannot write %1: %2").arg(m_path, m_file->errorString())));
         return;
     }
     m_writer = m_makeWriter(*m_file);
-    m_running = true;
     m_resetConnection = connect(m_store, &SystemStore::aboutToReset, this, [this] {
-        end(false, QStringLiteral("the model was rebuilt while exporting (a seek back, or another trace); "
-                                  "nothing was written: export again"));
+        end(JobOutcome::failed(QStringLiteral("the model was rebuilt while exporting (a seek back, or another trace); "
+                                              "nothing was written: export again")));
     });
     Q_EMIT progress(0, m_writer->total());
-    QMetaObject::invokeMethod(this, &ExportJob::slice, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(this, [this, ticket] { slice(ticket); }, Qt::QueuedConnection);
 }
 
-void ExportJob::cancel()
+void ExportJob::requestStop()
 {
-    m_cancelled = m_running;
-    end(false, QStringLiteral("cancelled"));
+    end(JobOutcome::cancel()); // the work is this thread's: it stops here
 }
 
-void ExportJob::slice()
+void ExportJob::slice(quint64 ticket)
 {
-    if (!m_running)
-        return;
+    if (!isCurrent(ticket))
+        return; // a slice posted for an attempt that has ended
     QElapsedTimer clock;
     clock.start();
     // Rows in small steps (a messages row may read its payload from the trace), the clock read between them.
@@ -480,34 +477,33 @@ void ExportJob::slice()
     while (more && clock.elapsed() < m_sliceMs);
     Q_EMIT progress(m_writer->done(), m_writer->total());
     if (more) {
-        QMetaObject::invokeMethod(this, &ExportJob::slice, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(this, [this, ticket] { slice(ticket); }, Qt::QueuedConnection);
         return;
     }
     if (!m_writer->error().isEmpty()) {
-        end(false, m_writer->error());
+        end(JobOutcome::failed(m_writer->error()));
         return;
     }
     m_writer.reset();
     if (!m_file->commit()) {
-        end(false, QStringLiteral("cannot write %1: %2").arg(m_path, m_file->errorString()));
+        end(JobOutcome::failed(QStringLiteral("cannot write %1: %2").arg(m_path, m_file->errorString())));
         return;
     }
     m_file.reset();
-    end(true, QString());
+    end(JobOutcome::done());
 }
 
-void ExportJob::end(bool ok, const QString &error)
+void ExportJob::end(JobOutcome outcome)
 {
-    if (!m_running)
+    if (!isRunning())
         return;
-    m_running = false;
     disconnect(m_resetConnection);
     m_writer.reset(); // before the file it writes to
     if (m_file) {
         m_file->cancelWriting();
         m_file.reset();
     }
-    Q_EMIT finished(ok, error);
+    endAttempt(currentTicket(), std::move(outcome));
 }
 
 QByteArray csvField(const QString &text, bool neutraliseFormula)

@@ -14,6 +14,7 @@
 // first) is prefixed with an apostrophe.
 #pragma once
 
+#include "jobs/BackgroundJob.h"
 #include "model/SystemStore.h"
 
 #include <QIODevice>
@@ -89,12 +90,13 @@ std::unique_ptr<ExportWriter> makeCsvWriter(const SystemStore &store, CsvTable t
 // event loop running in between: the window stays live, shows progress() and can cancel(). The
 // file appears only once complete (QSaveFile): a cancel, a failure, or a reset of the store
 // (a seek back or another trace rebuilds the model: the rows would change under the export)
-// leaves no file and says why in finished().
+// leaves no file and says why in finished(). A BackgroundJob (jobs/BackgroundJob.h): cancel()
+// ends the attempt at once, as Cancelled.
 //
 //   auto *job = new ExportJob(store, path, [&](QIODevice &out) { return makeCsvWriter(*store, CsvTable::Messages, out); }, this);
-//   connect(job, &ExportJob::finished, this, [job](bool ok, const QString &error) { ...; job->deleteLater(); });
+//   connect(job, &ExportJob::finished, this, [job](const JobOutcome &outcome) { ...; job->deleteLater(); });
 //   job->start();
-class ExportJob : public QObject
+class ExportJob : public BackgroundJob
 {
     Q_OBJECT
 public:
@@ -106,27 +108,19 @@ public:
     ~ExportJob() override;
 
     void start();
-    void cancel(); // finished(false, "cancelled") follows at once, and wasCancelled() says so
-    bool wasCancelled() const { return m_cancelled; }
     void setSliceMs(int ms) { m_sliceMs = ms; } // tests: 0 writes one step of rows per slice
-    bool isRunning() const { return m_running; }
     QString path() const { return m_path; }
 
-Q_SIGNALS:
-    void progress(qint64 done, qint64 total);
-    void finished(bool ok, const QString &error);
-
 private:
-    void slice();
-    void end(bool ok, const QString &error);
+    void requestStop() override;
+    void slice(quint64 ticket);
+    void end(JobOutcome outcome);
 
     SystemStore *m_store;
     QString m_path;
     MakeWriter m_makeWriter;
     std::unique_ptr<QSaveFile> m_file;
     std::unique_ptr<ExportWriter> m_writer;
-    bool m_running = false;
-    bool m_cancelled = false;
     int m_sliceMs = kSliceMs;
     QMetaObject::Connection m_resetConnection;
 };

@@ -250,26 +250,37 @@ struct TraceLoadJob::Shared
 };
 
 TraceLoadJob::TraceLoadJob(SystemStore *store, QObject *parent)
-    : QObject(parent)
+    : BackgroundJob(parent)
     , m_store(store)
 {
 }
 
 TraceLoadJob::~TraceLoadJob()
 {
-    cancel();
+    requestStop();
+    joinWorker();
+}
+
+void TraceLoadJob::requestStop()
+{
+    if (!m_shared)
+        return;
+    m_shared->cancel = true;
+    m_shared->queue.abandon();
+}
+
+void TraceLoadJob::joinWorker()
+{
     if (m_worker.joinable())
         m_worker.join();
 }
 
 void TraceLoadJob::start(const QString &path, const TraceLoadOptions &options)
 {
-    cancel();
-    if (m_worker.joinable())
-        m_worker.join();
+    const quint64 ticket = beginAttempt(); // a running load is stopped and ends as cancelled
+    joinWorker();
     m_result = TraceLoadResult();
     m_firstApplied = false;
-    m_running = true;
     m_store->reset();
     m_store->setFlushInterval(kLoadingFlushIntervalMs);
     m_sinceProgress.start();
@@ -279,9 +290,11 @@ void TraceLoadJob::start(const QString &path, const TraceLoadOptions &options)
     m_shared = shared;
     TraceLoadOptions opts = options;
     opts.cancel = &shared->cancel;
-    auto post = [this, shared] {
+    // The worker asks for a drain of what it queued; the drain carries the attempt's ticket, so
+    // one posted for an attempt that ended does nothing.
+    auto post = [this, shared, ticket] {
         if (!shared->drainPosted.exchange(true))
-            QMetaObject::invokeMethod(this, &TraceLoadJob::drain, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(this, [this, ticket] { drain(ticket); }, Qt::QueuedConnection);
     };
     m_worker = std::thread([shared, path, opts, post] {
         TraceLoadResult r = loadTraceBatches(path, opts, [&](TraceLoadBatch &&batch) {
@@ -298,18 +311,10 @@ void TraceLoadJob::start(const QString &path, const TraceLoadOptions &options)
     });
 }
 
-void TraceLoadJob::cancel()
-{
-    if (!m_shared)
-        return;
-    m_shared->cancel = true;
-    m_shared->queue.abandon();
-}
-
-void TraceLoadJob::drain()
+void TraceLoadJob::drain(quint64 ticket)
 {
     const std::shared_ptr<Shared> shared = m_shared;
-    if (!shared || !m_running)
+    if (!shared || !isCurrent(ticket))
         return;
     shared->drainPosted = false;
     QElapsedTimer budget;
@@ -330,19 +335,19 @@ void TraceLoadJob::drain()
         batch = TraceLoadBatch();
         if (budget.elapsed() >= 25) { // let the event loop paint, then go on
             if (!shared->drainPosted.exchange(true))
-                QMetaObject::invokeMethod(this, &TraceLoadJob::drain, Qt::QueuedConnection);
+                QMetaObject::invokeMethod(this, [this, ticket] { drain(ticket); }, Qt::QueuedConnection);
             return;
         }
     }
     if (shared->done && (shared->cancel || shared->queue.closedAndEmpty()))
-        finish();
+        finish(ticket);
 }
 
-void TraceLoadJob::finish()
+void TraceLoadJob::finish(quint64 ticket)
 {
-    if (m_worker.joinable())
-        m_worker.join();
-    m_running = false;
+    if (!isCurrent(ticket))
+        return; // the attempt ended meanwhile (started again from a signal of this drain)
+    joinWorker();
     m_store->setFlushInterval(SystemStore::kFlushIntervalMs);
     m_result = std::move(m_shared->result);
     if (!m_result.timeline)
@@ -350,10 +355,11 @@ void TraceLoadJob::finish()
     if (m_result.ok)
         m_store->advanceTime(m_result.lastTimeMs);
     m_store->flushChanges();
-    const bool cancelled = m_result.cancelled || m_shared->cancel;
-    m_result.cancelled = cancelled;
+    m_result.cancelled = m_result.cancelled || m_shared->cancel;
     Q_EMIT progress(m_result.stats.bytesRead, m_result.stats.bytesTotal);
-    Q_EMIT finished(m_result.ok && !cancelled, cancelled ? QStringLiteral("cancelled") : m_result.error);
+    endAttempt(ticket, m_result.cancelled ? JobOutcome::cancel()
+                       : m_result.ok      ? JobOutcome::done()
+                                          : JobOutcome::failed(m_result.error));
 }
 
 } // namespace mapi

@@ -18,6 +18,7 @@
 //     threads, applies in the calling thread).
 #pragma once
 
+#include "jobs/BackgroundJob.h"
 #include "model/SystemStore.h"
 #include "trace/Trace.h"
 #include "trace/TraceTimeline.h"
@@ -92,34 +93,35 @@ TraceLoadResult loadTraceInto(SystemStore &store, const QString &path, const Tra
 
 // For the window: loads into `store` on a worker thread; the store is reset first and filled
 // in this object's thread (the store's), a few milliseconds at a time, so the GUI stays live.
+// A BackgroundJob (jobs/BackgroundJob.h): progress() in file bytes; cancel() stops the reader
+// and decoder, and finished(Cancelled) follows once they stopped (at most a batch later).
 //
 //   auto *job = new TraceLoadJob(&store, this);
 //   connect(job, &TraceLoadJob::progress, bar, [bar](qint64 done, qint64 total) { ... });
-//   connect(job, &TraceLoadJob::finished, this, [job](bool ok, const QString &error) {
+//   connect(job, &TraceLoadJob::finished, this, [job](const JobOutcome &outcome) {
 //       auto timeline = job->result().timeline;           // for ReplayController, frames
 //       job->deleteLater();
 //   });
-//   job->start(path);     // cancel(): stops; finished(false, "cancelled") follows
-class TraceLoadJob : public QObject
+//   job->start(path);
+class TraceLoadJob : public BackgroundJob
 {
     Q_OBJECT
 public:
     explicit TraceLoadJob(SystemStore *store, QObject *parent = nullptr);
     ~TraceLoadJob() override; // cancels and waits for the worker
 
+    // Resets the store and loads `path` into it; a load still running ends first, as Cancelled.
     void start(const QString &path, const TraceLoadOptions &options = {});
-    void cancel();
-    bool isRunning() const { return m_running; }
     const TraceLoadResult &result() const { return m_result; }
 
 Q_SIGNALS:
-    void progress(qint64 bytesRead, qint64 bytesTotal);
     void firstBatchApplied();       // the first view: something to show
-    void finished(bool ok, const QString &error);
 
 private:
-    void drain();
-    void finish();
+    void requestStop() override;
+    void joinWorker();
+    void drain(quint64 ticket);
+    void finish(quint64 ticket);
 
     // While loading: the store's changes and the progress reach the window at 10 Hz, not 30
     // (the GUI thread applies the batches and is the load's bottleneck; painting every panel 30
@@ -132,7 +134,6 @@ private:
     std::shared_ptr<Shared> m_shared;
     std::thread m_worker;
     TraceLoadResult m_result;
-    bool m_running = false;
     bool m_firstApplied = false;
 };
 

@@ -229,6 +229,7 @@ private Q_SLOTS:
     void cancelStopsTheLoaderEarly();
     void loadJobFillsTheStoreInItsThread();
     void loadJobCancel();
+    void backgroundJobRules();
 };
 
 // ---- record and replay ---------------------------------------------------------------------------
@@ -1288,7 +1289,7 @@ void TestTraceImportExport::loadJobFillsTheStoreInItsThread()
     QVERIFY(job.isRunning());
     QVERIFY(finished.wait(60000));
     QVERIFY(!job.isRunning());
-    QCOMPARE(finished.first().at(0).toBool(), true);
+    QVERIFY(finished.first().at(0).value<JobOutcome>().ok());
     QCOMPARE(first.count(), 1);
     QVERIFY(progress.count() >= 2);
     QCOMPARE(progress.last().at(0).toLongLong(), progress.last().at(1).toLongLong()); // 100 %
@@ -1306,11 +1307,30 @@ void TestTraceImportExport::loadJobFillsTheStoreInItsThread()
     QVERIFY(finished.wait(20000));
     QCOMPARE(store.counters().messages, qint64(5));
 
-    // An unreadable file: finished(false, why).
+    // An unreadable file: finished(Failed, why).
     job.start(importPath(QStringLiteral("unknown.jsonl")));
     QVERIFY(finished.wait(20000));
-    QCOMPARE(finished.last().at(0).toBool(), false);
-    QVERIFY(finished.last().at(1).toString().contains(QLatin1String("unknown format")));
+    const JobOutcome unreadable = finished.last().at(0).value<JobOutcome>();
+    QVERIFY(unreadable.end == JobOutcome::End::Failed);
+    QVERIFY(unreadable.error.contains(QLatin1String("unknown format")));
+
+    // Started again while loading: the running load ends as cancelled at once, and what it had
+    // queued is never applied to the new one (stale): the store holds the second file only.
+    const int before = int(finished.count());
+    bool restarted = false;
+    const auto restart = connect(&job, &TraceLoadJob::firstBatchApplied, &job, [&] {
+        if (std::exchange(restarted, true))
+            return;
+        job.start(importPath(QStringLiteral("seed-004.jsonl"))); // from inside the first load's drain
+        QCOMPARE(finished.count(), before + 1);
+        QVERIFY(finished.last().at(0).value<JobOutcome>().cancelled());
+    });
+    job.start(path);
+    QVERIFY(QTest::qWaitFor([&] { return finished.count() == before + 2; }, 20000));
+    disconnect(restart);
+    QVERIFY(restarted);
+    QVERIFY(finished.last().at(0).value<JobOutcome>().ok());
+    QCOMPARE(store.counters().messages, qint64(5));
 }
 
 void TestTraceImportExport::loadJobCancel()
@@ -1326,8 +1346,8 @@ void TestTraceImportExport::loadJobCancel()
     options.batchRecords = 256;
     job.start(path, options);
     QVERIFY(finished.wait(60000));
-    QCOMPARE(finished.first().at(0).toBool(), false);
-    QCOMPARE(finished.first().at(1).toString(), QStringLiteral("cancelled"));
+    QVERIFY(finished.first().at(0).value<JobOutcome>().cancelled());
+    QVERIFY(job.wasCancelled());
     QVERIFY(job.result().cancelled);
     QVERIFY2(store.counters().messages < 60000, qPrintable(QString::number(store.counters().messages)));
 
@@ -1337,6 +1357,76 @@ void TestTraceImportExport::loadJobCancel()
         TraceLoadJob running(&other);
         running.start(path);
     }
+}
+
+namespace {
+
+// A job whose "work" the test finishes by hand, to check the rules BackgroundJob keeps for all.
+class ManualJob : public BackgroundJob
+{
+public:
+    quint64 start() { return beginAttempt(); }
+    bool report(quint64 ticket, JobOutcome outcome) { return endAttempt(ticket, std::move(outcome)); }
+    int stopRequests = 0;
+    bool endAtOnce = false; // like an export: the work is this thread's
+
+private:
+    void requestStop() override
+    {
+        ++stopRequests;
+        if (endAtOnce)
+            endAttempt(currentTicket(), JobOutcome::cancel());
+    }
+};
+
+} // namespace
+
+void TestTraceImportExport::backgroundJobRules()
+{
+    ManualJob job;
+    QSignalSpy finished(&job, &BackgroundJob::finished);
+    auto last = [&] { return finished.last().at(0).value<JobOutcome>(); };
+
+    job.cancel(); // nothing runs: nothing to stop, nothing said
+    QCOMPARE(job.stopRequests, 0);
+    QCOMPARE(finished.count(), 0);
+
+    // Done, once: a second report of the same attempt is ignored.
+    const quint64 first = job.start();
+    QVERIFY(job.isRunning());
+    QVERIFY(job.report(first, JobOutcome::done()));
+    QVERIFY(!job.report(first, JobOutcome::failed(QStringLiteral("late"))));
+    QCOMPARE(finished.count(), 1);
+    QVERIFY(last().ok());
+
+    // Cancelled work that still reports success ends as cancelled: what it made is not used.
+    const quint64 second = job.start();
+    job.cancel();
+    QCOMPARE(job.stopRequests, 1);
+    QVERIFY(job.isRunning()); // ends when the work stopped (a trace load joins its threads first)
+    QVERIFY(job.report(second, JobOutcome::done()));
+    QVERIFY(last().cancelled());
+    QVERIFY(job.wasCancelled());
+
+    // Superseded: a new attempt ends the running one as cancelled; the old ticket is stale.
+    const quint64 third = job.start();
+    const quint64 fourth = job.start();
+    QCOMPARE(finished.count(), 3);
+    QVERIFY(last().cancelled());
+    QVERIFY(!job.report(third, JobOutcome::done()));
+    QCOMPARE(finished.count(), 3);
+    QVERIFY(job.report(fourth, JobOutcome::failed(QStringLiteral("disk full"))));
+    QVERIFY(last().end == JobOutcome::End::Failed);
+    QCOMPARE(last().error, QStringLiteral("disk full"));
+
+    // Work in the job's own thread ends at cancel() itself; a late report changes nothing.
+    job.endAtOnce = true;
+    const quint64 fifth = job.start();
+    job.cancel();
+    QVERIFY(!job.isRunning());
+    QVERIFY(last().cancelled());
+    QVERIFY(!job.report(fifth, JobOutcome::done()));
+    QCOMPARE(finished.count(), 5);
 }
 
 void TestTraceImportExport::exportJobWritesInSlicesWhileTheLoopRuns()
@@ -1377,7 +1467,8 @@ void TestTraceImportExport::exportJobWritesInSlicesWhileTheLoopRuns()
         job.start();
         QVERIFY(QTest::qWaitFor([&] { return finished.count() == 1; }, 30000));
         ticker.stop();
-        QVERIFY2(finished.front().at(0).toBool(), qPrintable(finished.front().at(1).toString()));
+        const JobOutcome outcome = finished.front().at(0).value<JobOutcome>();
+        QVERIFY2(outcome.ok(), qPrintable(outcome.error));
         QVERIFY2(total > 64 * 4, e.name);
         QVERIFY2(done.size() > total / 64, e.name); // a step of 64 rows a slice
         QVERIFY(std::is_sorted(done.cbegin(), done.cend()));
@@ -1404,8 +1495,7 @@ void TestTraceImportExport::exportJobCancelAndResetLeaveNoFile()
     {
         bool sliced = false;  // a few slices ran before the interruption
         int endings = 0;      // finished() signals right after it
-        bool ok = true;
-        QString error;
+        JobOutcome outcome;   // what finished() said
         bool running = true;  // still running after it
         bool cancelled = false;
     };
@@ -1419,10 +1509,8 @@ void TestTraceImportExport::exportJobCancelAndResetLeaveNoFile()
         ending.sliced = QTest::qWaitFor([&] { return progress.count() >= 3; }, 10000) && job.isRunning();
         how(job);
         ending.endings = int(finished.count());
-        if (ending.endings > 0) {
-            ending.ok = finished.front().at(0).toBool();
-            ending.error = finished.front().at(1).toString();
-        }
+        if (ending.endings > 0)
+            ending.outcome = finished.front().at(0).value<JobOutcome>();
         ending.running = job.isRunning();
         ending.cancelled = job.wasCancelled();
         QTest::qWait(20); // no slice runs after the end
@@ -1435,9 +1523,9 @@ void TestTraceImportExport::exportJobCancelAndResetLeaveNoFile()
     Ending ending = interrupt(cancelled, [](ExportJob &job) { job.cancel(); });
     QVERIFY(ending.sliced);
     QCOMPARE(ending.endings, 1);
-    QCOMPARE(ending.ok, false);
-    QCOMPARE(ending.error, QStringLiteral("cancelled"));
-    QVERIFY(ending.cancelled); // typed: a caller does not compare the text
+    QVERIFY(ending.outcome.cancelled()); // typed: a caller does not compare the text
+    QVERIFY(ending.outcome.error.isEmpty());
+    QVERIFY(ending.cancelled);
     QVERIFY(!ending.running);
     QVERIFY(!QFile::exists(cancelled));
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 0); // no temporary file left either
@@ -1448,8 +1536,8 @@ void TestTraceImportExport::exportJobCancelAndResetLeaveNoFile()
     QVERIFY(ending.sliced);
     QCOMPARE(ending.endings, 1);
     QVERIFY(!ending.cancelled);
-    QCOMPARE(ending.ok, false);
-    QVERIFY2(ending.error.contains(QStringLiteral("rebuilt")), qPrintable(ending.error));
+    QVERIFY(ending.outcome.end == JobOutcome::End::Failed);
+    QVERIFY2(ending.outcome.error.contains(QStringLiteral("rebuilt")), qPrintable(ending.outcome.error));
     QVERIFY(!ending.running);
     QVERIFY(!QFile::exists(rebuilt));
 
@@ -1458,8 +1546,30 @@ void TestTraceImportExport::exportJobCancelAndResetLeaveNoFile()
     QSignalSpy finished(&job, &ExportJob::finished);
     job.start();
     QCOMPARE(finished.count(), 1);
-    QCOMPARE(finished.front().at(0).toBool(), false);
-    QVERIFY(finished.front().at(1).toString().contains(QStringLiteral("cannot write")));
+    const JobOutcome failed = finished.front().at(0).value<JobOutcome>();
+    QVERIFY(failed.end == JobOutcome::End::Failed);
+    QVERIFY(failed.error.contains(QStringLiteral("cannot write")));
+
+    // Started again while running: the first attempt ends as cancelled, its queued slices never
+    // run (stale), and the second one writes the whole file.
+    QVERIFY(loadTraceInto(store, QStringLiteral(MAPI_SAMPLE_TRACE)).ok); // the rebuild above emptied it
+    const QString twice = dir.filePath(QStringLiteral("twice.csv"));
+    ExportJob again(&store, twice, messages);
+    again.setSliceMs(0);
+    QSignalSpy endings(&again, &ExportJob::finished);
+    again.start();
+    QVERIFY(QTest::qWaitFor([&] { return again.isRunning(); }, 1000));
+    again.start();
+    QCOMPARE(endings.count(), 1);
+    QVERIFY(endings.front().at(0).value<JobOutcome>().cancelled());
+    QVERIFY(QTest::qWaitFor([&] { return endings.count() == 2; }, 30000));
+    QVERIFY(endings.at(1).at(0).value<JobOutcome>().ok());
+    QFile written(twice);
+    QVERIFY(written.open(QIODevice::ReadOnly));
+    QBuffer oneGo;
+    QVERIFY(oneGo.open(QIODevice::WriteOnly));
+    QVERIFY(writeCsv(store, CsvTable::Messages, oneGo) > 0);
+    QCOMPARE(written.readAll(), oneGo.data());
 }
 
 // A trace of sent requests (they change no model: any problem in the store is the timeline's),

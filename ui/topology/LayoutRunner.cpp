@@ -3,7 +3,7 @@
 namespace mapi::ui {
 
 LayoutRunner::LayoutRunner(SnapshotFunction snapshot, QObject *parent)
-    : QObject(parent)
+    : BackgroundJob(parent)
     , m_snapshot(std::move(snapshot))
 {
     m_pool.setMaxThreadCount(1);
@@ -12,7 +12,7 @@ LayoutRunner::LayoutRunner(SnapshotFunction snapshot, QObject *parent)
 
 LayoutRunner::~LayoutRunner()
 {
-    // The job posts its result to this object: it must be over before the object goes. The
+    // The layout posts its result to this object: it must be over before the object goes. The
     // posted result itself is discarded with the object's pending events.
     m_pool.clear();
     m_pool.waitForDone();
@@ -28,16 +28,16 @@ void LayoutRunner::requestFull()
     want(Wanted::Full);
 }
 
-void LayoutRunner::cancel()
+void LayoutRunner::requestStop()
 {
-    ++m_generation;
     m_wanted = Wanted::Nothing;
+    endAttempt(currentTicket(), JobOutcome::cancel()); // the running layout's result is stale now
 }
 
 void LayoutRunner::want(Wanted kind)
 {
     m_wanted = std::max(m_wanted, kind);
-    if (!m_running)
+    if (!m_computing)
         startNext();
 }
 
@@ -45,8 +45,8 @@ void LayoutRunner::startNext()
 {
     LayoutInput input = m_snapshot(m_wanted == Wanted::Incremental);
     m_wanted = Wanted::Nothing;
-    input.generation = ++m_generation;
-    m_running = true;
+    input.generation = beginAttempt();
+    m_computing = true;
     m_roundTrip.start();
     m_pool.start([this, input = std::move(input)] {
         LayoutResult result = computeLayout(input);
@@ -57,11 +57,12 @@ void LayoutRunner::startNext()
 
 void LayoutRunner::deliver(LayoutResult result)
 {
-    m_running = false;
+    m_computing = false;
     result.roundTripMs = double(m_roundTrip.nsecsElapsed()) / 1e6;
-    if (result.generation == m_generation)
-        Q_EMIT finished(result);
-    if (m_wanted != Wanted::Nothing)
+    // The attempt ends before the result goes out: a request made from laidOut() starts the next.
+    if (endAttempt(result.generation, JobOutcome::done()))
+        Q_EMIT laidOut(result);
+    if (m_wanted != Wanted::Nothing && !m_computing)
         startNext();
 }
 

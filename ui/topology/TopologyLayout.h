@@ -49,7 +49,7 @@ struct LayoutNode
 
 struct LayoutInput
 {
-    quint64 generation = 0;       // handed back in the result; the runner drops stale results by it
+    quint64 generation = 0;       // the attempt's ticket, handed back in the result: the runner drops stale results by it
     bool incremental = false;
     LayoutMetrics metrics;
     std::vector<LayoutNode> nodes;

@@ -69,7 +69,7 @@ TopologyView::TopologyView(InspectorSession *session, SelectionHub *selection, Q
             update();
     });
 
-    connect(m_runner, &LayoutRunner::finished, this, &TopologyView::onLayoutFinished);
+    connect(m_runner, &LayoutRunner::laidOut, this, &TopologyView::onLayoutFinished);
     SystemStore *store = m_session->store();
     connect(store, &SystemStore::changed, this, &TopologyView::onStoreChanged);
     connect(store, &SystemStore::aboutToReset, this, &TopologyView::onStoreAboutToReset);
