@@ -78,7 +78,7 @@ void SystemStore::applyEvent(const EventInput &input)
     case EventFamily::Message: applyMessage(e, t, eventIndex); break;
     case EventFamily::Delivery: applyDeliveryEvent(e, t, eventIndex); break;
     case EventFamily::Session: applySessionEvent(e, t); break;
-    case EventFamily::Task: applyTaskEvent(e, t); break;
+    case EventFamily::Task: m_tasks.applyEvent(e, t); break;
     case EventFamily::Other:
         ++m_counters.unknownEvents;
         touchAgent(resolveAgentRef(e.agentId), t);
@@ -86,6 +86,8 @@ void SystemStore::applyEvent(const EventInput &input)
     }
     if (e.kind != EventKind::Other)
         touchAgent(resolveAgentRef(e.sourceAgentId), t);
+    if (m_tasks.hasChanges())
+        takeTaskChanges();
 }
 
 void SystemStore::applyAgentEvent(const MapEvent &e, qint64 t)
@@ -344,11 +346,11 @@ void SystemStore::applyConvention(Message &m, int messageRow, const ConventionIn
             }
         }
         if (!c.taskId.isEmpty() && c.progress) {
-            Task &task = ensureTask(c.taskId, t);
+            Task &task = m_tasks.ensure(c.taskId, t);
             task.progress = c.progress;
             task.updatedAtMs = t;
             if (task.status.isEmpty() || task.status == QLatin1String("accepted") || task.status == QLatin1String("requested"))
-                taskTransition(c.taskId, QStringLiteral("in-progress"), sender, QString(), messageRow, t);
+                m_tasks.transition(c.taskId, QStringLiteral("in-progress"), sender, QString(), messageRow, t);
         }
         break;
     case ConventionKind::ErrorReport:
@@ -360,53 +362,53 @@ void SystemStore::applyConvention(Message &m, int messageRow, const ConventionIn
         break;
     case ConventionKind::TaskRequest:
         if (!c.taskId.isEmpty()) {
-            Task &task = ensureTask(c.taskId, t);
+            Task &task = m_tasks.ensure(c.taskId, t);
             if (task.type.isEmpty())
                 task.type = c.taskType;
             task.requesterId = sender;
             if (!firstRecipient.isEmpty())
                 task.assigneeId = firstRecipient;
-            taskTransition(c.taskId, QStringLiteral("requested"), sender, c.taskType, messageRow, t);
+            m_tasks.transition(c.taskId, QStringLiteral("requested"), sender, c.taskType, messageRow, t);
         }
         break;
     case ConventionKind::TaskAccept:
         if (!c.taskId.isEmpty()) {
-            ensureTask(c.taskId, t).assigneeId = sender;
+            m_tasks.ensure(c.taskId, t).assigneeId = sender;
             if (from)
                 from->currentTaskId = c.taskId;
-            taskTransition(c.taskId, QStringLiteral("accepted"), sender, QString(), messageRow, t);
+            m_tasks.transition(c.taskId, QStringLiteral("accepted"), sender, QString(), messageRow, t);
         }
         break;
     case ConventionKind::TaskReject:
         if (!c.taskId.isEmpty())
-            taskTransition(c.taskId, QStringLiteral("rejected"), sender, c.reason, messageRow, t);
+            m_tasks.transition(c.taskId, QStringLiteral("rejected"), sender, c.reason, messageRow, t);
         break;
     case ConventionKind::TaskHandoff:
         if (!c.taskId.isEmpty()) {
             const QString target = c.handoffTo.isEmpty() ? firstRecipient : c.handoffTo;
-            Task &task = ensureTask(c.taskId, t);
+            Task &task = m_tasks.ensure(c.taskId, t);
             task.assigneeId = target;
             if (from && from->currentTaskId == c.taskId)
                 from->currentTaskId.clear();
-            taskTransition(c.taskId, QStringLiteral("handed-off"), sender,
+            m_tasks.transition(c.taskId, QStringLiteral("handed-off"), sender,
                            QStringLiteral("to %1%2").arg(target, c.reason.isEmpty() ? QString() : QStringLiteral(": ") + c.reason),
                            messageRow, t);
         }
         break;
     case ConventionKind::TaskUpdate:
         if (!c.taskId.isEmpty()) {
-            Task &task = ensureTask(c.taskId, t);
+            Task &task = m_tasks.ensure(c.taskId, t);
             if (c.progress)
                 task.progress = c.progress;
             task.updatedAtMs = t;
             if (task.status.isEmpty() || task.status == QLatin1String("accepted"))
-                taskTransition(c.taskId, QStringLiteral("in-progress"), sender, QString(), messageRow, t);
+                m_tasks.transition(c.taskId, QStringLiteral("in-progress"), sender, QString(), messageRow, t);
         }
         break;
     case ConventionKind::TaskComplete:
         if (!c.taskId.isEmpty()) {
             const bool failed = c.taskStatus == QLatin1String("FAILED") || c.taskStatus == QLatin1String("TIMEOUT");
-            taskTransition(c.taskId, failed ? QStringLiteral("failed") : QStringLiteral("completed"), sender,
+            m_tasks.transition(c.taskId, failed ? QStringLiteral("failed") : QStringLiteral("completed"), sender,
                            c.taskStatus, messageRow, t);
             if (from && from->currentTaskId == c.taskId)
                 from->currentTaskId.clear();
@@ -414,7 +416,7 @@ void SystemStore::applyConvention(Message &m, int messageRow, const ConventionIn
         break;
     case ConventionKind::TaskFailed:
         if (!c.taskId.isEmpty()) {
-            taskTransition(c.taskId, QStringLiteral("failed"), sender,
+            m_tasks.transition(c.taskId, QStringLiteral("failed"), sender,
                            c.errorMessage.isEmpty() ? c.errorCode : c.errorMessage, messageRow, t);
             if (from && from->currentTaskId == c.taskId)
                 from->currentTaskId.clear();
@@ -430,40 +432,16 @@ void SystemStore::applyConvention(Message &m, int messageRow, const ConventionIn
     }
 }
 
-void SystemStore::taskTransition(const QString &taskId, const QString &status, const QString &agentId,
-                                 const QString &detail, int messageRow, qint64 t)
+void SystemStore::takeTaskChanges()
 {
-    Task &task = ensureTask(taskId, t);
-    task.status = status;
-    task.updatedAtMs = t;
-    task.lastTransition = m_taskHistory.append(task.lastTransition, {t, status, agentId, detail, messageRow});
-    ++task.historySize;
-}
-
-void SystemStore::applyTaskEvent(const MapEvent &e, qint64 t)
-{
-    const MapEvent::TaskFields &task = e.task;
-    const QString &id = task.id;
-    if (id.isEmpty())
-        return;
-    Task &stored = ensureTask(id, t);
-    if (!task.title.isEmpty())
-        stored.type = task.title;
-    QString assignee = task.assignee;
-    if (assignee.isEmpty())
-        assignee = e.agentId;
-    if (!assignee.isEmpty())
-        stored.assigneeId = assignee;
-    QString status;
-    switch (e.kind) {
-    case EventKind::TaskCreated: status = task.status.isEmpty() ? QStringLiteral("open") : task.status; break;
-    case EventKind::TaskAssigned: status = QStringLiteral("assigned"); break;
-    case EventKind::TaskStatus: status = task.current; break;
-    case EventKind::TaskCompleted: status = QStringLiteral("completed"); break;
-    default: break;
+    if (const qint64 created = m_tasks.takeCreated()) {
+        m_counters.tasks += created;
+        m_pending.countersChanged = true;
     }
-    if (!status.isEmpty())
-        taskTransition(id, status, assignee, QString(), -1, t);
+    m_pending.taskRows.unite(m_tasks.takeChangedRows());
+    const int firstNew = m_tasks.takeFirstNewRow();
+    if (firstNew >= 0 && m_pending.firstNewTaskRow < 0)
+        m_pending.firstNewTaskRow = firstNew;
 }
 
 void SystemStore::applyAgentsSnapshot(const AgentsSnapshot &snapshot)

@@ -176,14 +176,12 @@ const Scope *SystemStore::scope(const QString &id) const
 
 const Task *SystemStore::task(const QString &id) const
 {
-    const int row = m_taskRow.value(id, -1);
-    return row < 0 ? nullptr : &m_tasks[size_t(row)];
+    return m_tasks.find(id);
 }
 
 const OperatorAction *SystemStore::action(const QString &id) const
 {
-    const int row = m_actionRow.value(id, -1);
-    return row < 0 ? nullptr : &m_actions[size_t(row)];
+    return m_actions.find(id);
 }
 
 QStringList SystemStore::subtree(const QString &id) const
@@ -216,14 +214,6 @@ void SystemStore::markScope(int row)
 {
     m_pending.scopeRows.insert(row);
 }
-void SystemStore::markTask(int row)
-{
-    m_pending.taskRows.insert(row);
-}
-void SystemStore::markAction(int row)
-{
-    m_pending.actionRows.insert(row);
-}
 
 void SystemStore::scheduleFlush()
 {
@@ -245,7 +235,7 @@ void SystemStore::setHistoryBudget(size_t bytes)
 
 size_t SystemStore::historyBytes() const
 {
-    return m_events.memoryBytes() + m_messages.memoryBytes() + m_taskHistory.memoryBytes();
+    return m_events.memoryBytes() + m_messages.memoryBytes() + m_tasks.historyBytes();
 }
 
 void SystemStore::trimEventsBefore(size_t eventRow)
@@ -262,7 +252,7 @@ void SystemStore::trimEventsBefore(size_t eventRow)
     m_events.trimBefore(eventRow);
     m_messages.trimBefore(messageRow);
     const qint64 boundaryMs = m_events.empty() ? m_nowMs : m_events.front().timestampMs;
-    m_taskHistory.trimOlderThan(boundaryMs);
+    m_tasks.trimHistoryOlderThan(boundaryMs);
     m_trim.events += events;
     m_trim.messages += messages;
     m_trim.beforeMs = std::max(m_trim.beforeMs, boundaryMs);
@@ -333,10 +323,7 @@ void SystemStore::reset()
     if (dropped->events.size() + dropped->messages.size() > 10000)
         QThreadPool::globalInstance()->start([dropped = std::move(dropped)]() mutable { dropped.reset(); });
     m_tasks.clear();
-    m_taskHistory.clear();
-    m_taskRow.clear();
     m_actions.clear();
-    m_actionRow.clear();
     m_stateNames.clear();
     m_stateRow.clear();
     m_gaps.clear();
@@ -368,11 +355,8 @@ void SystemStore::swapContents(SystemStore &other)
     std::swap(m_messages, other.m_messages);
     m_messages.setEventLog(&m_events); // each message log reads the event log of its own store
     other.m_messages.setEventLog(&other.m_events);
-    std::swap(m_tasks, other.m_tasks);
-    std::swap(m_taskHistory, other.m_taskHistory);
-    std::swap(m_taskRow, other.m_taskRow);
-    std::swap(m_actions, other.m_actions);
-    std::swap(m_actionRow, other.m_actionRow);
+    m_tasks.swap(other.m_tasks);
+    m_actions.swap(other.m_actions);
     std::swap(m_stateNames, other.m_stateNames);
     std::swap(m_stateRow, other.m_stateRow);
     std::swap(m_frameSource, other.m_frameSource);
@@ -422,14 +406,13 @@ namespace {
 
 // The row of entity `id` in `rows`, appending a new one (its id set and its `since` member set to
 // `timeMs`) when there is none, and noting the first new row of the batch in `firstNewRow`.
-// Second: whether it was appended.
 template<typename Entity>
-std::pair<int, bool> findOrAppend(std::vector<Entity> &rows, QHash<FastString, int> &rowOf, const QString &id,
+int findOrAppend(std::vector<Entity> &rows, QHash<FastString, int> &rowOf, const QString &id,
                                   int &firstNewRow, qint64 Entity::*since, qint64 timeMs)
 {
     int row = rowOf.value(id, -1);
     if (row >= 0)
-        return {row, false};
+        return row;
     row = int(rows.size());
     Entity &added = rows.emplace_back();
     added.id = id;
@@ -437,34 +420,23 @@ std::pair<int, bool> findOrAppend(std::vector<Entity> &rows, QHash<FastString, i
     rowOf.insert(id, row);
     if (firstNewRow < 0)
         firstNewRow = row;
-    return {row, true};
+    return row;
 }
 
 } // namespace
 
 Agent &SystemStore::ensureAgent(const QString &id, qint64 timeMs)
 {
-    const int row = findOrAppend(m_agents, m_agentRow, id, m_pending.firstNewAgentRow, &Agent::knownSinceMs, timeMs).first;
+    const int row = findOrAppend(m_agents, m_agentRow, id, m_pending.firstNewAgentRow, &Agent::knownSinceMs, timeMs);
     markAgent(row);
     return m_agents[size_t(row)];
 }
 
 Scope &SystemStore::ensureScope(const QString &id, qint64 timeMs)
 {
-    const int row = findOrAppend(m_scopes, m_scopeRow, id, m_pending.firstNewScopeRow, &Scope::createdAtMs, timeMs).first;
+    const int row = findOrAppend(m_scopes, m_scopeRow, id, m_pending.firstNewScopeRow, &Scope::createdAtMs, timeMs);
     markScope(row);
     return m_scopes[size_t(row)];
-}
-
-Task &SystemStore::ensureTask(const QString &id, qint64 timeMs)
-{
-    const auto [row, created] = findOrAppend(m_tasks, m_taskRow, id, m_pending.firstNewTaskRow, &Task::createdAtMs, timeMs);
-    if (created) {
-        ++m_counters.tasks;
-        m_pending.countersChanged = true;
-    }
-    markTask(row);
-    return m_tasks[size_t(row)];
 }
 
 void SystemStore::mergeAgent(Agent &a, const AgentRecord &r, qint64 timeMs)

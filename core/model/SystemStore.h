@@ -11,8 +11,10 @@
 // Changes are reported through changed() at most every kFlushIntervalMs (≈30 Hz), coalesced.
 #pragma once
 
+#include "model/ActionTracker.h"
 #include "model/ModelTypes.h"
 #include "model/RowLogs.h"
+#include "model/TaskLedger.h"
 
 #include <QHash>
 #include <QObject>
@@ -117,11 +119,11 @@ public:
     const std::vector<Scope> &scopes() const { return m_scopes; }
     // Compact logs (model/RowLogs.h); rows stay valid as indexes. messages()[row] is a copy.
     const MessageLog &messages() const { return m_messages; }
-    const std::vector<Task> &tasks() const { return m_tasks; }
+    const std::vector<Task> &tasks() const { return m_tasks.tasks(); }
     // A task's transitions, oldest first (built from the compact log: for one task at a time,
     // or a budgeted pass).
-    std::vector<TaskTransition> taskHistory(const Task &task) const { return m_taskHistory.chain(task.lastTransition); }
-    const std::vector<OperatorAction> &actions() const { return m_actions; }
+    std::vector<TaskTransition> taskHistory(const Task &task) const { return m_tasks.history(task); }
+    const std::vector<OperatorAction> &actions() const { return m_actions.actions(); }
     const EventLog &events() const { return m_events; }
     // The frame text that carried event `row`: the frame kept with it (live), else what the
     // frame source reads (a loaded trace keeps its frames compressed in its TraceTimeline).
@@ -168,6 +170,7 @@ public:
     // Agents in the subtree rooted at `id` (itself first), following parentId links.
     QStringList subtree(const QString &id) const;
 
+    // The health rules (model/HealthRules.h) for `agent` at `nowMs`, with this store's policy and sessions.
     Health evaluateHealth(const Agent &agent, qint64 nowMs) const;
 
 Q_SIGNALS:
@@ -192,19 +195,15 @@ private:
 
     Agent &ensureAgent(const QString &id, qint64 timeMs);
     Scope &ensureScope(const QString &id, qint64 timeMs);
-    Task &ensureTask(const QString &id, qint64 timeMs);
     void mergeAgent(Agent &agent, const AgentRecord &record, qint64 timeMs);
     void setMembership(const QString &scopeId, const QString &agentId, bool member, qint64 timeMs);
     void touchAgent(const QString &id, qint64 timeMs);
     void applyMessage(const MapEvent &event, qint64 timeMs, int eventIndex);
     // `messageRow`: the row `message` will have (it is appended after).
     void applyConvention(Message &message, int messageRow, const ConventionInfo &info, qint64 timeMs);
-    void taskTransition(const QString &taskId, const QString &status, const QString &agentId,
-                        const QString &detail, int messageRow, qint64 timeMs);
-    void applyTaskEvent(const MapEvent &event, qint64 timeMs);
+    void takeTaskChanges(); // the ledger's changed rows and new tasks into the pending change set and counters
     void confirmActions(const MapEvent &event, const Message *message);
-    void settleAction(OperatorAction &action, ActionStatus status, const QString &detail, qint64 timeMs,
-                      const QString &eventId = {});
+    void takeActionChanges(); // the tracker's changed rows into the pending change set
     QString resolveAgentRef(const QString &ref) const; // agent id, or a session's first agent
     void resolveRecipients(Message &message, const Json &to);
 
@@ -213,8 +212,6 @@ private:
     void keep(Json &to, const Json &from);
     void markAgent(int row);
     void markScope(int row);
-    void markTask(int row);
-    void markAction(int row);
     void scheduleFlush();
     void trimEventsBefore(size_t eventRow);
     void enforceHistoryBudget();
@@ -229,11 +226,8 @@ private:
     QHash<FastString, int> m_scopeRow;
     EventLog m_events;
     MessageLog m_messages{&m_events};
-    std::vector<Task> m_tasks;
-    TaskHistoryLog m_taskHistory;
-    QHash<FastString, int> m_taskRow;
-    std::vector<OperatorAction> m_actions;
-    QHash<FastString, int> m_actionRow;
+    TaskLedger m_tasks;
+    ActionTracker m_actions;
     std::vector<QString> m_stateNames;
     QHash<FastString, int> m_stateRow;
     FrameSource m_frameSource;

@@ -2,6 +2,7 @@
 // connectivity and departures, and the rows advanceTime() marks as changed.
 #include "TestSupport.h"
 
+#include "model/HealthRules.h"
 #include "model/StateJson.h"
 #include "model/SystemStore.h"
 
@@ -82,6 +83,8 @@ private Q_SLOTS:
     void customPolicyChangesThresholds();
     void advanceTimeMarksChangedRows();
     void healthAppearsInStateJson();
+    void rulesApplyInOrder_data();
+    void rulesApplyInOrder();
 };
 
 void TestHealth::heartbeatAgeThresholds_data()
@@ -284,4 +287,51 @@ void TestHealth::healthAppearsInStateJson()
 }
 
 QTEST_GUILESS_MAIN(TestHealth)
+// The rules themselves (model/HealthRules.h), without a store: when several hold, the first wins.
+void TestHealth::rulesApplyInOrder_data()
+{
+    QTest::addColumn<QString>("state");
+    QTest::addColumn<bool>("unregistered");
+    QTest::addColumn<bool>("critical");       // a CRITICAL error report after the last heartbeat
+    QTest::addColumn<QString>("session");     // its session's status ("": none known)
+    QTest::addColumn<qint64>("silentMs");     // since the last sign of life
+    QTest::addColumn<int>("expected");
+    const qint64 anHour = 3600000;
+    QTest::newRow("unregistered beats everything") << QStringLiteral("crashed") << true << true << QStringLiteral("disconnected") << anHour << int(Health::Stopped);
+    QTest::newRow("a stopped state") << QStringLiteral("Stopped") << false << true << QStringLiteral("expired") << anHour << int(Health::Stopped);
+    QTest::newRow("a failed state beats a lost session") << QStringLiteral("error") << false << false << QStringLiteral("disconnected") << anHour << int(Health::Failed);
+    QTest::newRow("a critical report") << QStringLiteral("busy") << false << true << QStringLiteral("disconnected") << qint64(0) << int(Health::Failed);
+    QTest::newRow("a lost session beats suspended") << QStringLiteral("suspended") << false << false << QStringLiteral("expired") << anHour << int(Health::Disconnected);
+    QTest::newRow("suspended beats silence") << QStringLiteral("SUSPENDED") << false << false << QStringLiteral("connected") << anHour << int(Health::Suspended);
+    QTest::newRow("silent past 3 intervals") << QStringLiteral("busy") << false << false << QStringLiteral("") << qint64(90001) << int(Health::Unresponsive);
+    QTest::newRow("silent at 3 intervals") << QStringLiteral("busy") << false << false << QStringLiteral("") << qint64(90000) << int(Health::Late);
+    QTest::newRow("silent past 1 interval") << QStringLiteral("idle") << false << false << QStringLiteral("connected") << qint64(30001) << int(Health::Late);
+    QTest::newRow("heard from within the interval") << QStringLiteral("idle") << false << false << QStringLiteral("connected") << qint64(30000) << int(Health::Healthy);
+}
+
+void TestHealth::rulesApplyInOrder()
+{
+    QFETCH(QString, state);
+    QFETCH(bool, unregistered);
+    QFETCH(bool, critical);
+    QFETCH(QString, session);
+    QFETCH(qint64, silentMs);
+    QFETCH(int, expected);
+    const qint64 now = 1795000000000;
+    Agent agent;
+    agent.id = QStringLiteral("a1");
+    agent.state = state;
+    agent.unregistered = unregistered;
+    agent.lastHeartbeatMs = now - silentMs;
+    if (critical) {
+        agent.lastErrorSeverity = QStringLiteral("CRITICAL");
+        agent.lastErrorMs = agent.lastHeartbeatMs;
+    }
+    Session known;
+    known.status = session;
+    const HealthPolicy policy; // 30 s interval, late after 1, unresponsive after 3
+    const Health health = evaluateHealth(agent, session.isEmpty() ? nullptr : &known, policy, now);
+    QCOMPARE(healthName(health), healthName(Health(expected)));
+}
+
 #include "tst_health.moc"
