@@ -484,6 +484,18 @@ void TestAgents::showsAgentDetails()
     const auto cell = [&](const char *id, int column, int role = Qt::DisplayRole) {
         return model.index(store.agentRow(QLatin1String(id)), column).data(role);
     };
+    // Each column under its own title (the titles are a list in column order: a reordered enum shows here).
+    const std::pair<int, const char *> titles[] = {
+        {AgentTableModel::NameColumn, "Name"},           {AgentTableModel::HealthColumn, "Health"},
+        {AgentTableModel::StateColumn, "State"},         {AgentTableModel::RoleColumn, "Role"},
+        {AgentTableModel::ParentColumn, "Parent"},       {AgentTableModel::ScopesColumn, "Scopes"},
+        {AgentTableModel::LastActivityColumn, "Last activity"}, {AgentTableModel::TaskColumn, "Current task"},
+        {AgentTableModel::SessionColumn, "Session"},     {AgentTableModel::TokensColumn, "Tokens"},
+        {AgentTableModel::CostColumn, "Cost"},           {AgentTableModel::IdColumn, "Id"},
+    };
+    QCOMPARE(int(std::size(titles)), int(AgentTableModel::ColumnCount));
+    for (const auto &[column, title] : titles)
+        QCOMPARE(model.headerData(column, Qt::Horizontal).toString(), QString::fromLatin1(title));
     QCOMPARE(cell("a-w1", AgentTableModel::TaskColumn).toString(), QStringLiteral("t-42 (40 %)"));
     QCOMPARE(cell("a-w1", AgentTableModel::TokensColumn).toString(), QLocale().toString(qint64(12345)));
     QCOMPARE(cell("a-w1", AgentTableModel::TokensColumn, AgentTableModel::SortRole).toLongLong(), 12345);

@@ -113,6 +113,13 @@ private Q_SLOTS:
         QAbstractItemModelTester proxyTester(&proxy, kFatal);
         proxy.sort(HealthModel::HealthColumn, Qt::AscendingOrder);
 
+        const QStringList titles{QStringLiteral("Agent"), QStringLiteral("Health"), QStringLiteral("Beat"),
+                                 QStringLiteral("Status"), QStringLiteral("Load"), QStringLiteral("Tasks")};
+        QCOMPARE(titles.size(), int(HealthModel::ColumnCount));
+        for (int column = 0; column < HealthModel::ColumnCount; ++column)
+            QCOMPARE(model.headerData(column, Qt::Horizontal).toString(), titles[column]);
+        QCOMPARE(model.headerData(HealthModel::LoadColumn, Qt::Horizontal).toString(), QStringLiteral("Load"));
+
         mapi::test::fillFromCapture(store);
         QVERIFY(store.agents().size() >= 10);
         QCOMPARE(model.rowCount(), int(store.agents().size()));

@@ -188,30 +188,26 @@ private:
             }
             return true;
         };
+        // A phase that scans rows: on to `next` once all are scanned.
+        auto scanPhase = [&](size_t count, auto &&scan, Phase next) {
+            if (!scanRows(count, scan))
+                return false;
+            if (next == Phase::Buckets)
+                chooseBuckets(); // from what the first three phases found
+            nextPhase(next);
+            return true;
+        };
         switch (m_phase) {
         case Phase::Events:
-            if (!scanRows(m_eventCount, [&](size_t i) { scanEvent(m_store.events()[i]); }))
-                return false;
-            nextPhase(Phase::Messages);
-            return true;
+            return scanPhase(m_eventCount, [&](size_t i) { scanEvent(m_store.events()[i]); }, Phase::Messages);
         case Phase::Messages:
-            if (!scanRows(m_messageCount, [&](size_t i) { scanMessage(i); }))
-                return false;
-            nextPhase(Phase::Tasks);
-            return true;
+            return scanPhase(m_messageCount, [&](size_t i) { scanMessage(i); }, Phase::Tasks);
         case Phase::Tasks:
-            if (!scanRows(m_taskCount, [&](size_t i) { scanTask(int(i), m_store.tasks()[i]); }))
-                return false;
-            chooseBuckets();
-            nextPhase(Phase::Buckets);
-            return true;
+            return scanPhase(m_taskCount, [&](size_t i) { scanTask(int(i), m_store.tasks()[i]); }, Phase::Buckets);
         case Phase::Buckets:
             // A second pass over the event log rather than a copy of every event's time (8 bytes
             // an event, more while the copy grew: the window's peak memory after a load).
-            if (!scanRows(m_eventCount, [&](size_t i) { countEvent(m_store.events()[i]); }))
-                return false;
-            nextPhase(Phase::Sweep);
-            return true;
+            return scanPhase(m_eventCount, [&](size_t i) { countEvent(m_store.events()[i]); }, Phase::Sweep);
         case Phase::Sweep:
             if (clock.nsecsElapsed() > budgetNs / 4)
                 return false; // sorting and bucketing take a few ms: in a turn of their own

@@ -39,4 +39,11 @@ int LogTableModel::followLog()
     return before;
 }
 
+QVariant LogTableModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    return entryData(size_t(index.row()), index.column(), role);
+}
+
 } // namespace mapi::ui

@@ -17,6 +17,8 @@ class LogTableModel : public QAbstractTableModel
 public:
     int rowCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : m_rows; }
     int columnCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : m_columns; }
+    // Checks the index once for every log table, then asks entryData().
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const final;
 
 protected:
     // `size`: the log's length now; `dropped`: how many entries it has dropped from its front so
@@ -29,6 +31,9 @@ protected:
     // from its front since, every row moved, so the model resets. Returns the row count the views
     // knew before: rows below it are old rows, whose changes the subclass may still announce.
     int followLog();
+
+    // What the view shows for `column` of the log's entry `row` (a valid row of this model).
+    virtual QVariant entryData(size_t row, int column, int role) const = 0;
 
     const SystemStore *m_store;
 

@@ -47,14 +47,12 @@ void ActionModel::applyChanges(const ChangeSet &changes)
     emitRowsChanged(this, changes.actionRows, oldRows, 0, ColumnCount - 1);
 }
 
-QVariant ActionModel::data(const QModelIndex &index, int role) const
+QVariant ActionModel::entryData(size_t row, int column, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const OperatorAction &a = m_store->actions()[size_t(index.row())];
+    const OperatorAction &a = m_store->actions()[row];
     switch (role) {
     case Qt::DisplayRole:
-        switch (index.column()) {
+        switch (column) {
         case SentColumn: return QDateTime::fromMSecsSinceEpoch(a.sentAtMs).toString(QStringLiteral("HH:mm:ss.zzz"));
         case KindColumn: return actionKindName(a.kind);
         case TargetColumn: return m_store->agentName(a.agentId);
@@ -69,7 +67,7 @@ QVariant ActionModel::data(const QModelIndex &index, int role) const
         }
         break;
     case Qt::ToolTipRole:
-        switch (index.column()) {
+        switch (column) {
         case SentColumn: return QDateTime::fromMSecsSinceEpoch(a.sentAtMs).toString(Qt::ISODateWithMs);
         case TargetColumn: return a.agentId;
         case FallbackColumn: return a.fallback ? a.note : QString();
@@ -79,21 +77,21 @@ QVariant ActionModel::data(const QModelIndex &index, int role) const
         }
         break;
     case Qt::ForegroundRole:
-        if (index.column() == StatusColumn) {
+        if (column == StatusColumn) {
             const QColor color = statusColor(a.status);
             if (color.isValid())
                 return color;
         }
         break;
     case Qt::FontRole:
-        if (index.column() == StatusColumn && statusColor(a.status).isValid()) {
+        if (column == StatusColumn && statusColor(a.status).isValid()) {
             QFont bold;
             bold.setBold(true);
             return bold;
         }
         break;
     case Qt::TextAlignmentRole:
-        if (index.column() == AnswerColumn || index.column() == SettledColumn)
+        if (column == AnswerColumn || column == SettledColumn)
             return int(Qt::AlignRight | Qt::AlignVCenter);
         break;
     case ActionIdRole: return a.id;

@@ -41,10 +41,10 @@ public:
     // "123 ms" / "1.4 s"; "—" when the step has not happened (stepMs == 0).
     static QString latencyText(qint64 sentMs, qint64 stepMs);
 
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    QVariant entryData(size_t row, int column, int role) const override;
     void applyChanges(const ChangeSet &changes);
 };
 

@@ -1,5 +1,6 @@
 #include "models/AgentTableModel.h"
 
+#include "common/ColumnTitles.h"
 #include "common/ModelSignals.h"
 #include "common/NaturalSort.h"
 #include "common/TimeText.h"
@@ -246,22 +247,10 @@ QVariant AgentTableModel::headerData(int section, Qt::Orientation orientation, i
 {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
-    if (role == Qt::DisplayRole) {
-        switch (section) {
-        case NameColumn: return tr("Name");
-        case RoleColumn: return tr("Role");
-        case StateColumn: return tr("State");
-        case HealthColumn: return tr("Health");
-        case ParentColumn: return tr("Parent");
-        case ScopesColumn: return tr("Scopes");
-        case SessionColumn: return tr("Session");
-        case LastActivityColumn: return tr("Last activity");
-        case TaskColumn: return tr("Current task");
-        case TokensColumn: return tr("Tokens");
-        case CostColumn: return tr("Cost");
-        case IdColumn: return tr("Id");
-        }
-    }
+    if (role == Qt::DisplayRole)
+        return columnTitle(section, orientation, role,
+                           {tr("Name"), tr("Health"), tr("State"), tr("Role"), tr("Parent"), tr("Scopes"), tr("Last activity"),
+                            tr("Current task"), tr("Session"), tr("Tokens"), tr("Cost"), tr("Id")});
     if (role == Qt::InitialSortOrderRole) {
         // The first click on a header shows what matters first: worst health (healthRank is
         // worst-first), the most recent activity, the biggest spenders.

@@ -1,5 +1,6 @@
 #include "models/HealthModel.h"
 
+#include "common/ColumnTitles.h"
 #include "common/ModelSignals.h"
 #include "common/TimeText.h"
 #include "style/Colors.h"
@@ -168,14 +169,8 @@ QVariant HealthModel::headerData(int section, Qt::Orientation orientation, int r
     if (orientation != Qt::Horizontal)
         return {};
     if (role == Qt::DisplayRole) {
-        switch (section) {
-        case AgentColumn: return tr("Agent");
-        case HealthColumn: return tr("Health");
-        case HeartbeatColumn: return tr("Beat");
-        case StatusColumn: return tr("Status");
-        case LoadColumn: return tr("Load");
-        case TasksColumn: return tr("Tasks");
-        }
+        return columnTitle(section, orientation, role,
+                           {tr("Agent"), tr("Health"), tr("Beat"), tr("Status"), tr("Load"), tr("Tasks")});
     } else if (role == Qt::ToolTipRole) {
         switch (section) {
         case HeartbeatColumn: return tr("Time since the last heartbeat (— when none was ever seen)");

@@ -28,15 +28,13 @@ ProblemModel::ProblemModel(const SystemStore *store, QObject *parent)
     connect(store, &SystemStore::changed, this, [this] { followLog(); });
 }
 
-QVariant ProblemModel::data(const QModelIndex &index, int role) const
+QVariant ProblemModel::entryData(size_t row, int column, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const ProtocolProblem &p = m_store->problems()[size_t(index.row())];
+    const ProtocolProblem &p = m_store->problems()[row];
     const bool truncated = p.frame.size() >= ProtocolProblem::kMaxKeptProblemBytes;
     switch (role) {
     case Qt::DisplayRole:
-        switch (index.column()) {
+        switch (column) {
         case TimeColumn: return timeOfDay(p.timeMs, TimePrecision::Milliseconds);
         case KindColumn: return problemKindName(p.kind);
         case DetailColumn: return p.detail;
@@ -45,7 +43,7 @@ QVariant ProblemModel::data(const QModelIndex &index, int role) const
         }
         break;
     case Qt::ToolTipRole:
-        switch (index.column()) {
+        switch (column) {
         case TimeColumn: return isoTime(p.timeMs);
         case DetailColumn: return p.detail;
         case SizeColumn:
@@ -54,7 +52,7 @@ QVariant ProblemModel::data(const QModelIndex &index, int role) const
         }
         break;
     case Qt::TextAlignmentRole:
-        if (index.column() == SizeColumn)
+        if (column == SizeColumn)
             return int(Qt::AlignRight | Qt::AlignVCenter);
         break;
     default: break;
@@ -75,14 +73,12 @@ GapModel::GapModel(const SystemStore *store, QObject *parent)
     connect(store, &SystemStore::changed, this, [this] { followLog(); });
 }
 
-QVariant GapModel::data(const QModelIndex &index, int role) const
+QVariant GapModel::entryData(size_t row, int column, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const Gap &g = m_store->gaps()[size_t(index.row())];
+    const Gap &g = m_store->gaps()[row];
     switch (role) {
     case Qt::DisplayRole:
-        switch (index.column()) {
+        switch (column) {
         case TimeColumn: return timeOfDay(g.timeMs, TimePrecision::Milliseconds);
         case KindColumn: return gapKindName(g.kind);
         case MissingColumn:
@@ -96,7 +92,7 @@ QVariant GapModel::data(const QModelIndex &index, int role) const
         }
         break;
     case Qt::ToolTipRole:
-        switch (index.column()) {
+        switch (column) {
         case TimeColumn: return isoTime(g.timeMs);
         case MissingColumn: return tr("Sequence numbers of the missing events, when the server numbers them");
         case DetailColumn: return g.detail;
@@ -106,7 +102,7 @@ QVariant GapModel::data(const QModelIndex &index, int role) const
         }
         break;
     case Qt::ForegroundRole:
-        if (index.column() == RecoveredColumn)
+        if (column == RecoveredColumn)
             return healthColor(g.recovered ? Health::Healthy : Health::Unresponsive);
         break;
     default: break;

@@ -19,9 +19,10 @@ public:
 
     explicit ProblemModel(const SystemStore *store, QObject *parent = nullptr);
 
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
+private:
+    QVariant entryData(size_t row, int column, int role) const override;
 };
 
 class GapModel : public LogTableModel
@@ -32,9 +33,10 @@ public:
 
     explicit GapModel(const SystemStore *store, QObject *parent = nullptr);
 
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
+private:
+    QVariant entryData(size_t row, int column, int role) const override;
 };
 
 } // namespace mapi::ui
