@@ -58,16 +58,14 @@ struct Common
     double durationS = 0;
 };
 
-std::optional<AuthConfig> readAuth(const QCommandLineParser &p, QString &error)
+ErrorOr<AuthConfig> readAuth(const QCommandLineParser &p)
 {
     AuthConfig auth;
     QString token = p.value(QStringLiteral("token"));
     if (p.isSet(QStringLiteral("token-env"))) {
         const QByteArray name = p.value(QStringLiteral("token-env")).toUtf8();
-        if (!qEnvironmentVariableIsSet(name.constData())) {
-            error = QStringLiteral("environment variable %1 is not set").arg(QString::fromUtf8(name));
-            return std::nullopt;
-        }
+        if (!qEnvironmentVariableIsSet(name.constData()))
+            return Failure{QStringLiteral("environment variable %1 is not set").arg(QString::fromUtf8(name))};
         token = qEnvironmentVariable(name.constData());
     }
     if (token.isEmpty())
@@ -77,10 +75,8 @@ std::optional<AuthConfig> readAuth(const QCommandLineParser &p, QString &error)
         auth.method = AuthConfig::Method::ApiKey;
     else if (method == QLatin1String("bearer"))
         auth.method = AuthConfig::Method::Bearer;
-    else {
-        error = QStringLiteral("--auth must be api-key or bearer, not \"%1\"").arg(method);
-        return std::nullopt;
-    }
+    else
+        return Failure{QStringLiteral("--auth must be api-key or bearer, not \"%1\"").arg(method)};
     auth.credential = token;
     return auth;
 }
@@ -223,20 +219,20 @@ QString isoTime(qint64 ms)
     return QDateTime::fromMSecsSinceEpoch(ms).toUTC().toString(Qt::ISODateWithMs);
 }
 
-std::optional<qint64> timeOption(const QCommandLineParser &p, const QString &name, QString &error)
+// An optional time: nullopt when the option is not given.
+ErrorOr<std::optional<qint64>> timeOption(const QCommandLineParser &p, const QString &name)
 {
     if (!p.isSet(name))
-        return std::nullopt;
+        return std::optional<qint64>();
     const QString text = p.value(name);
     bool ok = false;
     const qint64 ms = text.toLongLong(&ok);
     if (ok)
-        return ms;
+        return std::optional<qint64>(ms);
     const QDateTime t = QDateTime::fromString(text, Qt::ISODateWithMs);
     if (t.isValid())
-        return t.toMSecsSinceEpoch();
-    error = QStringLiteral("--%1 must be epoch milliseconds or an ISO 8601 time").arg(name);
-    return std::nullopt;
+        return std::optional<qint64>(t.toMSecsSinceEpoch());
+    return Failure{QStringLiteral("--%1 must be epoch milliseconds or an ISO 8601 time").arg(name)};
 }
 
 int commandStats(const QCommandLineParser &p, const Common &common)
@@ -336,11 +332,12 @@ int commandConvert(const QCommandLineParser &p, const Common &common)
         return failWith(Usage, QStringLiteral("convert needs --trace IN and --out OUT"));
     const QString in = p.value(QStringLiteral("trace"));
     const QString outPath = p.value(QStringLiteral("out"));
-    QString error;
-    const auto from = timeOption(p, QStringLiteral("from"), error);
-    const auto to = timeOption(p, QStringLiteral("to"), error);
-    if (!error.isEmpty())
-        return failWith(Usage, error);
+    const ErrorOr<std::optional<qint64>> fromOption = timeOption(p, QStringLiteral("from"));
+    const ErrorOr<std::optional<qint64>> toOption = timeOption(p, QStringLiteral("to"));
+    for (const auto *option : {&fromOption, &toOption})
+        if (!*option)
+            return failWith(Usage, option->error());
+    const std::optional<qint64> from = *fromOption, to = *toOption;
     const QString lower = outPath.toLower();
     const bool csv = lower.endsWith(QLatin1String(".csv"));
     const bool chrome = lower.endsWith(QLatin1String(".json"));
@@ -363,12 +360,13 @@ int commandConvert(const QCommandLineParser &p, const Common &common)
     if (to)
         store.advanceTime(*to);
     if (csv) {
-        const qint64 rows = writeCsv(store, table, outPath, &error);
-        if (rows < 0)
-            return failWith(OutputUnwritable, error);
-        std::fprintf(stderr, "map-inspector-cli: %lld %s written to %s\n", static_cast<long long>(rows),
+        const ErrorOr<qint64> rows = writeCsv(store, table, outPath);
+        if (!rows)
+            return failWith(OutputUnwritable, rows.error());
+        std::fprintf(stderr, "map-inspector-cli: %lld %s written to %s\n", static_cast<long long>(*rows),
                      qPrintable(p.value(QStringLiteral("table"))), qPrintable(outPath));
     } else {
+        QString error;
         ChromeTraceOptions chromeOptions;
         if (from)
             chromeOptions.fromMs = *from;
@@ -621,10 +619,9 @@ int main(int argc, char **argv)
         if (!url.isValid() || (url.scheme() != QLatin1String("ws") && url.scheme() != QLatin1String("wss")))
             return failWith(Usage, QStringLiteral("--url must be a ws:// or wss:// URL"));
         common.options.url = url;
-        QString error;
-        const auto auth = readAuth(p, error);
+        const ErrorOr<AuthConfig> auth = readAuth(p);
         if (!auth)
-            return failWith(Usage, error);
+            return failWith(Usage, auth.error());
         common.options.auth = *auth;
         common.options.clientName = QStringLiteral("map-inspector-cli");
         // A one-shot command: fail fast instead of retrying forever.

@@ -667,27 +667,28 @@ std::unique_ptr<ExportWriter> makeCsvWriter(const SystemStore &store, CsvTable t
     return std::make_unique<CsvWriter>(store, table, device);
 }
 
-qint64 writeCsv(const SystemStore &store, CsvTable table, QIODevice &device, QString *error)
+ErrorOr<qint64> writeCsv(const SystemStore &store, CsvTable table, QIODevice &device)
 {
     CsvWriter writer(store, table, device);
     while (writer.writeSome(std::numeric_limits<qint64>::max())) {
     }
-    if (!writer.error().isEmpty()) {
-        if (error)
-            *error = writer.error();
-        return -1;
-    }
+    if (!writer.error().isEmpty())
+        return Failure{writer.error()};
     return writer.total();
 }
 
-qint64 writeCsv(const SystemStore &store, CsvTable table, const QString &path, QString *error)
+ErrorOr<qint64> writeCsv(const SystemStore &store, CsvTable table, const QString &path)
 {
-    qint64 rows = -1;
-    if (!toFile(path, error, [&](QIODevice &device) {
-            rows = writeCsv(store, table, device, error);
-            return rows >= 0;
-        }))
-        return -1;
+    ErrorOr<qint64> rows = Failure{};
+    QString error;
+    const bool written = toFile(path, &error, [&](QIODevice &device) {
+        rows = writeCsv(store, table, device);
+        if (!rows)
+            error = rows.error();
+        return rows.ok();
+    });
+    if (!written)
+        return Failure{error};
     return rows;
 }
 

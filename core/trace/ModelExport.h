@@ -14,6 +14,7 @@
 // first) is prefixed with an apostrophe.
 #pragma once
 
+#include "common/ErrorOr.h"
 #include "jobs/BackgroundJob.h"
 #include "model/SystemStore.h"
 
@@ -58,9 +59,9 @@ bool writeChromeTrace(const SystemStore &store, const QString &path, const Chrom
 enum class CsvTable { Agents, Messages, Tasks };
 bool csvTableFromName(const QString &name, CsvTable &table); // "agents", "messages", "tasks"
 
-// Writes the table; returns the number of data rows (without the header), or -1 on error.
-qint64 writeCsv(const SystemStore &store, CsvTable table, QIODevice &out, QString *error = nullptr);
-qint64 writeCsv(const SystemStore &store, CsvTable table, const QString &path, QString *error = nullptr);
+// Writes the table; the number of data rows written (without the header), or why it could not.
+ErrorOr<qint64> writeCsv(const SystemStore &store, CsvTable table, QIODevice &out);
+ErrorOr<qint64> writeCsv(const SystemStore &store, CsvTable table, const QString &path);
 
 // An export written a slice at a time, so that the thread that owns the store (the window's)
 // stays live through a large one (ExportJob). It writes the rows the store had when it was

@@ -397,25 +397,19 @@ QString bookmarksPath(const QString &tracePath)
     return tracePath + QStringLiteral(".bookmarks.json");
 }
 
-bool loadBookmarks(const QString &tracePath, QList<Bookmark> &bookmarks, QString *error)
+ErrorOr<QList<Bookmark>> loadBookmarks(const QString &tracePath)
 {
-    bookmarks.clear();
+    QList<Bookmark> bookmarks;
     QFile file(bookmarksPath(tracePath));
     if (!file.exists())
-        return true;
-    if (!file.open(QIODevice::ReadOnly)) {
-        if (error)
-            *error = QStringLiteral("cannot read %1: %2").arg(file.fileName(), file.errorString());
-        return false;
-    }
+        return bookmarks;
+    if (!file.open(QIODevice::ReadOnly))
+        return Failure{QStringLiteral("cannot read %1: %2").arg(file.fileName(), file.errorString())};
     const QByteArray text = file.readAll();
     const Json doc = Json::parse(text.constBegin(), text.constEnd(), nullptr, false);
     const Json *list = doc.is_object() ? jsonChild(doc, "bookmarks") : nullptr;
-    if (!list || !list->is_array()) {
-        if (error)
-            *error = QStringLiteral("%1 is not a bookmarks file").arg(file.fileName());
-        return false;
-    }
+    if (!list || !list->is_array())
+        return Failure{QStringLiteral("%1 is not a bookmarks file").arg(file.fileName())};
     for (const Json &item : *list) {
         if (!item.is_object())
             continue;
@@ -425,7 +419,7 @@ bool loadBookmarks(const QString &tracePath, QList<Bookmark> &bookmarks, QString
         b.note = jsonString(item, "note");
         bookmarks << b;
     }
-    return true;
+    return bookmarks;
 }
 
 bool saveBookmarks(const QString &tracePath, const QList<Bookmark> &bookmarks, QString *error)

@@ -17,6 +17,7 @@
 // TraceLoader fills a TraceTimeline while it loads; ReplayController drives a store with it.
 #pragma once
 
+#include "common/ErrorOr.h"
 #include "model/SystemStore.h"
 #include "trace/CompressedFile.h"
 #include "trace/Trace.h"
@@ -170,8 +171,8 @@ struct Bookmark
 };
 
 QString bookmarksPath(const QString &tracePath);
-// A missing file is no error (no bookmarks yet).
-bool loadBookmarks(const QString &tracePath, QList<Bookmark> &bookmarks, QString *error);
+// The bookmarks kept beside a trace; a missing file is no error (no bookmarks yet).
+ErrorOr<QList<Bookmark>> loadBookmarks(const QString &tracePath);
 bool saveBookmarks(const QString &tracePath, const QList<Bookmark> &bookmarks, QString *error);
 
 // Plays a loaded trace into a store: play/pause at 0.1×–100×, step, seek. QTimer-driven, in the

@@ -950,7 +950,7 @@ void TestTraceImportExport::csvParsesBackWithTheSameRows()
         for (const CsvTable table : {CsvTable::Agents, CsvTable::Messages, CsvTable::Tasks}) {
             QBuffer buffer;
             QVERIFY(buffer.open(QIODevice::WriteOnly));
-            const qint64 written = writeCsv(store, table, buffer);
+            const qint64 written = writeCsv(store, table, buffer).value();
             const QList<QStringList> rows = parseCsv(buffer.data());
             QVERIFY(!rows.isEmpty());
             const qsizetype columns = rows.front().size();
@@ -1203,16 +1203,19 @@ void TestTraceImportExport::bookmarksRoundTrip()
 {
     QTemporaryDir dir;
     const QString trace = dir.filePath(QStringLiteral("session.jsonl.zst"));
-    QList<Bookmark> loaded;
     QString error;
-    QVERIFY(loadBookmarks(trace, loaded, &error)); // none yet
-    QVERIFY(loaded.isEmpty());
+    ErrorOr<QList<Bookmark>> none = loadBookmarks(trace);
+    QVERIFY(none.ok()); // none yet
+    QVERIFY(none->isEmpty());
+    QVERIFY(none.error().isEmpty());
     const QList<Bookmark> marks = {{1795252123500, QStringLiteral("first failure"), QStringLiteral("worker-3 → custom:failed, \"why?\"")},
                                    {1795252129000, QStringLiteral("handoff"), QString()}};
     QVERIFY2(saveBookmarks(trace, marks, &error), qPrintable(error));
     QCOMPARE(bookmarksPath(trace), trace + QStringLiteral(".bookmarks.json"));
     QVERIFY(QFile::exists(bookmarksPath(trace)));
-    QVERIFY(loadBookmarks(trace, loaded, &error));
+    const ErrorOr<QList<Bookmark>> read = loadBookmarks(trace);
+    QVERIFY2(read.ok(), qPrintable(read.error()));
+    const QList<Bookmark> &loaded = *read;
     QCOMPARE(loaded.size(), 2);
     for (int i = 0; i < 2; ++i) {
         QCOMPARE(loaded[i].timeMs, marks[i].timeMs);
@@ -1220,8 +1223,9 @@ void TestTraceImportExport::bookmarksRoundTrip()
         QCOMPARE(loaded[i].note, marks[i].note);
     }
     QVERIFY(putFile(bookmarksPath(trace), "not json"));
-    QVERIFY(!loadBookmarks(trace, loaded, &error));
-    QVERIFY(!error.isEmpty());
+    const ErrorOr<QList<Bookmark>> broken = loadBookmarks(trace);
+    QVERIFY(!broken.ok());
+    QVERIFY2(broken.error().contains(QLatin1String("not a bookmarks file")), qPrintable(broken.error()));
 }
 
 // ---- the loader ------------------------------------------------------------------------------------
@@ -1444,7 +1448,7 @@ void TestTraceImportExport::exportJobWritesInSlicesWhileTheLoopRuns()
         std::function<void(QIODevice &)> oneGo;
     } exports[] = {
         {"messages.csv", [&](QIODevice &out) { return makeCsvWriter(store, CsvTable::Messages, out); },
-         [&](QIODevice &out) { QVERIFY(writeCsv(store, CsvTable::Messages, out) > 0); }},
+         [&](QIODevice &out) { QVERIFY(*writeCsv(store, CsvTable::Messages, out) > 0); }},
         {"chrome.json", [&](QIODevice &out) { return makeChromeTraceWriter(store, out); },
          [&](QIODevice &out) { QVERIFY(writeChromeTrace(store, out)); }},
     };
@@ -1568,7 +1572,7 @@ void TestTraceImportExport::exportJobCancelAndResetLeaveNoFile()
     QVERIFY(written.open(QIODevice::ReadOnly));
     QBuffer oneGo;
     QVERIFY(oneGo.open(QIODevice::WriteOnly));
-    QVERIFY(writeCsv(store, CsvTable::Messages, oneGo) > 0);
+    QVERIFY(*writeCsv(store, CsvTable::Messages, oneGo) > 0);
     QCOMPARE(written.readAll(), oneGo.data());
 }
 

@@ -243,9 +243,10 @@ void ReplayBar::setController(ReplayController *controller, const QString &trace
         updatePlaying(false);
         return;
     }
-    QString error;
-    if (!loadBookmarks(tracePath, m_bookmarks, &error))
-        Q_EMIT bookmarkSaveFailed(tr("Cannot read the bookmarks: %1").arg(error));
+    ErrorOr<QList<Bookmark>> bookmarks = loadBookmarks(tracePath);
+    m_bookmarks = bookmarks ? std::move(bookmarks).value() : QList<Bookmark>();
+    if (!bookmarks)
+        Q_EMIT bookmarkSaveFailed(tr("Cannot read the bookmarks: %1").arg(bookmarks.error()));
     std::sort(m_bookmarks.begin(), m_bookmarks.end(), [](const Bookmark &a, const Bookmark &b) { return a.timeMs < b.timeMs; });
 
     const qint64 span = std::max<qint64>(controller->endMs() - controller->startMs(), 0);
