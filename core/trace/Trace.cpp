@@ -140,6 +140,12 @@ void TraceWriter::close()
 
 // ---- reader ----------------------------------------------------------------------------
 
+bool TraceFileReader::withinLimits(const QByteArray &text) const
+{
+    return text.size() <= m_limits.maxFrameBytes
+        && FrameCodec::nestingDepth(text, m_limits.maxNestingDepth) <= m_limits.maxNestingDepth;
+}
+
 struct TraceFileReader::Impl
 {
     enum class Mode { Trace, SeedLines, SeedArray };
@@ -230,6 +236,7 @@ bool TraceFileReader::open(const QString &path, QString *error)
     constexpr int kMaxProbeLines = 64;
     int probed = 0;
     bool decided = false;
+    int beyondLimits = 0; // probed lines longer or deeper than the limits
     const char *data = nullptr;
     qsizetype size = 0;
     while (!decided && probed < kMaxProbeLines && d->lines->next(data, size)) {
@@ -242,6 +249,10 @@ bool TraceFileReader::open(const QString &path, QString *error)
             d->mode = Impl::Mode::SeedArray;
             decided = true;
             break;
+        }
+        if (!withinLimits(line)) {
+            ++beyondLimits; // not a line to judge the format by (and not one to parse)
+            continue;
         }
         const Json object = Json::parse(line.constBegin(), line.constEnd(), nullptr, false);
         if (object.is_discarded() || !object.is_object())
@@ -264,7 +275,10 @@ bool TraceFileReader::open(const QString &path, QString *error)
     }
     if (!decided && probed > 0) {
         if (error)
-            *error = unknownFormatError(path, QStringLiteral("no JSON object in its first %1 non-empty lines").arg(probed));
+            *error = unknownFormatError(path, QStringLiteral("no JSON object in its first %1 non-empty lines%2").arg(probed)
+                                                  .arg(beyondLimits == 0 ? QString()
+                                                       : QStringLiteral(" (%1 of them longer than %2 bytes or nested deeper than %3 levels)")
+                                                             .arg(beyondLimits).arg(m_limits.maxFrameBytes).arg(m_limits.maxNestingDepth)));
         return false;
     }
     return true;
@@ -334,6 +348,10 @@ bool TraceFileReader::next(TraceRecord &record)
             s.elements.emplace_back(QByteArray(line.constData(), line.size()), number);
         }
         for (const auto &[text, line] : s.elements) {
+            if (!withinLimits(text)) {
+                m_stats.addBadLine(line);
+                continue;
+            }
             const Json object = Json::parse(text.constBegin(), text.constEnd(), nullptr, false);
             s.converted.clear();
             if (object.is_discarded() || !s.importer.convert(object, s.converted)) {

@@ -156,10 +156,18 @@ public:
     // ContentIndex): records whose frame is a verbatim piece of the content say where it is
     // (TraceRecord::contentOffset), so that a timeline can read it back instead of keeping it.
     void setContentIndex(std::shared_ptr<ContentIndex> index) { m_contentIndex = std::move(index); }
+    // The live codec's size and depth limits, applied to every line of a seed-format log before it
+    // is parsed (call before open()): a longer or deeper line is an unreadable line, never a
+    // parse that could exhaust the stack. Frames of traces and captures meet the same limits in
+    // the pipeline that decodes them.
+    void setLimits(const CodecLimits &limits) { m_limits = limits; }
 
 private:
+    bool withinLimits(const QByteArray &text) const;
+
     struct Impl;
     std::unique_ptr<Impl> d;
+    CodecLimits m_limits;
     TraceReadStats m_stats;
     bool m_framesCheckedLater = false;
     std::shared_ptr<ContentIndex> m_contentIndex;

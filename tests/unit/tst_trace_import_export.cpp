@@ -226,6 +226,7 @@ private Q_SLOTS:
     void stepForwardAndBack();
     void playbackReachesTheEnd();
     void bookmarksRoundTrip();
+    void importedLinesMeetTheCodecLimits();
     void cancelStopsTheLoaderEarly();
     void loadJobFillsTheStoreInItsThread();
     void loadJobCancel();
@@ -1197,6 +1198,38 @@ void TestTraceImportExport::playbackReachesTheEnd()
     const qint64 at = controller.positionMs();
     QTest::qWait(100);
     QCOMPARE(controller.positionMs(), at);
+}
+
+// A seed-format log line nested 300,000 levels deep once crashed the reader (stack overflow):
+// every imported line now meets the live codec's limits before it is parsed.
+void TestTraceImportExport::importedLinesMeetTheCodecLimits()
+{
+    QTemporaryDir dir;
+    auto line = [](const char *id, const char *time, const QByteArray &payload) -> QByteArray {
+        return QByteArray(R"({"message_id":")") + id + R"(","type":"note","from":"a","to":"b","timestamp":")" + time
+            + R"(","payload":)" + payload + "}\n";
+    };
+    const int depth = 300000;
+    const QByteArray deep = QByteArray(depth, '[') + QByteArray(depth, ']');
+    const QByteArray justDeepEnough = QByteArray(100, '[') + QByteArray(100, ']'); // the message is 1 level, its envelope 1
+
+    const QString mixed = dir.filePath(QStringLiteral("mixed.jsonl"));
+    QVERIFY(putFile(mixed, line("m0", "2026-11-21T09:08:43.230Z", "{}") + line("m1", "2026-11-21T09:08:44.230Z", deep)
+                               + line("m2", "2026-11-21T09:08:45.230Z", justDeepEnough)));
+    SystemStore store;
+    const TraceLoadResult r = loadTraceInto(store, mixed);
+    QVERIFY2(r.ok, qPrintable(r.error));
+    QCOMPARE(store.counters().messages, qint64(2)); // the lines around the deep one are kept
+    QCOMPARE(r.stats.badLines, QList<qint64>{2});   // and the deep one is named
+    QCOMPARE(r.stats.format, QStringLiteral("seed-000"));
+
+    // Only deep lines: no format to find, and the error says why.
+    const QString onlyDeep = dir.filePath(QStringLiteral("deep.jsonl"));
+    QVERIFY(putFile(onlyDeep, line("m1", "2026-11-21T09:08:44.230Z", deep)));
+    SystemStore empty;
+    const TraceLoadResult refused = loadTraceInto(empty, onlyDeep);
+    QVERIFY(!refused.ok);
+    QVERIFY2(refused.error.contains(QLatin1String("nested deeper than 128 levels")), qPrintable(refused.error));
 }
 
 void TestTraceImportExport::bookmarksRoundTrip()
