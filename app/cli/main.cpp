@@ -3,7 +3,7 @@
 // Exit codes (documented in the README):
 //   0 success · 1 usage error · 2 connection failed · 3 authentication refused ·
 //   4 action failed or not supported · 5 action not confirmed in time · 6 trace unreadable ·
-//   7 output not writable
+//   7 output not writable · 8 an observation is incomplete (a drop, or missed events)
 #include "Allocator.h"
 #include "model/StateJson.h"
 #include "model/SystemStore.h"
@@ -36,7 +36,8 @@ enum Exit {
     ActionFailed = 4,
     ActionTimedOut = 5,
     TraceUnreadable = 6,
-    OutputUnwritable = 7
+    OutputUnwritable = 7,
+    ObservedWithGaps = 8 // an observation (state --url --duration, record) lost the connection or events on the way
 };
 
 int failWith(int code, const QString &message)
@@ -56,6 +57,9 @@ struct Common
 {
     ClientOptions options;
     double durationS = 0;
+    // An observation for a duration the operator asked for (state --url --duration S, record):
+    // it survives drops, reports them, and exits with ObservedWithGaps when it lost anything.
+    bool observing = false;
 };
 
 ErrorOr<AuthConfig> readAuth(const QCommandLineParser &p)
@@ -87,10 +91,21 @@ ErrorOr<AuthConfig> readAuth(const QCommandLineParser &p)
 constexpr qint64 kCliMemoryBudgetBytes = 40 << 20;
 
 // A live command on the core session (the window's, without journal or views): connects, runs
-// `onLive` once the connection is live, and returns the exit code that finish() was given.
+// `onLive` once the connection is first live, and returns the exit code that finish() was given.
+// An observation (options.reconnect) survives drops: after the first time live, a lost connection
+// is reconnected with the client's backoff (the model re-read from a fresh snapshot, the missed
+// events replayed where the server can), and each drop is kept in `drops`.
 class LiveRun
 {
 public:
+    // A connection lost while observing: when, why, and when it was back (0: not by the end).
+    struct Drop
+    {
+        qint64 atMs = 0;
+        QString reason;
+        qint64 backAtMs = 0;
+    };
+
     explicit LiveRun(const ClientOptions &options)
         : m_options(options)
     {
@@ -102,10 +117,21 @@ public:
         QObject::connect(&session, &InspectorSession::stateChanged, &session, [this](ClientState state) {
             if (m_finished)
                 return;
-            if ((state == ClientState::Backoff || state == ClientState::Closed) && !session.hasBeenLive())
+            const bool lost = state == ClientState::Backoff || state == ClientState::Closed;
+            if (state == ClientState::Live && !drops.empty() && drops.back().backAtMs == 0) {
+                drops.back().backAtMs = QDateTime::currentMSecsSinceEpoch();
+                std::fprintf(stderr, "map-inspector-cli: connection back after %.1f s; the model was read again from the server\n",
+                             double(drops.back().backAtMs - drops.back().atMs) / 1000.0);
+            } else if (lost && !session.hasBeenLive()) {
                 finish(ConnectionFailed, QStringLiteral("cannot connect to %1: %2").arg(redactedUrl(m_options.url), session.lastError()));
-            else if (state == ClientState::Closed)
+            } else if (lost && m_options.reconnect && state == ClientState::Backoff) {
+                if (drops.empty() || drops.back().backAtMs != 0) {
+                    drops.push_back({QDateTime::currentMSecsSinceEpoch(), session.lastError(), 0});
+                    std::fprintf(stderr, "map-inspector-cli: connection lost (%s); reconnecting\n", qPrintable(session.lastError()));
+                }
+            } else if (state == ClientState::Closed) {
                 finish(ConnectionFailed, QStringLiteral("connection lost: %1").arg(session.lastError()));
+            }
         });
         QObject::connect(&session, &InspectorSession::wentLive, &session, [this] {
             if (onLive && !m_finished)
@@ -158,6 +184,7 @@ public:
 
     InspectorSession session;
     std::function<void()> onLive;
+    std::vector<Drop> drops;
     QString error;
     QStringList recordedFiles;
     qint64 recordedRecords = 0;
@@ -387,6 +414,32 @@ int commandConvert(const QCommandLineParser &p, const Common &common)
     return Ok;
 }
 
+// What an observation lost on the way: its drops (each with its reason and when the connection
+// was back, null when not by the end) and the gaps the model recorded (reconnects, jumps in the
+// events' sequence numbers, events the server could not replay).
+Json observationJson(const LiveRun &run, const SystemStore &store, double durationS)
+{
+    Json drops = Json::array();
+    for (const LiveRun::Drop &d : run.drops)
+        drops.push_back({{"at", isoTime(d.atMs).toStdString()},
+                         {"reason", d.reason.toStdString()},
+                         {"backAt", d.backAtMs ? Json(isoTime(d.backAtMs).toStdString()) : Json()}});
+    const bool complete = run.drops.empty() && store.counters().gaps == 0;
+    return {{"durationS", durationS}, {"complete", complete}, {"drops", drops}, {"gaps", store.counters().gaps}};
+}
+
+// Ok for a whole observation; ObservedWithGaps, said on stderr, when it lost anything.
+int observationExit(const LiveRun &run, const SystemStore &store)
+{
+    if (run.drops.empty() && store.counters().gaps == 0)
+        return Ok;
+    const bool backAtEnd = run.drops.empty() || run.drops.back().backAtMs != 0;
+    std::fprintf(stderr, "map-inspector-cli: the observation is incomplete: %zu connection drop(s), %lld gap(s) in the model%s\n",
+                 run.drops.size(), static_cast<long long>(store.counters().gaps),
+                 backAtEnd ? "" : "; not reconnected by the end");
+    return ObservedWithGaps;
+}
+
 int commandState(const QCommandLineParser &p, const Common &common)
 {
     if (p.isSet(QStringLiteral("trace"))) {
@@ -413,8 +466,11 @@ int commandState(const QCommandLineParser &p, const Common &common)
     const int code = run.run();
     if (code != Ok)
         return failWith(code, run.error);
-    printJson(stateToJson(run.store()));
-    return Ok;
+    Json out = stateToJson(run.store());
+    if (common.observing)
+        out["observation"] = observationJson(run, run.store(), common.durationS);
+    printJson(out);
+    return common.observing ? observationExit(run, run.store()) : Ok;
 }
 
 int commandRecord(const QCommandLineParser &p, const Common &common)
@@ -440,7 +496,7 @@ int commandRecord(const QCommandLineParser &p, const Common &common)
                  qPrintable(run.recordedFiles.join(QStringLiteral(", "))));
     if (!run.recordingError.isEmpty())
         return failWith(OutputUnwritable, run.recordingError);
-    return Ok;
+    return observationExit(run, run.store());
 }
 
 int commandAction(const QString &command, const QCommandLineParser &p, const Common &common)
@@ -552,7 +608,8 @@ int main(int argc, char **argv)
         "formats 000/002/003/004 (JSON Lines or a JSON array), plain, .gz or .zst.\n\n"
         "Exit codes: 0 ok, 1 usage, 2 connection failed, 3 authentication refused,\n"
         "4 action failed or unsupported, 5 action not confirmed in time, 6 trace unreadable,\n"
-        "7 output not writable."));
+        "7 output not writable, 8 an observation (state --url --duration, record) is incomplete:\n"
+        "the connection dropped (it was re-established and the model read again) or events were missed."));
     p.addHelpOption();
     p.addVersionOption();
     p.addPositionalArgument(QStringLiteral("command"),
@@ -607,8 +664,10 @@ int main(int argc, char **argv)
         if (!ok || common.durationS < 0)
             return failWith(Usage, QStringLiteral("--duration must be a number of seconds"));
     } else if (command == QLatin1String("state")) {
-        common.durationS = 1;
+        common.durationS = 1; // a look, not an observation
     }
+    common.observing = common.durationS > 0
+        && (command == QLatin1String("record") || (command == QLatin1String("state") && p.isSet(QStringLiteral("duration"))));
 
     const bool offline = command == QLatin1String("stats") || command == QLatin1String("convert");
     const bool needsUrl = !offline && !(command == QLatin1String("state") && p.isSet(QStringLiteral("trace")));
@@ -624,8 +683,9 @@ int main(int argc, char **argv)
             return failWith(Usage, auth.error());
         common.options.auth = *auth;
         common.options.clientName = QStringLiteral("map-inspector-cli");
-        // A one-shot command: fail fast instead of retrying forever.
-        common.options.reconnect = command == QLatin1String("record");
+        // A one-shot command fails fast; an observation for a duration reconnects after drops
+        // (the first connection still fails fast: LiveRun).
+        common.options.reconnect = common.observing;
     }
 
     if (command == QLatin1String("state"))
