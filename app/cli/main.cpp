@@ -545,6 +545,10 @@ int commandAction(const QString &command, const QCommandLineParser &p, const Com
         case ActionStatus::Failed:
         case ActionStatus::Unsupported: run.finish(ActionFailed); break;
         case ActionStatus::TimedOut: run.finish(ActionTimedOut); break;
+        case ActionStatus::Unknown: // its answer was lost: wait for its event until the timeout
+            if (store.now() - a->sentAtMs > policy.actionConfirmTimeoutMs)
+                run.finish(ActionTimedOut);
+            break;
         default: break;
         }
     });

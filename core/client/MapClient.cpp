@@ -650,8 +650,9 @@ void MapClient::sendAction(const QString &actionId, const QString &method, const
             if (const QString used = jsonString(result, "delivery"); !used.isEmpty())
                 detail = QStringLiteral("delivery used: %1").arg(used);
             settle(ActionUpdate::Step::Answered, detail, messageId);
-        } else if (error.code == kTimeoutCode) {
-            settle(ActionUpdate::Step::Failed, error.message);
+        } else if (error.code == kTimeoutCode) { // sent, but the answer never came: it may have been done
+            settle(ActionUpdate::Step::AnswerLost,
+                   QStringLiteral("no answer (%1): it may have taken effect; its confirming event will tell").arg(error.message));
         } else {
             settle(ActionUpdate::Step::Failed, QStringLiteral("%1 (code %2)").arg(error.message).arg(error.code));
         }

@@ -70,6 +70,12 @@ int ActionTracker::apply(const ActionUpdate &update, const Lookups &lookups)
                 settle(a, ActionStatus::Confirmed, QStringLiteral("agent already %1").arg(*state), t);
         }
         break;
+    case ActionUpdate::Step::AnswerLost:
+        if (a.status == ActionStatus::Sent || a.status == ActionStatus::Accepted) { // not if its event came first
+            a.status = ActionStatus::Unknown;
+            a.detail = u.detail;
+        }
+        break;
     case ActionUpdate::Step::Failed:
         a.answeredAtMs = t;
         settle(a, ActionStatus::Failed, u.detail, t);
@@ -91,9 +97,9 @@ int ActionTracker::apply(const ActionUpdate &update, const Lookups &lookups)
 
 void ActionTracker::confirm(const MapEvent &e, const Message *message)
 {
-    // Only actions that the server accepted (or that await an answer) are candidates.
+    // Only actions that the server accepted, that await an answer, or whose answer was lost are candidates.
     for (OperatorAction &a : m_actions) {
-        if (a.status != ActionStatus::Accepted && a.status != ActionStatus::Sent)
+        if (a.status != ActionStatus::Accepted && a.status != ActionStatus::Sent && a.status != ActionStatus::Unknown)
             continue;
         const qint64 t = e.timestampMs;
         switch (a.kind) {

@@ -40,7 +40,8 @@ public:
     // effect: a state change for stop, suspend and resume; delivery, a reply or the steering
     // acknowledgement for inject and send.
     void confirm(const MapEvent &event, const Message *message);
-    // Settles as timed out the open actions sent more than `timeoutMs` before `nowMs`.
+    // Settles as timed out the open actions sent more than `timeoutMs` before `nowMs` (not those
+    // whose answer was lost: they stay unknown until an event confirms them).
     void expire(qint64 nowMs, qint64 timeoutMs);
 
     // The rows changed since the last call (new ones included), and the first new row (-1: none).

@@ -144,7 +144,10 @@ struct Task
 };
 
 enum class ActionKind { Inject, Stop, Suspend, Resume, Send };
-enum class ActionStatus { Sent, Accepted, Confirmed, Failed, TimedOut, Unsupported };
+// Unknown: the answer was lost (the connection dropped, or the request timed out): the action
+// may have taken effect. It stays open, is confirmed if its confirming event arrives, and is
+// never sent again by a reconnect, so that nobody sends it twice believing it failed.
+enum class ActionStatus { Sent, Accepted, Confirmed, Failed, TimedOut, Unsupported, Unknown };
 QString actionKindName(ActionKind kind);
 QString actionStatusName(ActionStatus status);
 
@@ -209,7 +212,7 @@ struct ConnectionInfo
 // Action lifecycle updates emitted by the client.
 struct ActionUpdate
 {
-    enum class Step { Created, Answered, Failed, Unsupported, Fallback } step = Step::Created;
+    enum class Step { Created, Answered, AnswerLost, Failed, Unsupported, Fallback } step = Step::Created;
     OperatorAction action;         // Created: the whole action; others: id plus changed fields
     qint64 timeMs = 0;
 };

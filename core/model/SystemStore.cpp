@@ -43,6 +43,7 @@ QString actionStatusName(ActionStatus status)
     case ActionStatus::Failed: return QStringLiteral("failed");
     case ActionStatus::TimedOut: return QStringLiteral("timed-out");
     case ActionStatus::Unsupported: return QStringLiteral("unsupported");
+    case ActionStatus::Unknown: return QStringLiteral("unknown");
     }
     return {};
 }

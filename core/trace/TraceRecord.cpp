@@ -267,7 +267,8 @@ QByteArray encodeHeaderLine(const QString &url, qint64 startedAtMs, const Json &
 
 Json actionUpdateToJson(const ActionUpdate &u)
 {
-    static const char *const steps[] = {"created", "answered", "failed", "unsupported", "fallback"};
+    // In the order of ActionUpdate::Step; traces keep the names, so the order may change.
+    static const char *const steps[] = {"created", "answered", "answer-lost", "failed", "unsupported", "fallback"};
     const OperatorAction &a = u.action;
     return {{"step", steps[int(u.step)]},
             {"id", a.id.toStdString()},
@@ -284,7 +285,8 @@ ActionUpdate actionUpdateFromJson(const Json &j)
 {
     ActionUpdate u;
     const QString step = jsonString(j, "step");
-    static const QStringList steps = {QStringLiteral("created"), QStringLiteral("answered"), QStringLiteral("failed"),
+    static const QStringList steps = {QStringLiteral("created"),     QStringLiteral("answered"),
+                                      QStringLiteral("answer-lost"), QStringLiteral("failed"),
                                       QStringLiteral("unsupported"), QStringLiteral("fallback")};
     u.step = ActionUpdate::Step(std::max(0, int(steps.indexOf(step))));
     OperatorAction &a = u.action;

@@ -268,6 +268,7 @@ QString stepName(ActionUpdate::Step step)
     switch (step) {
     case ActionUpdate::Step::Created: return QStringLiteral("created");
     case ActionUpdate::Step::Answered: return QStringLiteral("answered");
+    case ActionUpdate::Step::AnswerLost: return QStringLiteral("answer-lost");
     case ActionUpdate::Step::Failed: return QStringLiteral("failed");
     case ActionUpdate::Step::Unsupported: return QStringLiteral("unsupported");
     case ActionUpdate::Step::Fallback: return QStringLiteral("fallback");
@@ -314,6 +315,7 @@ private Q_SLOTS:
     void injectFallsBackToSteeringMessage();
     void actionsWhenNotLiveFail();
     void actionErrorsAndRefusals();
+    void actionWithALostAnswerIsUnknownUntilItsEvent();
     void serverRequestIsAnsweredMethodNotFound();
     void stopUnsubscribesAndCloses();
     void backlogCountsWhatTheClientHandsOut();
@@ -894,6 +896,35 @@ void TestReconnect::actionsWhenNotLiveFail()
     QCOMPARE(t->sent.size(), sentBefore);
     QTRY_VERIFY(rec.store.action(during));
     QCOMPARE(rec.store.action(during)->status, ActionStatus::Failed);
+}
+
+// The server takes the stop but the connection drops before its answer: the stop may have been
+// done, so it is "unknown", not "failed" (an operator would send it again); the reconnect does not
+// send it again; the state change that comes later confirms it.
+void TestReconnect::actionWithALostAnswerIsUnknownUntilItsEvent()
+{
+    auto *t = new FakeTransport;
+    t->handlers[QStringLiteral("map/agents/stop")] = [](const Json &) { return std::optional<Answer>(); }; // no answer
+    MapClient client(fastOptions(), t);
+    Recorder rec(client);
+    client.start();
+    QTRY_COMPARE(client.state(), ClientState::Live);
+
+    const QString stop = client.stopAgent(QStringLiteral("a1"));
+    QTRY_COMPARE(t->requestsFor(QStringLiteral("map/agents/stop")).size(), 1);
+    t->serverClose();
+    QCOMPARE(stepNames(rec.steps(stop)), (QStringList{QStringLiteral("created"), QStringLiteral("answer-lost")}));
+    QTRY_VERIFY(rec.store.action(stop) && rec.store.action(stop)->status == ActionStatus::Unknown);
+    QVERIFY2(rec.store.action(stop)->detail.contains(QLatin1String("may have taken effect")), qPrintable(rec.store.action(stop)->detail));
+    rec.store.advanceTime(rec.store.action(stop)->sentAtMs + 10 * rec.store.healthPolicy().actionConfirmTimeoutMs);
+    QCOMPARE(rec.store.action(stop)->status, ActionStatus::Unknown); // not "timed out" either: nobody knows
+
+    QTRY_COMPARE(rec.lives, 2); // reconnected
+    QCOMPARE(t->requestsFor(QStringLiteral("map/agents/stop")).size(), 1); // and not sent again
+    t->push(agentEvent(client.subscriptionId(), 1, QStringLiteral("STOPPED-1"), QStringLiteral("a1"), QStringLiteral("stopped"),
+                       QStringLiteral("agent.state.changed")));
+    QTRY_COMPARE(rec.store.action(stop)->status, ActionStatus::Confirmed);
+    QCOMPARE(rec.store.action(stop)->confirmingEventId, QStringLiteral("STOPPED-1"));
 }
 
 void TestReconnect::actionErrorsAndRefusals()

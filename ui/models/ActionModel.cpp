@@ -24,6 +24,7 @@ QColor ActionModel::statusColor(ActionStatus status)
     case ActionStatus::Failed: return healthColor(Health::Failed);
     case ActionStatus::TimedOut: return healthColor(Health::Unresponsive);
     case ActionStatus::Unsupported: return healthColor(Health::Disconnected);
+    case ActionStatus::Unknown: return healthColor(Health::Late);
     case ActionStatus::Sent:
     case ActionStatus::Accepted: break;
     }
@@ -62,7 +63,8 @@ QVariant ActionModel::entryData(size_t row, int column, int role) const
         case DetailColumn: return a.detail;
         case AnswerColumn: return latencyText(a.sentAtMs, a.answeredAtMs);
         case SettledColumn:
-            return a.status == ActionStatus::Sent || a.status == ActionStatus::Accepted ? QStringLiteral("—")
+            return a.status == ActionStatus::Sent || a.status == ActionStatus::Accepted || a.status == ActionStatus::Unknown
+                ? QStringLiteral("—")
                                                                                          : latencyText(a.sentAtMs, a.settledAtMs);
         }
         break;

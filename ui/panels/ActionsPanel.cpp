@@ -68,7 +68,7 @@ void ActionsPanel::updateSummary()
                               "resume, stop): each action is followed here from request to confirmation."));
         return;
     }
-    int inFlight = 0, confirmed = 0, failed = 0, timedOut = 0, unsupported = 0;
+    int inFlight = 0, confirmed = 0, failed = 0, timedOut = 0, unsupported = 0, unknown = 0;
     for (const OperatorAction &a : actions) {
         switch (a.status) {
         case ActionStatus::Sent:
@@ -77,12 +77,14 @@ void ActionsPanel::updateSummary()
         case ActionStatus::Failed: ++failed; break;
         case ActionStatus::TimedOut: ++timedOut; break;
         case ActionStatus::Unsupported: ++unsupported; break;
+        case ActionStatus::Unknown: ++unknown; break;
         }
     }
     QStringList parts{actions.size() == 1 ? tr("1 action") : tr("%1 actions").arg(actions.size())};
     const struct { int count; QString label; } counts[] = {
         {inFlight, tr("%1 in flight")}, {confirmed, tr("%1 confirmed")},     {failed, tr("%1 failed")},
         {timedOut, tr("%1 timed out")}, {unsupported, tr("%1 unsupported")},
+        {unknown, tr("%1 unknown (answer lost: may have taken effect)")},
     };
     for (const auto &c : counts)
         if (c.count > 0)

@@ -82,6 +82,7 @@ QColor actionStatusColor(ActionStatus status)
     switch (status) {
     case ActionStatus::Sent:
     case ActionStatus::Accepted:
+    case ActionStatus::Unknown:
         return healthColor(Health::Late);
     case ActionStatus::Confirmed:
         return healthColor(Health::Healthy);
