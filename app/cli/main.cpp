@@ -151,7 +151,7 @@ public:
 
     int run()
     {
-        session.connectTo(m_options, false);
+        session.connectTo(m_options, m_options.observerOnly);
         QCoreApplication::exec();
         return m_exitCode;
     }
@@ -608,6 +608,8 @@ int main(int argc, char **argv)
         "          a seed-format log), .json a Chrome trace (Perfetto), .csv a table (--table)\n"
         "  inject  --url URL --agent ID --message TEXT|--json JSON [--delivery MODE]\n"
         "  stop|suspend|resume --url URL --agent ID [--reason R] [--force]\n\n"
+        "--observer (any command with --url): ask the server to observe and nothing more; the control\n"
+        "commands (inject, stop, suspend, resume) are then refused without being sent (exit 4).\n\n"
         "--trace reads MAP Inspector traces, raw captures and message logs in the seed envelope\n"
         "formats 000/002/003/004 (JSON Lines or a JSON array), plain, .gz or .zst.\n\n"
         "Exit codes: 0 ok, 1 usage, 2 connection failed, 3 authentication refused,\n"
@@ -637,6 +639,8 @@ int main(int argc, char **argv)
         {QStringLiteral("delivery"), QStringLiteral("inject delivery: interrupt, queue or best-effort."), QStringLiteral("MODE"), QStringLiteral("best-effort")},
         {QStringLiteral("reason"), QStringLiteral("Reason sent with stop/suspend."), QStringLiteral("R")},
         {QStringLiteral("force"), QStringLiteral("stop: force.")},
+        {QStringLiteral("observer"), QStringLiteral("Observer-only: ask the server to observe and nothing more; "
+                                                    "inject, stop, suspend and resume are refused without being sent.")},
         {QStringLiteral("timeout"), QStringLiteral("Seconds to wait for an action's confirmation (default 10)."), QStringLiteral("S"), QStringLiteral("10")},
         {QStringLiteral("max-frame-bytes"), QStringLiteral("Refuse frames larger than this (default 16 MiB)."), QStringLiteral("N")},
     });
@@ -690,6 +694,7 @@ int main(int argc, char **argv)
         // A one-shot command fails fast; an observation for a duration reconnects after drops
         // (the first connection still fails fast: LiveRun).
         common.options.reconnect = common.observing;
+        common.options.observerOnly = p.isSet(QStringLiteral("observer"));
     }
 
     if (command == QLatin1String("state"))

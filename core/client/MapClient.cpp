@@ -362,14 +362,15 @@ void MapClient::onTick()
 
 void MapClient::sendConnect()
 {
+    const bool control = !m_options.observerOnly; // an observer asks to observe and nothing more
     Json params = {
         {"protocolVersion", 1},
         {"participantType", "client"},
         {"name", m_options.clientName.toStdString()},
         {"capabilities",
          {{"observation", {{"canObserve", true}, {"canQuery", true}}},
-          {"messaging", {{"canSend", true}, {"canReceive", true}}},
-          {"lifecycle", {{"canSteer", true}, {"canStop", true}}}}},
+          {"messaging", {{"canSend", control}, {"canReceive", true}}},
+          {"lifecycle", {{"canSteer", control}, {"canStop", control}}}}},
     };
     if (m_options.auth.method != AuthConfig::Method::None)
         params["auth"] = {{"method", m_options.auth.methodName().toStdString()},
@@ -667,6 +668,10 @@ void MapClient::sendAction(const QString &actionId, const QString &method, const
         recordAction(std::move(u));
         request(fallbackMethod, fallbackParams, answerHandler);
     };
+    if (m_options.observerOnly) {
+        settle(ActionUpdate::Step::Failed, QStringLiteral("refused: an observer-only session sends no control method"));
+        return;
+    }
     if (m_state != ClientState::Live) {
         settle(ActionUpdate::Step::Failed, QStringLiteral("not connected (%1)").arg(clientStateName(m_state)));
         return;

@@ -51,6 +51,9 @@ struct ClientOptions
     double backoffJitter = 0.2;        // ± fraction applied to each delay
     int replayPageSize = 500;
     int replayMaxPages = 40;           // bounded: 20,000 events at most per reconnect
+    // Observer-only: map/connect asks for observation capabilities only, and the client itself
+    // refuses every control method (inject, stop, suspend, resume, send) without sending it.
+    bool observerOnly = false;
 };
 
 enum class ClientState { Idle, Connecting, Authenticating, Subscribing, Snapshotting, Live, Backoff, Failed, Closed };
@@ -95,6 +98,9 @@ public:
     // false: events carry no frame at all, and message payloads the decoder has read are not
     // kept (a one-shot command that prints the model keeps memory to the model's size).
     void setKeepFrames(bool keep) { m_keepFrames = keep; }
+    // Observer-only from now on (or no longer): control methods are refused while on. The
+    // capabilities asked for by map/connect follow at the next connection.
+    void setObserverOnly(bool on) { m_options.observerOnly = on; }
     // Unsubscribes (server memory: [M] never drops a closed socket's subscriptions), then closes.
     void stop();
 

@@ -191,6 +191,7 @@ void InspectorSession::prepareLive(const ClientOptions &options, bool observerOn
     m_lastEventCount = 0;
     m_source = Source::Live;
     m_options = options;
+    m_options.observerOnly = observerOnly;
     m_label = redactedUrl(options.url);
     m_lastError.clear();
     m_hasBeenLive = false;
@@ -213,7 +214,7 @@ bool InspectorSession::connectAndRecord(const ClientOptions &options, const QStr
     TraceWriter *writer = openWriter(path, writerOptions, error); // nothing changes when it fails
     if (!writer)
         return false;
-    prepareLive(options, false);
+    prepareLive(options, options.observerOnly);
     adoptWriter(writer, path);
     startClient(writer);
     Q_EMIT sourceChanged();
@@ -688,6 +689,8 @@ void InspectorSession::setObserverOnly(bool on)
     if (m_observerOnly == on)
         return;
     m_observerOnly = on;
+    m_options.observerOnly = on; // the next client's map/connect
+    onClient([client = m_client, on] { client->setObserverOnly(on); }); // enforced below the window too
     Q_EMIT observerOnlyChanged(on);
 }
 

@@ -68,6 +68,8 @@ public:
     // frames live on disk, not in memory, and the journal's folder is removed when the store
     // is reset for another source or the session ends (it stays after a crash: the next start
     // offers it). `journalOptions` (retention) apply to the connections that follow.
+    // `observerOnly`: control actions are refused by the session and by the client below it, and
+    // map/connect asks for observation only (options.observerOnly is set from it).
     void connectTo(const ClientOptions &options, bool observerOnly);
     void setJournalOptions(const JournalOptions &options) { m_journalOptions = options; }
     // false: the connections that follow are not journaled and keep no frames at all (events

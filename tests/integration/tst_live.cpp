@@ -308,6 +308,25 @@ private Q_SLOTS:
             QCOMPARE(listed[size_t(i)].get<qint64>(), damaged[i]);
     }
 
+    // --observer: the CLI observes (state works) and refuses control commands without sending them.
+    void observerRefusesControl()
+    {
+        const QString agent = pickAgent(QStringLiteral("worker"));
+        QVERIFY(!agent.isEmpty());
+        const QString before = agentState(agent);
+        const CliResult look = runCli({QStringLiteral("state"), QStringLiteral("--observer"), QStringLiteral("--url"), m_url});
+        QVERIFY2(look.exitCode == 0, look.err.constData());
+        QVERIFY(look.json()["agents"].size() >= 20);
+        for (const QString &command : {QStringLiteral("stop"), QStringLiteral("suspend")}) {
+            const CliResult cli = runCli({command, QStringLiteral("--observer"), QStringLiteral("--url"), m_url,
+                                          QStringLiteral("--agent"), agent});
+            QVERIFY2(cli.exitCode == 4, cli.err.constData());
+            QVERIFY2(cli.err.contains("Observer-only"), cli.err.constData());
+        }
+        QCOMPARE(agentState(agent) == QLatin1String("stopped") || agentState(agent) == QLatin1String("suspended"),
+                 before == QLatin1String("stopped") || before == QLatin1String("suspended")); // untouched
+    }
+
     void unknownAgentActionFailsClearly()
     {
         const CliResult cli = runCli({QStringLiteral("suspend"), QStringLiteral("--url"), m_url, QStringLiteral("--agent"),

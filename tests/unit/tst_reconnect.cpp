@@ -316,6 +316,7 @@ private Q_SLOTS:
     void actionsWhenNotLiveFail();
     void actionErrorsAndRefusals();
     void actionWithALostAnswerIsUnknownUntilItsEvent();
+    void observerOnlyClientSendsNoControl();
     void serverRequestIsAnsweredMethodNotFound();
     void stopUnsubscribesAndCloses();
     void backlogCountsWhatTheClientHandsOut();
@@ -925,6 +926,40 @@ void TestReconnect::actionWithALostAnswerIsUnknownUntilItsEvent()
                        QStringLiteral("agent.state.changed")));
     QTRY_COMPARE(rec.store.action(stop)->status, ActionStatus::Confirmed);
     QCOMPARE(rec.store.action(stop)->confirmingEventId, QStringLiteral("STOPPED-1"));
+}
+
+// Observer-only is enforced by the client itself, not only by the window's disabled buttons: it
+// asks map/connect to observe and nothing more, and refuses control methods without sending them.
+void TestReconnect::observerOnlyClientSendsNoControl()
+{
+    auto *t = new FakeTransport;
+    ClientOptions options = fastOptions();
+    options.observerOnly = true;
+    MapClient client(options, t);
+    Recorder rec(client);
+    client.start();
+    QTRY_COMPARE(client.state(), ClientState::Live);
+    const Json caps = t->requestsFor(QStringLiteral("map/connect")).front().params.at("capabilities");
+    QCOMPARE(caps["observation"]["canObserve"], Json(true));
+    QCOMPARE(caps["lifecycle"]["canStop"], Json(false));
+    QCOMPARE(caps["lifecycle"]["canSteer"], Json(false));
+    QCOMPARE(caps["messaging"]["canSend"], Json(false));
+
+    const int sentBefore = t->sent.size();
+    const QStringList refused = {client.stopAgent(QStringLiteral("a1")), client.suspendAgent(QStringLiteral("a1")),
+                                 client.resumeAgent(QStringLiteral("a1")),
+                                 client.inject(QStringLiteral("a1"), Json("x"), MapClient::Delivery::Interrupt),
+                                 client.sendMessage(Json{{"agent", "a1"}}, Json{{"hi", 1}})};
+    for (const QString &id : refused) {
+        QCOMPARE(stepNames(rec.steps(id)), (QStringList{QStringLiteral("created"), QStringLiteral("failed")}));
+        QTRY_VERIFY(rec.store.action(id));
+        QVERIFY2(rec.store.action(id)->detail.contains(QLatin1String("observer-only")), qPrintable(rec.store.action(id)->detail));
+    }
+    QCOMPARE(t->sent.size(), sentBefore); // nothing went out
+
+    client.setObserverOnly(false); // the operator switched observer mode off
+    client.stopAgent(QStringLiteral("a1"));
+    QTRY_COMPARE(t->requestsFor(QStringLiteral("map/agents/stop")).size(), 1);
 }
 
 void TestReconnect::actionErrorsAndRefusals()
