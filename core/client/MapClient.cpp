@@ -493,12 +493,14 @@ void MapClient::replayGap(const QString &oldSubscriptionId, const QString &since
                 const int count = int(events.size());
                 const QString last = count ? events.back().eventId : QString();
                 const int total = replayed + count;
-                if ((hasMore || count >= m_options.replayPageSize) && !last.isEmpty() && page + 1 < m_options.replayMaxPages) {
+                const bool more = (hasMore || count >= m_options.replayPageSize) && !last.isEmpty();
+                if (more && page + 1 < m_options.replayMaxPages) {
                     replayGap(oldSubscriptionId, last, page + 1, total);
                     return;
                 }
                 m_replayedAfterReconnect = total;
-                m_replayOk = true;
+                m_replayOk = !more;       // filled, or stopped at the bound with events still missing
+                m_replayPartial = more;
                 // The old subscription is dead weight on the server ([M] never drops it).
                 request(QStringLiteral("map/unsubscribe"), Json{{"subscriptionId", oldSubscriptionId.toStdString()}}, {});
                 m_previousSubscriptionId.clear();
@@ -554,16 +556,21 @@ void MapClient::goLive()
         gap.kind = Gap::Kind::Reconnect;
         gap.timeMs = t;
         gap.recovered = m_replayOk;
+        gap.partial = m_replayPartial;
+        const QString outcome = m_replayOk ? QStringLiteral("%1 missed events replayed, state re-read").arg(m_replayedAfterReconnect)
+            : m_replayPartial ? QStringLiteral("partly recovered: %1 missed events replayed, then the replay stopped at its "
+                                               "bound of %2 pages with more missing; state re-read")
+                                    .arg(m_replayedAfterReconnect).arg(m_options.replayMaxPages)
+                              : QStringLiteral("state re-read; events in between may be missing");
         gap.detail = QStringLiteral("disconnected for %1 s (%2); %3")
                          .arg(double(t - m_disconnectedAtMs) / 1000.0, 0, 'f', 1)
-                         .arg(m_lastError,
-                              m_replayOk ? QStringLiteral("%1 missed events replayed, state re-read").arg(m_replayedAfterReconnect)
-                                         : QStringLiteral("state re-read; events in between may be missing"));
+                         .arg(m_lastError, outcome);
         emitInputs({GapInput{gap}});
         ++m_reconnects;
         m_disconnectedAtMs = 0;
     }
     m_replayOk = false;
+    m_replayPartial = false;
     m_replayedAfterReconnect = 0;
     m_attempt = 0;
     setState(ClientState::Live);

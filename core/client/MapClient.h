@@ -205,6 +205,7 @@ private:
     int m_snapshotOutstanding = 0;
     int m_replayedAfterReconnect = 0;
     bool m_replayOk = false;
+    bool m_replayPartial = false;  // the last replay stopped at replayMaxPages with events still missing
     QHash<QString, Support> m_support;
     ModelInputs m_batch;
     bool m_flushQueued = false;

@@ -194,7 +194,8 @@ struct Gap
     qint64 fromSequence = -1;      // first missing
     qint64 toSequence = -1;        // last missing
     QString detail;
-    bool recovered = false;        // the gap was replayed from the server
+    bool recovered = false;        // the gap was replayed from the server, all of it
+    bool partial = false;          // a replay began but stopped at its bound before the gap was filled
 };
 QString gapKindName(Gap::Kind kind);
 

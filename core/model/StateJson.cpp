@@ -122,7 +122,8 @@ Json stateToJson(const SystemStore &store, const StateJsonOptions &options)
         gaps.push_back({{"kind", gapKindName(g.kind).toStdString()},
                         {"time", g.timeMs},
                         {"detail", g.detail.toStdString()},
-                        {"recovered", g.recovered}});
+                        {"recovered", g.recovered},
+                        {"partial", g.partial}});
     out["gaps"] = gaps;
     Json problems = Json::array();
     for (const ProtocolProblem &p : store.problems())

@@ -309,6 +309,7 @@ private Q_SLOTS:
     void backoffDoublesAndResetsAfterLive();
     void reconnectReplaysFromLastEvent();
     void reconnectReplayPagesWhileHasMore();
+    void replayStoppedAtItsBoundIsPartial();
     void replayErrorIsReportedAsGap();
     void sequenceJumpGivesOneGap();
     void stopFallsBackToUpdate();
@@ -745,6 +746,38 @@ void TestReconnect::reconnectReplayPagesWhileHasMore()
     QCOMPARE(replays.at(1).params.at("since"), Json("E3"));
     QCOMPARE(replays.at(1).params.at("subscriptionId"), Json("sub-1"));
     QTRY_COMPARE(rec.eventIds().mid(2), (QStringList{QStringLiteral("E3"), QStringLiteral("E4")}));
+}
+
+// A replay that reaches its page bound with events still missing is a partial recovery: the
+// reconnect gap says so and is not "recovered".
+void TestReconnect::replayStoppedAtItsBoundIsPartial()
+{
+    auto *t = new FakeTransport;
+    int page = 0;
+    t->handlers[QStringLiteral("map/replay")] = [&page](const Json &) { // always more
+        ++page;
+        const std::string id = "R" + std::to_string(page);
+        return Answer::ok({{"events", {{{"eventId", id}, {"timestamp", 10 + page},
+                                        {"event", {{"id", id}, {"type", "agent_registered"},
+                                                   {"data", {{"agentId", "r" + std::to_string(page)}}}}}}}},
+                           {"hasMore", true}});
+    };
+    ClientOptions options = fastOptions();
+    options.replayMaxPages = 3;
+    MapClient client(options, t);
+    Recorder rec(client);
+    client.start();
+    QTRY_COMPARE(client.state(), ClientState::Live);
+    t->push(agentEvent(QStringLiteral("sub-1"), 1, QStringLiteral("E1"), QStringLiteral("a1")));
+    QTRY_COMPARE(rec.eventIds().size(), 1);
+    t->serverClose();
+    QTRY_COMPARE(rec.lives, 2);
+    QCOMPARE(t->requestsFor(QStringLiteral("map/replay")).size(), 3); // the bound
+    const auto gaps = rec.gaps(Gap::Kind::Reconnect);
+    QCOMPARE(int(gaps.size()), 1);
+    QVERIFY(!gaps.front()->recovered);
+    QVERIFY(gaps.front()->partial);
+    QVERIFY2(gaps.front()->detail.contains(QLatin1String("partly recovered: 3 missed events replayed")), qPrintable(gaps.front()->detail));
 }
 
 void TestReconnect::replayErrorIsReportedAsGap()

@@ -88,7 +88,7 @@ QVariant GapModel::entryData(size_t row, int column, int role) const
                 return tr("#%1").arg(g.fromSequence);
             return tr("#%1 – #%2 (%3 events)").arg(g.fromSequence).arg(g.toSequence).arg(g.toSequence - g.fromSequence + 1);
         case DetailColumn: return g.detail;
-        case RecoveredColumn: return g.recovered ? tr("recovered") : tr("lost");
+        case RecoveredColumn: return g.recovered ? tr("recovered") : g.partial ? tr("partly recovered") : tr("lost");
         }
         break;
     case Qt::ToolTipRole:
@@ -98,7 +98,8 @@ QVariant GapModel::entryData(size_t row, int column, int role) const
         case DetailColumn: return g.detail;
         case RecoveredColumn:
             return g.recovered ? tr("The missing events were replayed from the server")
-                               : tr("The missing events could not be replayed: the model may lack what happened meanwhile");
+                : g.partial ? tr("Some of the missing events were replayed, then the replay reached its bound: the rest are missing")
+                            : tr("The missing events could not be replayed: the model may lack what happened meanwhile");
         }
         break;
     case Qt::ForegroundRole:
