@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs, builds and runs every test; ends with ctest's summary.
+# Installs, builds and runs every test (ctest's summary), then the unit tests again under
+# AddressSanitizer + UndefinedBehaviorSanitizer (scripts/asan-unit.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
 ctest --test-dir build --output-on-failure --timeout 300 "$@"
+scripts/asan-unit.sh
