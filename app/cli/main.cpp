@@ -126,6 +126,10 @@ public:
                 finish(ConnectionFailed, QStringLiteral("cannot connect to %1: %2").arg(redactedUrl(m_options.url), session.lastError()));
             } else if (lost && m_options.reconnect && state == ClientState::Backoff) {
                 if (drops.empty() || drops.back().backAtMs != 0) {
+                    if (drops.size() == kMaxListedDrops) { // a run of days on a flapping link: the oldest go
+                        drops.erase(drops.begin());
+                        ++dropsNotListed;
+                    }
                     drops.push_back({QDateTime::currentMSecsSinceEpoch(), session.lastError(), 0});
                     std::fprintf(stderr, "map-inspector-cli: connection lost (%s); reconnecting\n", qPrintable(session.lastError()));
                 }
@@ -184,7 +188,10 @@ public:
 
     InspectorSession session;
     std::function<void()> onLive;
+    // The newest kMaxListedDrops drops; dropsNotListed counts the older ones.
+    static constexpr size_t kMaxListedDrops = 1000;
     std::vector<Drop> drops;
+    qint64 dropsNotListed = 0;
     QString error;
     QStringList recordedFiles;
     qint64 recordedRecords = 0;
@@ -425,7 +432,8 @@ Json observationJson(const LiveRun &run, const SystemStore &store, double durati
                          {"reason", d.reason.toStdString()},
                          {"backAt", d.backAtMs ? Json(isoTime(d.backAtMs).toStdString()) : Json()}});
     const bool complete = run.drops.empty() && store.counters().gaps == 0;
-    return {{"durationS", durationS}, {"complete", complete}, {"drops", drops}, {"gaps", store.counters().gaps}};
+    return {{"durationS", durationS}, {"complete", complete}, {"drops", drops},
+            {"dropsNotListed", run.dropsNotListed}, {"gaps", store.counters().gaps}};
 }
 
 // Ok for a whole observation; ObservedWithGaps, said on stderr, when it lost anything.
@@ -435,7 +443,7 @@ int observationExit(const LiveRun &run, const SystemStore &store)
         return Ok;
     const bool backAtEnd = run.drops.empty() || run.drops.back().backAtMs != 0;
     std::fprintf(stderr, "map-inspector-cli: the observation is incomplete: %zu connection drop(s), %lld gap(s) in the model%s\n",
-                 run.drops.size(), static_cast<long long>(store.counters().gaps),
+                 run.drops.size() + size_t(run.dropsNotListed), static_cast<long long>(store.counters().gaps),
                  backAtEnd ? "" : "; not reconnected by the end");
     return ObservedWithGaps;
 }

@@ -13,6 +13,7 @@ import WS, { WebSocketServer } from 'ws';
 import { parseArgs } from './lib/options.mjs';
 import { log, rateLimitedLog, setVerbose } from './lib/log.mjs';
 import { bindHost } from './lib/host.mjs';
+import { wsStream } from './lib/wsStream.mjs';
 import { Simulation } from './lib/simulation.mjs';
 
 // Node 20 has no global WebSocket; the SDK's helpers use the global one.
@@ -292,58 +293,18 @@ if (EXTENDED) {
 // WebSocket + HTTP hosting
 // ---------------------------------------------------------------------------------------------
 
-// Lock-free duck-typed stream for MAPServer.accept(): getWriter() never locks, so two events
-// produced in the same tick can never make the router think the connection died.
+// The server's side of a client connection, for MAPServer.accept(): frames that are not JSON are
+// dropped (and said, rate limited).
 function serverStream(ws) {
-  const queue = [];
-  let waiter = null;
-  let ended = false;
-  const push = (item) => {
-    if (waiter) { const w = waiter; waiter = null; w(item); } else queue.push(item);
-  };
-  ws.on('message', (data) => {
-    const text = Buffer.isBuffer(data) ? data.toString('utf8')
-      : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
-    let value;
-    try { value = JSON.parse(text); } catch {
-      rateLimitedLog('bad-json', `dropped a frame that is not JSON (${text.length} chars)`);
-      return;
-    }
-    push({ value, done: false });
+  return wsStream(ws, {
+    terminateOnCancel: true,
+    decode(text) {
+      try { return JSON.parse(text); } catch {
+        rateLimitedLog('bad-json', `dropped a frame that is not JSON (${text.length} chars)`);
+        return undefined;
+      }
+    },
   });
-  const end = () => { if (!ended) { ended = true; push({ value: undefined, done: true }); } };
-  ws.on('close', end);
-  ws.on('error', end);
-  const writer = {
-    write(message) {
-      if (ws.readyState === WS.OPEN) ws.send(JSON.stringify(message));
-      return Promise.resolve();
-    },
-    releaseLock() {},
-    close() {
-      if (ws.readyState === WS.OPEN || ws.readyState === WS.CONNECTING) ws.close(1000);
-      return Promise.resolve();
-    },
-    abort() { ws.terminate(); return Promise.resolve(); },
-    get ready() { return Promise.resolve(); },
-    get desiredSize() { return 1; },
-  };
-  return {
-    readable: {
-      getReader() {
-        return {
-          read() {
-            if (queue.length) return Promise.resolve(queue.shift());
-            if (ended) return Promise.resolve({ value: undefined, done: true });
-            return new Promise((resolve) => { waiter = resolve; });
-          },
-          releaseLock() {},
-          cancel() { ws.terminate(); return Promise.resolve(); },
-        };
-      },
-    },
-    writable: { getWriter: () => writer },
-  };
 }
 
 const sockets = new Set();

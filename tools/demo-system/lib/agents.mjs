@@ -6,49 +6,23 @@ import WS from 'ws';
 
 import { rateLimitedLog } from './log.mjs';
 import { host } from './host.mjs';
+import { wsStream } from './wsStream.mjs';
 
-// Client-side stream for the simulated agents' AgentConnections. Also lock-free, and it picks off
-// `map/message` notifications because AgentConnection.onMessage() drops their `agentId` (needed
-// when several agents share one connection).
+// Client-side stream for the simulated agents' AgentConnections. It picks off `map/message`
+// notifications because AgentConnection.onMessage() drops their `agentId` (needed when several
+// agents share one connection).
 export function clientStream(ws, onDelivered) {
-  const queue = [];
-  let waiter = null;
-  let ended = false;
-  const push = (item) => { if (waiter) { const w = waiter; waiter = null; w(item); } else queue.push(item); };
-  ws.on('message', (data) => {
-    let msg;
-    try { msg = JSON.parse(data.toString('utf8')); } catch { return; }
-    if (msg && msg.method === 'map/message' && msg.id === undefined && msg.params) {
-      try { onDelivered(msg.params); } catch (err) { rateLimitedLog('deliver', `delivery handler error: ${err?.message}`); }
-      return;
-    }
-    push({ value: msg, done: false });
-  });
-  const end = () => { if (!ended) { ended = true; push({ value: undefined, done: true }); } };
-  ws.on('close', end);
-  ws.on('error', end);
-  const writer = {
-    write(message) { if (ws.readyState === WS.OPEN) ws.send(JSON.stringify(message)); return Promise.resolve(); },
-    releaseLock() {},
-    close() { if (ws.readyState === WS.OPEN) ws.close(1000); return Promise.resolve(); },
-    get ready() { return Promise.resolve(); },
-  };
-  return {
-    readable: {
-      getReader() {
-        return {
-          read() {
-            if (queue.length) return Promise.resolve(queue.shift());
-            if (ended) return Promise.resolve({ value: undefined, done: true });
-            return new Promise((resolve) => { waiter = resolve; });
-          },
-          releaseLock() {},
-          cancel() { return Promise.resolve(); },
-        };
-      },
+  return wsStream(ws, {
+    decode(text) {
+      let msg;
+      try { msg = JSON.parse(text); } catch { return undefined; }
+      if (msg && msg.method === 'map/message' && msg.id === undefined && msg.params) {
+        try { onDelivered(msg.params); } catch (err) { rateLimitedLog('deliver', `delivery handler error: ${err?.message}`); }
+        return undefined;
+      }
+      return msg;
     },
-    writable: { getWriter: () => writer },
-  };
+  });
 }
 
 export class MinHeap {
