@@ -37,7 +37,9 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
@@ -129,6 +131,16 @@ MainWindow::MainWindow(QWidget *parent)
         statusBar()->showMessage(message, 15000);
         QMessageBox::warning(this, tr("Connection failed"), message);
     });
+    connect(m_session, &InspectorSession::credentialExpiring, this, [this](qint64, qint64 expiresInMs) {
+        // Not a dialog: it comes at a moment the operator did not choose. The message stays until
+        // about when the credential ends; File → Renew credential… gives a new one.
+        const int minutes = int((expiresInMs + 59999) / 60000);
+        statusBar()->showMessage(tr("The server says the credential expires in %n minute(s): File → Renew credential…", nullptr, minutes),
+                                 int(std::clamp<qint64>(expiresInMs, 15000, 600000)));
+    });
+    connect(m_session, &InspectorSession::credentialRenewed, this, [this](bool accepted, const QString &why) {
+        statusBar()->showMessage(accepted ? tr("The server accepted the new credential") : why, 15000);
+    });
     connect(m_session->store(), &SystemStore::changed, this, &MainWindow::updateStatusBar);
     connect(m_session, &InspectorSession::traceLoadProgress, this, [this](qint64 done, qint64 total) {
         // Percent of the file's bytes (compressed bytes for .zst/.gz): QProgressBar holds ints.
@@ -209,6 +221,8 @@ void MainWindow::buildActions()
     };
     m_connectAction = make("connect", tr("&Connect…"), QKeySequence(Qt::CTRL | Qt::Key_K));
     m_disconnectAction = make("disconnect", tr("&Disconnect"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
+    m_renewCredentialAction = make("renewCredential", tr("Re&new credential…"), QKeySequence());
+    m_renewCredentialAction->setToolTip(tr("Give the live connection a new token before the current one expires"));
     m_openTraceAction = make("openTrace", tr("&Open trace…"), QKeySequence::Open);
     m_openSampleAction = make("openSampleTrace", tr("Open the &sample trace"), QKeySequence());
     m_recordAction = make("record", tr("&Record to file…"), QKeySequence(Qt::CTRL | Qt::Key_R));
@@ -249,6 +263,7 @@ void MainWindow::buildActions()
 
     connect(m_connectAction, &QAction::triggered, this, &MainWindow::showConnectDialog);
     connect(m_disconnectAction, &QAction::triggered, m_session, &InspectorSession::disconnectFromServer);
+    connect(m_renewCredentialAction, &QAction::triggered, this, &MainWindow::renewCredential);
     connect(m_openTraceAction, &QAction::triggered, this, &MainWindow::showOpenTraceDialog);
     connect(m_openSampleAction, &QAction::triggered, this, &MainWindow::openSampleTrace);
     connect(m_recordAction, &QAction::triggered, this, [this](bool checked) { chooseRecordingFile(checked); });
@@ -362,6 +377,7 @@ void MainWindow::buildMenus()
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_connectAction);
     file->addAction(m_disconnectAction);
+    file->addAction(m_renewCredentialAction);
     file->addSeparator();
     file->addAction(m_openTraceAction);
     file->addAction(m_openSampleAction);
@@ -502,8 +518,33 @@ void MainWindow::showConnectDialog()
 
 void MainWindow::connectTo(const ClientOptions &options, bool observerOnly)
 {
-    m_session->connectTo(options, observerOnly || m_forcedObserver);
+    ClientOptions checked = options;
+    if (credentialTravelsInClear(options)) {
+        QMessageBox ask(QMessageBox::Warning, tr("Send the token unencrypted?"),
+                        tr("%1 uses ws://, not wss://: the token would cross the network in clear text, readable by "
+                           "anyone on the way.").arg(options.url.host()),
+                        QMessageBox::Cancel, this);
+        QPushButton *send = ask.addButton(tr("Send it unencrypted"), QMessageBox::AcceptRole);
+        ask.setDefaultButton(QMessageBox::Cancel);
+        ask.setInformativeText(tr("Use a wss:// URL if the server offers one."));
+        ask.exec();
+        if (ask.clickedButton() != send)
+            return;
+        checked.allowCredentialInClear = true; // for this connection only: the next one asks again
+    }
+    m_session->connectTo(checked, observerOnly || m_forcedObserver);
     m_observerAction->setChecked(m_session->observerOnly());
+}
+
+void MainWindow::renewCredential()
+{
+    bool ok = false;
+    const QString token = QInputDialog::getText(this, tr("Renew credential"),
+                                                tr("A new token for %1 (sent with map/auth/refresh; kept in memory only):")
+                                                    .arg(m_session->sourceLabel()),
+                                                QLineEdit::Password, QString(), &ok);
+    if (ok && !token.trimmed().isEmpty())
+        m_session->refreshCredential(token.trimmed());
 }
 
 void MainWindow::showOpenTraceDialog()
@@ -799,6 +840,7 @@ void MainWindow::updateActionStates()
     }
     const bool live = m_session->source() == InspectorSession::Source::Live;
     m_disconnectAction->setEnabled(live);
+    m_renewCredentialAction->setEnabled(live && m_session->usesCredential());
     m_recordAction->setEnabled(live);
     m_saveSessionAction->setEnabled(live && !m_session->journalFolder().isEmpty());
     m_saveRangeAction->setEnabled(m_saveSessionAction->isEnabled());

@@ -81,6 +81,7 @@ Q_SIGNALS:
 
 public Q_SLOTS:
     void showConnectDialog();
+    void renewCredential();
     void showOpenTraceDialog();
     void injectIntoSelection();
     void stopSelection();
@@ -133,6 +134,7 @@ private:
 
     QAction *m_connectAction = nullptr;
     QAction *m_disconnectAction = nullptr;
+    QAction *m_renewCredentialAction = nullptr; // live with a credential: map/auth/refresh
     QAction *m_openTraceAction = nullptr;
     QAction *m_openSampleAction = nullptr;
     QAction *m_recordAction = nullptr;

@@ -16,6 +16,7 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QTimer>
 
@@ -42,13 +43,15 @@ enum Exit {
 
 int failWith(int code, const QString &message)
 {
-    std::fprintf(stderr, "map-inspector-cli: %s\n", qPrintable(message));
+    std::fprintf(stderr, "map-inspector-cli: %s\n", qPrintable(redactSecrets(message)));
     return code;
 }
 
 void printJson(const Json &json)
 {
-    std::fputs(json.dump(2, ' ', false, Json::error_handler_t::replace).c_str(), stdout);
+    // Agents' metadata, action parameters and server text can carry credentials: the output is
+    // redacted like every other way out (common/Redaction.h).
+    std::fputs(redactSecrets(QByteArray::fromStdString(json.dump(2, ' ', false, Json::error_handler_t::replace))).constData(), stdout);
     std::fputc('\n', stdout);
     std::fflush(stdout);
 }
@@ -60,12 +63,31 @@ struct Common
     // An observation for a duration the operator asked for (state --url --duration S, record):
     // it survives drops, reports them, and exits with ObservedWithGaps when it lost anything.
     bool observing = false;
+    QString tokenFile; // --token-file: read again when the server says the credential expires
 };
+
+// A credential file: its text without surrounding white space (a trailing newline is usual).
+ErrorOr<QString> readTokenFile(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return Failure{QStringLiteral("cannot read %1: %2").arg(path, file.errorString())};
+    const QByteArray text = file.read(64 * 1024).trimmed(); // a token, not a file of megabytes
+    if (text.isEmpty())
+        return Failure{QStringLiteral("%1 is empty").arg(path)};
+    return QString::fromUtf8(text);
+}
 
 ErrorOr<AuthConfig> readAuth(const QCommandLineParser &p)
 {
     AuthConfig auth;
     QString token = p.value(QStringLiteral("token"));
+    if (p.isSet(QStringLiteral("token-file"))) {
+        const ErrorOr<QString> fromFile = readTokenFile(p.value(QStringLiteral("token-file")));
+        if (!fromFile)
+            return Failure{fromFile.error()};
+        token = *fromFile;
+    }
     if (p.isSet(QStringLiteral("token-env"))) {
         const QByteArray name = p.value(QStringLiteral("token-env")).toUtf8();
         if (!qEnvironmentVariableIsSet(name.constData()))
@@ -106,13 +128,43 @@ public:
         qint64 backAtMs = 0;
     };
 
-    explicit LiveRun(const ClientOptions &options)
-        : m_options(options)
+    explicit LiveRun(const Common &common)
+        : m_options(common.options)
     {
         session.setJournaling(false); // nothing is read back: frames are not kept at all
         session.setMemoryBudget(kCliMemoryBudgetBytes);
+        // map/auth/expiring: a credential read from a file is read again and handed to the server
+        // (whoever renews the token writes the file); otherwise the operator is warned.
+        QObject::connect(&session, &InspectorSession::credentialRenewed, &session, [](bool accepted, const QString &why) {
+            if (accepted)
+                std::fprintf(stderr, "map-inspector-cli: the server accepted the new credential\n");
+            else
+                std::fprintf(stderr, "map-inspector-cli: %s\n", qPrintable(why));
+        });
+        QObject::connect(&session, &InspectorSession::credentialExpiring, &session,
+                         [this, tokenFile = common.tokenFile](qint64, qint64 expiresInMs) {
+            const QString seconds = QString::number(double(expiresInMs) / 1000.0, 'f', 0);
+            if (tokenFile.isEmpty()) {
+                std::fprintf(stderr, "map-inspector-cli: the server says the credential expires in %s s; give --token-file to "
+                                     "renew it without reconnecting\n", qPrintable(seconds));
+                return;
+            }
+            const ErrorOr<QString> token = readTokenFile(tokenFile);
+            if (!token || *token == m_options.auth.credential) {
+                std::fprintf(stderr, "map-inspector-cli: the credential expires in %s s and %s has no new one%s\n",
+                             qPrintable(seconds), qPrintable(tokenFile), token ? "" : qPrintable(QStringLiteral(" (") + token.error() + u')'));
+                return;
+            }
+            m_options.auth.credential = *token;
+            session.refreshCredential(*token);
+            std::fprintf(stderr, "map-inspector-cli: the credential expires in %s s: sent the new one from %s\n",
+                         qPrintable(seconds), qPrintable(tokenFile));
+        });
         QObject::connect(&session, &InspectorSession::fatalError, &session, [this](ClientFailure failure, const QString &message) {
-            finish(failure == ClientFailure::Transport ? ConnectionFailed : AuthRefused, message);
+            finish(failure == ClientFailure::Transport ? ConnectionFailed
+                   : failure == ClientFailure::CredentialInClear ? Usage // the command line must change
+                                                                 : AuthRefused,
+                   message);
         });
         QObject::connect(&session, &InspectorSession::stateChanged, &session, [this](ClientState state) {
             if (m_finished)
@@ -131,7 +183,7 @@ public:
                         ++dropsNotListed;
                     }
                     drops.push_back({QDateTime::currentMSecsSinceEpoch(), session.lastError(), 0});
-                    std::fprintf(stderr, "map-inspector-cli: connection lost (%s); reconnecting\n", qPrintable(session.lastError()));
+                    std::fprintf(stderr, "map-inspector-cli: connection lost (%s); reconnecting\n", qPrintable(redactSecrets(session.lastError())));
                 }
             } else if (state == ClientState::Closed) {
                 finish(ConnectionFailed, QStringLiteral("connection lost: %1").arg(session.lastError()));
@@ -467,7 +519,7 @@ int commandState(const QCommandLineParser &p, const Common &common)
         reportDamage(stats);
         return Ok;
     }
-    LiveRun run(common.options);
+    LiveRun run(common);
     run.onLive = [&] {
         QTimer::singleShot(int(common.durationS * 1000), &run.session, [&] { run.finish(Ok); });
     };
@@ -485,7 +537,7 @@ int commandRecord(const QCommandLineParser &p, const Common &common)
 {
     if (!p.isSet(QStringLiteral("out")))
         return failWith(Usage, QStringLiteral("record needs --out FILE"));
-    LiveRun run(common.options);
+    LiveRun run(common);
     TraceWriterOptions writerOptions;
     writerOptions.maxBytes = qint64(p.value(QStringLiteral("rotate-mb")).toDouble() * 1024 * 1024);
     writerOptions.maxSeconds = p.value(QStringLiteral("rotate-seconds")).toLongLong();
@@ -537,7 +589,7 @@ int commandAction(const QString &command, const QCommandLineParser &p, const Com
     policy.actionConfirmTimeoutMs = qint64(p.value(QStringLiteral("timeout")).toDouble() * 1000);
     if (policy.actionConfirmTimeoutMs <= 0)
         return failWith(Usage, QStringLiteral("--timeout must be a positive number of seconds"));
-    LiveRun run(common.options);
+    LiveRun run(common);
     SystemStore &store = run.store();
     store.setHealthPolicy(policy);
     QString actionId;
@@ -632,6 +684,9 @@ int main(int argc, char **argv)
         {QStringLiteral("url"), QStringLiteral("MAP server WebSocket URL (ws:// or wss://)."), QStringLiteral("URL")},
         {QStringLiteral("token"), QStringLiteral("Credential (visible in the process list: prefer --token-env)."), QStringLiteral("T")},
         {QStringLiteral("token-env"), QStringLiteral("Read the credential from this environment variable."), QStringLiteral("VAR")},
+        {QStringLiteral("token-file"), QStringLiteral("Read the credential from this file, and again when the server says it "
+                                                      "expires (map/auth/expiring): a renewed token is sent with map/auth/refresh."),
+         QStringLiteral("FILE")},
         {QStringLiteral("auth"), QStringLiteral("Credential method: bearer (default) or api-key."), QStringLiteral("METHOD"), QStringLiteral("bearer")},
         {QStringLiteral("duration"), QStringLiteral("Seconds to observe after the snapshot (state: default 1; record: required)."), QStringLiteral("S")},
         {QStringLiteral("out"), QStringLiteral("File to write (record: the trace; convert: by extension)."), QStringLiteral("FILE")},
@@ -649,6 +704,8 @@ int main(int argc, char **argv)
         {QStringLiteral("force"), QStringLiteral("stop: force.")},
         {QStringLiteral("observer"), QStringLiteral("Observer-only: ask the server to observe and nothing more; "
                                                     "inject, stop, suspend and resume are refused without being sent.")},
+        {QStringLiteral("allow-token-over-ws"), QStringLiteral("Send the credential even over unencrypted ws:// to a host that is not "
+                                                               "loopback (refused otherwise: use wss://).")},
         {QStringLiteral("timeout"), QStringLiteral("Seconds to wait for an action's confirmation (default 10)."), QStringLiteral("S"), QStringLiteral("10")},
         {QStringLiteral("max-frame-bytes"), QStringLiteral("Refuse frames larger than this (default 16 MiB)."), QStringLiteral("N")},
     });
@@ -698,11 +755,13 @@ int main(int argc, char **argv)
         if (!auth)
             return failWith(Usage, auth.error());
         common.options.auth = *auth;
+        common.tokenFile = p.value(QStringLiteral("token-file"));
         common.options.clientName = QStringLiteral("map-inspector-cli");
         // A one-shot command fails fast; an observation for a duration reconnects after drops
         // (the first connection still fails fast: LiveRun).
         common.options.reconnect = common.observing;
         common.options.observerOnly = p.isSet(QStringLiteral("observer"));
+        common.options.allowCredentialInClear = p.isSet(QStringLiteral("allow-token-over-ws"));
     }
 
     if (command == QLatin1String("state"))

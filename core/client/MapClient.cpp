@@ -1,9 +1,11 @@
 #include "client/MapClient.h"
 
+#include "common/Redaction.h"
 #include "map/Dialect.h"
 #include "protocol/SimdJsonParser.h"
 
 #include <QDateTime>
+#include <QHostAddress>
 #include <QRandomGenerator>
 
 #include <algorithm>
@@ -76,8 +78,9 @@ MapClient::~MapClient()
 
 void MapClient::setLastError(const QString &error)
 {
-    m_lastError = error;
-    Q_EMIT lastErrorChanged(error);
+    // Shown in the status bar and printed by the CLI: server text may quote a credential.
+    m_lastError = redactSecrets(error);
+    Q_EMIT lastErrorChanged(m_lastError);
 }
 
 void MapClient::setState(ClientState state)
@@ -94,9 +97,28 @@ void MapClient::setState(ClientState state)
     Q_EMIT stateChanged(state);
 }
 
+bool credentialTravelsInClear(const ClientOptions &options)
+{
+    if (options.auth.method == AuthConfig::Method::None || options.auth.credential.isEmpty()
+        || options.url.scheme().compare(QLatin1String("ws"), Qt::CaseInsensitive) != 0)
+        return false;
+    const QString host = options.url.host();
+    if (host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0
+        || host.endsWith(QLatin1String(".localhost"), Qt::CaseInsensitive))
+        return false;
+    const QHostAddress address(host);
+    return address.isNull() || !address.isLoopback();
+}
+
 void MapClient::start()
 {
     m_stopping = false;
+    if (credentialTravelsInClear(m_options) && !m_options.allowCredentialInClear) {
+        fail(ClientFailure::CredentialInClear,
+             QStringLiteral("not connecting: the credential would travel unencrypted over ws:// to %1; use wss://, "
+                            "or allow it for this connection").arg(m_options.url.host()));
+        return;
+    }
     m_tick.start();
     setState(ClientState::Connecting);
     m_transport->open(m_options.url);
@@ -206,7 +228,7 @@ void MapClient::fail(ClientFailure failure, const QString &message)
     setLastError(message);
     m_reconnectTimer.stop();
     setState(ClientState::Failed);
-    Q_EMIT fatalError(failure, message);
+    Q_EMIT fatalError(failure, m_lastError); // redacted
     m_transport->abort();
 }
 
@@ -780,6 +802,7 @@ void MapClient::refreshAuth(const QString &credential)
         const Json *refusal = jsonChild(result, "error");
         if (refused)
             setLastError(QStringLiteral("token refresh failed: %1").arg(ok && refusal ? jsonString(*refusal, "message") : error.message));
+        Q_EMIT authRefreshed(!refused, refused ? m_lastError : QString());
     });
 }
 

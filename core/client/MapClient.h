@@ -54,7 +54,15 @@ struct ClientOptions
     // Observer-only: map/connect asks for observation capabilities only, and the client itself
     // refuses every control method (inject, stop, suspend, resume, send) without sending it.
     bool observerOnly = false;
+    // A credential is not sent over plain ws:// to a host that is not loopback unless the operator
+    // said so for this connection (credentialTravelsInClear() tells when to ask).
+    bool allowCredentialInClear = false;
 };
+
+// Whether connecting with `options` would send a credential unencrypted over the network: ws://
+// (not wss://), a credential set, and a host other than localhost, 127.0.0.0/8 or ::1 (a name
+// is not resolved for this: only "localhost" counts as loopback).
+bool credentialTravelsInClear(const ClientOptions &options);
 
 enum class ClientState { Idle, Connecting, Authenticating, Subscribing, Snapshotting, Live, Backoff, Failed, Closed };
 QString clientStateName(ClientState state);
@@ -62,7 +70,7 @@ QString clientStateName(ClientState state);
 enum class Support { Unknown, Present, Absent };
 
 // Why a connection gave up for good (MapClient::fatalError).
-enum class ClientFailure { AuthenticationRequired, AuthenticationRefused, Transport };
+enum class ClientFailure { AuthenticationRequired, AuthenticationRefused, Transport, CredentialInClear };
 
 class MapClient : public QObject
 {
@@ -119,6 +127,8 @@ public:
     QString resumeAgent(const QString &agentId, const QString &actionId = {});
     QString sendMessage(const Json &to, const Json &payload);
 
+    // map/auth/refresh with a new credential (also used for every later reconnect); the answer
+    // comes as authRefreshed().
     void refreshAuth(const QString &credential);
 
 Q_SIGNALS:
@@ -131,6 +141,8 @@ Q_SIGNALS:
     // cannot work (TLS). The kind says which, for the caller's decisions; the text is for people.
     void fatalError(mapi::ClientFailure failure, const QString &message);
     void authExpiring(qint64 expiresAtMs, qint64 expiresInMs);
+    // The server's answer to refreshAuth(): accepted, or refused with why (no secret in it).
+    void authRefreshed(bool accepted, const QString &why);
     void supportChanged(const QString &method, mapi::Support support);
     void actionRecorded(const mapi::ActionUpdate &update); // also given to every frame sink
 

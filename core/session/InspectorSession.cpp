@@ -264,6 +264,8 @@ void InspectorSession::startClient(TraceWriter *writer)
         stopRecording(); // no retry will come: the recording is over
         Q_EMIT fatalError(failure, message);
     }, Qt::QueuedConnection);
+    connect(client, &MapClient::authExpiring, this, &InspectorSession::credentialExpiring, Qt::QueuedConnection);
+    connect(client, &MapClient::authRefreshed, this, &InspectorSession::credentialRenewed, Qt::QueuedConnection);
     connect(client, &MapClient::supportChanged, this, [this](const QString &method, Support support) {
         m_support.insert(method, support);
         Q_EMIT supportChanged();
@@ -725,6 +727,13 @@ ActionStart InspectorSession::startActions(
             send(client, agentIds[i], ids[i]);
     });
     return start;
+}
+
+void InspectorSession::refreshCredential(const QString &credential)
+{
+    m_options.auth.credential = credential; // a client made later (a new connection) uses it too
+    if (m_client)
+        onClient([client = m_client, credential] { client->refreshAuth(credential); });
 }
 
 ActionStart InspectorSession::inject(const QStringList &agentIds, const Json &content, MapClient::Delivery delivery)

@@ -158,6 +158,11 @@ public:
     bool observerOnly() const { return m_observerOnly; }
     void setObserverOnly(bool on);
 
+    // Sends map/auth/refresh with a new credential for the live connection (and uses it for
+    // reconnects); a refusal is reported through lastError(). No-op without a live client.
+    void refreshCredential(const QString &credential);
+    bool usesCredential() const { return m_options.auth.method != AuthConfig::Method::None; }
+
     // Whether an action can be sent now, and if not, why.
     ActionBlock actionBlock() const;
     QString actionBlockedReason() const { return describeActionBlock(actionBlock()); }
@@ -202,6 +207,12 @@ Q_SIGNALS:
     void timeTravelChanged(bool on);
     // The past is loaded (replay() set) or could not be (`error`; the live model is back).
     void timeTravelReady(bool ok, const QString &error);
+    // The server said the live connection's credential expires (map/auth/expiring): at
+    // `expiresAtMs` (ms since the epoch, 0 when not said), in `expiresInMs`. refreshCredential()
+    // gives it a new one before then.
+    void credentialExpiring(qint64 expiresAtMs, qint64 expiresInMs);
+    // The server's answer to refreshCredential().
+    void credentialRenewed(bool accepted, const QString &why);
 
 private:
     void shutdownClient();

@@ -1,5 +1,6 @@
 #include "trace/ModelExport.h"
 
+#include "common/Redaction.h"
 #include "map/Dialect.h"
 #include "trace/TraceTimeline.h"
 
@@ -239,7 +240,7 @@ private:
         if (!m_first)
             m_out.append(",\n");
         m_first = false;
-        m_out.append(dump(event));
+        m_out.append(redactSecrets(dump(event))); // names, ids and payload excerpts are text from the server
     }
 
     void writeHeader()
@@ -578,8 +579,8 @@ public:
     }
 
 private:
-    // Numbers and times are written as they are; text goes through csvField().
-    static QByteArray t(const QString &text) { return csvField(text); }
+    // Numbers and times are written as they are; text is redacted and goes through csvField().
+    static QByteArray t(const QString &text) { return csvField(redactSecrets(text)); }
     static QByteArray n(const QString &number) { return csvField(number, false); }
     void row(std::initializer_list<QByteArray> fields)
     {

@@ -11,132 +11,6 @@ static_assert(simdjson::SIMDJSON_PADDING <= 64, "LineReader::kPadding must cover
 
 namespace mapi {
 
-// ---- redaction ---------------------------------------------------------------------------------
-
-static bool isSecretKey(std::string_view key)
-{
-    static const char *const keys[] = {"credential", "token", "resumetoken", "apikey", "api_key", "password",
-                                       "secret", "accesstoken", "refreshtoken", "authorization", "access_token",
-                                       "refresh_token", "resume_token"};
-    if (key.size() > 16)
-        return false;
-    char lower[17];
-    for (size_t i = 0; i < key.size(); ++i)
-        lower[i] = char(std::tolower(static_cast<unsigned char>(key[i])));
-    const std::string_view l(lower, key.size());
-    for (const char *k : keys)
-        if (l == k)
-            return true;
-    return false;
-}
-
-// Index just past the string literal that starts at `i` (a '"'), or n.
-static qsizetype endOfString(const char *s, qsizetype i, qsizetype n)
-{
-    for (++i; i < n; ++i) {
-        if (s[i] == '\\')
-            ++i;
-        else if (s[i] == '"')
-            return i + 1;
-    }
-    return n;
-}
-
-static qsizetype skipSpace(const char *s, qsizetype i, qsizetype n)
-{
-    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
-        ++i;
-    return i;
-}
-
-// Index just past the JSON value that starts at `i` (valid JSON assumed), without recursion.
-static qsizetype endOfValue(const char *s, qsizetype i, qsizetype n)
-{
-    if (i >= n)
-        return n;
-    if (s[i] == '"')
-        return endOfString(s, i, n);
-    if (s[i] == '{' || s[i] == '[') {
-        qint64 depth = 0;
-        while (i < n) {
-            const char c = s[i];
-            if (c == '"') {
-                i = endOfString(s, i, n);
-                continue;
-            }
-            if (c == '{' || c == '[')
-                ++depth;
-            else if ((c == '}' || c == ']') && --depth == 0)
-                return i + 1;
-            ++i;
-        }
-        return n;
-    }
-    while (i < n && s[i] != ',' && s[i] != '}' && s[i] != ']' && s[i] != ' ' && s[i] != '\t' && s[i] != '\n'
-           && s[i] != '\r')
-        ++i;
-    return i;
-}
-
-QByteArray redactSecrets(const QByteArray &frame)
-{
-    // Cheap pre-check: most frames carry none of these words.
-    static const char *const hints[] = {"redential", "oken", "pikey", "pi_key", "assword", "ecret", "uthorization", "\\u"};
-    bool maybe = false;
-    for (const char *h : hints)
-        if (frame.contains(h)) {
-            maybe = true;
-            break;
-        }
-    if (!maybe)
-        return frame;
-    // Only valid JSON is rewritten (nlohmann's acceptor is iterative: any depth is safe).
-    if (!Json::accept(frame.constBegin(), frame.constEnd()))
-        return frame;
-    const char *s = frame.constData();
-    const qsizetype n = frame.size();
-    QByteArray out;
-    qsizetype copied = 0;
-    qsizetype i = 0;
-    while (i < n) {
-        if (s[i] != '"') {
-            ++i;
-            continue;
-        }
-        const qsizetype end = endOfString(s, i, n);
-        const qsizetype colon = skipSpace(s, end, n);
-        if (colon >= n || s[colon] != ':') { // a value, not a key
-            i = end;
-            continue;
-        }
-        std::string_view key(s + i + 1, size_t(std::max<qsizetype>(end - i - 2, 0)));
-        std::string unescaped;
-        if (key.find('\\') != std::string_view::npos) { // "tok\u0065n" is "token" too
-            const Json k = Json::parse(s + i, s + end, nullptr, false);
-            if (k.is_string())
-                unescaped = k.get<std::string>();
-            key = unescaped;
-        }
-        if (!isSecretKey(key)) {
-            i = colon + 1;
-            continue;
-        }
-        const qsizetype valueStart = skipSpace(s, colon + 1, n);
-        const qsizetype valueEnd = endOfValue(s, valueStart, n);
-        const bool isNull = valueEnd - valueStart == 4 && std::memcmp(s + valueStart, "null", 4) == 0;
-        if (!isNull) {
-            out.append(s + copied, valueStart - copied);
-            out.append("\"REDACTED\"");
-            copied = valueEnd;
-        }
-        i = valueEnd;
-    }
-    if (copied == 0)
-        return frame;
-    out.append(s + copied, n - copied);
-    return out;
-}
-
 // ---- encoding ------------------------------------------------------------------------------
 
 static const QString &dirString(RecordDir dir)
@@ -226,14 +100,14 @@ QByteArray encodeRecordLine(const TraceRecord &record)
     line.append(QByteArray::number(record.connection));
     if (dir == RecordDir::Action) {
         line.append(",\"action\":");
-        line.append(QByteArray::fromStdString(record.extra.dump(-1, ' ', false, Json::error_handler_t::replace)));
+        line.append(redactSecrets(QByteArray::fromStdString(record.extra.dump(-1, ' ', false, Json::error_handler_t::replace))));
     } else if (record.binary) {
         line.append(",\"binary\":true,\"encoding\":\"base64\",\"raw\":\"");
-        line.append(record.raw.toBase64());
+        line.append(redactSecrets(record.raw).toBase64());
         line.append('"');
     } else {
         const bool frame = dir == RecordDir::Send || dir == RecordDir::Recv;
-        const QByteArray clean = frame ? redactSecrets(record.raw) : record.raw;
+        const QByteArray clean = redactSecrets(record.raw);
         if (frame && isOneLineOfJson(clean)) {
             line.append(",\"frame\":");
             line.append(clean);
@@ -260,7 +134,7 @@ QByteArray encodeHeaderLine(const QString &url, qint64 startedAtMs, const Json &
     if (extra.is_object())
         for (auto it = extra.begin(); it != extra.end(); ++it)
             header[it.key()] = it.value();
-    return QByteArray::fromStdString(header.dump(-1, ' ', false, Json::error_handler_t::replace)) + '\n';
+    return redactSecrets(QByteArray::fromStdString(header.dump(-1, ' ', false, Json::error_handler_t::replace))) + '\n';
 }
 
 // ---- action records --------------------------------------------------------------------

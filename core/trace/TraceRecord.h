@@ -1,4 +1,4 @@
-// One trace record, its JSON Lines encoding (docs/trace-format.md), secret redaction, and a
+// One trace record, its JSON Lines encoding (docs/trace-format.md, secrets redacted), and a
 // fast record-line parser (simdjson) shared by every reader.
 //
 //   {"format":"map-inspector-trace","version":2,"app":"0.1.0","startedAt":<ms>,"url":"ws://…"}
@@ -8,6 +8,7 @@
 // The parser also reads the raw capture format of shared/captures ({seq,dir,t,raw,...}).
 #pragma once
 
+#include "common/Redaction.h"
 #include "model/ModelTypes.h"
 #include "pipeline/FrameSink.h"
 #include "protocol/JsonRpc.h"
@@ -23,11 +24,6 @@ namespace mapi {
 // as a JSON string ("raw", version 1; still written for other frames, and read).
 constexpr int kTraceFormatVersion = 2;
 
-// Replaces the values of credential-bearing keys (credential, token, resumeToken, apiKey,
-// password, secret, accessToken, refreshToken, authorization, ...; case-insensitive) anywhere in
-// a JSON frame with "REDACTED". Every other byte of the frame is kept as it was; a frame that
-// carries none, or is not valid JSON, is returned unchanged. Linear, not recursive, never throws.
-QByteArray redactSecrets(const QByteArray &frame);
 
 struct TraceRecord
 {
@@ -51,7 +47,8 @@ RecordDir recordDir(const QString &dir);
 // Shared QStrings for the known directions (no allocation per record).
 QString recordDirName(RecordDir dir);
 
-// The JSON line of a record, with its newline. Send/recv frames are redacted. A frame that is
+// The JSON line of a record, with its newline. Every record is redacted (common/Redaction.h):
+// frames, binary frames, action records, close reasons, URLs and notes. A frame that is
 // valid JSON without line breaks is written as it is ("frame"), other text frames as a JSON
 // string ("raw"). Binary frames, and text frames that are not valid UTF-8, are stored in base64
 // ("encoding":"base64") so that they replay byte for byte.

@@ -4,7 +4,9 @@
 
 #include "client/MapClient.h"
 
+#include <QDateTime>
 #include <QFile>
+#include <QMessageAuthenticationCode>
 #include <QProcess>
 #include <QSslCertificate>
 #include <QSslConfiguration>
@@ -15,6 +17,18 @@
 
 using namespace mapi;
 using namespace mapi::test;
+
+// A JSON Web Token signed with HMAC-SHA256, as the official server's JWTAuthenticator verifies.
+QByteArray hs256Jwt(const char *secret, qint64 expiresAtS)
+{
+    const auto part = [](const QByteArray &json) {
+        return json.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
+    };
+    const QByteArray signedPart = part(R"({"alg":"HS256","typ":"JWT"})") + '.'
+        + part(QByteArray(R"({"sub":"operator","exp":)") + QByteArray::number(expiresAtS) + '}');
+    const QByteArray signature = QMessageAuthenticationCode::hash(signedPart, QByteArray(secret), QCryptographicHash::Sha256);
+    return signedPart + '.' + part(signature);
+}
 
 class AuthLiveTest : public QObject
 {
@@ -73,6 +87,49 @@ private Q_SLOTS:
         QVERIFY(content.contains("map/connect"));
         QVERIFY(content.contains("REDACTED"));
         QVERIFY(!content.contains(kSecret));
+    }
+
+    // map/auth/expiring: the official server warns about five minutes before a JWT's `exp`; the
+    // CLI reads --token-file again and sends the renewed token with map/auth/refresh.
+    void credentialRenewedFromTokenFileWhenItExpires()
+    {
+        DemoProcess demo;
+        QVERIFY2(demo.start(QStringLiteral("stock"), 0, {QStringLiteral("--agents"), QStringLiteral("3"), QStringLiteral("--auth"),
+                                                          QStringLiteral("bearer"), QStringLiteral("--credential"),
+                                                          QLatin1String(kSecret), QStringLiteral("--auth-check-ms"), QStringLiteral("250")}),
+                 qPrintable(demo.error()));
+        QTemporaryDir dir;
+        const QString tokenFile = dir.filePath(QStringLiteral("token"));
+        auto writeToken = [&tokenFile](const QByteArray &token) {
+            QFile f(tokenFile);
+            return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(token + '\n') > 0;
+        };
+        const qint64 nowS = QDateTime::currentSecsSinceEpoch();
+        // Inside the five-minute window six seconds from now: time for the CLI to connect first.
+        const QByteArray first = hs256Jwt(kSecret, nowS + 300 + 6);
+        const QByteArray renewed = hs256Jwt(kSecret, nowS + 3600);
+        QVERIFY(writeToken(first));
+
+        const auto sessionsConnected = [&demo] {
+            return demoHttp(demo.url(), QStringLiteral("/stats")).value("byType", Json::object()).value("session.connected", 0);
+        };
+        // The demo's own agents are registered (their connections made) before the count is taken.
+        QTRY_VERIFY_WITH_TIMEOUT(demoHttp(demo.url(), QStringLiteral("/view")).value("agents", Json::array()).size() >= 3, 10000);
+        const int before = sessionsConnected();
+        QProcess cli;
+        cli.start(QStringLiteral(MAPI_CLI_PATH), {QStringLiteral("state"), QStringLiteral("--url"), demo.url(), QStringLiteral("--token-file"),
+                                                  tokenFile, QStringLiteral("--duration"), QStringLiteral("12")});
+        QVERIFY(cli.waitForStarted(10000));
+        // The CLI reads the file once it starts; the renewed token is written after its first
+        // connection's session appears on the server.
+        QTRY_VERIFY_WITH_TIMEOUT(sessionsConnected() > before, 5000);
+        QVERIFY(writeToken(renewed));
+        QVERIFY(cli.waitForFinished(40000));
+        const QByteArray err = cli.readAllStandardError();
+        QCOMPARE(cli.exitCode(), 0);
+        QVERIFY2(err.contains("sent the new one from"), err.constData());
+        QVERIFY2(err.contains("the server accepted the new credential"), err.constData());
+        QVERIFY(!err.contains(first) && !err.contains(renewed) && !cli.readAllStandardOutput().contains(renewed));
     }
 
     // A wss:// server whose certificate does not validate is an error the operator sees,

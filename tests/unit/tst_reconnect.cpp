@@ -398,6 +398,7 @@ void TestReconnect::authRequiredWithApiKey()
     ClientOptions o = fastOptions();
     o.auth.method = AuthConfig::Method::ApiKey;
     o.auth.credential = QStringLiteral("k-123");
+    o.allowCredentialInClear = true; // fake.invalid is not loopback
     auto *t = new FakeTransport;
     t->handlers[QStringLiteral("map/connect")] = [](const Json &) {
         return Answer::ok({{"authRequired", {{"methods", {"api-key"}}, {"required", true}}}});
@@ -447,6 +448,7 @@ void TestReconnect::authRefusedFails()
     ClientOptions o = fastOptions();
     o.auth.method = AuthConfig::Method::Bearer;
     o.auth.credential = QStringLiteral("expired-token");
+    o.allowCredentialInClear = true;
     auto *t = new FakeTransport;
     t->handlers[QStringLiteral("map/connect")] = [](const Json &) {
         return Answer::ok({{"authRequired", {{"methods", {"bearer"}}, {"required", true}}}});

@@ -67,7 +67,13 @@ function buildAuthConfig() {
       },
     };
   }
-  return { required: true, authenticators: [authenticator] };
+  // map/auth/expiring: MAPServer's monitor looks every checkIntervalMs for credentials (a JWT's
+  // `exp`) that end within five minutes.
+  return {
+    required: true,
+    authenticators: [authenticator],
+    expirationNotification: { checkIntervalMs: Math.max(100, OPTS.authCheckMs) },
+  };
 }
 
 const extensionState = { sessionRouters: new Map(), tasks: null };

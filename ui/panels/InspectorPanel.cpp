@@ -26,7 +26,6 @@
 #include <QVBoxLayout>
 
 #include <optional>
-#include <set>
 
 namespace mapi::ui {
 
@@ -199,33 +198,6 @@ ItemView problemView(int row, const ProtocolProblem &p)
     else if (p.frame.isEmpty())
         view.frameNote = InspectorPanel::tr("No frame text was kept for this problem.");
     return view;
-}
-
-// redactSecrets() decides by member name only, so asking it about a document made of the item's
-// distinct member names (each with a non-null value) tells whether the item needs redacting: the
-// same rule, at the cost of the keys rather than of dumping a payload of megabytes.
-bool mayCarrySecrets(const OrderedJson &json)
-{
-    std::set<std::string> keys;
-    std::vector<const OrderedJson *> pending{&json};
-    while (!pending.empty()) {
-        const OrderedJson *value = pending.back();
-        pending.pop_back();
-        if (value->is_object()) {
-            for (auto it = value->begin(); it != value->end(); ++it) {
-                keys.insert(it.key());
-                pending.push_back(&it.value());
-            }
-        } else if (value->is_array()) {
-            for (const OrderedJson &item : *value)
-                pending.push_back(&item);
-        }
-    }
-    Json names = Json::object();
-    for (const std::string &key : keys)
-        names[key] = 1;
-    const QByteArray probe = QByteArray::fromStdString(names.dump(-1, ' ', false, Json::error_handler_t::replace));
-    return redactSecrets(probe) != probe;
 }
 
 // Message, event and problem keys are row numbers; anything else is "not found".
@@ -471,7 +443,9 @@ void InspectorPanel::refresh()
     }
 
     // Secrets: the store holds none, but nothing reaches the screen or the clipboard unfiltered.
-    if (mayCarrySecrets(view.json)) {
+    // Names and values count (a "Bearer …" in a log line), so the whole text is checked; the
+    // check is a scan for hints first, and this runs when the item changes, not per repaint.
+    {
         const QByteArray compact = QByteArray::fromStdString(view.json.dump(-1, ' ', false, OrderedJson::error_handler_t::replace));
         const QByteArray redacted = redactSecrets(compact);
         if (redacted != compact)

@@ -11,6 +11,8 @@ export const USAGE = `Usage: node demo-system.mjs [options]
   --start-delay-ms N        wait N ms after listening before starting the agents (default 0)
   --auth api-key|bearer     require authentication (needs --credential)
   --credential SECRET       the API key, or the bearer token / HS256 JWT secret
+  --auth-check-ms N         how often the server looks for credentials that expire within 5 minutes
+                            and sends map/auth/expiring (default 30000, as MAPServer's own)
   --no-memory-guard         do not drain MAPServer's never-read per-subscription queues
   --verbose                 more log lines on stderr
   --help                    this text`;
@@ -20,11 +22,12 @@ export const USAGE = `Usage: node demo-system.mjs [options]
 export function parseArgs(argv) {
   const opts = {
     mode: 'extended', port: 0, agents: 20, duration: 0, rate: 20, heartbeatMs: 5000, seed: 1,
-    startDelayMs: 0, auth: null, credential: null, memoryGuard: true, verbose: false,
+    startDelayMs: 0, auth: null, credential: null, authCheckMs: 30000, memoryGuard: true, verbose: false,
   };
   const numeric = {
     '--port': 'port', '--agents': 'agents', '--duration': 'duration', '--rate': 'rate',
     '--heartbeat-ms': 'heartbeatMs', '--seed': 'seed', '--start-delay-ms': 'startDelayMs',
+    '--auth-check-ms': 'authCheckMs',
   };
   const fail = (msg) => { process.stderr.write(`demo-system: ${msg}\n${USAGE}\n`); process.exit(2); };
   for (let i = 0; i < argv.length; i++) {
