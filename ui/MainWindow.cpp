@@ -26,6 +26,7 @@
 #include "trace/TraceTimeline.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 
 #include <QAction>
@@ -442,6 +443,9 @@ void MainWindow::buildStatusBar()
     m_stateLabel->setObjectName(QStringLiteral("connectionState"));
     m_serverLabel = new QLabel(this);
     m_serverLabel->setObjectName(QStringLiteral("serverName"));
+    m_clockLabel = new QLabel(this);
+    m_clockLabel->setObjectName(QStringLiteral("clockOffset"));
+    m_clockLabel->hide();
     m_rateLabel = new QLabel(this);
     m_rateLabel->setObjectName(QStringLiteral("eventRate"));
     m_gapsButton = new QToolButton(this);
@@ -502,6 +506,7 @@ void MainWindow::buildStatusBar()
     statusBar()->addPermanentWidget(m_traceDamageButton);
     statusBar()->addPermanentWidget(m_recordingLabel);
     statusBar()->addPermanentWidget(m_journalLabel);
+    statusBar()->addPermanentWidget(m_clockLabel);
     statusBar()->addPermanentWidget(m_rateLabel);
     statusBar()->addPermanentWidget(m_gapsButton);
     statusBar()->addPermanentWidget(m_problemsButton);
@@ -932,6 +937,22 @@ void MainWindow::updateStatusBar()
                                                   : QStringLiteral("%1 %2 · %3").arg(c.serverName, c.serverVersion, m_session->sourceLabel()));
     m_rateLabel->setText(tr("%1 events/s").arg(m_session->eventRate(), 0, 'f', 0));
     m_rateLabel->setVisible(m_session->source() == InspectorSession::Source::Live);
+    // The clock: shown from one second of difference (transit alone is well under that), with
+    // what the model does about it; ages and timeouts are already corrected.
+    const bool skewed = c.clockSamples > 0 && std::abs(c.clockOffsetMs) >= 1000;
+    m_clockLabel->setVisible(skewed || store->counters().futureTimestamps > 0);
+    const QString offset = QString::number(std::abs(double(c.clockOffsetMs)) / 1000.0, 'f', 1);
+    m_clockLabel->setText(!skewed ? tr("clock ok")
+                          : c.clockOffsetMs < 0 ? tr("server clock %1 s behind").arg(offset)
+                                                : tr("server clock %1 s ahead").arg(offset));
+    m_clockLabel->setToolTip(tr("Measured from %n live event(s): the server's timestamps against the time they arrived. "
+                                "Health ages and action timeouts are on the server's clock, so the difference does not "
+                                "make agents look late.", nullptr, c.clockSamples)
+                             + (store->counters().futureTimestamps > 0
+                                    ? QLatin1Char('\n') + tr("%n event(s) stamped far ahead of their arrival were taken as "
+                                                               "arriving when they arrived.", nullptr,
+                                                               int(std::min<qint64>(store->counters().futureTimestamps, INT_MAX)))
+                                    : QString()));
     const auto &counters = store->counters();
     m_gapsButton->setText(tr("%n gap(s)", nullptr, int(counters.gaps)));
     m_problemsButton->setText(tr("%n problem(s)", nullptr, int(counters.problems)));

@@ -158,6 +158,7 @@ private:
     QLabel *m_stateLabel = nullptr;
     QLabel *m_serverLabel = nullptr;
     QLabel *m_rateLabel = nullptr;
+    QLabel *m_clockLabel = nullptr; // the server's clock against ours, when it matters
     QToolButton *m_gapsButton = nullptr;
     QToolButton *m_problemsButton = nullptr;
     QProgressBar *m_loadProgress = nullptr;

@@ -208,6 +208,10 @@ struct ConnectionInfo
     QString protocolVersion;
     QString sessionId;
     qint64 timeMs = 0;
+    // The server's clock against ours (ClockInput): server minus local, ms, and how many live
+    // events measured it (0: not measured yet, the offset is taken as 0).
+    qint64 clockOffsetMs = 0;
+    int clockSamples = 0;
 };
 
 // Action lifecycle updates emitted by the client.
@@ -232,9 +236,12 @@ struct MembersSnapshot { SnapshotMembers data; qint64 timeMs = 0; };
 struct EventInput { MapEvent event; qint64 receivedMs = 0; };
 struct ProblemInput { ProtocolProblem problem; };
 struct GapInput { Gap gap; };
+// The server's clock against ours (server minus local, ms; pipeline/ClockSkew.h), from `samples`
+// live events, reported at local time `timeMs`.
+struct ClockInput { qint64 offsetMs = 0; int samples = 0; qint64 timeMs = 0; };
 
 using ModelInput = std::variant<EventInput, AgentsSnapshot, ScopesSnapshot, MembersSnapshot, GapInput,
-                                ProblemInput, ActionUpdate, ConnectionInfo>;
+                                ProblemInput, ActionUpdate, ConnectionInfo, ClockInput>;
 // Implicitly shared: the client's queued inputsReady signal hands a batch to the store's thread
 // by reference count, not by a deep copy of every event's JSON (which cost the client thread
 // about as much as decoding, and the store's thread as much again to free).

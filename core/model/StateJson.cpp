@@ -99,13 +99,16 @@ Json stateToJson(const SystemStore &store, const StateJsonOptions &options)
                   {"sequenceGaps", c.sequenceGaps},
                   {"problems", c.problems},
                   {"duplicates", c.duplicateEvents},
-                  {"unknownEvents", c.unknownEvents}}}};
+                  {"unknownEvents", c.unknownEvents},
+                  {"futureTimestamps", c.futureTimestamps}}}};
     const ConnectionInfo &conn = store.connection();
     out["connection"] = {{"url", conn.url.toStdString()},
                          {"state", conn.state.toStdString()},
                          {"server", conn.serverName.toStdString()},
                          {"serverVersion", conn.serverVersion.toStdString()},
-                         {"protocolVersion", conn.protocolVersion.toStdString()}};
+                         {"protocolVersion", conn.protocolVersion.toStdString()},
+                         {"clockOffsetMs", conn.clockOffsetMs},
+                         {"clockSamples", conn.clockSamples}};
     if (options.includeDeparted) {
         out["departedAgents"] = departed;
         out["deletedScopes"] = deletedScopes;

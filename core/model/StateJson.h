@@ -14,7 +14,7 @@ struct StateJsonOptions
 
 // {"agents":[{id,name,role,state,parentId,scopes,sessionId,health}], "scopes":[{id,name,parentId,members}],
 //  "departedAgents":[…], "placeholders":[ids], "actions":[…], "gaps":[…],
-//  "counts":{events,messages,tasks,gaps,sequenceGaps,problems,duplicates,unknownEvents}, "connection":{…}}
+//  "counts":{events,messages,tasks,gaps,sequenceGaps,problems,duplicates,unknownEvents,futureTimestamps}, "connection":{…}}
 // Agents and scopes are sorted by id; only registered agents and live scopes are in the main lists.
 Json stateToJson(const SystemStore &store, const StateJsonOptions &options = {});
 Json actionToJson(const OperatorAction &action);

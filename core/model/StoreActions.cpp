@@ -19,9 +19,12 @@ void SystemStore::applyAction(const ActionUpdate &update)
         const Agent *a = agent(id);
         return a ? std::optional<QString>(a->state) : std::nullopt;
     };
-    const int row = m_actions.apply(update, lookups);
+    // The client stamps actions with the local clock; replies and events carry the server's.
+    ActionUpdate onServerClock = update;
+    onServerClock.timeMs = serverTime(update.timeMs);
+    const int row = m_actions.apply(onServerClock, lookups);
     if (row >= 0 && update.step == ActionUpdate::Step::Created && !update.action.agentId.isEmpty())
-        ensureAgent(update.action.agentId, update.timeMs).lastActionId = update.action.id;
+        ensureAgent(update.action.agentId, onServerClock.timeMs).lastActionId = update.action.id;
     takeActionChanges();
 }
 
@@ -47,9 +50,9 @@ Health SystemStore::evaluateHealth(const Agent &a, qint64 nowMs) const
     return mapi::evaluateHealth(a, session == m_sessions.constEnd() ? nullptr : &*session, m_policy, nowMs);
 }
 
-void SystemStore::advanceTime(qint64 nowMs)
+void SystemStore::advanceTime(qint64 localNowMs)
 {
-    m_nowMs = std::max(m_nowMs, nowMs);
+    m_nowMs = std::max(m_nowMs, serverTime(localNowMs));
     for (size_t row = 0; row < m_agents.size(); ++row) {
         Agent &a = m_agents[row];
         const Health h = evaluateHealth(a, m_nowMs);

@@ -55,8 +55,20 @@ void SystemStore::applyEvent(const EventInput &input)
         m_pending.countersChanged = true;
         return;
     }
-    const qint64 t = e.timestampMs ? e.timestampMs : input.receivedMs;
-    m_nowMs = std::max(m_nowMs, t);
+    // The event's time on the server's clock: its timestamp, unless it is absent or implausibly
+    // far ahead of the arrival (a wrong unit, a broken clock): then the arrival.
+    // Until the offset is measured, a server ahead of us and one wrong timestamp look alike:
+    // then only a day ahead is implausible, and event times do not move "now" (the local clock
+    // does, through advanceTime()).
+    const qint64 arrival = serverTime(input.receivedMs);
+    const bool clockKnown = m_connection.clockSamples > 0 || input.receivedMs <= 0;
+    qint64 t = e.timestampMs ? e.timestampMs : arrival;
+    if (input.receivedMs > 0 && t > arrival + (clockKnown ? kFutureToleranceMs : kUnmeasuredToleranceMs)) {
+        ++m_counters.futureTimestamps;
+        t = arrival;
+    }
+    if (clockKnown)
+        m_nowMs = std::max(m_nowMs, t);
     ++m_counters.eventsApplied;
     m_pending.countersChanged = true;
 
@@ -446,7 +458,7 @@ void SystemStore::takeTaskChanges()
 
 void SystemStore::applyAgentsSnapshot(const AgentsSnapshot &snapshot)
 {
-    const qint64 t = snapshot.timeMs;
+    const qint64 t = serverTime(snapshot.timeMs);
     m_nowMs = std::max(m_nowMs, t);
     QSet<QString> listed;
     for (const AgentRecord &r : snapshot.data.agents) {
@@ -476,7 +488,7 @@ void SystemStore::applyAgentsSnapshot(const AgentsSnapshot &snapshot)
 
 void SystemStore::applyScopesSnapshot(const ScopesSnapshot &snapshot)
 {
-    const qint64 t = snapshot.timeMs;
+    const qint64 t = serverTime(snapshot.timeMs);
     QSet<QString> listed;
     for (const ScopeRecord &r : snapshot.data.scopes) {
         listed.insert(r.id);
@@ -510,14 +522,15 @@ void SystemStore::applyMembers(const MembersSnapshot &snapshot)
     const QString &scopeId = snapshot.data.scopeId;
     if (scopeId.isEmpty())
         return;
-    Scope &s = ensureScope(scopeId, snapshot.timeMs);
+    const qint64 t = serverTime(snapshot.timeMs);
+    Scope &s = ensureScope(scopeId, t);
     const QStringList previous = s.members;
     QSet<QString> now(snapshot.data.members.cbegin(), snapshot.data.members.cend());
     for (const QString &agentId : previous)
         if (!now.contains(agentId))
-            setMembership(scopeId, agentId, false, snapshot.timeMs);
+            setMembership(scopeId, agentId, false, t);
     for (const QString &agentId : snapshot.data.members)
-        setMembership(scopeId, agentId, true, snapshot.timeMs);
+        setMembership(scopeId, agentId, true, t);
 }
 
 void SystemStore::applyGap(const Gap &gap)
@@ -552,13 +565,26 @@ void SystemStore::applyConnection(const ConnectionInfo &info)
     const QString serverVersion = info.serverVersion.isEmpty() ? m_connection.serverVersion : info.serverVersion;
     const QString protocol = info.protocolVersion.isEmpty() ? m_connection.protocolVersion : info.protocolVersion;
     const QString session = info.sessionId.isEmpty() ? m_connection.sessionId : info.sessionId;
+    const ConnectionInfo clock = m_connection; // measured by ClockInput, not by this
     m_connection = info;
     m_connection.serverName = serverName;
     m_connection.serverVersion = serverVersion;
     m_connection.protocolVersion = protocol;
     m_connection.sessionId = session;
-    m_nowMs = std::max(m_nowMs, info.timeMs);
+    m_connection.clockOffsetMs = clock.clockOffsetMs;
+    m_connection.clockSamples = clock.clockSamples;
+    m_nowMs = std::max(m_nowMs, serverTime(info.timeMs));
     m_pending.connectionChanged = true;
+}
+
+void SystemStore::applyClock(const ClockInput &clock)
+{
+    m_connection.clockOffsetMs = clock.offsetMs;
+    m_connection.clockSamples = clock.samples;
+    m_pending.connectionChanged = true;
+    // The one time "now" may go back: it was on the local clock (snapshots before the offset was
+    // known) and is put on the server's, or else a server behind us would age every agent.
+    m_nowMs = serverTime(clock.timeMs);
 }
 
 } // namespace mapi

@@ -146,6 +146,8 @@ void SystemStore::apply(const ModelInput &input)
                 applyAction(value);
             else if constexpr (std::is_same_v<T, ConnectionInfo>)
                 applyConnection(value);
+            else if constexpr (std::is_same_v<T, ClockInput>)
+                applyClock(value);
         },
         input);
     scheduleFlush();

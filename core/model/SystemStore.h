@@ -55,6 +55,7 @@ struct StoreCounters
     qint64 gaps = 0;
     qint64 sequenceGaps = 0;
     qint64 problems = 0;
+    qint64 futureTimestamps = 0;   // events stamped ahead of their arrival (kFutureToleranceMs)
 };
 
 // What a live session's history bound has dropped so far (since the last reset()).
@@ -84,9 +85,17 @@ public:
     void apply(ModelInputs &&inputs);
     void apply(ModelInput &&input);
 
-    // Re-evaluates health and action timeouts at `nowMs` (wall clock live, trace time in replay).
-    void advanceTime(qint64 nowMs);
+    // Re-evaluates health and action timeouts at `localNowMs`: the local clock live, the record
+    // time in replay. The model's "now" is that instant on the server's clock (local + the
+    // measured offset, connection().clockOffsetMs), so that ages compare server timestamps with
+    // server time. "now" never goes back, and event timestamps move it only when plausible
+    // (kFutureToleranceMs): one event stamped in the future cannot age everything else.
+    void advanceTime(qint64 localNowMs);
     qint64 now() const { return m_nowMs; }
+    // An event stamped more than this ahead of its arrival (on the server's clock) is taken as
+    // arriving when it arrived: counted in counters().futureTimestamps.
+    static constexpr qint64 kFutureToleranceMs = 10000;
+    static constexpr qint64 kUnmeasuredToleranceMs = 24 * 3600 * 1000; // before the offset is measured
 
     // Emits the pending ChangeSet immediately (the timer does this otherwise).
     void flushChanges();
@@ -192,6 +201,9 @@ private:
     void applyProblem(const ProtocolProblem &problem);
     void applyAction(const ActionUpdate &update);
     void applyConnection(const ConnectionInfo &info);
+    void applyClock(const ClockInput &clock);
+    // A local time (a snapshot's, an action's) on the server's clock.
+    qint64 serverTime(qint64 localMs) const { return localMs + m_connection.clockOffsetMs; }
 
     Agent &ensureAgent(const QString &id, qint64 timeMs);
     Scope &ensureScope(const QString &id, qint64 timeMs);

@@ -5,7 +5,13 @@
 #include "protocol/SimdJsonConvert.h"
 #include "protocol/SimdJsonParser.h"
 
+#include <limits>
+
 namespace mapi {
+
+// A sequence number this far below the expected one means the numbering restarted; closer ones
+// are late or repeated deliveries (ignored for gap detection).
+constexpr qint64 kSequenceRestartBelow = 1000;
 
 void dropRawFrames(ModelInputs &inputs, const FrameRef &journalRef)
 {
@@ -42,6 +48,7 @@ ModelInputs ProtocolPipeline::connectionOpened(const QString &url, qint64 timeMs
     m_pending.clear();
     for (Subscription &sub : m_subscriptions)
         sub.expectedSequence = 1;
+    m_clock.restart();
     ConnectionInfo info;
     info.url = url;
     info.state = QStringLiteral("open");
@@ -194,6 +201,8 @@ void ProtocolPipeline::interpretEvent(InterpretedFrame &out, const RpcMessage &m
 void ProtocolPipeline::addEvent(InterpretedFrame &out, MapEvent &&event, const QByteArray &frame, qint64 timeMs)
 {
     event.rawFrame = frame;
+    if (m_clock.addSample(event.timestampMs, timeMs))
+        out.inputs.push_back(ClockInput{m_clock.offsetMs(), m_clock.samples(), timeMs});
     const bool sequenced = event.sequenceNumber >= 0 && !event.subscriptionId.isEmpty();
     if (!sequenced && event.eventId.isEmpty()) {
         out.inputs.push_back(EventInput{std::move(event), timeMs});
@@ -214,8 +223,15 @@ void ProtocolPipeline::addEvent(InterpretedFrame &out, MapEvent &&event, const Q
                              .arg(event.subscriptionId);
             out.inputs.push_back(GapInput{gap});
         }
-        if (event.sequenceNumber >= expected)
+        if (event.sequenceNumber >= expected) {
+            // At the integer limit the next number cannot be expected: detection restarts below.
+            sub.expectedSequence = event.sequenceNumber < std::numeric_limits<qint64>::max() ? event.sequenceNumber + 1
+                                                                                             : event.sequenceNumber;
+        } else if (event.sequenceNumber < expected - kSequenceRestartBelow) {
+            // Far below what came before: the server's numbering restarted (or one number was
+            // absurd). Follow the new numbering rather than stop seeing gaps for good.
             sub.expectedSequence = event.sequenceNumber + 1;
+        }
     }
     if (!event.eventId.isEmpty()) {
         sub.lastEventId = event.eventId;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "model/ModelTypes.h"
+#include "pipeline/ClockSkew.h"
 #include "protocol/JsonRpc.h"
 
 #include <QHash>
@@ -88,6 +89,7 @@ private:
     Subscription *m_lastSubscription = nullptr;     // into m_subscriptions, for ...
     QString m_lastSubscriptionId;                   // ... this id
     QString m_lastAnyEventId;
+    ClockSkewEstimator m_clock; // from live map/event notifications only
     QString m_url;
 };
 

@@ -2,6 +2,7 @@
 // the inspector's model equals the server's own view, no event is lost, and the control
 // actions round-trip (extended) or fall back visibly (stock).
 #include "DemoSystem.h"
+#include "pipeline/ClockSkew.h"
 
 #include "client/MapClient.h"
 #include "model/StateJson.h"
@@ -306,6 +307,26 @@ private Q_SLOTS:
         QCOMPARE(int(listed.size()), int(damaged.size()));
         for (int i = 0; i < damaged.size(); ++i)
             QCOMPARE(listed[size_t(i)].get<qint64>(), damaged[i]);
+    }
+
+    // The official server with its clock two minutes behind ours: the client measures the offset
+    // from the live events (the model's health and timeouts use it: tst_health) and reports it.
+    void serverClockOffsetIsMeasured()
+    {
+        DemoProcess skewed;
+        QVERIFY2(skewed.start(QStringLiteral("stock"), 0, {QStringLiteral("--agents"), QStringLiteral("4"), QStringLiteral("--clock-skew-ms"),
+                                                            QStringLiteral("-120000")}),
+                 qPrintable(skewed.error()));
+        const CliResult cli = runCli({QStringLiteral("state"), QStringLiteral("--url"), skewed.url(), QStringLiteral("--duration"),
+                                      QStringLiteral("3")});
+        QVERIFY2(cli.exitCode == 0, cli.err.constData());
+        const Json connection = cli.json()["connection"];
+        const qint64 offset = connection.value("clockOffsetMs", qint64(0));
+        QVERIFY2(offset > -121000 && offset < -119000, qPrintable(QString::number(offset)));
+        QVERIFY(connection.value("clockSamples", 0) >= ClockSkewEstimator::kMinSamples);
+        QCOMPARE(cli.json()["counts"].value("futureTimestamps", -1), 0);
+        for (const Json &agent : cli.json()["agents"])
+            QCOMPARE(QString::fromStdString(agent.value("health", std::string())), QStringLiteral("healthy"));
     }
 
     // --observer: the CLI observes (state works) and refuses control commands without sending them.

@@ -2,6 +2,7 @@
 // QTest mouse and keyboard events: connect, agents appear in the table and the graph, filter,
 // select, inject, stop, and the tracked outcome shows. Any Qt warning fails the test.
 #include "DemoSystem.h"
+#include "pipeline/ClockSkew.h"
 
 #include <QElapsedTimer>
 #include <QThread>
@@ -363,6 +364,41 @@ private Q_SLOTS:
     // Time travel while live: the window shows the session as it was (rebuilt from the journal)
     // while the live connection keeps feeding a background model; back at the live edge the
     // model equals a fresh snapshot of the server, taken by a second session.
+    // A server two minutes behind: the status bar says so, and agents that beat every half second
+    // stay healthy under a two-second rule (on the local clock they would all be two minutes late).
+    void serverClockBehindIsShownAndCorrected()
+    {
+        DemoProcess demo;
+        QVERIFY2(demo.start(QStringLiteral("extended"), 0,
+                            {QStringLiteral("--agents"), QStringLiteral("12"), QStringLiteral("--heartbeat-ms"), QStringLiteral("500"),
+                             QStringLiteral("--clock-skew-ms"), QStringLiteral("-120000")}),
+                 qPrintable(demo.error()));
+        ui::MainWindow window;
+        HealthPolicy strict;
+        strict.intervalMs = 2000;
+        window.session()->store()->setHealthPolicy(strict);
+        window.show();
+        ClientOptions options;
+        options.url = QUrl(demo.url());
+        window.connectTo(options, true);
+        const SystemStore *store = window.session()->store();
+        QTRY_VERIFY_WITH_TIMEOUT(store->connection().clockSamples >= ClockSkewEstimator::kMinSamples, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(store->agents().size() >= 12, 20000);
+        auto *label = window.findChild<QLabel *>(QStringLiteral("clockOffset"));
+        QVERIFY(label);
+        QTRY_VERIFY_WITH_TIMEOUT(label->isVisible(), 5000);
+        QVERIFY2(label->text().startsWith(QLatin1String("server clock 12")) && label->text().endsWith(QLatin1String("s behind")),
+                 qPrintable(label->text()));
+        QTest::qWait(5000); // more than two intervals of the rule
+        int healthy = 0;
+        for (const Agent &a : store->agents())
+            healthy += a.health == Health::Healthy;
+        // The demo's scripted incidents may take one or two agents down; the rest are healthy.
+        QVERIFY2(healthy >= int(store->agents().size()) - 2, qPrintable(QStringLiteral("%1 of %2").arg(healthy).arg(store->agents().size())));
+        if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty())
+            window.grab().save(QDir(shots).filePath(QStringLiteral("clock-behind.png")));
+    }
+
     void timeTravelWhileLiveThenBackEqualsAFreshSnapshot()
     {
         DemoProcess demo;

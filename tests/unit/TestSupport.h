@@ -219,6 +219,10 @@ public:
 
     qint64 now() const { return m_now; }
     void setNow(qint64 t) { m_now = t; }
+    // The server's clock against the local one: events arrive at now() and carry now() + this.
+    void setServerClockOffset(qint64 ms) { m_serverClockMs = ms; }
+    // The sequence number the next event follows.
+    void setSequence(qint64 last) { m_sequence = last; }
     mapi::ProtocolPipeline &pipeline() { return m_pipeline; }
 
     // Pushes one received frame; returns what the pipeline made of it (already applied).
@@ -235,7 +239,16 @@ public:
         m_now = at >= 0 ? at : m_now + 10;
         if (id.isEmpty())
             id = QStringLiteral("%1-evt-%2").arg(m_subscriptionId).arg(++m_eventCounter, 6, 10, QLatin1Char('0'));
-        receive(eventFrame(m_subscriptionId, ++m_sequence, innerEvent(id, type, m_now, data, source)));
+        receive(eventFrame(m_subscriptionId, ++m_sequence, innerEvent(id, type, m_now + m_serverClockMs, data, source)));
+        return id;
+    }
+
+    // An event that arrives 10 ms from now but is stamped `timestampMs` (a broken clock).
+    QString eventStampedAt(const QString &type, const Json &data, const Json &source, qint64 timestampMs)
+    {
+        m_now += 10;
+        const QString id = QStringLiteral("%1-evt-%2").arg(m_subscriptionId).arg(++m_eventCounter, 6, 10, QLatin1Char('0'));
+        receive(eventFrame(m_subscriptionId, ++m_sequence, innerEvent(id, type, timestampMs, data, source)));
         return id;
     }
 
@@ -265,7 +278,7 @@ public:
         const qint64 t = at >= 0 ? at : m_now + 10;
         return event(QStringLiteral("message.sent"),
                      {{"message", {{"id", s(messageId)}, {"from", s(from)}, {"to", to}, {"payload", payload},
-                                   {"timestamp", t}}}},
+                                   {"timestamp", t + m_serverClockMs}}}},
                      {{"agentId", s(from)}}, {}, t);
     }
 
@@ -284,6 +297,7 @@ private:
     mapi::ProtocolPipeline m_pipeline;
     QString m_subscriptionId;
     qint64 m_now = 1'000'000;
+    qint64 m_serverClockMs = 0;
     qint64 m_sequence = 0;
     int m_eventCounter = 0;
     int m_nextRequestId = 1;

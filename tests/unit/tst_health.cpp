@@ -5,6 +5,7 @@
 #include "model/HealthRules.h"
 #include "model/StateJson.h"
 #include "model/SystemStore.h"
+#include "pipeline/ClockSkew.h"
 
 #include <QSignalSpy>
 
@@ -85,6 +86,10 @@ private Q_SLOTS:
     void healthAppearsInStateJson();
     void rulesApplyInOrder_data();
     void rulesApplyInOrder();
+    void serverClockSkewIsCorrected_data();
+    void serverClockSkewIsCorrected();
+    void oneTimestampInMicrosecondsMovesNothing();
+    void clockEstimateIgnoresOutliersAndReplays();
 };
 
 void TestHealth::heartbeatAgeThresholds_data()
@@ -284,6 +289,121 @@ void TestHealth::healthAppearsInStateJson()
     QCOMPARE(agents[1].at("id"), Json("w1"));
     QCOMPARE(agents[1].at("health"), Json("suspended"));
     QCOMPARE(agents[0].at("health"), Json("healthy"));
+}
+
+// A server whose clock is two minutes off: its events' timestamps are compared with its own time
+// (local clock + the measured offset), so nobody looks late or early, and an operator action (stamped
+// on the local clock) times out after its timeout, not two minutes early or late.
+void TestHealth::serverClockSkewIsCorrected_data()
+{
+    QTest::addColumn<qint64>("skewMs");
+    QTest::newRow("server 2 min behind") << qint64(-120000);
+    QTest::newRow("server 2 min ahead") << qint64(120000);
+    QTest::newRow("in step") << qint64(0);
+}
+
+void TestHealth::serverClockSkewIsCorrected()
+{
+    QFETCH(qint64, skewMs);
+    SystemStore store; // the default policy: 30 s heartbeat interval, late after 1, unresponsive after 3
+    Wire wire(store);
+    wire.setServerClockOffset(skewMs);
+    const QStringList agents = {QStringLiteral("a0"), QStringLiteral("a1"), QStringLiteral("a2")};
+    for (const QString &id : agents)
+        wire.registerAgent(id, id, {}, Json::object(), QStringLiteral("busy"), kStart);
+    int n = 0;
+    for (qint64 t = kStart + 200; t < kStart + 20000; t += 200, ++n)
+        wire.message(QStringLiteral("m%1").arg(n), agents[n % 3], "a0", Json{{"n", n}}, t);
+    QCOMPARE(store.connection().clockOffsetMs, skewMs); // no transit time in this wire
+    QVERIFY(store.connection().clockSamples >= ClockSkewEstimator::kMinSamples);
+    QCOMPARE(store.counters().futureTimestamps, 0);
+
+    const qint64 localNow = wire.now() + 1000;
+    store.advanceTime(localNow);
+    QCOMPARE(store.now(), localNow + skewMs);
+    for (const QString &id : agents)
+        QCOMPARE(name(store.agent(id)->health), name(Health::Healthy));
+
+    // An action sent now (local clock) is not timed out before its timeout, and is after it.
+    ActionUpdate created;
+    created.step = ActionUpdate::Step::Created;
+    created.timeMs = localNow;
+    created.action.id = QStringLiteral("act-1");
+    created.action.kind = ActionKind::Stop;
+    created.action.agentId = QStringLiteral("a1");
+    store.apply(ModelInput(created));
+    const qint64 timeout = store.healthPolicy().actionConfirmTimeoutMs;
+    store.advanceTime(localNow + timeout - 1000);
+    QCOMPARE(actionStatusName(store.action(QStringLiteral("act-1"))->status), actionStatusName(ActionStatus::Sent));
+    store.advanceTime(localNow + timeout + 1000);
+    QCOMPARE(actionStatusName(store.action(QStringLiteral("act-1"))->status), actionStatusName(ActionStatus::TimedOut));
+    // Silence still counts: a minute and a half later on the server's clock they are late.
+    store.advanceTime(localNow + 91000);
+    QCOMPARE(name(store.agent(QStringLiteral("a2"))->health), name(Health::Unresponsive));
+}
+
+// One event stamped in microseconds (a thousand times "now"): "now" does not jump, nothing times
+// out, health stays as it was, and the event is counted.
+void TestHealth::oneTimestampInMicrosecondsMovesNothing()
+{
+    Fixture f;
+    f.heartbeat(kStart + 500);
+    ActionUpdate created;
+    created.step = ActionUpdate::Step::Created;
+    created.timeMs = kStart + 600;
+    created.action.id = QStringLiteral("act-1");
+    created.action.kind = ActionKind::Suspend;
+    created.action.agentId = QStringLiteral("w1");
+    f.store.apply(ModelInput(created));
+    const qint64 before = f.store.now();
+    f.wire.eventStampedAt(QStringLiteral("agent.state.changed"),
+                          {{"agent", mapi_test::regAgent(QStringLiteral("coord"), QStringLiteral("coordinator"), QStringLiteral("busy"))},
+                           {"previousState", "idle"}},
+                          {{"agentId", "coord"}}, (kStart + 650) * 1000);
+    QCOMPARE(f.store.counters().futureTimestamps, 1);
+    QVERIFY2(f.store.now() < before + 1000, qPrintable(QString::number(f.store.now())));
+    QCOMPARE(f.store.agent(QStringLiteral("coord"))->state, QStringLiteral("busy")); // the event itself is kept
+    QCOMPARE(name(f.healthAt(kStart + 900)), name(Health::Healthy));
+    QCOMPARE(actionStatusName(f.store.action(QStringLiteral("act-1"))->status), actionStatusName(ActionStatus::Sent));
+}
+
+// The estimate is a median over live events: a few absurd timestamps do not move it, and events
+// replayed after a reconnect (old by design) are not measured at all.
+void TestHealth::clockEstimateIgnoresOutliersAndReplays()
+{
+    ClockSkewEstimator clock;
+    qint64 local = 1'795'000'000'000; // a real epoch time: a day behind it is still positive
+    auto sample = [&](qint64 offset) {
+        local += 150;
+        return clock.addSample(local + offset, local);
+    };
+    for (int i = 0; i < 4; ++i)
+        QVERIFY(!sample(-31000)); // fewer than kMinSamples: nothing reported yet
+    QVERIFY(sample(-31000));
+    QCOMPARE(clock.offsetMs(), -31000);
+    QVERIFY(!sample(1'000'000'000'000)); // microseconds
+    QVERIFY(!sample(-86'400'000));        // a day behind
+    QVERIFY(!sample(-31010));
+    QCOMPARE(clock.offsetMs(), -31000);
+    // Bursts: one sample per kSampleEveryMs of arrival time.
+    const qint64 at = local;
+    QVERIFY(!clock.addSample(at + 5'000'000, at + 1));
+    QCOMPARE(clock.samples(), 8);
+
+    // Through the pipeline: replayed events (a map/replay result) are not samples.
+    SystemStore store;
+    Wire wire(store);
+    wire.setServerClockOffset(-60000);
+    wire.registerAgent(QStringLiteral("a"), QStringLiteral("a"));
+    Json events = Json::array();
+    for (int i = 0; i < 50; ++i)
+        events.push_back(mapi_test::innerEvent(QStringLiteral("old-%1").arg(i), QStringLiteral("agent.heartbeat"), kStart - 3'600'000,
+                                               Json::object(), {{"agentId", "a"}}));
+    wire.call(QStringLiteral("map/replay"), {{"subscriptionId", "sub-1"}}, events);
+    QCOMPARE(store.connection().clockSamples, 0);
+    for (int i = 0; i < 6; ++i)
+        wire.event(QStringLiteral("agent.heartbeat"), Json::object(), {{"agentId", "a"}}, {}, wire.now() + 200);
+    QCOMPARE(store.connection().clockOffsetMs, -60000);
 }
 
 QTEST_GUILESS_MAIN(TestHealth)

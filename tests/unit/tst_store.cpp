@@ -62,6 +62,7 @@ class TestStore : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void sequenceNumbersNearTheLimitKeepGapDetection();
     void initTestCase() { mapi_test::installWarningGuard(); }
     void init() { mapi_test::armWarningGuard(); }
     void cleanup() { MAPI_NO_WARNINGS(); }
@@ -1443,6 +1444,31 @@ void TestStore::itemJsonDescribesEachItemInFull()
     QVERIFY(escaped);
     QCOMPARE(frameJson(QByteArray("not json")), OrderedJson("not json"));
     QVERIFY(frameJson(QByteArray(kMaxParsedFrameBytes + 1, ' ')).is_null());
+}
+
+// A hostile or broken server's sequence numbers: one absurdly large, then the integer limit, then
+// a restart from 1. Gap detection follows the new numbering instead of switching off for good.
+void TestStore::sequenceNumbersNearTheLimitKeepGapDetection()
+{
+    SystemStore store;
+    Wire wire(store);
+    wire.registerAgent(QStringLiteral("a"), QStringLiteral("a"));        // sequence 1
+    wire.setSequence(qint64(1) << 62);
+    wire.event(QStringLiteral("agent.heartbeat"), Json::object(), {{"agentId", "a"}}); // a jump: one gap
+    QCOMPARE(store.counters().sequenceGaps, 1);
+    wire.setSequence(std::numeric_limits<qint64>::max() - 2);
+    wire.event(QStringLiteral("agent.heartbeat"), Json::object(), {{"agentId", "a"}}); // max - 1: a gap
+    wire.event(QStringLiteral("agent.heartbeat"), Json::object(), {{"agentId", "a"}}); // max: no overflow
+    QCOMPARE(store.counters().sequenceGaps, 2);
+    wire.setSequence(0);
+    wire.event(QStringLiteral("agent.heartbeat"), Json::object(), {{"agentId", "a"}}); // 1: numbering restarted
+    wire.event(QStringLiteral("agent.heartbeat"), Json::object(), {{"agentId", "a"}}); // 2
+    QCOMPARE(store.counters().sequenceGaps, 2);
+    wire.setSequence(3);
+    wire.event(QStringLiteral("agent.heartbeat"), Json::object(), {{"agentId", "a"}}); // 4: 3 never came
+    QCOMPARE(store.counters().sequenceGaps, 3);
+    QCOMPARE(store.gaps().back().fromSequence, 3);
+    QCOMPARE(store.gaps().back().toSequence, 3);
 }
 
 QTEST_GUILESS_MAIN(TestStore)

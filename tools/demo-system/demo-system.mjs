@@ -32,6 +32,12 @@ const VERSION = '0.1.0';
 // (lib/options.mjs)
 
 const OPTS = parseArgs(process.argv.slice(2));
+// A server whose clock is off (tests of the client's skew correction): every timestamp the SDK
+// makes comes from Date.now().
+if (OPTS.clockSkewMs) {
+  const realNow = Date.now;
+  Date.now = () => realNow() + OPTS.clockSkewMs;
+}
 const EXTENDED = OPTS.mode === 'extended';
 setVerbose(OPTS.verbose);
 

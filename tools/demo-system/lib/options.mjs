@@ -13,6 +13,7 @@ export const USAGE = `Usage: node demo-system.mjs [options]
   --credential SECRET       the API key, or the bearer token / HS256 JWT secret
   --auth-check-ms N         how often the server looks for credentials that expire within 5 minutes
                             and sends map/auth/expiring (default 30000, as MAPServer's own)
+  --clock-skew-ms N         run the server's clock N ms off (negative: behind), to test clients
   --no-memory-guard         do not drain MAPServer's never-read per-subscription queues
   --verbose                 more log lines on stderr
   --help                    this text`;
@@ -22,7 +23,7 @@ export const USAGE = `Usage: node demo-system.mjs [options]
 export function parseArgs(argv) {
   const opts = {
     mode: 'extended', port: 0, agents: 20, duration: 0, rate: 20, heartbeatMs: 5000, seed: 1,
-    startDelayMs: 0, auth: null, credential: null, authCheckMs: 30000, memoryGuard: true, verbose: false,
+    startDelayMs: 0, auth: null, credential: null, authCheckMs: 30000, clockSkewMs: 0, memoryGuard: true, verbose: false,
   };
   const numeric = {
     '--port': 'port', '--agents': 'agents', '--duration': 'duration', '--rate': 'rate',
@@ -50,6 +51,11 @@ export function parseArgs(argv) {
       opts.auth = next();
       if (!['api-key', 'bearer'].includes(opts.auth)) fail(`bad --auth ${opts.auth}`);
     } else if (arg === '--credential') opts.credential = next();
+    else if (arg === '--clock-skew-ms') {
+      const raw = next();
+      opts.clockSkewMs = Number(raw);
+      if (!Number.isFinite(opts.clockSkewMs)) fail(`bad value for --clock-skew-ms: ${raw}`);
+    }
     else if (numeric[arg]) {
       const raw = next();
       const n = Number(raw);
