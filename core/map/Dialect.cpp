@@ -116,7 +116,7 @@ static qint64 intOf(const View &object, std::string_view key, qint64 fallback = 
     const Json value = child.toJson();
     if (value.is_number_integer())
         return value.get<qint64>();
-    return static_cast<qint64>(value.get<double>());
+    return saturatedInt(value.get<double>());
 }
 
 

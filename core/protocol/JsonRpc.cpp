@@ -1,6 +1,7 @@
 #include "JsonRpc.h"
 
 #include <cstring>
+#include <limits>
 
 namespace mapi {
 
@@ -223,8 +224,21 @@ qint64 jsonInt(const Json &object, const char *key, qint64 fallback)
     if (child->is_number_integer())
         return child->get<qint64>();
     if (child->is_number_float())
-        return static_cast<qint64>(child->get<double>());
+        return saturatedInt(child->get<double>());
     return fallback;
+}
+
+qint64 saturatedInt(double value)
+{
+    // 2^63 is exactly representable; every double below it converts without overflow.
+    constexpr double limit = 9223372036854775808.0;
+    if (!(value == value))
+        return 0;
+    if (value >= limit)
+        return std::numeric_limits<qint64>::max();
+    if (value < -limit)
+        return std::numeric_limits<qint64>::min();
+    return static_cast<qint64>(value);
 }
 
 QString jsonIdKey(const Json &id)

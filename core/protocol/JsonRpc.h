@@ -120,6 +120,9 @@ private:
 // Small helpers for reading loosely typed JSON without exceptions.
 QString jsonString(const Json &object, const char *key);
 qint64 jsonInt(const Json &object, const char *key, qint64 fallback = 0);
+// A JSON number as an integer: truncated toward zero, saturated at qint64's limits, NaN as 0.
+// (A plain cast of 1e300 is undefined behaviour; hostile frames send such numbers.)
+qint64 saturatedInt(double value);
 const Json *jsonChild(const Json &object, std::string_view key); // nullptr if absent or not an object member
 QString toQString(const Json &value);                       // string as-is; other scalars dumped
 QString jsonIdKey(const Json &id);                          // stable map key for a JSON-RPC id

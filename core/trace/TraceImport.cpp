@@ -51,7 +51,7 @@ qint64 importTimeMs(const Json &value)
         const double v = value.get<double>();
         if (!(v >= 0))
             return -1;
-        return v < 1e11 ? qint64(v * 1000.0) : qint64(v); // seconds or milliseconds since the epoch
+        return v < 1e11 ? saturatedInt(v * 1000.0) : saturatedInt(v); // seconds or milliseconds since the epoch
     }
     if (!value.is_string())
         return -1;

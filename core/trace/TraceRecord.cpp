@@ -4,7 +4,9 @@
 
 #include <QDateTime>
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 #include <optional>
 
 static_assert(simdjson::SIMDJSON_PADDING <= 64, "LineReader::kPadding must cover simdjson's padding");
@@ -333,7 +335,7 @@ RecordLineParser::Result RecordLineParser::parse(const char *data, qsizetype siz
             if (value.is_int64())
                 conn = qint64(value.get_int64().value_unsafe());
             else if (value.is_number())
-                conn = qint64(value.get_double().value_unsafe());
+                conn = saturatedInt(value.get_double().value_unsafe());
         } else if (key == "raw") {
             raw = value;
         } else if (key == "frame") {
@@ -356,9 +358,9 @@ RecordLineParser::Result RecordLineParser::parse(const char *data, qsizetype siz
         m_error = haveDir ? QStringLiteral("no numeric \"t\"") : QStringLiteral("no \"dir\"");
         return Result::Bad;
     }
-    out.timeMs = qint64(t);
+    out.timeMs = saturatedInt(t);
     out.dir = dirFromView(dir);
-    out.connection = int(conn);
+    out.connection = int(std::clamp<qint64>(conn, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
     out.binary = binary;
     out.raw.clear();
     out.extra = Json();
