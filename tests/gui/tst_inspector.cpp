@@ -22,7 +22,10 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTreeView>
+
+#include <functional>
 
 using namespace mapi;
 using namespace mapi::ui;
@@ -156,6 +159,7 @@ private Q_SLOTS:
     void inspectorFollowsFocusedAgentChanges();
     void inspectorShowsExactMessageFrame();
     void inspectorShowsTaskHistoryAndPayloads();
+    void secretsInAPayloadNeverReachTheScreenOrClipboard();
     void inspectorShowsProblemFrame();
     void inspectorEscapesInvalidBytesAndNotesTruncation();
     void inspectorBoundsLargeFrames();
@@ -422,6 +426,70 @@ void TestInspector::inspectorShowsExactMessageFrame()
     QCOMPARE(parseJson(raw->toPlainText()), parseJson(QString::fromUtf8(frame)));
     pretty->setChecked(false);
     QCOMPARE(raw->toPlainText(), QString::fromUtf8(frame));
+}
+
+// A capture (not redacted on disk: it is someone else's file) whose message carries a credential
+// by name, a Bearer token in prose and a key inside stringified JSON: the tree, the raw text and
+// every copy show "REDACTED" instead, and the rest of the message as it is.
+void TestInspector::secretsInAPayloadNeverReachTheScreenOrClipboard()
+{
+    const QByteArray secrets[] = {"tok_live_0123456789", "sk-proj-Abc123Def456Ghi789", "hunter2-pw-42"};
+    const Json payload = {{"apiToken", "tok_live_0123456789"},
+                          {"note", "retry with Authorization: Bearer sk-proj-Abc123Def456Ghi789"},
+                          {"config", Json({{"db_password", "hunter2-pw-42"}, {"host", "db.internal"}}).dump()},
+                          {"task", "summarise the report"}};
+    const Json event = {{"jsonrpc", "2.0"},
+                        {"method", "map/event"},
+                        {"params",
+                         {{"subscriptionId", "sub-1"},
+                          {"sequenceNumber", 1},
+                          {"eventId", "evt-1"},
+                          {"timestamp", 1795252123713},
+                          {"event",
+                           {{"type", "message.sent"},
+                            {"id", "evt-1"},
+                            {"timestamp", 1795252123713},
+                            {"source", {{"agentId", "a1"}}},
+                            {"data", {{"message", {{"id", "msg-1"}, {"from", "a1"}, {"to", "a2"}, {"payload", payload}}}}}}}}}};
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("secrets.ndjson"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    const Json line = {{"seq", 1}, {"dir", "recv"}, {"t", 1795252123714.0}, {"raw", event.dump()}};
+    file.write(QByteArray::fromStdString(line.dump()) + '\n');
+    file.close();
+
+    InspectorSession session;
+    SelectionHub hub;
+    InspectorPanel panel(&session, &hub);
+    QString error;
+    QVERIFY2(session.openTraceAndWait(path, &error), qPrintable(error));
+    QCOMPARE(int(session.store()->messages().size()), 1);
+    hub.focus(Kind::Message, QStringLiteral("0"));
+
+    auto *raw = panel.findChild<QPlainTextEdit *>(QStringLiteral("inspectorRaw"));
+    auto *tree = panel.findChild<QTreeView *>(QStringLiteral("inspectorTree"));
+    QVERIFY(raw->toPlainText().contains(QLatin1String("summarise the report")));
+    panel.findChild<QPushButton *>(QStringLiteral("copyRawButton"))->click();
+    const QString copiedRaw = QGuiApplication::clipboard()->text();
+    panel.findChild<QPushButton *>(QStringLiteral("copyJsonButton"))->click();
+    const QString copiedJson = QGuiApplication::clipboard()->text();
+    QVERIFY(copiedJson.contains(QLatin1String("REDACTED")));
+    QString treeText;
+    std::function<void(const QModelIndex &)> walk = [&](const QModelIndex &parent) {
+        for (int r = 0; r < tree->model()->rowCount(parent); ++r) {
+            const QModelIndex index = tree->model()->index(r, 0, parent);
+            treeText += index.data(JsonTreeModel::CopyTextRole).toString() + QLatin1Char('\n');
+            walk(index);
+        }
+    };
+    walk(QModelIndex());
+    for (const QByteArray &secret : secrets) {
+        const QString s = QString::fromLatin1(secret);
+        QVERIFY2(!raw->toPlainText().contains(s), qPrintable(raw->toPlainText()));
+        QVERIFY2(!copiedRaw.contains(s) && !copiedJson.contains(s), secret.constData());
+        QVERIFY2(!treeText.contains(s), secret.constData());
+    }
 }
 
 // The demo system's recording: a task's history (from the store's compact history log) names
