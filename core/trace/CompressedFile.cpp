@@ -108,9 +108,21 @@ bool ContentIndex::load(size_t index, Cache &cache, QString *error) const
         if (!cache.dctx)
             cache.dctx = ZSTD_createDCtx();
         cache.data.resize(frame.contentSize);
-        const size_t n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx *>(cache.dctx), cache.data.data(),
-                                             size_t(cache.data.size()), stored.constData(), size_t(stored.size()));
-        if (ZSTD_isError(n) || qint64(n) != frame.contentSize) {
+        // The streaming decoder, as the reader used when it indexed the frame: zstd's one-shot
+        // ZSTD_decompressDCtx() refuses some frames the streaming one accepts (empty RLE blocks;
+        // found by fuzz_decompress), and the two must agree on what the frame holds.
+        auto *dctx = static_cast<ZSTD_DCtx *>(cache.dctx);
+        ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only);
+        ZSTD_inBuffer in{stored.constData(), size_t(stored.size()), 0};
+        ZSTD_outBuffer out{cache.data.data(), size_t(cache.data.size()), 0};
+        size_t rc = 1;
+        while (rc != 0 && !ZSTD_isError(rc) && (in.pos < in.size || out.pos < out.size)) {
+            const size_t inBefore = in.pos, outBefore = out.pos;
+            rc = ZSTD_decompressStream(dctx, &out, &in);
+            if (in.pos == inBefore && out.pos == outBefore)
+                break; // no progress: the frame does not end where the index says
+        }
+        if (ZSTD_isError(rc) || rc != 0 || qint64(out.pos) != frame.contentSize) {
             *error = QStringLiteral("%1 changed on disk since it was opened (zstd frame at byte %2 no longer decodes)")
                          .arg(m_file.fileName())
                          .arg(frame.fileOffset);

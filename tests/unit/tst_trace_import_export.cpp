@@ -192,6 +192,7 @@ class TestTraceImportExport : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void zstdFramesReadBackAsTheStreamDecodedThem();
     void initTestCase() { mapi_test::installWarningGuard(); }
     void init() { mapi_test::armWarningGuard(); }
     void cleanup() { MAPI_NO_WARNINGS(); }
@@ -1745,6 +1746,40 @@ void TestTraceImportExport::zstdTracesAreWrittenInSmallFrames()
         QCOMPARE(back, content.mid(at, 500));
     }
     QVERIFY(!index->covers(content.size() - 10, 20)); // past the end
+}
+
+// Found by fuzz_decompress: frames of empty raw and RLE blocks that zstd's streaming decoder reads
+// (so they were indexed) but its one-shot decoder calls corrupt, so reading them back failed with
+// "changed on disk". Four such frames of 199 '#' each.
+void TestTraceImportExport::zstdFramesReadBackAsTheStreamDecodedThem()
+{
+    const QByteArray file = QByteArray::fromHex(
+        "28b52ffd005c000000040000000000000000000000000000000000000000000000000000000000000000000000000000"
+        "0000003b06002328b52ffd005c3b06002328b52ffd005c3b06002328b52ffd005c3b060023");
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("empty-blocks.zst"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly) && f.write(file) == file.size());
+    f.close();
+    DecompressingReader in;
+    QVERIFY(in.open(path, nullptr));
+    auto index = std::make_shared<ContentIndex>();
+    QVERIFY(index->open(path, nullptr));
+    in.setContentIndex(index);
+    QByteArray content;
+    QByteArray piece(4096, Qt::Uninitialized);
+    for (qint64 n; (n = in.read(piece.data(), piece.size())) > 0;)
+        content.append(piece.constData(), n);
+    QCOMPARE(content, QByteArray(4 * 199, '#'));
+    QCOMPARE(index->completeEnd(), qint64(content.size()));
+    ContentIndex::Cache cache;
+    QString error;
+    for (qint64 at = 0; at < content.size(); at += 199) {
+        QVERIFY(index->covers(at, 199));
+        QByteArray back(199, Qt::Uninitialized);
+        QVERIFY2(index->read(at, back.size(), back.data(), cache, &error), qPrintable(error));
+        QCOMPARE(back, content.mid(at, 199));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestTraceImportExport)
