@@ -20,7 +20,8 @@ OrderedJson optionalText(const QString &s)
     return s.isEmpty() ? OrderedJson() : text(s);
 }
 
-OrderedJson texts(const QStringList &list)
+template <typename Texts>
+OrderedJson texts(const Texts &list)
 {
     OrderedJson out = OrderedJson::array();
     for (const QString &s : list)
@@ -275,6 +276,7 @@ OrderedJson messageJson(const SystemStore &store, int row, int *originEventRow, 
                  {"fromRaw", optionalText(m.fromRaw)},
                  {"to", optionalText(m.toDisplay)},
                  {"toAgentIds", texts(m.toAgentIds)},
+                 {"recipientsNotKept", m.recipientsNotKept ? OrderedJson(m.recipientsNotKept) : OrderedJson()},
                  {"scopeId", optionalText(m.scopeId)},
                  {"priority", optionalNumber(m.priority)},
                  {"convention", m.convention == ConventionKind::None ? OrderedJson() : text(conventionName(m.convention))},

@@ -13,6 +13,7 @@
 #include <QStringList>
 
 #include <optional>
+#include <set>
 #include <variant>
 #include <vector>
 
@@ -23,6 +24,12 @@ QString healthName(Health health);
 
 // Health rules. Units: milliseconds. Defaults follow seed 000 (heartbeat every 30 s,
 // three missed heartbeats = unavailable).
+// A set of ids in sorted order: scope members, an agent's scopes, a session's agents. A tree, not a
+// sorted list: a scope that a million agents join in any order costs O(N log N), where inserting
+// into a sorted list cost O(N²) (issue 16).
+using IdSet = std::set<QString>;
+QStringList toStringList(const IdSet &ids);
+
 struct HealthPolicy
 {
     qint64 intervalMs = 30000;
@@ -39,7 +46,7 @@ struct Agent
     QString state;
     QString parentId;
     QString sessionId;
-    QStringList scopes;            // sorted
+    IdSet scopes;
     Json capabilities;
     Json metadata;
     qint64 registeredAtMs = 0;
@@ -77,7 +84,7 @@ struct Session
     QString status;                // connected | disconnected | expired
     qint64 connectedAtMs = 0;
     qint64 lastChangeMs = 0;
-    QStringList agentIds;
+    IdSet agentIds;
 };
 
 struct Scope
@@ -85,7 +92,7 @@ struct Scope
     QString id;
     QString name;
     QString parentId;
-    QStringList members;           // sorted
+    IdSet members;
     Json metadata;
     qint64 createdAtMs = 0;
     bool placeholder = true;
@@ -100,7 +107,8 @@ struct Message
     QString fromAgentId;           // resolved agent id, empty if unresolved
     QString fromRaw;               // as sent (on [M] a session id)
     QString toDisplay;             // address rendered for people
-    QStringList toAgentIds;        // resolved recipients
+    QStringList toAgentIds;        // resolved recipients, sorted, at most MessageLog::kMaxRecipients
+    qint64 recipientsNotKept = 0;  // recipients past that bound: counted, not named
     QString scopeId;
     // The payload as compact JSON text (UTF-8), empty when none. A loaded trace leaves it in the
     // frame (payloadInFrame): SystemStore::messagePayload() reads it from there when asked.

@@ -134,10 +134,13 @@ Message MessageLog::operator[](size_t row) const
     m.fromAgentId = m_names.name(r.fromAgentId);
     m.fromRaw = m_names.name(r.fromRaw);
     m.toDisplay = m_names.name(r.toDisplay);
-    if (r.recipients > 0)
+    if (r.recipients > 0) {
         m.toAgentIds = QStringList{m_names.name(r.recipients)};
-    else if (r.recipients < 0)
-        m.toAgentIds = m_lists[size_t(-r.recipients - 1)];
+    } else if (r.recipients < 0) {
+        const RecipientList &list = m_lists[size_t(-r.recipients - 1)];
+        m.toAgentIds = list.ids;
+        m.recipientsNotKept = list.notKept;
+    }
     m.scopeId = m_names.name(r.scopeId);
     const QByteArrayView payload = m_text.utf8(r.payload);
     m.payloadText = QByteArray(payload.data(), payload.size());
@@ -181,13 +184,19 @@ std::optional<double> MessageLog::costUsd(size_t row) const
 int MessageLog::recipientCount(size_t row) const
 {
     const int recipients = rowAt(row).recipients;
-    return recipients > 0 ? 1 : recipients < 0 ? int(m_lists[size_t(-recipients - 1)].size()) : 0;
+    return recipients > 0 ? 1 : recipients < 0 ? int(m_lists[size_t(-recipients - 1)].ids.size()) : 0;
 }
 
 const QString &MessageLog::recipient(size_t row, int index) const
 {
     const int recipients = rowAt(row).recipients;
-    return recipients > 0 ? m_names.name(recipients) : m_lists[size_t(-recipients - 1)].at(index);
+    return recipients > 0 ? m_names.name(recipients) : m_lists[size_t(-recipients - 1)].ids.at(index);
+}
+
+qint64 MessageLog::recipientsNotKept(size_t row) const
+{
+    const int recipients = rowAt(row).recipients;
+    return recipients < 0 ? m_lists[size_t(-recipients - 1)].notKept : 0;
 }
 
 bool MessageLog::hasRecipient(size_t row, const QString &agentId) const
@@ -195,7 +204,10 @@ bool MessageLog::hasRecipient(size_t row, const QString &agentId) const
     const int recipients = rowAt(row).recipients;
     if (recipients > 0)
         return m_names.name(recipients) == agentId;
-    return recipients < 0 && m_lists[size_t(-recipients - 1)].contains(agentId);
+    if (recipients >= 0)
+        return false;
+    const QStringList &ids = m_lists[size_t(-recipients - 1)].ids;
+    return std::binary_search(ids.cbegin(), ids.cend(), agentId);
 }
 
 int MessageLog::find(QStringView messageId) const
@@ -206,15 +218,24 @@ int MessageLog::find(QStringView messageId) const
                       [&](int row) { return m_text.equals(m_rows[size_t(row) - m_first].id, messageId); });
 }
 
-int MessageLog::keepList(QStringList list)
+int MessageLog::keepList(QStringList list, qint64 notKept)
 {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    if (list.size() > kMaxRecipients) {
+        notKept += list.size() - kMaxRecipients;
+        list.resize(kMaxRecipients);
+    }
+    for (const QString &id : std::as_const(list))
+        m_listBytes += listEntryBytes(id);
+    RecipientList kept{std::move(list), notKept};
     if (m_freeLists.empty()) {
-        m_lists.push_back(std::move(list));
+        m_lists.push_back(std::move(kept));
         return int(m_lists.size()) - 1;
     }
     const int index = m_freeLists.back();
     m_freeLists.pop_back();
-    m_lists[size_t(index)] = std::move(list);
+    m_lists[size_t(index)] = std::move(kept);
     return index;
 }
 
@@ -234,7 +255,7 @@ int MessageLog::append(const Message &m)
     if (m.toAgentIds.size() == 1 && !m.toAgentIds.front().isEmpty()) {
         r.recipients = m_names.intern(m.toAgentIds.front());
     } else if (!m.toAgentIds.isEmpty()) {
-        r.recipients = -(keepList(m.toAgentIds) + 1);
+        r.recipients = -(keepList(m.toAgentIds, m.recipientsNotKept) + 1);
     }
     r.scopeId = m_names.intern(m.scopeId);
     r.payloadType = m_names.intern(m.payloadType);
@@ -258,21 +279,31 @@ void MessageLog::setStatus(size_t row, const QString &status)
         m_rows[row - m_first].status = m_names.intern(status);
 }
 
-void MessageLog::addRecipient(size_t row, const QString &agentId)
+bool MessageLog::addRecipient(size_t row, const QString &agentId)
 {
     if (agentId.isEmpty() || !isKept(row))
-        return;
+        return true;
     Row &r = m_rows[row - m_first];
     if (r.recipients == 0) {
         r.recipients = m_names.intern(agentId);
-        return;
+        return true;
     }
     if (r.recipients > 0) { // one becomes a list (built whole: the official server's deliveries
                             // name a second agent on most messages)
-        r.recipients = -(keepList(QStringList{m_names.name(r.recipients), agentId}) + 1);
-        return;
+        r.recipients = -(keepList(QStringList{m_names.name(r.recipients), agentId}, 0) + 1);
+        return true;
     }
-    m_lists[size_t(-r.recipients - 1)] << agentId;
+    RecipientList &list = m_lists[size_t(-r.recipients - 1)];
+    const auto at = std::lower_bound(list.ids.begin(), list.ids.end(), agentId);
+    if (at != list.ids.end() && *at == agentId)
+        return true;
+    if (list.ids.size() >= kMaxRecipients) {
+        ++list.notKept;
+        return false;
+    }
+    list.ids.insert(at, agentId);
+    m_listBytes += listEntryBytes(agentId);
+    return true;
 }
 
 void MessageLog::trimBefore(size_t row)
@@ -283,7 +314,10 @@ void MessageLog::trimBefore(size_t row)
     const size_t count = row - m_first;
     for (size_t i = 0; i < count; ++i) {
         if (const int recipients = m_rows[i].recipients; recipients < 0) {
-            m_lists[size_t(-recipients - 1)] = QStringList();
+            RecipientList &list = m_lists[size_t(-recipients - 1)];
+            for (const QString &id : std::as_const(list.ids))
+                m_listBytes -= listEntryBytes(id);
+            list = RecipientList();
             m_freeLists.push_back(-recipients - 1);
         }
     }
@@ -297,7 +331,7 @@ void MessageLog::trimBefore(size_t row)
 
 size_t MessageLog::memoryBytes() const
 {
-    return m_rows.size() * sizeof(Row) + m_lists.capacity() * sizeof(QStringList) + m_text.memoryBytes()
+    return m_rows.size() * sizeof(Row) + m_lists.capacity() * sizeof(RecipientList) + m_listBytes + m_text.memoryBytes()
         + m_ids.memoryBytes() + m_usage.size() * sizeof(UsageRow);
 }
 
@@ -306,6 +340,7 @@ void MessageLog::clear()
     m_first = 0;
     m_rows = {};
     m_lists = {};
+    m_listBytes = 0;
     m_freeLists = {};
     m_usage = {};
     m_text.clear();

@@ -137,7 +137,8 @@ public:
     std::optional<qint64> tokensUsed(size_t row) const;
     std::optional<double> costUsd(size_t row) const;
     int recipientCount(size_t row) const;
-    bool hasRecipient(size_t row, const QString &agentId) const;
+    bool hasRecipient(size_t row, const QString &agentId) const; // O(log recipients)
+    qint64 recipientsNotKept(size_t row) const;
     const QString &recipient(size_t row, int index) const;
 
     class const_iterator
@@ -165,7 +166,12 @@ public:
     void setEventLog(const EventLog *events) { m_events = events; }
     int append(const Message &message); // its row
     void setStatus(size_t row, const QString &status);      // no-op for a trimmed row
-    void addRecipient(size_t row, const QString &agentId);  // no-op for a trimmed row
+    // false when the message already names kMaxRecipients: the agent is counted, not named.
+    // No-op (true) for a trimmed row.
+    bool addRecipient(size_t row, const QString &agentId);
+    // The recipients one message names (sorted): a message to a million agents keeps the first
+    // ten thousand in id order and counts the rest (issue 16: bounded memory, no quadratic step).
+    static constexpr int kMaxRecipients = 10000;
     // Drops the rows before `row`; rows at and after keep their numbers.
     void trimBefore(size_t row);
     void setExpectedRows(size_t rows, bool bounded) { m_ids.setGenerationRows(rows / 4, bounded); }
@@ -213,12 +219,20 @@ private:
     const UsageRow *usageOf(size_t row) const;
     static const Row kTrimmed;
     const Row &rowAt(size_t row) const { return isKept(row) ? m_rows[row - m_first] : kTrimmed; }
-    int keepList(QStringList list); // its index in m_lists (a freed one when there is one)
+    // Sorts, removes repeats and bounds `list`; its index in m_lists (a freed one when there is one).
+    int keepList(QStringList list, qint64 notKept);
+    static size_t listEntryBytes(const QString &id) { return sizeof(QString) + 16 + size_t(id.size()) * 2; }
 
     const EventLog *m_events;
     size_t m_first = 0;
     std::deque<Row> m_rows;
-    std::vector<QStringList> m_lists;
+    struct RecipientList
+    {
+        QStringList ids;           // sorted, unique, at most kMaxRecipients
+        qint64 notKept = 0;
+    };
+    std::vector<RecipientList> m_lists;
+    size_t m_listBytes = 0;            // what the lists' ids hold (memoryBytes)
     std::vector<int> m_freeLists;      // indexes of m_lists whose message was trimmed
     std::deque<UsageRow> m_usage;
     TextArena m_text;

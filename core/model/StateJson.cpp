@@ -4,7 +4,8 @@
 
 namespace mapi {
 
-static Json stringArray(const QStringList &list)
+template <typename Texts>
+static Json stringArray(const Texts &list)
 {
     Json out = Json::array();
     for (const QString &s : list)
@@ -100,7 +101,8 @@ Json stateToJson(const SystemStore &store, const StateJsonOptions &options)
                   {"problems", c.problems},
                   {"duplicates", c.duplicateEvents},
                   {"unknownEvents", c.unknownEvents},
-                  {"futureTimestamps", c.futureTimestamps}}}};
+                  {"futureTimestamps", c.futureTimestamps},
+                  {"recipientsNotKept", c.recipientsNotKept}}}};
     const ConnectionInfo &conn = store.connection();
     out["connection"] = {{"url", conn.url.toStdString()},
                          {"state", conn.state.toStdString()},

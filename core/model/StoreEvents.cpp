@@ -154,7 +154,7 @@ void SystemStore::applyScopeEvent(const MapEvent &e, qint64 t)
                 continue;
             Scope &s = ensureScope(id, t);
             s.deleted = true;
-            const QStringList members = s.members;
+            const IdSet members = std::move(s.members); // setMembership edits s.members
             for (const QString &agentId : members)
                 setMembership(id, agentId, false, t);
         }
@@ -186,7 +186,8 @@ void SystemStore::applyDeliveryEvent(const MapEvent &e, qint64 t, int eventIndex
     };
     m_messages.setStatus(size_t(row), statusFor.value(e.kind));
     if (!e.agentId.isEmpty() && e.agentId != QLatin1String("*") && !m_messages.hasRecipient(size_t(row), e.agentId)) {
-        m_messages.addRecipient(size_t(row), e.agentId);
+        if (!m_messages.addRecipient(size_t(row), e.agentId))
+            ++m_counters.recipientsNotKept;
         if (e.kind == EventKind::MessageQueued || e.kind == EventKind::MessageDelivered)
             ensureAgent(e.agentId, t).messagesReceived++;
     }
@@ -215,8 +216,24 @@ void SystemStore::applySessionEvent(const MapEvent &e, qint64 t)
             markAgent(row);
 }
 
+// An address as people read it: at most this many of a list's entries, and this many characters.
+static constexpr int kDisplayedRecipients = 16;
+static constexpr qsizetype kMaxAddressChars = 512;
+
+static QString shortAddress(QString text)
+{
+    if (text.size() > kMaxAddressChars) {
+        text.truncate(kMaxAddressChars);
+        text += QChar(0x2026);
+    }
+    return text;
+}
+
 void SystemStore::resolveRecipients(Message &m, const Json &to)
 {
+    // Repeats are dropped as they come (a set, not a scan of the list: a message to a million
+    // agents is linear); past MessageLog::kMaxRecipients they are counted, not named.
+    QSet<QString> named;
     auto addRef = [&](QString ref) {
         if (ref.startsWith(QLatin1String("agent:")))
             ref = ref.mid(6);
@@ -230,22 +247,31 @@ void SystemStore::resolveRecipients(Message &m, const Json &to)
             m.scopeId = ref;
             return;
         }
-        if (!m.toAgentIds.contains(ref))
+        if (named.contains(ref))
+            return;
+        named.insert(ref);
+        if (m.toAgentIds.size() < MessageLog::kMaxRecipients)
             m.toAgentIds << ref;
+        else
+            ++m.recipientsNotKept;
     };
     if (to.is_string()) {
-        m.toDisplay = toQString(to);
-        addRef(m.toDisplay);
+        m.toDisplay = shortAddress(toQString(to));
+        addRef(toQString(to));
     } else if (to.is_array()) {
         QStringList parts;
         for (const Json &item : to) {
-            parts << toQString(item);
+            if (parts.size() < kDisplayedRecipients)
+                parts << toQString(item);
             if (item.is_string())
                 addRef(toQString(item));
         }
         m.toDisplay = parts.join(QStringLiteral(", "));
+        if (const size_t more = to.size() - size_t(parts.size()); more > 0)
+            m.toDisplay += QStringLiteral(" … %1 more").arg(more);
+        m.toDisplay = shortAddress(m.toDisplay);
     } else if (to.is_object()) {
-        m.toDisplay = toQString(to);
+        m.toDisplay = shortAddress(toQString(to));
         if (const Json *agent = jsonChild(to, "agent"); agent && agent->is_string())
             addRef(toQString(*agent));
         if (const Json *agents = jsonChild(to, "agents"); agents && agents->is_array())
@@ -288,8 +314,13 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
     resolveRecipients(m, r.to);
     if (!e.scopeId.isEmpty())
         m.scopeId = e.scopeId;
-    if (!e.agentId.isEmpty() && !m.toAgentIds.contains(e.agentId))
-        m.toAgentIds << e.agentId;
+    if (!e.agentId.isEmpty() && !m.toAgentIds.contains(e.agentId)) {
+        if (m.toAgentIds.size() < MessageLog::kMaxRecipients)
+            m.toAgentIds << e.agentId;
+        else
+            ++m.recipientsNotKept;
+    }
+    m_counters.recipientsNotKept += m.recipientsNotKept;
 
     // Read by the decoding thread for sent messages; a delivery of a message never seen sent is
     // read here, from the text above.
@@ -510,7 +541,7 @@ void SystemStore::applyScopesSnapshot(const ScopesSnapshot &snapshot)
             s.deleted = true;
             markScope(int(row));
             const QString scopeId = s.id;
-            const QStringList members = s.members; // copied: setMembership edits s.members
+            const IdSet members = std::move(s.members); // setMembership edits s.members
             for (const QString &agentId : members)
                 setMembership(scopeId, agentId, false, t);
         }
@@ -524,11 +555,13 @@ void SystemStore::applyMembers(const MembersSnapshot &snapshot)
         return;
     const qint64 t = serverTime(snapshot.timeMs);
     Scope &s = ensureScope(scopeId, t);
-    const QStringList previous = s.members;
-    QSet<QString> now(snapshot.data.members.cbegin(), snapshot.data.members.cend());
-    for (const QString &agentId : previous)
-        if (!now.contains(agentId))
-            setMembership(scopeId, agentId, false, t);
+    const IdSet now(snapshot.data.members.cbegin(), snapshot.data.members.cend());
+    std::vector<QString> gone;
+    for (const QString &agentId : s.members)
+        if (now.count(agentId) == 0)
+            gone.push_back(agentId);
+    for (const QString &agentId : gone)
+        setMembership(scopeId, agentId, false, t);
     for (const QString &agentId : snapshot.data.members)
         setMembership(scopeId, agentId, true, t);
 }

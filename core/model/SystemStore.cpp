@@ -64,18 +64,13 @@ bool ChangeSet::isEmpty() const
         && firstNewMessage < 0 && firstNewEvent < 0 && !countersChanged && !connectionChanged && !historyTrimmed;
 }
 
-static void insertSorted(QStringList &list, const QString &value)
+QStringList toStringList(const IdSet &ids)
 {
-    auto it = std::lower_bound(list.begin(), list.end(), value);
-    if (it == list.end() || *it != value)
-        list.insert(it, value);
-}
-
-static void removeSorted(QStringList &list, const QString &value)
-{
-    auto it = std::lower_bound(list.begin(), list.end(), value);
-    if (it != list.end() && *it == value)
-        list.erase(it);
+    QStringList list;
+    list.reserve(qsizetype(ids.size()));
+    for (const QString &id : ids)
+        list << id;
+    return list;
 }
 
 SystemStore::SystemStore(QObject *parent)
@@ -459,12 +454,11 @@ void SystemStore::mergeAgent(Agent &a, const AgentRecord &r, qint64 timeMs)
         a.parentId = *r.parentId;
     if (r.sessionId && !r.sessionId->isEmpty() && *r.sessionId != a.sessionId) {
         if (!a.sessionId.isEmpty())
-            m_sessions[a.sessionId].agentIds.removeAll(a.id);
+            m_sessions[a.sessionId].agentIds.erase(a.id);
         a.sessionId = *r.sessionId;
         Session &s = m_sessions[a.sessionId];
         s.id = a.sessionId;
-        if (!s.agentIds.contains(a.id))
-            s.agentIds << a.id;
+        s.agentIds.insert(a.id);
     }
     if (r.scopes) {
         for (const QString &scopeId : *r.scopes)
@@ -490,11 +484,11 @@ void SystemStore::setMembership(const QString &scopeId, const QString &agentId, 
     Scope &s = ensureScope(scopeId, timeMs);
     Agent &a = ensureAgent(agentId, timeMs);
     if (member) {
-        insertSorted(s.members, agentId);
-        insertSorted(a.scopes, scopeId);
+        s.members.insert(agentId);
+        a.scopes.insert(scopeId);
     } else {
-        removeSorted(s.members, agentId);
-        removeSorted(a.scopes, scopeId);
+        s.members.erase(agentId);
+        a.scopes.erase(scopeId);
     }
 }
 
@@ -519,8 +513,8 @@ QString SystemStore::resolveAgentRef(const QString &ref) const
     if (m_agentRow.contains(ref))
         return ref;
     const auto session = m_sessions.constFind(ref);
-    if (session != m_sessions.constEnd() && !session->agentIds.isEmpty())
-        return session->agentIds.first();
+    if (session != m_sessions.constEnd() && !session->agentIds.empty())
+        return *session->agentIds.begin();
     return {};
 }
 

@@ -56,6 +56,7 @@ struct StoreCounters
     qint64 sequenceGaps = 0;
     qint64 problems = 0;
     qint64 futureTimestamps = 0;   // events stamped ahead of their arrival (kFutureToleranceMs)
+    qint64 recipientsNotKept = 0;  // recipients past MessageLog::kMaxRecipients of one message
 };
 
 // What a live session's history bound has dropped so far (since the last reset()).

@@ -622,7 +622,7 @@ private:
             row({t(a.id), t(a.name), t(a.role), t(a.state), t(healthName(a.health)),
                  n(a.placeholder ? QStringLiteral("true") : QStringLiteral("false")),
                  n(a.unregistered ? QStringLiteral("true") : QStringLiteral("false")), t(a.parentId), t(a.sessionId),
-                 t(a.scopes.join(QLatin1Char(';'))), n(isoTime(a.registeredAtMs)), n(isoTime(a.lastActivityMs)),
+                 t(toStringList(a.scopes).join(QLatin1Char(';'))), n(isoTime(a.registeredAtMs)), n(isoTime(a.lastActivityMs)),
                  n(isoTime(a.lastHeartbeatMs)), n(QString::number(a.messagesSent)), n(QString::number(a.messagesReceived)),
                  t(a.currentTaskId), t(a.heartbeatStatus), n(optionalNumber(a.load)), n(optionalNumber(a.progress)),
                  n(optionalNumber(a.tokensUsed)), n(optionalNumber(a.costUsd)), t(a.lastErrorSeverity), t(a.lastErrorMessage)});

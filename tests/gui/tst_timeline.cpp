@@ -691,7 +691,7 @@ void TimelineTest::groupByScope()
         QVERIFY(g >= 0);
         const LaneRow &group = f.view->lanes().rows()[size_t(g)];
         if (group.key != QLatin1String("noscope"))
-            QVERIFY(store.agents()[size_t(row.agentRow)].scopes.contains(group.id));
+            QVERIFY(store.agents()[size_t(row.agentRow)].scopes.count(group.id) == 1);
     }
 }
 

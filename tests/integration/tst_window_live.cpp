@@ -461,7 +461,7 @@ private Q_SLOTS:
                     out << QStringLiteral("%1|%2|%3|%4|%5").arg(a.id, a.name, a.role, a.state, a.parentId);
             for (const Scope &sc : store.scopes())
                 if (!sc.placeholder && !sc.deleted)
-                    out << QStringLiteral("scope %1|%2").arg(sc.id, sc.members.join(QLatin1Char(',')));
+                    out << QStringLiteral("scope %1|%2").arg(sc.id, toStringList(sc.members).join(QLatin1Char(',')));
             out.sort();
             return out;
         };

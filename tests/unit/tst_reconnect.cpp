@@ -365,7 +365,7 @@ void TestReconnect::handshakeOrder()
     // What the handshake learned reached the model.
     QTRY_VERIFY(rec.store.agent(QStringLiteral("a1")));
     QCOMPARE(rec.store.agent(QStringLiteral("a1"))->name, QStringLiteral("alpha"));
-    QCOMPARE(rec.store.scope(QStringLiteral("s1"))->members, QStringList{QStringLiteral("a1")});
+    QCOMPARE(toStringList(rec.store.scope(QStringLiteral("s1"))->members), QStringList{QStringLiteral("a1")});
     QCOMPARE(rec.store.connection().serverName, QStringLiteral("fake"));
     QCOMPARE(rec.store.connection().state, QStringLiteral("live"));
     QCOMPARE(client.support(QStringLiteral("map/scopes/members")), Support::Present);

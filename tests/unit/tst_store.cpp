@@ -108,6 +108,8 @@ private Q_SLOTS:
     void trimHistoryBeforeATime();
     void problemsKeepTheNewestWithinBounds(); // and gaps
     void itemJsonDescribesEachItemInFull();
+    void messageToManyAgentsNamesABoundedSortedSet();
+    void largeScopeJoinedInAnyOrderStaysSortedAndExact();
 };
 
 void TestStore::sameEventTwiceIsAppliedOnce()
@@ -312,9 +314,9 @@ void TestStore::scopeMemberNotYetRegistered()
     const Scope *squad = store.scope(QStringLiteral("squad"));
     QVERIFY(squad);
     QVERIFY(squad->placeholder);
-    QCOMPARE(squad->members, QStringList{QStringLiteral("w9")});
+    QCOMPARE(toStringList(squad->members), QStringList{QStringLiteral("w9")});
     QVERIFY(store.agent(QStringLiteral("w9"))->placeholder);
-    QCOMPARE(store.agent(QStringLiteral("w9"))->scopes, QStringList{QStringLiteral("squad")});
+    QCOMPARE(toStringList(store.agent(QStringLiteral("w9"))->scopes), QStringList{QStringLiteral("squad")});
 
     wire.registerAgent(QStringLiteral("w9"), QStringLiteral("worker-9"));
     wire.event(QStringLiteral("scope.created"), {{"scope", {{"id", "squad"}, {"name", "squad-a"}, {"parentId", "proj"}}}});
@@ -322,9 +324,9 @@ void TestStore::scopeMemberNotYetRegistered()
     QVERIFY(!squad->placeholder);
     QCOMPARE(squad->name, QStringLiteral("squad-a"));
     QCOMPARE(squad->parentId, QStringLiteral("proj"));
-    QCOMPARE(squad->members, QStringList{QStringLiteral("w9")});
+    QCOMPARE(toStringList(squad->members), QStringList{QStringLiteral("w9")});
     QVERIFY(!store.agent(QStringLiteral("w9"))->placeholder);
-    QCOMPARE(store.agent(QStringLiteral("w9"))->scopes, QStringList{QStringLiteral("squad")});
+    QCOMPARE(toStringList(store.agent(QStringLiteral("w9"))->scopes), QStringList{QStringLiteral("squad")});
 }
 
 void TestStore::unregisteredAgentKeepsRowAndMemberships()
@@ -341,7 +343,7 @@ void TestStore::unregisteredAgentKeepsRowAndMemberships()
         wire.event(QStringLiteral("scope.agent.joined"), {{"scopeId", scope}, {"agentId", "a2"}});
     }
     const int row = store.agentRow(QStringLiteral("a1"));
-    QCOMPARE(store.agent(QStringLiteral("a1"))->scopes, (QStringList{QStringLiteral("s1"), QStringLiteral("s2")}));
+    QCOMPARE(toStringList(store.agent(QStringLiteral("a1"))->scopes), (QStringList{QStringLiteral("s1"), QStringLiteral("s2")}));
 
     wire.event(QStringLiteral("agent.unregistered"),
                {{"agentId", "a1"}, {"agent", mapi_test::regAgent(QStringLiteral("a1"), QStringLiteral("alpha"), QStringLiteral("stopped"))}},
@@ -353,13 +355,13 @@ void TestStore::unregisteredAgentKeepsRowAndMemberships()
     QVERIFY(!a1->placeholder);
     QCOMPARE(a1->state, QStringLiteral("stopped"));
     QCOMPARE(a1->unregisteredAtMs, wire.now());
-    QCOMPARE(a1->scopes, (QStringList{QStringLiteral("s1"), QStringLiteral("s2")}));
-    QCOMPARE(store.scope(QStringLiteral("s1"))->members, (QStringList{QStringLiteral("a1"), QStringLiteral("a2")}));
+    QCOMPARE(toStringList(a1->scopes), (QStringList{QStringLiteral("s1"), QStringLiteral("s2")}));
+    QCOMPARE(toStringList(store.scope(QStringLiteral("s1"))->members), (QStringList{QStringLiteral("a1"), QStringLiteral("a2")}));
 
     // A server that does remove it says so with scope.agent.left.
     wire.event(QStringLiteral("scope.agent.left"), {{"scopeId", "s1"}, {"agentId", "a1"}});
-    QCOMPARE(store.agent(QStringLiteral("a1"))->scopes, QStringList{QStringLiteral("s2")});
-    QCOMPARE(store.scope(QStringLiteral("s1"))->members, QStringList{QStringLiteral("a2")});
+    QCOMPARE(toStringList(store.agent(QStringLiteral("a1"))->scopes), QStringList{QStringLiteral("s2")});
+    QCOMPARE(toStringList(store.scope(QStringLiteral("s1"))->members), QStringList{QStringLiteral("a2")});
 
     const Json state = stateToJson(store);
     QCOMPARE(state.at("agents").size(), size_t(1));
@@ -389,10 +391,10 @@ void TestStore::scopeDeletedWithDescendants()
                {{"scopeId", "root"}});
     for (const char *gone : {"root", "child", "grand"}) {
         QVERIFY2(store.scope(QString::fromUtf8(gone))->deleted, gone);
-        QVERIFY(store.scope(QString::fromUtf8(gone))->members.isEmpty());
+        QVERIFY(store.scope(QString::fromUtf8(gone))->members.empty());
     }
     QVERIFY(!store.scope(QStringLiteral("other"))->deleted);
-    QCOMPARE(store.agent(QStringLiteral("a1"))->scopes, QStringList{QStringLiteral("other")});
+    QCOMPARE(toStringList(store.agent(QStringLiteral("a1"))->scopes), QStringList{QStringLiteral("other")});
     QCOMPARE(int(store.scopes().size()), 4); // rows kept
     const Json state = stateToJson(store);
     QCOMPARE(state.at("scopes").size(), size_t(1));
@@ -418,10 +420,10 @@ void TestStore::completeSnapshotRetiresMissingAgents()
     QVERIFY(!store.agent(QStringLiteral("ghost"))->unregistered); // placeholders are not "known"
     QVERIFY(store.agent(QStringLiteral("ghost"))->placeholder);
     // Memberships follow map/scopes/members, as on the server.
-    QCOMPARE(store.scope(QStringLiteral("s"))->members, QStringList{QStringLiteral("c")});
+    QCOMPARE(toStringList(store.scope(QStringLiteral("s"))->members), QStringList{QStringLiteral("c")});
     wire.call(QStringLiteral("map/scopes/members"), {{"scopeId", "s"}}, {{"members", Json::array()}});
-    QVERIFY(store.scope(QStringLiteral("s"))->members.isEmpty());
-    QVERIFY(store.agent(QStringLiteral("c"))->scopes.isEmpty());
+    QVERIFY(store.scope(QStringLiteral("s"))->members.empty());
+    QVERIFY(store.agent(QStringLiteral("c"))->scopes.empty());
 
     // c comes back in a later complete list: registered again.
     wire.call(QStringLiteral("map/agents/list"), Json::object(),
@@ -475,8 +477,8 @@ void TestStore::scopesSnapshotDeletesMissingScopes()
     wire.call(QStringLiteral("map/scopes/list"), Json::object(),
               {{"scopes", {{{"id", "new"}, {"name", "fresh"}, {"parentId", "p"}}, {{"id", "p"}, {"name", "parent"}}}}});
     QVERIFY(store.scope(QStringLiteral("old"))->deleted);
-    QVERIFY(store.scope(QStringLiteral("old"))->members.isEmpty()); // a deleted scope has no members
-    QVERIFY(store.agent(QStringLiteral("m"))->scopes.isEmpty());
+    QVERIFY(store.scope(QStringLiteral("old"))->members.empty()); // a deleted scope has no members
+    QVERIFY(store.agent(QStringLiteral("m"))->scopes.empty());
     QVERIFY(!store.scope(QStringLiteral("unseen"))->deleted);
     QCOMPARE(store.scope(QStringLiteral("new"))->name, QStringLiteral("fresh"));
     QCOMPARE(store.scope(QStringLiteral("new"))->parentId, QStringLiteral("p"));
@@ -494,9 +496,9 @@ void TestStore::membersSnapshotReplacesMembership()
     wire.event(QStringLiteral("scope.agent.joined"), {{"scopeId", "s"}, {"agentId", "a"}});
     wire.event(QStringLiteral("scope.agent.joined"), {{"scopeId", "s"}, {"agentId", "b"}});
     wire.call(QStringLiteral("map/scopes/members"), {{"scopeId", "s"}}, {{"members", {"b", "c"}}});
-    QCOMPARE(store.scope(QStringLiteral("s"))->members, (QStringList{QStringLiteral("b"), QStringLiteral("c")}));
-    QVERIFY(store.agent(QStringLiteral("a"))->scopes.isEmpty());
-    QCOMPARE(store.agent(QStringLiteral("c"))->scopes, QStringList{QStringLiteral("s")});
+    QCOMPARE(toStringList(store.scope(QStringLiteral("s"))->members), (QStringList{QStringLiteral("b"), QStringLiteral("c")}));
+    QVERIFY(store.agent(QStringLiteral("a"))->scopes.empty());
+    QCOMPARE(toStringList(store.agent(QStringLiteral("c"))->scopes), QStringList{QStringLiteral("s")});
 }
 
 void TestStore::senderSessionResolvesToAgent()
@@ -1102,7 +1104,7 @@ void TestStore::messageLogKeepsEveryField()
     QVERIFY(!log.hasRecipient(1, QStringLiteral("agent-8")));
     log.addRecipient(1, QStringLiteral("agent-8"));  // one -> a list
     log.addRecipient(0, QStringLiteral("agent-4"));  // a list grows
-    QCOMPARE(log[1].toAgentIds, (QStringList{QStringLiteral("agent-9"), QStringLiteral("agent-8")}));
+    QCOMPARE(log[1].toAgentIds, (QStringList{QStringLiteral("agent-8"), QStringLiteral("agent-9")})); // kept sorted
     QCOMPARE(log[1].status, QStringLiteral("delivered"));
     QCOMPARE(log[0].toAgentIds.size(), 3);
     QCOMPARE(log.find(QStringLiteral("msg-ü-1")), 0);
@@ -1469,6 +1471,97 @@ void TestStore::sequenceNumbersNearTheLimitKeepGapDetection()
     QCOMPARE(store.counters().sequenceGaps, 3);
     QCOMPARE(store.gaps().back().fromSequence, 3);
     QCOMPARE(store.gaps().back().toSequence, 3);
+}
+
+// A message addressed to 30,000 agents, each named twice, in reverse order (issue 16): the model
+// names the first MessageLog::kMaxRecipients distinct ones (kept sorted), counts the rest, shows a
+// short address, and a delivery to an agent past the bound is counted, not named.
+void TestStore::messageToManyAgentsNamesABoundedSortedSet()
+{
+    SystemStore store;
+    Wire wire(store);
+    wire.registerAgent(QStringLiteral("sender"), QStringLiteral("sender"));
+    constexpr int kAgents = 30000;
+    Json to = Json::array();
+    for (int i = kAgents - 1; i >= 0; --i) {
+        const std::string id = QStringLiteral("r%1").arg(i, 5, 10, QLatin1Char('0')).toStdString();
+        to.push_back(id);
+        to.push_back(id);
+    }
+    wire.message(QStringLiteral("m-many"), QStringLiteral("sender"), to, Json{{"text", "to everyone"}});
+
+    QCOMPARE(int(store.messages().size()), 1);
+    const Message m = store.messages()[0];
+    QCOMPARE(int(m.toAgentIds.size()), MessageLog::kMaxRecipients);
+    QCOMPARE(m.recipientsNotKept, qint64(kAgents - MessageLog::kMaxRecipients));
+    QCOMPARE(store.counters().recipientsNotKept, qint64(kAgents - MessageLog::kMaxRecipients));
+    // The first 10,000 distinct ids to arrive (r29999 down to r20000), in id order.
+    QCOMPARE(m.toAgentIds.front(), QStringLiteral("r20000"));
+    QCOMPARE(m.toAgentIds.back(), QStringLiteral("r29999"));
+    QVERIFY(std::is_sorted(m.toAgentIds.cbegin(), m.toAgentIds.cend()));
+    QVERIFY(store.messages().hasRecipient(0, QStringLiteral("r25000")));
+    QVERIFY(!store.messages().hasRecipient(0, QStringLiteral("r00001")));
+    QVERIFY2(m.toDisplay.startsWith(QStringLiteral("r29999, r29999, r29998")), qPrintable(m.toDisplay.left(80)));
+    QVERIFY2(m.toDisplay.endsWith(QStringLiteral(" … %1 more").arg(2 * kAgents - 16)), qPrintable(m.toDisplay.right(80)));
+    QVERIFY(m.toDisplay.size() < 600);
+    // Placeholders for the named recipients only; each counts the message once.
+    QVERIFY(store.agent(QStringLiteral("r25000")));
+    QCOMPARE(store.agent(QStringLiteral("r25000"))->messagesReceived, 1);
+    QVERIFY(!store.agent(QStringLiteral("r00001")));
+
+    wire.event(QStringLiteral("message.delivered"), {{"messageId", "m-many"}, {"agentId", "r25000"}});
+    QCOMPARE(store.counters().recipientsNotKept, qint64(kAgents - MessageLog::kMaxRecipients));
+    QCOMPARE(store.agent(QStringLiteral("r25000"))->messagesReceived, 1);
+    wire.event(QStringLiteral("message.delivered"), {{"messageId", "m-many"}, {"agentId", "r00001"}});
+    QCOMPARE(store.counters().recipientsNotKept, qint64(kAgents - MessageLog::kMaxRecipients + 1));
+    QCOMPARE(int(store.messages()[0].toAgentIds.size()), MessageLog::kMaxRecipients);
+    QCOMPARE(store.messages()[0].recipientsNotKept, qint64(kAgents - MessageLog::kMaxRecipients + 1));
+    QCOMPARE(store.messages()[0].status, QStringLiteral("delivered"));
+    QCOMPARE(stateToJson(store).at("counts").at("recipientsNotKept").get<qint64>(),
+             qint64(kAgents - MessageLog::kMaxRecipients + 1));
+    // The named ids count in the history's size, which the retention bound reads.
+    QVERIFY(store.historyBytes() > size_t(MessageLog::kMaxRecipients) * 24);
+}
+
+// 100,000 agents join one scope in a scrambled order, then a members snapshot keeps every
+// other one (issue 16: membership was a sorted list, each join in the middle moving the tail).
+void TestStore::largeScopeJoinedInAnyOrderStaysSortedAndExact()
+{
+    SystemStore store;
+    Wire wire(store);
+    constexpr int kMembers = 100000;
+    auto idOf = [](int i) { return QStringLiteral("a%1").arg(i, 6, 10, QLatin1Char('0')); };
+    for (int i = 0; i < kMembers; ++i)
+        wire.event(QStringLiteral("scope.agent.joined"),
+                   {{"scopeId", "big"}, {"agentId", idOf(int((qint64(i) * 7919) % kMembers)).toStdString()}});
+    const Scope *big = store.scope(QStringLiteral("big"));
+    QVERIFY(big);
+    QCOMPARE(int(big->members.size()), kMembers);
+    const QStringList members = toStringList(big->members);
+    QCOMPARE(members.front(), idOf(0));
+    QCOMPARE(members.back(), idOf(kMembers - 1));
+    QVERIFY(std::is_sorted(members.cbegin(), members.cend()));
+    QCOMPARE(toStringList(store.agent(idOf(4242))->scopes), QStringList{QStringLiteral("big")});
+
+    // The server's list says: the even ones.
+    QStringList even;
+    for (int i = 0; i < kMembers; i += 2)
+        even << idOf(i);
+    wire.call(QStringLiteral("map/scopes/members"), {{"scopeId", "big"}},
+              {{"members", Json(std::vector<std::string>())}}); // an empty answer first: all leave
+    QVERIFY(store.scope(QStringLiteral("big"))->members.empty());
+    QVERIFY(store.agent(idOf(4242))->scopes.empty());
+    std::vector<std::string> evenIds;
+    for (const QString &id : std::as_const(even))
+        evenIds.push_back(id.toStdString());
+    wire.call(QStringLiteral("map/scopes/members"), {{"scopeId", "big"}}, {{"members", evenIds}});
+    QCOMPARE(toStringList(store.scope(QStringLiteral("big"))->members), even);
+    QCOMPARE(toStringList(store.agent(idOf(4242))->scopes), QStringList{QStringLiteral("big")});
+    QVERIFY(store.agent(idOf(4243))->scopes.empty());
+
+    wire.event(QStringLiteral("scope.deleted"), {{"scopeId", "big"}});
+    QVERIFY(store.scope(QStringLiteral("big"))->members.empty());
+    QVERIFY(store.agent(idOf(4242))->scopes.empty());
 }
 
 QTEST_GUILESS_MAIN(TestStore)

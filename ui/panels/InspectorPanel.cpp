@@ -142,8 +142,8 @@ ItemView messageView(const SystemStore &store, int row)
     QStringList to;
     for (const QString &id : m.toAgentIds.mid(0, kNamedRecipients))
         to << store.agentName(id);
-    if (m.toAgentIds.size() > kNamedRecipients)
-        to << InspectorPanel::tr("%1 more").arg(m.toAgentIds.size() - kNamedRecipients);
+    if (const qint64 more = m.toAgentIds.size() - kNamedRecipients + m.recipientsNotKept; more > 0 && !to.isEmpty())
+        to << InspectorPanel::tr("%1 more").arg(more);
     view.header = InspectorPanel::tr("<b>Message</b> %1 → %2").arg(escaped(from), escaped(to.isEmpty() ? m.toDisplay : to.join(QStringLiteral(", "))));
     if (m.convention != ConventionKind::None)
         view.header += QStringLiteral(" · ") + escaped(conventionName(m.convention));

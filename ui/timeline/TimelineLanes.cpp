@@ -56,7 +56,7 @@ auto byLabelThenId(const Rows &rows, Label label)
 QString TimelineLanes::agentShape(const SystemStore &store, int agentRow)
 {
     const Agent &a = store.agents()[size_t(agentRow)];
-    return a.name + QLatin1Char('\n') + a.parentId + QLatin1Char('\n') + a.scopes.join(QLatin1Char(','));
+    return a.name + QLatin1Char('\n') + a.parentId + QLatin1Char('\n') + toStringList(a.scopes).join(QLatin1Char(','));
 }
 
 QString TimelineLanes::scopeShape(const SystemStore &store, int scopeRow)
