@@ -293,6 +293,16 @@ void reportDamage(const TraceReadStats &stats)
         std::fprintf(stderr, "map-inspector-cli: %s; what came before was read\n", qPrintable(stats.streamError));
 }
 
+// The same, and the model's bounds that the trace reached (SystemStore::maxAgents()).
+void reportDamage(const TraceReadStats &stats, const SystemStore &store)
+{
+    reportDamage(stats);
+    for (const ProtocolProblem &p : store.problems())
+        if (p.kind == ProblemKind::LimitReached)
+            std::fprintf(stderr, "map-inspector-cli: %s (%lld)\n", qPrintable(p.detail),
+                         static_cast<long long>(store.counters().agentsNotKept));
+}
+
 TraceLoadOptions loadOptions(const Common &common)
 {
     TraceLoadOptions options;
@@ -393,7 +403,7 @@ int commandStats(const QCommandLineParser &p, const Common &common)
     if (!st.streamError.isEmpty())
         out["streamError"] = st.streamError.toStdString();
     printJson(out);
-    reportDamage(st);
+    reportDamage(st, store);
     return Ok;
 }
 
@@ -469,7 +479,7 @@ int commandConvert(const QCommandLineParser &p, const Common &common)
                      static_cast<long long>(counts.instantEvents), static_cast<long long>(counts.taskEvents),
                      static_cast<long long>(counts.threads), qPrintable(outPath));
     }
-    reportDamage(r.stats);
+    reportDamage(r.stats, store);
     return Ok;
 }
 
@@ -516,7 +526,7 @@ int commandState(const QCommandLineParser &p, const Common &common)
         if (!stats.streamError.isEmpty())
             out["trace"]["streamError"] = stats.streamError.toStdString();
         printJson(out);
-        reportDamage(stats);
+        reportDamage(stats, store);
         return Ok;
     }
     LiveRun run(common);

@@ -102,7 +102,8 @@ Json stateToJson(const SystemStore &store, const StateJsonOptions &options)
                   {"duplicates", c.duplicateEvents},
                   {"unknownEvents", c.unknownEvents},
                   {"futureTimestamps", c.futureTimestamps},
-                  {"recipientsNotKept", c.recipientsNotKept}}}};
+                  {"recipientsNotKept", c.recipientsNotKept},
+                  {"agentsNotKept", c.agentsNotKept}}}};
     const ConnectionInfo &conn = store.connection();
     out["connection"] = {{"url", conn.url.toStdString()},
                          {"state", conn.state.toStdString()},

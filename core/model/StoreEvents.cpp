@@ -107,6 +107,8 @@ void SystemStore::applyAgentEvent(const MapEvent &e, qint64 t)
     if (e.agentId.isEmpty())
         return;
     Agent &a = ensureAgent(e.agentId, t);
+    if (&a == &m_agentPastLimit)
+        return;
     if (e.agent)
         mergeAgent(a, *e.agent, t);
     // mergeAgent may have added a placeholder parent and moved m_agents: `a` is stale now.
@@ -495,6 +497,8 @@ void SystemStore::applyAgentsSnapshot(const AgentsSnapshot &snapshot)
     for (const AgentRecord &r : snapshot.data.agents) {
         listed.insert(r.id);
         Agent &a = ensureAgent(r.id, t);
+        if (&a == &m_agentPastLimit)
+            continue;
         mergeAgent(a, r, t);
         Agent &fresh = m_agents[size_t(m_agentRow.value(r.id))];
         if (fresh.unregistered) { // back in the server's list: registered again

@@ -262,6 +262,8 @@ void SystemStore::trimHistoryBefore(qint64 receivedMs)
     size_t row = m_events.firstRow();
     while (row < m_events.size() && m_events.receivedMs(row) < receivedMs)
         ++row;
+    if (row == m_events.firstRow())
+        return;
     trimEventsBefore(row);
     scheduleFlush();
 }
@@ -425,6 +427,17 @@ int findOrAppend(std::vector<Entity> &rows, QHash<FastString, int> &rowOf, const
 
 Agent &SystemStore::ensureAgent(const QString &id, qint64 timeMs)
 {
+    if (m_agents.size() >= size_t(m_maxAgents) && !m_agentRow.contains(id)) {
+        if (m_counters.agentsNotKept++ == 0)
+            applyProblem({ProblemKind::LimitReached,
+                          tr("More than %1 agents: agents past that are not modelled; the events that name them "
+                             "are kept and counted (counts.agentsNotKept)").arg(m_maxAgents),
+                          {}, timeMs});
+        m_pending.countersChanged = true;
+        m_agentPastLimit = Agent();
+        m_agentPastLimit.id = id;
+        return m_agentPastLimit;
+    }
     const int row = findOrAppend(m_agents, m_agentRow, id, m_pending.firstNewAgentRow, &Agent::knownSinceMs, timeMs);
     markAgent(row);
     return m_agents[size_t(row)];
@@ -483,6 +496,8 @@ void SystemStore::setMembership(const QString &scopeId, const QString &agentId, 
         return;
     Scope &s = ensureScope(scopeId, timeMs);
     Agent &a = ensureAgent(agentId, timeMs);
+    if (&a == &m_agentPastLimit)
+        return;
     if (member) {
         s.members.insert(agentId);
         a.scopes.insert(scopeId);

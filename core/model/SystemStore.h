@@ -57,6 +57,8 @@ struct StoreCounters
     qint64 problems = 0;
     qint64 futureTimestamps = 0;   // events stamped ahead of their arrival (kFutureToleranceMs)
     qint64 recipientsNotKept = 0;  // recipients past MessageLog::kMaxRecipients of one message
+    qint64 agentsNotKept = 0;      // references to agents past SystemStore::maxAgents() (each event,
+                                   // message, membership or snapshot entry that named one)
 };
 
 // What a live session's history bound has dropped so far (since the last reset()).
@@ -75,6 +77,13 @@ public:
     static constexpr int kFlushIntervalMs = 33; // ≈30 Hz: views repaint on this, never per event
 
     explicit SystemStore(QObject *parent = nullptr);
+
+    // At most this many agents are modelled (about 1.5 KB each with their indexes): past it, an
+    // id not yet known is not added; the events that name it are kept and counted
+    // (counts.agentsNotKept), and a problem says so once. Ten million ids would need ~15 GB.
+    static constexpr int kDefaultMaxAgents = 1000000;
+    void setMaxAgents(int maxAgents) { m_maxAgents = maxAgents; }
+    int maxAgents() const { return m_maxAgents; }
 
     void setHealthPolicy(const HealthPolicy &policy);
     const HealthPolicy &healthPolicy() const { return m_policy; }
@@ -234,6 +243,8 @@ private:
     qint64 m_nowMs = 0;
 
     std::vector<Agent> m_agents;
+    int m_maxAgents = kDefaultMaxAgents;
+    Agent m_agentPastLimit; // what ensureAgent() hands out past m_maxAgents: written to, never kept
     QHash<FastString, int> m_agentRow;
     std::vector<Scope> m_scopes;
     QHash<FastString, int> m_scopeRow;

@@ -17,6 +17,7 @@ QString problemKindName(ProblemKind kind)
     case ProblemKind::UnmatchedResponse: return QStringLiteral("unmatched-response");
     case ProblemKind::Malformed: return QStringLiteral("malformed");
     case ProblemKind::TraceUnreadable: return QStringLiteral("trace-unreadable");
+    case ProblemKind::LimitReached: return QStringLiteral("limit-reached");
     }
     return QStringLiteral("unknown");
 }

@@ -34,6 +34,7 @@ enum class ProblemKind {
     UnmatchedResponse,// a response whose id no request of ours carries
     Malformed,        // a MAP-level shape that cannot be used (e.g. map/event without event)
     TraceUnreadable,  // records of a loaded trace that its file no longer gives back (TraceTimeline)
+    LimitReached,     // the model reached one of its bounds (SystemStore::maxAgents())
 };
 
 QString problemKindName(ProblemKind kind);

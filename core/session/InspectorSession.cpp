@@ -152,12 +152,16 @@ void InspectorSession::applyPendingInputs()
     // the GUI thread about as much as applying it.
     std::vector<ModelInputs> applied;
     qint64 appliedInputs = 0;
-    auto freeInWorker = [this, &applied, &appliedInputs] {
+    SystemStore &live = liveStoreForInputs();
+    auto freeInWorker = [this, &applied, &appliedInputs, &live] {
+        // Inputs that waited here while the journal dropped their frames' part (its news came
+        // first) go too: no row may name a frame that cannot be read back.
+        if (m_journalDroppedBeforeMs > 0)
+            live.trimHistoryBefore(m_journalDroppedBeforeMs);
         m_backlog->remove(appliedInputs); // room for the client to read on
         if (!applied.empty())
             QMetaObject::invokeMethod(m_workerContext, [batches = std::move(applied)] {}, Qt::QueuedConnection);
     };
-    SystemStore &live = liveStoreForInputs();
     while (!m_pendingInputs.empty()) {
         const ModelInputs &batch = m_pendingInputs.front();
         while (m_pendingOffset < size_t(batch.size())) {

@@ -237,11 +237,22 @@ bool TraceFileReader::open(const QString &path, QString *error)
     int probed = 0;
     bool decided = false;
     int beyondLimits = 0; // probed lines longer or deeper than the limits
+    // The lines read while probing are kept to be read again once the format is known; past this
+    // many bytes, a line beyond the limits is kept as a bad line (its number, not its text), so
+    // that 64 giant lines ahead of the first good one cost at most this much memory (issue 16).
+    constexpr qsizetype kMaxEarlyBytes = 64 << 20;
+    qsizetype earlyBytes = 0;
     const char *data = nullptr;
     qsizetype size = 0;
     while (!decided && probed < kMaxProbeLines && d->lines->next(data, size)) {
-        d->early.push_back({QByteArray(data, size), d->lines->lineNumber(), d->lines->lineOffset(), d->lines->lineTooLong()});
         const QByteArray line = trimmedView(data, size);
+        const bool inLimits = line.isEmpty() || line.startsWith('[') || withinLimits(line);
+        if (inLimits || earlyBytes + size <= kMaxEarlyBytes) {
+            d->early.push_back({QByteArray(data, size), d->lines->lineNumber(), d->lines->lineOffset(), d->lines->lineTooLong()});
+            earlyBytes += size;
+        } else {
+            d->early.push_back({QByteArray(), d->lines->lineNumber(), d->lines->lineOffset(), true});
+        }
         if (line.isEmpty())
             continue;
         ++probed;
@@ -250,7 +261,7 @@ bool TraceFileReader::open(const QString &path, QString *error)
             decided = true;
             break;
         }
-        if (!withinLimits(line)) {
+        if (!inLimits) {
             ++beyondLimits; // not a line to judge the format by (and not one to parse)
             continue;
         }

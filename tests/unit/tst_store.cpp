@@ -110,6 +110,7 @@ private Q_SLOTS:
     void itemJsonDescribesEachItemInFull();
     void messageToManyAgentsNamesABoundedSortedSet();
     void largeScopeJoinedInAnyOrderStaysSortedAndExact();
+    void agentsPastTheLimitAreCountedNotModelled();
 };
 
 void TestStore::sameEventTwiceIsAppliedOnce()
@@ -1562,6 +1563,43 @@ void TestStore::largeScopeJoinedInAnyOrderStaysSortedAndExact()
     wire.event(QStringLiteral("scope.deleted"), {{"scopeId", "big"}});
     QVERIFY(store.scope(QStringLiteral("big"))->members.empty());
     QVERIFY(store.agent(idOf(4242))->scopes.empty());
+}
+
+// Ten million distinct agent ids took 11 GB (issue 16): the model keeps at most maxAgents()
+// agents; events naming others are kept and counted, and one problem says why.
+void TestStore::agentsPastTheLimitAreCountedNotModelled()
+{
+    SystemStore store;
+    store.setMaxAgents(100);
+    Wire wire(store);
+    auto idOf = [](int i) { return QStringLiteral("a%1").arg(i, 3, 10, QLatin1Char('0')); };
+    for (int i = 0; i < 150; ++i)
+        wire.registerAgent(idOf(i), idOf(i), QStringLiteral("sess-1"));
+    QCOMPARE(int(store.agents().size()), 100);
+    QVERIFY(store.agent(idOf(99)));
+    QVERIFY(!store.agent(idOf(100)));
+    QCOMPARE(store.counters().agentsNotKept, qint64(50));
+    QCOMPARE(store.counters().eventsApplied, qint64(150)); // every event is kept
+    QCOMPARE(int(store.problems().size()), 1);             // said once
+    QCOMPARE(store.problems().front().kind, ProblemKind::LimitReached);
+    QVERIFY2(store.problems().front().detail.contains(QLatin1String("More than 100 agents")),
+             qPrintable(store.problems().front().detail));
+
+    // A known agent still changes; an unknown one joins nothing and receives nothing.
+    wire.event(QStringLiteral("agent.state.changed"),
+               {{"agent", mapi_test::regAgent(idOf(7), idOf(7), QStringLiteral("busy"))}});
+    QCOMPARE(store.agent(idOf(7))->state, QStringLiteral("busy"));
+    wire.event(QStringLiteral("scope.agent.joined"), {{"scopeId", "s"}, {"agentId", idOf(120).toStdString()}});
+    wire.event(QStringLiteral("scope.agent.joined"), {{"scopeId", "s"}, {"agentId", idOf(3).toStdString()}});
+    QCOMPARE(toStringList(store.scope(QStringLiteral("s"))->members), QStringList{idOf(3)});
+    wire.message(QStringLiteral("m1"), idOf(3), idOf(121).toStdString(), Json{{"x", 1}});
+    QCOMPARE(int(store.messages().size()), 1);
+    QCOMPARE(store.messages()[0].toAgentIds, QStringList{idOf(121)}); // the message names it
+    QCOMPARE(store.agent(idOf(3))->messagesSent, 1);
+    QCOMPARE(int(store.agents().size()), 100);
+    QCOMPARE(store.counters().agentsNotKept, qint64(52));
+    QCOMPARE(stateToJson(store).at("counts").at("agentsNotKept").get<qint64>(), qint64(52));
+    QCOMPARE(int(store.problems().size()), 1);
 }
 
 QTEST_GUILESS_MAIN(TestStore)

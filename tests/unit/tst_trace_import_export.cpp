@@ -1231,6 +1231,25 @@ void TestTraceImportExport::importedLinesMeetTheCodecLimits()
     const TraceLoadResult refused = loadTraceInto(empty, onlyDeep);
     QVERIFY(!refused.ok);
     QVERIFY2(refused.error.contains(QLatin1String("nested deeper than 128 levels")), qPrintable(refused.error));
+
+    // Six lines past the size limit ahead of the first record (issue 16: the format probe kept
+    // every line it read, 64 giant ones took 2 GiB): each is named as a bad line, the records
+    // after them are read.
+    const QString giant = dir.filePath(QStringLiteral("giant-first.jsonl"));
+    {
+        QFile out(giant);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        const QByteArray big = QByteArray(R"({"note":")") + QByteArray(17 << 20, 'x') + "\"}\n";
+        for (int i = 0; i < 6; ++i)
+            QCOMPARE(out.write(big), big.size());
+        out.write(R"({"seq":1,"dir":"open","url":"ws://127.0.0.1:1/client","t":1795252123000})" "\n");
+        out.write(R"({"seq":2,"dir":"recv","t":1795252123001,"raw":"{\"jsonrpc\":\"2.0\",\"method\":\"map/event\",\"params\":{\"subscriptionId\":\"s\",\"sequenceNumber\":1,\"eventId\":\"e1\",\"timestamp\":1795252123001,\"event\":{\"type\":\"agent.registered\",\"data\":{\"agent\":{\"id\":\"after\",\"name\":\"after\",\"state\":\"idle\"}}}}}"})" "\n");
+    }
+    SystemStore afterGiants;
+    const TraceLoadResult read = loadTraceInto(afterGiants, giant);
+    QVERIFY2(read.ok, qPrintable(read.error));
+    QCOMPARE(read.stats.badLines, (QList<qint64>{1, 2, 3, 4, 5, 6}));
+    QVERIFY(afterGiants.agent(QStringLiteral("after")));
 }
 
 void TestTraceImportExport::bookmarksRoundTrip()
