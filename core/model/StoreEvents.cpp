@@ -233,9 +233,21 @@ static QString shortAddress(QString text)
 
 void SystemStore::resolveRecipients(Message &m, const Json &to)
 {
-    // Repeats are dropped as they come (a set, not a scan of the list: a message to a million
-    // agents is linear); past MessageLog::kMaxRecipients they are counted, not named.
-    QSet<QString> named;
+    // Repeats are dropped as they come: a scan of the few named so far, then a set (a message to
+    // a million agents is linear, one to three agents allocates nothing more). Past
+    // MessageLog::kMaxRecipients they are counted, not named.
+    constexpr qsizetype kScanUpTo = 16;
+    QSet<QString> named; // every id seen, once the list is past kScanUpTo
+    auto seen = [&](const QString &ref) {
+        if (named.isEmpty() && m.toAgentIds.size() < kScanUpTo)
+            return m.toAgentIds.contains(ref);
+        if (named.isEmpty())
+            named = QSet<QString>(m.toAgentIds.cbegin(), m.toAgentIds.cend());
+        if (named.contains(ref))
+            return true;
+        named.insert(ref);
+        return false;
+    };
     auto addRef = [&](QString ref) {
         if (ref.startsWith(QLatin1String("agent:")))
             ref = ref.mid(6);
@@ -249,9 +261,8 @@ void SystemStore::resolveRecipients(Message &m, const Json &to)
             m.scopeId = ref;
             return;
         }
-        if (named.contains(ref))
+        if (seen(ref))
             return;
-        named.insert(ref);
         if (m.toAgentIds.size() < MessageLog::kMaxRecipients)
             m.toAgentIds << ref;
         else
