@@ -354,6 +354,7 @@ int TaskHistoryLog::append(int previous, const TaskTransition &step)
 {
     Row r;
     r.timeMs = step.timeMs;
+    r.eventRow = m_eventRow;
     r.previous = previous;
     r.status = m_names.intern(step.status);
     r.agentId = m_names.intern(step.agentId);
@@ -374,9 +375,9 @@ std::vector<TaskTransition> TaskHistoryLog::chain(int last) const
     return steps;
 }
 
-void TaskHistoryLog::trimOlderThan(qint64 timeMs)
+void TaskHistoryLog::trimBeforeEvent(int eventRow)
 {
-    while (!m_rows.empty() && m_rows.front().timeMs < timeMs) {
+    while (!m_rows.empty() && m_rows.front().eventRow < eventRow) {
         m_rows.pop_front();
         ++m_first;
     }
@@ -385,6 +386,7 @@ void TaskHistoryLog::trimOlderThan(qint64 timeMs)
 void TaskHistoryLog::clear()
 {
     m_first = 0;
+    m_eventRow = 0;
     m_rows = {};
     m_names.clear();
 }

@@ -252,9 +252,12 @@ public:
     std::vector<TaskTransition> chain(int last) const;
     size_t size() const { return m_first + m_rows.size(); }
     size_t firstRow() const { return m_first; }
-    // Drops the oldest rows, up to the first one at or after `timeMs` (rows come nearly in time
-    // order: a late one keeps the rows behind it a little longer).
-    void trimOlderThan(qint64 timeMs);
+    // Rows appended from now on came with event row `eventRow` of the store's events() (a
+    // snapshot's: the row the next event will have).
+    void setEventRow(int eventRow) { m_eventRow = eventRow; }
+    // Drops the rows that came with events before `eventRow` (by arrival, not by the events' own
+    // times, which a server may send in any order).
+    void trimBeforeEvent(int eventRow);
     size_t memoryBytes() const { return m_rows.size() * sizeof(Row); }
     void clear();
 
@@ -267,8 +270,10 @@ private:
         int agentId = 0;
         int detail = 0;
         int messageRow = -1;
+        int eventRow = 0;
     };
     size_t m_first = 0;
+    int m_eventRow = 0;
     std::deque<Row> m_rows;
     NameTable m_names;
 };

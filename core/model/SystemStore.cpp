@@ -122,6 +122,7 @@ void SystemStore::keep(Json &to, const Json &from)
 
 void SystemStore::apply(const ModelInput &input)
 {
+    m_tasks.setEventRow(int(m_events.size())); // the row an event input gets
     std::visit(
         [this](const auto &value) {
             using T = std::decay_t<decltype(value)>;
@@ -250,7 +251,7 @@ void SystemStore::trimEventsBefore(size_t eventRow)
     m_events.trimBefore(eventRow);
     m_messages.trimBefore(messageRow);
     const qint64 boundaryMs = m_events.empty() ? m_nowMs : m_events.front().timestampMs;
-    m_tasks.trimHistoryOlderThan(boundaryMs);
+    m_tasks.trimHistoryBeforeEvent(int(eventRow));
     m_trim.events += events;
     m_trim.messages += messages;
     m_trim.beforeMs = std::max(m_trim.beforeMs, boundaryMs);

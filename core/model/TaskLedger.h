@@ -40,7 +40,8 @@ public:
     void applyEvent(const MapEvent &event, qint64 timeMs);
 
     size_t historyBytes() const { return m_history.memoryBytes(); }
-    void trimHistoryOlderThan(qint64 timeMs) { m_history.trimOlderThan(timeMs); }
+    void setEventRow(int eventRow) { m_history.setEventRow(eventRow); }
+    void trimHistoryBeforeEvent(int eventRow) { m_history.trimBeforeEvent(eventRow); }
 
     // The rows changed since the last call (new ones included), the first new row (-1: none),
     // and how many tasks were created.

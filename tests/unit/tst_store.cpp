@@ -111,6 +111,7 @@ private Q_SLOTS:
     void messageToManyAgentsNamesABoundedSortedSet();
     void largeScopeJoinedInAnyOrderStaysSortedAndExact();
     void agentsPastTheLimitAreCountedNotModelled();
+    void historyBoundHoldsWhenTimeRunsBackwards();
 };
 
 void TestStore::sameEventTwiceIsAppliedOnce()
@@ -1600,6 +1601,45 @@ void TestStore::agentsPastTheLimitAreCountedNotModelled()
     QCOMPARE(store.counters().agentsNotKept, qint64(52));
     QCOMPARE(stateToJson(store).at("counts").at("agentsNotKept").get<qint64>(), qint64(52));
     QCOMPARE(int(store.problems().size()), 1);
+}
+
+// Events stamped further back each time (issue 16): task history was trimmed by time, behind the
+// oldest event kept — with time running backwards nothing went, and the bound then took all the
+// events instead. It is trimmed by arrival now.
+void TestStore::historyBoundHoldsWhenTimeRunsBackwards()
+{
+    // The same stream twice, time running forwards and backwards: the bound holds both ways and
+    // keeps about as much history.
+    const qint64 start = QDateTime::currentMSecsSinceEpoch();
+    constexpr int kEvents = 120000;
+    constexpr size_t kBudget = 4 << 20;
+    auto run = [&](int direction, size_t *maxHistory) {
+        auto store = std::make_unique<SystemStore>();
+        store->setHistoryBudget(kBudget);
+        Wire wire(*store);
+        for (int i = 0; i < kEvents; ++i) {
+            wire.eventStampedAt(QStringLiteral("task.created"),
+                                {{"task", {{"id", QStringLiteral("t%1").arg(i).toStdString()}, {"status", "pending"}}}},
+                                Json(), start - kEvents + direction * i);
+            if (i % 1000 == 999) {
+                store->flushChanges();
+                *maxHistory = std::max(*maxHistory, store->historyBytes());
+            }
+        }
+        store->flushChanges();
+        return store;
+    };
+    size_t forwardMax = 0;
+    size_t backwardMax = 0;
+    const auto forward = run(1, &forwardMax);
+    const auto backward = run(-1, &backwardMax);
+    QVERIFY2(backwardMax <= kBudget, qPrintable(QString::number(backwardMax)));
+    QVERIFY(backward->events().firstRow() > 0); // history went...
+    // ...the oldest of it, as much as with time running forwards (it was all of it).
+    QVERIFY2(backward->events().keptCount() * 10 >= forward->events().keptCount() * 9,
+             qPrintable(QStringLiteral("%1 kept, %2 forwards").arg(backward->events().keptCount())
+                            .arg(forward->events().keptCount())));
+    QCOMPARE(backward->counters().tasks, qint64(kEvents)); // and every task is still known
 }
 
 QTEST_GUILESS_MAIN(TestStore)
