@@ -147,14 +147,14 @@ size_t TextArena::openSlot(size_t bytes)
 
 char *TextArena::reserve(size_t bytes, Ref &ref)
 {
-    if (bytes > kBlockBytes / 4) { // a large text gets a block of its own; the open block keeps filling
+    if (bytes > m_blockBytes / 4) { // a large text gets a block of its own; the open block keeps filling
         const size_t slot = openSlot(bytes);
         m_blocks[slot].newestOwner = m_owner;
         ref = Ref(slot + 1) << kOffsetBits;
         return m_blocks[slot].data.get();
     }
-    if (m_open < 0 || m_used + bytes > kBlockBytes) {
-        m_open = qsizetype(openSlot(kBlockBytes));
+    if (m_open < 0 || m_used + bytes > m_blockBytes) {
+        m_open = qsizetype(openSlot(m_blockBytes));
         m_used = 0;
     }
     Block &block = m_blocks[size_t(m_open)];

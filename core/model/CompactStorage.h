@@ -49,11 +49,17 @@ private:
 // Trimming: each text is appended for an owner (a log's row, ascending); a block remembers the
 // newest owner written into it, and releaseOwnersBefore(row) frees the blocks that hold only
 // older owners' texts. Freed block slots are used again, so a long live session stays within
-// the 4095 slots a 32-bit reference can name as long as at most 4 GiB of text is kept at once.
+// the 4095 slots a 32-bit reference can name as long as at most 4 GiB of text is kept at once
+// (fewer for large texts, which take a slot each). Past that the logs keep no reference and count
+// the text as not kept (EventLog/MessageLog::textsNotKept(), counts.textsNotKept).
 class TextArena
 {
 public:
     using Ref = quint64;
+    static constexpr size_t kDefaultBlockBytes = size_t(1) << 20;
+    // Blocks of `blockBytes`, at most the default (offsets have 20 bits); smaller ones are for
+    // tests that reach the slot limit without gigabytes.
+    explicit TextArena(size_t blockBytes = kDefaultBlockBytes) : m_blockBytes(std::min(blockBytes, kDefaultBlockBytes)) {}
     // Texts appended from now on belong to `owner` (>= every earlier owner).
     void setOwner(qint64 owner) { m_owner = owner; }
     Ref append(QStringView text);
@@ -68,7 +74,6 @@ public:
     void clear();
 
 private:
-    static constexpr size_t kBlockBytes = size_t(1) << 20;
     // A reference: (slot + 1) << 20 | offset in the block; below 2^32 for the first 4095 slots
     // (the logs keep 32 bits of it).
     static constexpr int kOffsetBits = 20;
@@ -82,6 +87,7 @@ private:
         size_t size = 0;
         qint64 newestOwner = 0;
     };
+    size_t m_blockBytes;
     std::vector<Block> m_blocks;
     std::vector<size_t> m_freeSlots;
     size_t m_liveBytes = 0;

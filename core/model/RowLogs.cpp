@@ -29,6 +29,8 @@ void EventLog::append(EventEntry entry, const QString &eventId, quint32 idHash, 
     m_text.setOwner(row);
     const TextArena::Ref idRef = m_text.append(eventId);
     entry.idRef = idRef <= std::numeric_limits<quint32>::max() ? quint32(idRef) : 0;
+    if (idRef > std::numeric_limits<quint32>::max())
+        ++m_textsNotKept;
     const qint64 delta = receivedMs - entry.timestampMs;
     if (delta > kFarReceipt && delta <= std::numeric_limits<qint32>::max()) {
         entry.receivedDeltaMs = qint32(delta);
@@ -106,6 +108,7 @@ size_t EventLog::memoryBytes() const
 void EventLog::clear()
 {
     m_first = 0;
+    m_textsNotKept = 0;
     m_rows = {};
     m_types.clear();
     m_typeAppended.clear();
@@ -338,6 +341,7 @@ size_t MessageLog::memoryBytes() const
 void MessageLog::clear()
 {
     m_first = 0;
+    m_textsNotKept = 0;
     m_rows = {};
     m_lists = {};
     m_listBytes = 0;

@@ -32,6 +32,7 @@ public:
     bool empty() const { return m_rows.empty(); }            // no row kept
     size_t firstRow() const { return m_first; }              // the oldest kept row (size(): none)
     size_t keptCount() const { return m_rows.size(); }
+    qint64 textsNotKept() const { return m_textsNotKept; } // ids past 4 GiB held at once (append())
     bool isKept(size_t row) const { return row >= m_first && row < size(); }
     const EventEntry &operator[](size_t row) const { return isKept(row) ? m_rows[row - m_first] : kTrimmed; }
     const EventEntry &front() const { return m_rows.front(); } // the oldest kept row
@@ -104,6 +105,7 @@ private:
     size_t m_frameBytes = 0;          // their texts
     // The same for frames kept in a live session's journal: where each is (16 bytes a row).
     std::deque<FrameRef> m_journalRefs;
+    qint64 m_textsNotKept = 0;
     TextArena m_text;
     NameTable m_names;
     IdIndex m_ids;
@@ -162,7 +164,12 @@ public:
     const_iterator end() const { return {this, size()}; }
 
     // The store's side. `events` gives each message its eventId (Message::eventRow).
-    explicit MessageLog(const EventLog *events = nullptr) : m_events(events) {}
+    explicit MessageLog(const EventLog *events = nullptr, size_t textBlockBytes = TextArena::kDefaultBlockBytes)
+        : m_events(events), m_text(textBlockBytes)
+    {
+    }
+    // Ids, payloads and correlation ids not kept: past 4 GiB held at once (narrowRef()).
+    qint64 textsNotKept() const { return m_textsNotKept; }
     void setEventLog(const EventLog *events) { m_events = events; }
     int append(const Message &message); // its row
     void setStatus(size_t row, const QString &status);      // no-op for a trimmed row
@@ -181,7 +188,7 @@ public:
 private:
     // 64 bytes. Recipients: 0 none, > 0 the name of the only one, < 0 -(index + 1) into m_lists.
     // Texts by 32 bits of TextArena::Ref: the first 4 GiB of ids, payloads and correlation ids
-    // (past that, texts are not kept: narrowRef()).
+    // (past that, texts are not kept, and counted: narrowRef()).
     struct Row
     {
         qint64 timestampMs = 0;
@@ -202,10 +209,14 @@ private:
         bool payloadInFrame = false;
     };
     static_assert(sizeof(Row) == 64, "a million rows: keep them small");
-    static quint32 narrowRef(TextArena::Ref ref)
+    quint32 narrowRef(TextArena::Ref ref)
     {
-        return ref <= std::numeric_limits<quint32>::max() ? quint32(ref) : 0;
+        if (ref <= std::numeric_limits<quint32>::max())
+            return quint32(ref);
+        ++m_textsNotKept;
+        return 0;
     }
+    qint64 m_textsNotKept = 0;
     static constexpr int kNoPriority = std::numeric_limits<int>::min();
     // Usage reports (tokens, cost), for the messages that carry one, by ascending row: most
     // messages carry none, so the 64-byte row does not hold them.

@@ -103,7 +103,8 @@ Json stateToJson(const SystemStore &store, const StateJsonOptions &options)
                   {"unknownEvents", c.unknownEvents},
                   {"futureTimestamps", c.futureTimestamps},
                   {"recipientsNotKept", c.recipientsNotKept},
-                  {"agentsNotKept", c.agentsNotKept}}}};
+                  {"agentsNotKept", c.agentsNotKept},
+                  {"textsNotKept", store.events().textsNotKept() + store.messages().textsNotKept()}}}};
     const ConnectionInfo &conn = store.connection();
     out["connection"] = {{"url", conn.url.toStdString()},
                          {"state", conn.state.toStdString()},

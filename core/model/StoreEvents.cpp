@@ -83,6 +83,7 @@ void SystemStore::applyEvent(const EventInput &input)
                     input.receivedMs, e.rawFrame, e.journalRef);
     if (m_pending.firstNewEvent < 0)
         m_pending.firstNewEvent = eventIndex;
+    sayIfTextsNotKept(t);
 
     switch (eventFamily(e.kind)) {
     case EventFamily::Agent: applyAgentEvent(e, t); break;
@@ -363,6 +364,7 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
 
     applyConvention(m, int(m_messages.size()), info, t);
     const int row = m_messages.append(m);
+    sayIfTextsNotKept(t);
     m_events.setMessageIndex(size_t(eventIndex), row);
     if (m_pending.firstNewMessage < 0)
         m_pending.firstNewMessage = row;

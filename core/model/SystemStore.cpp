@@ -303,6 +303,7 @@ void SystemStore::reset()
     flushChanges();
     Q_EMIT aboutToReset();
     m_nowMs = 0;
+    m_textsNotKeptSaid = false;
     m_agents.clear();
     m_agentRow.clear();
     m_scopes.clear();
@@ -425,6 +426,17 @@ int findOrAppend(std::vector<Entity> &rows, QHash<FastString, int> &rowOf, const
 }
 
 } // namespace
+
+void SystemStore::sayIfTextsNotKept(qint64 timeMs)
+{
+    if (m_textsNotKeptSaid || m_events.textsNotKept() + m_messages.textsNotKept() == 0)
+        return;
+    m_textsNotKeptSaid = true;
+    applyProblem({ProblemKind::LimitReached,
+                  tr("More than 4 GiB of ids and payloads held at once: texts past that are not kept "
+                     "(counts.textsNotKept); the frames still hold them"),
+                  {}, timeMs});
+}
 
 Agent &SystemStore::ensureAgent(const QString &id, qint64 timeMs)
 {

@@ -245,6 +245,8 @@ private:
     std::vector<Agent> m_agents;
     int m_maxAgents = kDefaultMaxAgents;
     Agent m_agentPastLimit; // what ensureAgent() hands out past m_maxAgents: written to, never kept
+    bool m_textsNotKeptSaid = false;
+    void sayIfTextsNotKept(qint64 timeMs); // a problem, once, when the logs first drop a text
     QHash<FastString, int> m_agentRow;
     std::vector<Scope> m_scopes;
     QHash<FastString, int> m_scopeRow;
