@@ -31,7 +31,9 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPointer>
+#include <QMessageBox>
 #include <QPushButton>
+#include <QTimer>
 #include <QTableView>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -120,6 +122,45 @@ private Q_SLOTS:
     {
         QApplication::setOrganizationName(QStringLiteral("MAP Inspector tests"));
         qInstallMessageHandler(failOnWarnings);
+    }
+
+    // A token over plain ws:// to a host that is not this machine: the window asks first, Cancel
+    // is the default, and Cancel connects to nothing; "Send it unencrypted" connects.
+    void tokenOverPlainWsIsAskedFirst()
+    {
+        ui::MainWindow window;
+        window.show();
+        ClientOptions options;
+        options.url = QUrl(QStringLiteral("ws://192.0.2.7:9/map")); // TEST-NET-1: never answers
+        options.auth.method = AuthConfig::Method::Bearer;
+        options.auth.credential = QStringLiteral("not-a-real-token");
+        for (const bool send : {false, true}) {
+            QString title;
+            bool cancelIsDefault = false;
+            QTimer poll;
+            poll.setInterval(20);
+            connect(&poll, &QTimer::timeout, &window, [&] {
+                auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+                if (!box)
+                    return;
+                poll.stop();
+                title = box->windowTitle();
+                cancelIsDefault = box->defaultButton() == box->button(QMessageBox::Cancel);
+                if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty() && !send)
+                    box->grab().save(QDir(shots).filePath(QStringLiteral("token-over-ws.png")));
+                QAbstractButton *choice = box->button(QMessageBox::Cancel);
+                for (QAbstractButton *b : box->buttons())
+                    if (send && box->buttonRole(b) == QMessageBox::AcceptRole)
+                        choice = b;
+                choice->click();
+            });
+            poll.start();
+            window.connectTo(options, false);
+            QCOMPARE(title, QStringLiteral("Send the token unencrypted?"));
+            QVERIFY(cancelIsDefault);
+            QCOMPARE(window.session()->source() == InspectorSession::Source::Live, send);
+        }
+        window.close();
     }
 
     void connectFilterSelectInjectStop()
