@@ -32,6 +32,7 @@
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QMessageBox>
+#include <QStatusBar>
 #include <QPushButton>
 #include <QTimer>
 #include <QTableView>
@@ -160,6 +161,47 @@ private Q_SLOTS:
             QVERIFY(cancelIsDefault);
             QCOMPARE(window.session()->source() == InspectorSession::Source::Live, send);
         }
+        window.close();
+    }
+
+    // File → Renew credential… on a live connection made with a token: it asks for the new token
+    // (hidden as typed) and sends it with map/auth/refresh; the status bar gives the answer.
+    void renewCredentialAsksAndSendsTheRefresh()
+    {
+        DemoProcess demo;
+        QVERIFY2(demo.start(QStringLiteral("stock"), 0, {QStringLiteral("--agents"), QStringLiteral("2")}), qPrintable(demo.error()));
+        ui::MainWindow window;
+        window.resize(1200, 800);
+        window.show();
+        ClientOptions options;
+        options.url = QUrl(demo.url());
+        options.auth.method = AuthConfig::Method::Bearer;
+        options.auth.credential = QStringLiteral("first-token");
+        window.connectTo(options, false);
+        QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Live, 15000);
+        QAction *renew = window.action(QStringLiteral("renewCredential"));
+        QVERIFY(renew && renew->isEnabled());
+        QSignalSpy renewed(window.session(), &InspectorSession::credentialRenewed);
+        bool hidden = false;
+        answerNextDialog([&](QDialog *dialog) {
+            auto *edit = dialog->findChild<QLineEdit *>();
+            QVERIFY(edit);
+            hidden = edit->echoMode() == QLineEdit::Password;
+            edit->setText(QStringLiteral("second-token"));
+            if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty())
+                dialog->grab().save(QDir(shots).filePath(QStringLiteral("renew-credential.png")));
+        });
+        renew->trigger();
+        QVERIFY(hidden);
+        QTRY_COMPARE_WITH_TIMEOUT(renewed.size(), 1, 10000);
+        // The stock server has no authentication configured: whatever it answers is shown.
+        const QString expected = renewed.first().at(0).toBool() ? QStringLiteral("The server accepted the new credential")
+                                                                : renewed.first().at(1).toString();
+        QVERIFY(!expected.isEmpty());
+        QCOMPARE(window.statusBar()->currentMessage(), expected);
+        QVERIFY(!expected.contains(QLatin1String("second-token")));
+        if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty())
+            window.grab().save(QDir(shots).filePath(QStringLiteral("renew-credential-answer.png")));
         window.close();
     }
 
