@@ -342,7 +342,9 @@ private Q_SLOTS:
         for (const QString &command : {QStringLiteral("stop"), QStringLiteral("suspend")}) {
             const CliResult cli = runCli({command, QStringLiteral("--observer"), QStringLiteral("--url"), m_url,
                                           QStringLiteral("--agent"), agent});
-            QVERIFY2(cli.exitCode == 4, cli.err.constData());
+            QVERIFY2(cli.exitCode == 4, qPrintable(QStringLiteral("exit %1%2: %3").arg(cli.exitCode)
+                                                        .arg(cli.crashed ? QStringLiteral(" (crashed)") : QString())
+                                                        .arg(QString::fromUtf8(cli.err))));
             QVERIFY2(cli.err.contains("Observer-only"), cli.err.constData());
         }
         QCOMPARE(agentState(agent) == QLatin1String("stopped") || agentState(agent) == QLatin1String("suspended"),
