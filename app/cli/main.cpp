@@ -3,8 +3,10 @@
 // Exit codes (documented in the README):
 //   0 success · 1 usage error · 2 connection failed · 3 authentication refused ·
 //   4 action failed or not supported · 5 action not confirmed in time · 6 trace unreadable ·
-//   7 output not writable · 8 an observation is incomplete (a drop, or missed events)
+//   7 output not writable · 8 an observation is incomplete (a drop, or missed events) ·
+//   9 watch --exit-on: an alert of that severity was raised
 #include "Allocator.h"
+#include "alerts/AlertEngine.h"
 #include "model/StateJson.h"
 #include "model/SystemStore.h"
 #include "session/InspectorSession.h"
@@ -38,7 +40,8 @@ enum Exit {
     ActionTimedOut = 5,
     TraceUnreadable = 6,
     OutputUnwritable = 7,
-    ObservedWithGaps = 8 // an observation (state --url --duration, record) lost the connection or events on the way
+    ObservedWithGaps = 8, // an observation (state --url --duration, record, watch) lost the connection or events on the way
+    AlertRaised = 9       // watch --exit-on SEVERITY: an alert of that severity or worse was raised
 };
 
 int failWith(int code, const QString &message)
@@ -569,6 +572,94 @@ int commandRecord(const QCommandLineParser &p, const Common &common)
     return observationExit(run, run.store());
 }
 
+// The alert rules of --rules FILE (defaults without it) with --heartbeat-interval over them.
+ErrorOr<AlertRules> rulesOption(const QCommandLineParser &p)
+{
+    AlertRules rules;
+    if (p.isSet(QStringLiteral("rules"))) {
+        ErrorOr<AlertRules> read = readAlertRulesFile(p.value(QStringLiteral("rules")));
+        if (!read)
+            return Failure{read.error()};
+        rules = *read;
+    }
+    if (p.isSet(QStringLiteral("heartbeat-interval"))) {
+        bool ok = false;
+        const double s = p.value(QStringLiteral("heartbeat-interval")).toDouble(&ok);
+        if (!ok || !(s >= 0.1 && s <= 86400))
+            return Failure{QStringLiteral("--heartbeat-interval must be a number of seconds from 0.1 to 86400")};
+        rules.heartbeatIntervalMs = qint64(std::llround(s * 1000));
+    }
+    return rules;
+}
+
+// rules: the alert rules in effect (the defaults, or --rules FILE checked and completed).
+int commandRules(const QCommandLineParser &p)
+{
+    const ErrorOr<AlertRules> rules = rulesOption(p);
+    if (!rules)
+        return failWith(Usage, rules.error());
+    printJson(alertRulesToJson(*rules));
+    return Ok;
+}
+
+// watch: the detectors over a live connection, one JSON line per alert raised or cleared, until
+// --duration ends (or forever); then one "summary" line. Survives drops like every observation.
+int commandWatch(const QCommandLineParser &p, const Common &common)
+{
+    const ErrorOr<AlertRules> rules = rulesOption(p);
+    if (!rules)
+        return failWith(Usage, rules.error());
+    std::optional<AlertSeverity> exitOn;
+    if (p.isSet(QStringLiteral("exit-on"))) {
+        exitOn = alertSeverityFromName(p.value(QStringLiteral("exit-on")));
+        if (!exitOn)
+            return failWith(Usage, QStringLiteral("--exit-on must be info, warning or critical"));
+    }
+    LiveRun run(common);
+    SystemStore &store = run.store();
+    store.setHealthPolicy(healthPolicyForRules(*rules, store.healthPolicy()));
+    AlertEngine engine(*rules);
+    QObject::connect(&store, &SystemStore::wasReset, &store, [&engine] { engine.restartReading(); });
+    qint64 raised = 0;
+    QTimer tick;
+    tick.setInterval(1000); // the rules are defined in seconds; a second is the resolution they need
+    QObject::connect(&tick, &QTimer::timeout, &store, [&] {
+        store.advanceTime(QDateTime::currentMSecsSinceEpoch());
+        for (const AlertChange &change : engine.update(store)) {
+            const QByteArray line = QByteArray::fromStdString(alertChangeToJson(change).dump(-1, ' ', false, Json::error_handler_t::replace));
+            std::fputs(redactSecrets(line).constData(), stdout);
+            std::fputc('\n', stdout);
+            std::fflush(stdout);
+            if (change.raised) {
+                ++raised;
+                if (exitOn && change.alert.severity >= *exitOn)
+                    run.finish(AlertRaised, QStringLiteral("a %1 alert was raised (--exit-on %2)")
+                                                .arg(alertSeverityName(change.alert.severity), alertSeverityName(*exitOn)));
+            }
+        }
+    });
+    run.onLive = [&] {
+        tick.start();
+        if (common.durationS > 0)
+            QTimer::singleShot(int(common.durationS * 1000), &run.session, [&] { run.finish(Ok); });
+    };
+    const int code = run.run();
+    if (code == AlertRaised) {
+        std::fprintf(stderr, "map-inspector-cli: %s\n", qPrintable(run.error));
+        return AlertRaised;
+    }
+    if (code != Ok)
+        return failWith(code, run.error);
+    Json summary = observationJson(run, store, common.durationS);
+    summary["alertsRaised"] = raised;
+    summary["alertsOpen"] = engine.openAlerts().size();
+    summary["notTracked"] = engine.notTracked();
+    std::fputs(QByteArray::fromStdString(Json{{"summary", summary}}.dump()).constData(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+    return observationExit(run, store);
+}
+
 int commandAction(const QString &command, const QCommandLineParser &p, const Common &common)
 {
     const QString agentId = p.value(QStringLiteral("agent"));
@@ -677,19 +768,24 @@ int main(int argc, char **argv)
         "          OUT by extension: .jsonl[.zst|.gz] a trace (recompress, or convert a capture or\n"
         "          a seed-format log), .json a Chrome trace (Perfetto), .csv a table (--table)\n"
         "  inject  --url URL --agent ID --message TEXT|--json JSON [--delivery MODE]\n"
-        "  stop|suspend|resume --url URL --agent ID [--reason R] [--force]\n\n"
+        "  stop|suspend|resume --url URL --agent ID [--reason R] [--force]\n"
+        "  watch   --url URL [--rules FILE] [--duration S] [--heartbeat-interval S] [--exit-on SEVERITY]\n"
+        "          one JSON line per alert raised or cleared (unresponsive, failed, loop, stalled,\n"
+        "          deadlock, budget, needs-human, error-storm), then a summary line\n"
+        "  rules   [--rules FILE]   print the alert rules in effect (the defaults, or FILE completed)\n\n"
         "--observer (any command with --url): ask the server to observe and nothing more; the control\n"
         "commands (inject, stop, suspend, resume) are then refused without being sent (exit 4).\n\n"
         "--trace reads MAP Inspector traces, raw captures and message logs in the seed envelope\n"
         "formats 000/002/003/004 (JSON Lines or a JSON array), plain, .gz or .zst.\n\n"
         "Exit codes: 0 ok, 1 usage, 2 connection failed, 3 authentication refused,\n"
         "4 action failed or unsupported, 5 action not confirmed in time, 6 trace unreadable,\n"
-        "7 output not writable, 8 an observation (state --url --duration, record) is incomplete:\n"
-        "the connection dropped (it was re-established and the model read again) or events were missed."));
+        "7 output not writable, 8 an observation (state --url --duration, record, watch) is incomplete:\n"
+        "the connection dropped (it was re-established and the model read again) or events were missed,\n"
+        "9 watch --exit-on: an alert of that severity or worse was raised."));
     p.addHelpOption();
     p.addVersionOption();
     p.addPositionalArgument(QStringLiteral("command"),
-                            QStringLiteral("record | state | stats | convert | inject | stop | suspend | resume"));
+                            QStringLiteral("record | state | stats | convert | inject | stop | suspend | resume | watch | rules"));
     p.addOptions({
         {QStringLiteral("url"), QStringLiteral("MAP server WebSocket URL (ws:// or wss://)."), QStringLiteral("URL")},
         {QStringLiteral("token"), QStringLiteral("Credential (visible in the process list: prefer --token-env)."), QStringLiteral("T")},
@@ -717,6 +813,11 @@ int main(int argc, char **argv)
         {QStringLiteral("allow-token-over-ws"), QStringLiteral("Send the credential even over unencrypted ws:// to a host that is not "
                                                                "loopback (refused otherwise: use wss://).")},
         {QStringLiteral("timeout"), QStringLiteral("Seconds to wait for an action's confirmation (default 10)."), QStringLiteral("S"), QStringLiteral("10")},
+        {QStringLiteral("rules"), QStringLiteral("watch, rules: the alert rules file (JSON; see docs/alerts.md)."), QStringLiteral("FILE")},
+        {QStringLiteral("heartbeat-interval"), QStringLiteral("watch, rules: the agents' heartbeat interval in seconds (default 30, or the rules file's)."),
+         QStringLiteral("S")},
+        {QStringLiteral("exit-on"), QStringLiteral("watch: exit (code 9) once an alert of this severity or worse is raised: info, warning or critical."),
+         QStringLiteral("SEVERITY")},
         {QStringLiteral("max-frame-bytes"), QStringLiteral("Refuse frames larger than this (default 16 MiB)."), QStringLiteral("N")},
     });
     if (!p.parse(QCoreApplication::arguments()))
@@ -749,9 +850,12 @@ int main(int argc, char **argv)
     } else if (command == QLatin1String("state")) {
         common.durationS = 1; // a look, not an observation
     }
-    common.observing = common.durationS > 0
-        && (command == QLatin1String("record") || (command == QLatin1String("state") && p.isSet(QStringLiteral("duration"))));
+    common.observing = (common.durationS > 0
+                        && (command == QLatin1String("record") || (command == QLatin1String("state") && p.isSet(QStringLiteral("duration")))))
+        || command == QLatin1String("watch"); // watch without --duration runs until it is stopped
 
+    if (command == QLatin1String("rules"))
+        return commandRules(p);
     const bool offline = command == QLatin1String("stats") || command == QLatin1String("convert");
     const bool needsUrl = !offline && !(command == QLatin1String("state") && p.isSet(QStringLiteral("trace")));
     if (needsUrl) {
@@ -785,6 +889,8 @@ int main(int argc, char **argv)
             return failWith(Usage, QStringLiteral("record needs --duration S"));
         return commandRecord(p, common);
     }
+    if (command == QLatin1String("watch"))
+        return commandWatch(p, common);
     if (command == QLatin1String("inject") || command == QLatin1String("stop") || command == QLatin1String("suspend")
         || command == QLatin1String("resume"))
         return commandAction(command, p, common);

@@ -131,6 +131,7 @@ public:
     const QString &fromAgentId(size_t row) const { return m_names.name(rowAt(row).fromAgentId); }
     const QString &scopeId(size_t row) const { return m_names.name(rowAt(row).scopeId); }
     const QString &payloadType(size_t row) const { return m_names.name(rowAt(row).payloadType); }
+    const QString &taskId(size_t row) const { return m_names.name(rowAt(row).taskId); }
     QString id(size_t row) const { return m_text.text(rowAt(row).id); }
     int eventRow(size_t row) const { return rowAt(row).eventRow; }
     // The kept payload text (empty when none, or when payloadInFrame(): SystemStore::messagePayload()).
