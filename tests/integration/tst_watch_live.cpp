@@ -1,0 +1,119 @@
+// map-inspector-cli watch against the official MAP server (the demo system, extended mode, 20
+// agents): a minute of the normal scenario raises only what the demo scripts (its failing agent
+// fails, its silent agent goes silent), each once; --exit-on critical stops at the failure.
+#include "DemoSystem.h"
+
+#include <QElapsedTimer>
+#include <QTemporaryFile>
+#include <QtTest>
+
+using namespace mapi;
+using namespace mapi::test;
+
+namespace {
+
+struct WatchLines
+{
+    std::vector<Json> changes;
+    Json summary;
+    QString bad; // a line that is not JSON, if any
+};
+
+WatchLines parseWatch(const QByteArray &out)
+{
+    WatchLines lines;
+    for (const QByteArray &line : out.split('\n')) {
+        if (line.trimmed().isEmpty())
+            continue;
+        const Json j = Json::parse(line.constBegin(), line.constEnd(), nullptr, false);
+        if (j.is_discarded() || !j.is_object())
+            lines.bad = QString::fromUtf8(line);
+        else if (j.contains("summary"))
+            lines.summary = j["summary"];
+        else
+            lines.changes.push_back(j);
+    }
+    return lines;
+}
+
+QString str(const Json &j, const char *key)
+{
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
+}
+
+} // namespace
+
+class TestWatchLive : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void normalScenarioRaisesOnlyWhatItScripts()
+    {
+        DemoProcess demo;
+        QVERIFY2(demo.start(QStringLiteral("extended"), 0, {QStringLiteral("--agents"), QStringLiteral("20")}), qPrintable(demo.error()));
+        const CliResult r = runCli({QStringLiteral("watch"), QStringLiteral("--url"), demo.url(), QStringLiteral("--duration"),
+                                    QStringLiteral("60"), QStringLiteral("--heartbeat-interval"), QStringLiteral("5")},
+                                   120000);
+        QVERIFY2(r.exitCode == 0, qPrintable(QStringLiteral("exit %1: %2").arg(r.exitCode).arg(QString::fromUtf8(r.err))));
+        const Json status = demoHttp(demo.url(), QStringLiteral("/status"));
+        const QString failing = str(status.value("cast", Json::object()), "failing");
+        const QString silent = str(status.value("cast", Json::object()), "silent");
+        QVERIFY2(!failing.isEmpty() && !silent.isEmpty(), status.dump().c_str());
+
+        const WatchLines lines = parseWatch(r.out);
+        QVERIFY2(lines.bad.isEmpty(), qPrintable(lines.bad));
+        QStringList raised;
+        for (const Json &c : lines.changes) {
+            QVERIFY(c.contains("since") && c.contains("reason") && c.contains("evidence") && c.contains("agents"));
+            if (str(c, "state") != QLatin1String("raised"))
+                continue;
+            const QString kind = str(c, "alert");
+            const QString agent = str(c, "agentId");
+            const bool scripted = (kind == QLatin1String("failed") && agent == failing)
+                || (kind == QLatin1String("unresponsive") && agent == silent);
+            QVERIFY2(scripted, qPrintable(QStringLiteral("not scripted by the demo: %1").arg(QString::fromStdString(c.dump()))));
+            raised << kind;
+        }
+        raised.sort();
+        QCOMPARE(raised, (QStringList{QStringLiteral("failed"), QStringLiteral("unresponsive")}));
+        QCOMPARE(lines.summary.value("complete", false), true);
+        QCOMPARE(lines.summary.value("alertsRaised", -1), 2);
+    }
+
+    void exitOnCriticalStopsAtTheFailure()
+    {
+        DemoProcess demo;
+        QVERIFY2(demo.start(QStringLiteral("extended"), 0, {QStringLiteral("--agents"), QStringLiteral("20")}), qPrintable(demo.error()));
+        QElapsedTimer clock;
+        clock.start();
+        const CliResult r = runCli({QStringLiteral("watch"), QStringLiteral("--url"), demo.url(), QStringLiteral("--duration"),
+                                    QStringLiteral("60"), QStringLiteral("--exit-on"), QStringLiteral("critical")},
+                                   120000);
+        QCOMPARE(r.exitCode, 9);
+        QVERIFY2(clock.elapsed() < 40000, qPrintable(QString::number(clock.elapsed()))); // the failure comes about 8 s in
+        const WatchLines lines = parseWatch(r.out);
+        const bool criticalRaised = std::any_of(lines.changes.begin(), lines.changes.end(), [](const Json &c) {
+            return str(c, "alert") == QLatin1String("failed") && str(c, "severity") == QLatin1String("critical")
+                && str(c, "state") == QLatin1String("raised");
+        });
+        QVERIFY2(criticalRaised, r.out.constData());
+        QVERIFY2(r.err.contains("a critical alert was raised"), r.err.constData());
+    }
+
+    void badRulesFileIsAUsageError()
+    {
+        QTemporaryFile file;
+        QVERIFY(file.open());
+        file.write(R"({"rules": {"stalled": {"afterSeconds": 60}}})");
+        file.flush();
+        const CliResult r = runCli({QStringLiteral("watch"), QStringLiteral("--url"), QStringLiteral("ws://127.0.0.1:9"),
+                                    QStringLiteral("--rules"), file.fileName()});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("unknown key \"rules.stalled.afterSeconds\""), r.err.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestWatchLive)
+#include "tst_watch_live.moc"
