@@ -6,6 +6,9 @@
 #include "dialogs/RecoverDialog.h"
 #include "panels/WelcomePage.h"
 #include "panels/ActionsPanel.h"
+#include "panels/AlertsPanel.h"
+#include "alerts/AlertMonitor.h"
+#include "common/AlertNotifier.h"
 #include "panels/AgentsPanel.h"
 #include "panels/HealthPanel.h"
 #include "panels/InspectorPanel.h"
@@ -34,6 +37,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDateTime>
+#include <QTimer>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -99,6 +103,40 @@ MainWindow::MainWindow(QWidget *parent)
     m_center->addWidget(m_welcome);
     m_center->addWidget(viewer);
     setCentralWidget(m_center);
+    // The detectors run over the store the views show (live, a trace, the past); rules from the
+    // file named in the settings (alerts/rulesFile; docs/alerts.md), else the defaults.
+    m_alertMonitor = new AlertMonitor(this);
+    {
+        AlertRules rules;
+        const QString rulesFile = QSettings().value(QStringLiteral("alerts/rulesFile")).toString();
+        if (!rulesFile.isEmpty()) {
+            const ErrorOr<AlertRules> read = readAlertRulesFile(rulesFile);
+            if (read)
+                rules = *read;
+            else
+                QTimer::singleShot(0, this, [this, why = read.error()] {
+                    statusBar()->showMessage(tr("Alert rules: %1; the defaults apply").arg(why), 15000);
+                });
+        }
+        m_alertMonitor->setRules(rules);
+        m_session->store()->setHealthPolicy(healthPolicyForRules(rules, m_session->store()->healthPolicy()));
+    }
+    m_alertMonitor->setStore(m_session->store());
+    m_alertMonitor->start();
+    m_notifier = new AlertNotifier(this);
+    m_notifier->setSound(QSettings().value(QStringLiteral("alerts/sound"), false).toBool());
+    connect(m_alertMonitor, &AlertMonitor::alertsChanged, this, [this](const std::vector<AlertChange> &changes) {
+        m_notifier->offer(changes, isActiveWindow() && !isMinimized(), QDateTime::currentMSecsSinceEpoch());
+    });
+    connect(m_notifier, &AlertNotifier::activated, this, [this] {
+        showNormal();
+        raise();
+        activateWindow();
+        if (QDockWidget *dock = findChild<QDockWidget *>(QStringLiteral("alertsDock"))) {
+            dock->show();
+            dock->raise();
+        }
+    });
     buildDocks();
     buildMenus();
     buildStatusBar();
@@ -352,6 +390,10 @@ void MainWindow::buildDocks()
     m_inspector = new InspectorPanel(m_session, m_selection, this);
     m_actions = new ActionsPanel(m_session, m_selection, this);
     m_problems = new ProblemsPanel(m_session, m_selection, this);
+    m_alerts = new AlertsPanel(m_session, m_selection, m_alertMonitor, this);
+    connect(m_alerts, &AlertsPanel::injectRequested, this, &MainWindow::injectIntoSelection);
+    connect(m_alerts, &AlertsPanel::suspendRequested, this, &MainWindow::suspendSelection);
+    connect(m_alerts, &AlertsPanel::stopRequested, this, &MainWindow::stopSelection);
 
     auto *agents = addPanel(QStringLiteral("agentsDock"), tr("Agents"), m_agents, Qt::LeftDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_1));
     auto *scopes = addPanel(QStringLiteral("scopesDock"), tr("Scopes"), m_scopes, Qt::LeftDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_2));
@@ -361,11 +403,18 @@ void MainWindow::buildDocks()
     auto *inspector = addPanel(QStringLiteral("inspectorDock"), tr("Inspector"), m_inspector, Qt::RightDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_6));
     auto *actionsDock = addPanel(QStringLiteral("actionsDock"), tr("Actions"), m_actions, Qt::BottomDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_7));
     auto *problems = addPanel(QStringLiteral("problemsDock"), tr("Problems"), m_problems, Qt::BottomDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_8));
+    auto *alertsDock = addPanel(QStringLiteral("alertsDock"), tr("Alerts"), m_alerts, Qt::RightDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_9));
+    connect(m_alerts, &AlertsPanel::attentionChanged, alertsDock, [alertsDock](int waiting, int critical) {
+        alertsDock->setWindowTitle(waiting == 0 ? tr("Alerts")
+                                   : critical > 0 ? tr("Alerts (%1, %2 critical)").arg(waiting).arg(critical)
+                                                  : tr("Alerts (%1)").arg(waiting));
+    });
     tabifyDockWidget(agents, scopes);
     tabifyDockWidget(timeline, tasks);
     tabifyDockWidget(tasks, actionsDock);
     tabifyDockWidget(actionsDock, problems);
     tabifyDockWidget(health, inspector);
+    tabifyDockWidget(inspector, alertsDock);
     agents->raise();
     timeline->raise();
     health->raise();

@@ -15,6 +15,7 @@ class QStackedWidget;
 class QToolButton;
 
 namespace mapi {
+class AlertMonitor;
 class ExportJob;
 class InspectorSession;
 }
@@ -27,6 +28,8 @@ class AgentsPanel;
 class HealthPanel;
 class InspectorPanel;
 class ProblemsPanel;
+class AlertsPanel;
+class AlertNotifier;
 class ReplayBar;
 class ScopesPanel;
 class TasksPanel;
@@ -43,6 +46,8 @@ public:
 
     InspectorSession *session() const { return m_session; }
     SelectionHub *selection() const { return m_selection; }
+    AlertMonitor *alertMonitor() const { return m_alertMonitor; }
+    AlertsPanel *alertsPanel() const { return m_alerts; }
 
     void connectTo(const ClientOptions &options, bool observerOnly);
     // Starts loading a trace in the background (progress and Cancel in the status bar; the views
@@ -130,6 +135,9 @@ private:
     InspectorPanel *m_inspector = nullptr;
     ActionsPanel *m_actions = nullptr;
     ProblemsPanel *m_problems = nullptr;
+    AlertsPanel *m_alerts = nullptr;
+    AlertMonitor *m_alertMonitor = nullptr; // the detectors over the store the views show
+    AlertNotifier *m_notifier = nullptr;
     QList<QDockWidget *> m_docks;
 
     QAction *m_connectAction = nullptr;

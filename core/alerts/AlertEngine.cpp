@@ -6,24 +6,24 @@
 #include <QHashFunctions>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace mapi {
 
 namespace {
 
-constexpr QChar kSep = QChar(0x1F);
-
 // The shape of a payload: its type and the names of its keys two levels deep ("payload.task_id"),
 // sorted, hashed. Values (ids, times, text) do not count: a loop repeats a shape, not bytes.
 // Reads at most the first 64 KiB of the text.
 quint64 payloadShape(QByteArrayView text, const QString &type, ConventionKind convention)
 {
-    std::vector<QByteArray> paths;
+    std::array<size_t, 128> paths;
+    size_t count = 0;
     const qsizetype end = std::min<qsizetype>(text.size(), 64 * 1024);
     int depth = 0;
-    QByteArray topKey;
-    for (qsizetype i = 0; i < end && paths.size() < 128; ++i) {
+    size_t topKey = 0;
+    for (qsizetype i = 0; i < end && count < paths.size(); ++i) {
         const char c = text[i];
         if (c == '{' || c == '[') {
             ++depth;
@@ -38,19 +38,17 @@ quint64 payloadShape(QByteArrayView text, const QString &type, ConventionKind co
             while (j < end && (text[j] == ' ' || text[j] == '\n' || text[j] == '\t' || text[j] == '\r'))
                 ++j;
             if (j < end && text[j] == ':') { // a key
-                if (depth == 1) {
-                    topKey = word.toByteArray();
-                    paths.push_back(topKey);
-                } else if (depth == 2) {
-                    paths.push_back(topKey + '.' + word.toByteArray());
-                }
+                if (depth == 1)
+                    paths[count++] = topKey = qHash(word, 1);
+                else if (depth == 2)
+                    paths[count++] = qHashMulti(2, topKey, word);
             }
         }
     }
-    std::sort(paths.begin(), paths.end());
-    size_t h = qHash(type, 0) ^ (size_t(convention) * 0x9E3779B97F4A7C15ull);
-    for (const QByteArray &p : paths)
-        h = qHashMulti(h, p);
+    std::sort(paths.begin(), paths.begin() + count);
+    size_t h = qHashMulti(0, type, int(convention));
+    for (size_t i = 0; i < count; ++i)
+        h = qHashMulti(h, paths[i]);
     return quint64(h);
 }
 
@@ -105,18 +103,6 @@ bool metadataAsksForHuman(const Json &metadata)
     return false;
 }
 
-int severityRank(const QString &severity)
-{
-    const QString s = severity.toUpper();
-    if (s == QLatin1String("CRITICAL") || s == QLatin1String("FATAL"))
-        return 3;
-    if (s == QLatin1String("ERROR"))
-        return 2;
-    if (s == QLatin1String("WARNING"))
-        return 1;
-    return s.isEmpty() ? 2 : 0; // an error report without a severity counts as an error
-}
-
 QString seconds(qint64 ms)
 {
     return QString::number(double(ms) / 1000.0, 'f', ms % 1000 == 0 ? 0 : 1);
@@ -146,6 +132,8 @@ QStringList lastEvidence(QStringList ids)
 
 QString Alert::key() const
 {
+    if (!cachedKey.isEmpty())
+        return cachedKey;
     QString k = alertKindName(kind);
     if (!subject.isEmpty())
         k += u'/' + subject;
@@ -198,9 +186,12 @@ void AlertEngine::restartReading()
     m_agents.clear();
     m_edges.clear();
     m_edgesFrom.clear();
+    m_ids.clear();
+    m_names.clear();
     m_loops.clear();
     m_openTasks.clear();
     m_help.clear();
+    m_helpCount = 0;
     m_systemErrors.clear();
 }
 
@@ -209,6 +200,13 @@ void AlertEngine::reset()
     restartReading();
     m_open.clear();
     m_notTracked = 0;
+}
+
+const AlertEngine::AgentTrack &AlertEngine::trackOf(const QString &agentId) const
+{
+    static const AgentTrack none;
+    const auto it = m_agents.constFind(agentId);
+    return it == m_agents.cend() ? none : *it;
 }
 
 Alert AlertEngine::make(AlertKind kind, QStringList agents, qint64 since, QString reason, QStringList evidence,
@@ -222,22 +220,25 @@ Alert AlertEngine::make(AlertKind kind, QStringList agents, qint64 since, QStrin
     a.reason = std::move(reason);
     a.evidence = lastEvidence(std::move(evidence));
     a.subject = std::move(subject);
+    a.cachedKey = a.key();
     return a;
 }
 
 std::vector<AlertChange> AlertEngine::update(const SystemStore &store)
 {
     readMessages(store);
+    if (isBehind(store))
+        return {};
     readTasks(store);
     const qint64 now = store.now();
     pruneWindows(now);
 
     std::map<QString, Alert> current;
     evaluateAgents(store, now, current);
-    evaluateLoops(now, current);
+    evaluateLoops(store, now, current);
     evaluateDeadlocks(store, now, current);
     evaluateNeedsHuman(store, now, current);
-    evaluateErrorStorms(now, current);
+    evaluateErrorStorms(store, current);
     evaluateBudgets(store, now, current);
 
     std::vector<AlertChange> changes;
@@ -266,8 +267,14 @@ void AlertEngine::readMessages(const SystemStore &store)
         m_notTracked += qint64(log.firstRow() - m_nextMessage);
         m_nextMessage = log.firstRow();
     }
-    for (; m_nextMessage < log.size(); ++m_nextMessage)
+    const size_t end = m_readBudget > 0 ? std::min(log.size(), m_nextMessage + size_t(m_readBudget)) : log.size();
+    for (; m_nextMessage < end; ++m_nextMessage)
         readMessage(store, m_nextMessage);
+}
+
+bool AlertEngine::isBehind(const SystemStore &store) const
+{
+    return m_nextMessage < store.messages().size();
 }
 
 void AlertEngine::readMessage(const SystemStore &store, size_t row)
@@ -279,7 +286,6 @@ void AlertEngine::readMessage(const SystemStore &store, size_t row)
     const qint64 t = log.timestampMs(row);
     const ConventionKind convention = log.convention(row);
     AgentTrack &track = m_agents[from];
-    const QString id = log.id(row);
 
     if (convention == ConventionKind::Heartbeat)
         return; // a sign of life, not of work (the health rules read heartbeats)
@@ -290,7 +296,7 @@ void AlertEngine::readMessage(const SystemStore &store, size_t row)
     // Sending rate.
     rollRateBucket(track, t);
     ++track.bucketCount;
-    track.rateEvidence = id;
+    track.rateRow = qint64(row);
 
     // Cost reports.
     if (const std::optional<double> cost = log.costUsd(row)) {
@@ -304,18 +310,17 @@ void AlertEngine::readMessage(const SystemStore &store, size_t row)
                     thinned.push_back(track.costSamples[i]);
             track.costSamples.swap(thinned);
         }
-        track.costEvidence = id;
+        track.costRow = qint64(row);
     }
 
     switch (convention) {
     case ConventionKind::ErrorReport: {
-        // The severity is not in the row: read it from the payload (error reports are rare).
-        const ConventionInfo info = interpretPayloadText(store.messagePayload(int(row)));
-        if (severityRank(info.severity) >= severityRank(m_rules.errorStormMinSeverity)) {
-            const QString evidence = QStringLiteral("message:") + id;
-            pushCapped(track.errors, {t, evidence}, size_t(std::max(1, m_rules.errorStormCount)));
+        // A report that states no severity counts as an error.
+        const Severity severity = log.severity(row) == Severity::None ? Severity::Error : log.severity(row);
+        if (severity >= severityOf(m_rules.errorStormMinSeverity)) {
+            pushCapped(track.errors, {t, qint64(row)}, size_t(std::max(1, m_rules.errorStormCount)));
             if (m_rules.errorStormSystemCount > 0)
-                pushCapped(m_systemErrors, {t, evidence}, size_t(m_rules.errorStormSystemCount));
+                pushCapped(m_systemErrors, {t, qint64(row)}, size_t(m_rules.errorStormSystemCount));
         }
         break;
     }
@@ -324,14 +329,15 @@ void AlertEngine::readMessage(const SystemStore &store, size_t row)
         request.requester = from;
         if (log.recipientCount(row) == 1)
             request.helper = log.recipient(row, 0);
-        request.messageId = id;
+        request.messageId = log.id(row);
         request.taskId = log.taskId(row);
         request.timeMs = t;
-        m_help.push_back(request);
-        if (m_help.size() > size_t(kMaxOpenHelpRequests)) {
-            m_help.pop_front();
+        if (m_helpCount >= kMaxOpenHelpRequests) {
             ++m_notTracked;
+            break;
         }
+        m_help[from].push_back(request);
+        ++m_helpCount;
         break;
     }
     case ConventionKind::HelpResponse: {
@@ -341,12 +347,18 @@ void AlertEngine::readMessage(const SystemStore &store, size_t row)
         const QString taskId = log.taskId(row);
         for (int r = 0; r < recipients; ++r) {
             const QString &requester = log.recipient(row, r);
-            auto it = std::find_if(m_help.begin(), m_help.end(), [&](const HelpRequest &h) {
-                return h.requester == requester
-                    && (h.helper == from || h.helper.isEmpty() || (!taskId.isEmpty() && h.taskId == taskId));
+            const auto open = m_help.find(requester);
+            if (open == m_help.end())
+                continue;
+            auto it = std::find_if(open->begin(), open->end(), [&](const HelpRequest &h) {
+                return h.helper == from || h.helper.isEmpty() || (!taskId.isEmpty() && h.taskId == taskId);
             });
-            if (it != m_help.end())
-                m_help.erase(it);
+            if (it != open->end()) {
+                open->erase(it);
+                --m_helpCount;
+                if (open->empty())
+                    m_help.erase(open);
+            }
         }
         break;
     }
@@ -360,54 +372,62 @@ void AlertEngine::readMessage(const SystemStore &store, size_t row)
         if (to != from) {
             const QByteArrayView payload = log.payloadText(row);
             const QString &type = log.payloadType(row);
-            noteLoopEdge(from, to, payloadShape(payload, type, convention), type.isEmpty() ? conventionName(convention) : type,
-                         t, id);
+            noteLoopEdge(idOf(from), idOf(to), payloadShape(payload, type, convention),
+                         type.isEmpty() ? conventionName(convention) : type, t, qint64(row));
         }
     }
 }
 
-void AlertEngine::noteLoopEdge(const QString &from, const QString &to, quint64 shape, const QString &type, qint64 t,
-                               const QString &id)
+int AlertEngine::idOf(const QString &agentId)
 {
-    const QString shapeKey = QString::number(shape, 16);
-    const QString key = from + kSep + to + kSep + shapeKey;
-    auto edge = m_edges.find(key);
+    const auto it = m_ids.constFind(agentId);
+    if (it != m_ids.cend())
+        return *it;
+    m_names << agentId;
+    return *m_ids.insert(agentId, int(m_names.size() - 1));
+}
+
+QString AlertEngine::messageEvidence(const SystemStore &store, qint64 row)
+{
+    const MessageLog &log = store.messages();
+    return row >= 0 && log.isKept(size_t(row)) ? QStringLiteral("message:") + log.id(size_t(row)) : QString();
+}
+
+void AlertEngine::noteLoopEdge(int from, int to, quint64 shape, const QString &type, qint64 t, qint64 row)
+{
+    auto edge = m_edges.find(EdgeKey{from, to, shape});
     if (edge == m_edges.end()) {
         if (m_edges.size() >= kMaxLoopEdges) {
             ++m_notTracked;
             return;
         }
-        edge = m_edges.insert(key, Edge());
-        m_edgesFrom[from + kSep + shapeKey].insert(to);
+        edge = m_edges.insert(EdgeKey{from, to, shape}, Edge());
+        m_edgesFrom[EdgeKey{from, -1, shape}].insert(to);
     }
-    pushCapped(edge->times, {t, id}, size_t(std::max(2, m_rules.loopExchanges)));
+    pushCapped(edge->times, {t, row}, size_t(std::max(2, m_rules.loopExchanges)));
     if (!enabled(AlertKind::Loop))
         return;
 
     // A pair: the way back exists. A ring of three: to → x and x → from exist.
-    auto remember = [&](QStringList ring) {
+    auto remember = [&](std::vector<int> ring) {
+        std::vector<int> sorted = ring;
+        std::sort(sorted.begin(), sorted.end(), [this](int x, int y) { return m_names[x] < m_names[y]; });
+        const LoopKey key{sorted[0], sorted[1], sorted.size() > 2 ? sorted[2] : -1, shape};
+        if (m_loops.contains(key))
+            return;
         // Shown from its smallest id on, in sending order: the same ring reads the same way.
-        std::rotate(ring.begin(), std::min_element(ring.begin(), ring.end()), ring.end());
-        LoopGroup group;
-        group.ring = ring;
-        group.shape = shape;
-        group.shapeText = type;
-        std::sort(ring.begin(), ring.end());
-        Alert probe;
-        probe.kind = AlertKind::Loop;
-        probe.agents = ring;
-        probe.subject = shapeKey;
-        m_loops.emplace(probe.key(), group);
+        std::rotate(ring.begin(), std::find(ring.begin(), ring.end(), sorted[0]), ring.end());
+        m_loops.insert(key, LoopGroup{ring, shape, type});
     };
-    if (m_edges.contains(to + kSep + from + kSep + shapeKey))
+    if (m_edges.contains(EdgeKey{to, from, shape}))
         remember({from, to});
-    const auto next = m_edgesFrom.constFind(to + kSep + shapeKey);
+    const auto next = m_edgesFrom.constFind(EdgeKey{to, -1, shape});
     if (next != m_edgesFrom.cend()) {
         int looked = 0;
-        for (const QString &x : *next) {
+        for (const int x : *next) {
             if (++looked > 64) // a hub that talks to many: rings through it are looked for among the first 64
                 break;
-            if (x != from && x != to && m_edges.contains(x + kSep + from + kSep + shapeKey))
+            if (x != from && x != to && m_edges.contains(EdgeKey{x, from, shape}))
                 remember({from, to, x});
         }
     }
@@ -466,10 +486,9 @@ void AlertEngine::pruneWindows(qint64 now)
         while (!it->times.empty() && it->times.front().first < since)
             it->times.pop_front();
         if (it->times.empty()) {
-            const QStringList parts = it.key().split(kSep);
-            auto from = m_edgesFrom.find(parts[0] + kSep + parts[2]);
+            auto from = m_edgesFrom.find(EdgeKey{it.key().from, -1, it.key().shape});
             if (from != m_edgesFrom.end()) {
-                from->remove(parts[1]);
+                from->remove(it.key().to);
                 if (from->isEmpty())
                     m_edgesFrom.erase(from);
             }
@@ -534,7 +553,7 @@ void AlertEngine::evaluateAgents(const SystemStore &store, qint64 now, std::map<
         const bool busyHeartbeat = agent.heartbeatStatus.compare(QLatin1String("BUSY"), Qt::CaseInsensitive) == 0;
         if (!busyState && !busyHeartbeat && tasks.isEmpty())
             continue;
-        const AgentTrack track = m_agents.value(agent.id);
+        const AgentTrack &track = trackOf(agent.id);
         const qint64 lastProgress = std::max({track.lastWorkMs, track.lastTaskProgressMs, agent.lastStateChangeMs,
                                               agent.registeredAtMs, agent.knownSinceMs, heldMovedMs.value(agent.id)});
         if (now - lastProgress < m_rules.stalledAfterMs)
@@ -553,68 +572,79 @@ void AlertEngine::evaluateAgents(const SystemStore &store, qint64 now, std::map<
     }
 }
 
-void AlertEngine::evaluateLoops(qint64 now, std::map<QString, Alert> &out)
+void AlertEngine::evaluateLoops(const SystemStore &store, qint64 now, std::map<QString, Alert> &out)
 {
-    const qint64 since = now - m_rules.loopWindowMs;
-    if (enabled(AlertKind::Loop)) {
-        for (auto it = m_loops.begin(); it != m_loops.end();) {
-            const LoopGroup &group = it->second;
-            const QString shapeKey = QString::number(group.shape, 16);
-            int exchanges = 0;
-            bool everyEdge = true;
-            qint64 first = now;
-            QStringList evidence;
-            for (int i = 0; i < group.ring.size(); ++i) {
-                const auto edge = m_edges.constFind(group.ring[i] + kSep + group.ring[(i + 1) % group.ring.size()] + kSep + shapeKey);
-                if (edge == m_edges.cend() || edge->times.empty()) {
-                    everyEdge = false;
-                    break;
-                }
-                for (const auto &[t, id] : edge->times) {
-                    if (t >= since) {
-                        ++exchanges;
-                        first = std::min(first, t);
-                        evidence << QStringLiteral("message:") + id;
-                    }
-                }
-            }
-            bool progress = false;
-            for (const QString &agent : group.ring)
-                progress = progress || m_agents.value(agent).lastTaskProgressMs >= since;
-            // Raised at loopExchanges, cleared below half of it (no flapping at the threshold).
-            const int needed = m_open.count(it->first) ? (m_rules.loopExchanges + 1) / 2 : m_rules.loopExchanges;
-            if (!everyEdge || exchanges < needed || progress) {
-                if (!everyEdge || exchanges == 0)
-                    it = m_loops.erase(it);
-                else
-                    ++it;
-                continue;
-            }
-            QStringList agents = group.ring;
-            std::sort(agents.begin(), agents.end());
-            const QStringList shown = group.ring + QStringList{group.ring.first()};
-            Alert a = make(AlertKind::Loop, agents, first,
-                           QStringLiteral("%1 \"%2\" messages of one shape within %3 s around %4, no task progress")
-                               .arg(exchanges).arg(group.shapeText, seconds(m_rules.loopWindowMs), shown.join(QStringLiteral(" → "))),
-                           evidence, shapeKey);
-            out.emplace(it->first, a);
-            ++it;
-        }
-    }
     if (!enabled(AlertKind::Loop))
         return;
+    const qint64 since = now - m_rules.loopWindowMs;
+    for (auto it = m_loops.begin(); it != m_loops.end();) {
+        const LoopGroup &group = it.value();
+        const size_t n = group.ring.size();
+        int exchanges = 0;
+        bool everyEdge = true;
+        qint64 first = now;
+        std::vector<qint64> rows;
+        for (size_t i = 0; i < n && everyEdge; ++i) {
+            const auto edge = m_edges.constFind(EdgeKey{group.ring[i], group.ring[(i + 1) % n], group.shape});
+            everyEdge = edge != m_edges.cend() && !edge->times.empty();
+            if (!everyEdge)
+                break;
+            for (const auto &[t, row] : edge->times) {
+                if (t >= since) {
+                    ++exchanges;
+                    first = std::min(first, t);
+                    rows.push_back(row);
+                }
+            }
+        }
+        if (!everyEdge || exchanges == 0) { // the window passed it by: forget it
+            it = m_loops.erase(it);
+            continue;
+        }
+        ++it;
+        if (exchanges < (m_rules.loopExchanges + 1) / 2)
+            continue; // below even the clearing level: no alert to build
+        bool progress = false;
+        QStringList ring;
+        for (const int agent : group.ring) {
+            ring << m_names[agent];
+            progress = progress || trackOf(m_names[agent]).lastTaskProgressMs >= since;
+        }
+        if (progress)
+            continue;
+        std::sort(rows.begin(), rows.end());
+        QStringList evidence;
+        for (size_t i = rows.size() > size_t(kMaxEvidence) ? rows.size() - size_t(kMaxEvidence) : 0; i < rows.size(); ++i)
+            if (const QString e = messageEvidence(store, rows[i]); !e.isEmpty())
+                evidence << e;
+        QStringList agents = ring;
+        std::sort(agents.begin(), agents.end());
+        const QStringList shown = ring + QStringList{ring.first()};
+        Alert a = make(AlertKind::Loop, agents, first,
+                       QStringLiteral("%1 \"%2\" messages of one shape within %3 s around %4, no task progress")
+                           .arg(exchanges).arg(group.shapeText, seconds(m_rules.loopWindowMs), shown.join(QStringLiteral(" → "))),
+                       evidence, QString::number(group.shape, 16));
+        // Raised at loopExchanges, cleared below half of it (no flapping at the threshold).
+        const int needed = m_open.count(a.key()) ? (m_rules.loopExchanges + 1) / 2 : m_rules.loopExchanges;
+        if (exchanges >= needed)
+            out.emplace(a.key(), a);
+    }
     // One agent sending far above its usual rate.
     for (auto it = m_agents.cbegin(); it != m_agents.cend(); ++it) {
         const AgentTrack &track = it.value();
         if (track.bucketsClosed < m_rules.loopRateBaselineWindows)
             continue;
         const double threshold = std::max(double(m_rules.loopRateMinMessages), m_rules.loopRateFactor * std::max(track.usualCount, 1.0));
+        if (track.bucketCount < threshold / 2)
+            continue; // below even the clearing level: no alert to build
+        const QString evidence = messageEvidence(store, track.rateRow);
         Alert a = make(AlertKind::Loop, {it.key()}, track.bucketStartMs,
                        QStringLiteral("%1 messages within %2 s, %3 times its usual %4")
                            .arg(track.bucketCount).arg(seconds(m_rules.loopWindowMs))
                            .arg(QString::number(double(track.bucketCount) / std::max(track.usualCount, 1.0), 'f', 0))
                            .arg(QString::number(track.usualCount, 'f', 1)),
-                       {QStringLiteral("message:") + track.rateEvidence}, QStringLiteral("rate"));
+                       evidence.isEmpty() ? QStringList{QStringLiteral("agent:") + it.key()} : QStringList{evidence},
+                       QStringLiteral("rate"));
         const bool open = m_open.count(a.key()) > 0;
         if (track.bucketCount >= (open ? threshold / 2 : threshold))
             out.emplace(a.key(), a);
@@ -626,7 +656,8 @@ void AlertEngine::evaluateDeadlocks(const SystemStore &store, qint64 now, std::m
     if (!enabled(AlertKind::Deadlock))
         return;
     // Waits open long enough: waiter → awaited, with what it waits on.
-    struct Wait { QString on; QString evidence; qint64 sinceMs; };
+    // What it waits on: a task (its row) or a help request; the evidence text is made only for a cycle's waits.
+    struct Wait { QString on; int taskRow; const HelpRequest *help; qint64 sinceMs; };
     QHash<QString, std::vector<Wait>> waits;
     const qint64 before = now - m_rules.deadlockAfterMs;
     for (auto it = m_openTasks.cbegin(); it != m_openTasks.cend(); ++it) {
@@ -641,67 +672,130 @@ void AlertEngine::evaluateDeadlocks(const SystemStore &store, qint64 now, std::m
             waiter = history.empty() ? task.requesterId : history.back().agentId;
         }
         if (!waiter.isEmpty() && waiter != task.assigneeId)
-            waits[waiter].push_back({task.assigneeId, QStringLiteral("task:") + task.id, task.updatedAtMs});
+            waits[waiter].push_back({task.assigneeId, it.key(), nullptr, task.updatedAtMs});
     }
-    for (const HelpRequest &h : m_help)
-        if (!h.helper.isEmpty() && h.timeMs <= before && h.helper != h.requester)
-            waits[h.requester].push_back({h.helper, QStringLiteral("message:") + h.messageId, h.timeMs});
+    for (const std::vector<HelpRequest> &requests : m_help)
+        for (const HelpRequest &h : requests)
+            if (!h.helper.isEmpty() && h.timeMs <= before && h.helper != h.requester)
+                waits[h.requester].push_back({h.helper, -1, &h, h.timeMs});
     if (waits.isEmpty())
         return;
 
-    // Find cycles: depth-first from each waiter, in sorted order so the same cycle reads the same way.
-    QStringList starts = waits.keys();
-    std::sort(starts.begin(), starts.end());
-    QSet<QString> done;
-    for (const QString &start : starts) {
-        if (done.contains(start))
+    // The knots of waiting agents: strongly connected components (Tarjan's algorithm, iterative:
+    // a wait graph can be as deep as it is large). One alert per knot, showing its shortest cycle
+    // through the knot's smallest id, found breadth-first: linear in the waits, whatever their number.
+    QStringList nodes = waits.keys();
+    for (const std::vector<Wait> &ws : std::as_const(waits))
+        for (const Wait &w : ws)
+            if (!waits.contains(w.on))
+                nodes << w.on; // awaited, waiting on nobody: a node without edges
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    QHash<QString, int> index;
+    for (int i = 0; i < nodes.size(); ++i)
+        index.insert(nodes[i], i);
+    std::vector<std::vector<int>> next(size_t(nodes.size()));
+    for (auto it = waits.cbegin(); it != waits.cend(); ++it)
+        for (const Wait &w : it.value())
+            next[size_t(index.value(it.key()))].push_back(index.value(w.on));
+
+    const int n = int(nodes.size());
+    std::vector<int> order(size_t(n), -1), low(size_t(n), 0), component(size_t(n), -1);
+    std::vector<int> stack;
+    std::vector<char> onStack(size_t(n), 0);
+    int counter = 0, components = 0;
+    for (int root = 0; root < n; ++root) {
+        if (order[size_t(root)] >= 0)
             continue;
-        // Iterative DFS keeping the path.
-        QStringList path;
-        QHash<QString, int> onPath;
-        std::vector<std::pair<QString, size_t>> stack{{start, 0}};
-        path << start;
-        onPath.insert(start, 0);
-        while (!stack.empty()) {
-            auto &[node, next] = stack.back();
-            const std::vector<Wait> &out_ = waits.value(node);
-            if (next >= out_.size()) {
-                done.insert(node);
-                onPath.remove(node);
-                path.removeLast();
-                stack.pop_back();
-                continue;
-            }
-            const Wait &w = out_[next++];
-            if (onPath.contains(w.on)) { // a cycle: path from w.on to node
-                const QStringList cycle = path.mid(onPath.value(w.on));
-                QStringList evidence;
-                qint64 since = 0;
-                for (int i = 0; i < cycle.size(); ++i) {
-                    const QString &a = cycle[i];
-                    const QString &b = cycle[(i + 1) % cycle.size()];
-                    for (const Wait &x : waits.value(a))
-                        if (x.on == b) {
-                            evidence << x.evidence;
-                            since = std::max(since, x.sinceMs);
-                            break;
-                        }
+        std::vector<std::pair<int, size_t>> call{{root, 0}};
+        order[size_t(root)] = low[size_t(root)] = counter++;
+        stack.push_back(root);
+        onStack[size_t(root)] = 1;
+        while (!call.empty()) {
+            auto &[v, edge] = call.back();
+            if (edge < next[size_t(v)].size()) {
+                const int w = next[size_t(v)][edge++];
+                if (order[size_t(w)] < 0) {
+                    order[size_t(w)] = low[size_t(w)] = counter++;
+                    stack.push_back(w);
+                    onStack[size_t(w)] = 1;
+                    call.emplace_back(w, 0);
+                } else if (onStack[size_t(w)]) {
+                    low[size_t(v)] = std::min(low[size_t(v)], order[size_t(w)]);
                 }
-                const QStringList shown = cycle + QStringList{cycle.first()};
-                Alert alert = make(AlertKind::Deadlock, cycle, since,
-                                   QStringLiteral("%1 wait on each other for %2 s: %3")
-                                       .arg(cycle.size() == 2 ? QStringLiteral("two agents") : QStringLiteral("%1 agents").arg(cycle.size()),
-                                            seconds(now - since), shown.join(QStringLiteral(" waits on "))),
-                                   evidence);
-                out.emplace(alert.key(), alert);
                 continue;
             }
-            if (done.contains(w.on) || !waits.contains(w.on))
-                continue;
-            onPath.insert(w.on, int(path.size()));
-            path << w.on;
-            stack.emplace_back(w.on, 0);
+            const int done = v;
+            call.pop_back();
+            if (!call.empty())
+                low[size_t(call.back().first)] = std::min(low[size_t(call.back().first)], low[size_t(done)]);
+            if (low[size_t(done)] == order[size_t(done)]) {
+                int w;
+                do {
+                    w = stack.back();
+                    stack.pop_back();
+                    onStack[size_t(w)] = 0;
+                    component[size_t(w)] = components;
+                } while (w != done);
+                ++components;
+            }
         }
+    }
+
+    std::vector<int> size(size_t(components), 0), smallest(size_t(components), -1);
+    for (int v = 0; v < n; ++v) { // nodes are sorted: the first seen is the smallest id
+        ++size[size_t(component[size_t(v)])];
+        if (smallest[size_t(component[size_t(v)])] < 0)
+            smallest[size_t(component[size_t(v)])] = v;
+    }
+    for (int c = 0; c < components; ++c) {
+        if (size[size_t(c)] < 2)
+            continue;
+        // Shortest cycle through the smallest node, inside the knot.
+        const int start = smallest[size_t(c)];
+        QHash<int, int> parent;
+        std::deque<int> queue{start};
+        int last = -1;
+        while (!queue.empty() && last < 0) {
+            const int v = queue.front();
+            queue.pop_front();
+            for (const int w : next[size_t(v)]) {
+                if (component[size_t(w)] != c)
+                    continue;
+                if (w == start) {
+                    last = v;
+                    break;
+                }
+                if (!parent.contains(w)) {
+                    parent.insert(w, v);
+                    queue.push_back(w);
+                }
+            }
+        }
+        QStringList cycle;
+        for (int v = last; v != start && v >= 0; v = parent.value(v, -1))
+            cycle.prepend(nodes[v]);
+        cycle.prepend(nodes[start]);
+        QStringList evidence;
+        qint64 since = 0;
+        for (int i = 0; i < cycle.size(); ++i) {
+            for (const Wait &x : waits.value(cycle[i]))
+                if (x.on == cycle[(i + 1) % cycle.size()]) {
+                    evidence << (x.help ? QStringLiteral("message:") + x.help->messageId
+                                        : QStringLiteral("task:") + store.tasks()[size_t(x.taskRow)].id);
+                    since = std::max(since, x.sinceMs);
+                    break;
+                }
+        }
+        const QStringList shown = cycle + QStringList{cycle.first()};
+        const QString knot = size[size_t(c)] > cycle.size()
+            ? QStringLiteral(" (%1 agents wait in this knot)").arg(size[size_t(c)]) : QString();
+        Alert alert = make(AlertKind::Deadlock, cycle, since,
+                           QStringLiteral("%1 wait on each other for %2 s: %3%4")
+                               .arg(cycle.size() == 2 ? QStringLiteral("two agents") : QStringLiteral("%1 agents").arg(cycle.size()),
+                                    seconds(now - since), shown.join(QStringLiteral(" waits on ")), knot),
+                           evidence);
+        out.emplace(alert.key(), alert);
     }
 }
 
@@ -710,23 +804,21 @@ void AlertEngine::evaluateNeedsHuman(const SystemStore &store, qint64 now, std::
     if (!enabled(AlertKind::NeedsHuman))
         return;
     const qint64 before = now - m_rules.needsHumanAfterMs;
-    QHash<QString, std::pair<qint64, QStringList>> asking; // requester → oldest request, evidence
-    for (const HelpRequest &h : m_help) {
-        if (h.timeMs > before)
+    for (auto it = m_help.cbegin(); it != m_help.cend(); ++it) {
+        const std::vector<HelpRequest> &requests = it.value(); // oldest first
+        if (requests.empty() || requests.front().timeMs > before)
             continue;
-        if (const Agent *a = store.agent(h.requester); a && a->unregistered)
+        if (const Agent *a = store.agent(it.key()); a && a->unregistered)
             continue;
-        auto &entry = asking[h.requester];
-        if (entry.second.isEmpty())
-            entry.first = h.timeMs;
-        entry.second << QStringLiteral("message:") + h.messageId;
-    }
-    for (auto it = asking.cbegin(); it != asking.cend(); ++it) {
-        Alert a = make(AlertKind::NeedsHuman, {it.key()}, it.value().first,
+        QStringList evidence;
+        for (const HelpRequest &h : requests)
+            if (h.timeMs <= before)
+                evidence << QStringLiteral("message:") + h.messageId;
+        Alert a = make(AlertKind::NeedsHuman, {it.key()}, requests.front().timeMs,
                        QStringLiteral("%1 help request%2 unanswered for %3 s")
-                           .arg(it.value().second.size()).arg(it.value().second.size() > 1 ? QStringLiteral("s") : QString(),
-                                                               seconds(now - it.value().first)),
-                       it.value().second);
+                           .arg(evidence.size()).arg(evidence.size() > 1 ? QStringLiteral("s") : QString(),
+                                                     seconds(now - requests.front().timeMs)),
+                       evidence);
         out.emplace(a.key(), a);
     }
     for (const Agent &agent : store.agents()) {
@@ -746,33 +838,37 @@ void AlertEngine::evaluateNeedsHuman(const SystemStore &store, qint64 now, std::
     }
 }
 
-void AlertEngine::evaluateErrorStorms(qint64 now, std::map<QString, Alert> &out)
+void AlertEngine::evaluateErrorStorms(const SystemStore &store, std::map<QString, Alert> &out)
 {
     if (!enabled(AlertKind::ErrorStorm))
         return;
-    Q_UNUSED(now);
-    auto evidenceOf = [](const std::deque<std::pair<qint64, QString>> &errors) {
+    auto evidenceOf = [&store](const std::deque<std::pair<qint64, qint64>> &errors) {
         QStringList ids;
-        for (const auto &e : errors)
-            ids << e.second;
+        for (size_t i = errors.size() > size_t(kMaxEvidence) ? errors.size() - size_t(kMaxEvidence) : 0; i < errors.size(); ++i)
+            if (const QString e = messageEvidence(store, errors[i].second); !e.isEmpty())
+                ids << e;
         return ids;
     };
     for (auto it = m_agents.cbegin(); it != m_agents.cend(); ++it) {
         const auto &errors = it.value().errors;
-        if (errors.empty())
-            continue;
+        if (int(errors.size()) < (m_rules.errorStormCount + 1) / 2)
+            continue; // below even the clearing level
         Alert a = make(AlertKind::ErrorStorm, {it.key()}, errors.front().first,
                        QStringLiteral("%1 error reports (%2 or worse) within %3 s")
-                           .arg(errors.size()).arg(m_rules.errorStormMinSeverity, seconds(m_rules.errorStormWindowMs)),
+                           .arg(int(errors.size()) >= m_rules.errorStormCount ? QStringLiteral("%1 or more").arg(errors.size())
+                                                                              : QString::number(errors.size()),
+                                m_rules.errorStormMinSeverity, seconds(m_rules.errorStormWindowMs)),
                        evidenceOf(errors));
         const int needed = m_open.count(a.key()) ? (m_rules.errorStormCount + 1) / 2 : m_rules.errorStormCount;
         if (int(errors.size()) >= needed)
             out.emplace(a.key(), a);
     }
-    if (m_rules.errorStormSystemCount > 0 && !m_systemErrors.empty()) {
+    if (m_rules.errorStormSystemCount > 0 && int(m_systemErrors.size()) >= (m_rules.errorStormSystemCount + 1) / 2) {
         Alert a = make(AlertKind::ErrorStorm, {}, m_systemErrors.front().first,
                        QStringLiteral("%1 error reports (%2 or worse) across the system within %3 s")
-                           .arg(m_systemErrors.size()).arg(m_rules.errorStormMinSeverity, seconds(m_rules.errorStormWindowMs)),
+                           .arg(int(m_systemErrors.size()) >= m_rules.errorStormSystemCount
+                                    ? QStringLiteral("%1 or more").arg(m_systemErrors.size()) : QString::number(m_systemErrors.size()),
+                                m_rules.errorStormMinSeverity, seconds(m_rules.errorStormWindowMs)),
                        evidenceOf(m_systemErrors), QStringLiteral("system"));
         const int needed = m_open.count(a.key()) ? (m_rules.errorStormSystemCount + 1) / 2 : m_rules.errorStormSystemCount;
         if (int(m_systemErrors.size()) >= needed)
@@ -786,9 +882,11 @@ void AlertEngine::evaluateBudgets(const SystemStore &store, qint64 now, std::map
         return;
     QHash<QString, double> subtreeCost;
     for (const Agent &agent : store.agents()) {
-        const AgentTrack track = m_agents.value(agent.id);
-        const QStringList evidence = track.costEvidence.isEmpty() ? QStringList{QStringLiteral("agent:") + agent.id}
-                                                                  : QStringList{QStringLiteral("message:") + track.costEvidence};
+        const AgentTrack &track = trackOf(agent.id);
+        auto evidence = [&] { // built only for an alert
+            const QString e = messageEvidence(store, track.costRow);
+            return e.isEmpty() ? QStringList{QStringLiteral("agent:") + agent.id} : QStringList{e};
+        };
         if (agent.costUsd) {
             const double limit = m_rules.budgetUsdPerRole.value(agent.role, m_rules.budgetUsdPerAgent);
             if (limit > 0 && *agent.costUsd > limit) {
@@ -796,7 +894,7 @@ void AlertEngine::evaluateBudgets(const SystemStore &store, qint64 now, std::map
                                QStringLiteral("reports %1 USD, over its limit of %2 USD%3")
                                    .arg(usd(*agent.costUsd), usd(limit),
                                         m_rules.budgetUsdPerRole.contains(agent.role) ? QStringLiteral(" (role %1)").arg(agent.role) : QString()),
-                               evidence);
+                               evidence());
                 out.emplace(a.key(), a);
             }
             if (m_rules.budgetUsdPerSubtree > 0) {
@@ -814,7 +912,7 @@ void AlertEngine::evaluateBudgets(const SystemStore &store, qint64 now, std::map
         if (m_rules.budgetTokensPerAgent > 0 && agent.tokensUsed && *agent.tokensUsed > m_rules.budgetTokensPerAgent) {
             Alert a = make(AlertKind::Budget, {agent.id}, now,
                            QStringLiteral("reports %1 tokens used, over its limit of %2").arg(*agent.tokensUsed).arg(m_rules.budgetTokensPerAgent),
-                           evidence, QStringLiteral("tokens"));
+                           evidence(), QStringLiteral("tokens"));
             out.emplace(a.key(), a);
         }
         if (m_rules.budgetUsdPerHour > 0 && track.costSamples.size() >= 2) {
@@ -828,7 +926,7 @@ void AlertEngine::evaluateBudgets(const SystemStore &store, qint64 now, std::map
                     Alert a = make(AlertKind::Budget, {agent.id}, oldest->first,
                                    QStringLiteral("spends %1 USD per hour, over the limit of %2 USD per hour")
                                        .arg(usd(perHour), usd(m_rules.budgetUsdPerHour)),
-                                   evidence, QStringLiteral("rate"));
+                                   evidence(), QStringLiteral("rate"));
                     out.emplace(a.key(), a);
                 }
             }

@@ -11,7 +11,7 @@
 //
 // Memory: what the engine keeps per agent (a few numbers, error times up to errorStormCount, cost
 // samples up to 32) is bounded by the store's agents; message pairs seen within the loop window (at most kMaxLoopEdges), open help requests
-// (at most kMaxOpenHelpRequests, the oldest dropped first) and evidence (kMaxEvidence ids per
+// (at most kMaxOpenHelpRequests: past it new ones are not tracked) and evidence (kMaxEvidence ids per
 // alert) have fixed bounds. Past a bound the engine counts what it did not track (notTracked()).
 #pragma once
 
@@ -43,6 +43,7 @@ struct Alert
 
     // One open alert per key: its kind, subject and agents.
     QString key() const;
+    QString cachedKey;             // key() as made (AlertEngine sets it; empty: computed)
 };
 
 struct AlertChange
@@ -71,9 +72,17 @@ public:
     void setRules(const AlertRules &rules) { m_rules = rules; }
     const AlertRules &rules() const { return m_rules; }
 
-    // Reads what `store` gained since the last call and evaluates every rule at store.now().
-    // Returns the alerts raised and cleared by this call, cleared first.
+    // Reads what `store` gained since the last call, at most readBudget() messages, and, once it
+    // has read everything, evaluates every rule at store.now(). Returns the alerts raised and
+    // cleared by this call, cleared first (nothing while it is still behind: rules evaluated on
+    // half the news would raise what the other half clears).
     std::vector<AlertChange> update(const SystemStore &store);
+    // True while messages wait to be read: call update() again (the window yields to its event
+    // loop between calls, so that a loaded trace's million messages never freeze it).
+    bool isBehind(const SystemStore &store) const;
+    // Messages read per update() call (default kDefaultReadBudget; 0: all). About 1 µs each.
+    static constexpr int kDefaultReadBudget = 20000;
+    void setReadBudget(int messages) { m_readBudget = messages; }
 
     // The store was reset (a new connection's model, a trace): read it again from its first row.
     // Open alerts stay open until an update finds them no longer true, so a reconnect does not
@@ -97,26 +106,46 @@ private:
         int bucketCount = 0;
         double usualCount = 0;
         int bucketsClosed = 0;
-        QString rateEvidence;         // newest message of the current window
-        // Error reports at or above the storm severity, newest last (at most errorStormCount).
-        std::deque<std::pair<qint64, QString>> errors;
+        qint64 rateRow = -1;          // newest message of the current window (a store row)
+        // Error reports at or above the storm severity (time, message row), newest last (at most errorStormCount).
+        std::deque<std::pair<qint64, qint64>> errors;
         // Cost reports (time, USD), oldest first, thinned to at most kMaxCostSamples.
         std::deque<std::pair<qint64, double>> costSamples;
-        QString costEvidence;         // newest message that reported its cost
+        qint64 costRow = -1;          // newest message that reported its cost
     };
     static constexpr size_t kMaxCostSamples = 32;
 
-    // A directed edge of messages of one shape (loop detection).
+    // Loop detection works on agent numbers (idOf()), not ids: one message costs a few hash lookups.
+    // A directed edge of messages of one shape; with to = -1, the edges from one agent in one shape.
+    struct EdgeKey
+    {
+        int from = 0;
+        int to = 0;
+        quint64 shape = 0;
+        bool operator==(const EdgeKey &o) const { return from == o.from && to == o.to && shape == o.shape; }
+        friend size_t qHash(const EdgeKey &k, size_t seed = 0) { return qHashMulti(seed, k.from, k.to, k.shape); }
+    };
     struct Edge
     {
-        std::deque<std::pair<qint64, QString>> times; // message time and id, newest last, at most loopExchanges
+        std::deque<std::pair<qint64, qint64>> times; // message time and store row, newest last, at most loopExchanges
     };
     struct LoopGroup
     {
-        QStringList ring;             // the agents in sending order (2 or 3)
+        std::vector<int> ring;        // the agents in sending order (2 or 3), from the smallest id
         quint64 shape = 0;
         QString shapeText;            // for the reason: the message type
     };
+    // A group's identity: its agents sorted (c = -1 for a pair) and the shape.
+    struct LoopKey
+    {
+        int a = 0, b = 0, c = -1;
+        quint64 shape = 0;
+        bool operator==(const LoopKey &o) const { return a == o.a && b == o.b && c == o.c && shape == o.shape; }
+        friend size_t qHash(const LoopKey &k, size_t seed = 0) { return qHashMulti(seed, k.a, k.b, k.c, k.shape); }
+    };
+    int idOf(const QString &agentId);
+    // "message:<id>" for a store row still kept, else empty (the history bound trimmed it).
+    static QString messageEvidence(const SystemStore &store, qint64 row);
     struct HelpRequest
     {
         QString requester;
@@ -128,33 +157,38 @@ private:
 
     void readMessages(const SystemStore &store);
     void readMessage(const SystemStore &store, size_t row);
-    void noteLoopEdge(const QString &from, const QString &to, quint64 shape, const QString &type, qint64 t, const QString &id);
+    void noteLoopEdge(int from, int to, quint64 shape, const QString &type, qint64 t, qint64 row);
     void rollRateBucket(AgentTrack &track, qint64 t) const;
     void readTasks(const SystemStore &store);
     void pruneWindows(qint64 now);
 
     void evaluateAgents(const SystemStore &store, qint64 now, std::map<QString, Alert> &out);
-    void evaluateLoops(qint64 now, std::map<QString, Alert> &out);
+    void evaluateLoops(const SystemStore &store, qint64 now, std::map<QString, Alert> &out);
     void evaluateDeadlocks(const SystemStore &store, qint64 now, std::map<QString, Alert> &out);
     void evaluateNeedsHuman(const SystemStore &store, qint64 now, std::map<QString, Alert> &out);
-    void evaluateErrorStorms(qint64 now, std::map<QString, Alert> &out);
+    void evaluateErrorStorms(const SystemStore &store, std::map<QString, Alert> &out);
     void evaluateBudgets(const SystemStore &store, qint64 now, std::map<QString, Alert> &out);
+    const AgentTrack &trackOf(const QString &agentId) const; // an empty track for an agent never seen sending
     bool enabled(AlertKind kind) const { return m_rules.rule(kind).enabled; }
     Alert make(AlertKind kind, QStringList agents, qint64 since, QString reason, QStringList evidence = {},
                QString subject = {}) const;
 
     AlertRules m_rules;
+    int m_readBudget = kDefaultReadBudget;
     size_t m_nextMessage = 0;
     size_t m_nextTask = 0;
     QHash<QString, AgentTrack> m_agents;
-    // Loop edges: key "from\x1Fto\x1Fshape"; and for each "from\x1Fshape" the agents it sent to.
-    QHash<QString, Edge> m_edges;
-    QHash<QString, QSet<QString>> m_edgesFrom;
-    std::map<QString, LoopGroup> m_loops; // candidate groups, by alert key
+    QHash<QString, int> m_ids;            // agent id → number, for loop detection
+    QStringList m_names;                  // number → agent id
+    QHash<EdgeKey, Edge> m_edges;
+    QHash<EdgeKey, QSet<int>> m_edgesFrom; // {from, -1, shape} → the agents it sent that shape to
+    QHash<LoopKey, LoopGroup> m_loops;    // candidate groups
     // Tasks not settled (rows of store.tasks()), and when each was last seen to move.
     QHash<int, qint64> m_openTasks;
-    std::deque<HelpRequest> m_help;       // unanswered, oldest first
-    std::deque<std::pair<qint64, QString>> m_systemErrors; // all agents, newest last (at most errorStormSystemCount)
+    // Unanswered help requests by requester, oldest first; m_helpCount in all.
+    QHash<QString, std::vector<HelpRequest>> m_help;
+    int m_helpCount = 0;
+    std::deque<std::pair<qint64, qint64>> m_systemErrors; // all agents (time, row), newest last (at most errorStormSystemCount)
     std::map<QString, Alert> m_open;
     qint64 m_notTracked = 0;
 };

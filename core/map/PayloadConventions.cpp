@@ -110,6 +110,19 @@ static void readNumber(const View &object, std::string_view key, std::optional<T
         out = T(*v);
 }
 
+Severity severityOf(const QString &s)
+{
+    if (s == QLatin1String("CRITICAL") || s == QLatin1String("FATAL"))
+        return Severity::Critical;
+    if (s == QLatin1String("ERROR"))
+        return Severity::Error;
+    if (s == QLatin1String("WARNING") || s == QLatin1String("WARN"))
+        return Severity::Warning;
+    if (s == QLatin1String("INFO"))
+        return Severity::Info;
+    return Severity::None;
+}
+
 static QString normaliseSeverity(QString s)
 {
     s = s.toUpper();

@@ -41,6 +41,11 @@ enum class ConventionKind {
 
 QString conventionName(ConventionKind kind);
 
+// An error report's severity, ordered (seed 003's low/medium/high read as INFO/WARNING/ERROR).
+enum class Severity : quint8 { None, Info, Warning, Error, Critical };
+// INFO, WARNING, ERROR, CRITICAL (FATAL reads as CRITICAL); None for anything else.
+Severity severityOf(const QString &normalisedSeverity);
+
 struct ConventionInfo
 {
     ConventionKind kind = ConventionKind::None;

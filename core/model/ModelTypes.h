@@ -118,6 +118,7 @@ struct Message
     std::optional<int> priority;
     QString correlationId;
     ConventionKind convention = ConventionKind::None;
+    Severity severity = Severity::None; // an error report's (or a failed task's) severity
     QString taskId;
     QString status;                // sent | queued | delivered | dropped | expired | failed
     qint64 timestampMs = 0;

@@ -153,6 +153,7 @@ Message MessageLog::operator[](size_t row) const
         m.priority = r.priority;
     m.correlationId = m_text.text(r.correlationId);
     m.convention = ConventionKind(r.convention);
+    m.severity = Severity(r.severity);
     m.taskId = m_names.name(r.taskId);
     m.status = m_names.name(r.status);
     m.timestampMs = r.timestampMs;
@@ -266,6 +267,7 @@ int MessageLog::append(const Message &m)
     r.status = m_names.intern(m.status);
     r.priority = m.priority.value_or(kNoPriority);
     r.convention = quint8(m.convention);
+    r.severity = quint8(m.severity);
     r.payloadInFrame = m.payloadInFrame;
     m_rows.push_back(r);
     if (m.tokensUsed || m.costUsd)

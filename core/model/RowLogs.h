@@ -132,6 +132,7 @@ public:
     const QString &scopeId(size_t row) const { return m_names.name(rowAt(row).scopeId); }
     const QString &payloadType(size_t row) const { return m_names.name(rowAt(row).payloadType); }
     const QString &taskId(size_t row) const { return m_names.name(rowAt(row).taskId); }
+    Severity severity(size_t row) const { return Severity(rowAt(row).severity); }
     QString id(size_t row) const { return m_text.text(rowAt(row).id); }
     int eventRow(size_t row) const { return rowAt(row).eventRow; }
     // The kept payload text (empty when none, or when payloadInFrame(): SystemStore::messagePayload()).
@@ -208,6 +209,7 @@ private:
         int priority = kNoPriority;
         quint8 convention = quint8(ConventionKind::None);
         bool payloadInFrame = false;
+        quint8 severity = 0;           // Message::severity
     };
     static_assert(sizeof(Row) == 64, "a million rows: keep them small");
     quint32 narrowRef(TextArena::Ref ref)

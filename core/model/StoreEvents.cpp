@@ -375,6 +375,7 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
 void SystemStore::applyConvention(Message &m, int messageRow, const ConventionInfo &c, qint64 t)
 {
     m.convention = c.kind;
+    m.severity = severityOf(c.severity);
     m.taskId = c.taskId;
     if (c.kind == ConventionKind::None)
         return;

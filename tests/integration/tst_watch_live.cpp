@@ -1,11 +1,14 @@
 // map-inspector-cli watch against the official MAP server (the demo system, extended mode, 20
 // agents): a minute of the normal scenario raises only what the demo scripts (its failing agent
-// fails, its silent agent goes silent), each once; --exit-on critical stops at the failure.
+// fails, its silent agent goes silent), each once; the incidents scenario raises every kind, on
+// the agents it scripted; --exit-on critical stops at the failure.
 #include "DemoSystem.h"
 
 #include <QElapsedTimer>
 #include <QTemporaryFile>
 #include <QtTest>
+
+#include <set>
 
 using namespace mapi;
 using namespace mapi::test;
@@ -80,6 +83,64 @@ private Q_SLOTS:
         QCOMPARE(raised, (QStringList{QStringLiteral("failed"), QStringLiteral("unresponsive")}));
         QCOMPARE(lines.summary.value("complete", false), true);
         QCOMPARE(lines.summary.value("alertsRaised", -1), 2);
+    }
+
+    void incidentsScenarioRaisesEveryKind()
+    {
+        DemoProcess demo;
+        QVERIFY2(demo.start(QStringLiteral("extended"), 0,
+                            {QStringLiteral("--agents"), QStringLiteral("20"), QStringLiteral("--scenario"), QStringLiteral("incidents")}),
+                 qPrintable(demo.error()));
+        QTemporaryFile rules; // stalled after 10 s instead of 120, so that the run stays short
+        QVERIFY(rules.open());
+        rules.write(R"({"rules": {"stalled": {"afterS": 10}}})");
+        rules.flush();
+        const CliResult r = runCli({QStringLiteral("watch"), QStringLiteral("--url"), demo.url(), QStringLiteral("--duration"),
+                                    QStringLiteral("45"), QStringLiteral("--heartbeat-interval"), QStringLiteral("5"),
+                                    QStringLiteral("--rules"), rules.fileName()},
+                                   120000);
+        QVERIFY2(r.exitCode == 0, qPrintable(QStringLiteral("exit %1: %2").arg(r.exitCode).arg(QString::fromUtf8(r.err))));
+        const Json cast = demoHttp(demo.url(), QStringLiteral("/status")).value("cast", Json::object());
+        const Json incidents = cast.value("incidents", Json::object());
+        QVERIFY2(incidents.is_object() && incidents.contains("deadlock"), cast.dump().c_str());
+        auto sortedIds = [](const Json &ids) {
+            QStringList out;
+            for (const Json &id : ids)
+                out << QString::fromStdString(id.get<std::string>());
+            out.sort();
+            return out.join(u',');
+        };
+        // kind → the agents it must name (sorted, comma-joined).
+        const std::map<QString, QString> expected = {
+            {QStringLiteral("failed"), str(cast, "failing")},
+            {QStringLiteral("unresponsive"), str(cast, "silent")},
+            {QStringLiteral("loop"), sortedIds(incidents["loop"])},
+            {QStringLiteral("deadlock"), sortedIds(incidents["deadlock"])},
+            {QStringLiteral("stalled"), str(incidents, "stalled")},
+            {QStringLiteral("budget"), str(incidents, "budget")},
+            {QStringLiteral("needs-human"), str(incidents, "needsHuman")},
+            {QStringLiteral("error-storm"), str(incidents, "errorStorm")},
+        };
+        const WatchLines lines = parseWatch(r.out);
+        QVERIFY2(lines.bad.isEmpty(), qPrintable(lines.bad));
+        std::set<QString> seen;
+        for (const Json &c : lines.changes) {
+            if (str(c, "state") != QLatin1String("raised"))
+                continue;
+            const QString kind = str(c, "alert");
+            const QString agents = sortedIds(c["agents"]);
+            const auto want = expected.find(kind);
+            // The silent agent may have been busy when it went silent: stalled (after 10 s here)
+            // comes before unresponsive (after 15 s). Anything else unscripted is a false alarm.
+            const bool silentStalled = kind == QLatin1String("stalled") && agents == str(cast, "silent");
+            QVERIFY2((want != expected.end() && want->second == agents) || silentStalled,
+                     qPrintable(QStringLiteral("not scripted by the demo: %1").arg(QString::fromStdString(c.dump()))));
+            if (!silentStalled)
+                seen.insert(kind);
+            QVERIFY(!c["evidence"].empty());
+        }
+        for (const auto &[kind, agents] : expected)
+            QVERIFY2(seen.count(kind), qPrintable(QStringLiteral("no %1 alert for %2:\n%3").arg(kind, agents, QString::fromUtf8(r.out))));
     }
 
     void exitOnCriticalStopsAtTheFailure()

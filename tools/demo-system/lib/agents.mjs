@@ -86,7 +86,7 @@ export class SimAgent {
     this.sim = sim;
     this.id = null;
     this.control = 'running';      // running | suspended | stopped | gone
-    this.behaviour = 'normal';     // normal | failed | silent
+    this.behaviour = 'normal';     // normal | failed | silent | scripted (an incident's actor: no workflows)
     this.tasks = new Set();        // task ids this agent is working on
     this.ownPending = [];          // state changes requested by this agent, not yet seen on the bus
     this.pendingInjections = [];

@@ -2,6 +2,8 @@
 
 export const USAGE = `Usage: node demo-system.mjs [options]
   --mode stock|extended     MAPServer as published, or with the extensions (default extended)
+  --scenario normal|incidents  incidents: also one incident of each alert kind MAP Inspector
+                            detects (needs --agents 16 or more; see README.md)
   --port N                  TCP port on 127.0.0.1 (0 or absent: chosen by the OS)
   --agents N                total simulated agents (default 20)
   --duration S              seconds of simulated activity, 0 = forever (default 0)
@@ -22,7 +24,7 @@ export const USAGE = `Usage: node demo-system.mjs [options]
 // bad one (code 2) or on --help (code 0).
 export function parseArgs(argv) {
   const opts = {
-    mode: 'extended', port: 0, agents: 20, duration: 0, rate: 20, heartbeatMs: 5000, seed: 1,
+    mode: 'extended', scenario: 'normal', port: 0, agents: 20, duration: 0, rate: 20, heartbeatMs: 5000, seed: 1,
     startDelayMs: 0, auth: null, credential: null, authCheckMs: 30000, clockSkewMs: 0, memoryGuard: true, verbose: false,
   };
   const numeric = {
@@ -47,6 +49,9 @@ export function parseArgs(argv) {
     else if (arg === '--mode') {
       opts.mode = next();
       if (!['stock', 'extended'].includes(opts.mode)) fail(`bad --mode ${opts.mode}`);
+    } else if (arg === '--scenario') {
+      opts.scenario = next();
+      if (!['normal', 'incidents'].includes(opts.scenario)) fail(`bad --scenario ${opts.scenario}`);
     } else if (arg === '--auth') {
       opts.auth = next();
       if (!['api-key', 'bearer'].includes(opts.auth)) fail(`bad --auth ${opts.auth}`);

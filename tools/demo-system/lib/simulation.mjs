@@ -270,6 +270,7 @@ export class Simulation {
         silent: this.silent?.id ?? null,
         leaver: this.leaver?.id ?? null,
         unregisterer: this.unregisterer?.id ?? null,
+        incidents: this.incidentCast ?? null,
       },
       rssMB: Math.round(process.memoryUsage().rss / 1048576),
       uptimeMs: Date.now() - PROCESS_T0,
@@ -847,6 +848,77 @@ export class Simulation {
     incident(when(0.5, 12), 'silent', () => this.incidentSilent());
     incident(when(0.6, 15), 'leave', () => this.incidentLeave());
     incident(when(0.9, 45), 'unregister', () => this.incidentUnregister());
+    if (this.opts.scenario === 'incidents') this.scheduleAlertIncidents(when(0.05, 3));
+  }
+
+  // ----- the incidents scenario: one of each alert kind MAP Inspector detects -----------------
+  // Its actors are taken out of the workflows (behaviour 'scripted') from the start, so that
+  // nothing but the incident moves them; they keep heartbeating. Timeline (forever mode, from the
+  // start of activity): the failure at 8 s and the silent agent at 12 s as in the normal scenario;
+  // from 3 s: a loop (30 s), a deadlock of three task requests (never answered), a stalled agent
+  // (accepts a task, stays busy, never reports), a budget overrun, an unanswered help request and
+  // a state waiting for input, an error storm (15 ERROR reports in 4.5 s).
+  scheduleAlertIncidents(startMs) {
+    const cast = new Set([this.coordinator, this.monitor, this.failing, this.silent, this.leaver, this.unregisterer]);
+    const free = this.agents.filter((a) => !cast.has(a) && a.canAct);
+    if (free.length < 9) { log(`incidents scenario skipped: ${free.length} free agents, 9 needed (use --agents 16 or more)`); return; }
+    const [loopA, loopB, dl1, dl2, dl3, staller, spender, asker, stormer] = free.slice(0, 9);
+    for (const a of [loopA, loopB, dl1, dl2, dl3, staller, spender, asker, stormer]) a.behaviour = 'scripted';
+    this.incidentCast = { loop: [loopA.id, loopB.id], deadlock: [dl1.id, dl2.id, dl3.id], stalled: staller.id,
+      budget: spender.id, needsHuman: asker.id, errorStorm: stormer.id };
+    const step = (delay, name, fn) => this.later(startMs + delay, () => {
+      try { fn(); } catch (err) { log(`incident ${name} failed: ${err?.stack ?? err}`); }
+    });
+    step(0, 'loop', () => {
+      log(`incident: ${loopA.name} and ${loopB.name} ask each other the same question, over and over`);
+      for (let i = 0; i < 60; i++) {
+        const [from, to] = i % 2 ? [loopB, loopA] : [loopA, loopB];
+        this.later(i * 500, () => this.send(from, to, 'CLARIFICATION_REQUEST',
+          { question: 'Which output format did you mean?', attempt: i + 1, context: { topic: 'report-format' } }, { priority: 5 }));
+      }
+    });
+    step(0, 'deadlock', () => {
+      log(`incident: ${dl1.name}, ${dl2.name} and ${dl3.name} each wait for the next to do a task`);
+      const ring = [[dl1, dl2], [dl2, dl3], [dl3, dl1]];
+      ring.forEach(([from, to], i) => this.send(from, to, 'TASK_REQUEST', {
+        task_id: `task-deadlock-${i + 1}`, task_type: 'dependency', description: `${from.name} needs ${to.name}'s result first`,
+        requirements: { blocking: true },
+      }, { priority: 7 }));
+    });
+    step(0, 'stalled', () => {
+      log(`incident: ${staller.name} accepts a task and stops making progress`);
+      const taskId = 'task-stalled-1';
+      this.send(this.coordinator, staller, 'TASK_REQUEST', { task_id: taskId, task_type: 'analysis', description: 'summarise the logs' }, { priority: 5 });
+      this.later(300, () => {
+        this.send(staller, this.coordinator, 'TASK_ACCEPT', { task_id: taskId, estimated_completion: new Date(Date.now() + 60000).toISOString() });
+        staller.tasks.add(taskId); // its heartbeats say BUSY from now on
+        this.setState(staller, 'busy');
+      });
+    });
+    step(0, 'budget', () => {
+      log(`incident: ${spender.name} reports 12.50 USD spent`);
+      spender.tokensUsed = 3125000;
+      this.send(spender, this.coordinator, 'STATUS_UPDATE', {
+        agent_id: spender.id, status: { state: 'ACTIVE' }, resource_usage: { tokens_used: 3125000, cost_usd: 12.5 },
+      }, { priority: 4 });
+    });
+    step(0, 'needs-human', () => {
+      log(`incident: ${asker.name} asks for a human's approval and waits for input`);
+      this.send(asker, this.coordinator, 'HELP_REQUEST', {
+        requester_id: asker.id, help_type: 'HUMAN_APPROVAL', description: 'Deleting 1,200 records needs an operator\'s approval',
+        urgency: 'high',
+      }, { priority: 9 });
+      this.setState(asker, 'custom:waiting_for_input');
+    });
+    step(0, 'error-storm', () => {
+      log(`incident: ${stormer.name} reports error after error`);
+      for (let i = 0; i < 15; i++) {
+        this.later(i * 300, () => this.send(stormer, this.coordinator, 'ERROR_REPORT', {
+          error_id: this.rng.uuid(), agent_id: stormer.id, error_type: 'EXTERNAL_SERVICE_ERROR', severity: 'ERROR',
+          error_code: 'E_UPSTREAM_503', message: `upstream unavailable (attempt ${i + 1})`,
+        }, { priority: 8 }));
+      }
+    });
   }
 
   incidentFailure(scopeLifetimeMs) {

@@ -1,0 +1,70 @@
+#include "alerts/AlertMonitor.h"
+
+#include "model/SystemStore.h"
+
+#include <QElapsedTimer>
+
+#include <algorithm>
+
+namespace mapi {
+
+AlertMonitor::AlertMonitor(QObject *parent)
+    : QObject(parent)
+{
+    m_tick.setObjectName(QStringLiteral("alertTick"));
+    m_tick.setInterval(kIntervalMs);
+    connect(&m_tick, &QTimer::timeout, this, &AlertMonitor::step);
+    m_slice.setObjectName(QStringLiteral("alertSlice"));
+    m_slice.setSingleShot(true);
+    m_slice.setInterval(0);
+    connect(&m_slice, &QTimer::timeout, this, &AlertMonitor::step);
+}
+
+void AlertMonitor::setStore(SystemStore *store)
+{
+    if (m_store)
+        disconnect(m_store, nullptr, this, nullptr);
+    m_store = store;
+    m_engine.reset();
+    Q_EMIT alertsReset();
+    if (store)
+        connect(store, &SystemStore::wasReset, this, [this] { m_engine.restartReading(); });
+}
+
+void AlertMonitor::setRules(const AlertRules &rules)
+{
+    m_engine.reset();
+    m_engine.setRules(rules);
+    Q_EMIT alertsReset();
+}
+
+void AlertMonitor::step()
+{
+    if (!m_store)
+        return;
+    QElapsedTimer cost;
+    cost.start();
+    std::vector<AlertChange> changes = m_engine.update(*m_store);
+    if (m_engine.isBehind(*m_store)) {
+        m_slice.start();
+        return;
+    }
+    // An evaluation over thousands of open alerts or tasks can take tens of milliseconds: then
+    // evaluate less often, so that the detectors never take more than a tenth of the thread.
+    m_tick.setInterval(int(std::clamp<qint64>(10 * cost.elapsed(), kIntervalMs, 60000)));
+    if (!changes.empty())
+        Q_EMIT alertsChanged(changes);
+}
+
+void AlertMonitor::evaluateNow()
+{
+    if (!m_store)
+        return;
+    std::vector<AlertChange> changes = m_engine.update(*m_store);
+    while (m_engine.isBehind(*m_store))
+        changes = m_engine.update(*m_store);
+    if (!changes.empty())
+        Q_EMIT alertsChanged(changes);
+}
+
+} // namespace mapi

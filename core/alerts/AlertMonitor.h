@@ -1,0 +1,56 @@
+// The detectors kept running over one store: an AlertEngine evaluated every second (model time
+// moves with the store's clock; less often when one evaluation takes more than 100 ms, so that
+// it never takes more than a tenth of the thread), reading what is new in slices between which
+// the event loop runs, and started over when the store is reset. What the window's attention inbox and the CLI's
+// watch listen to.
+// Thread: the store's (the GUI thread in the window).
+#pragma once
+
+#include "alerts/AlertEngine.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QTimer>
+
+#include <vector>
+
+namespace mapi {
+
+class AlertMonitor : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr int kIntervalMs = 1000; // the rules are defined in seconds
+
+    explicit AlertMonitor(QObject *parent = nullptr);
+
+    // Watches `store` (null: none) from its first row; evaluation starts with start().
+    void setStore(SystemStore *store);
+    void setRules(const AlertRules &rules);
+    const AlertRules &rules() const { return m_engine.rules(); }
+    void start() { m_tick.start(); }
+    void stop() { m_tick.stop(); }
+    bool isRunning() const { return m_tick.isActive(); }
+
+    // Reads everything new and evaluates now, without yielding (tests, and the CLI).
+    void evaluateNow();
+
+    const std::map<QString, Alert> &openAlerts() const { return m_engine.openAlerts(); }
+    qint64 notTracked() const { return m_engine.notTracked(); }
+
+Q_SIGNALS:
+    // Alerts raised and cleared by one evaluation, cleared first.
+    void alertsChanged(const std::vector<mapi::AlertChange> &changes);
+    // Every open alert was forgotten (a new store, new rules): views empty their lists.
+    void alertsReset();
+
+private:
+    void step(); // one slice; schedules the next while behind
+
+    QPointer<SystemStore> m_store;
+    AlertEngine m_engine;
+    QTimer m_tick;
+    QTimer m_slice; // zero-interval: the next slice of a backlog, after the event loop has run
+};
+
+} // namespace mapi

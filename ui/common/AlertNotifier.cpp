@@ -1,0 +1,76 @@
+#include "common/AlertNotifier.h"
+
+#include <QApplication>
+#include <QDateTime>
+#include <QIcon>
+#include <QSystemTrayIcon>
+
+namespace mapi::ui {
+
+AlertNotifier::AlertNotifier(QObject *parent)
+    : QObject(parent)
+{
+    if (QSystemTrayIcon::isSystemTrayAvailable()) {
+        m_tray = new QSystemTrayIcon(QApplication::windowIcon(), this);
+        m_tray->setToolTip(tr("MAP Inspector"));
+        connect(m_tray, &QSystemTrayIcon::messageClicked, this, &AlertNotifier::activated);
+        connect(m_tray, &QSystemTrayIcon::activated, this, &AlertNotifier::activated);
+    }
+    m_later.setSingleShot(true);
+    connect(&m_later, &QTimer::timeout, this, [this] { flush(QDateTime::currentMSecsSinceEpoch()); });
+}
+
+void AlertNotifier::offer(const std::vector<AlertChange> &changes, bool windowInFront, qint64 localNowMs)
+{
+    if (!m_enabled)
+        return;
+    for (const AlertChange &c : changes) {
+        if (!c.raised) { // cleared before it was shown: nothing to say any more
+            const QString key = c.alert.key();
+            m_waiting.erase(std::remove_if(m_waiting.begin(), m_waiting.end(), [&](const Alert &a) { return a.key() == key; }),
+                            m_waiting.end());
+            continue;
+        }
+        if (windowInFront)
+            continue;
+        m_waiting.push_back(c.alert);
+        if (m_waiting.size() > kMaxWaiting) {
+            m_waiting.erase(m_waiting.begin());
+            ++m_waitingDropped;
+        }
+    }
+    if (m_waiting.empty())
+        return;
+    if (localNowMs - m_lastShownMs >= kMinGapMs)
+        flush(localNowMs);
+    else if (!m_later.isActive())
+        m_later.start(int(kMinGapMs - (localNowMs - m_lastShownMs)));
+}
+
+void AlertNotifier::flush(qint64 localNowMs)
+{
+    if (m_waiting.empty())
+        return;
+    // The most severe first; the others counted.
+    const auto worst = std::max_element(m_waiting.begin(), m_waiting.end(),
+                                        [](const Alert &a, const Alert &b) { return a.severity < b.severity; });
+    const Alert &a = *worst;
+    const QString title = tr("%1: %2").arg(alertSeverityName(a.severity), alertKindName(a.kind));
+    QString text = a.reason;
+    const qint64 more = qint64(m_waiting.size()) - 1 + m_waitingDropped;
+    if (more > 0)
+        text += tr("\nand %n more alert(s)", nullptr, int(std::min<qint64>(more, INT_MAX)));
+    m_waiting.clear();
+    m_waitingDropped = 0;
+    m_lastShownMs = localNowMs;
+    if (m_tray) {
+        m_tray->show();
+        m_tray->showMessage(title, text,
+                            a.severity == AlertSeverity::Critical ? QSystemTrayIcon::Critical : QSystemTrayIcon::Warning, 8000);
+    }
+    if (m_sound)
+        QApplication::beep();
+    Q_EMIT notified(title, text);
+}
+
+} // namespace mapi::ui

@@ -1,0 +1,54 @@
+// Desktop notifications of alerts raised while the operator looks elsewhere: through the system
+// tray (QSystemTrayIcon) when the platform has one, at most one every kMinGapMs; alerts raised in
+// between are gathered into the next ("and 3 more"). Nothing is shown while the window is in
+// front: the inbox is in view then. An optional sound (the desktop's beep; off by default).
+// Thread: GUI thread.
+#pragma once
+
+#include "alerts/AlertEngine.h"
+
+#include <QObject>
+#include <QTimer>
+
+#include <vector>
+
+class QSystemTrayIcon;
+
+namespace mapi::ui {
+
+class AlertNotifier : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr qint64 kMinGapMs = 10000; // a storm of alerts must not become a storm of pop-ups
+
+    explicit AlertNotifier(QObject *parent = nullptr);
+
+    void setEnabled(bool on) { m_enabled = on; }
+    void setSound(bool on) { m_sound = on; }
+    bool hasTray() const { return m_tray != nullptr; }
+
+    // The alerts one evaluation raised or cleared; `windowInFront`: the operator sees the inbox.
+    // `localNowMs`: the local clock (a parameter so that tests control it).
+    void offer(const std::vector<AlertChange> &changes, bool windowInFront, qint64 localNowMs);
+
+Q_SIGNALS:
+    // A notification went out (also when no tray shows it: the window puts it in its status bar).
+    void notified(const QString &title, const QString &text);
+    // The operator clicked the notification.
+    void activated();
+
+private:
+    void flush(qint64 localNowMs);
+
+    QSystemTrayIcon *m_tray = nullptr;
+    QTimer m_later;                       // flushes what waited for the gap to pass
+    std::vector<Alert> m_waiting;         // raised, not yet notified (the newest kMaxWaiting)
+    static constexpr size_t kMaxWaiting = 100;
+    qint64 m_waitingDropped = 0;
+    qint64 m_lastShownMs = 0;
+    bool m_enabled = true;
+    bool m_sound = false;
+};
+
+} // namespace mapi::ui

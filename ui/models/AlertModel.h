@@ -1,0 +1,73 @@
+// The attention inbox's rows: the open alerts (AlertMonitor), one row per alert, with what the
+// operator did about each (acknowledged, snoozed until a time).
+//
+// Rows are kept in arrival order; AlertsPanel's proxy sorts them (severity, then acknowledged
+// last, then the longest waiting first) and hides the snoozed ones. A raised alert inserts a
+// row, a cleared one removes it; "waiting" is refreshed by refreshWaiting() (once a second).
+// Acknowledged and snoozed are the operator's and last as long as the alert is open: an alert that
+// clears and is raised again is new.
+// Thread: GUI thread.
+#pragma once
+
+#include "alerts/AlertEngine.h"
+
+#include <QAbstractTableModel>
+
+#include <vector>
+
+namespace mapi {
+class SystemStore;
+}
+
+namespace mapi::ui {
+
+class AlertModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { SeverityColumn, KindColumn, AgentsColumn, WaitingColumn, ReasonColumn, ColumnCount };
+    enum Role {
+        KeyRole = Qt::UserRole + 1, // QString: Alert::key()
+        SeverityRole,               // int: AlertSeverity
+        SinceRole,                  // qint64: since, model time
+        AcknowledgedRole,           // bool
+        SnoozedUntilRole,           // qint64: local ms since the epoch, 0: not snoozed
+        AgentsRole,                 // QStringList: the agents' ids
+    };
+
+    explicit AlertModel(const SystemStore *store, QObject *parent = nullptr);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    void apply(const std::vector<AlertChange> &changes);
+    void clear();
+    void refreshWaiting();
+
+    int rowOf(const QString &key) const;
+    const Alert *alertAt(int row) const;
+    void setAcknowledged(const QString &key, bool acknowledged);
+    void snooze(const QString &key, qint64 untilLocalMs);
+
+    struct Counts
+    {
+        int open = 0, critical = 0, acknowledged = 0, snoozed = 0;
+    };
+    Counts counts(qint64 localNowMs) const;
+
+private:
+    struct Row
+    {
+        Alert alert;
+        bool acknowledged = false;
+        qint64 snoozedUntilMs = 0;
+    };
+    QString agentsText(const Alert &alert) const;
+
+    const SystemStore *m_store;
+    std::vector<Row> m_rows;
+};
+
+} // namespace mapi::ui

@@ -1,0 +1,238 @@
+#include "panels/AlertsPanel.h"
+
+#include "alerts/AlertMonitor.h"
+#include "common/TableSetup.h"
+#include "models/AlertModel.h"
+#include "session/InspectorSession.h"
+
+#include <QDateTime>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenu>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace mapi::ui {
+
+namespace {
+
+// Most severe first; acknowledged after the others; then the longest waiting first. Snoozed rows
+// are hidden until their time has passed (the panel re-filters every second).
+class AlertOrder : public QSortFilterProxyModel
+{
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+
+protected:
+    bool lessThan(const QModelIndex &left, const QModelIndex &right) const override
+    {
+        const bool ackLeft = left.data(AlertModel::AcknowledgedRole).toBool();
+        const bool ackRight = right.data(AlertModel::AcknowledgedRole).toBool();
+        if (ackLeft != ackRight)
+            return !ackLeft;
+        const int sevLeft = left.data(AlertModel::SeverityRole).toInt();
+        const int sevRight = right.data(AlertModel::SeverityRole).toInt();
+        if (sevLeft != sevRight)
+            return sevLeft > sevRight;
+        return left.data(AlertModel::SinceRole).toLongLong() < right.data(AlertModel::SinceRole).toLongLong();
+    }
+    bool filterAcceptsRow(int row, const QModelIndex &parent) const override
+    {
+        const qint64 until = sourceModel()->index(row, 0, parent).data(AlertModel::SnoozedUntilRole).toLongLong();
+        return until <= QDateTime::currentMSecsSinceEpoch();
+    }
+};
+
+QToolButton *button(const QString &objectName, const QString &text, const QString &tip, QWidget *parent)
+{
+    auto *b = new QToolButton(parent);
+    b->setObjectName(objectName);
+    b->setText(text);
+    b->setToolTip(tip);
+    b->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    return b;
+}
+
+} // namespace
+
+AlertsPanel::AlertsPanel(InspectorSession *session, SelectionHub *selection, AlertMonitor *monitor, QWidget *parent)
+    : QWidget(parent)
+    , m_session(session)
+    , m_selection(selection)
+    , m_model(new AlertModel(session->store(), this))
+    , m_proxy(new AlertOrder(this))
+{
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("alertsSummary"));
+    m_summary->setWordWrap(true);
+
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setDynamicSortFilter(true);
+    m_proxy->sort(0);
+    m_table = new QTableView(this);
+    m_table->setObjectName(QStringLiteral("alertsTable"));
+    m_table->setModel(m_proxy);
+    setUpReadOnlyTable(m_table, QAbstractItemView::SingleSelection, AlertModel::ReasonColumn);
+    const int em = fontMetrics().horizontalAdvance(QLatin1Char('m'));
+    QHeaderView *header = m_table->horizontalHeader();
+    header->resizeSection(AlertModel::SeverityColumn, 6 * em);
+    header->resizeSection(AlertModel::KindColumn, 9 * em);
+    header->resizeSection(AlertModel::AgentsColumn, 16 * em);
+    header->resizeSection(AlertModel::WaitingColumn, 6 * em);
+
+    m_inspect = button(QStringLiteral("alertInspect"), tr("Inspect"), tr("Show the first agent in the inspector (double-click does the same)"), this);
+    m_acknowledge = button(QStringLiteral("alertAcknowledge"), tr("Acknowledge"), tr("Mark as seen: greyed and listed last while it stays open"), this);
+    m_snooze = button(QStringLiteral("alertSnooze"), tr("Snooze"), tr("Hide it for a while; it comes back if still open"), this);
+    m_snooze->setPopupMode(QToolButton::InstantPopup);
+    auto *snoozeMenu = new QMenu(m_snooze);
+    const struct { QString text; qint64 ms; } periods[] = {
+        {tr("15 minutes"), 15 * 60000}, {tr("1 hour"), 3600000}, {tr("4 hours"), 4 * 3600000}};
+    for (const auto &p : periods)
+        snoozeMenu->addAction(p.text, this, [this, ms = p.ms] { snoozeSelected(ms); });
+    m_snooze->setMenu(snoozeMenu);
+    m_inject = button(QStringLiteral("alertInject"), tr("Inject…"), tr("Steer the alert's agents (asks first)"), this);
+    m_suspend = button(QStringLiteral("alertSuspend"), tr("Suspend…"), tr("Suspend the alert's agents (asks first)"), this);
+    m_stop = button(QStringLiteral("alertStop"), tr("Stop…"), tr("Stop the alert's agents (asks first)"), this);
+
+    auto *buttons = new QHBoxLayout;
+    buttons->setContentsMargins(0, 0, 0, 0);
+    for (QToolButton *b : {m_inspect, m_acknowledge, m_snooze})
+        buttons->addWidget(b);
+    buttons->addSpacing(em);
+    for (QToolButton *b : {m_inject, m_suspend, m_stop})
+        buttons->addWidget(b);
+    buttons->addStretch(1);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_summary);
+    layout->addLayout(buttons);
+    layout->addWidget(m_table, 1);
+
+    connect(monitor, &AlertMonitor::alertsChanged, this, [this](const std::vector<AlertChange> &changes) {
+        const QString kept = selectedKey();
+        m_model->apply(changes);
+        if (!kept.isEmpty())
+            selectKey(kept);
+        updateSummary();
+    });
+    connect(monitor, &AlertMonitor::alertsReset, this, [this] {
+        m_model->clear();
+        updateSummary();
+    });
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        selectAgentsOfSelection();
+        updateButtons();
+    });
+    connect(m_table, &QTableView::doubleClicked, this, [this] { m_inspect->click(); });
+    connect(m_inspect, &QToolButton::clicked, this, [this] {
+        const Alert *a = m_model->alertAt(m_model->rowOf(selectedKey()));
+        if (a && !a->agents.isEmpty())
+            m_selection->focus(SelectionHub::Kind::Agent, a->agents.first(), this);
+    });
+    connect(m_acknowledge, &QToolButton::clicked, this, &AlertsPanel::acknowledgeSelected);
+    auto act = [this](void (AlertsPanel::*signal)()) {
+        selectAgentsOfSelection();
+        Q_EMIT(this->*signal)();
+    };
+    connect(m_inject, &QToolButton::clicked, this, [act] { act(&AlertsPanel::injectRequested); });
+    connect(m_suspend, &QToolButton::clicked, this, [act] { act(&AlertsPanel::suspendRequested); });
+    connect(m_stop, &QToolButton::clicked, this, [act] { act(&AlertsPanel::stopRequested); });
+    connect(session, &InspectorSession::stateChanged, this, &AlertsPanel::updateButtons);
+    connect(session, &InspectorSession::sourceChanged, this, &AlertsPanel::updateButtons);
+    connect(session, &InspectorSession::observerOnlyChanged, this, &AlertsPanel::updateButtons);
+
+    auto *refresh = new QTimer(this);
+    refresh->setInterval(1000); // "waiting" counts seconds; snoozes end on the second
+    connect(refresh, &QTimer::timeout, this, [this] {
+        m_model->refreshWaiting();
+        m_proxy->invalidate();
+        updateSummary();
+    });
+    refresh->start();
+    updateButtons();
+    updateSummary();
+}
+
+QString AlertsPanel::selectedKey() const
+{
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    return rows.isEmpty() ? QString() : rows.first().data(AlertModel::KeyRole).toString();
+}
+
+void AlertsPanel::selectKey(const QString &key)
+{
+    const int source = m_model->rowOf(key);
+    const QModelIndex index = source < 0 ? QModelIndex() : m_proxy->mapFromSource(m_model->index(source, 0));
+    selectRowOrNothing(m_table, index.isValid() ? index.row() : -1);
+}
+
+void AlertsPanel::acknowledgeSelected()
+{
+    const QString key = selectedKey();
+    if (key.isEmpty())
+        return;
+    const Alert *a = m_model->alertAt(m_model->rowOf(key));
+    const bool acknowledged = m_model->index(m_model->rowOf(key), 0).data(AlertModel::AcknowledgedRole).toBool();
+    Q_UNUSED(a);
+    m_model->setAcknowledged(key, !acknowledged);
+    selectKey(key);
+    updateSummary();
+}
+
+void AlertsPanel::snoozeSelected(qint64 forMs)
+{
+    const QString key = selectedKey();
+    if (key.isEmpty())
+        return;
+    m_model->snooze(key, QDateTime::currentMSecsSinceEpoch() + forMs);
+    m_proxy->invalidate();
+    updateSummary();
+}
+
+void AlertsPanel::selectAgentsOfSelection()
+{
+    const Alert *a = m_model->alertAt(m_model->rowOf(selectedKey()));
+    if (a && !a->agents.isEmpty())
+        m_selection->selectAgents(a->agents, this);
+}
+
+void AlertsPanel::updateButtons()
+{
+    const Alert *a = m_model->alertAt(m_model->rowOf(selectedKey()));
+    const bool hasAgents = a && !a->agents.isEmpty();
+    m_inspect->setEnabled(hasAgents);
+    m_acknowledge->setEnabled(a != nullptr);
+    m_snooze->setEnabled(a != nullptr);
+    const QString blocked = m_session->actionBlockedReason();
+    for (QToolButton *b : {m_inject, m_suspend, m_stop}) {
+        b->setEnabled(hasAgents && blocked.isEmpty());
+        if (!blocked.isEmpty())
+            b->setToolTip(blocked);
+    }
+}
+
+void AlertsPanel::updateSummary()
+{
+    const AlertModel::Counts c = m_model->counts(QDateTime::currentMSecsSinceEpoch());
+    const int waiting = c.open - c.acknowledged - c.snoozed;
+    if (c.open == 0) {
+        m_summary->setText(tr("Nothing needs attention: no open alert. The detectors are described in docs/alerts.md."));
+    } else {
+        QStringList parts{tr("%n open", nullptr, c.open)};
+        if (c.critical)
+            parts << tr("%n critical", nullptr, c.critical);
+        if (c.acknowledged)
+            parts << tr("%n acknowledged", nullptr, c.acknowledged);
+        if (c.snoozed)
+            parts << tr("%n snoozed (hidden)", nullptr, c.snoozed);
+        m_summary->setText(parts.join(QStringLiteral(" · ")));
+    }
+    Q_EMIT attentionChanged(waiting, c.critical);
+}
+
+} // namespace mapi::ui

@@ -1,0 +1,67 @@
+// The attention inbox: every open alert (core/alerts, through AlertMonitor), the most severe and
+// longest waiting first, the agents of one loop or cycle on one row. Selecting a row selects its
+// agents everywhere (topology, timeline, agents table; one agent is also inspected). From the row
+// the operator acknowledges (greyed, sorted last), snoozes (hidden for a while), or acts: inject,
+// suspend, stop, each through the window's usual confirmation (MainWindow), never directly.
+// Thread: GUI thread.
+#pragma once
+
+#include "session/SelectionHub.h"
+
+#include <QWidget>
+
+class QLabel;
+class QSortFilterProxyModel;
+class QTableView;
+class QToolButton;
+
+namespace mapi {
+class AlertMonitor;
+class InspectorSession;
+} // namespace mapi
+
+namespace mapi::ui {
+
+class AlertModel;
+
+class AlertsPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    AlertsPanel(InspectorSession *session, SelectionHub *selection, AlertMonitor *monitor, QWidget *parent = nullptr);
+
+    AlertModel *model() const { return m_model; }
+    // The alert of the selected row, by key (empty: none).
+    QString selectedKey() const;
+    void selectKey(const QString &key);
+    void acknowledgeSelected();
+    void snoozeSelected(qint64 forMs);
+
+Q_SIGNALS:
+    // The operator asked to act on the selected alert's agents, now selected in the hub.
+    void injectRequested();
+    void suspendRequested();
+    void stopRequested();
+    // Open alerts not acknowledged nor snoozed, and how many of them are critical.
+    void attentionChanged(int waiting, int critical);
+
+private:
+    void updateButtons();
+    void updateSummary();
+    void selectAgentsOfSelection();
+
+    InspectorSession *m_session;
+    SelectionHub *m_selection;
+    AlertModel *m_model;
+    QSortFilterProxyModel *m_proxy;
+    QTableView *m_table;
+    QLabel *m_summary;
+    QToolButton *m_inspect;
+    QToolButton *m_acknowledge;
+    QToolButton *m_snooze;
+    QToolButton *m_inject;
+    QToolButton *m_suspend;
+    QToolButton *m_stop;
+};
+
+} // namespace mapi::ui
