@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/SystemStore.h"
+#include "pipeline/ProtocolPipeline.h"
 #include "TraceReplayer.h"
 #include "trace/Trace.h"
 
@@ -44,5 +45,43 @@ inline void fillFromCapture(SystemStore &store, const char *name = "scenario-del
     replayer.replayFile(QStringLiteral(MAPI_TEST_DATA "/") + QLatin1String(name), stats, &error);
     store.flushChanges();
 }
+
+// Frames through the live pipeline into a store, as the client delivers them: MAP events built
+// from a type and its data, agents, and seed-000 messages between agents.
+class FrameFeed
+{
+public:
+    explicit FrameFeed(SystemStore *store, qint64 startMs = 1790000000000)
+        : m_store(store)
+    {
+        m_store->apply(m_pipeline.connectionOpened(QStringLiteral("ws://test"), startMs));
+    }
+    void event(const char *type, const Json &data, qint64 t)
+    {
+        ++m_seq;
+        const Json inner = {{"id", "e" + std::to_string(m_seq)}, {"type", type}, {"timestamp", t}, {"data", data}};
+        const Json params = {{"subscriptionId", "s"}, {"sequenceNumber", m_seq}, {"eventId", inner["id"]}, {"timestamp", t},
+                             {"event", inner}};
+        const Json frame = {{"jsonrpc", "2.0"}, {"method", "map/event"}, {"params", params}};
+        m_store->apply(m_pipeline.frameReceived(QByteArray::fromStdString(frame.dump()), t).inputs);
+    }
+    void agent(const char *id, const char *name, qint64 t)
+    {
+        event("agent.registered", {{"agent", {{"id", id}, {"name", name}, {"role", "worker"}, {"state", "idle"}}}}, t);
+    }
+    // A message whose `to` is `to` (an id, or an array of ids), carrying a seed-000 envelope.
+    void send(const char *from, const Json &to, const char *type, const Json &payload, qint64 t)
+    {
+        const std::string id = "m" + std::to_string(++m_messages);
+        const Json envelope = {{"message_id", id}, {"type", type}, {"from", from}, {"to", to}, {"payload", payload}};
+        event("message.sent", {{"message", {{"id", id}, {"from", from}, {"to", to}, {"payload", envelope}, {"timestamp", t}}}}, t);
+    }
+
+private:
+    SystemStore *m_store;
+    ProtocolPipeline m_pipeline;
+    qint64 m_seq = 0;
+    int m_messages = 0;
+};
 
 } // namespace mapi::test

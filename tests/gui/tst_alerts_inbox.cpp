@@ -8,7 +8,6 @@
 #include "common/AlertNotifier.h"
 #include "models/AlertModel.h"
 #include "panels/AlertsPanel.h"
-#include "pipeline/ProtocolPipeline.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 
@@ -24,39 +23,7 @@ namespace {
 
 constexpr qint64 kStart = 1790000000000;
 
-// Frames through the live pipeline into a store, as the client delivers them.
-class Feed
-{
-public:
-    explicit Feed(SystemStore *store)
-        : m_store(store)
-    {
-        m_store->apply(m_pipeline.connectionOpened(QStringLiteral("ws://test"), kStart));
-    }
-    void event(const char *type, const Json &data, qint64 t)
-    {
-        ++m_seq;
-        const Json inner = {{"id", "e" + std::to_string(m_seq)}, {"type", type}, {"timestamp", t}, {"data", data}};
-        const Json params = {{"subscriptionId", "s"}, {"sequenceNumber", m_seq}, {"eventId", inner["id"]}, {"timestamp", t}, {"event", inner}};
-        m_store->apply(m_pipeline.frameReceived(QByteArray::fromStdString(Json{{"jsonrpc", "2.0"}, {"method", "map/event"}, {"params", params}}.dump()), t).inputs);
-    }
-    void agent(const char *id, const char *name, qint64 t)
-    {
-        event("agent.registered", {{"agent", {{"id", id}, {"name", name}, {"role", "worker"}, {"state", "idle"}}}}, t);
-    }
-    void send(const char *from, const char *to, const char *type, const Json &payload, qint64 t)
-    {
-        const std::string id = "m" + std::to_string(++m_messages);
-        const Json envelope = {{"message_id", id}, {"type", type}, {"from", from}, {"to", to}, {"payload", payload}};
-        event("message.sent", {{"message", {{"id", id}, {"from", from}, {"to", to}, {"payload", envelope}, {"timestamp", t}}}}, t);
-    }
-
-private:
-    SystemStore *m_store;
-    ProtocolPipeline m_pipeline;
-    qint64 m_seq = 0;
-    int m_messages = 0;
-};
+using Feed = mapi::test::FrameFeed;
 
 QStringList column(QTableView *table, int column)
 {
@@ -83,7 +50,7 @@ private Q_SLOTS:
         monitor.setStore(session.store());
         AlertsPanel panel(&session, &hub, &monitor);
         panel.resize(900, 300);
-        Feed feed(session.store());
+        Feed feed(session.store(), kStart);
         for (const char *id : {"planner", "coder", "tester", "reviewer"})
             feed.agent(id, id, kStart);
         // A deadlock (critical) of three task requests, a budget overrun (warning), an error storm.

@@ -1,0 +1,135 @@
+// How the views show what issue 16's hardening counts: an action whose answer was lost
+// ("unknown"), a gap the server's replay filled only in part, and a message whose recipients went
+// past the bound the store names; and the window's status bar when the server says the credential
+// expires. Each view is grabbed to a PNG in the build folder (actions-unknown.png,
+// gaps-partly-recovered.png, inspector-recipients-not-kept.png, credential-expiring.png), looked at.
+#include "GuiTestSupport.h"
+
+#include "MainWindow.h"
+#include "model/RowLogs.h"
+#include "panels/ActionsPanel.h"
+#include "panels/InspectorPanel.h"
+#include "panels/ProblemsPanel.h"
+#include "session/InspectorSession.h"
+#include "session/SelectionHub.h"
+
+#include <QApplication>
+#include <QLabel>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTableView>
+
+using namespace mapi;
+using namespace mapi::ui;
+
+namespace {
+
+constexpr qint64 kStart = 1790000000000;
+
+} // namespace
+
+class TestHardeningViews : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true); // the window's settings in a test folder
+        QApplication::setOrganizationName(QStringLiteral("MAP Inspector tests"));
+        mapi::test::failOnQtWarnings();
+    }
+
+    void windowSaysWhenTheCredentialExpires()
+    {
+        ui::MainWindow window;
+        window.resize(1200, 700);
+        window.show();
+        // What the session says on map/auth/expiring (tst_auth_live drives it from a real server).
+        Q_EMIT window.session()->credentialExpiring(kStart + 240000, 240000);
+        const QString message = window.statusBar()->currentMessage();
+        QCOMPARE(message, QStringLiteral("The server says the credential expires in 4 minute(s): File → Renew credential…"));
+        QTest::qWait(50); // the status bar lays out and paints the message
+        QVERIFY(window.grab().save(QStringLiteral("credential-expiring.png")));
+    }
+
+    void actionsPanelCountsAnswersLost()
+    {
+        InspectorSession session;
+        SelectionHub hub;
+        ActionsPanel panel(&session, &hub);
+        panel.resize(900, 200);
+        SystemStore &store = *session.store();
+        ActionUpdate created;
+        created.step = ActionUpdate::Step::Created;
+        created.action.id = QStringLiteral("act-1");
+        created.action.kind = ActionKind::Stop;
+        created.action.agentId = QStringLiteral("worker-7");
+        created.action.method = QStringLiteral("map/agents/stop");
+        created.timeMs = kStart;
+        store.apply(ModelInput(created));
+        ActionUpdate lost;
+        lost.step = ActionUpdate::Step::AnswerLost;
+        lost.action.id = QStringLiteral("act-1");
+        lost.action.detail = QStringLiteral("connection lost before the answer");
+        lost.timeMs = kStart + 500;
+        store.apply(ModelInput(lost));
+        store.flushChanges();
+        auto *summary = panel.findChild<QLabel *>(QStringLiteral("actionsSummary"));
+        QVERIFY2(summary->text().contains(QStringLiteral("1 unknown (answer lost: may have taken effect)")), qPrintable(summary->text()));
+        auto *table = panel.findChild<QTableView *>();
+        QCOMPARE(table->model()->rowCount(), 1);
+        QVERIFY(panel.grab().save(QStringLiteral("actions-unknown.png")));
+    }
+
+    void gapsTableSaysPartlyRecovered()
+    {
+        InspectorSession session;
+        SelectionHub hub;
+        ProblemsPanel panel(&session, &hub);
+        panel.resize(900, 300);
+        GapInput gap;
+        gap.gap.kind = Gap::Kind::Sequence;
+        gap.gap.timeMs = kStart;
+        gap.gap.fromSequence = 101;
+        gap.gap.toSequence = 180;
+        gap.gap.detail = QStringLiteral("the replay stopped at its bound before the gap was filled");
+        gap.gap.partial = true;
+        session.store()->apply(ModelInput(gap));
+        session.store()->flushChanges();
+        auto *gaps = panel.findChild<QTableView *>(QStringLiteral("gapsTable"));
+        QVERIFY(gaps);
+        QCOMPARE(gaps->model()->rowCount(), 1);
+        bool found = false;
+        for (int c = 0; c < gaps->model()->columnCount(); ++c)
+            found = found || gaps->model()->index(0, c).data().toString() == QStringLiteral("partly recovered");
+        QVERIFY(found);
+        QVERIFY(panel.grab().save(QStringLiteral("gaps-partly-recovered.png")));
+    }
+
+    void inspectorCountsRecipientsNotKept()
+    {
+        InspectorSession session;
+        SelectionHub hub;
+        InspectorPanel panel(&session, &hub);
+        panel.resize(900, 400);
+        mapi::test::FrameFeed feed(session.store(), kStart);
+        feed.agent("coordinator", "coordinator", kStart);
+        Json everyone = Json::array();
+        const int recipients = MessageLog::kMaxRecipients + 5;
+        for (int i = 0; i < recipients; ++i)
+            everyone.push_back("agent-" + std::to_string(100000 + i));
+        feed.send("coordinator", everyone, "BROADCAST", {{"announcement", "maintenance at noon"}}, kStart + 1000);
+        session.store()->flushChanges();
+        QCOMPARE(session.store()->messages().size(), size_t(1));
+        QCOMPARE(session.store()->messages()[0].recipientsNotKept, qint64(5));
+        hub.focus(SelectionHub::Kind::Message, QStringLiteral("0"));
+        auto *header = panel.findChild<QLabel *>(QStringLiteral("inspectorHeader"));
+        // Three named, then the other 9,997 kept and the 5 not kept, counted together.
+        QVERIFY2(header->text().contains(QStringLiteral("%1 more").arg(recipients - 3)), qPrintable(header->text()));
+        QVERIFY(panel.grab().save(QStringLiteral("inspector-recipients-not-kept.png")));
+    }
+};
+
+QTEST_MAIN(TestHardeningViews)
+#include "tst_hardening_views.moc"
