@@ -408,8 +408,21 @@ void AlertEngine::noteLoopEdge(int from, int to, quint64 shape, const QString &t
     if (!enabled(AlertKind::Loop))
         return;
 
-    // A pair: the way back exists. A ring of three: to → x and x → from exist.
+    // A pair: the way back exists. A ring of three: to → x and x → from exist. A loop is repeated
+    // traffic on every edge of it: each must carry at least a share of the exchanges (half of an
+    // even share), so that random traffic between many agents does not make candidates by the
+    // thousand.
+    const size_t pairShare = size_t(std::max(2, m_rules.loopExchanges / 4));
+    const size_t ringShare = size_t(std::max(2, m_rules.loopExchanges / 6));
+    auto carries = [this](const EdgeKey &key, size_t share) {
+        const auto e = m_edges.constFind(key);
+        return e != m_edges.cend() && e->times.size() >= share;
+    };
     auto remember = [&](std::vector<int> ring) {
+        if (m_loops.size() >= kMaxLoopGroups) {
+            ++m_notTracked;
+            return;
+        }
         std::vector<int> sorted = ring;
         std::sort(sorted.begin(), sorted.end(), [this](int x, int y) { return m_names[x] < m_names[y]; });
         const LoopKey key{sorted[0], sorted[1], sorted.size() > 2 ? sorted[2] : -1, shape};
@@ -419,15 +432,15 @@ void AlertEngine::noteLoopEdge(int from, int to, quint64 shape, const QString &t
         std::rotate(ring.begin(), std::find(ring.begin(), ring.end(), sorted[0]), ring.end());
         m_loops.insert(key, LoopGroup{ring, shape, type});
     };
-    if (m_edges.contains(EdgeKey{to, from, shape}))
+    if (edge->times.size() >= pairShare && carries(EdgeKey{to, from, shape}, pairShare))
         remember({from, to});
     const auto next = m_edgesFrom.constFind(EdgeKey{to, -1, shape});
-    if (next != m_edgesFrom.cend()) {
+    if (edge->times.size() >= ringShare && next != m_edgesFrom.cend()) {
         int looked = 0;
         for (const int x : *next) {
             if (++looked > 64) // a hub that talks to many: rings through it are looked for among the first 64
                 break;
-            if (x != from && x != to && m_edges.contains(EdgeKey{x, from, shape}))
+            if (x != from && x != to && carries(EdgeKey{to, x, shape}, ringShare) && carries(EdgeKey{x, from, shape}, ringShare))
                 remember({from, to, x});
         }
     }

@@ -10,7 +10,8 @@
 // Thread: the store's. Not a QObject: the caller decides when it runs.
 //
 // Memory: what the engine keeps per agent (a few numbers, error times up to errorStormCount, cost
-// samples up to 32) is bounded by the store's agents; message pairs seen within the loop window (at most kMaxLoopEdges), open help requests
+// samples up to 32) is bounded by the store's agents; message pairs seen within the loop window
+// (at most kMaxLoopEdges) and loop candidates (kMaxLoopGroups), open help requests
 // (at most kMaxOpenHelpRequests: past it new ones are not tracked) and evidence (kMaxEvidence ids per
 // alert) have fixed bounds. Past a bound the engine counts what it did not track (notTracked()).
 #pragma once
@@ -66,6 +67,7 @@ public:
     static constexpr int kMaxEvidence = 20;
     static constexpr int kMaxLoopEdges = 100000;
     static constexpr int kMaxOpenHelpRequests = 100000;
+    static constexpr int kMaxLoopGroups = 10000;  // pairs and rings watched as loop candidates at once
 
     explicit AlertEngine(const AlertRules &rules = AlertRules());
 
@@ -80,8 +82,8 @@ public:
     // True while messages wait to be read: call update() again (the window yields to its event
     // loop between calls, so that a loaded trace's million messages never freeze it).
     bool isBehind(const SystemStore &store) const;
-    // Messages read per update() call (default kDefaultReadBudget; 0: all). About 1 µs each.
-    static constexpr int kDefaultReadBudget = 20000;
+    // Messages read per update() call (default kDefaultReadBudget; 0: all). About 1.5-2.5 µs each (docs/benchmarks.md).
+    static constexpr int kDefaultReadBudget = 8000; // 12-20 ms of reading a slice: under the window's 30 ms stall goal
     void setReadBudget(int messages) { m_readBudget = messages; }
 
     // The store was reset (a new connection's model, a trace): read it again from its first row.
