@@ -9,6 +9,7 @@
 #include "panels/AlertsPanel.h"
 #include "alerts/AlertMonitor.h"
 #include "common/AlertNotifier.h"
+#include "dialogs/SupervisionDialog.h"
 #include "panels/AgentsPanel.h"
 #include "panels/HealthPanel.h"
 #include "panels/InspectorPanel.h"
@@ -127,7 +128,16 @@ MainWindow::MainWindow(QWidget *parent)
     m_notifier->setSound(QSettings().value(QStringLiteral("alerts/sound"), false).toBool());
     connect(m_alertMonitor, &AlertMonitor::alertsChanged, this, [this](const std::vector<AlertChange> &changes) {
         m_notifier->offer(changes, isActiveWindow() && !isMinimized(), QDateTime::currentMSecsSinceEpoch());
+        m_ladder.alertsChanged(changes);
+        runLadder();
     });
+    connect(m_alertMonitor, &AlertMonitor::alertsReset, this, [this] { m_ladder.alertsChanged({}); });
+    auto *ladderClock = new QTimer(this);
+    ladderClock->setObjectName(QStringLiteral("ladderClock"));
+    ladderClock->setInterval(1000); // the ladder's delays are seconds
+    connect(ladderClock, &QTimer::timeout, this, &MainWindow::runLadder);
+    ladderClock->start();
+    connect(m_session, &InspectorSession::observerOnlyChanged, this, [this] { m_ladder.setObserverOnly(m_session->observerOnly()); });
     connect(m_notifier, &AlertNotifier::activated, this, [this] {
         showNormal();
         raise();
@@ -394,6 +404,7 @@ void MainWindow::buildDocks()
     connect(m_alerts, &AlertsPanel::injectRequested, this, &MainWindow::injectIntoSelection);
     connect(m_alerts, &AlertsPanel::suspendRequested, this, &MainWindow::suspendSelection);
     connect(m_alerts, &AlertsPanel::stopRequested, this, &MainWindow::stopSelection);
+    connect(m_alerts, &AlertsPanel::superviseRequested, this, &MainWindow::superviseWithDialog);
 
     auto *agents = addPanel(QStringLiteral("agentsDock"), tr("Agents"), m_agents, Qt::LeftDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_1));
     auto *scopes = addPanel(QStringLiteral("scopesDock"), tr("Scopes"), m_scopes, Qt::LeftDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_2));
@@ -586,6 +597,8 @@ void MainWindow::connectTo(const ClientOptions &options, bool observerOnly)
             return;
         checked.allowCredentialInClear = true; // for this connection only: the next one asks again
     }
+    m_ladder.reset(); // automatic supervision is enabled per connection, never carried over
+    m_ladder.setObserverOnly(observerOnly || m_forcedObserver);
     m_session->connectTo(checked, observerOnly || m_forcedObserver);
     m_observerAction->setChecked(m_session->observerOnly());
 }
@@ -941,6 +954,53 @@ void MainWindow::confirmAndRun(const QString &verb, const QString &method)
     else
         m_session->resume(dialog.targets());
     statusBar()->showMessage(tr("%1: %n agent(s); follow the outcome in Actions", nullptr, int(dialog.targets().size())).arg(verb), 5000);
+}
+
+void MainWindow::superviseWithDialog()
+{
+    SupervisionDialog dialog(m_ladder, m_alertMonitor->openAlerts(), m_session->store(), m_session->observerOnly(), this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    QStringList enabled;
+    for (int k = 0; k < kAlertKindCount; ++k) {
+        const LadderPlan plan = dialog.plan(AlertKind(k));
+        m_ladder.setPlan(AlertKind(k), plan);
+        if (plan.enabled)
+            enabled << alertKindName(AlertKind(k));
+    }
+    // Alerts already open start their climb from now: nothing fires for time already past.
+    std::vector<AlertChange> open;
+    const qint64 now = m_session->store()->now();
+    for (const auto &[key, alert] : m_alertMonitor->openAlerts())
+        open.push_back({alert, true, now});
+    m_ladder.alertsChanged(open);
+    statusBar()->showMessage(enabled.isEmpty() ? tr("Automatic supervision is off")
+                                               : tr("Automatic supervision on for: %1").arg(enabled.join(QStringLiteral(", "))),
+                             8000);
+}
+
+void MainWindow::runLadder()
+{
+    if (m_session->source() != InspectorSession::Source::Live || m_session->isTimeTravelling() || !m_ladder.anyEnabled())
+        return;
+    for (const LadderAction &step : m_ladder.due(m_session->store()->now())) {
+        ActionStart started;
+        switch (step.step) {
+        case LadderStep::Nudge:
+            started = m_session->inject(step.agents, Json(step.text.toStdString()), MapClient::Delivery::BestEffort);
+            break;
+        case LadderStep::Suspend:
+            started = m_session->suspend(step.agents, step.text);
+            break;
+        case LadderStep::Stop:
+            started = m_session->stop(step.agents, step.text);
+            break;
+        }
+        m_session->setActionOrigin(started.actionIds, step.origin);
+        statusBar()->showMessage(tr("%1: %2 for %n agent(s)", nullptr, int(step.agents.size()))
+                                     .arg(step.origin, ladderStepName(step.step)),
+                                 8000);
+    }
 }
 
 void MainWindow::stopSelection()

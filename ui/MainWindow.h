@@ -2,6 +2,7 @@
 // frequent action, a status bar with the connection's health, and the control actions.
 #pragma once
 
+#include "alerts/SupervisionLadder.h"
 #include "client/MapClient.h"
 
 #include <QMainWindow>
@@ -138,6 +139,9 @@ private:
     AlertsPanel *m_alerts = nullptr;
     AlertMonitor *m_alertMonitor = nullptr; // the detectors over the store the views show
     AlertNotifier *m_notifier = nullptr;
+    SupervisionLadder m_ladder;             // per connection: reset by connectTo()
+    void runLadder();                       // takes the ladder's due steps (once a second)
+    void superviseWithDialog();
     QList<QDockWidget *> m_docks;
 
     QAction *m_connectAction = nullptr;

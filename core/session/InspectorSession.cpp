@@ -761,6 +761,12 @@ ActionStart InspectorSession::suspend(const QStringList &agentIds, const QString
     });
 }
 
+void InspectorSession::setActionOrigin(const QStringList &actionIds, const QString &origin)
+{
+    for (const QString &id : actionIds)
+        m_actionOrigins.insert(id, origin);
+}
+
 ActionStart InspectorSession::resume(const QStringList &agentIds)
 {
     return startActions(agentIds, [](MapClient *client, const QString &agentId, const QString &actionId) {

@@ -175,6 +175,10 @@ public:
     ActionStart stop(const QStringList &agentIds, const QString &reason, bool force = false);
     ActionStart suspend(const QStringList &agentIds, const QString &reason);
     ActionStart resume(const QStringList &agentIds);
+    // Marks actions taken by something other than the operator's hand (the supervision ladder:
+    // "automatic (rule stalled)"); the Actions panel shows it beside the action.
+    void setActionOrigin(const QStringList &actionIds, const QString &origin);
+    QString actionOrigin(const QString &actionId) const { return m_actionOrigins.value(actionId); }
 
     // The bound between the client's decoding and this thread's applying (kMaxPendingInputs).
     const InputBacklog &inputBacklog() const { return *m_backlog; }
@@ -279,6 +283,7 @@ private:
     QString m_lastError;
     bool m_observerOnly = false;
     QHash<QString, Support> m_support;
+    QHash<QString, QString> m_actionOrigins; // action id → origin, for automatic actions only
     QTimer m_clock;                      // 1 Hz: health and action timeouts follow wall time
     qint64 m_lastEventCount = 0;
     double m_eventRate = 0;

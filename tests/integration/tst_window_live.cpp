@@ -17,11 +17,16 @@
 #include "session/SelectionHub.h"
 #include "trace/TraceTimeline.h"
 #include "panels/TopologyPanel.h"
+#include "alerts/AlertMonitor.h"
+#include "panels/AlertsPanel.h"
 #include "topology/TopologyView.h"
 
 #include <QAbstractItemView>
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
+#include <QSpinBox>
+#include <QToolButton>
 #include <QListWidget>
 #include <QApplication>
 #include <QDialog>
@@ -203,6 +208,81 @@ private Q_SLOTS:
         if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty())
             window.grab().save(QDir(shots).filePath(QStringLiteral("renew-credential-answer.png")));
         window.close();
+    }
+
+    // The incidents scenario's budget overrun raises an alert in the inbox; the operator lets the
+    // budget rule act (nudge at once, suspend after 2 s, no stop): the window sends exactly those
+    // two actions to that agent, tracked and marked automatic, and nothing else.
+    void supervisionLadderActsOnlyAsAllowed()
+    {
+        DemoProcess demo;
+        QVERIFY2(demo.start(QStringLiteral("extended"), 0,
+                            {QStringLiteral("--agents"), QStringLiteral("20"), QStringLiteral("--scenario"), QStringLiteral("incidents")}),
+                 qPrintable(demo.error()));
+        ui::MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        ClientOptions options;
+        options.url = QUrl(demo.url());
+        window.connectTo(options, false);
+        QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Live, 15000);
+        auto budgetAlert = [&]() -> const Alert * {
+            for (const auto &[key, alert] : window.alertMonitor()->openAlerts())
+                if (key.startsWith(QLatin1String("budget:")))
+                    return &alert;
+            return nullptr;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(budgetAlert() != nullptr, 20000);
+        const QString spender = budgetAlert()->agents.first();
+        const SystemStore &store = *window.session()->store();
+        QCOMPARE(store.actions().size(), size_t(0)); // nothing acts before the operator says so
+
+        answerNextDialog([&](QDialog *dialog) {
+            auto *budget = dialog->findChild<QCheckBox *>(QStringLiteral("supervise-budget"));
+            QVERIFY(budget);
+            auto *preview = dialog->findChild<QLabel *>(QStringLiteral("preview-budget"));
+            QVERIFY2(preview->text().contains(store.agentName(spender)), qPrintable(preview->text()));
+            budget->setChecked(true);
+            const QList<QSpinBox *> delays = dialog->findChildren<QSpinBox *>();
+            // Row order: nudge, suspend, stop per rule; the budget row is the sixth (AlertKind order).
+            const int first = int(AlertKind::Budget) * 3;
+            delays[first]->setValue(0);
+            delays[first + 1]->setValue(2);
+            delays[first + 2]->setValue(-1);
+            if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty())
+                dialog->grab().save(QDir(shots).filePath(QStringLiteral("supervision-dialog.png")));
+        });
+        window.findChild<QToolButton *>(QStringLiteral("alertSupervise"))->click();
+
+        auto actionsOf = [&](ActionKind kind) {
+            int n = 0;
+            for (const OperatorAction &a : store.actions())
+                n += a.kind == kind ? 1 : 0;
+            return n;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(actionsOf(ActionKind::Inject) == 1 && actionsOf(ActionKind::Suspend) == 1, 15000);
+        for (const OperatorAction &a : store.actions()) {
+            QCOMPARE(a.agentId, spender);
+            QCOMPARE(window.session()->actionOrigin(a.id), QStringLiteral("automatic (rule budget)"));
+        }
+        // The audit log says so on each row.
+        auto *actionsTable = window.dock(QStringLiteral("actionsDock"))->findChild<QTableView *>();
+        for (int row = 0; row < actionsTable->model()->rowCount(); ++row) {
+            QString detail;
+            for (int c = 0; c < actionsTable->model()->columnCount(); ++c)
+                detail += actionsTable->model()->index(row, c).data().toString() + u'|';
+            QVERIFY2(detail.contains(QStringLiteral("automatic (rule budget)")), qPrintable(detail));
+        }
+        // The demo's agent obeys the suspension; no stop follows (not in the plan).
+        QTRY_COMPARE_WITH_TIMEOUT(store.agent(spender)->state, QStringLiteral("suspended"), 15000);
+        QTest::qWait(3000);
+        QCOMPARE(actionsOf(ActionKind::Stop), 0);
+        QCOMPARE(store.actions().size(), size_t(2));
+        if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty()) {
+            window.dock(QStringLiteral("actionsDock"))->raise();
+            QTest::qWait(100);
+            window.grab().save(QDir(shots).filePath(QStringLiteral("supervision-actions.png")));
+        }
     }
 
     void connectFilterSelectInjectStop()

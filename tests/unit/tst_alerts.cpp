@@ -4,6 +4,7 @@
 #include "TestSupport.h"
 
 #include "alerts/AlertEngine.h"
+#include "alerts/SupervisionLadder.h"
 #include "model/SystemStore.h"
 
 #include <QFile>
@@ -450,6 +451,77 @@ private Q_SLOTS:
         f.engine.restartReading();
         QVERIFY(f.at(kStart + 1200).isEmpty());
         QVERIFY(f.open(QStringLiteral("budget:a")));
+    }
+
+    void ladderClimbsInOrderAndStopsWhenCleared()
+    {
+        SupervisionLadder ladder;
+        LadderPlan plan;
+        plan.enabled = true;
+        plan.nudgeAfterMs = 0;
+        plan.suspendAfterMs = 30000;
+        plan.stopAfterMs = 90000;
+        ladder.setPlan(AlertKind::Stalled, plan);
+        Alert stalled;
+        stalled.kind = AlertKind::Stalled;
+        stalled.agents = QStringList{QStringLiteral("w1")};
+        stalled.reason = QStringLiteral("holds task T7 with no progress for 130 s");
+        auto steps = [](const std::vector<LadderAction> &actions) {
+            QStringList out;
+            for (const LadderAction &a : actions)
+                out << ladderStepName(a.step) + u':' + a.agents.join(u',');
+            return out;
+        };
+        ladder.alertsChanged({AlertChange{stalled, true, kStart}});
+        const std::vector<LadderAction> first = ladder.due(kStart);
+        QCOMPARE(steps(first), QStringList{QStringLiteral("nudge:w1")});
+        QCOMPARE(first.front().origin, QStringLiteral("automatic (rule stalled)"));
+        QVERIFY(first.front().text.contains(stalled.reason));
+        QVERIFY(ladder.due(kStart + 29999).empty());
+        const std::vector<LadderAction> second = ladder.due(kStart + 30000);
+        QCOMPARE(steps(second), QStringList{QStringLiteral("suspend:w1")});
+        QCOMPARE(second.front().text, QStringLiteral("automatic (rule stalled): ") + stalled.reason);
+        QVERIFY(ladder.due(kStart + 60000).empty()); // each step once
+        // Cleared before the stop: the ladder ends there.
+        ladder.alertsChanged({AlertChange{stalled, false, kStart + 61000}});
+        QVERIFY(ladder.due(kStart + 100000).empty());
+
+        // Raised again, and nobody looked for a while: the steps due come in ladder order.
+        ladder.alertsChanged({AlertChange{stalled, true, kStart + 200000}});
+        QCOMPARE(steps(ladder.due(kStart + 300000)),
+                 (QStringList{QStringLiteral("nudge:w1"), QStringLiteral("suspend:w1"), QStringLiteral("stop:w1")}));
+    }
+
+    void ladderNeedsAnExplicitPlanAndNeverRunsForAnObserver()
+    {
+        SupervisionLadder ladder;
+        Alert loop;
+        loop.kind = AlertKind::Loop;
+        loop.agents = QStringList{QStringLiteral("a"), QStringLiteral("b")};
+        loop.reason = QStringLiteral("20 messages");
+        // No plan enabled: nothing, whatever the time.
+        ladder.alertsChanged({AlertChange{loop, true, kStart}});
+        QVERIFY(ladder.due(kStart + 3600000).empty());
+        LadderPlan plan;
+        plan.enabled = true;
+        ladder.setPlan(AlertKind::Loop, plan);
+        std::map<QString, Alert> open{{loop.key(), loop}};
+        QCOMPARE(ladder.preview(AlertKind::Loop, open), (QStringList{QStringLiteral("a"), QStringLiteral("b")}));
+        QVERIFY(ladder.preview(AlertKind::Stalled, open).isEmpty());
+        // Observer mode: no climb, and none fires when it is turned off again.
+        ladder.alertsChanged({AlertChange{loop, false, kStart + 1}});
+        ladder.setObserverOnly(true);
+        ladder.alertsChanged({AlertChange{loop, true, kStart + 2}});
+        QVERIFY(ladder.due(kStart + 3600000).empty());
+        ladder.setObserverOnly(false);
+        QVERIFY(ladder.due(kStart + 3600000).empty());
+        ladder.alertsChanged({AlertChange{loop, false, kStart + 3600001}, AlertChange{loop, true, kStart + 3600002}});
+        QCOMPARE(ladder.due(kStart + 3600002 + 120000).size(), size_t(2)); // nudge, suspend (no stop by default)
+        // A new connection: every plan off again.
+        ladder.reset();
+        QVERIFY(!ladder.anyEnabled());
+        ladder.alertsChanged({AlertChange{loop, true, kStart + 4000000}});
+        QVERIFY(ladder.due(kStart + 9000000).empty());
     }
 
     // Live and replay are one pipeline: the same stream applied to a fresh store in one batch (as a

@@ -60,7 +60,10 @@ QVariant ActionModel::entryData(size_t row, int column, int role) const
         case MethodColumn: return a.method;
         case FallbackColumn: return a.fallback ? tr("fallback") : QString();
         case StatusColumn: return actionStatusName(a.status);
-        case DetailColumn: return a.detail;
+        case DetailColumn: {
+            const QString origin = m_origin ? m_origin(a.id) : QString();
+            return origin.isEmpty() ? a.detail : a.detail.isEmpty() ? origin : QStringLiteral("%1 · %2").arg(origin, a.detail);
+        }
         case AnswerColumn: return latencyText(a.sentAtMs, a.answeredAtMs);
         case SettledColumn:
             return a.status == ActionStatus::Sent || a.status == ActionStatus::Accepted || a.status == ActionStatus::Unknown

@@ -6,6 +6,8 @@
 // than half the rows changed); aboutToReset()/wasReset() reset the model.
 #pragma once
 
+#include <functional>
+
 #include "common/LogTableModel.h"
 
 #include <QColor>
@@ -42,8 +44,12 @@ public:
     static QString latencyText(qint64 sentMs, qint64 stepMs);
 
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    // Who took an action when it was not the operator's hand (InspectorSession::actionOrigin);
+    // shown first in its detail: "automatic (rule stalled) · state → suspended".
+    void setOriginLookup(std::function<QString(const QString &actionId)> lookup) { m_origin = std::move(lookup); }
 
 private:
+    std::function<QString(const QString &)> m_origin;
     QVariant entryData(size_t row, int column, int role) const override;
     void applyChanges(const ChangeSet &changes);
 };

@@ -25,6 +25,7 @@ ActionsPanel::ActionsPanel(InspectorSession *session, SelectionHub *selection, Q
     m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("actionsTable"));
     m_table->setModel(m_model);
+    m_model->setOriginLookup([session](const QString &id) { return session->actionOrigin(id); });
     // Detail stretches in the middle; the latencies stay visible at the right edge.
     setUpReadOnlyTable(m_table, QAbstractItemView::SingleSelection, ActionModel::DetailColumn);
     followNewRows(m_table);

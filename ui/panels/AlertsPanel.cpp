@@ -98,6 +98,9 @@ AlertsPanel::AlertsPanel(InspectorSession *session, SelectionHub *selection, Ale
     m_suspend = button(QStringLiteral("alertSuspend"), tr("Suspend…"), tr("Suspend the alert's agents (asks first)"), this);
     m_stop = button(QStringLiteral("alertStop"), tr("Stop…"), tr("Stop the alert's agents (asks first)"), this);
 
+    m_supervise = button(QStringLiteral("alertSupervise"), tr("Supervise…"),
+                         tr("Let rules act by themselves on this connection: nudge, then suspend, then stop (asks which)"), this);
+    connect(m_supervise, &QToolButton::clicked, this, &AlertsPanel::superviseRequested);
     auto *buttons = new QHBoxLayout;
     buttons->setContentsMargins(0, 0, 0, 0);
     for (QToolButton *b : {m_inspect, m_acknowledge, m_snooze})
@@ -106,6 +109,7 @@ AlertsPanel::AlertsPanel(InspectorSession *session, SelectionHub *selection, Ale
     for (QToolButton *b : {m_inject, m_suspend, m_stop})
         buttons->addWidget(b);
     buttons->addStretch(1);
+    buttons->addWidget(m_supervise);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);

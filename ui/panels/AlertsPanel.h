@@ -42,6 +42,8 @@ Q_SIGNALS:
     void injectRequested();
     void suspendRequested();
     void stopRequested();
+    // Alerts → Supervise automatically… (the supervision ladder's dialog).
+    void superviseRequested();
     // Open alerts not acknowledged nor snoozed, and how many of them are critical.
     void attentionChanged(int waiting, int critical);
 
@@ -62,6 +64,7 @@ private:
     QToolButton *m_inject;
     QToolButton *m_suspend;
     QToolButton *m_stop;
+    QToolButton *m_supervise;
 };
 
 } // namespace mapi::ui
