@@ -130,8 +130,13 @@ MainWindow::MainWindow(QWidget *parent)
         m_notifier->offer(changes, isActiveWindow() && !isMinimized(), QDateTime::currentMSecsSinceEpoch());
         m_ladder.alertsChanged(changes);
         runLadder();
+        QHash<QString, int> badges; // each agent's most severe open alert
+        for (const auto &[key, alert] : m_alertMonitor->openAlerts())
+            for (const QString &id : alert.agents)
+                badges[id] = std::max(badges.value(id, -1), int(alert.severity));
+        m_topology->view()->setAlertBadges(badges);
     });
-    connect(m_alertMonitor, &AlertMonitor::alertsReset, this, [this] { m_ladder.alertsChanged({}); });
+    connect(m_alertMonitor, &AlertMonitor::alertsReset, this, [this] { m_topology->view()->setAlertBadges({}); });
     auto *ladderClock = new QTimer(this);
     ladderClock->setObjectName(QStringLiteral("ladderClock"));
     ladderClock->setInterval(1000); // the ladder's delays are seconds

@@ -234,6 +234,9 @@ private Q_SLOTS:
         };
         QTRY_VERIFY_WITH_TIMEOUT(budgetAlert() != nullptr, 20000);
         const QString spender = budgetAlert()->agents.first();
+        // The topology marks the agents with open alerts.
+        auto *topology = window.findChild<ui::TopologyPanel *>();
+        QTRY_VERIFY_WITH_TIMEOUT(topology->view()->alertBadgeCount() >= 1, 5000);
         const SystemStore &store = *window.session()->store();
         QCOMPARE(store.actions().size(), size_t(0)); // nothing acts before the operator says so
 

@@ -11,12 +11,7 @@ namespace {
 
 QColor severityColor(AlertSeverity severity)
 {
-    switch (severity) {
-    case AlertSeverity::Critical: return healthColor(Health::Failed);
-    case AlertSeverity::Warning: return healthColor(Health::Unresponsive);
-    case AlertSeverity::Info: return healthColor(Health::Suspended);
-    }
-    return Qt::gray;
+    return alertSeverityColor(int(severity));
 }
 
 QString waitingText(qint64 ms)

@@ -21,4 +21,11 @@ inline QColor healthColor(Health h)
     return Qt::gray;
 }
 
+// An alert's severity (core/alerts: 0 info, 1 warning, 2 critical), in the health colours it
+// stands closest to, so that a badge and the inbox read alike.
+inline QColor alertSeverityColor(int severity)
+{
+    return severity >= 2 ? healthColor(Health::Failed) : severity == 1 ? healthColor(Health::Unresponsive) : healthColor(Health::Suspended);
+}
+
 } // namespace mapi::ui

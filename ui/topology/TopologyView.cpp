@@ -512,6 +512,14 @@ bool TopologyView::isDimmed(const QString &agentId) const
     return row >= 0 && isRowDimmed(row);
 }
 
+void TopologyView::setAlertBadges(const QHash<QString, int> &severityByAgent)
+{
+    if (severityByAgent == m_alertBadges)
+        return;
+    m_alertBadges = severityByAgent;
+    update();
+}
+
 void TopologyView::setLegendVisible(bool visible)
 {
     m_legendVisible = visible;

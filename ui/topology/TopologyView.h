@@ -55,11 +55,15 @@ public:
     // Dims everything further than `hops` from the selected agents (0 = off).
     void setNeighbourhoodHops(int hops);
     int neighbourhoodHops() const { return m_hops; }
+    int alertBadgeCount() const { return int(m_alertBadges.size()); } // for tests
 
     void relayout();                              // a full tidy layout, on request
     void expandAll();
     void collapseBelowRoots();
     void setLegendVisible(bool visible);
+    // Agents with an open alert (core/alerts) and the most severe one's severity (0 info,
+    // 1 warning, 2 critical): a "!" badge at the node's top left, in the severity's colour.
+    void setAlertBadges(const QHash<QString, int> &severityByAgent);
 
     // Paints what the view shows, in view coordinates (0, 0, width(), height()), on any device:
     // the screen (paintEvent), a QImage (PNG export) or a QSvgGenerator (SVG export, as vectors).
@@ -195,6 +199,7 @@ private:
 
     double m_lastLayoutMs = 0;
     double m_lastLayoutRoundTripMs = 0;
+    QHash<QString, int> m_alertBadges; // agent id → severity of its most severe open alert
 };
 
 } // namespace mapi::ui

@@ -415,6 +415,19 @@ void TopologyView::paintNodeOverlays(QPainter &painter, const TopologyColors &co
         // State badge at the top right.
         if (n.badge != StateBadge::None && r >= 5)
             drawStateBadge(painter, n.badge, center + QPointF(r * 0.72, -r * 0.72), std::clamp(r * 0.42, 4.5, 8.0));
+        // Alert badge at the top left: an open alert names this agent (the Alerts panel says which).
+        if (const auto alert = m_alertBadges.constFind(n.id); alert != m_alertBadges.cend() && r >= 2) {
+            const double b = std::clamp(r * 0.45, 5.0, 8.0);
+            const QPointF at = center + QPointF(-r * 0.72, -r * 0.72);
+            painter.setPen(QPen(colors.background, 1.5));
+            painter.setBrush(alertSeverityColor(*alert));
+            painter.drawEllipse(at, b, b);
+            QFont bang = badgeFont;
+            bang.setPixelSize(int(std::max(8.0, b * 1.6)));
+            painter.setFont(bang);
+            painter.setPen(Qt::white);
+            painter.drawText(QRectF(at.x() - b, at.y() - b, 2 * b, 2 * b), Qt::AlignCenter, QStringLiteral("!"));
+        }
 
         // Collapse control: "+N" on a collapsed node; "−" on an expanded parent under the cursor or selected.
         if (!n.children.empty() && (n.collapsed ? m_camera.scale >= 0.12 : (hovered || selected) && r >= 5)) {
