@@ -605,6 +605,7 @@ void MainWindow::connectTo(const ClientOptions &options, bool observerOnly)
     m_ladder.reset(); // automatic supervision is enabled per connection, never carried over
     m_ladder.setObserverOnly(observerOnly || m_forcedObserver);
     m_session->connectTo(checked, observerOnly || m_forcedObserver);
+    m_alertMonitor->start(); // in case a trace load was under way (it stops the detectors)
     m_observerAction->setChecked(m_session->observerOnly());
 }
 
@@ -659,6 +660,9 @@ void MainWindow::startTraceLoad(const QString &path, bool remember)
     m_traceDamageButton->hide();
     m_loadProgress->setValue(0);
     m_loadProgress->show();
+    // The detectors wait for the whole trace (then read it in slices): a load is not slowed by
+    // reading messages it is still adding.
+    m_alertMonitor->stop();
     m_loadCancel->show();
     m_session->openTrace(path);
     if (remember) {
@@ -669,6 +673,7 @@ void MainWindow::startTraceLoad(const QString &path, bool remember)
 
 void MainWindow::onTraceLoadFinished(bool ok, bool cancelled, const QString &error)
 {
+    m_alertMonitor->start();
     m_loadProgress->hide();
     m_loadCancel->hide();
     if (ok) {

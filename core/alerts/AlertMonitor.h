@@ -29,7 +29,11 @@ public:
     void setRules(const AlertRules &rules);
     const AlertRules &rules() const { return m_engine.rules(); }
     void start() { m_tick.start(); }
-    void stop() { m_tick.stop(); }
+    void stop()
+    {
+        m_tick.stop();
+        m_slice.stop();
+    }
     bool isRunning() const { return m_tick.isActive(); }
 
     // Reads everything new and evaluates now, without yielding (tests, and the CLI).

@@ -4,6 +4,7 @@
 #include "GuiTestSupport.h"
 
 #include "MainWindow.h"
+#include "alerts/AlertMonitor.h"
 #include "models/ProblemModel.h"
 #include "replay/ReplayBar.h"
 #include "session/InspectorSession.h"
@@ -81,6 +82,7 @@ private Q_SLOTS:
         QVERIFY(!window.findChild<QToolButton *>(QStringLiteral("traceDamageButton"))->isVisible());
         QVERIFY(window.action(QStringLiteral("exportChromeTrace"))->isEnabled());
         QVERIFY(!window.action(QStringLiteral("record"))->isEnabled()); // a trace is not a connection
+        QVERIFY(window.alertMonitor()->isRunning()); // the detectors, paused while it loaded, run again
     }
 
     void barActionsMoveTheStoreThroughTime()
