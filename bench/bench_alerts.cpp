@@ -47,7 +47,8 @@ int main(int argc, char **argv)
     auto id = [](int i) { return "agent-" + std::to_string(i); };
     for (int i = 0; i < agents; ++i) {
         const Json agent = {{"id", id(i)}, {"name", id(i)}, {"role", "worker"}, {"state", "idle"}};
-        store.apply(pipeline.frameReceived(eventFrame(++seq, {{"id", "e" + std::to_string(seq)}, {"type", "agent.registered"},
+        ++seq;
+        store.apply(pipeline.frameReceived(eventFrame(seq, {{"id", "e" + std::to_string(seq)}, {"type", "agent.registered"},
                                                               {"timestamp", t}, {"data", {{"agent", agent}}}}),
                                            t).inputs);
     }
@@ -68,7 +69,8 @@ int main(int argc, char **argv)
                                    {"payload", payload}};
             const Json message = {{"id", "msg-" + std::to_string(seq)}, {"from", id(from)}, {"to", id(to)}, {"payload", envelope},
                                   {"timestamp", t}};
-            store.apply(pipeline.frameReceived(eventFrame(++seq, {{"id", "e" + std::to_string(seq)}, {"type", "message.sent"},
+            ++seq;
+            store.apply(pipeline.frameReceived(eventFrame(seq, {{"id", "e" + std::to_string(seq)}, {"type", "message.sent"},
                                                                   {"timestamp", t}, {"data", {{"message", message}}}}),
                                                t).inputs);
         }
