@@ -180,9 +180,7 @@ void AlertsPanel::acknowledgeSelected()
     const QString key = selectedKey();
     if (key.isEmpty())
         return;
-    const Alert *a = m_model->alertAt(m_model->rowOf(key));
     const bool acknowledged = m_model->index(m_model->rowOf(key), 0).data(AlertModel::AcknowledgedRole).toBool();
-    Q_UNUSED(a);
     m_model->setAcknowledged(key, !acknowledged);
     selectKey(key);
     updateSummary();
