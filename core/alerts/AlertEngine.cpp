@@ -393,6 +393,15 @@ QString AlertEngine::messageEvidence(const SystemStore &store, qint64 row)
     return row >= 0 && log.isKept(size_t(row)) ? QStringLiteral("message:") + log.id(size_t(row)) : QString();
 }
 
+QStringList AlertEngine::newestMessageEvidence(const SystemStore &store, size_t count, const std::function<qint64(size_t)> &rowAt)
+{
+    QStringList ids;
+    for (size_t i = count > size_t(kMaxEvidence) ? count - size_t(kMaxEvidence) : 0; i < count; ++i)
+        if (const QString e = messageEvidence(store, rowAt(i)); !e.isEmpty())
+            ids << e;
+    return ids;
+}
+
 void AlertEngine::noteLoopEdge(int from, int to, quint64 shape, const QString &type, qint64 t, qint64 row)
 {
     auto edge = m_edges.find(EdgeKey{from, to, shape});
@@ -626,10 +635,7 @@ void AlertEngine::evaluateLoops(const SystemStore &store, qint64 now, std::map<Q
         if (progress)
             continue;
         std::sort(rows.begin(), rows.end());
-        QStringList evidence;
-        for (size_t i = rows.size() > size_t(kMaxEvidence) ? rows.size() - size_t(kMaxEvidence) : 0; i < rows.size(); ++i)
-            if (const QString e = messageEvidence(store, rows[i]); !e.isEmpty())
-                evidence << e;
+        const QStringList evidence = newestMessageEvidence(store, rows.size(), [&rows](size_t i) { return rows[i]; });
         QStringList agents = ring;
         std::sort(agents.begin(), agents.end());
         const QStringList shown = ring + QStringList{ring.first()};
@@ -856,11 +862,7 @@ void AlertEngine::evaluateErrorStorms(const SystemStore &store, std::map<QString
     if (!enabled(AlertKind::ErrorStorm))
         return;
     auto evidenceOf = [&store](const std::deque<std::pair<qint64, qint64>> &errors) {
-        QStringList ids;
-        for (size_t i = errors.size() > size_t(kMaxEvidence) ? errors.size() - size_t(kMaxEvidence) : 0; i < errors.size(); ++i)
-            if (const QString e = messageEvidence(store, errors[i].second); !e.isEmpty())
-                ids << e;
-        return ids;
+        return newestMessageEvidence(store, errors.size(), [&errors](size_t i) { return errors[i].second; });
     };
     for (auto it = m_agents.cbegin(); it != m_agents.cend(); ++it) {
         const auto &errors = it.value().errors;

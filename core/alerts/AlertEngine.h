@@ -23,6 +23,7 @@
 #include <QStringList>
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -148,6 +149,8 @@ private:
     int idOf(const QString &agentId);
     // "message:<id>" for a store row still kept, else empty (the history bound trimmed it).
     static QString messageEvidence(const SystemStore &store, qint64 row);
+    // The evidence of the newest kMaxEvidence of `count` message rows (rowAt(i), oldest first), those still kept.
+    static QStringList newestMessageEvidence(const SystemStore &store, size_t count, const std::function<qint64(size_t)> &rowAt);
     struct HelpRequest
     {
         QString requester;

@@ -137,6 +137,7 @@ void InspectorSession::shutdownClient()
 void InspectorSession::resetStore()
 {
     ++m_storeEpoch;
+    m_actionOrigins.clear(); // the actions they describe go with the store
     m_pendingInputs.clear();
     m_pendingOffset = 0;
     m_backlog->clear();

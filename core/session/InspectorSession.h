@@ -283,7 +283,7 @@ private:
     QString m_lastError;
     bool m_observerOnly = false;
     QHash<QString, Support> m_support;
-    QHash<QString, QString> m_actionOrigins; // action id → origin, for automatic actions only
+    QHash<QString, QString> m_actionOrigins; // action id → origin, for automatic actions only; emptied with the store (resetStore), so bounded like its actions
     QTimer m_clock;                      // 1 Hz: health and action timeouts follow wall time
     qint64 m_lastEventCount = 0;
     double m_eventRate = 0;
