@@ -8,6 +8,7 @@
 #include "panels/ActionsPanel.h"
 #include "panels/AlertsPanel.h"
 #include "alerts/AlertMonitor.h"
+#include "alerts/AlertWebhook.h"
 #include "common/AlertNotifier.h"
 #include "dialogs/SupervisionDialog.h"
 #include "panels/AgentsPanel.h"
@@ -50,7 +51,9 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSaveFile>
 #include <QSettings>
+#include <QStandardPaths>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QThread>
@@ -125,9 +128,41 @@ MainWindow::MainWindow(QWidget *parent)
     m_alertMonitor->setStore(m_session->store());
     m_alertMonitor->start();
     m_notifier = new AlertNotifier(this);
-    m_notifier->setSound(QSettings().value(QStringLiteral("alerts/sound"), false).toBool());
+    m_webhook = new AlertWebhook(this);
+    {
+        QSettings settings;
+        m_alertDelivery.desktop = settings.value(QStringLiteral("alerts/notify"), true).toBool();
+        m_alertDelivery.sound = settings.value(QStringLiteral("alerts/sound"), false).toBool();
+        m_alertDelivery.webhookOn = settings.value(QStringLiteral("alerts/webhookOn"), false).toBool();
+        m_alertDelivery.webhookMinSeverity =
+            alertSeverityFromName(settings.value(QStringLiteral("alerts/webhookMinSeverity")).toString()).value_or(AlertSeverity::Warning);
+    }
+    applyAlertDelivery();
+    if (m_alertDelivery.webhookOn)
+        ConnectionProfiles::readKeychain(QString::fromLatin1(kWebhookKeychainKey), this, [this](const QString &secret, const QString &error) {
+            const Json stored = Json::parse(secret.toStdString(), nullptr, false);
+            if (!error.isEmpty() || !stored.is_object()) {
+                statusBar()->showMessage(error.isEmpty() ? tr("Alert webhook off: its address is not in the OS keychain (Alerts → Settings…)")
+                                                         : tr("Alert webhook off: the OS keychain is not available (%1)").arg(error),
+                                         15000);
+                return;
+            }
+            m_alertDelivery.webhookUrl = QString::fromStdString(stored.value("url", std::string()));
+            m_alertDelivery.webhookToken = QString::fromStdString(stored.value("token", std::string()));
+            applyAlertDelivery();
+        });
+    connect(m_webhook, &AlertWebhook::delivered, this, [this](bool ok, const QString &detail) {
+        if (!ok)
+            statusBar()->showMessage(tr("Alert webhook: not delivered (%1 so far): %2").arg(m_webhook->failed()).arg(detail), 15000);
+    });
+    connect(m_alertMonitor, &AlertMonitor::alertsReset, m_webhook, &AlertWebhook::forgetOpenAlerts);
     connect(m_alertMonitor, &AlertMonitor::alertsChanged, this, [this](const std::vector<AlertChange> &changes) {
-        m_notifier->offer(changes, isActiveWindow() && !isMinimized(), QDateTime::currentMSecsSinceEpoch());
+        // Notifications and the webhook speak of now: not of a trace, nor of the live past.
+        const bool now = m_session->source() == InspectorSession::Source::Live && !m_session->isTimeTravelling();
+        if (now) {
+            m_notifier->offer(changes, isActiveWindow() && !isMinimized(), QDateTime::currentMSecsSinceEpoch());
+            m_webhook->offer(changes);
+        }
         m_ladder.alertsChanged(changes);
         runLadder();
         QHash<QString, int> badges; // each agent's most severe open alert
@@ -410,6 +445,10 @@ void MainWindow::buildDocks()
     connect(m_alerts, &AlertsPanel::suspendRequested, this, &MainWindow::suspendSelection);
     connect(m_alerts, &AlertsPanel::stopRequested, this, &MainWindow::stopSelection);
     connect(m_alerts, &AlertsPanel::superviseRequested, this, &MainWindow::superviseWithDialog);
+    connect(m_alerts, &AlertsPanel::settingsRequested, this, &MainWindow::editAlertSettings);
+    // The timeline draws every alert as a bar on its agents' lanes; a click on one shows it here.
+    connect(m_alertMonitor, &AlertMonitor::alertsChanged, m_timeline->view(), &TimelineView::takeAlertChanges);
+    connect(m_alertMonitor, &AlertMonitor::alertsReset, m_timeline->view(), &TimelineView::clearAlerts);
 
     auto *agents = addPanel(QStringLiteral("agentsDock"), tr("Agents"), m_agents, Qt::LeftDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_1));
     auto *scopes = addPanel(QStringLiteral("scopesDock"), tr("Scopes"), m_scopes, Qt::LeftDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_2));
@@ -424,6 +463,21 @@ void MainWindow::buildDocks()
         alertsDock->setWindowTitle(waiting == 0 ? tr("Alerts")
                                    : critical > 0 ? tr("Alerts (%1, %2 critical)").arg(waiting).arg(critical)
                                                   : tr("Alerts (%1)").arg(waiting));
+    });
+    connect(m_timeline->view(), &TimelineView::alertClicked, this, [this, alertsDock](const QString &key) {
+        alertsDock->show();
+        alertsDock->raise();
+        m_alerts->selectKey(key);
+    });
+    connect(m_alerts, &AlertsPanel::timelineRequested, this, [this, timeline](qint64 atMs) {
+        timeline->show();
+        timeline->raise();
+        TimelineView *view = m_timeline->view();
+        const double span = view->axis().spanMs() > 0 ? view->axis().spanMs() : TimelineView::kDefaultSpanMs;
+        view->showTimeRange(double(atMs) - span / 4, double(atMs) + span * 3 / 4); // the moment, and what came after
+        const QStringList agents = m_selection->selectedAgents();
+        if (!agents.isEmpty())
+            view->scrollRowIntoView(view->lanes().rowOfAgent(m_session->store()->agentRow(agents.first())));
     });
     tabifyDockWidget(agents, scopes);
     tabifyDockWidget(timeline, tasks);
@@ -986,6 +1040,70 @@ void MainWindow::superviseWithDialog()
     m_ladder.alertsChanged(open);
     statusBar()->showMessage(enabled.isEmpty() ? tr("Automatic supervision is off")
                                                : tr("Automatic supervision on for: %1").arg(enabled.join(QStringLiteral(", "))),
+                             8000);
+}
+
+QString MainWindow::alertRulesPath() const
+{
+    const QString named = QSettings().value(QStringLiteral("alerts/rulesFile")).toString();
+    return !named.isEmpty() ? named
+                            : QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation) + QStringLiteral("/alert-rules.json");
+}
+
+void MainWindow::applyAlertDelivery()
+{
+    m_notifier->setEnabled(m_alertDelivery.desktop);
+    m_notifier->setSound(m_alertDelivery.sound);
+    m_webhook->setTarget(m_alertDelivery.webhookOn ? QUrl(m_alertDelivery.webhookUrl) : QUrl(), m_alertDelivery.webhookToken,
+                         m_alertDelivery.webhookMinSeverity);
+}
+
+void MainWindow::editAlertSettings()
+{
+    const QString path = alertRulesPath();
+    AlertSettingsDialog dialog(m_alertMonitor->rules(), QDir::toNativeSeparators(path), m_alertDelivery, this);
+    AlertWebhook tester; // "Send a test" posts to what the form says, before it is saved
+    connect(&dialog, &AlertSettingsDialog::testWebhookRequested, &tester, [&tester](const QString &url, const QString &token) {
+        tester.setTarget(QUrl(url), token, AlertSeverity::Info);
+        tester.sendTest();
+    });
+    connect(&tester, &AlertWebhook::delivered, &dialog, &AlertSettingsDialog::showWebhookTestResult);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+
+    const AlertRules rules = dialog.rules();
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QSaveFile file(path);
+    const QByteArray text = QByteArray::fromStdString(alertRulesToJson(rules).dump(2)) + '\n';
+    const bool saved = file.open(QIODevice::WriteOnly) && file.write(text) == text.size() && file.commit();
+    if (saved)
+        QSettings().setValue(QStringLiteral("alerts/rulesFile"), path);
+    m_alertMonitor->setRules(rules); // every open alert is evaluated again under the new rules
+    m_session->store()->setHealthPolicy(healthPolicyForRules(rules, m_session->store()->healthPolicy()));
+
+    const AlertDelivery before = m_alertDelivery;
+    m_alertDelivery = dialog.delivery();
+    QSettings settings;
+    settings.setValue(QStringLiteral("alerts/notify"), m_alertDelivery.desktop);
+    settings.setValue(QStringLiteral("alerts/sound"), m_alertDelivery.sound);
+    settings.setValue(QStringLiteral("alerts/webhookOn"), m_alertDelivery.webhookOn);
+    settings.setValue(QStringLiteral("alerts/webhookMinSeverity"), alertSeverityName(m_alertDelivery.webhookMinSeverity));
+    const QString key = QString::fromLatin1(kWebhookKeychainKey);
+    if (m_alertDelivery.webhookOn && !m_alertDelivery.webhookUrl.isEmpty()) {
+        if (before.webhookUrl != m_alertDelivery.webhookUrl || before.webhookToken != m_alertDelivery.webhookToken) {
+            const Json stored = {{"url", m_alertDelivery.webhookUrl.toStdString()}, {"token", m_alertDelivery.webhookToken.toStdString()}};
+            ConnectionProfiles::writeKeychain(key, QString::fromStdString(stored.dump()), this, [this](const QString &error) {
+                if (!error.isEmpty())
+                    statusBar()->showMessage(tr("The webhook works for this session only: the OS keychain is not available (%1)").arg(error),
+                                             15000);
+            });
+        }
+    } else {
+        ConnectionProfiles::deleteKeychain(key);
+    }
+    applyAlertDelivery();
+    statusBar()->showMessage(saved ? tr("Alert rules saved to %1 and applied").arg(QDir::toNativeSeparators(path))
+                                   : tr("Alert rules applied for this session; not saved: %1").arg(file.errorString()),
                              8000);
 }
 

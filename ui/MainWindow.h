@@ -4,6 +4,7 @@
 
 #include "alerts/SupervisionLadder.h"
 #include "client/MapClient.h"
+#include "dialogs/AlertSettingsDialog.h"
 
 #include <QMainWindow>
 #include <QPointer>
@@ -17,6 +18,7 @@ class QToolButton;
 
 namespace mapi {
 class AlertMonitor;
+class AlertWebhook;
 class ExportJob;
 class InspectorSession;
 }
@@ -142,6 +144,14 @@ private:
     SupervisionLadder m_ladder;             // per connection: reset by connectTo()
     void runLadder();                       // takes the ladder's due steps (once a second)
     void superviseWithDialog();
+    // Alerts → Settings…: the rules (saved to the rules file, applied at once) and how alerts
+    // reach the operator (settings; the webhook's address and token in the OS keychain).
+    void editAlertSettings();
+    QString alertRulesPath() const;         // alerts/rulesFile, else alert-rules.json in the config folder
+    void applyAlertDelivery();
+    AlertWebhook *m_webhook = nullptr;
+    AlertDelivery m_alertDelivery;          // the webhook's address and token: memory and keychain only
+    static constexpr const char *kWebhookKeychainKey = "alerts:webhook";
     QList<QDockWidget *> m_docks;
 
     QAction *m_connectAction = nullptr;

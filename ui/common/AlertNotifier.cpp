@@ -1,5 +1,8 @@
 #include "common/AlertNotifier.h"
 
+#include "common/NotificationToast.h"
+#include "style/Colors.h"
+
 #include <QApplication>
 #include <QDateTime>
 #include <QIcon>
@@ -7,8 +10,9 @@
 
 namespace mapi::ui {
 
-AlertNotifier::AlertNotifier(QObject *parent)
-    : QObject(parent)
+AlertNotifier::AlertNotifier(QWidget *window)
+    : QObject(window)
+    , m_window(window)
 {
     if (QSystemTrayIcon::isSystemTrayAvailable()) {
         m_tray = new QSystemTrayIcon(QApplication::windowIcon(), this);
@@ -18,6 +22,11 @@ AlertNotifier::AlertNotifier(QObject *parent)
     }
     m_later.setSingleShot(true);
     connect(&m_later, &QTimer::timeout, this, [this] { flush(QDateTime::currentMSecsSinceEpoch()); });
+}
+
+AlertNotifier::~AlertNotifier()
+{
+    delete m_toast;
 }
 
 void AlertNotifier::offer(const std::vector<AlertChange> &changes, bool windowInFront, qint64 localNowMs)
@@ -66,7 +75,14 @@ void AlertNotifier::flush(qint64 localNowMs)
     if (m_tray) {
         m_tray->show();
         m_tray->showMessage(title, text,
-                            a.severity == AlertSeverity::Critical ? QSystemTrayIcon::Critical : QSystemTrayIcon::Warning, 8000);
+                            a.severity == AlertSeverity::Critical ? QSystemTrayIcon::Critical : QSystemTrayIcon::Warning,
+                            NotificationToast::kShownMs);
+    } else {
+        if (!m_toast) {
+            m_toast = new NotificationToast(nullptr);
+            connect(m_toast, &NotificationToast::clicked, this, &AlertNotifier::activated);
+        }
+        m_toast->showMessage(title, text, alertSeverityColor(int(a.severity)), m_window);
     }
     if (m_sound)
         QApplication::beep();

@@ -1,5 +1,6 @@
 // Desktop notifications of alerts raised while the operator looks elsewhere: through the system
-// tray (QSystemTrayIcon) when the platform has one, at most one every kMinGapMs; alerts raised in
+// tray (QSystemTrayIcon) when the platform has one, else a NotificationToast in the corner of
+// the screen (desktops without a tray), at most one every kMinGapMs; alerts raised in
 // between are gathered into the next ("and 3 more"). Nothing is shown while the window is in
 // front: the inbox is in view then. An optional sound (the desktop's beep; off by default).
 // Thread: GUI thread.
@@ -13,6 +14,7 @@
 #include <vector>
 
 class QSystemTrayIcon;
+class QWidget;
 
 namespace mapi::ui {
 
@@ -22,11 +24,15 @@ class AlertNotifier : public QObject
 public:
     static constexpr qint64 kMinGapMs = 10000; // a storm of alerts must not become a storm of pop-ups
 
-    explicit AlertNotifier(QObject *parent = nullptr);
+    // `window`: the main window (the toast appears on its screen).
+    explicit AlertNotifier(QWidget *window);
+    ~AlertNotifier() override;
 
     void setEnabled(bool on) { m_enabled = on; }
     void setSound(bool on) { m_sound = on; }
     bool hasTray() const { return m_tray != nullptr; }
+    // Without a tray: the toast that shows notifications (created with the first one; else null).
+    class NotificationToast *toast() const { return m_toast; }
 
     // The alerts one evaluation raised or cleared; `windowInFront`: the operator sees the inbox.
     // `localNowMs`: the local clock (a parameter so that tests control it).
@@ -41,7 +47,10 @@ Q_SIGNALS:
 private:
     void flush(qint64 localNowMs);
 
+    QWidget *m_window;
     QSystemTrayIcon *m_tray = nullptr;
+    // Without a parent: a child of the window would be minimised with it (most window managers).
+    class NotificationToast *m_toast = nullptr;
     QTimer m_later;                       // flushes what waited for the gap to pass
     std::vector<Alert> m_waiting;         // raised, not yet notified (the newest kMaxWaiting)
     static constexpr size_t kMaxWaiting = 100;

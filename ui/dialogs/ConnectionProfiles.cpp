@@ -99,9 +99,26 @@ void ConnectionProfiles::addRecentTrace(const QString &path)
 void ConnectionProfiles::readSecret(const QString &profileName, QObject *context,
                                     std::function<void(const QString &, const QString &)> done)
 {
+    readKeychain(QStringLiteral("profile:") + profileName, context, std::move(done));
+}
+
+void ConnectionProfiles::writeSecret(const QString &profileName, const QString &secret, QObject *context,
+                                     std::function<void(const QString &)> done)
+{
+    writeKeychain(QStringLiteral("profile:") + profileName, secret, context, std::move(done));
+}
+
+void ConnectionProfiles::deleteSecret(const QString &profileName)
+{
+    deleteKeychain(QStringLiteral("profile:") + profileName);
+}
+
+void ConnectionProfiles::readKeychain(const QString &key, QObject *context,
+                                      std::function<void(const QString &, const QString &)> done)
+{
     auto *job = new QKeychain::ReadPasswordJob(kKeychainService);
     job->setAutoDelete(true);
-    job->setKey(QStringLiteral("profile:") + profileName);
+    job->setKey(key);
     QObject::connect(job, &QKeychain::Job::finished, context, [done](QKeychain::Job *j) {
         auto *read = static_cast<QKeychain::ReadPasswordJob *>(j);
         if (read->error() == QKeychain::NoError)
@@ -114,12 +131,12 @@ void ConnectionProfiles::readSecret(const QString &profileName, QObject *context
     job->start();
 }
 
-void ConnectionProfiles::writeSecret(const QString &profileName, const QString &secret, QObject *context,
-                                     std::function<void(const QString &)> done)
+void ConnectionProfiles::writeKeychain(const QString &key, const QString &secret, QObject *context,
+                                       std::function<void(const QString &)> done)
 {
     auto *job = new QKeychain::WritePasswordJob(kKeychainService);
     job->setAutoDelete(true);
-    job->setKey(QStringLiteral("profile:") + profileName);
+    job->setKey(key);
     job->setTextData(secret);
     QObject::connect(job, &QKeychain::Job::finished, context, [done](QKeychain::Job *j) {
         done(j->error() == QKeychain::NoError ? QString() : j->errorString());
@@ -127,11 +144,11 @@ void ConnectionProfiles::writeSecret(const QString &profileName, const QString &
     job->start();
 }
 
-void ConnectionProfiles::deleteSecret(const QString &profileName)
+void ConnectionProfiles::deleteKeychain(const QString &key)
 {
     auto *job = new QKeychain::DeletePasswordJob(kKeychainService);
     job->setAutoDelete(true);
-    job->setKey(QStringLiteral("profile:") + profileName);
+    job->setKey(key);
     job->start();
 }
 

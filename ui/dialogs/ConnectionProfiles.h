@@ -38,6 +38,12 @@ public:
     static void writeSecret(const QString &profileName, const QString &secret, QObject *context,
                             std::function<void(const QString &error)> done);
     static void deleteSecret(const QString &profileName);
+    // Any other secret the window keeps (e.g. "alerts:webhook"), by its full keychain key.
+    static void readKeychain(const QString &key, QObject *context,
+                             std::function<void(const QString &secret, const QString &error)> done);
+    static void writeKeychain(const QString &key, const QString &secret, QObject *context,
+                              std::function<void(const QString &error)> done);
+    static void deleteKeychain(const QString &key);
 };
 
 } // namespace mapi::ui

@@ -2,6 +2,8 @@
 
 #include "alerts/AlertMonitor.h"
 #include "common/TableSetup.h"
+#include "common/TimeText.h"
+#include "model/SystemStore.h"
 #include "models/AlertModel.h"
 #include "session/InspectorSession.h"
 
@@ -94,6 +96,14 @@ AlertsPanel::AlertsPanel(InspectorSession *session, SelectionHub *selection, Ale
     for (const auto &p : periods)
         snoozeMenu->addAction(p.text, this, [this, ms = p.ms] { snoozeSelected(ms); });
     m_snooze->setMenu(snoozeMenu);
+    m_timeline = button(QStringLiteral("alertTimeline"), tr("Timeline"), tr("Show when it began in the timeline"), this);
+    m_evidence = button(QStringLiteral("alertEvidence"), tr("Evidence"),
+                        tr("What made it fire, newest first: a message, task or agent opens in the inspector"), this);
+    m_evidence->setPopupMode(QToolButton::InstantPopup);
+    m_evidenceMenu = new QMenu(m_evidence);
+    m_evidenceMenu->setObjectName(QStringLiteral("alertEvidenceMenu"));
+    connect(m_evidenceMenu, &QMenu::aboutToShow, this, &AlertsPanel::fillEvidenceMenu);
+    m_evidence->setMenu(m_evidenceMenu);
     m_inject = button(QStringLiteral("alertInject"), tr("Inject…"), tr("Steer the alert's agents (asks first)"), this);
     m_suspend = button(QStringLiteral("alertSuspend"), tr("Suspend…"), tr("Suspend the alert's agents (asks first)"), this);
     m_stop = button(QStringLiteral("alertStop"), tr("Stop…"), tr("Stop the alert's agents (asks first)"), this);
@@ -101,15 +111,19 @@ AlertsPanel::AlertsPanel(InspectorSession *session, SelectionHub *selection, Ale
     m_supervise = button(QStringLiteral("alertSupervise"), tr("Supervise…"),
                          tr("Let rules act by themselves on this connection: nudge, then suspend, then stop (asks which)"), this);
     connect(m_supervise, &QToolButton::clicked, this, &AlertsPanel::superviseRequested);
+    m_settings = button(QStringLiteral("alertSettings"), tr("Settings…"),
+                        tr("The detectors' rules and thresholds, desktop notifications and the webhook"), this);
+    connect(m_settings, &QToolButton::clicked, this, &AlertsPanel::settingsRequested);
     auto *buttons = new QHBoxLayout;
     buttons->setContentsMargins(0, 0, 0, 0);
-    for (QToolButton *b : {m_inspect, m_acknowledge, m_snooze})
+    for (QToolButton *b : {m_inspect, m_timeline, m_evidence, m_acknowledge, m_snooze})
         buttons->addWidget(b);
     buttons->addSpacing(em);
     for (QToolButton *b : {m_inject, m_suspend, m_stop})
         buttons->addWidget(b);
     buttons->addStretch(1);
     buttons->addWidget(m_supervise);
+    buttons->addWidget(m_settings);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -137,6 +151,10 @@ AlertsPanel::AlertsPanel(InspectorSession *session, SelectionHub *selection, Ale
         const Alert *a = m_model->alertAt(m_model->rowOf(selectedKey()));
         if (a && !a->agents.isEmpty())
             m_selection->focus(SelectionHub::Kind::Agent, a->agents.first(), this);
+    });
+    connect(m_timeline, &QToolButton::clicked, this, [this] {
+        if (const Alert *a = m_model->alertAt(m_model->rowOf(selectedKey())))
+            Q_EMIT timelineRequested(a->sinceMs);
     });
     connect(m_acknowledge, &QToolButton::clicked, this, &AlertsPanel::acknowledgeSelected);
     auto act = [this](void (AlertsPanel::*signal)()) {
@@ -203,11 +221,54 @@ void AlertsPanel::selectAgentsOfSelection()
         m_selection->selectAgents(a->agents, this);
 }
 
+void AlertsPanel::fillEvidenceMenu()
+{
+    m_evidenceMenu->clear();
+    const Alert *a = m_model->alertAt(m_model->rowOf(selectedKey()));
+    if (!a)
+        return;
+    const SystemStore &store = *m_session->store();
+    for (auto it = a->evidence.crbegin(); it != a->evidence.crend(); ++it) {
+        const QString &item = *it;
+        const int colon = item.indexOf(u':');
+        const QString kind = item.left(colon);
+        const QString id = item.mid(colon + 1);
+        if (kind == QLatin1String("message")) {
+            const int row = store.messages().find(id);
+            if (row < 0) {
+                m_evidenceMenu->addAction(tr("message %1 (no longer kept)").arg(id))->setEnabled(false);
+                continue;
+            }
+            const Message m = store.messages()[size_t(row)];
+            const QString text = tr("%1  message %2 → %3 (%4)")
+                                     .arg(timeOfDay(m.timestampMs), store.agentName(m.fromAgentId),
+                                          m.toAgentIds.isEmpty() ? m.toDisplay : store.agentName(m.toAgentIds.first()),
+                                          m.payloadType.isEmpty() ? tr("no type") : m.payloadType);
+            m_evidenceMenu->addAction(text, this, [this, row, at = m.timestampMs] {
+                m_selection->focus(SelectionHub::Kind::Message, QString::number(row), this);
+                Q_EMIT timelineRequested(at);
+            });
+        } else if (kind == QLatin1String("task")) {
+            const bool known = store.task(id) != nullptr;
+            QAction *action = m_evidenceMenu->addAction(known ? tr("task %1").arg(id) : tr("task %1 (no longer kept)").arg(id), this,
+                                                        [this, id] { m_selection->focus(SelectionHub::Kind::Task, id, this); });
+            action->setEnabled(known);
+        } else if (kind == QLatin1String("agent")) {
+            m_evidenceMenu->addAction(tr("agent %1").arg(store.agentName(id)), this,
+                                      [this, id] { m_selection->focus(SelectionHub::Kind::Agent, id, this); });
+        }
+    }
+    if (m_evidenceMenu->isEmpty())
+        m_evidenceMenu->addAction(tr("No evidence kept for this alert"))->setEnabled(false);
+}
+
 void AlertsPanel::updateButtons()
 {
     const Alert *a = m_model->alertAt(m_model->rowOf(selectedKey()));
     const bool hasAgents = a && !a->agents.isEmpty();
     m_inspect->setEnabled(hasAgents);
+    m_timeline->setEnabled(a != nullptr);
+    m_evidence->setEnabled(a != nullptr && !a->evidence.isEmpty());
     m_acknowledge->setEnabled(a != nullptr);
     m_snooze->setEnabled(a != nullptr);
     const QString blocked = m_session->actionBlockedReason();

@@ -1,7 +1,9 @@
 // The attention inbox: every open alert (core/alerts, through AlertMonitor), the most severe and
 // longest waiting first, the agents of one loop or cycle on one row. Selecting a row selects its
 // agents everywhere (topology, timeline, agents table; one agent is also inspected). From the row
-// the operator acknowledges (greyed, sorted last), snoozes (hidden for a while), or acts: inject,
+// the operator shows it in the timeline, walks its evidence (each message, task or agent focused in
+// the inspector, a message also in the timeline), acknowledges (greyed, sorted last), snoozes
+// (hidden for a while), or acts: inject,
 // suspend, stop, each through the window's usual confirmation (MainWindow), never directly.
 // Thread: GUI thread.
 #pragma once
@@ -11,6 +13,7 @@
 #include <QWidget>
 
 class QLabel;
+class QMenu;
 class QSortFilterProxyModel;
 class QTableView;
 class QToolButton;
@@ -44,6 +47,11 @@ Q_SIGNALS:
     void stopRequested();
     // Alerts → Supervise automatically… (the supervision ladder's dialog).
     void superviseRequested();
+    // Alerts → Settings… (rules, notifications, webhook).
+    void settingsRequested();
+    // Bring this moment (model time, ms) into the timeline's view: an alert's start, an
+    // evidence message.
+    void timelineRequested(qint64 atMs);
     // Open alerts not acknowledged nor snoozed, and how many of them are critical.
     void attentionChanged(int waiting, int critical);
 
@@ -51,6 +59,7 @@ private:
     void updateButtons();
     void updateSummary();
     void selectAgentsOfSelection();
+    void fillEvidenceMenu();
 
     InspectorSession *m_session;
     SelectionHub *m_selection;
@@ -61,10 +70,14 @@ private:
     QToolButton *m_inspect;
     QToolButton *m_acknowledge;
     QToolButton *m_snooze;
+    QToolButton *m_timeline;
+    QToolButton *m_evidence;
+    QMenu *m_evidenceMenu;
     QToolButton *m_inject;
     QToolButton *m_suspend;
     QToolButton *m_stop;
     QToolButton *m_supervise;
+    QToolButton *m_settings;
 };
 
 } // namespace mapi::ui

@@ -57,8 +57,52 @@ void TimelineView::onStoreChanged(const ChangeSet &changes)
     ingest(&changes);
 }
 
+void TimelineView::takeAlertChanges(const std::vector<AlertChange> &changes)
+{
+    if (changes.empty())
+        return;
+    for (const AlertChange &change : changes) {
+        const QString key = change.alert.key();
+        if (change.raised) {
+            m_openAlerts[key] = AlertSpan{key, change.alert.kind, change.alert.severity, change.alert.agents,
+                                          change.alert.sinceMs, -1, change.alert.reason};
+            continue;
+        }
+        auto open = m_openAlerts.find(key);
+        AlertSpan span = open != m_openAlerts.end() ? open->second
+                                                    : AlertSpan{key, change.alert.kind, change.alert.severity, change.alert.agents,
+                                                                change.alert.sinceMs, -1, change.alert.reason};
+        if (open != m_openAlerts.end())
+            m_openAlerts.erase(open);
+        span.untilMs = std::max(change.atMs, span.sinceMs);
+        m_clearedAlerts.push_back(std::move(span));
+        if (m_clearedAlerts.size() > kMaxClearedAlertSpans)
+            m_clearedAlerts.pop_front();
+    }
+    m_alertSpans.assign(m_clearedAlerts.begin(), m_clearedAlerts.end());
+    for (const auto &[key, span] : m_openAlerts)
+        m_alertSpans.push_back(span);
+    viewport()->update();
+}
+
+void TimelineView::clearAlerts()
+{
+    m_clearedAlerts.clear();
+    m_openAlerts.clear();
+    m_alertSpans.clear();
+    viewport()->update();
+}
+
+std::pair<double, double> TimelineView::alertExtent(const AlertSpan &span) const
+{
+    const double from = std::floor(m_axis.mapTimeToX(double(span.sinceMs)));
+    const double to = std::floor(m_axis.mapTimeToX(span.untilMs >= 0 ? double(span.untilMs) : liveEdgeMs()));
+    return {from, std::max(from + kMarkerSize, to)};
+}
+
 void TimelineView::onStoreReset()
 {
+    clearAlerts();
     m_index.clear();
     m_agentShapes.clear();
     m_scopeShapes.clear();
@@ -510,6 +554,25 @@ TimelineView::Hit TimelineView::hitTest(const QPoint &pos) const
             }
             return hit.kind != Hit::Kind::None;
         };
+        // An alert's bar along the lane's top edge (the most severe when several overlap).
+        if (pos.y() - rowTopY(rowIndex) < kAlertBarHit) {
+            int bestSeverity = -1;
+            for (size_t i = 0; i < m_alertSpans.size(); ++i) {
+                const AlertSpan &span = m_alertSpans[i];
+                const auto [from, to] = alertExtent(span);
+                if (x < from - kHitSlop || x > to + kHitSlop || int(span.severity) < bestSeverity)
+                    continue;
+                for (const QString &id : span.agents)
+                    if (m_lanes.rowOfAgent(m_store->agentRow(id)) == rowIndex) {
+                        bestSeverity = int(span.severity);
+                        hit.kind = Hit::Kind::Alert;
+                        hit.index = int(i);
+                        break;
+                    }
+            }
+            if (hit.kind == Hit::Kind::Alert)
+                return hit;
+        }
         const auto onThisRow = [&](const auto &action) { return m_lanes.rowOfAgent(action.agentRow) == rowIndex; };
         if (nearest(m_index.actions(), fromTime - 8 * m_axis.msPerPixel, 4, Hit::Kind::Action, onThisRow,
                     [](const auto &action) { return action.actionRow; }))
@@ -633,6 +696,21 @@ QString TimelineView::gapToolTip(int gapRow) const
     return text;
 }
 
+QString TimelineView::alertToolTip(int spanIndex) const
+{
+    const AlertSpan &span = m_alertSpans[size_t(spanIndex)];
+    QStringList names;
+    for (const QString &id : span.agents.mid(0, 5))
+        names << agentName(*m_store, id);
+    if (span.agents.size() > 5)
+        names << tr("%n more", nullptr, int(span.agents.size() - 5));
+    const QString when = span.untilMs < 0 ? tr("since %1, open").arg(formatTime(double(span.sinceMs)))
+                                          : tr("%1 to %2, cleared").arg(formatTime(double(span.sinceMs)), formatTime(double(span.untilMs)));
+    return QStringLiteral("<b>%1: %2</b> %3<br>%4<br>%5")
+        .arg(alertSeverityName(span.severity), alertKindName(span.kind), names.join(QStringLiteral(", ")).toHtmlEscaped(),
+             span.reason.toHtmlEscaped(), when.toHtmlEscaped());
+}
+
 QString TimelineView::headerToolTip(int rowIndex) const
 {
     const LaneRow &row = m_lanes.rows()[size_t(rowIndex)];
@@ -661,6 +739,7 @@ bool TimelineView::viewportEvent(QEvent *event)
         case Hit::Kind::StateMark: text = markToolTip(hit.index); break;
         case Hit::Kind::Action: text = actionToolTip(hit.index); break;
         case Hit::Kind::Gap: text = gapToolTip(hit.index); break;
+        case Hit::Kind::Alert: text = alertToolTip(hit.index); break;
         case Hit::Kind::LaneHeader:
         case Hit::Kind::GroupToggle: text = headerToolTip(hit.index); break;
         case Hit::Kind::Dense:
@@ -693,6 +772,13 @@ void TimelineView::clickAt(const QPoint &pos, Qt::KeyboardModifiers modifiers)
     case Hit::Kind::Action:
         m_selection->focus(SelectionHub::Kind::Action, m_store->actions()[size_t(hit.index)].id, this);
         break;
+    case Hit::Kind::Alert: {
+        const AlertSpan &span = m_alertSpans[size_t(hit.index)];
+        const QString key = span.key;
+        m_selection->selectAgents(span.agents, this);
+        Q_EMIT alertClicked(key);
+        break;
+    }
     case Hit::Kind::GroupToggle:
         toggleRow(hit.index);
         break;

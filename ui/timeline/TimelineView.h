@@ -4,7 +4,9 @@
 // groups down the left header column. Messages are vertical arrows from the sender's lane to
 // each recipient's lane at the message's time (heartbeats are ticks on the sender's lane),
 // lifecycle changes are marks on a state strip at the bottom of each lane, operator actions are
-// flags, gaps in the event stream are hatched red bands across every lane.
+// flags, gaps in the event stream are hatched red bands across every lane, alerts (open, and the
+// last kMaxClearedAlertSpans cleared) are bars in their severity's colour along the top of each
+// lane they name, from when the condition began to now (open) or to when it cleared.
 //
 // Updates: from SystemStore::changed only (≤ 30 Hz): the index takes in the new rows and the
 // viewport is scheduled for one repaint. Painting touches only the visible time range (binary
@@ -18,6 +20,7 @@
 // Thread: GUI thread.
 #pragma once
 
+#include "alerts/AlertEngine.h"
 #include "session/SelectionHub.h"
 #include "timeline/TimelineAxis.h"
 #include "timeline/TimelineIndex.h"
@@ -28,6 +31,8 @@
 #include <QHash>
 #include <QSet>
 
+#include <deque>
+#include <map>
 #include <vector>
 
 namespace mapi {
@@ -51,6 +56,8 @@ public:
     // Rows of each kind taken in per slice when the store has a backlog: ≈ 10–30 ms of work,
     // so opening a million-message trace does not freeze the window while the index builds.
     static constexpr int kIngestSliceRows = 8000;
+    // Cleared alerts kept as bars (the oldest go first); open ones are bounded by the detectors.
+    static constexpr size_t kMaxClearedAlertSpans = 1000;
 
     TimelineView(SystemStore *store, SelectionHub *selection, QWidget *parent = nullptr);
 
@@ -86,11 +93,27 @@ public:
     int rowCenterY(int row) const;
     double liveEdgeMs() const;                    // newest data time, or the store's clock if later
 
+    // An alert as the timeline draws it: raised at sinceMs, open (untilMs < 0) or cleared.
+    struct AlertSpan
+    {
+        QString key;               // Alert::key()
+        AlertKind kind = AlertKind::Unresponsive;
+        AlertSeverity severity = AlertSeverity::Warning;
+        QStringList agents;
+        qint64 sinceMs = 0;
+        qint64 untilMs = -1;
+        QString reason;
+    };
+    // The alerts one evaluation raised and cleared (AlertMonitor::alertsChanged), and a reset.
+    void takeAlertChanges(const std::vector<AlertChange> &changes);
+    void clearAlerts();
+    const std::vector<AlertSpan> &alertSpans() const { return m_alertSpans; }
+
     struct Hit
     {
-        enum class Kind { None, Message, StateMark, Action, Gap, LaneHeader, GroupToggle, Dense };
+        enum class Kind { None, Message, StateMark, Action, Alert, Gap, LaneHeader, GroupToggle, Dense };
         Kind kind = Kind::None;
-        int index = -1;   // message / event / action / gap row, or the lane row for headers
+        int index = -1;   // message / event / action / gap row, alert span, or the lane row for headers
         int count = 0;    // Dense: messages in the pixel column
     };
     Hit hitTest(const QPoint &viewportPos) const;
@@ -99,6 +122,7 @@ Q_SIGNALS:
     void followLiveChanged(bool on);
     void lanesChanged();       // rows rebuilt (grouping, collapse, new agents)
     void dataChanged();        // new rows taken in from the store
+    void alertClicked(const QString &key); // the operator clicked an alert's bar (its agents are selected)
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -167,6 +191,9 @@ private:
                       std::vector<int> &labelRightEdge) const;
     void paintDensity(QPainter &p, const VisibleRows &rows, const std::vector<char> &dense) const;
     void paintActions(QPainter &p) const;
+    void paintAlerts(QPainter &p, const VisibleRows &rows) const;
+    // The x extent of an alert's bar in viewport coordinates.
+    std::pair<double, double> alertExtent(const AlertSpan &span) const;
     void paintRuler(QPainter &p, const std::vector<int> &bounds) const;
     void paintHeaders(QPainter &p, const VisibleRows &rows) const;
     std::vector<int> columnBounds() const;
@@ -175,6 +202,7 @@ private:
     QString markToolTip(int eventRow) const;
     QString actionToolTip(int actionRow) const;
     QString gapToolTip(int gapRow) const;
+    QString alertToolTip(int span) const;
     QString headerToolTip(int row) const;
 
     SystemStore *m_store;
@@ -188,6 +216,9 @@ private:
     std::vector<QString> m_scopeShapes;
     mutable QHash<QString, MergedLane> m_merged;   // by collapsed row key
     mutable std::vector<int> m_scratchRows;         // one message's recipient rows (painting, density)
+    std::deque<AlertSpan> m_clearedAlerts;          // oldest first, at most kMaxClearedAlertSpans
+    std::map<QString, AlertSpan> m_openAlerts;      // by key
+    std::vector<AlertSpan> m_alertSpans;            // the two above, cleared first: what is painted
 
     bool m_followLive = true;
     double m_autoSpanMs = 0;            // span chosen when the first data arrived (0: none yet)

@@ -17,6 +17,8 @@ namespace mapi::ui::timeline_view {
 constexpr int kStateStripHeight = 4;
 constexpr int kMarkerSize = 7;
 constexpr int kIndentPerLevel = 12;
+constexpr int kAlertBarHeight = 3;      // an alert's bar along the top edge of a lane
+constexpr int kAlertBarHit = 9;         // pixels below a lane's top edge where a click hits the bar
 constexpr int kHitSlop = 4;              // pixels around a mark or an arrow that still hit it
 constexpr double kWheelZoomStep = 1.25;  // per wheel notch
 constexpr double kKeyZoomStep = 1.5;

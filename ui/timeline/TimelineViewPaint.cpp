@@ -49,6 +49,7 @@ void TimelineView::renderTo(QPainter &p)
     paintMessages(p, rows, bounds);
     paintGaps(p);
     paintActions(p);
+    paintAlerts(p, rows);
     paintTrimmedHistory(p);
     p.restore();
 
@@ -466,6 +467,39 @@ void TimelineView::paintActions(QPainter &p) const
             p.setPen(QPen(pal.color(QPalette::Highlight), 2));
             p.setBrush(Qt::NoBrush);
             p.drawRect(QRectF(x - 3, top - 1, 13, bottom - top + 1));
+        }
+    }
+    p.setBrush(Qt::NoBrush);
+    p.setRenderHint(QPainter::Antialiasing, false);
+}
+
+// A bar along the top of each lane an alert names, with a triangle where it was raised; a
+// cleared alert's bar is lighter. Cost: the spans (open alerts plus at most
+// kMaxClearedAlertSpans) times their agents, one hash look-up each.
+void TimelineView::paintAlerts(QPainter &p, const VisibleRows &rows) const
+{
+    if (m_alertSpans.empty())
+        return;
+    const QRect plot = plotRect();
+    const QColor base = palette().color(QPalette::Base);
+    p.setRenderHint(QPainter::Antialiasing, true);
+    for (const AlertSpan &span : m_alertSpans) {
+        const auto [from, to] = alertExtent(span);
+        if (to < plot.left() || from > plot.right())
+            continue;
+        QColor color = alertSeverityColor(int(span.severity));
+        if (span.untilMs >= 0)
+            color = mixed(color, base, 0.55);
+        for (const QString &id : span.agents) {
+            const int row = m_lanes.rowOfAgent(m_store->agentRow(id));
+            if (row < rows.first || row > rows.last)
+                continue;
+            const double top = rowTopY(row);
+            p.fillRect(QRectF(from, top, to - from, kAlertBarHeight), color);
+            const QPolygonF sign({QPointF(from, top), QPointF(from + kMarkerSize, top), QPointF(from + kMarkerSize / 2.0, top + kMarkerSize)});
+            p.setPen(QPen(palette().color(QPalette::Text), 1));
+            p.setBrush(color);
+            p.drawPolygon(sign);
         }
     }
     p.setBrush(Qt::NoBrush);

@@ -1,0 +1,137 @@
+#include "alerts/AlertWebhook.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+
+namespace mapi {
+
+AlertWebhook::AlertWebhook(QObject *parent)
+    : QObject(parent)
+    , m_network(new QNetworkAccessManager(this))
+{
+}
+
+QString AlertWebhook::checkUrl(const QUrl &url)
+{
+    if (!url.isValid())
+        return tr("not a valid address");
+    const QString scheme = url.scheme().toLower();
+    if (scheme != QLatin1String("http") && scheme != QLatin1String("https"))
+        return tr("the address must start with https:// or http://");
+    if (url.host().isEmpty())
+        return tr("the address has no host");
+    if (!url.userName().isEmpty() || !url.password().isEmpty())
+        return tr("put no user name or password in the address: use the token field");
+    return QString();
+}
+
+QString AlertWebhook::describe(const QUrl &url)
+{
+    if (!url.isValid() || url.host().isEmpty())
+        return QString();
+    const int port = url.port(url.scheme().toLower() == QLatin1String("https") ? 443 : 80);
+    return QStringLiteral("%1://%2:%3").arg(url.scheme().toLower(), url.host()).arg(port);
+}
+
+void AlertWebhook::setTarget(const QUrl &url, const QString &bearerToken, AlertSeverity minSeverity)
+{
+    const bool usable = !url.isEmpty() && checkUrl(url).isEmpty();
+    if (usable != isOn() || url != m_url) {
+        m_queue.clear();
+        m_sentKeys.clear();
+    }
+    m_url = usable ? url : QUrl();
+    m_token = bearerToken;
+    m_minSeverity = minSeverity;
+}
+
+void AlertWebhook::offer(const std::vector<AlertChange> &changes)
+{
+    if (!isOn())
+        return;
+    for (const AlertChange &change : changes) {
+        const QString key = change.alert.key();
+        if (change.raised) {
+            if (change.alert.severity < m_minSeverity)
+                continue;
+            m_sentKeys.insert(key);
+        } else if (!m_sentKeys.remove(key)) {
+            continue; // its raising was not sent: its clearing means nothing to the receiver
+        }
+        enqueue(QByteArray::fromStdString(alertChangeToJson(change).dump()));
+    }
+}
+
+void AlertWebhook::sendTest()
+{
+    if (!isOn())
+        return;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    const Json test = {{"alert", "test"},   {"state", "raised"},  {"severity", "info"}, {"agents", Json::array()},
+                       {"agentId", nullptr}, {"since", now},       {"at", now},
+                       {"reason", "A test from MAP Inspector: the webhook works."}, {"evidence", Json::array()}};
+    enqueue(QByteArray::fromStdString(test.dump()));
+}
+
+void AlertWebhook::enqueue(QByteArray body)
+{
+    m_queue.push_back(std::move(body));
+    while (m_queue.size() > size_t(kMaxQueued)) {
+        m_queue.pop_front();
+        ++m_dropped;
+    }
+    sendNext();
+}
+
+void AlertWebhook::sendNext()
+{
+    if (m_inFlight || m_queue.empty() || !isOn())
+        return;
+    QNetworkRequest request(m_url);
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    request.setHeader(QNetworkRequest::UserAgentHeader,
+                      QStringLiteral("MAP Inspector/%1").arg(QCoreApplication::applicationVersion()).toUtf8());
+    if (!m_token.isEmpty())
+        request.setRawHeader(QByteArrayLiteral("Authorization"), QByteArrayLiteral("Bearer ") + m_token.toUtf8());
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+    request.setTransferTimeout(kTimeoutMs);
+    const QByteArray body = std::move(m_queue.front());
+    m_queue.pop_front();
+    m_inFlight = m_network->post(request, body);
+    connect(m_inFlight, &QNetworkReply::finished, this, [this, reply = m_inFlight] {
+        reply->deleteLater();
+        m_inFlight = nullptr;
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const QString where = describe(m_url.isEmpty() ? reply->url() : m_url);
+        bool ok = false;
+        QString detail;
+        if (reply->error() == QNetworkReply::NoError && status >= 200 && status < 300) {
+            ok = true;
+            ++m_sent;
+            detail = tr("%1 answered %2").arg(where).arg(status);
+        } else {
+            ++m_failed;
+            // The reply's own error text can quote the whole address: say it in our words.
+            if (status > 0)
+                detail = tr("%1 answered %2").arg(where).arg(status);
+            else if (reply->error() == QNetworkReply::OperationCanceledError || reply->error() == QNetworkReply::TimeoutError)
+                detail = tr("%1 did not answer within %2 s").arg(where).arg(kTimeoutMs / 1000);
+            else if (reply->error() == QNetworkReply::ConnectionRefusedError)
+                detail = tr("%1 refused the connection").arg(where);
+            else if (reply->error() == QNetworkReply::HostNotFoundError)
+                detail = tr("%1: host not found").arg(where);
+            else if (reply->error() >= QNetworkReply::SslHandshakeFailedError && reply->error() <= QNetworkReply::UnknownNetworkError)
+                detail = tr("%1: network or TLS error (%2)").arg(where).arg(int(reply->error()));
+            else
+                detail = tr("%1: error %2").arg(where).arg(int(reply->error()));
+            m_lastError = detail;
+        }
+        Q_EMIT delivered(ok, detail);
+        sendNext();
+    });
+}
+
+} // namespace mapi

@@ -1,0 +1,85 @@
+// The optional webhook: each alert raised (at or above a severity) and its clearing, POSTed as
+// one JSON object (the line `map-inspector-cli watch` prints, docs/alerts.md) to an address the
+// operator sets. Off until an address is set.
+//
+// Secrets: the address itself often is one (chat services put the key in its path), and an
+// optional bearer token goes in the Authorization header; the caller keeps both in the OS
+// keychain and hands them here. Nothing this class reports (errors, the described target) holds
+// more of the address than its scheme, host and port. Redirects are not followed: a token must
+// not travel to another host.
+//
+// Delivery: best effort, in order, one request at a time, each given kTimeoutMs. Changes wait in
+// a queue of at most kMaxQueued (past it the oldest is dropped and counted); a failed POST is
+// counted and not retried (the alert stays in the window's inbox either way).
+// Thread: the thread it lives in (the GUI thread in the window).
+#pragma once
+
+#include "alerts/AlertEngine.h"
+
+#include <QObject>
+#include <QSet>
+#include <QUrl>
+
+#include <deque>
+
+class QNetworkAccessManager;
+class QNetworkReply;
+
+namespace mapi {
+
+class AlertWebhook : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr int kMaxQueued = 100;
+    static constexpr int kTimeoutMs = 10000;
+
+    explicit AlertWebhook(QObject *parent = nullptr);
+
+    // Why `url` cannot be a webhook address (empty: it can): http or https with a host, and no
+    // user name or password in it (a token goes in the token field, so it stays out of the address).
+    static QString checkUrl(const QUrl &url);
+    // The address without what may be secret: "https://hooks.example.com:443".
+    static QString describe(const QUrl &url);
+
+    // An empty or invalid url turns the webhook off (and empties the queue).
+    void setTarget(const QUrl &url, const QString &bearerToken, AlertSeverity minSeverity);
+    bool isOn() const { return m_url.isValid() && !m_url.isEmpty(); }
+    QString target() const { return describe(m_url); }
+
+    // Queues what is to be sent of one evaluation's changes: raised alerts at or above the
+    // severity, and the clearing of those (only of alerts whose raising was sent).
+    void offer(const std::vector<AlertChange> &changes);
+    // The detectors forgot every open alert (AlertMonitor::alertsReset): no clearing will come.
+    void forgetOpenAlerts() { m_sentKeys.clear(); }
+    // Queues a test object ({"alert": "test", ...}) so the operator can check the receiver.
+    void sendTest();
+
+    qint64 sent() const { return m_sent; }
+    qint64 failed() const { return m_failed; }
+    qint64 dropped() const { return m_dropped; }
+    QString lastError() const { return m_lastError; }
+    int queued() const { return int(m_queue.size()); }
+
+Q_SIGNALS:
+    // One POST ended: `ok` with a 2xx answer; `detail` says what happened, without secrets.
+    void delivered(bool ok, const QString &detail);
+
+private:
+    void enqueue(QByteArray body);
+    void sendNext();
+
+    QNetworkAccessManager *m_network;
+    QUrl m_url;
+    QString m_token;
+    AlertSeverity m_minSeverity = AlertSeverity::Warning;
+    std::deque<QByteArray> m_queue;
+    QNetworkReply *m_inFlight = nullptr;
+    QSet<QString> m_sentKeys; // alerts whose raising was sent and not yet their clearing (≤ open alerts)
+    qint64 m_sent = 0;
+    qint64 m_failed = 0;
+    qint64 m_dropped = 0;
+    QString m_lastError;
+};
+
+} // namespace mapi
