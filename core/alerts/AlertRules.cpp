@@ -157,6 +157,14 @@ AlertRules::AlertRules()
     rule(AlertKind::Deadlock).severity = AlertSeverity::Critical;
 }
 
+QStringList alertRuleKeys(AlertKind kind)
+{
+    QStringList keys;
+    for (const Field &field : fieldsOf(kind))
+        keys << QString::fromLatin1(field.key);
+    return keys;
+}
+
 Json alertRulesToJson(const AlertRules &rules)
 {
     Json out = {{"version", 1}, {"heartbeatIntervalS", double(rules.heartbeatIntervalMs) / 1000.0}};

@@ -13,6 +13,7 @@
 
 #include <QHash>
 #include <QString>
+#include <QStringList>
 
 #include <array>
 #include <optional>
@@ -88,6 +89,9 @@ struct AlertRules
 
     AlertRules();
 };
+
+// The keys of one rule beyond "enabled" and "severity", in the order docs/alerts.md gives them.
+QStringList alertRuleKeys(AlertKind kind);
 
 // The rules as the file format writes them (every key, defaults included).
 Json alertRulesToJson(const AlertRules &rules);

@@ -1,19 +1,33 @@
 // The attention inbox (AlertsPanel over AlertMonitor) and desktop notifications (AlertNotifier):
-// order, selection into the hub, acknowledge, snooze, the control buttons' state; the notifier's
-// rate limit and its silence while the window is in front. A screenshot of the inbox is saved
-// (alerts-inbox.png in the build folder) and was looked at.
+// order, selection into the hub, acknowledge, snooze, the control buttons' state, evidence into
+// the inspector and the timeline; the notifier's rate limit, its silence while the window is in
+// front, its toast where there is no tray; alerts as bars on the timeline; the settings dialog.
+// Screenshots are saved in the build folder (alerts-inbox.png, alerts-notification.png,
+// alerts-timeline.png, alert-settings-rules.png, alert-settings-notifications.png) and were
+// looked at.
 #include "GuiTestSupport.h"
 
 #include "alerts/AlertMonitor.h"
 #include "common/AlertNotifier.h"
 #include "common/NotificationToast.h"
+#include "dialogs/AlertSettingsDialog.h"
+#include "model/SystemStore.h"
+#include "timeline/TimelineView.h"
 #include "models/AlertModel.h"
 #include "panels/AlertsPanel.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 
+#include <QCheckBox>
+#include <QDoubleSpinBox>
+#include <QGroupBox>
 #include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
+#include <QTabWidget>
 #include <QTableView>
 #include <QToolButton>
 
@@ -80,6 +94,38 @@ private Q_SLOTS:
         auto *stop = panel.findChild<QToolButton *>(QStringLiteral("alertStop"));
         QVERIFY(!stop->isEnabled());
         QVERIFY(!stop->toolTip().isEmpty());
+
+        // Evidence: the deadlock's three tasks (in the cycle's order); a task opens in the inspector.
+        QSignalSpy timelineAsked(&panel, &AlertsPanel::timelineRequested);
+        auto *evidenceMenu = panel.findChild<QMenu *>(QStringLiteral("alertEvidenceMenu"));
+        QVERIFY(evidenceMenu);
+        QMetaObject::invokeMethod(evidenceMenu, "aboutToShow");
+        QStringList texts;
+        for (QAction *a : evidenceMenu->actions())
+            texts << a->text();
+        QStringList sorted = texts;
+        sorted.sort();
+        QCOMPARE(sorted, (QStringList{QStringLiteral("task T1"), QStringLiteral("task T2"), QStringLiteral("task T3")}));
+        evidenceMenu->actions().first()->trigger();
+        QCOMPARE(hub.focusKind(), SelectionHub::Kind::Task);
+        QCOMPARE(QStringLiteral("task ") + hub.focusKey(), texts.first());
+        panel.findChild<QToolButton *>(QStringLiteral("alertTimeline"))->click();
+        QCOMPARE(timelineAsked.count(), 1);
+        QCOMPARE(timelineAsked.at(0).at(0).toLongLong(), kStart + 1200); // the cycle closed with the third request
+        // The error storm's evidence is its messages: one opens in the inspector (the hub's
+        // focus) and asks the timeline for its moment.
+        table->selectRow(2);
+        QMetaObject::invokeMethod(evidenceMenu, "aboutToShow");
+        const QList<QAction *> messages = evidenceMenu->actions();
+        QVERIFY(messages.size() >= 10);
+        QVERIFY2(messages.first()->text().contains(QStringLiteral("message coder → planner (ERROR_REPORT)")),
+                 qPrintable(messages.first()->text()));
+        messages.first()->trigger();
+        QCOMPARE(hub.focusKind(), SelectionHub::Kind::Message);
+        QCOMPARE(session.store()->messages().timestampMs(size_t(hub.focusKey().toInt())), kStart + 3000 + 11 * 100);
+        QCOMPARE(timelineAsked.count(), 2);
+        QCOMPARE(timelineAsked.at(1).at(0).toLongLong(), kStart + 3000 + 11 * 100);
+        table->selectRow(0);
 
         const QString picture = QStringLiteral("alerts-inbox.png");
         QVERIFY(panel.grab().save(picture));
@@ -153,6 +199,134 @@ private Q_SLOTS:
         notifier.offer({cleared}, false, t + AlertNotifier::kMinGapMs + 3000);
         notifier.offer({}, false, t + 3 * AlertNotifier::kMinGapMs);
         QCOMPARE(shown.count(), 2);
+    }
+
+    // Alerts as bars on their agents' lanes: hit, tooltip, a click selects the agents and names
+    // the alert; a cleared one keeps its bar up to when it cleared; cleared bars are bounded.
+    void timelineShowsAlertBars()
+    {
+        InspectorSession session;
+        SelectionHub hub;
+        AlertMonitor monitor;
+        monitor.setStore(session.store());
+        TimelineView view(session.store(), &hub);
+        view.resize(900, 260);
+        connect(&monitor, &AlertMonitor::alertsChanged, &view, &TimelineView::takeAlertChanges);
+        Feed feed(session.store(), kStart);
+        for (const char *id : {"planner", "coder", "tester", "reviewer"})
+            feed.agent(id, id, kStart);
+        feed.send("reviewer", "planner", "STATUS_UPDATE", {{"resource_usage", {{"cost_usd", 14.2}}}}, kStart + 2000);
+        for (int i = 0; i < 12; ++i)
+            feed.send("coder", "planner", "ERROR_REPORT", {{"severity", "ERROR"}, {"message", "upstream 503"}}, kStart + 3000 + i * 100);
+        session.store()->advanceTime(kStart + 8000);
+        monitor.evaluateNow();
+        QCOMPARE(view.alertSpans().size(), size_t(2));
+        view.show();
+        view.showTimeRange(double(kStart), double(kStart + 10000));
+        QCoreApplication::processEvents();
+
+        // The budget bar on the reviewer's lane, at its start.
+        const auto spanIt = std::find_if(view.alertSpans().begin(), view.alertSpans().end(),
+                                         [](const TimelineView::AlertSpan &s) { return s.kind == AlertKind::Budget; });
+        QVERIFY(spanIt != view.alertSpans().end());
+        QTRY_VERIFY(view.lanes().rowOfAgent(session.store()->agentRow(QStringLiteral("reviewer"))) >= 0);
+        const int row = view.lanes().rowOfAgent(session.store()->agentRow(QStringLiteral("reviewer")));
+        const QPoint onBar(int(view.axis().mapTimeToX(double(spanIt->sinceMs))) + 20, view.rowTopY(row) + 1);
+        const TimelineView::Hit hit = view.hitTest(onBar);
+        QCOMPARE(hit.kind, TimelineView::Hit::Kind::Alert);
+        QCOMPARE(view.alertSpans()[size_t(hit.index)].kind, AlertKind::Budget);
+        // Below the bar, the lane is the lane's.
+        QVERIFY(view.hitTest(QPoint(onBar.x(), view.rowTopY(row) + 14)).kind != TimelineView::Hit::Kind::Alert);
+        QSignalSpy clicked(&view, &TimelineView::alertClicked);
+        QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, onBar);
+        QCOMPARE(clicked.count(), 1);
+        QVERIFY(clicked.at(0).at(0).toString().startsWith(QStringLiteral("budget")));
+        QCOMPARE(hub.selectedAgents(), QStringList{QStringLiteral("reviewer")});
+        QVERIFY(view.grab().save(QStringLiteral("alerts-timeline.png")));
+
+        // The budget falls back under its limit: the alert clears, its bar stays up to then.
+        feed.send("reviewer", "planner", "STATUS_UPDATE", {{"resource_usage", {{"cost_usd", 2.0}}}}, kStart + 9000);
+        session.store()->advanceTime(kStart + 9500);
+        monitor.evaluateNow();
+        const auto cleared = std::find_if(view.alertSpans().begin(), view.alertSpans().end(),
+                                          [](const TimelineView::AlertSpan &s) { return s.kind == AlertKind::Budget; });
+        QVERIFY(cleared != view.alertSpans().end());
+        QVERIFY(cleared->untilMs >= kStart + 9000);
+
+        // Cleared bars are bounded: the oldest go.
+        std::vector<AlertChange> many;
+        for (size_t i = 0; i < TimelineView::kMaxClearedAlertSpans + 50; ++i) {
+            Alert a;
+            a.kind = AlertKind::Stalled;
+            a.agents = {QStringLiteral("coder")};
+            a.sinceMs = kStart + qint64(i);
+            a.subject = QString::number(i);
+            many.push_back({a, true, a.sinceMs});
+            many.push_back({a, false, a.sinceMs + 1});
+        }
+        view.takeAlertChanges(many);
+        QCOMPARE(view.alertSpans().size(), TimelineView::kMaxClearedAlertSpans + 1); // + the open error storm
+        view.clearAlerts();
+        QVERIFY(view.alertSpans().empty());
+    }
+
+    // The settings dialog: the rules as a form (values in, edits out), refusals naming the key,
+    // the webhook address checked, the defaults restored.
+    void settingsDialogEditsTheRules()
+    {
+        AlertRules rules;
+        rules.loopExchanges = 33;
+        AlertDelivery delivery;
+        AlertSettingsDialog dialog(rules, QStringLiteral("/home/op/.config/MAP Inspector/alert-rules.json"), delivery);
+        auto find = [&](const char *name) { return dialog.findChild<QWidget *>(QString::fromLatin1(name)); };
+        QCOMPARE(qobject_cast<QSpinBox *>(find("rule.loop.exchanges"))->value(), 33);
+        qobject_cast<QDoubleSpinBox *>(find("rule.budget.usdPerAgent"))->setValue(25);
+        qobject_cast<QGroupBox *>(find("rule.stalled"))->setChecked(false);
+        qobject_cast<QLineEdit *>(find("rule.budget.usdPerRole"))->setText(QStringLiteral("researcher=5, writer=2.5"));
+        dialog.show();
+        QVERIFY(dialog.grab().save(QStringLiteral("alert-settings-rules.png")));
+        dialog.accept();
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+        QCOMPARE(dialog.rules().budgetUsdPerAgent, 25.0);
+        QVERIFY(!dialog.rules().rule(AlertKind::Stalled).enabled);
+        QCOMPARE(dialog.rules().loopExchanges, 33);
+        QCOMPARE(dialog.rules().budgetUsdPerRole.value(QStringLiteral("writer")), 2.5);
+
+        // Refused: a value the rules file refuses, with the key's name; a roles text not of the form.
+        AlertSettingsDialog bad(rules, QStringLiteral("rules.json"), delivery);
+        auto *error = bad.findChild<QLabel *>(QStringLiteral("alertSettingsError"));
+        qobject_cast<QSpinBox *>(bad.findChild<QWidget *>(QStringLiteral("rule.loop.exchanges")))->setValue(1);
+        bad.accept();
+        QCOMPARE(bad.result(), int(QDialog::Rejected));
+        QVERIFY2(error->text().contains(QStringLiteral("rules.loop.exchanges")), qPrintable(error->text()));
+        qobject_cast<QSpinBox *>(bad.findChild<QWidget *>(QStringLiteral("rule.loop.exchanges")))->setValue(20);
+        qobject_cast<QLineEdit *>(bad.findChild<QWidget *>(QStringLiteral("rule.budget.usdPerRole")))->setText(QStringLiteral("researcher"));
+        bad.accept();
+        QVERIFY2(error->text().contains(QStringLiteral("rules.budget.usdPerRole")), qPrintable(error->text()));
+        qobject_cast<QLineEdit *>(bad.findChild<QWidget *>(QStringLiteral("rule.budget.usdPerRole")))->clear();
+        // The webhook: on with an address it cannot use (an error the picture shows).
+        bad.findChild<QCheckBox *>(QStringLiteral("webhookOn"))->setChecked(true);
+        bad.findChild<QLineEdit *>(QStringLiteral("webhookUrl"))->setText(QStringLiteral("ftp://example.com/hook"));
+        bad.accept();
+        QCOMPARE(bad.result(), int(QDialog::Rejected));
+        QVERIFY2(error->text().startsWith(QStringLiteral("Webhook address")), qPrintable(error->text()));
+        bad.findChild<QLineEdit *>(QStringLiteral("webhookUrl"))->setText(QStringLiteral("https://hooks.example.com/T0/secret"));
+        bad.findChild<QLineEdit *>(QStringLiteral("webhookToken"))->setText(QStringLiteral("tok"));
+        QCOMPARE(bad.findChild<QLineEdit *>(QStringLiteral("webhookToken"))->echoMode(), QLineEdit::Password);
+        bad.findChild<QTabWidget *>(QStringLiteral("alertSettingsTabs"))->setCurrentIndex(1);
+        bad.show();
+        QVERIFY(bad.grab().save(QStringLiteral("alert-settings-notifications.png")));
+        bad.accept();
+        QCOMPARE(bad.result(), int(QDialog::Accepted));
+        QCOMPARE(bad.delivery().webhookUrl, QStringLiteral("https://hooks.example.com/T0/secret"));
+        QCOMPARE(bad.delivery().webhookToken, QStringLiteral("tok"));
+
+        // Restore the defaults: the form is the built-in rules again.
+        AlertSettingsDialog restore(rules, QStringLiteral("rules.json"), delivery);
+        restore.findChild<QPushButton *>(QStringLiteral("alertRulesDefaults"))->click();
+        const ErrorOr<AlertRules> restored = alertRulesFromJson(restore.formJson());
+        QVERIFY(restored);
+        QCOMPARE(alertRulesToJson(*restored), alertRulesToJson(AlertRules()));
     }
 };
 

@@ -161,26 +161,26 @@ void AlertSettingsDialog::buildRules(QWidget *page, const Json &values)
     general->addRow(labelOf("heartbeatIntervalS"), heartbeat);
     m_fields.push_back({QString(), "heartbeatIntervalS", heartbeat});
     layout->addLayout(general);
-    for (auto rule = values["rules"].begin(); rule != values["rules"].end(); ++rule) {
-        const QString name = QString::fromStdString(rule.key());
+    for (int k = 0; k < kAlertKindCount; ++k) {
+        const QString name = alertKindName(AlertKind(k));
+        const Json &rule = values["rules"][name.toStdString()];
         auto *group = new QGroupBox(name);
         group->setObjectName(QStringLiteral("rule.%1").arg(name));
         group->setCheckable(true);
         auto *form = new QFormLayout(group);
         m_fields.push_back({name, "enabled", group});
-        for (auto field = rule.value().begin(); field != rule.value().end(); ++field) {
-            if (field.key() == "enabled")
-                continue;
-            QWidget *editor = makeEditor(field.value(), QStringLiteral("rule.%1.%2").arg(name, QString::fromStdString(field.key())));
+        for (const QString &key : QStringList{QStringLiteral("severity")} + alertRuleKeys(AlertKind(k))) {
+            const std::string field = key.toStdString();
+            QWidget *editor = makeEditor(rule[field], QStringLiteral("rule.%1.%2").arg(name, key));
             if (auto *combo = qobject_cast<QComboBox *>(editor)) {
-                if (field.key() == "severity")
+                if (field == "severity")
                     combo->addItems({QStringLiteral("info"), QStringLiteral("warning"), QStringLiteral("critical")});
                 else
                     combo->addItems({QStringLiteral("ERROR"), QStringLiteral("CRITICAL")});
             }
-            editor->setToolTip(tr("File key: rules.%1.%2").arg(name, QString::fromStdString(field.key())));
-            form->addRow(field.key() == "severity" ? tr("Severity") : labelOf(field.key()), editor);
-            m_fields.push_back({name, field.key(), editor});
+            editor->setToolTip(tr("File key: rules.%1.%2").arg(name, key));
+            form->addRow(field == "severity" ? tr("Severity") : labelOf(field), editor);
+            m_fields.push_back({name, field, editor});
         }
         layout->addWidget(group);
     }
