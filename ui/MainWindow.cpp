@@ -1078,7 +1078,12 @@ void MainWindow::editAlertSettings()
     const bool saved = file.open(QIODevice::WriteOnly) && file.write(text) == text.size() && file.commit();
     if (saved)
         QSettings().setValue(QStringLiteral("alerts/rulesFile"), path);
-    m_alertMonitor->setRules(rules); // every open alert is evaluated again under the new rules
+    // Every open alert is evaluated again under the new rules, at once, so that the ladder ends
+    // the climbs of alerts the new rules no longer raise (no clearing comes for them) and keeps
+    // the others where they were (a re-raised alert does not start its climb over).
+    m_alertMonitor->setRules(rules);
+    m_alertMonitor->evaluateNow();
+    m_ladder.retainOnly(m_alertMonitor->openAlerts());
     m_session->store()->setHealthPolicy(healthPolicyForRules(rules, m_session->store()->healthPolicy()));
 
     const AlertDelivery before = m_alertDelivery;
@@ -1098,8 +1103,8 @@ void MainWindow::editAlertSettings()
                                              15000);
             });
         }
-    } else {
-        ConnectionProfiles::deleteKeychain(key);
+    } else if (before.webhookOn || !before.webhookUrl.isEmpty()) {
+        ConnectionProfiles::deleteKeychain(key); // off: nothing of it stays behind
     }
     applyAlertDelivery();
     statusBar()->showMessage(saved ? tr("Alert rules saved to %1 and applied").arg(QDir::toNativeSeparators(path))

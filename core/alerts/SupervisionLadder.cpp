@@ -55,6 +55,12 @@ void SupervisionLadder::alertsChanged(const std::vector<AlertChange> &changes)
     }
 }
 
+void SupervisionLadder::retainOnly(const std::map<QString, Alert> &openAlerts)
+{
+    for (auto it = m_climbs.begin(); it != m_climbs.end();)
+        it = openAlerts.count(it->first) ? std::next(it) : m_climbs.erase(it);
+}
+
 std::vector<LadderAction> SupervisionLadder::due(qint64 nowMs)
 {
     std::vector<LadderAction> out;

@@ -58,6 +58,9 @@ public:
     // What the alert monitor reported: raised alerts of an enabled kind start a climb, cleared
     // ones end theirs.
     void alertsChanged(const std::vector<AlertChange> &changes);
+    // After the detectors started over (new rules) and evaluated again: climbs whose alert is
+    // not open any more end (no clearing will come for them); the others go on where they were.
+    void retainOnly(const std::map<QString, Alert> &openAlerts);
     // The steps due at `nowMs` (model time), in ladder order; each is returned once.
     std::vector<LadderAction> due(qint64 nowMs);
 

@@ -17,6 +17,8 @@
 #include "session/SelectionHub.h"
 #include "trace/TraceTimeline.h"
 #include "panels/TopologyPanel.h"
+#include "panels/TimelinePanel.h"
+#include "timeline/TimelineView.h"
 #include "alerts/AlertMonitor.h"
 #include "panels/AlertsPanel.h"
 #include "topology/TopologyView.h"
@@ -24,6 +26,9 @@
 #include <QAbstractItemView>
 #include <QAction>
 #include <QCheckBox>
+#include <QGroupBox>
+#include <QSettings>
+#include <QTemporaryDir>
 #include <QComboBox>
 #include <QSpinBox>
 #include <QToolButton>
@@ -286,6 +291,40 @@ private Q_SLOTS:
             QTest::qWait(100);
             window.grab().save(QDir(shots).filePath(QStringLiteral("supervision-actions.png")));
         }
+
+        // The timeline draws the budget alert on the spender's lane; a click on its bar shows
+        // it in the inbox.
+        ui::TimelineView *timeline = window.findChild<ui::TimelinePanel *>()->view();
+        const auto budgetSpan = [&]() -> const ui::TimelineView::AlertSpan * {
+            for (const auto &span : timeline->alertSpans())
+                if (span.kind == AlertKind::Budget && span.untilMs < 0 && span.agents.contains(spender))
+                    return &span;
+            return nullptr;
+        };
+        QVERIFY(budgetSpan());
+        const QString budgetKey = budgetSpan()->key;
+        Q_EMIT timeline->alertClicked(budgetKey);
+        QCOMPARE(window.findChild<ui::AlertsPanel *>()->selectedKey(), budgetKey);
+
+        // Alerts → Settings…: the budget rule switched off is saved to the rules file and applies
+        // at once (the budget alert goes, and is not raised again).
+        QTemporaryDir config;
+        const QString rulesPath = config.filePath(QStringLiteral("alert-rules.json"));
+        QSettings().setValue(QStringLiteral("alerts/rulesFile"), rulesPath);
+        auto forgetRulesFile = qScopeGuard([] { QSettings().remove(QStringLiteral("alerts/rulesFile")); });
+        answerNextDialog([&](QDialog *dialog) {
+            auto *budget = dialog->findChild<QGroupBox *>(QStringLiteral("rule.budget"));
+            QVERIFY(budget);
+            budget->setChecked(false);
+        });
+        window.findChild<QToolButton *>(QStringLiteral("alertSettings"))->click();
+        QVERIFY(!window.alertMonitor()->rules().rule(AlertKind::Budget).enabled);
+        const ErrorOr<AlertRules> saved = readAlertRulesFile(rulesPath);
+        QVERIFY2(saved, qPrintable(saved ? QString() : saved.error()));
+        QVERIFY(!saved->rule(AlertKind::Budget).enabled);
+        QTest::qWait(2500); // two evaluations
+        QVERIFY(budgetAlert() == nullptr);
+        QVERIFY(!window.alertMonitor()->openAlerts().empty()); // the other incidents are still seen
     }
 
     void connectFilterSelectInjectStop()

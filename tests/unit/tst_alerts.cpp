@@ -492,6 +492,35 @@ private Q_SLOTS:
                  (QStringList{QStringLiteral("nudge:w1"), QStringLiteral("suspend:w1"), QStringLiteral("stop:w1")}));
     }
 
+    // New rules: the detectors start over and raise again what still holds; a climb goes on
+    // where it was (no second nudge), a climb whose alert the new rules no longer raise ends.
+    void ladderKeepsItsPlaceAcrossNewRules()
+    {
+        SupervisionLadder ladder;
+        LadderPlan plan;
+        plan.enabled = true;
+        plan.nudgeAfterMs = 0;
+        plan.suspendAfterMs = 30000;
+        ladder.setPlan(AlertKind::Stalled, plan);
+        ladder.setPlan(AlertKind::Budget, plan);
+        Alert stalled;
+        stalled.kind = AlertKind::Stalled;
+        stalled.agents = QStringList{QStringLiteral("w1")};
+        Alert budget;
+        budget.kind = AlertKind::Budget;
+        budget.agents = QStringList{QStringLiteral("w2")};
+        ladder.alertsChanged({AlertChange{stalled, true, kStart}, AlertChange{budget, true, kStart}});
+        QCOMPARE(ladder.due(kStart).size(), size_t(2)); // both nudged
+        // Rules changed: only the stall is raised again.
+        ladder.alertsChanged({AlertChange{stalled, true, kStart + 10000}});
+        ladder.retainOnly({{stalled.key(), stalled}});
+        QVERIFY(ladder.due(kStart + 10000).empty()); // no second nudge
+        const std::vector<LadderAction> later = ladder.due(kStart + 30000);
+        QCOMPARE(later.size(), size_t(1)); // the stall's suspension; the budget's climb has ended
+        QCOMPARE(later.front().agents, QStringList{QStringLiteral("w1")});
+        QCOMPARE(later.front().step, LadderStep::Suspend);
+    }
+
     void ladderNeedsAnExplicitPlanAndNeverRunsForAnObserver()
     {
         SupervisionLadder ladder;
