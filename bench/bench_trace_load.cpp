@@ -6,7 +6,9 @@
 //       replicated with fresh event, message and task ids, each copy shifted in time after the
 //       previous one and in sequence numbers. The extension picks the compression (.jsonl,
 //       .jsonl.zst, .jsonl.gz). `--from tests/data/scenario-deliver.ndjson`: the official server's
-//       frames with 20 agents (the first benchmarks in docs/benchmarks.md).
+//       frames with 20 agents (the first benchmarks in docs/benchmarks.md). `--capture`: the
+//       lines of a raw WebSocket recorder (../shared/captures: {"seq","dir","t","bytes","raw",
+//       "iso"}, the frame as a JSON string) instead of the project's format.
 //   bench_trace_load load FILE [--nlohmann] [--single-thread] [--inline] [--keep-raw] [--no-timeline]
 //       loads FILE into a SystemStore as the window does (TraceLoader: reader thread, decoding
 //       thread, apply in the main thread) and prints: time to the first applied batch (first
@@ -71,7 +73,9 @@ struct Varying
     qint64 value = 0; // Millis, IsoTime: the time; TaskNumber: the number
 };
 
-int generate(const QString &path, qint64 target, const QString &from)
+// `capture`: lines in the format of ../shared/captures ({"seq","dir","t","bytes","raw","iso"},
+// the frame as a JSON string), as a raw WebSocket recorder writes them; else the project's own.
+int generate(const QString &path, qint64 target, const QString &from, bool capture)
 {
     std::vector<QByteArray> templates;
     TraceReadStats stats;
@@ -152,8 +156,10 @@ int generate(const QString &path, qint64 target, const QString &from)
                    list.end());
     const qint64 span = lastMs - firstMs + 1;
     const qint64 t0 = firstMs - 1;
-    out.write(encodeHeaderLine(QStringLiteral("ws://bench/"), t0));
-    out.write(encodeRecordLine({t0, QStringLiteral("open"), 1, "ws://bench/", false, Json()}));
+    if (!capture) {
+        out.write(encodeHeaderLine(QStringLiteral("ws://bench/"), t0));
+        out.write(encodeRecordLine({t0, QStringLiteral("open"), 1, "ws://bench/", false, Json()}));
+    }
     qint64 written = 0;
     qint64 recordMs = t0;
     for (qint64 copy = 0; written < target; ++copy) {
@@ -194,7 +200,18 @@ int generate(const QString &path, qint64 target, const QString &from)
                 f.replace(begin, end - begin, QByteArray::number(sequence));
             }
             recordMs = std::max(recordMs, frameTimes[i] < 0 ? recordMs : frameTimes[i] + shift); // never back in time
-            out.write(encodeRecordLine({recordMs, QStringLiteral("recv"), 1, f, false, Json()}));
+            if (capture) {
+                const Json line = {{"seq", written + 1},
+                                   {"dir", "recv"},
+                                   {"t", double(recordMs) + 0.25},
+                                   {"bytes", f.size()},
+                                   {"raw", f.toStdString()},
+                                   {"iso", QDateTime::fromMSecsSinceEpoch(recordMs, QTimeZone::utc())
+                                               .toString(Qt::ISODateWithMs).toStdString()}};
+                out.write(QByteArray::fromStdString(line.dump()) + '\n');
+            } else {
+                out.write(encodeRecordLine({recordMs, QStringLiteral("recv"), 1, f, false, Json()}));
+            }
             ++written;
         }
     }
@@ -373,7 +390,8 @@ int main(int argc, char **argv)
             from = rest[at + 1];
             rest.remove(at, 2);
         }
-        return generate(args[1], rest.isEmpty() ? 1000000 : rest[0].toLongLong(), from);
+        const bool capture = rest.removeAll(QStringLiteral("--capture")) > 0;
+        return generate(args[1], rest.isEmpty() ? 1000000 : rest[0].toLongLong(), from, capture);
     }
     if (args.size() >= 2 && args[0] == QLatin1String("load"))
         return load(args[1], args.mid(2));
@@ -381,6 +399,6 @@ int main(int argc, char **argv)
         return parsers(args[1]);
     if (args.size() >= 2 && args[0] == QLatin1String("seek"))
         return seek(args[1], args.size() > 2 ? args[2].toLongLong() : 100000);
-    std::fprintf(stderr, "usage: bench_trace_load generate FILE [EVENTS] [--from TRACE] | load FILE [flags] | parsers FILE | seek FILE [EVENTS]\n");
+    std::fprintf(stderr, "usage: bench_trace_load generate FILE [EVENTS] [--from TRACE] [--capture] | load FILE [flags] | parsers FILE | seek FILE [EVENTS]\n");
     return 1;
 }
