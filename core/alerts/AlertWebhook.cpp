@@ -101,6 +101,13 @@ void AlertWebhook::sendNext()
     const QByteArray body = std::move(m_queue.front());
     m_queue.pop_front();
     m_inFlight = m_network->post(request, body);
+    // The answer's body is not used: read and dropped as it comes, so a receiver that answers
+    // with a flood cannot fill memory.
+    connect(m_inFlight, &QNetworkReply::readyRead, this, [reply = m_inFlight] {
+        char sink[16384];
+        while (reply->read(sink, sizeof sink) > 0) {
+        }
+    });
     connect(m_inFlight, &QNetworkReply::finished, this, [this, reply = m_inFlight] {
         reply->deleteLater();
         m_inFlight = nullptr;

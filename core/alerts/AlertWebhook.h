@@ -10,7 +10,8 @@
 //
 // Delivery: best effort, in order, one request at a time, each given kTimeoutMs. Changes wait in
 // a queue of at most kMaxQueued (past it the oldest is dropped and counted); a failed POST is
-// counted and not retried (the alert stays in the window's inbox either way).
+// counted and not retried (the alert stays in the window's inbox either way). The answer's body
+// is read and dropped (memory stays bounded whatever the receiver sends).
 // Thread: the thread it lives in (the GUI thread in the window).
 #pragma once
 

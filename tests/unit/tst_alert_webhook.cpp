@@ -26,6 +26,7 @@ public:
     std::vector<Request> requests;
     int status = 200;
     QByteArray location; // for 3xx answers
+    qint64 bodyBytes = 0; // the answer's body, that many bytes of 'x'
 
     Receiver()
     {
@@ -60,10 +61,14 @@ private:
         m_buffers.remove(socket);
         if (status == 0)
             return;
-        QByteArray answer = "HTTP/1.1 " + QByteArray::number(status) + " X\r\nContent-Length: 0\r\nConnection: close\r\n";
+        QByteArray answer = "HTTP/1.1 " + QByteArray::number(status) + " X\r\nContent-Length: " + QByteArray::number(bodyBytes)
+            + "\r\nConnection: close\r\n";
         if (!location.isEmpty())
             answer += "Location: " + location + "\r\n";
         socket->write(answer + "\r\n");
+        const QByteArray chunk(1 << 20, 'x');
+        for (qint64 left = bodyBytes; left > 0; left -= chunk.size())
+            socket->write(chunk.constData(), std::min<qint64>(left, chunk.size()));
         socket->disconnectFromHost();
     }
 
@@ -193,6 +198,21 @@ private Q_SLOTS:
         QCOMPARE(delivered.at(2).at(0).toBool(), false);
         QVERIFY(!delivered.at(2).at(1).toString().contains(QStringLiteral("s3cr3t")));
         QCOMPARE(hook.failed(), 3);
+    }
+
+    // An answer with a large body (64 MiB) is read to its end and dropped: the POST counts as
+    // delivered and the queue goes on.
+    void aLargeAnswerIsDropped()
+    {
+        Receiver receiver;
+        receiver.bodyBytes = qint64(64) << 20;
+        AlertWebhook hook;
+        QSignalSpy delivered(&hook, &AlertWebhook::delivered);
+        hook.setTarget(QUrl(receiver.url(QStringLiteral("/hook"))), QString(), AlertSeverity::Info);
+        hook.sendTest();
+        QTRY_COMPARE_WITH_TIMEOUT(delivered.count(), 1, 20000);
+        QVERIFY(delivered.at(0).at(0).toBool());
+        QCOMPARE(hook.sent(), 1);
     }
 
     void theQueueIsBounded()

@@ -143,7 +143,7 @@ void AlertSettingsDialog::buildRules(QWidget *page, const Json &values)
         } else if (value.is_number()) {
             auto *spin = new QDoubleSpinBox;
             spin->setRange(0, 1e9);
-            spin->setDecimals(2);
+            spin->setDecimals(3); // the file's seconds and amounts: a millisecond, a tenth of a cent
             editor = spin;
         } else if (value.is_object()) {
             auto *line = new QLineEdit;
