@@ -1,5 +1,7 @@
 #include "alerts/AlertEngine.h"
 
+#include <QElapsedTimer>
+
 #include "map/AgentStates.h"
 #include "model/SystemStore.h"
 
@@ -181,6 +183,8 @@ AlertEngine::AlertEngine(const AlertRules &rules)
 
 void AlertEngine::restartReading()
 {
+    m_step = Idle; // an evaluation under way read what is being forgotten
+    m_current.clear();
     m_nextMessage = 0;
     m_nextTask = 0;
     m_agents.clear();
@@ -226,34 +230,60 @@ Alert AlertEngine::make(AlertKind kind, QStringList agents, qint64 since, QStrin
 
 std::vector<AlertChange> AlertEngine::update(const SystemStore &store)
 {
+    QElapsedTimer slice;
+    slice.start();
+    const size_t readFrom = m_nextMessage;
     readMessages(store);
-    if (isBehind(store))
-        return {};
-    readTasks(store);
-    const qint64 now = store.now();
-    pruneWindows(now);
-
-    std::map<QString, Alert> current;
-    evaluateAgents(store, now, current);
-    evaluateLoops(store, now, current);
-    evaluateDeadlocks(store, now, current);
-    evaluateNeedsHuman(store, now, current);
-    evaluateErrorStorms(store, current);
-    evaluateBudgets(store, now, current);
-
-    std::vector<AlertChange> changes;
-    for (const auto &[key, alert] : m_open)
-        if (!current.count(key))
-            changes.push_back({alert, false, now});
-    for (auto &[key, alert] : current) {
-        auto open = m_open.find(key);
-        if (open == m_open.end())
-            changes.push_back({alert, true, now});
-        else
-            alert.sinceMs = std::min(alert.sinceMs, open->second.sinceMs); // an open alert keeps its start
+    if (m_nextMessage < store.messages().size())
+        return {}; // rules evaluated on half the news would raise what the other half clears
+    if (m_step == Idle)
+        m_step = Setup;
+    bool worked = m_nextMessage != readFrom;
+    while (m_step != Idle) {
+        if (worked && m_evaluationSliceMs > 0 && slice.elapsed() >= m_evaluationSliceMs)
+            return {}; // the next call goes on from this step
+        QElapsedTimer stepCost;
+        stepCost.start();
+        const qint64 now = m_evaluationNow;
+        switch (m_step) {
+        case Setup:
+            readTasks(store);
+            m_evaluationNow = store.now();
+            pruneWindows(m_evaluationNow);
+            m_current.clear();
+            m_evaluationNs = 0;
+            break;
+        case Agents: evaluateAgents(store, now, m_current); break;
+        case Loops: evaluateLoops(store, now, m_current); break;
+        case Deadlocks: evaluateDeadlocks(store, now, m_current); break;
+        case NeedsHuman: evaluateNeedsHuman(store, now, m_current); break;
+        case ErrorStorms: evaluateErrorStorms(store, m_current); break;
+        case Budgets: evaluateBudgets(store, now, m_current); break;
+        case Compare: {
+            std::vector<AlertChange> changes;
+            for (const auto &[key, alert] : m_open)
+                if (!m_current.count(key))
+                    changes.push_back({alert, false, now});
+            for (auto &[key, alert] : m_current) {
+                auto open = m_open.find(key);
+                if (open == m_open.end())
+                    changes.push_back({alert, true, now});
+                else
+                    alert.sinceMs = std::min(alert.sinceMs, open->second.sinceMs); // an open alert keeps its start
+            }
+            m_open = std::move(m_current);
+            m_current = {};
+            m_step = Idle;
+            m_lastEvaluationNs = m_evaluationNs + stepCost.nsecsElapsed();
+            return changes;
+        }
+        default: break;
+        }
+        m_evaluationNs += stepCost.nsecsElapsed();
+        m_step = m_step + 1;
+        worked = true;
     }
-    m_open = std::move(current);
-    return changes;
+    return {};
 }
 
 // ---- reading the store ------------------------------------------------------------------------
@@ -274,7 +304,7 @@ void AlertEngine::readMessages(const SystemStore &store)
 
 bool AlertEngine::isBehind(const SystemStore &store) const
 {
-    return m_nextMessage < store.messages().size();
+    return m_nextMessage < store.messages().size() || m_step != Idle;
 }
 
 void AlertEngine::readMessage(const SystemStore &store, size_t row)

@@ -80,9 +80,17 @@ public:
     // cleared by this call, cleared first (nothing while it is still behind: rules evaluated on
     // half the news would raise what the other half clears).
     std::vector<AlertChange> update(const SystemStore &store);
-    // True while messages wait to be read: call update() again (the window yields to its event
-    // loop between calls, so that a loaded trace's million messages never freeze it).
+    // True while messages wait to be read, or an evaluation is under way in slices: call
+    // update() again (the window yields to its event loop between calls, so that a loaded
+    // trace's million messages, or ten thousand open alerts, never freeze it).
     bool isBehind(const SystemStore &store) const;
+    // Evaluation in slices: once a call has worked this long (ms), it stops between two steps
+    // of the evaluation (the setup, each family of rules, the comparison with what was open) and
+    // the next call goes on; every call takes at least one step. 0 (the default): one call
+    // evaluates everything. The rules see the clock of the evaluation's first step.
+    void setEvaluationSliceMs(int ms) { m_evaluationSliceMs = ms; }
+    // Time spent in the steps of the last complete evaluation, all slices together (ns).
+    qint64 lastEvaluationNs() const { return m_lastEvaluationNs; }
     // Messages read per update() call (default kDefaultReadBudget; 0: all). About 1.5-2.5 µs each (docs/benchmarks.md).
     static constexpr int kDefaultReadBudget = 8000; // 12-20 ms of reading a slice: under the window's 30 ms stall goal
     void setReadBudget(int messages) { m_readBudget = messages; }
@@ -196,6 +204,14 @@ private:
     std::deque<std::pair<qint64, qint64>> m_systemErrors; // all agents (time, row), newest last (at most errorStormSystemCount)
     std::map<QString, Alert> m_open;
     qint64 m_notTracked = 0;
+    // An evaluation in slices: the next step (0: none under way), its clock, what it found so far.
+    enum Step { Idle, Setup, Agents, Loops, Deadlocks, NeedsHuman, ErrorStorms, Budgets, Compare };
+    int m_step = Idle;
+    qint64 m_evaluationNow = 0;
+    std::map<QString, Alert> m_current;
+    int m_evaluationSliceMs = 0;
+    qint64 m_evaluationNs = 0;
+    qint64 m_lastEvaluationNs = 0;
 };
 
 } // namespace mapi

@@ -18,6 +18,7 @@ AlertMonitor::AlertMonitor(QObject *parent)
     m_slice.setSingleShot(true);
     m_slice.setInterval(0);
     connect(&m_slice, &QTimer::timeout, this, &AlertMonitor::step);
+    m_engine.setEvaluationSliceMs(kSliceMs);
 }
 
 void AlertMonitor::setStore(SystemStore *store)
@@ -42,16 +43,15 @@ void AlertMonitor::step()
 {
     if (!m_store)
         return;
-    QElapsedTimer cost;
-    cost.start();
     std::vector<AlertChange> changes = m_engine.update(*m_store);
     if (m_engine.isBehind(*m_store)) {
         m_slice.start();
         return;
     }
-    // An evaluation over thousands of open alerts or tasks can take tens of milliseconds: then
-    // evaluate less often, so that the detectors never take more than a tenth of the thread.
-    m_tick.setInterval(int(std::clamp<qint64>(10 * cost.elapsed(), kIntervalMs, 60000)));
+    // An evaluation over thousands of open alerts or tasks can take a hundred milliseconds (in
+    // slices): then evaluate less often, so that the detectors never take more than a tenth of
+    // the thread.
+    m_tick.setInterval(int(std::clamp<qint64>(10 * m_engine.lastEvaluationNs() / 1000000, kIntervalMs, 60000)));
     if (!changes.empty())
         Q_EMIT alertsChanged(changes);
 }
@@ -60,11 +60,17 @@ void AlertMonitor::evaluateNow()
 {
     if (!m_store)
         return;
-    std::vector<AlertChange> changes = m_engine.update(*m_store);
-    while (m_engine.isBehind(*m_store))
-        changes = m_engine.update(*m_store);
-    if (!changes.empty())
-        Q_EMIT alertsChanged(changes);
+    // An evaluation under way in slices is finished first (it saw an older clock), then one
+    // runs over everything now.
+    for (int round = 0; round < 2; ++round) {
+        if (round == 0 && !m_engine.isBehind(*m_store))
+            continue;
+        std::vector<AlertChange> changes = m_engine.update(*m_store);
+        while (m_engine.isBehind(*m_store))
+            changes = m_engine.update(*m_store);
+        if (!changes.empty())
+            Q_EMIT alertsChanged(changes);
+    }
 }
 
 } // namespace mapi

@@ -1,7 +1,7 @@
 // The detectors kept running over one store: an AlertEngine evaluated every second (model time
 // moves with the store's clock; less often when one evaluation takes more than 100 ms, so that
-// it never takes more than a tenth of the thread), reading what is new in slices between which
-// the event loop runs, and started over when the store is reset. What the window's attention inbox and the CLI's
+// it never takes more than a tenth of the thread), reading what is new and evaluating in slices
+// between which the event loop runs, and started over when the store is reset. What the window's attention inbox and the CLI's
 // watch listen to.
 // Thread: the store's (the GUI thread in the window).
 #pragma once
@@ -21,6 +21,9 @@ class AlertMonitor : public QObject
     Q_OBJECT
 public:
     static constexpr int kIntervalMs = 1000; // the rules are defined in seconds
+    // A slice of evaluation stops past this (AlertEngine::setEvaluationSliceMs): well under the
+    // window's 30 ms stall goal, with room for the step that runs over it.
+    static constexpr int kSliceMs = 8;
 
     explicit AlertMonitor(QObject *parent = nullptr);
 
