@@ -305,6 +305,11 @@ private Q_SLOTS:
         const QString budgetKey = budgetSpan()->key;
         Q_EMIT timeline->alertClicked(budgetKey);
         QCOMPARE(window.findChild<ui::AlertsPanel *>()->selectedKey(), budgetKey);
+        if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty()) {
+            window.dock(QStringLiteral("timelineDock"))->raise();
+            QTest::qWait(300);
+            window.grab().save(QDir(shots).filePath(QStringLiteral("alerts-window.png")));
+        }
 
         // Alerts → Settings…: the budget rule switched off is saved to the rules file and applies
         // at once (the budget alert goes, and is not raised again).
