@@ -8,7 +8,8 @@
 //       .jsonl.zst, .jsonl.gz). `--from tests/data/scenario-deliver.ndjson`: the official server's
 //       frames with 20 agents (the first benchmarks in docs/benchmarks.md). `--capture`: the
 //       lines of a raw WebSocket recorder (../shared/captures: {"seq","dir","t","bytes","raw",
-//       "iso"}, the frame as a JSON string) instead of the project's format.
+//       "iso"}, the frame as a JSON string) instead of the project's format. `--agents N`: the
+//       recording's agents copied too, with fresh ids, for about N agents in all.
 //   bench_trace_load load FILE [--nlohmann] [--single-thread] [--inline] [--keep-raw] [--no-timeline]
 //       loads FILE into a SystemStore as the window does (TraceLoader: reader thread, decoding
 //       thread, apply in the main thread) and prints: time to the first applied batch (first
@@ -67,7 +68,7 @@ double cpuSeconds()
 // Fixed-length pieces of a template frame that change from copy to copy.
 struct Varying
 {
-    enum Kind { Millis, IsoTime, Id, TaskNumber, Uuid };
+    enum Kind { Millis, IsoTime, Id, TaskNumber, Uuid, AgentId };
     qsizetype at = 0;
     Kind kind = Millis;
     qint64 value = 0; // Millis, IsoTime: the time; TaskNumber: the number
@@ -75,7 +76,10 @@ struct Varying
 
 // `capture`: lines in the format of ../shared/captures ({"seq","dir","t","bytes","raw","iso"},
 // the frame as a JSON string), as a raw WebSocket recorder writes them; else the project's own.
-int generate(const QString &path, qint64 target, const QString &from, bool capture)
+// `agentCount` > 0: the recording's agents are copied too (fresh ids per copy, the copies
+// cycling through agentCount / the recording's agents sets), so that the trace has about that
+// many agents.
+int generate(const QString &path, qint64 target, const QString &from, bool capture, int agentCount)
 {
     std::vector<QByteArray> templates;
     TraceReadStats stats;
@@ -105,6 +109,8 @@ int generate(const QString &path, qint64 target, const QString &from, bool captu
     static const QRegularExpression ulid(QStringLiteral("\"(?:eventId|messageId)\":\"([0-9A-Z]{26})\"|\"message\":\\{\"id\":\"([0-9A-Z]{26})\""));
     static const QRegularExpression task(QStringLiteral("(?<=task-)\\d{6}"));
     static const QRegularExpression uuid(QStringLiteral("(?<=\"message_id\":\")[0-9a-f]{8}(?=-)"));
+    static const QRegularExpression agentIdPattern(QStringLiteral("\"agentId\":\"([0-9A-Z]{26})\""));
+    QSet<QString> agentIds;
     qint64 firstMs = std::numeric_limits<qint64>::max();
     qint64 lastMs = 0;
     qint64 tasksPerCopy = 0;
@@ -137,6 +143,9 @@ int generate(const QString &path, qint64 target, const QString &from, bool captu
                 varying[i].push_back({at, Varying::Id, 0});
         collect(task, Varying::TaskNumber);
         collect(uuid, Varying::Uuid);
+        if (agentCount > 0)
+            for (auto it = agentIdPattern.globalMatch(text); it.hasNext();)
+                agentIds.insert(it.next().captured(1));
         for (const Varying &v : varying[i]) {
             if (v.kind == Varying::Millis && frameTimes[i] < 0)
                 frameTimes[i] = v.value;
@@ -148,6 +157,14 @@ int generate(const QString &path, qint64 target, const QString &from, bool captu
             lastMs = std::max(lastMs, frameTimes[i]);
         }
     }
+    // Every place an agent id appears (senders, recipients, parents, payloads) gets its copy's prefix.
+    for (size_t i = 0; i < templates.size() && !agentIds.isEmpty(); ++i) {
+        const QString text = QString::fromLatin1(templates[i]);
+        for (const QString &id : std::as_const(agentIds))
+            for (qsizetype at = text.indexOf(id); at >= 0; at = text.indexOf(id, at + id.size()))
+                varying[i].push_back({at, Varying::AgentId, 0});
+    }
+    const qint64 agentSets = agentIds.isEmpty() ? 1 : std::max<qint64>(1, (agentCount + agentIds.size() - 1) / agentIds.size());
     for (auto &list : varying)
         list.erase(std::remove_if(list.begin(), list.end(), [&](const Varying &v) {
                        return (v.kind == Varying::Millis || v.kind == Varying::IsoTime)
@@ -165,6 +182,7 @@ int generate(const QString &path, qint64 target, const QString &from, bool captu
     for (qint64 copy = 0; written < target; ++copy) {
         const QByteArray prefix = QByteArray::number(copy).rightJustified(8, '0');
         const QByteArray copyHex = QByteArray::number(copy, 16).rightJustified(8, '0');
+        const QByteArray agentPrefix = "A" + QByteArray::number(copy % agentSets, 36).toUpper().rightJustified(7, '0');
         const qint64 shift = copy * span;
         for (size_t i = 0; i < templates.size() && written < target; ++i) {
             QByteArray f = templates[i];
@@ -186,6 +204,9 @@ int generate(const QString &path, qint64 target, const QString &from, bool captu
                     break;
                 case Varying::Uuid:
                     f.replace(v.at, 8, copyHex);
+                    break;
+                case Varying::AgentId:
+                    f.replace(v.at, 8, agentPrefix);
                     break;
                 }
             }
@@ -391,7 +412,12 @@ int main(int argc, char **argv)
             rest.remove(at, 2);
         }
         const bool capture = rest.removeAll(QStringLiteral("--capture")) > 0;
-        return generate(args[1], rest.isEmpty() ? 1000000 : rest[0].toLongLong(), from, capture);
+        int agentCount = 0;
+        if (const qsizetype at = rest.indexOf(QStringLiteral("--agents")); at >= 0 && at + 1 < rest.size()) {
+            agentCount = rest[at + 1].toInt();
+            rest.remove(at, 2);
+        }
+        return generate(args[1], rest.isEmpty() ? 1000000 : rest[0].toLongLong(), from, capture, agentCount);
     }
     if (args.size() >= 2 && args[0] == QLatin1String("load"))
         return load(args[1], args.mid(2));
@@ -399,6 +425,6 @@ int main(int argc, char **argv)
         return parsers(args[1]);
     if (args.size() >= 2 && args[0] == QLatin1String("seek"))
         return seek(args[1], args.size() > 2 ? args[2].toLongLong() : 100000);
-    std::fprintf(stderr, "usage: bench_trace_load generate FILE [EVENTS] [--from TRACE] [--capture] | load FILE [flags] | parsers FILE | seek FILE [EVENTS]\n");
+    std::fprintf(stderr, "usage: bench_trace_load generate FILE [EVENTS] [--from TRACE] [--capture] [--agents N] | load FILE [flags] | parsers FILE | seek FILE [EVENTS]\n");
     return 1;
 }

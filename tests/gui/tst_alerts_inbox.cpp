@@ -201,6 +201,50 @@ private Q_SLOTS:
         QCOMPARE(shown.count(), 2);
     }
 
+    // One evaluation's changes go in at once: ten thousand raised rows, then every other one
+    // cleared, one raised and cleared in the same batch (never shown), one raised again (refreshed).
+    void modelTakesABatchAtOnce()
+    {
+        InspectorSession session;
+        AlertModel model(session.store());
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+        auto alert = [](int i) {
+            Alert a;
+            a.kind = AlertKind::Stalled;
+            a.agents = {QStringLiteral("agent-%1").arg(i)};
+            a.sinceMs = kStart + i;
+            return a;
+        };
+        std::vector<AlertChange> raised;
+        for (int i = 0; i < 10000; ++i)
+            raised.push_back({alert(i), true, kStart});
+        model.apply(raised);
+        QCOMPARE(model.rowCount(), 10000);
+        QCOMPARE(inserted.count(), 1);
+        QCOMPARE(model.rowOf(alert(9999).key()), 9999);
+        std::vector<AlertChange> next;
+        for (int i = 0; i < 10000; i += 2)
+            next.push_back({alert(i), false, kStart + 1});
+        next.push_back({alert(20000), true, kStart + 1});
+        next.push_back({alert(20000), false, kStart + 1});
+        Alert again = alert(1);
+        again.reason = QStringLiteral("refreshed");
+        next.push_back({again, true, kStart + 1});
+        model.apply(next);
+        QCOMPARE(model.rowCount(), 5000);
+        QCOMPARE(inserted.count(), 1);   // nothing new shown
+        QCOMPARE(removed.count(), 5000); // no two cleared rows were neighbours
+        QCOMPARE(model.rowOf(alert(0).key()), -1);
+        QCOMPARE(model.rowOf(alert(20000).key()), -1);
+        for (int i = 1; i < 10000; i += 2) {
+            const int row = model.rowOf(alert(i).key());
+            QVERIFY(row >= 0);
+            QCOMPARE(model.alertAt(row)->agents, alert(i).agents);
+        }
+        QCOMPARE(model.alertAt(model.rowOf(alert(1).key()))->reason, QStringLiteral("refreshed"));
+    }
+
     // Alerts as bars on their agents' lanes: hit, tooltip, a click selects the agents and names
     // the alert; a cleared one keeps its bar up to when it cleared; cleared bars are bounded.
     void timelineShowsAlertBars()

@@ -4,6 +4,12 @@
 #include "style/Colors.h"
 
 #include <QFont>
+#include <QSet>
+
+#include <algorithm>
+#include <functional>
+#include <iterator>
+#include <optional>
 
 namespace mapi::ui {
 
@@ -115,30 +121,78 @@ QVariant AlertModel::headerData(int section, Qt::Orientation orientation, int ro
 
 void AlertModel::apply(const std::vector<AlertChange> &changes)
 {
+    std::vector<int> removed;            // rows of cleared alerts
+    std::vector<std::optional<Alert>> added; // new rows (nullopt: raised and cleared in this batch)
+    QHash<QString, size_t> addedAt;
+    QSet<int> removedRows;
     for (const AlertChange &change : changes) {
-        const int row = rowOf(change.alert.key());
+        const QString key = change.alert.key();
+        const int row = m_rowOfKey.value(key, -1);
         if (!change.raised) {
-            if (row >= 0) {
-                beginRemoveRows({}, row, row);
-                m_rows.erase(m_rows.begin() + row);
-                endRemoveRows();
+            if (auto at = addedAt.find(key); at != addedAt.end()) {
+                added[at.value()].reset();
+                addedAt.erase(at);
+            } else if (row >= 0 && !removedRows.contains(row)) {
+                removed.push_back(row);
+                removedRows.insert(row);
             }
-        } else if (row >= 0) { // raised again while shown (a reconnect): refresh it
+        } else if (row >= 0 && !removedRows.contains(row)) { // raised again while shown (a reconnect): refresh it
             m_rows[size_t(row)].alert = change.alert;
             Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+        } else if (auto at = addedAt.find(key); at != addedAt.end()) {
+            added[at.value()] = change.alert;
         } else {
-            beginInsertRows({}, int(m_rows.size()), int(m_rows.size()));
-            m_rows.push_back({change.alert, false, 0});
-            endInsertRows();
+            addedAt.insert(key, added.size());
+            added.push_back(change.alert);
         }
     }
+    // Removals from the bottom up, a run of neighbouring rows at once.
+    std::sort(removed.begin(), removed.end(), std::greater<int>());
+    for (size_t i = 0; i < removed.size();) {
+        size_t j = i + 1;
+        while (j < removed.size() && removed[j] == removed[j - 1] - 1)
+            ++j;
+        const int first = removed[j - 1], last = removed[i];
+        beginRemoveRows({}, first, last);
+        m_rows.erase(m_rows.begin() + first, m_rows.begin() + last + 1);
+        endRemoveRows();
+        i = j;
+    }
+    std::vector<Row> fresh;
+    for (std::optional<Alert> &a : added)
+        if (a)
+            fresh.push_back({std::move(*a), false, 0});
+    if (!fresh.empty()) {
+        beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + fresh.size()) - 1);
+        std::move(fresh.begin(), fresh.end(), std::back_inserter(m_rows));
+        endInsertRows();
+    }
+    if (!removed.empty() || !fresh.empty())
+        reindex();
+}
+
+void AlertModel::reindex()
+{
+    m_rowOfKey.clear();
+    m_rowOfKey.reserve(qsizetype(m_rows.size()));
+    for (size_t i = 0; i < m_rows.size(); ++i)
+        m_rowOfKey.insert(m_rows[i].alert.key(), int(i));
 }
 
 void AlertModel::clear()
 {
     beginResetModel();
     m_rows.clear();
+    m_rowOfKey.clear();
     endResetModel();
+}
+
+bool AlertModel::snoozeEndedBetween(qint64 fromLocalMs, qint64 toLocalMs) const
+{
+    for (const Row &row : m_rows)
+        if (row.snoozedUntilMs > fromLocalMs && row.snoozedUntilMs <= toLocalMs)
+            return true;
+    return false;
 }
 
 void AlertModel::refreshWaiting()
@@ -149,10 +203,7 @@ void AlertModel::refreshWaiting()
 
 int AlertModel::rowOf(const QString &key) const
 {
-    for (size_t i = 0; i < m_rows.size(); ++i)
-        if (m_rows[i].alert.key() == key)
-            return int(i);
-    return -1;
+    return m_rowOfKey.value(key, -1);
 }
 
 const Alert *AlertModel::alertAt(int row) const

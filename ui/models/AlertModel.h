@@ -3,7 +3,9 @@
 //
 // Rows are kept in arrival order; AlertsPanel's proxy sorts them (severity, then acknowledged
 // last, then the longest waiting first) and hides the snoozed ones. A raised alert inserts a
-// row, a cleared one removes it; "waiting" is refreshed by refreshWaiting() (once a second).
+// row, a cleared one removes it, one evaluation's changes at once (ten thousand alerts raised by
+// a trace's first evaluation are one insertion, not ten thousand); rows are found by key through
+// an index. "waiting" is refreshed by refreshWaiting() (once a second).
 // Acknowledged and snoozed are the operator's and last as long as the alert is open: an alert that
 // clears and is raised again is new.
 // Thread: GUI thread.
@@ -12,6 +14,7 @@
 #include "alerts/AlertEngine.h"
 
 #include <QAbstractTableModel>
+#include <QHash>
 
 #include <vector>
 
@@ -45,6 +48,8 @@ public:
     void apply(const std::vector<AlertChange> &changes);
     void clear();
     void refreshWaiting();
+    // Whether a snooze ended in (fromLocalMs, toLocalMs]: the panel's filter must look again.
+    bool snoozeEndedBetween(qint64 fromLocalMs, qint64 toLocalMs) const;
 
     int rowOf(const QString &key) const;
     const Alert *alertAt(int row) const;
@@ -66,8 +71,11 @@ private:
     };
     QString agentsText(const Alert &alert) const;
 
+    void reindex();
+
     const SystemStore *m_store;
     std::vector<Row> m_rows;
+    QHash<QString, int> m_rowOfKey;
 };
 
 } // namespace mapi::ui

@@ -42,6 +42,10 @@ protected:
             return sevLeft > sevRight;
         return left.data(AlertModel::SinceRole).toLongLong() < right.data(AlertModel::SinceRole).toLongLong();
     }
+public:
+    void refilter() { invalidateFilter(); }
+
+protected:
     bool filterAcceptsRow(int row, const QModelIndex &parent) const override
     {
         const qint64 until = sourceModel()->index(row, 0, parent).data(AlertModel::SnoozedUntilRole).toLongLong();
@@ -170,9 +174,15 @@ AlertsPanel::AlertsPanel(InspectorSession *session, SelectionHub *selection, Ale
 
     auto *refresh = new QTimer(this);
     refresh->setInterval(1000); // "waiting" counts seconds; snoozes end on the second
-    connect(refresh, &QTimer::timeout, this, [this] {
+    // Sorting needs no refresh (the order is by start, not by waiting time); the filter looks
+    // again only when a snooze has ended (a full re-sort of ten thousand rows each second was a
+    // stall of its own).
+    connect(refresh, &QTimer::timeout, this, [this, lastTick = QDateTime::currentMSecsSinceEpoch()]() mutable {
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
         m_model->refreshWaiting();
-        m_proxy->invalidate();
+        if (m_model->snoozeEndedBetween(lastTick, now))
+            static_cast<AlertOrder *>(m_proxy)->refilter();
+        lastTick = now;
         updateSummary();
     });
     refresh->start();
@@ -210,7 +220,7 @@ void AlertsPanel::snoozeSelected(qint64 forMs)
     if (key.isEmpty())
         return;
     m_model->snooze(key, QDateTime::currentMSecsSinceEpoch() + forMs);
-    m_proxy->invalidate();
+    static_cast<AlertOrder *>(m_proxy)->refilter();
     updateSummary();
 }
 
