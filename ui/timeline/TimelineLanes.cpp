@@ -40,15 +40,26 @@ LaneRow groupLane(const QString &key, const QString &scopeId, const QString &lab
     return row;
 }
 
-// Rows (agents or scopes) in the natural order of their labels; equal labels by id, so that the
-// order is stable.
-template<typename Rows, typename Label>
-auto byLabelThenId(const Rows &rows, Label label)
+// Rows (agents or scopes) in the natural order of their labels; labels that sort alike by id, so
+// that the order is stable. The labels' sort keys are made once per layout (`keys`, by row): a
+// natural comparison per step of a sort of 10,000 agents cost more than the rest of the layout.
+template<typename Rows>
+auto byLabelThenId(const Rows &rows, const std::vector<QString> &keys)
 {
-    return [&rows, label](int a, int b) {
-        const QString la = label(rows[size_t(a)]), lb = label(rows[size_t(b)]);
-        return la != lb ? naturalLess(la, lb) : rows[size_t(a)].id < rows[size_t(b)].id;
+    return [&rows, &keys](int a, int b) {
+        const int order = QStringView(keys[size_t(a)]).compare(QStringView(keys[size_t(b)]));
+        return order != 0 ? order < 0 : rows[size_t(a)].id < rows[size_t(b)].id;
     };
+}
+
+template<typename Rows>
+std::vector<QString> labelKeys(const Rows &rows)
+{
+    std::vector<QString> keys;
+    keys.reserve(rows.size());
+    for (const auto &row : rows)
+        keys.push_back(naturalSortKey(shownName(row)));
+    return keys;
 }
 
 } // namespace
@@ -119,8 +130,10 @@ void TimelineLanes::buildByScope(const SystemStore &store, const QSet<QString> &
             ++d;
         depth[size_t(s)] = d;
     }
-    const auto scopeBefore = byLabelThenId(scopes, shownName<Scope>);
-    const auto agentBefore = byLabelThenId(agents, shownName<Agent>);
+    const std::vector<QString> scopeKeys = labelKeys(scopes);
+    const std::vector<QString> agentKeys = labelKeys(agents);
+    const auto scopeBefore = byLabelThenId(scopes, scopeKeys);
+    const auto agentBefore = byLabelThenId(agents, agentKeys);
 
     // Each agent in its deepest live scope.
     std::vector<std::vector<int>> agentsIn(scopes.size());
@@ -195,7 +208,8 @@ void TimelineLanes::buildByScope(const SystemStore &store, const QSet<QString> &
 void TimelineLanes::buildBySubtree(const SystemStore &store, const QSet<QString> &collapsedKeys)
 {
     const auto &agents = store.agents();
-    const auto agentBefore = byLabelThenId(agents, shownName<Agent>);
+    const std::vector<QString> agentKeys = labelKeys(agents);
+    const auto agentBefore = byLabelThenId(agents, agentKeys);
     std::vector<std::vector<int>> children(agents.size());
     std::vector<int> roots;
     for (int a = 0; a < int(agents.size()); ++a) {
