@@ -142,6 +142,9 @@ MainWindow::MainWindow(QWidget *parent)
         ConnectionProfiles::readKeychain(QString::fromLatin1(kWebhookKeychainKey), this, [this](const QString &secret, const QString &error) {
             const Json stored = Json::parse(secret.toStdString(), nullptr, false);
             if (!error.isEmpty() || !stored.is_object()) {
+                // Off for this session (the settings file still says on): the dialog shows it
+                // off rather than on with no address, and nothing in the keychain is touched.
+                m_alertDelivery.webhookOn = false;
                 statusBar()->showMessage(error.isEmpty() ? tr("Alert webhook off: its address is not in the OS keychain (Alerts → Settings…)")
                                                          : tr("Alert webhook off: the OS keychain is not available (%1)").arg(error),
                                          15000);
@@ -149,18 +152,20 @@ MainWindow::MainWindow(QWidget *parent)
             }
             m_alertDelivery.webhookUrl = QString::fromStdString(stored.value("url", std::string()));
             m_alertDelivery.webhookToken = QString::fromStdString(stored.value("token", std::string()));
+            m_webhookInKeychain = true;
             applyAlertDelivery();
         });
     connect(m_webhook, &AlertWebhook::delivered, this, [this](bool ok, const QString &detail) {
         if (!ok)
             statusBar()->showMessage(tr("Alert webhook: not delivered (%1 so far): %2").arg(m_webhook->failed()).arg(detail), 15000);
     });
-    connect(m_alertMonitor, &AlertMonitor::alertsReset, m_webhook, &AlertWebhook::forgetOpenAlerts);
     connect(m_alertMonitor, &AlertMonitor::alertsChanged, this, [this](const std::vector<AlertChange> &changes) {
-        // Notifications and the webhook speak of now: not of a trace, nor of the live past.
+        // Notifications and the webhook speak of now: not of a trace, nor of the live past. After
+        // new rules, what is raised again was already said (the webhook skips what it sent).
         const bool now = m_session->source() == InspectorSession::Source::Live && !m_session->isTimeTravelling();
         if (now) {
-            m_notifier->offer(changes, isActiveWindow() && !isMinimized(), QDateTime::currentMSecsSinceEpoch());
+            if (!m_applyingNewRules)
+                m_notifier->offer(changes, isActiveWindow() && !isMinimized(), QDateTime::currentMSecsSinceEpoch());
             m_webhook->offer(changes);
         }
         m_ladder.alertsChanged(changes);
@@ -172,6 +177,14 @@ MainWindow::MainWindow(QWidget *parent)
         m_topology->view()->setAlertBadges(badges);
     });
     connect(m_alertMonitor, &AlertMonitor::alertsReset, this, [this] { m_topology->view()->setAlertBadges({}); });
+    connect(m_alertMonitor, &AlertMonitor::evaluated, this, [this] {
+        if (m_session->source() == InspectorSession::Source::Live && !m_session->isTimeTravelling())
+            m_webhook->reconcile(m_alertMonitor->openAlerts(), m_session->store()->now());
+        if (m_applyingNewRules) { // the first verdict of new rules: climbs of alerts gone end
+            m_ladder.retainOnly(m_alertMonitor->openAlerts());
+            m_applyingNewRules = false;
+        }
+    });
     auto *ladderClock = new QTimer(this);
     ladderClock->setObjectName(QStringLiteral("ladderClock"));
     ladderClock->setInterval(1000); // the ladder's delays are seconds
@@ -1078,13 +1091,14 @@ void MainWindow::editAlertSettings()
     const bool saved = file.open(QIODevice::WriteOnly) && file.write(text) == text.size() && file.commit();
     if (saved)
         QSettings().setValue(QStringLiteral("alerts/rulesFile"), path);
-    // Every open alert is evaluated again under the new rules, at once, so that the ladder ends
-    // the climbs of alerts the new rules no longer raise (no clearing comes for them) and keeps
-    // the others where they were (a re-raised alert does not start its climb over).
-    m_alertMonitor->setRules(rules);
-    m_alertMonitor->evaluateNow();
-    m_ladder.retainOnly(m_alertMonitor->openAlerts());
+    // The detectors start over under the new rules (reading the store again in slices, as after a
+    // trace load). When they have evaluated it, the ladder ends the climbs of alerts the new rules
+    // no longer raise and keeps the others where they were (a re-raised alert does not climb
+    // again), the webhook sends the clearing of what is gone, and the inbox keeps what the
+    // operator acknowledged or snoozed. The health policy first: "unresponsive" reads it.
     m_session->store()->setHealthPolicy(healthPolicyForRules(rules, m_session->store()->healthPolicy()));
+    m_applyingNewRules = true;
+    m_alertMonitor->setRules(rules);
 
     const AlertDelivery before = m_alertDelivery;
     m_alertDelivery = dialog.delivery();
@@ -1094,17 +1108,19 @@ void MainWindow::editAlertSettings()
     settings.setValue(QStringLiteral("alerts/webhookOn"), m_alertDelivery.webhookOn);
     settings.setValue(QStringLiteral("alerts/webhookMinSeverity"), alertSeverityName(m_alertDelivery.webhookMinSeverity));
     const QString key = QString::fromLatin1(kWebhookKeychainKey);
-    if (m_alertDelivery.webhookOn && !m_alertDelivery.webhookUrl.isEmpty()) {
-        if (before.webhookUrl != m_alertDelivery.webhookUrl || before.webhookToken != m_alertDelivery.webhookToken) {
-            const Json stored = {{"url", m_alertDelivery.webhookUrl.toStdString()}, {"token", m_alertDelivery.webhookToken.toStdString()}};
-            ConnectionProfiles::writeKeychain(key, QString::fromStdString(stored.dump()), this, [this](const QString &error) {
-                if (!error.isEmpty())
-                    statusBar()->showMessage(tr("The webhook works for this session only: the OS keychain is not available (%1)").arg(error),
-                                             15000);
-            });
-        }
-    } else if (before.webhookOn || !before.webhookUrl.isEmpty()) {
+    const bool wanted = m_alertDelivery.webhookOn && !m_alertDelivery.webhookUrl.isEmpty();
+    const bool changed = before.webhookUrl != m_alertDelivery.webhookUrl || before.webhookToken != m_alertDelivery.webhookToken;
+    if (wanted && (changed || !m_webhookInKeychain)) {
+        const Json stored = {{"url", m_alertDelivery.webhookUrl.toStdString()}, {"token", m_alertDelivery.webhookToken.toStdString()}};
+        ConnectionProfiles::writeKeychain(key, QString::fromStdString(stored.dump()), this, [this](const QString &error) {
+            m_webhookInKeychain = error.isEmpty();
+            if (!error.isEmpty())
+                statusBar()->showMessage(tr("The webhook works for this session only: the OS keychain is not available (%1)").arg(error),
+                                         15000);
+        });
+    } else if (!wanted && m_webhookInKeychain) {
         ConnectionProfiles::deleteKeychain(key); // off: nothing of it stays behind
+        m_webhookInKeychain = false;
     }
     applyAlertDelivery();
     statusBar()->showMessage(saved ? tr("Alert rules saved to %1 and applied").arg(QDir::toNativeSeparators(path))

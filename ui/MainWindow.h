@@ -152,6 +152,8 @@ private:
     AlertWebhook *m_webhook = nullptr;
     AlertDelivery m_alertDelivery;          // the webhook's address and token: memory and keychain only
     static constexpr const char *kWebhookKeychainKey = "alerts:webhook";
+    bool m_webhookInKeychain = false;       // the keychain holds the webhook's address (read or written)
+    bool m_applyingNewRules = false;        // new rules: until the detectors' first verdict on the store
     QList<QDockWidget *> m_docks;
 
     QAction *m_connectAction = nullptr;

@@ -232,13 +232,15 @@ std::vector<AlertChange> AlertEngine::update(const SystemStore &store)
 {
     QElapsedTimer slice;
     slice.start();
-    const size_t readFrom = m_nextMessage;
-    readMessages(store);
-    if (m_nextMessage < store.messages().size())
-        return {}; // rules evaluated on half the news would raise what the other half clears
-    if (m_step == Idle)
+    bool worked = false;
+    if (m_step == Idle) { // an evaluation under way sees no new message: all its steps see one store
+        const size_t readFrom = m_nextMessage;
+        readMessages(store);
+        if (m_nextMessage < store.messages().size())
+            return {}; // rules evaluated on half the news would raise what the other half clears
         m_step = Setup;
-    bool worked = m_nextMessage != readFrom;
+        worked = m_nextMessage != readFrom;
+    }
     while (m_step != Idle) {
         if (worked && m_evaluationSliceMs > 0 && slice.elapsed() >= m_evaluationSliceMs)
             return {}; // the next call goes on from this step
@@ -248,6 +250,8 @@ std::vector<AlertChange> AlertEngine::update(const SystemStore &store)
         switch (m_step) {
         case Setup:
             readTasks(store);
+            if (m_step == Idle)
+                return {}; // the store was reset under it (readTasks started reading over)
             m_evaluationNow = store.now();
             pruneWindows(m_evaluationNow);
             m_current.clear();

@@ -84,9 +84,12 @@ public:
     // update() again (the window yields to its event loop between calls, so that a loaded
     // trace's million messages, or ten thousand open alerts, never freeze it).
     bool isBehind(const SystemStore &store) const;
+    // An evaluation is under way in slices (its next update() call goes on with it).
+    bool isEvaluating() const { return m_step != Idle; }
     // Evaluation in slices: once a call has worked this long (ms), it stops between two steps
     // of the evaluation (the setup, each family of rules, the comparison with what was open) and
-    // the next call goes on; every call takes at least one step. 0 (the default): one call
+    // the next call goes on; every call that reads nothing takes at least one step. Messages
+    // that arrive meanwhile are read after the evaluation (all its steps see one store). 0 (the default): one call
     // evaluates everything. The rules see the clock of the evaluation's first step.
     void setEvaluationSliceMs(int ms) { m_evaluationSliceMs = ms; }
     // Time spent in the steps of the last complete evaluation, all slices together (ns).

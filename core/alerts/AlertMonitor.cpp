@@ -54,6 +54,7 @@ void AlertMonitor::step()
     m_tick.setInterval(int(std::clamp<qint64>(10 * m_engine.lastEvaluationNs() / 1000000, kIntervalMs, 60000)));
     if (!changes.empty())
         Q_EMIT alertsChanged(changes);
+    Q_EMIT evaluated();
 }
 
 void AlertMonitor::evaluateNow()
@@ -63,13 +64,14 @@ void AlertMonitor::evaluateNow()
     // An evaluation under way in slices is finished first (it saw an older clock), then one
     // runs over everything now.
     for (int round = 0; round < 2; ++round) {
-        if (round == 0 && !m_engine.isBehind(*m_store))
+        if (round == 0 && !m_engine.isEvaluating())
             continue;
         std::vector<AlertChange> changes = m_engine.update(*m_store);
         while (m_engine.isBehind(*m_store))
             changes = m_engine.update(*m_store);
         if (!changes.empty())
             Q_EMIT alertsChanged(changes);
+        Q_EMIT evaluated();
     }
 }
 

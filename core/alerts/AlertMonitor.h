@@ -50,6 +50,9 @@ Q_SIGNALS:
     void alertsChanged(const std::vector<mapi::AlertChange> &changes);
     // Every open alert was forgotten (a new store, new rules): views empty their lists.
     void alertsReset();
+    // An evaluation ended (after alertsChanged when it changed something): openAlerts() is the
+    // rules' verdict on the whole store.
+    void evaluated();
 
 private:
     void step(); // one slice; schedules the next while behind

@@ -14,7 +14,7 @@ AlertWebhook::AlertWebhook(QObject *parent)
 {
 }
 
-QString AlertWebhook::checkUrl(const QUrl &url)
+QString AlertWebhook::checkUrl(const QUrl &url, const QString &bearerToken)
 {
     if (!url.isValid())
         return tr("not a valid address");
@@ -25,6 +25,10 @@ QString AlertWebhook::checkUrl(const QUrl &url)
         return tr("the address has no host");
     if (!url.userName().isEmpty() || !url.password().isEmpty())
         return tr("put no user name or password in the address: use the token field");
+    const QString host = url.host().toLower();
+    const bool thisMachine = host == QLatin1String("localhost") || host == QLatin1String("127.0.0.1") || host == QLatin1String("::1");
+    if (!bearerToken.isEmpty() && scheme == QLatin1String("http") && !thisMachine)
+        return tr("a token is sent only over https (or to this machine)");
     return QString();
 }
 
@@ -38,10 +42,10 @@ QString AlertWebhook::describe(const QUrl &url)
 
 void AlertWebhook::setTarget(const QUrl &url, const QString &bearerToken, AlertSeverity minSeverity)
 {
-    const bool usable = !url.isEmpty() && checkUrl(url).isEmpty();
+    const bool usable = !url.isEmpty() && checkUrl(url, bearerToken).isEmpty();
     if (usable != isOn() || url != m_url) {
         m_queue.clear();
-        m_sentKeys.clear();
+        m_sentAlerts.clear();
     }
     m_url = usable ? url : QUrl();
     m_token = bearerToken;
@@ -55,13 +59,25 @@ void AlertWebhook::offer(const std::vector<AlertChange> &changes)
     for (const AlertChange &change : changes) {
         const QString key = change.alert.key();
         if (change.raised) {
-            if (change.alert.severity < m_minSeverity)
+            if (change.alert.severity < m_minSeverity || m_sentAlerts.count(key))
                 continue;
-            m_sentKeys.insert(key);
-        } else if (!m_sentKeys.remove(key)) {
+            m_sentAlerts.emplace(key, change.alert);
+        } else if (m_sentAlerts.erase(key) == 0) {
             continue; // its raising was not sent: its clearing means nothing to the receiver
         }
         enqueue(QByteArray::fromStdString(alertChangeToJson(change).dump()));
+    }
+}
+
+void AlertWebhook::reconcile(const std::map<QString, Alert> &openAlerts, qint64 nowMs)
+{
+    for (auto it = m_sentAlerts.begin(); it != m_sentAlerts.end();) {
+        if (openAlerts.count(it->first)) {
+            ++it;
+            continue;
+        }
+        enqueue(QByteArray::fromStdString(alertChangeToJson(AlertChange{it->second, false, nowMs}).dump()));
+        it = m_sentAlerts.erase(it);
     }
 }
 
@@ -100,6 +116,7 @@ void AlertWebhook::sendNext()
     request.setTransferTimeout(kTimeoutMs);
     const QByteArray body = std::move(m_queue.front());
     m_queue.pop_front();
+    const QString where = describe(m_url); // of this request, whatever the target is when it ends
     m_inFlight = m_network->post(request, body);
     // The answer's body is not used: read and dropped as it comes, so a receiver that answers
     // with a flood cannot fill memory.
@@ -108,11 +125,10 @@ void AlertWebhook::sendNext()
         while (reply->read(sink, sizeof sink) > 0) {
         }
     });
-    connect(m_inFlight, &QNetworkReply::finished, this, [this, reply = m_inFlight] {
+    connect(m_inFlight, &QNetworkReply::finished, this, [this, reply = m_inFlight, where] {
         reply->deleteLater();
         m_inFlight = nullptr;
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        const QString where = describe(m_url.isEmpty() ? reply->url() : m_url);
         bool ok = false;
         QString detail;
         if (reply->error() == QNetworkReply::NoError && status >= 200 && status < 300) {

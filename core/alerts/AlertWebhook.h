@@ -18,10 +18,10 @@
 #include "alerts/AlertEngine.h"
 
 #include <QObject>
-#include <QSet>
 #include <QUrl>
 
 #include <deque>
+#include <map>
 
 class QNetworkAccessManager;
 class QNetworkReply;
@@ -38,8 +38,9 @@ public:
     explicit AlertWebhook(QObject *parent = nullptr);
 
     // Why `url` cannot be a webhook address (empty: it can): http or https with a host, and no
-    // user name or password in it (a token goes in the token field, so it stays out of the address).
-    static QString checkUrl(const QUrl &url);
+    // user name or password in it (a token goes in the token field, so it stays out of the address);
+    // with a token, https unless the host is this machine (a token must not cross a network in clear).
+    static QString checkUrl(const QUrl &url, const QString &bearerToken = {});
     // The address without what may be secret: "https://hooks.example.com:443".
     static QString describe(const QUrl &url);
 
@@ -49,10 +50,12 @@ public:
     QString target() const { return describe(m_url); }
 
     // Queues what is to be sent of one evaluation's changes: raised alerts at or above the
-    // severity, and the clearing of those (only of alerts whose raising was sent).
+    // severity (once: an alert raised again while its raising was sent, after new rules or a
+    // reconnect, is not sent again), and the clearing of those (only of alerts whose raising was sent).
     void offer(const std::vector<AlertChange> &changes);
-    // The detectors forgot every open alert (AlertMonitor::alertsReset): no clearing will come.
-    void forgetOpenAlerts() { m_sentKeys.clear(); }
+    // After an evaluation of the live model: the clearing of every alert sent as raised that is
+    // no longer open (its clearing was not seen: new rules, or a view of the past meanwhile).
+    void reconcile(const std::map<QString, Alert> &openAlerts, qint64 nowMs);
     // Queues a test object ({"alert": "test", ...}) so the operator can check the receiver.
     void sendTest();
 
@@ -76,7 +79,7 @@ private:
     AlertSeverity m_minSeverity = AlertSeverity::Warning;
     std::deque<QByteArray> m_queue;
     QNetworkReply *m_inFlight = nullptr;
-    QSet<QString> m_sentKeys; // alerts whose raising was sent and not yet their clearing (≤ open alerts)
+    std::map<QString, Alert> m_sentAlerts; // alerts whose raising was sent and not yet their clearing (≤ open alerts)
     qint64 m_sent = 0;
     qint64 m_failed = 0;
     qint64 m_dropped = 0;

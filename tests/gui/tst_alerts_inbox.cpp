@@ -19,6 +19,7 @@
 #include "session/SelectionHub.h"
 
 #include <QCheckBox>
+#include <QDateTime>
 #include <QDoubleSpinBox>
 #include <QGroupBox>
 #include <QLabel>
@@ -243,6 +244,21 @@ private Q_SLOTS:
             QCOMPARE(model.alertAt(row)->agents, alert(i).agents);
         }
         QCOMPARE(model.alertAt(model.rowOf(alert(1).key()))->reason, QStringLiteral("refreshed"));
+
+        // New rules: the model is cleared and the detectors raise again what still holds; what
+        // the operator acknowledged or snoozed stays so.
+        model.setAcknowledged(alert(1).key(), true);
+        model.snooze(alert(3).key(), QDateTime::currentMSecsSinceEpoch() + 60000);
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+        model.apply({{alert(1), true, kStart + 2}, {alert(3), true, kStart + 2}, {alert(5), true, kStart + 2}});
+        QVERIFY(model.index(model.rowOf(alert(1).key()), 0).data(AlertModel::AcknowledgedRole).toBool());
+        QVERIFY(model.index(model.rowOf(alert(3).key()), 0).data(AlertModel::SnoozedUntilRole).toLongLong() > 0);
+        QVERIFY(!model.index(model.rowOf(alert(5).key()), 0).data(AlertModel::AcknowledgedRole).toBool());
+        // Only the batch right after the clear: cleared and raised later, an alert is new.
+        model.apply({{alert(1), false, kStart + 3}});
+        model.apply({{alert(1), true, kStart + 4}});
+        QVERIFY(!model.index(model.rowOf(alert(1).key()), 0).data(AlertModel::AcknowledgedRole).toBool());
     }
 
     // Alerts as bars on their agents' lanes: hit, tooltip, a click selects the agents and names
@@ -323,7 +339,7 @@ private Q_SLOTS:
         AlertDelivery delivery;
         AlertSettingsDialog dialog(rules, QStringLiteral("/home/op/.config/MAP Inspector/alert-rules.json"), delivery);
         auto find = [&](const char *name) { return dialog.findChild<QWidget *>(QString::fromLatin1(name)); };
-        QCOMPARE(qobject_cast<QSpinBox *>(find("rule.loop.exchanges"))->value(), 33);
+        QCOMPARE(qobject_cast<QDoubleSpinBox *>(find("rule.loop.exchanges"))->value(), 33.0);
         qobject_cast<QDoubleSpinBox *>(find("rule.budget.usdPerAgent"))->setValue(25);
         qobject_cast<QGroupBox *>(find("rule.stalled"))->setChecked(false);
         qobject_cast<QLineEdit *>(find("rule.budget.usdPerRole"))->setText(QStringLiteral("researcher=5, writer=2.5"));
@@ -339,11 +355,11 @@ private Q_SLOTS:
         // Refused: a value the rules file refuses, with the key's name; a roles text not of the form.
         AlertSettingsDialog bad(rules, QStringLiteral("rules.json"), delivery);
         auto *error = bad.findChild<QLabel *>(QStringLiteral("alertSettingsError"));
-        qobject_cast<QSpinBox *>(bad.findChild<QWidget *>(QStringLiteral("rule.loop.exchanges")))->setValue(1);
+        qobject_cast<QDoubleSpinBox *>(bad.findChild<QWidget *>(QStringLiteral("rule.loop.exchanges")))->setValue(1);
         bad.accept();
         QCOMPARE(bad.result(), int(QDialog::Rejected));
         QVERIFY2(error->text().contains(QStringLiteral("rules.loop.exchanges")), qPrintable(error->text()));
-        qobject_cast<QSpinBox *>(bad.findChild<QWidget *>(QStringLiteral("rule.loop.exchanges")))->setValue(20);
+        qobject_cast<QDoubleSpinBox *>(bad.findChild<QWidget *>(QStringLiteral("rule.loop.exchanges")))->setValue(20);
         qobject_cast<QLineEdit *>(bad.findChild<QWidget *>(QStringLiteral("rule.budget.usdPerRole")))->setText(QStringLiteral("researcher"));
         bad.accept();
         QVERIFY2(error->text().contains(QStringLiteral("rules.budget.usdPerRole")), qPrintable(error->text()));

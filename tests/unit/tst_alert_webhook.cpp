@@ -112,6 +112,11 @@ private Q_SLOTS:
         QVERIFY(!AlertWebhook::checkUrl(QUrl(QStringLiteral("https://user:pass@example.com/x"))).isEmpty());
         QVERIFY(!AlertWebhook::checkUrl(QUrl(QStringLiteral("https:///x"))).isEmpty());
         QVERIFY(!AlertWebhook::checkUrl(QUrl(QStringLiteral("not an address"))).isEmpty());
+        // A token crosses no network in clear: https, or this machine.
+        QVERIFY(!AlertWebhook::checkUrl(QUrl(QStringLiteral("http://hooks.example.com/x")), QStringLiteral("tok")).isEmpty());
+        QVERIFY(AlertWebhook::checkUrl(QUrl(QStringLiteral("http://hooks.example.com/x"))).isEmpty());
+        QVERIFY(AlertWebhook::checkUrl(QUrl(QStringLiteral("http://127.0.0.1:9/x")), QStringLiteral("tok")).isEmpty());
+        QVERIFY(AlertWebhook::checkUrl(QUrl(QStringLiteral("https://hooks.example.com/x")), QStringLiteral("tok")).isEmpty());
         // What is said of an address keeps out its path and query (often the key).
         QCOMPARE(AlertWebhook::describe(QUrl(QStringLiteral("https://hooks.example.com/services/T0/B0/secret?k=v"))),
                  QStringLiteral("https://hooks.example.com:443"));
@@ -155,6 +160,31 @@ private Q_SLOTS:
             QVERIFY(d.at(0).toBool());
             QVERIFY(!d.at(1).toString().contains(QStringLiteral("s3cr3t")));
         }
+    }
+
+    // After new rules (or a view of the past) the detectors raise again what still holds: not
+    // sent twice; what is gone and whose clearing was never seen is sent as cleared.
+    void raisedOnceAndReconciled()
+    {
+        Receiver receiver;
+        AlertWebhook hook;
+        QSignalSpy delivered(&hook, &AlertWebhook::delivered);
+        hook.setTarget(QUrl(receiver.url(QStringLiteral("/hook"))), QString(), AlertSeverity::Info);
+        const AlertChange a = change(AlertKind::Loop, AlertSeverity::Warning, QStringLiteral("a"), true);
+        const AlertChange b = change(AlertKind::Budget, AlertSeverity::Warning, QStringLiteral("b"), true);
+        hook.offer({a, b});
+        hook.offer({a}); // raised again: already said
+        QTRY_COMPARE(delivered.count(), 2);
+        hook.reconcile({{a.alert.key(), a.alert}}, 5000); // b is no longer open
+        QTRY_COMPARE(delivered.count(), 3);
+        const Json last = Json::parse(receiver.requests.back().body.toStdString());
+        QCOMPARE(last["state"], Json("cleared"));
+        QCOMPARE(last["alert"], Json("budget"));
+        QCOMPARE(last["at"], Json(5000));
+        hook.reconcile({{a.alert.key(), a.alert}}, 6000); // nothing more to say
+        QTest::qWait(200);
+        QCOMPARE(delivered.count(), 3);
+        QCOMPARE(receiver.requests.size(), size_t(3));
     }
 
     void failuresAreCountedWithoutSecrets()

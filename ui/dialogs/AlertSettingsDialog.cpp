@@ -11,14 +11,14 @@
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
 #include <QScrollArea>
-#include <QSpinBox>
 #include <QTabWidget>
 #include <QUrl>
 #include <QVBoxLayout>
 
-#include <climits>
+#include <cmath>
 #include <optional>
 
 namespace mapi::ui {
@@ -75,7 +75,8 @@ QString rolesToText(const Json &roles)
 {
     QStringList parts;
     for (auto it = roles.begin(); it != roles.end(); ++it)
-        parts << QStringLiteral("%1=%2").arg(QString::fromStdString(it.key())).arg(it.value().get<double>());
+        parts << QStringLiteral("%1=%2").arg(QString::fromStdString(it.key()),
+                                             QString::number(it.value().get<double>(), 'g', QLocale::FloatingPointShortest));
     return parts.join(QStringLiteral(", "));
 }
 
@@ -131,14 +132,16 @@ AlertSettingsDialog::AlertSettingsDialog(const AlertRules &rules, const QString 
 void AlertSettingsDialog::buildRules(QWidget *page, const Json &values)
 {
     auto *layout = new QVBoxLayout(page);
-    auto makeEditor = [this](const Json &value, const QString &objectName) -> QWidget * {
+    auto makeEditor = [](const Json &value, const QString &objectName) -> QWidget * {
         QWidget *editor = nullptr;
         if (value.is_boolean()) {
             editor = new QCheckBox;
-        } else if (value.is_number_integer()) {
-            auto *spin = new QSpinBox;
-            spin->setRange(0, INT_MAX);
+        } else if (value.is_number_integer()) { // counts and tokens: whole numbers past 2^31 too
+            auto *spin = new QDoubleSpinBox;
+            spin->setRange(0, 1e15);
+            spin->setDecimals(0);
             spin->setGroupSeparatorShown(true);
+            spin->setProperty("wholeNumber", true);
             editor = spin;
         } else if (value.is_number()) {
             auto *spin = new QDoubleSpinBox;
@@ -147,7 +150,7 @@ void AlertSettingsDialog::buildRules(QWidget *page, const Json &values)
             editor = spin;
         } else if (value.is_object()) {
             auto *line = new QLineEdit;
-            line->setPlaceholderText(tr("none: every role has the per-agent limit"));
+            line->setPlaceholderText(AlertSettingsDialog::tr("none: every role has the per-agent limit"));
             editor = line;
         } else {
             editor = new QComboBox; // severities
@@ -194,8 +197,6 @@ void AlertSettingsDialog::setForm(const Json &values)
         const Json &value = f.rule.isEmpty() ? values[f.key] : values["rules"][f.rule.toStdString()][f.key];
         if (auto *group = qobject_cast<QGroupBox *>(f.editor))
             group->setChecked(value.get<bool>());
-        else if (auto *spin = qobject_cast<QSpinBox *>(f.editor))
-            spin->setValue(int(value.get<qint64>()));
         else if (auto *dspin = qobject_cast<QDoubleSpinBox *>(f.editor))
             dspin->setValue(value.get<double>());
         else if (auto *line = qobject_cast<QLineEdit *>(f.editor))
@@ -212,10 +213,8 @@ Json AlertSettingsDialog::formJson() const
         Json value;
         if (auto *group = qobject_cast<QGroupBox *>(f.editor))
             value = group->isChecked();
-        else if (auto *spin = qobject_cast<QSpinBox *>(f.editor))
-            value = spin->value();
         else if (auto *dspin = qobject_cast<QDoubleSpinBox *>(f.editor))
-            value = dspin->value();
+            value = dspin->property("wholeNumber").toBool() ? Json(qint64(std::llround(dspin->value()))) : Json(dspin->value());
         else if (auto *line = qobject_cast<QLineEdit *>(f.editor))
             value = rolesFromText(line->text()).value_or(Json(line->text().toStdString())); // a string: refused, named
         else if (auto *combo = qobject_cast<QComboBox *>(f.editor))
@@ -263,7 +262,7 @@ QWidget *AlertSettingsDialog::buildDelivery(const AlertDelivery &delivery)
     m_webhookResult->setObjectName(QStringLiteral("webhookResult"));
     m_webhookResult->setWordWrap(true);
     connect(test, &QPushButton::clicked, this, [this] {
-        const QString why = AlertWebhook::checkUrl(QUrl(m_webhookUrl->text().trimmed()));
+        const QString why = AlertWebhook::checkUrl(QUrl(m_webhookUrl->text().trimmed()), m_webhookToken->text());
         if (!why.isEmpty()) {
             m_webhookResult->setText(tr("Address: %1").arg(why));
             return;
@@ -308,7 +307,7 @@ void AlertSettingsDialog::accept()
     const ErrorOr<AlertRules> rules = alertRulesFromJson(formJson());
     QString why = rules ? QString() : rules.error();
     if (why.isEmpty() && m_webhookOn->isChecked()) {
-        const QString url = AlertWebhook::checkUrl(QUrl(m_webhookUrl->text().trimmed()));
+        const QString url = AlertWebhook::checkUrl(QUrl(m_webhookUrl->text().trimmed()), m_webhookToken->text());
         if (!url.isEmpty())
             why = tr("Webhook address: %1").arg(url);
     }

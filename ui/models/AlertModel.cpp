@@ -159,9 +159,13 @@ void AlertModel::apply(const std::vector<AlertChange> &changes)
         i = j;
     }
     std::vector<Row> fresh;
-    for (std::optional<Alert> &a : added)
-        if (a)
-            fresh.push_back({std::move(*a), false, 0});
+    for (std::optional<Alert> &a : added) {
+        if (!a)
+            continue;
+        const Mark mark = m_remembered.value(a->key()); // acknowledged or snoozed before a clear()
+        fresh.push_back({std::move(*a), mark.acknowledged, mark.snoozedUntilMs});
+    }
+    m_remembered.clear(); // what the first evaluation after clear() did not raise again is over
     if (!fresh.empty()) {
         beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + fresh.size()) - 1);
         std::move(fresh.begin(), fresh.end(), std::back_inserter(m_rows));
@@ -182,6 +186,10 @@ void AlertModel::reindex()
 void AlertModel::clear()
 {
     beginResetModel();
+    m_remembered.clear();
+    for (const Row &row : m_rows)
+        if (row.acknowledged || row.snoozedUntilMs > 0)
+            m_remembered.insert(row.alert.key(), {row.acknowledged, row.snoozedUntilMs});
     m_rows.clear();
     m_rowOfKey.clear();
     endResetModel();

@@ -7,7 +7,7 @@
 // a trace's first evaluation are one insertion, not ten thousand); rows are found by key through
 // an index. "waiting" is refreshed by refreshWaiting() (once a second).
 // Acknowledged and snoozed are the operator's and last as long as the alert is open: an alert that
-// clears and is raised again is new.
+// clears and is raised again is new; one raised again right after clear() (new rules) is not.
 // Thread: GUI thread.
 #pragma once
 
@@ -72,6 +72,14 @@ private:
     QString agentsText(const Alert &alert) const;
 
     void reindex();
+    // What the operator did about rows forgotten by clear() (new rules: the detectors start
+    // over), given back to the same alerts when the next batch raises them again.
+    struct Mark
+    {
+        bool acknowledged = false;
+        qint64 snoozedUntilMs = 0;
+    };
+    QHash<QString, Mark> m_remembered;
 
     const SystemStore *m_store;
     std::vector<Row> m_rows;

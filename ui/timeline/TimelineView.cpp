@@ -102,7 +102,12 @@ std::pair<double, double> TimelineView::alertExtent(const AlertSpan &span) const
 
 void TimelineView::onStoreReset()
 {
-    clearAlerts();
+    // Cleared bars belonged to the old store's times; open alerts stay open across a reset (the
+    // detectors clear them only when they no longer hold in the new store).
+    m_clearedAlerts.clear();
+    m_alertSpans.clear();
+    for (const auto &[key, span] : m_openAlerts)
+        m_alertSpans.push_back(span);
     m_index.clear();
     m_agentShapes.clear();
     m_scopeShapes.clear();
@@ -772,10 +777,10 @@ void TimelineView::clickAt(const QPoint &pos, Qt::KeyboardModifiers modifiers)
     case Hit::Kind::Action:
         m_selection->focus(SelectionHub::Kind::Action, m_store->actions()[size_t(hit.index)].id, this);
         break;
-    case Hit::Kind::Alert: {
-        const AlertSpan &span = m_alertSpans[size_t(hit.index)];
-        const QString key = span.key;
-        m_selection->selectAgents(span.agents, this);
+    case Hit::Kind::Alert: { // copies: the handlers may change the spans
+        const QString key = m_alertSpans[size_t(hit.index)].key;
+        const QStringList agents = m_alertSpans[size_t(hit.index)].agents;
+        m_selection->selectAgents(agents, this);
         Q_EMIT alertClicked(key);
         break;
     }
