@@ -386,7 +386,8 @@ private Q_SLOTS:
         restore.findChild<QPushButton *>(QStringLiteral("alertRulesDefaults"))->click();
         const ErrorOr<AlertRules> restored = alertRulesFromJson(restore.formJson());
         QVERIFY(restored);
-        QCOMPARE(alertRulesToJson(*restored), alertRulesToJson(AlertRules()));
+        // Compared as text: QCOMPARE on nlohmann::json does not compile for Windows (MinGW).
+        QCOMPARE(QString::fromStdString(alertRulesToJson(*restored).dump()), QString::fromStdString(alertRulesToJson(AlertRules()).dump()));
     }
 };
 
