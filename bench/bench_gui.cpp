@@ -21,6 +21,7 @@
 #include "ProcessStatus.h"
 #include "session/InspectorSession.h"
 #include "style/Theme.h"
+#include "common/VectorStateGuard.h"
 
 #include <QAction>
 #include <QApplication>
@@ -116,6 +117,7 @@ int main(int argc, char **argv)
 {
     g_sinceMain.start();
     TimingApplication app(argc, argv);
+    ui::installVectorStateGuard(); // as the application does
     QApplication::setOrganizationName(QStringLiteral("MAP Inspector bench"));
     const QStringList args = QApplication::arguments();
     const QString mode = args.value(1);

@@ -3,6 +3,7 @@
 #include "MainWindow.h"
 #include "session/InspectorSession.h"
 #include "style/Theme.h"
+#include "common/VectorStateGuard.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -17,6 +18,7 @@ using namespace mapi;
 int main(int argc, char **argv)
 {
     QApplication app(argc, argv);
+    mapi::ui::installVectorStateGuard(); // before any of this project's code runs on the GUI thread
     QApplication::setOrganizationName(QStringLiteral("MAP Inspector"));
     QApplication::setApplicationName(QStringLiteral("map-inspector"));
     QApplication::setApplicationDisplayName(QStringLiteral("MAP Inspector"));

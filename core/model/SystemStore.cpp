@@ -2,6 +2,7 @@
 
 #include "map/Dialect.h"
 
+#include <QElapsedTimer>
 #include <QThreadPool>
 
 #include <algorithm>
@@ -295,7 +296,10 @@ void SystemStore::flushChanges()
         return;
     ChangeSet out = std::move(m_pending);
     m_pending = ChangeSet();
+    QElapsedTimer views;
+    views.start();
     Q_EMIT changed(out);
+    m_lastFlushNs = views.nsecsElapsed();
 }
 
 void SystemStore::reset()
@@ -303,6 +307,7 @@ void SystemStore::reset()
     flushChanges();
     Q_EMIT aboutToReset();
     m_nowMs = 0;
+    m_lastFlushNs = 0;
     m_textsNotKeptSaid = false;
     m_agents.clear();
     m_agentRow.clear();

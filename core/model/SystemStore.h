@@ -112,6 +112,9 @@ public:
     // How often changed() is emitted (default kFlushIntervalMs). A trace load sets a slower
     // rate: the views then repaint less often while a million events arrive.
     void setFlushInterval(int ms) { m_flushTimer.setInterval(ms); }
+    int flushInterval() const { return m_flushTimer.interval(); }
+    // How long the last changed() took to deliver (its receivers: the views), nanoseconds.
+    qint64 lastFlushNs() const { return m_lastFlushNs; }
 
     // The history bound: when events, messages and task transitions take more than `bytes`
     // (memoryBytes() of their logs), the oldest are trimmed down to 90% of it at the next flush.
@@ -272,6 +275,7 @@ private:
 
     ChangeSet m_pending;
     QTimer m_flushTimer;
+    qint64 m_lastFlushNs = 0;
 };
 
 } // namespace mapi

@@ -5,6 +5,7 @@
 
 #include <QElapsedTimer>
 
+#include <algorithm>
 #include <mutex>
 
 namespace mapi {
@@ -323,6 +324,10 @@ void TraceLoadJob::drain(quint64 ticket)
     TraceLoadBatch batch;
     while (!shared->cancel && shared->queue.tryPop(batch)) {
         applyTraceBatch(*m_store, batch, shared->timeline.get());
+        const int interval = int(std::clamp<qint64>((kLoadingViewShare - 1) * (m_store->lastFlushNs() / 1000000),
+                                                    kLoadingFlushIntervalMs, kMaxLoadingFlushIntervalMs));
+        if (interval != m_store->flushInterval()) // setting it restarts a running timer
+            m_store->setFlushInterval(interval);
         if (!m_firstApplied || m_sinceProgress.elapsed() >= kLoadingFlushIntervalMs) { // the first at once
             m_sinceProgress.restart();
             Q_EMIT progress(batch.bytesRead, batch.bytesTotal);

@@ -107,6 +107,16 @@ class TraceLoadJob : public BackgroundJob
 {
     Q_OBJECT
 public:
+    // While loading: the store's changes and the progress reach the window at 10 Hz, not 30
+    // (the GUI thread applies the batches and is the load's bottleneck; painting every panel 30
+    // times a second took about a tenth of it).
+    static constexpr int kLoadingFlushIntervalMs = 100;
+    // ... and less often when the views take long over one change (10,000 agents: 40–150 ms):
+    // the interval is (kLoadingViewShare − 1) × their last time, so that they take at most a
+    // sixth of the thread, and they still show the load at least once a second.
+    static constexpr int kLoadingViewShare = 6;
+    static constexpr int kMaxLoadingFlushIntervalMs = 1000;
+
     explicit TraceLoadJob(SystemStore *store, QObject *parent = nullptr);
     ~TraceLoadJob() override; // cancels and waits for the worker
 
@@ -123,10 +133,6 @@ private:
     void drain(quint64 ticket);
     void finish(quint64 ticket);
 
-    // While loading: the store's changes and the progress reach the window at 10 Hz, not 30
-    // (the GUI thread applies the batches and is the load's bottleneck; painting every panel 30
-    // times a second took about a tenth of it).
-    static constexpr int kLoadingFlushIntervalMs = 100;
     QElapsedTimer m_sinceProgress;
 
     struct Shared;

@@ -11,6 +11,8 @@
 #include "style/Colors.h"
 #include "style/Theme.h"
 #include "topology/TopologyCamera.h"
+#include "common/NaturalSort.h"
+#include "topology/TopologyGraph.h"
 #include "topology/TopologyLayout.h"
 #include "topology/TopologyStyle.h"
 #include "topology/TopologyView.h"
@@ -59,6 +61,41 @@ struct Fixture
     QPointF position(const QString &id) const { return view->nodePosition(id).value(); }
     QPoint screenPoint(const QString &id) const { return view->mapToView(position(id)).toPoint(); }
 };
+
+ModelInput agentRegistered(const QString &id, const QString &name, const QStringList &scopes)
+{
+    EventInput input;
+    input.event.kind = EventKind::AgentRegistered;
+    input.event.type = QStringLiteral("agent.registered");
+    input.event.eventId = QStringLiteral("registered-") + id + QLatin1Char('-') + name; // a rename is a new event
+    input.event.agentId = id;
+    input.event.timestampMs = 1800000000000;
+    AgentRecord record;
+    record.id = id;
+    record.name = name;
+    record.state = QStringLiteral("idle");
+    record.scopes = scopes;
+    input.event.agent = record;
+    input.receivedMs = input.event.timestampMs;
+    return input;
+}
+
+ModelInput messageSent(int index, const QString &from, const QString &to, qint64 timeMs)
+{
+    EventInput input;
+    input.event.kind = EventKind::MessageSent;
+    input.event.type = QStringLiteral("message.sent");
+    input.event.eventId = QStringLiteral("message-event-%1").arg(index);
+    input.event.timestampMs = timeMs;
+    MessageRecord message;
+    message.id = QStringLiteral("message-%1").arg(index);
+    message.from = from;
+    message.to = Json(to.toStdString());
+    message.timestampMs = timeMs;
+    input.event.message = message;
+    input.receivedMs = timeMs;
+    return input;
+}
 
 bool colorsClose(const QColor &a, const QColor &b, int tolerance = 12)
 {
@@ -662,6 +699,89 @@ private Q_SLOTS:
             QVERIFY2(badge == expected, spelling.state);
         }
         QCOMPARE(badgeForState(QStringLiteral("idle"), Health::Failed), StateBadge::Failed); // a failed agent's badge
+    }
+
+    // Past TopologyGraph::kRankedInOrder edges, only the busiest are put in order (a paint looks
+    // at no more): they must be exactly the busiest, in order, and no edge may be lost.
+    void rankedEdgesPutTheBusiestInOrder()
+    {
+        SystemStore store;
+        ModelInputs inputs;
+        constexpr int kAgents = 160; // 160 × 159 = 25,440 ordered pairs
+        for (int a = 0; a < kAgents; ++a)
+            inputs.push_back(agentRegistered(QStringLiteral("agent-%1").arg(a), QStringLiteral("a%1").arg(a), {}));
+        // Every pair once, and a pseudo-random tenth of them 1–5 more times, at spread times.
+        int index = 0;
+        const qint64 start = 1800000001000;
+        for (int from = 0; from < kAgents; ++from)
+            for (int to = 0; to < kAgents; ++to) {
+                if (from == to)
+                    continue;
+                const int extra = (from * 31 + to * 17) % 10 == 0 ? 1 + (from + to) % 5 : 0;
+                for (int k = 0; k <= extra; ++k, ++index)
+                    inputs.push_back(messageSent(index, QStringLiteral("agent-%1").arg(from), QStringLiteral("agent-%1").arg(to),
+                                                 start + (index * 7919) % 600000));
+            }
+        store.apply(inputs);
+        TopologyGraph graph;
+        graph.syncAll(store);
+        const std::vector<TrafficEdge> ranked = graph.rankedEdges();
+        QCOMPARE(int(ranked.size()), kAgents * (kAgents - 1));
+        QVERIFY(int(ranked.size()) > TopologyGraph::kRankedInOrder);
+        auto key = [](const TrafficEdge &e) { return std::log(e.weight) + double(e.lastMs) / TopologyGraph::kTrafficTimeConstantMs; };
+        for (int i = 1; i < TopologyGraph::kRankedInOrder; ++i)
+            QVERIFY2(key(ranked[size_t(i - 1)]) >= key(ranked[size_t(i)]), qPrintable(QString::number(i)));
+        double weakestInOrder = key(ranked[size_t(TopologyGraph::kRankedInOrder - 1)]);
+        int messages = 0;
+        QSet<quint64> pairs;
+        for (size_t i = 0; i < ranked.size(); ++i) {
+            if (i >= size_t(TopologyGraph::kRankedInOrder))
+                QVERIFY2(key(ranked[i]) <= weakestInOrder, "a busier edge was left out of the ordered part");
+            messages += ranked[i].total;
+            pairs.insert(quint64(ranked[i].from) << 32 | quint32(ranked[i].to));
+        }
+        QCOMPARE(messages, index);
+        QCOMPARE(int(pairs.size()), int(ranked.size()));
+    }
+
+    // The siblings' order key follows a rename of the agent and of its scope at the next
+    // rebuild of the structure (the keys are kept between rebuilds, made again only for what
+    // was renamed).
+    void orderKeysFollowRenames()
+    {
+        SystemStore store;
+        ScopesSnapshot scopes;
+        scopes.timeMs = 1800000000000;
+        scopes.data.scopes.push_back(ScopeRecord{QStringLiteral("scope-1"), QStringLiteral("alpha"), std::nullopt, Json()});
+        ModelInputs inputs;
+        inputs.push_back(scopes);
+        inputs.push_back(agentRegistered(QStringLiteral("agent-1"), QStringLiteral("worker-9"), {QStringLiteral("scope-1")}));
+        inputs.push_back(agentRegistered(QStringLiteral("agent-2"), QStringLiteral("worker-10"), {QStringLiteral("scope-1")}));
+        store.apply(inputs);
+        TopologyGraph graph;
+        graph.syncAll(store);
+        const int one = graph.row(QStringLiteral("agent-1")), two = graph.row(QStringLiteral("agent-2"));
+        QVERIFY(graph.nodes()[size_t(one)].sortKey < graph.nodes()[size_t(two)].sortKey); // 9 before 10
+        const QString scopeKeyBefore = graph.nodes()[size_t(one)].sortKey;
+
+        store.flushChanges();
+        ChangeSet seen;
+        QObject::connect(&store, &SystemStore::changed, &store, [&](const ChangeSet &c) { seen = c; });
+        // Renamed; the order is made again with the structure (here: an agent joins).
+        store.apply(agentRegistered(QStringLiteral("agent-1"), QStringLiteral("worker-11"), {QStringLiteral("scope-1")}));
+        store.apply(agentRegistered(QStringLiteral("agent-3"), QStringLiteral("worker-1"), {}));
+        store.flushChanges();
+        QCOMPARE(store.agents()[size_t(store.agentRow(QStringLiteral("agent-1")))].name, QStringLiteral("worker-11"));
+        graph.sync(store, seen);
+        QVERIFY(graph.nodes()[size_t(one)].sortKey > graph.nodes()[size_t(two)].sortKey); // 11 after 10
+
+        ScopesSnapshot renamed = scopes;
+        renamed.data.scopes[0].name = QStringLiteral("omega");
+        store.apply(renamed);
+        store.flushChanges();
+        graph.sync(store, seen);
+        QVERIFY(graph.nodes()[size_t(two)].sortKey > scopeKeyBefore);
+        QVERIFY(graph.nodes()[size_t(two)].sortKey.startsWith(naturalSortKey(QStringLiteral("omega"))));
     }
 
     void rendersInBothThemes_data()

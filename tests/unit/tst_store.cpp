@@ -3,6 +3,9 @@
 // operator actions. Most inputs are real-shaped [M] frames pushed through ProtocolPipeline
 // (mapi_test::Wire), the same path live traffic takes.
 #include "TestSupport.h"
+#include "common/VectorState.h"
+
+#include <cmath>
 #include "model/ItemJson.h"
 
 #include "model/StateJson.h"
@@ -65,6 +68,24 @@ private Q_SLOTS:
     void sequenceNumbersNearTheLimitKeepGapDetection();
     void initTestCase() { mapi_test::installWarningGuard(); }
     void init() { mapi_test::armWarningGuard(); }
+
+    // VZEROUPPER between computations leaves every value the compiler keeps in the vector
+    // registers as it was (it clears only the upper halves, which this code never uses).
+    void clearingTheVectorStateKeepsValues()
+    {
+        std::vector<double> values(4096);
+        double running = 0, expected = 0;
+        for (size_t i = 0; i < values.size(); ++i) {
+            values[i] = std::log(1.0 + double(i)) * 0.5;
+            expected += values[i] / (1.0 + double(i % 7));
+        }
+        for (size_t i = 0; i < values.size(); ++i) {
+            const double term = values[i] / (1.0 + double(i % 7));
+            mapi::clearUpperVectorState();
+            running += term;
+        }
+        QCOMPARE(running, expected);
+    }
     void cleanup() { MAPI_NO_WARNINGS(); }
     void cleanupTestCase() { MAPI_NO_WARNINGS(); }
 

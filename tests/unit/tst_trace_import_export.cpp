@@ -231,6 +231,7 @@ private Q_SLOTS:
     void cancelStopsTheLoaderEarly();
     void loadJobFillsTheStoreInItsThread();
     void loadJobCancel();
+    void loadJobGivesSlowViewsLessOfTheThread();
     void backgroundJobRules();
 };
 
@@ -1388,6 +1389,39 @@ void TestTraceImportExport::loadJobFillsTheStoreInItsThread()
     QVERIFY(restarted);
     QVERIFY(finished.last().at(0).value<JobOutcome>().ok());
     QCOMPARE(store.counters().messages, qint64(5));
+}
+
+// While loading, the store's changes reach the views at most every kLoadingViewShare-th of the
+// thread: a receiver that takes 40 ms per change is told of changes every ≥ 200 ms (not every
+// 100 ms), and the live rate is back once the load ends.
+void TestTraceImportExport::loadJobGivesSlowViewsLessOfTheThread()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("slow-views.jsonl"));
+    QVERIFY(writeTrace(path, syntheticRecords(100000)));
+    SystemStore store;
+    TraceLoadJob job(&store);
+    QSignalSpy finished(&job, &TraceLoadJob::finished);
+    int changes = 0;
+    connect(&store, &SystemStore::changed, this, [&] {
+        ++changes;
+        QThread::msleep(40);
+    });
+    int longestInterval = 0;
+    QTimer watch;
+    connect(&watch, &QTimer::timeout, this, [&] {
+        if (job.isRunning())
+            longestInterval = std::max(longestInterval, store.flushInterval());
+    });
+    watch.start(5);
+    job.start(path);
+    QVERIFY(finished.wait(60000));
+    QVERIFY(finished.first().at(0).value<JobOutcome>().ok());
+    QVERIFY2(longestInterval >= (TraceLoadJob::kLoadingViewShare - 1) * 40, qPrintable(QString::number(longestInterval)));
+    QVERIFY(longestInterval <= TraceLoadJob::kMaxLoadingFlushIntervalMs);
+    QCOMPARE(store.flushInterval(), SystemStore::kFlushIntervalMs);
+    QVERIFY(changes >= 2);
+    QCOMPARE(store.counters().messages, qint64(100000));
 }
 
 void TestTraceImportExport::loadJobCancel()

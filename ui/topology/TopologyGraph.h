@@ -47,6 +47,8 @@ struct TopologyNode
     bool hidden = false;          // inside a collapsed subtree
     int descendants = 0;          // all of them, hidden or not
     QString sortKey;              // siblings order: deepest scope's name, then name (numbers compared as numbers)
+    QString nameKey;              // naturalSortKey of its shown name (kept: 10,000 keys cost ~8 ms a rebuild)
+    bool sortKeyStale = true;     // its name changed since sortKey was made
     int group = -1;               // its deepest scope's row: the layout keeps such siblings together
 
     bool positioned = false;      // has a layout position (hidden nodes drop theirs)
@@ -71,6 +73,7 @@ struct ScopeGroup
 {
     QString id;
     QString name;
+    QString nameKey;              // naturalSortKey(name)
     int parent = -1;              // scope row; -1 for a top scope (or a cycle)
     int depth = 0;
     bool placeholder = true;
@@ -121,8 +124,10 @@ public:
     bool hasUnplacedNodes() const;
     void setMoveProgress(double t); // 0 = from, 1 = target; eased by the caller
 
-    // Traffic. Edges between visible representatives, busiest first (rebuilt when traffic or
-    // visibility changed). The order does not depend on the time: every edge decays alike.
+    // Traffic. Edges between visible representatives (rebuilt when traffic or visibility
+    // changed): the kRankedInOrder busiest first, in order, then the rest in no order. The order
+    // does not depend on the time: every edge decays alike.
+    static constexpr int kRankedInOrder = 20000;
     const std::vector<TrafficEdge> &rankedEdges();
     static double recentWeight(const TrafficEdge &edge, qint64 nowMs);
 
@@ -156,6 +161,8 @@ private:
     std::vector<TrafficEdge> m_traffic;
     QHash<quint64, int> m_trafficIndex;      // (from << 32 | to-or-scope) → index in m_traffic
     std::vector<TrafficEdge> m_ranked;
+    bool m_scopeNamesChanged = false;        // every node's sortKey is to be made again
+    std::vector<std::pair<double, int>> m_rankKeys; // rankedEdges()' scratch: (rank key, index)
     bool m_rankedDirty = true;
     std::vector<TreeLine> m_treeLines;
     std::vector<TreeLine> m_coarseTreeLines;

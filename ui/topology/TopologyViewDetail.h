@@ -24,7 +24,7 @@ constexpr int kCameraAnimationMs = 260;
 constexpr int kDecayRepaintMs = 1000;         // widths decay with τ = 10 s: a 1 s step changes them ≤ 10 %
 constexpr int kQuietRepaintMs = 250;          // traffic and health changes repaint at most 4 times a second
 constexpr int kStillAfterMs = 150;            // no pan, zoom or animation for this long: draw at full quality
-constexpr int kEdgeScanLimit = 20000;         // ranked edges looked at per paint, drawn or culled
+constexpr int kEdgeScanLimit = TopologyGraph::kRankedInOrder; // ranked edges looked at per paint, drawn or culled
 constexpr int kHoverEdgeLimit = 300;         // edges of the hovered agent drawn beyond the budget
 constexpr int kCurveSegments = 16;            // a message curve is drawn as this many straight pieces
 constexpr double kMaxBulgePixels = 90;        // how far a message curve bends away from the straight line

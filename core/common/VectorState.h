@@ -1,0 +1,48 @@
+// clearUpperVectorState(): executes VZEROUPPER on x86-64 CPUs that have AVX.
+//
+// Why: on Intel CPUs since Skylake, while the upper halves of the AVX registers are "dirty",
+// every legacy-SSE instruction (all of this project's double arithmetic, compiled for baseline
+// x86-64) waits on them. Parts of Qt's GUI code (QGuiApplication's start, the raster engine's
+// antialiased strokes, event handling) leave them dirty, and with AVX-512 string functions in
+// the C library nothing ordinary cleans them. Measured on the benchmark machine (a Xeon with
+// AVX-512): 100,000 logarithms took 11.5 ms after QGuiApplication was built and 0.33 ms after
+// VZEROUPPER; the topology's ranking of 168,000 edges 18.5 ms against 1.2 ms
+// (docs/benchmarks.md, "The upper halves of the vector registers").
+//
+// MAPI_KEEP_VECTOR_STATE=1 in the environment turns it off, to measure the difference.
+// Costs about a cycle. A no-op where it cannot matter: other architectures, and code compiled
+// for AVX itself (the compiler then uses VEX encodings, which do not wait, and may hold values
+// in the upper halves that VZEROUPPER would destroy).
+#pragma once
+
+#if !defined(__AVX__) && (defined(__x86_64__) || defined(_M_X64))
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <immintrin.h>
+#include <intrin.h>
+#endif
+#endif
+
+#include <QtGlobal>
+
+namespace mapi {
+
+inline void clearUpperVectorState()
+{
+#if !defined(__AVX__) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    static const bool hasAvx = __builtin_cpu_supports("avx") && !qEnvironmentVariableIsSet("MAPI_KEEP_VECTOR_STATE");
+    if (hasAvx)
+        asm volatile("vzeroupper" ::: "memory");
+#elif !defined(__AVX__) && defined(_M_X64) && defined(_MSC_VER)
+    static const bool hasAvx = [] {
+        int registers[4] = {};
+        __cpuid(registers, 1);
+        const bool osSavesYmm = (registers[2] & (1 << 27)) && (_xgetbv(0) & 6) == 6; // OSXSAVE, XMM+YMM state
+        return osSavesYmm && (registers[2] & (1 << 28)) != 0                       // AVX
+               && !qEnvironmentVariableIsSet("MAPI_KEEP_VECTOR_STATE");
+    }();
+    if (hasAvx)
+        _mm256_zeroupper();
+#endif
+}
+
+} // namespace mapi
