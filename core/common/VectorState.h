@@ -19,6 +19,8 @@
 #if defined(_MSC_VER) && !defined(__clang__)
 #include <immintrin.h>
 #include <intrin.h>
+#else
+#include <cpuid.h>
 #endif
 #endif
 
@@ -29,7 +31,17 @@ namespace mapi {
 inline void clearUpperVectorState()
 {
 #if !defined(__AVX__) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    static const bool hasAvx = __builtin_cpu_supports("avx") && !qEnvironmentVariableIsSet("MAPI_KEEP_VECTOR_STATE");
+    // CPUID and XGETBV rather than __builtin_cpu_supports, which needs a runtime library that
+    // Apple's toolchain does not always link.
+    static const bool hasAvx = [] {
+        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+        if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & bit_OSXSAVE) || !(ecx & bit_AVX))
+            return false;
+        unsigned low = 0, high = 0;
+        asm volatile("xgetbv" : "=a"(low), "=d"(high) : "c"(0));
+        return (low & 6) == 6 // the OS saves the XMM and YMM state
+               && !qEnvironmentVariableIsSet("MAPI_KEEP_VECTOR_STATE");
+    }();
     if (hasAvx)
         asm volatile("vzeroupper" ::: "memory");
 #elif !defined(__AVX__) && defined(_M_X64) && defined(_MSC_VER)
