@@ -8,6 +8,9 @@
 //                                     GUI stall meanwhile
 //   bench_gui plot OUT.png TITLE LIMIT_MB NAME=FILE.csv...
 //       draws resident memory over time of long-session runs (bench/long-session.sh)
+//   bench_gui bars OUT.png TITLE UNIT GOAL SERIES[,SERIES...] LABEL=V[,V...]...
+//       draws benchmark figures as horizontal bars, one group per LABEL, one bar per series,
+//       and the goal as a dashed line (GOAL 0: none); the figures of docs/benchmarks.md
 //   bench_gui stall --url URL [--seconds S] [--memory-budget MB] [--time-travel-at S]
 //       connects the window to a MAP server and measures GUI-thread stalls: a 2 ms timer
 //       records how late each tick fires; the worst lateness is the longest stall. Every 10 s
@@ -35,6 +38,7 @@
 #include <QThread>
 #include <QTimer>
 
+#include <cmath>
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -207,6 +211,88 @@ int main(int argc, char **argv)
         p.end();
         if (!image.save(out)) {
             std::fprintf(stderr, "plot: cannot write %s\n", qPrintable(out));
+            return 1;
+        }
+        return 0;
+    }
+    if (mode == QLatin1String("bars")) {
+        const QString out = args.value(2), title = args.value(3), unit = args.value(4);
+        const double goal = args.value(5).toDouble();
+        const QStringList seriesNames = args.value(6).split(QLatin1Char(','));
+        struct Group { QString label; std::vector<double> values; };
+        std::vector<Group> groups;
+        double maxValue = goal * 1.1;
+        for (int i = 7; i < args.size(); ++i) {
+            const QString spec = args.at(i);
+            const qsizetype eq = spec.lastIndexOf(QLatin1Char('='));
+            if (eq <= 0) {
+                std::fprintf(stderr, "bars: not LABEL=V[,V...]: %s\n", qPrintable(spec));
+                return 1;
+            }
+            Group g{spec.left(eq), {}};
+            for (const QString &v : spec.mid(eq + 1).split(QLatin1Char(','))) {
+                g.values.push_back(v.toDouble());
+                maxValue = std::max(maxValue, g.values.back() * 1.08);
+            }
+            groups.push_back(std::move(g));
+        }
+        if (groups.empty() || maxValue <= 0) {
+            std::fprintf(stderr, "bars: nothing to draw\n");
+            return 1;
+        }
+        const double barHeight = 14, groupGap = 12;
+        const double groupHeight = barHeight * double(seriesNames.size()) + groupGap;
+        const QRectF plot(330, 50, 620, groupHeight * double(groups.size()));
+        QImage image(1000, int(plot.bottom() + 80), QImage::Format_RGB32);
+        image.fill(Qt::white);
+        QPainter p(&image);
+        p.setRenderHint(QPainter::Antialiasing);
+        const auto x = [&](double v) { return plot.left() + v / maxValue * plot.width(); };
+        QFont bold = p.font();
+        bold.setBold(true);
+        p.setFont(bold);
+        p.drawText(QRectF(0, 10, image.width(), 30), Qt::AlignCenter, title);
+        p.setFont(QFont());
+        const double step = std::pow(10.0, std::floor(std::log10(maxValue / 2)));
+        const double tick = maxValue / step > 10 ? step * 2 : step;
+        for (double v = 0; v <= maxValue; v += tick) {
+            p.setPen(QColor(225, 225, 225));
+            p.drawLine(QPointF(x(v), plot.top()), QPointF(x(v), plot.bottom()));
+            p.setPen(Qt::black);
+            p.drawText(QRectF(x(v) - 30, plot.bottom() + 4, 60, 16), Qt::AlignCenter, QString::number(v));
+        }
+        p.drawText(QRectF(plot.left(), plot.bottom() + 22, plot.width(), 16), Qt::AlignCenter, unit);
+        const QColor colors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44), QColor(148, 103, 189)};
+        for (size_t g = 0; g < groups.size(); ++g) {
+            const double top = plot.top() + groupHeight * double(g) + groupGap / 2;
+            p.setPen(Qt::black);
+            p.drawText(QRectF(0, top, plot.left() - 8, barHeight * double(seriesNames.size())),
+                       Qt::AlignRight | Qt::AlignVCenter, groups[g].label);
+            for (size_t k = 0; k < groups[g].values.size() && k < size_t(seriesNames.size()); ++k) {
+                const QRectF bar(plot.left(), top + barHeight * double(k), x(groups[g].values[k]) - plot.left(), barHeight - 2);
+                p.fillRect(bar, colors[k % 4]);
+                p.drawText(QRectF(bar.right() + 4, bar.top() - 1, 80, barHeight), Qt::AlignLeft | Qt::AlignVCenter,
+                           QString::number(groups[g].values[k], 'g', 4));
+            }
+        }
+        p.setPen(Qt::black);
+        p.drawLine(plot.topLeft(), plot.bottomLeft());
+        if (goal > 0) {
+            p.setPen(QPen(QColor(200, 40, 40), 1.5, Qt::DashLine));
+            p.drawLine(QPointF(x(goal), plot.top() - 6), QPointF(x(goal), plot.bottom()));
+            p.drawText(QPointF(x(goal) + 4, plot.top() - 8), QStringLiteral("goal %1").arg(goal));
+        }
+        double legendX = plot.left();
+        for (qsizetype k = 0; k < seriesNames.size(); ++k) {
+            const QPointF at(legendX, image.height() - 22);
+            p.fillRect(QRectF(at, QSizeF(14, 12)), colors[k % 4]);
+            p.setPen(Qt::black);
+            p.drawText(at + QPointF(20, 11), seriesNames[k]);
+            legendX += 40 + p.fontMetrics().horizontalAdvance(seriesNames[k]);
+        }
+        p.end();
+        if (!image.save(out)) {
+            std::fprintf(stderr, "bars: cannot write %s\n", qPrintable(out));
             return 1;
         }
         return 0;
