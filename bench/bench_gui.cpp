@@ -11,7 +11,7 @@
 //   bench_gui bars OUT.png TITLE UNIT GOAL SERIES[,SERIES...] LABEL=V[,V...]...
 //       draws benchmark figures as horizontal bars, one group per LABEL, one bar per series,
 //       and the goal as a dashed line (GOAL 0: none); the figures of docs/benchmarks.md
-//   bench_gui stall --url URL [--seconds S] [--memory-budget MB] [--time-travel-at S]
+//   bench_gui stall --url URL | --flood AGENTS RATE [--seconds S] [--memory-budget MB] [--time-travel-at S]
 //       connects the window to a MAP server and measures GUI-thread stalls: a 2 ms timer
 //       records how late each tick fires; the worst lateness is the longest stall. Every 10 s
 //       (and at the end) a line "sample <s> rss_mb <MB> events <n> journal_mb <MB>": the
@@ -19,8 +19,11 @@
 //       --time-travel-at S: S seconds in, Replay → Travel back in time; prints how long the
 //       journal took to be copied and loaded, a seek to its start, and (5 s later) the way back
 //       to live, while the live flood goes on.
+//       --flood AGENTS RATE: instead of a server at URL, a synthetic one in a thread of this
+//       process (FloodServer.h) with AGENTS agents sending RATE events per second.
 #include "MainWindow.h"
 #include "trace/TraceTimeline.h"
+#include "FloodServer.h"
 #include "ProcessStatus.h"
 #include "session/InspectorSession.h"
 #include "style/Theme.h"
@@ -41,6 +44,7 @@
 #include <cmath>
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <vector>
 
 using namespace mapi;
@@ -311,10 +315,21 @@ int main(int argc, char **argv)
     }
     if (mode == QLatin1String("stall")) {
         const int urlAt = int(args.indexOf(QStringLiteral("--url")));
+        const int floodAt = int(args.indexOf(QStringLiteral("--flood")));
         const int secondsAt = int(args.indexOf(QStringLiteral("--seconds")));
-        if (urlAt < 0) {
-            std::fprintf(stderr, "stall needs --url URL\n");
+        if (urlAt < 0 && floodAt < 0) {
+            std::fprintf(stderr, "stall needs --url URL or --flood AGENTS RATE\n");
             return 1;
+        }
+        std::unique_ptr<FloodServer> flood;
+        QString url = args.value(urlAt + 1);
+        if (floodAt > 0) {
+            flood = std::make_unique<FloodServer>(args.value(floodAt + 1).toInt(), args.value(floodAt + 2).toInt());
+            url = flood->start();
+            if (url.isEmpty()) {
+                std::fprintf(stderr, "the flood server cannot listen\n");
+                return 1;
+            }
         }
         const double seconds = secondsAt > 0 ? args.value(secondsAt + 1).toDouble() : 20;
         const int budgetAt = int(args.indexOf(QStringLiteral("--memory-budget")));
@@ -324,7 +339,7 @@ int main(int argc, char **argv)
         if (budgetAt > 0)
             window.session()->setMemoryBudget(qint64(args.value(budgetAt + 1).toDouble() * 1024 * 1024));
         ClientOptions options;
-        options.url = QUrl(args.value(urlAt + 1));
+        options.url = QUrl(url);
         window.connectTo(options, true);
 
         // Lateness of a 2 ms tick, as a histogram by whole ms (an hour at 500 ticks/s would
@@ -432,6 +447,13 @@ int main(int argc, char **argv)
                     seconds, static_cast<long long>(ticks), static_cast<long long>(pct(0.5)), static_cast<long long>(pct(0.99)),
                     static_cast<long long>(worst.empty() ? 0 : worst.front().first),
                     static_cast<long long>(store->counters().eventsApplied), store->agents().size(), store->messages().size());
+        if (flood) {
+            flood->stop();
+            std::printf("flood server: %lld events sent in %.0f s (%.0f/s offered); applied %.0f/s\n",
+                        static_cast<long long>(flood->framesSent()), seconds + 2,
+                        double(flood->framesSent()) / (seconds + 2),
+                        double(store->counters().eventsApplied) / (seconds + 2));
+        }
         std::printf("longest stalls (ms, at s):");
         for (size_t i = 0; i < std::min<size_t>(5, worst.size()); ++i)
             std::printf(" %lld@%.1f", static_cast<long long>(worst[i].first), double(worst[i].second) / 1000.0);
