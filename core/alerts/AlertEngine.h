@@ -179,7 +179,10 @@ private:
     void pruneWindows(qint64 now);
 
     void evaluateAgents(const SystemStore &store, qint64 now, std::map<QString, Alert> &out);
-    void evaluateLoops(const SystemStore &store, qint64 now, std::map<QString, Alert> &out);
+    // False when `outOfTime` said stop before every candidate group was looked at: the next
+    // call goes on from where it stopped (m_nextLoop).
+    bool evaluateLoops(const SystemStore &store, qint64 now, std::map<QString, Alert> &out,
+                       const std::function<bool()> &outOfTime);
     void evaluateDeadlocks(const SystemStore &store, qint64 now, std::map<QString, Alert> &out);
     void evaluateNeedsHuman(const SystemStore &store, qint64 now, std::map<QString, Alert> &out);
     void evaluateErrorStorms(const SystemStore &store, std::map<QString, Alert> &out);
@@ -199,6 +202,8 @@ private:
     QHash<EdgeKey, Edge> m_edges;
     QHash<EdgeKey, QSet<int>> m_edgesFrom; // {from, -1, shape} → the agents it sent that shape to
     QHash<LoopKey, LoopGroup> m_loops;    // candidate groups
+    QHash<LoopKey, LoopGroup>::iterator m_nextLoop; // the next group an evaluation in slices looks at
+    bool m_loopsUnderWay = false;                   // m_nextLoop is valid (reset by each evaluation's setup)
     // Tasks not settled (rows of store.tasks()), and when each was last seen to move.
     QHash<int, qint64> m_openTasks;
     // Unanswered help requests by requester, oldest first; m_helpCount in all.

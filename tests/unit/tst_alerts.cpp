@@ -211,6 +211,50 @@ private Q_SLOTS:
         QVERIFY(f.engine.openAlerts().empty());
     }
 
+    // The loop detector's candidate groups are looked at in pieces when an evaluation runs in
+    // slices: a thousand looping pairs give the same alerts as one evaluation in a single call.
+    void loopGroupsEvaluatedInSlices()
+    {
+        Fixture f;
+        constexpr int kPairs = 1000;
+        for (int i = 0; i < 2 * kPairs; ++i)
+            f.wire.registerAgent(QStringLiteral("p%1").arg(i), QStringLiteral("p%1-name").arg(i), QStringLiteral("sess-p%1").arg(i),
+                                 Json::object(), QStringLiteral("idle"), kStart);
+        qint64 t = kStart + 1000;
+        for (int round = 0; round < 20; ++round)
+            for (int pair = 0; pair < kPairs; ++pair) {
+                const QString a = QStringLiteral("p%1").arg(2 * pair), b = QStringLiteral("p%1").arg(2 * pair + 1);
+                const bool forth = round % 2 == 0;
+                f.send(forth ? a : b, forth ? b : a, "STATUS_QUERY", {{"query_type", "AGENT_STATUS"}}, t += 2);
+            }
+        AlertEngine sliced(Fixture::withUnresponsive(AlertRules(), false));
+        sliced.setEvaluationSliceMs(1);
+        sliced.setReadBudget(0);
+        f.engine.setReadBudget(0); // one call reads all 20,000 messages and evaluates them
+        const QStringList whole = f.at(t);
+        QCOMPARE(whole.size(), kPairs);
+        QStringList pieces;
+        int calls = 0;
+        do {
+            for (const AlertChange &c : sliced.update(f.store))
+                pieces << QStringLiteral("%1 %2").arg(c.raised ? QStringLiteral("raised") : QStringLiteral("cleared"), c.alert.key());
+            ++calls;
+        } while (sliced.isBehind(f.store) && calls < 100000);
+        QVERIFY2(calls > 2, qPrintable(QString::number(calls)));
+        QStringList sortedWhole = whole, sortedPieces = pieces;
+        sortedWhole.sort();
+        sortedPieces.sort();
+        QCOMPARE(sortedPieces, sortedWhole);
+        // And the next evaluation, in slices too, starts its groups from the first again.
+        pieces.clear();
+        do {
+            for (const AlertChange &c : sliced.update(f.store))
+                pieces << c.alert.key();
+        } while (sliced.isBehind(f.store));
+        QVERIFY(!sliced.isEvaluating());
+        QCOMPARE(int(sliced.openAlerts().size()), kPairs);
+    }
+
     void loopNearMisses()
     {
         // Task progress by one of them meanwhile: work, not a loop.
