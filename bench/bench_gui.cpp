@@ -327,6 +327,7 @@ int main(int argc, char **argv)
             flood = std::make_unique<FloodServer>(args.value(floodAt + 1).toInt(), args.value(floodAt + 2).toInt());
             url = flood->start();
             if (url.isEmpty()) {
+                flood->stop(); // its thread runs: a running QThread must not be destroyed
                 std::fprintf(stderr, "the flood server cannot listen\n");
                 return 1;
             }

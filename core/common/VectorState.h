@@ -19,8 +19,6 @@
 #if defined(_MSC_VER) && !defined(__clang__)
 #include <immintrin.h>
 #include <intrin.h>
-#else
-#include <cpuid.h>
 #endif
 #endif
 
@@ -31,11 +29,14 @@ namespace mapi {
 inline void clearUpperVectorState()
 {
 #if !defined(__AVX__) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    // CPUID and XGETBV rather than __builtin_cpu_supports, which needs a runtime library that
-    // Apple's toolchain does not always link.
+    // CPUID and XGETBV by hand: __builtin_cpu_supports needs a runtime library Apple's
+    // toolchain does not always link, and <cpuid.h>'s __cpuid macro breaks a later <intrin.h>
+    // (clang-cl, older MinGW runtimes).
     static const bool hasAvx = [] {
-        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-        if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & bit_OSXSAVE) || !(ecx & bit_AVX))
+        unsigned eax = 1, ebx = 0, ecx = 0, edx = 0;
+        asm volatile("cpuid" : "+a"(eax), "=b"(ebx), "+c"(ecx), "=d"(edx));
+        constexpr unsigned kOsXsave = 1u << 27, kAvx = 1u << 28;
+        if (!(ecx & kOsXsave) || !(ecx & kAvx))
             return false;
         unsigned low = 0, high = 0;
         asm volatile("xgetbv" : "=a"(low), "=d"(high) : "c"(0));

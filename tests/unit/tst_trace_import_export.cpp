@@ -1417,7 +1417,8 @@ void TestTraceImportExport::loadJobGivesSlowViewsLessOfTheThread()
     job.start(path);
     QVERIFY(finished.wait(60000));
     QVERIFY(finished.first().at(0).value<JobOutcome>().ok());
-    QVERIFY2(longestInterval >= (TraceLoadJob::kLoadingViewShare - 1) * 40, qPrintable(QString::number(longestInterval)));
+    // (whole milliseconds, and sleeps are not exact: 35 of the 40 ms are counted on)
+    QVERIFY2(longestInterval >= (TraceLoadJob::kLoadingViewShare - 1) * 35, qPrintable(QString::number(longestInterval)));
     QVERIFY(longestInterval <= TraceLoadJob::kMaxLoadingFlushIntervalMs);
     QCOMPARE(store.flushInterval(), SystemStore::kFlushIntervalMs);
     QVERIFY(changes >= 2);

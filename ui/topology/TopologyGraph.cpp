@@ -149,9 +149,12 @@ void TopologyGraph::updateScope(int row, const SystemStore &store)
     ScopeGroup &g = m_scopes[size_t(row)];
     g.id = s.id;
     if (const QString name = shownName(s); g.nameKey.isEmpty() || name != g.name) {
+        // A renamed scope's members take the new name into their order keys; a new scope's
+        // members do anyway (their group changes).
+        if (!g.nameKey.isEmpty())
+            m_scopeNamesChanged = true;
         g.name = name;
         g.nameKey = naturalSortKey(name);
-        m_scopeNamesChanged = true;
     }
     g.placeholder = s.placeholder;
     g.deleted = s.deleted;
