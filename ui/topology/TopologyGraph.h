@@ -162,7 +162,6 @@ private:
     QHash<quint64, int> m_trafficIndex;      // (from << 32 | to-or-scope) → index in m_traffic
     std::vector<TrafficEdge> m_ranked;
     bool m_scopeNamesChanged = false;        // every node's sortKey is to be made again
-    std::vector<std::pair<double, int>> m_rankKeys; // rankedEdges()' scratch: (rank key, index)
     bool m_rankedDirty = true;
     std::vector<TreeLine> m_treeLines;
     std::vector<TreeLine> m_coarseTreeLines;
