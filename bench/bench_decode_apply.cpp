@@ -12,6 +12,8 @@
 #include <QElapsedTimer>
 
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 using namespace mapi;
 
@@ -19,6 +21,8 @@ int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
     const qint64 target = argc > 1 ? QByteArray(argv[1]).toLongLong() : 200000;
+    // --simdjson-only: skip the nlohmann measurements (for profiling the live client's path).
+    const bool simdOnly = argc > 2 && QByteArray(argv[2]) == "--simdjson-only";
 
     std::vector<QByteArray> templates;
     TraceReadStats stats;
@@ -61,7 +65,7 @@ int main(int argc, char **argv)
     std::printf("frames: %zu, bytes: %lld (avg %.0f B/frame)\n", frames.size(), static_cast<long long>(bytes),
                 double(bytes) / double(frames.size()));
 
-    {
+    if (!simdOnly) {
         FrameCodec codec;
         QElapsedTimer timer;
         timer.start();
@@ -75,6 +79,8 @@ int main(int argc, char **argv)
     // The general path (nlohmann) and the live client's (SimdJsonParser: map/event frames read
     // straight from simdjson's DOM).
     for (const bool simd : {false, true}) {
+        if (simdOnly && !simd)
+            continue;
         ProtocolPipeline pipeline({}, simd ? SimdJsonParser::instance() : nullptr);
         SystemStore store;
         QElapsedTimer timer;
@@ -85,6 +91,31 @@ int main(int argc, char **argv)
         std::printf("decode + normalise + apply (%s): %9.0f events/s  %6.1f MB/s  (%lld applied, %lld messages)\n",
                     simd ? "simdjson" : "nlohmann", double(frames.size()) / s, double(bytes) / s / 1e6,
                     static_cast<long long>(store.counters().eventsApplied), static_cast<long long>(store.counters().messages));
+    }
+    // Where the simdjson path's time goes: decode + normalise alone (the inputs kept aside, in
+    // batches of 64 frames as a trace load makes them), then applying those inputs alone.
+    {
+        ProtocolPipeline pipeline({}, SimdJsonParser::instance());
+        std::vector<ModelInputs> batches;
+        batches.reserve(frames.size() / 64 + 1);
+        QElapsedTimer timer;
+        timer.start();
+        ModelInputs batch;
+        for (size_t i = 0; i < frames.size(); ++i) {
+            batch = pipeline.frameReceived(frames[i], 0, std::move(batch)).inputs;
+            if (batch.size() >= 64 || i + 1 == frames.size())
+                batches.push_back(std::exchange(batch, {}));
+        }
+        const double decodeS = double(timer.nsecsElapsed()) / 1e9;
+        SystemStore store;
+        timer.restart();
+        for (ModelInputs &b : batches)
+            store.apply(std::move(b));
+        const double applyS = double(timer.nsecsElapsed()) / 1e9;
+        const double n = double(frames.size());
+        std::printf("simdjson stages: decode + normalise %6.0f ns/event (%9.0f events/s), apply %6.0f ns/event "
+                    "(%9.0f events/s), sum %6.0f ns/event\n",
+                    decodeS * 1e9 / n, n / decodeS, applyS * 1e9 / n, n / applyS, (decodeS + applyS) * 1e9 / n);
     }
     return 0;
 }

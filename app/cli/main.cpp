@@ -12,6 +12,7 @@
 #include "session/InspectorSession.h"
 #include "trace/Trace.h"
 #include "trace/ModelExport.h"
+#include "trace/Otlp.h"
 #include "trace/TraceLoader.h"
 
 #include <QCommandLineParser>
@@ -497,8 +498,9 @@ int commandConvert(const QCommandLineParser &p, const Common &common)
     const std::optional<qint64> from = *fromOption, to = *toOption;
     const QString lower = outPath.toLower();
     const bool csv = lower.endsWith(QLatin1String(".csv"));
-    const bool chrome = lower.endsWith(QLatin1String(".json"));
-    if (!csv && !chrome) {
+    const bool otlp = lower.endsWith(QLatin1String(".otlp.json")) || lower.endsWith(QLatin1String(".otlp.jsonl"));
+    const bool chrome = !otlp && lower.endsWith(QLatin1String(".json"));
+    if (!csv && !chrome && !otlp) {
         if (p.isSet(QStringLiteral("table")))
             return failWith(Usage, QStringLiteral("--table goes with a .csv output"));
         return convertToTrace(in, outPath, from, to);
@@ -518,7 +520,22 @@ int commandConvert(const QCommandLineParser &p, const Common &common)
         return failWith(TraceUnreadable, r.error);
     if (to)
         store.advanceTime(*to);
-    if (csv) {
+    if (otlp) {
+        if (from)
+            return failWith(Usage, QStringLiteral("--from does not go with an OTLP output: cut the trace first (convert --from to a .jsonl.zst)"));
+        QString error;
+        OtlpOptions otlpOptions;
+        const QString url = jsonString(r.stats.header, "url");
+        otlpOptions.serviceName = url.isEmpty() ? QStringLiteral("MAP system (%1)").arg(QFileInfo(in).fileName())
+                                                : QStringLiteral("MAP system (%1)").arg(redactSecrets(url));
+        OtlpCounts counts;
+        if (!writeOtlpJson(store, outPath, otlpOptions, &counts, &error))
+            return failWith(OutputUnwritable, error);
+        std::fprintf(stderr, "map-inspector-cli: OTLP/JSON with %lld agent spans, %lld task spans, %lld message events "
+                             "(%lld lines) written to %s\n",
+                     static_cast<long long>(counts.agentSpans), static_cast<long long>(counts.taskSpans),
+                     static_cast<long long>(counts.messageEvents), static_cast<long long>(counts.lines), qPrintable(outPath));
+    } else if (csv) {
         const ErrorOr<qint64> rows = writeCsv(store, table, outPath);
         if (!rows)
             return failWith(OutputUnwritable, rows.error());
@@ -831,7 +848,8 @@ int main(int argc, char **argv)
         "  stats   --trace FILE   records, events by type, agents, messages, tasks, time span, bad lines\n"
         "  convert --trace IN --out OUT [--table agents|messages|tasks] [--from T] [--to T]\n"
         "          OUT by extension: .jsonl[.zst|.gz] a trace (recompress, or convert a capture or\n"
-        "          a seed-format log), .json a Chrome trace (Perfetto), .csv a table (--table)\n"
+        "          a seed-format log), .otlp.json OpenTelemetry (OTLP/JSON, GenAI conventions),\n"
+        "          .json a Chrome trace (Perfetto), .csv a table (--table)\n"
         "  inject  --url URL --agent ID --message TEXT|--json JSON [--delivery MODE]\n"
         "  stop|suspend|resume --url URL --agent ID [--reason R] [--force]\n"
         "  watch   --url URL [--rules FILE] [--duration S] [--heartbeat-interval S] [--exit-on SEVERITY]\n"
@@ -841,7 +859,8 @@ int main(int argc, char **argv)
         "--observer (any command with --url): ask the server to observe and nothing more; the control\n"
         "commands (inject, stop, suspend, resume) are then refused without being sent (exit 4).\n\n"
         "--trace reads MAP Inspector traces, raw captures and message logs in the seed envelope\n"
-        "formats 000/002/003/004 (JSON Lines or a JSON array), plain, .gz or .zst.\n\n"
+        "formats 000/002/003/004 (JSON Lines or a JSON array), OpenTelemetry OTLP/JSON traces, plain,\n"
+        ".gz or .zst.\n\n"
         "Exit codes: 0 ok, 1 usage, 2 connection failed, 3 authentication refused,\n"
         "4 action failed or unsupported, 5 action not confirmed in time, 6 trace unreadable,\n"
         "7 output not writable, 8 an observation (state --url --duration, record, watch) is incomplete:\n"

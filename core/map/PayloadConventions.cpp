@@ -167,6 +167,12 @@ static void readBody(ConventionInfo &c, const View &body)
     const View &u = usage.isObject() ? usage : body;
     readNumber(u, "tokens_used", c.tokensUsed);
     readNumber(u, "tokens_remaining", c.tokensRemaining);
+    readNumber(u, "input_tokens", c.inputTokens);
+    if (!c.inputTokens)
+        readNumber(u, "prompt_tokens", c.inputTokens);
+    readNumber(u, "output_tokens", c.outputTokens);
+    if (!c.outputTokens)
+        readNumber(u, "completion_tokens", c.outputTokens);
     readNumber(u, "cost_usd", c.costUsd);
     if (c.kind == ConventionKind::StatusUpdate && c.heartbeatStatus.isEmpty()) {
         if (const View status = body.child("status"); status.isObject())

@@ -73,6 +73,10 @@ struct ConventionInfo
     std::optional<double> progress;  // percent
     std::optional<qint64> tokensUsed;
     std::optional<qint64> tokensRemaining;
+    // The split of the usage where the report gives it (input_tokens/output_tokens, or an LLM
+    // API's prompt_tokens/completion_tokens), cumulative like tokens_used.
+    std::optional<qint64> inputTokens;
+    std::optional<qint64> outputTokens;
     std::optional<double> costUsd;
 
     QString severity;          // INFO/WARNING/ERROR/CRITICAL (003's low..critical mapped)

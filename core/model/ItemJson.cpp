@@ -168,6 +168,8 @@ OrderedJson agentJson(const SystemStore &store, const Agent &a)
         {"usage",
          {{"tokensUsed", optionalNumber(a.tokensUsed)},
           {"tokensRemaining", optionalNumber(a.tokensRemaining)},
+          {"inputTokens", optionalNumber(a.inputTokens)},
+          {"outputTokens", optionalNumber(a.outputTokens)},
           {"costUsd", optionalNumber(a.costUsd)}}},
         {"lastError", lastError},
         {"messagesSent", a.messagesSent},

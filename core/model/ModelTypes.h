@@ -65,6 +65,8 @@ struct Agent
     std::optional<double> progress;
     std::optional<qint64> tokensUsed;
     std::optional<qint64> tokensRemaining;
+    std::optional<qint64> inputTokens;   // the split of the usage, where reports give it
+    std::optional<qint64> outputTokens;
     std::optional<double> costUsd;
     QString lastErrorSeverity;
     QString lastErrorMessage;

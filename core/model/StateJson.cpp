@@ -32,6 +32,10 @@ static Json agentToJson(const Agent &a)
         j["currentTask"] = a.currentTaskId.toStdString();
     if (a.tokensUsed)
         j["tokensUsed"] = *a.tokensUsed;
+    if (a.inputTokens)
+        j["inputTokens"] = *a.inputTokens;
+    if (a.outputTokens)
+        j["outputTokens"] = *a.outputTokens;
     if (a.costUsd)
         j["costUsd"] = *a.costUsd;
     if (!a.lastErrorSeverity.isEmpty())

@@ -398,6 +398,8 @@ void SystemStore::applyConvention(Message &m, int messageRow, const ConventionIn
             if (c.progress) from->progress = c.progress;
             if (c.tokensUsed) from->tokensUsed = c.tokensUsed;
             if (c.tokensRemaining) from->tokensRemaining = c.tokensRemaining;
+            if (c.inputTokens) from->inputTokens = c.inputTokens;
+            if (c.outputTokens) from->outputTokens = c.outputTokens;
             if (c.costUsd) from->costUsd = c.costUsd;
             if (c.heartbeatStatus == QLatin1String("ERROR")) {
                 from->lastErrorSeverity = QStringLiteral("ERROR");

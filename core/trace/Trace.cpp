@@ -1,5 +1,6 @@
 #include "trace/Trace.h"
 
+#include "trace/Otlp.h"
 #include "trace/TraceImport.h"
 
 #include <QDateTime>
@@ -148,7 +149,8 @@ bool TraceFileReader::withinLimits(const QByteArray &text) const
 
 struct TraceFileReader::Impl
 {
-    enum class Mode { Trace, SeedLines, SeedArray };
+    // Otlp: OTLP/JSON requests, one per line; OtlpWhole: one request over many lines, read at open().
+    enum class Mode { Trace, SeedLines, SeedArray, Otlp, OtlpWhole };
     struct EarlyLine
     {
         QByteArray text;
@@ -163,6 +165,7 @@ struct TraceFileReader::Impl
     RecordLineParser parser;
     Mode mode = Mode::Trace;
     SeedImporter importer;
+    OtlpImporter otlp;
     JsonArraySplitter splitter;
     std::deque<TraceRecord> pending;
     std::vector<EarlyLine> early; // lines read while detecting the format, replayed first
@@ -231,6 +234,7 @@ bool TraceFileReader::open(const QString &path, QString *error)
     d->lines = std::make_unique<LineReader>(d->in);
     d->parser.setFramesCheckedLater(m_framesCheckedLater);
     d->importer = SeedImporter(QFileInfo(path).fileName());
+    d->otlp = OtlpImporter(QFileInfo(path).fileName());
 
     // Detect the format from the first JSON object (or a leading '[').
     constexpr int kMaxProbeLines = 64;
@@ -261,6 +265,8 @@ bool TraceFileReader::open(const QString &path, QString *error)
             decided = true;
             break;
         }
+        if (line == "{" && probed == 1)
+            return openWholeObject(error);
         if (!inLimits) {
             ++beyondLimits; // not a line to judge the format by (and not one to parse)
             continue;
@@ -270,6 +276,8 @@ bool TraceFileReader::open(const QString &path, QString *error)
             continue;
         if (object.contains("format") || (object.contains("dir") && (object.contains("t") || object.contains("raw")))) {
             d->mode = Impl::Mode::Trace;
+        } else if (isOtlpRequest(object)) {
+            d->mode = Impl::Mode::Otlp;
         } else if (detectImportFormat(object) != ImportFormat::Unknown) {
             d->mode = Impl::Mode::SeedLines;
         } else {
@@ -292,6 +300,38 @@ bool TraceFileReader::open(const QString &path, QString *error)
                                                              .arg(beyondLimits).arg(m_limits.maxFrameBytes).arg(m_limits.maxNestingDepth)));
         return false;
     }
+    return true;
+}
+
+// A file whose first line is a lone "{": one JSON object over many lines, which only an OTLP
+// request is among the formats read (a pretty-printed export). Read whole, up to kMaxWholeBytes.
+bool TraceFileReader::openWholeObject(QString *error)
+{
+    constexpr qsizetype kMaxWholeBytes = 512 << 20;
+    QByteArray text;
+    for (const Impl::EarlyLine &l : d->early)
+        text += l.text + '\n';
+    d->early.clear();
+    const char *data = nullptr;
+    qsizetype size = 0;
+    while (d->lines->next(data, size)) {
+        if (text.size() + size > kMaxWholeBytes) {
+            if (error)
+                *error = unknownFormatError(d->path, QStringLiteral("one JSON object over many lines, larger than %1 MiB")
+                                                         .arg(kMaxWholeBytes >> 20));
+            return false;
+        }
+        text.append(data, size).append('\n');
+    }
+    const Json object = Json::parse(text.constBegin(), text.constEnd(), nullptr, false);
+    if (object.is_discarded() || !isOtlpRequest(object)) {
+        if (error)
+            *error = unknownFormatError(d->path, object.is_discarded() ? QStringLiteral("not valid JSON")
+                                                                       : QStringLiteral("one JSON object over many lines, not an OTLP trace request"));
+        return false;
+    }
+    d->otlp.add(object);
+    d->mode = Impl::Mode::OtlpWhole;
     return true;
 }
 
@@ -320,8 +360,17 @@ bool TraceFileReader::next(TraceRecord &record)
                 m_stats.addBadLine(m_stats.lines); // the array's last element was cut off
             m_stats.streamError = s.in.errorString();
             m_stats.bytesRead = s.in.compressedBytesRead();
-            if (m_stats.format.isEmpty() && s.mode != Impl::Mode::Trace)
+            if (s.mode == Impl::Mode::Otlp || s.mode == Impl::Mode::OtlpWhole) {
+                s.converted.clear();
+                s.otlp.finish(s.converted);
+                for (TraceRecord &r : s.converted)
+                    s.pending.push_back(std::move(r));
+                s.converted.clear();
+                m_stats.format = QStringLiteral("otlp");
+                m_stats.otlpSpansDropped = s.otlp.droppedSpans();
+            } else if (m_stats.format.isEmpty() && s.mode != Impl::Mode::Trace) {
                 m_stats.format = importFormatName(s.importer.firstFormat());
+            }
             continue;
         }
         m_stats.lines = number;
@@ -348,6 +397,17 @@ bool TraceFileReader::next(TraceRecord &record)
             }
             continue;
         }
+        if (s.mode == Impl::Mode::Otlp) {
+            const QByteArray line = trimmedView(data, size);
+            if (line.isEmpty())
+                continue;
+            const Json object = withinLimits(line) ? Json::parse(line.constBegin(), line.constEnd(), nullptr, false) : Json();
+            if (object.is_discarded() || !s.otlp.add(object))
+                m_stats.addBadLine(number);
+            continue;
+        }
+        if (s.mode == Impl::Mode::OtlpWhole)
+            continue; // read at open()
         // Seed-format logs.
         s.elements.clear();
         if (s.mode == Impl::Mode::SeedArray) {

@@ -113,8 +113,9 @@ struct TraceReadStats
     qint64 records = 0;
     QList<qint64> badLines; // 1-based line numbers that could not be read (the first 100,000)
     qint64 badLineCount = 0;
-    QString format;         // "map-inspector-trace", "capture", "seed-000", "seed-002", "seed-003", "seed-004"
+    QString format;         // "map-inspector-trace", "capture", "seed-000", "seed-002", "seed-003", "seed-004", "otlp"
     QString compression;    // "none", "gzip", "zstd"
+    qint64 otlpSpansDropped = 0; // OTLP: spans without valid ids, or past OtlpImporter's bounds
     QString streamError;    // a damaged or truncated compressed stream: why reading stopped early
     qint64 bytesRead = 0;   // bytes of the file consumed (compressed bytes for .gz/.zst)
     qint64 bytesTotal = 0;  // size of the file
@@ -164,6 +165,7 @@ public:
 
 private:
     bool withinLimits(const QByteArray &text) const;
+    bool openWholeObject(QString *error);
 
     struct Impl;
     std::unique_ptr<Impl> d;

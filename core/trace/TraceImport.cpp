@@ -25,7 +25,8 @@ QString unknownFormatError(const QString &path, const QString &detail)
                           "or message logs (one JSON object per line, or a JSON array) in the envelope formats "
                           "000 {message_id,type,from,to,timestamp,payload}, 002 {header{messageId,source,destination},"
                           "body{action,payload},trace}, 003 {id,from,to,type,payload} or 004 {protocol_version,"
-                          "message_id,sender_id,receiver_id,message_type,payload}; plain, .gz or .zst")
+                          "message_id,sender_id,receiver_id,message_type,payload}, or OpenTelemetry traces (OTLP/JSON: "
+                          "{\"resourceSpans\":[...]} per line, or one such object); plain, .gz or .zst")
         .arg(path, detail.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(detail));
 }
 

@@ -385,6 +385,9 @@ export class Simulation {
     return {
       tokens_used: a.tokensUsed,
       tokens_remaining: Math.max(0, a.tokenBudget - a.tokensUsed),
+      // The split an LLM API reports (simulated: about a quarter of the tokens are output).
+      input_tokens: a.tokensUsed - Math.floor(a.tokensUsed / 4),
+      output_tokens: Math.floor(a.tokensUsed / 4),
       cost_usd: Number((a.tokensUsed * 0.000004).toFixed(4)),
       cpu_usage: this.rng.int(5, 95),
       memory_usage: this.rng.int(10, 80),

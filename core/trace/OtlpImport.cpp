@@ -1,0 +1,607 @@
+// OTLP/JSON spans read as MAP events (trace/Otlp.h says how).
+#include "trace/Otlp.h"
+
+#include <QFileInfo>
+
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace mapi {
+
+bool isOtlpRequest(const Json &object)
+{
+    if (!object.is_object())
+        return false;
+    const auto it = object.find("resourceSpans");
+    return it != object.end() && it->is_array();
+}
+
+namespace {
+
+// An AnyValue ({"stringValue": …} and the others) as plain JSON; null when it is none.
+Json anyValue(const Json &v)
+{
+    if (!v.is_object())
+        return Json();
+    for (auto it = v.begin(); it != v.end(); ++it) {
+        const std::string &k = it.key();
+        const Json &x = it.value();
+        if (k == "stringValue" || k == "bytesValue")
+            return x.is_string() ? x : Json();
+        if (k == "boolValue")
+            return x.is_boolean() ? x : Json();
+        if (k == "intValue") { // int64: a decimal string in the JSON mapping, a number from some writers
+            if (x.is_number_integer())
+                return x;
+            if (x.is_string()) {
+                bool ok = false;
+                const qint64 n = QByteArray::fromStdString(x.get<std::string>()).toLongLong(&ok);
+                return ok ? Json(n) : Json();
+            }
+            return Json();
+        }
+        if (k == "doubleValue") {
+            if (x.is_number())
+                return x;
+            if (x.is_string()) { // "NaN", "Infinity": not representable in JSON; dropped
+                bool ok = false;
+                const double d = QByteArray::fromStdString(x.get<std::string>()).toDouble(&ok);
+                return ok && std::isfinite(d) ? Json(d) : Json();
+            }
+            return Json();
+        }
+        if (k == "arrayValue") {
+            Json out = Json::array();
+            if (const Json *values = jsonChild(x, "values"); values && values->is_array())
+                for (const Json &item : *values)
+                    out.push_back(anyValue(item));
+            return out;
+        }
+        if (k == "kvlistValue") {
+            Json out = Json::object();
+            if (const Json *values = jsonChild(x, "values"); values && values->is_array())
+                for (const Json &kv : *values)
+                    if (const Json *key = jsonChild(kv, "key"); key && key->is_string())
+                        out[key->get<std::string>()] = anyValue(kv.value("value", Json()));
+            return out;
+        }
+    }
+    return Json();
+}
+
+// A KeyValue list as an object {key: value}.
+Json attributesOf(const Json &owner)
+{
+    Json out = Json::object();
+    const Json *list = jsonChild(owner, "attributes");
+    if (!list || !list->is_array())
+        return out;
+    for (const Json &kv : *list)
+        if (const Json *key = jsonChild(kv, "key"); key && key->is_string())
+            out[key->get<std::string>()] = anyValue(kv.value("value", Json()));
+    return out;
+}
+
+// ns since the epoch (a decimal string, or a number) as ms; -1 when absent or no time.
+qint64 nanosToMs(const Json *v)
+{
+    if (!v)
+        return -1;
+    if (v->is_number_unsigned())
+        return qint64(v->get<quint64>() / 1000000u);
+    if (v->is_number())
+        return qint64(v->get<double>() / 1e6);
+    if (v->is_string()) {
+        bool ok = false;
+        const quint64 n = QByteArray::fromStdString(v->get<std::string>()).toULongLong(&ok);
+        return ok ? qint64(n / 1000000u) : -1;
+    }
+    return -1;
+}
+
+QString text(const Json &attrs, const char *key)
+{
+    const auto it = attrs.find(key);
+    if (it == attrs.end())
+        return {};
+    if (it->is_string())
+        return toQString(*it);
+    if (it->is_number() || it->is_boolean())
+        return QString::fromStdString(it->dump());
+    return {};
+}
+
+std::optional<double> number(const Json &attrs, const char *key)
+{
+    const auto it = attrs.find(key);
+    if (it != attrs.end() && it->is_number())
+        return it->get<double>();
+    return std::nullopt;
+}
+
+bool isLowerHex(const std::string &s, size_t length)
+{
+    if (s.size() != length || s.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+        return false;
+    return s.find_first_not_of('0') != std::string::npos; // all zero: no id
+}
+
+struct SpanEvent
+{
+    QString name;
+    qint64 timeMs = 0;
+    Json attributes;
+};
+
+struct Span
+{
+    std::string traceId;
+    std::string spanId;
+    std::string parentId;
+    QString name;
+    QString service;
+    qint64 startMs = 0;
+    qint64 endMs = 0;
+    Json attributes;
+    std::vector<SpanEvent> events;
+    int statusCode = 0;
+    QString statusMessage;
+};
+
+struct Usage
+{
+    qint64 input = 0;
+    qint64 output = 0;
+    double cost = 0;
+    bool any = false;
+    bool anyCost = false;
+    void add(const Json &attrs)
+    {
+        const auto in = number(attrs, "gen_ai.usage.input_tokens") ? number(attrs, "gen_ai.usage.input_tokens")
+                                                                     : number(attrs, "gen_ai.usage.prompt_tokens");
+        const auto out = number(attrs, "gen_ai.usage.output_tokens") ? number(attrs, "gen_ai.usage.output_tokens")
+                                                                       : number(attrs, "gen_ai.usage.completion_tokens");
+        auto c = number(attrs, "map.cost.usd");
+        if (!c)
+            c = number(attrs, "gen_ai.usage.cost");
+        if (in) { input += qint64(*in); any = true; }
+        if (out) { output += qint64(*out); any = true; }
+        if (c) { cost += *c; any = anyCost = true; }
+    }
+    Json report() const
+    {
+        Json r = {{"tokens_used", input + output}, {"input_tokens", input}, {"output_tokens", output}};
+        if (anyCost)
+            r["cost_usd"] = cost;
+        return r;
+    }
+};
+
+struct AgentInfo
+{
+    QString name;
+    QString role;
+    QString state;
+    QString parent;
+    QString provider;
+    QString service;
+    QString session;
+    Json scopes;          // map.agent.scopes: scope ids
+    qint64 firstMs = std::numeric_limits<qint64>::max();
+    qint64 lastMs = 0;
+    bool unregistered = false;
+    bool fromService = false; // made for spans outside every agent
+};
+
+} // namespace
+
+struct OtlpImporter::Impl
+{
+    QString source;
+    std::vector<Span> spans;
+    qint64 events = 0;
+    qint64 dropped = 0;
+    qint64 agentCount = 0;
+};
+
+OtlpImporter::OtlpImporter(QString sourceName)
+    : d(std::make_unique<Impl>())
+{
+    d->source = std::move(sourceName);
+}
+
+OtlpImporter::~OtlpImporter() = default;
+OtlpImporter::OtlpImporter(OtlpImporter &&) noexcept = default;
+OtlpImporter &OtlpImporter::operator=(OtlpImporter &&) noexcept = default;
+
+qint64 OtlpImporter::spans() const { return qint64(d->spans.size()); }
+qint64 OtlpImporter::droppedSpans() const { return d->dropped; }
+qint64 OtlpImporter::agents() const { return d->agentCount; }
+
+bool OtlpImporter::add(const Json &request, QString *why)
+{
+    if (!isOtlpRequest(request)) {
+        if (why)
+            *why = QStringLiteral("not an OTLP trace request (no resourceSpans array)");
+        return false;
+    }
+    for (const Json &rs : request.at("resourceSpans")) {
+        if (!rs.is_object())
+            continue;
+        QString service;
+        if (const Json *resource = jsonChild(rs, "resource"); resource && resource->is_object())
+            service = text(attributesOf(*resource), "service.name");
+        const Json *scopes = jsonChild(rs, "scopeSpans");
+        if (!scopes || !scopes->is_array())
+            scopes = jsonChild(rs, "instrumentationLibrarySpans"); // before OTLP 1.0
+        if (!scopes || !scopes->is_array())
+            continue;
+        for (const Json &ss : *scopes) {
+            const Json *list = jsonChild(ss, "spans");
+            if (!list || !list->is_array())
+                continue;
+            for (const Json &s : *list) {
+                Span span;
+                if (const Json *v = jsonChild(s, "traceId"); v && v->is_string())
+                    span.traceId = v->get<std::string>();
+                if (const Json *v = jsonChild(s, "spanId"); v && v->is_string())
+                    span.spanId = v->get<std::string>();
+                if (const Json *v = jsonChild(s, "parentSpanId"); v && v->is_string() && !v->get<std::string>().empty())
+                    span.parentId = v->get<std::string>();
+                const Json *events = jsonChild(s, "events");
+                const size_t eventCount = events && events->is_array() ? events->size() : 0;
+                if (!isLowerHex(span.traceId, 32) || !isLowerHex(span.spanId, 16)
+                    || qint64(d->spans.size()) >= kMaxSpans || d->events + qint64(eventCount) > kMaxEvents) {
+                    ++d->dropped;
+                    continue;
+                }
+                std::transform(span.traceId.begin(), span.traceId.end(), span.traceId.begin(), ::tolower);
+                std::transform(span.spanId.begin(), span.spanId.end(), span.spanId.begin(), ::tolower);
+                std::transform(span.parentId.begin(), span.parentId.end(), span.parentId.begin(), ::tolower);
+                if (const Json *v = jsonChild(s, "name"); v && v->is_string())
+                    span.name = toQString(*v);
+                span.service = service;
+                span.startMs = nanosToMs(jsonChild(s, "startTimeUnixNano"));
+                span.endMs = nanosToMs(jsonChild(s, "endTimeUnixNano"));
+                if (span.startMs < 0)
+                    span.startMs = std::max<qint64>(0, span.endMs);
+                span.endMs = std::max(span.startMs, span.endMs);
+                span.attributes = attributesOf(s);
+                if (const Json *status = jsonChild(s, "status"); status && status->is_object()) {
+                    if (const Json *code = jsonChild(*status, "code"); code && code->is_number_integer())
+                        span.statusCode = code->get<int>();
+                    else if (code && code->is_string()) // an enum by name, as some writers give it
+                        span.statusCode = code->get<std::string>() == "STATUS_CODE_ERROR" ? 2
+                            : code->get<std::string>() == "STATUS_CODE_OK"                 ? 1
+                                                                                           : 0;
+                    if (const Json *m = jsonChild(*status, "message"); m && m->is_string())
+                        span.statusMessage = toQString(*m);
+                }
+                for (size_t i = 0; i < eventCount; ++i) {
+                    const Json &e = events->at(i);
+                    SpanEvent event;
+                    if (const Json *v = jsonChild(e, "name"); v && v->is_string())
+                        event.name = toQString(*v);
+                    event.timeMs = nanosToMs(jsonChild(e, "timeUnixNano"));
+                    if (event.timeMs < 0)
+                        event.timeMs = span.startMs;
+                    event.attributes = attributesOf(e);
+                    span.events.push_back(std::move(event));
+                }
+                d->events += qint64(span.events.size());
+                d->spans.push_back(std::move(span));
+            }
+        }
+    }
+    return true;
+}
+
+void OtlpImporter::finish(std::vector<TraceRecord> &out)
+{
+    std::vector<Span> &spans = d->spans;
+    std::unordered_map<std::string, int> byId;
+    byId.reserve(spans.size());
+    for (size_t i = 0; i < spans.size(); ++i)
+        byId.emplace(spans[i].traceId + spans[i].spanId, int(i));
+    auto parentOf = [&](size_t i) -> int {
+        if (spans[i].parentId.empty())
+            return -1;
+        const auto it = byId.find(spans[i].traceId + spans[i].parentId);
+        return it == byId.end() || it->second == int(i) ? -1 : it->second;
+    };
+    auto isOwnTaskSpan = [&](const Span &s) { return s.attributes.contains("map.task.id"); };
+    auto isOwnSystemSpan = [&](const Span &s) { return s.name == QLatin1String("map.system") && s.parentId.empty(); };
+    auto isOwnAgentSpan = [&](const Span &s) { return s.attributes.contains("map.agent.messages_sent"); };
+
+    // A span's own agent: its gen_ai.agent.id, else .name, else the agent its operation names.
+    std::vector<QString> ownAgent(spans.size());
+    for (size_t i = 0; i < spans.size(); ++i) {
+        const Span &s = spans[i];
+        QString id = text(s.attributes, "gen_ai.agent.id");
+        if (id.isEmpty())
+            id = text(s.attributes, "gen_ai.agent.name");
+        const QString op = text(s.attributes, "gen_ai.operation.name");
+        if (id.isEmpty() && (op == QLatin1String("invoke_agent") || op == QLatin1String("create_agent") || s.name.startsWith(QLatin1String("invoke_agent")))) {
+            id = s.name.section(QLatin1Char(' '), 1).trimmed();
+            if (id.isEmpty())
+                id = QStringLiteral("agent-%1").arg(QString::fromStdString(s.spanId));
+        }
+        ownAgent[i] = id;
+    }
+    // The agent a span works for: its own, or its nearest ancestor's (walked with a bound, so
+    // that a cycle of parent ids in a hostile file ends); outside every agent, its service's.
+    std::vector<QString> owner(spans.size());
+    std::vector<char> ownerKnown(spans.size(), 0);
+    for (size_t i = 0; i < spans.size(); ++i) {
+        if (ownerKnown[i])
+            continue;
+        std::vector<size_t> chain;
+        QString found;
+        bool decided = false;
+        int at = int(i);
+        while (at >= 0 && chain.size() < 10000) {
+            if (ownerKnown[size_t(at)]) {
+                found = owner[size_t(at)];
+                decided = true;
+                break;
+            }
+            chain.push_back(size_t(at));
+            if (!ownAgent[size_t(at)].isEmpty()) {
+                found = ownAgent[size_t(at)];
+                decided = true;
+                break;
+            }
+            at = parentOf(size_t(at));
+        }
+        if (!decided) {
+            const Span &root = spans[chain.back()];
+            found = isOwnTaskSpan(root) || isOwnSystemSpan(root) ? QString()
+                                                                : (root.service.isEmpty() ? QStringLiteral("otel") : root.service);
+        }
+        // Each span up the chain below the one that decided has the same owner, unless it has its own agent.
+        for (const size_t c : chain) {
+            owner[c] = ownAgent[c].isEmpty() ? found : ownAgent[c];
+            ownerKnown[c] = 1;
+        }
+    }
+
+    std::map<QString, AgentInfo> agents;
+    auto parentOwner = [&](size_t i) -> QString {
+        const int p = parentOf(i);
+        return p < 0 ? QString() : owner[size_t(p)];
+    };
+    for (size_t i = 0; i < spans.size(); ++i) {
+        const Span &s = spans[i];
+        if (owner[i].isEmpty())
+            continue;
+        AgentInfo &a = agents[owner[i]];
+        const bool own = !ownAgent[i].isEmpty();
+        if (!own && !isOwnTaskSpan(s) && a.name.isEmpty() && a.firstMs == std::numeric_limits<qint64>::max()) {
+            a.fromService = true;
+            a.name = owner[i];
+            a.role = QStringLiteral("service");
+        }
+        if (isOwnTaskSpan(s))
+            continue; // a task's times are its own, not its assignee's
+        if (own) {
+            a.fromService = false;
+            if (s.startMs < a.firstMs) { // the earliest span says who started the agent
+                const QString parent = text(s.attributes, "map.agent.parent_id");
+                const QString caller = parentOwner(i);
+                a.parent = !parent.isEmpty() ? parent : (caller != owner[i] ? caller : QString());
+            }
+            const QString name = text(s.attributes, "gen_ai.agent.name");
+            if (!name.isEmpty())
+                a.name = name;
+            if (const QString role = text(s.attributes, "map.agent.role"); !role.isEmpty())
+                a.role = role;
+            if (const QString state = text(s.attributes, "map.agent.state"); !state.isEmpty())
+                a.state = state;
+            if (const QString session = text(s.attributes, "map.agent.session_id"); !session.isEmpty())
+                a.session = session;
+            if (const auto scopes = s.attributes.find("map.agent.scopes"); scopes != s.attributes.end() && scopes->is_array())
+                a.scopes = *scopes;
+            QString provider = text(s.attributes, "gen_ai.provider.name");
+            if (provider.isEmpty())
+                provider = text(s.attributes, "gen_ai.system"); // before gen_ai.provider.name
+            if (!provider.isEmpty())
+                a.provider = provider;
+            if (s.attributes.value("map.agent.unregistered", false) == Json(true))
+                a.unregistered = true;
+        }
+        a.service = s.service;
+        a.firstMs = std::min(a.firstMs, s.startMs);
+        a.lastMs = std::max(a.lastMs, s.endMs);
+    }
+    d->agentCount = qint64(agents.size());
+
+    // The events, stamped with (time, order of making) and sorted at the end.
+    struct Pending
+    {
+        qint64 timeMs;
+        qint64 order;
+        Json event;
+    };
+    std::vector<Pending> pending;
+    qint64 order = 0;
+    auto push = [&](qint64 t, Json event) { pending.push_back({t, order++, std::move(event)}); };
+    qint64 messageNumber = 0;
+    auto message = [&](qint64 t, const QString &from, Json to, Json payload, QString id = {}) {
+        if (id.isEmpty())
+            id = QStringLiteral("otlp-message-%1").arg(++messageNumber);
+        Json m = {{"id", id.toStdString()}, {"to", std::move(to)}, {"payload", std::move(payload)}, {"timestamp", t}};
+        Json event = {{"type", "message.sent"}};
+        if (!from.isEmpty()) {
+            m["from"] = from.toStdString();
+            event["source"] = {{"agentId", from.toStdString()}};
+        }
+        event["data"] = {{"message", std::move(m)}};
+        push(t, std::move(event));
+    };
+
+    for (const auto &[id, a] : agents) {
+        Json agent = {{"id", id.toStdString()}, {"name", (a.name.isEmpty() ? id : a.name).toStdString()}};
+        if (!a.role.isEmpty())
+            agent["role"] = a.role.toStdString();
+        if (!a.state.isEmpty())
+            agent["state"] = a.state.toStdString();
+        if (!a.parent.isEmpty() && a.parent != id)
+            agent["parent"] = a.parent.toStdString();
+        if (!a.session.isEmpty())
+            agent["sessionId"] = a.session.toStdString();
+        if (a.scopes.is_array())
+            agent["scopes"] = a.scopes;
+        Json meta = {{"imported", true}, {"format", "otlp"}, {"source", d->source.toStdString()}};
+        if (!a.service.isEmpty())
+            meta["service"] = a.service.toStdString();
+        if (!a.provider.isEmpty())
+            meta["provider"] = a.provider.toStdString();
+        agent["metadata"] = std::move(meta);
+        const qint64 first = a.firstMs == std::numeric_limits<qint64>::max() ? 0 : a.firstMs;
+        push(first, {{"type", "agent.registered"}, {"data", {{"agent", std::move(agent)}}}, {"source", {{"agentId", id.toStdString()}}}});
+        if (a.unregistered)
+            push(std::max(first, a.lastMs), {{"type", "agent.unregistered"}, {"data", {{"agentId", id.toStdString()}}}, {"source", {{"agentId", id.toStdString()}}}});
+    }
+
+    // Usage of foreign spans, per agent: from the spans that are not agents' own where any
+    // reports it (an agent span often repeats the sum of its model calls), else from the agent
+    // spans. Reported cumulatively, with the time each piece ended.
+    struct UsagePiece
+    {
+        qint64 endMs;
+        Json attributes;
+    };
+    std::map<QString, std::vector<UsagePiece>> fromCalls, fromAgents;
+    for (size_t i = 0; i < spans.size(); ++i) {
+        const Span &s = spans[i];
+        if (owner[i].isEmpty() || isOwnAgentSpan(s) || isOwnTaskSpan(s))
+            continue;
+        Usage probe;
+        probe.add(s.attributes);
+        if (!probe.any)
+            continue;
+        (ownAgent[i].isEmpty() ? fromCalls : fromAgents)[owner[i]].push_back({s.endMs, s.attributes});
+    }
+    std::map<QString, std::vector<UsagePiece>> usagePieces = fromCalls;
+    for (auto &[agent, pieces] : fromAgents)
+        if (!usagePieces.count(agent))
+            usagePieces[agent] = std::move(pieces);
+    for (auto &[agent, pieces] : usagePieces)
+        std::sort(pieces.begin(), pieces.end(), [](const UsagePiece &a, const UsagePiece &b) { return a.endMs < b.endMs; });
+    auto usageUntil = [&](const QString &agent, qint64 t) {
+        Usage u;
+        if (const auto it = usagePieces.find(agent); it != usagePieces.end())
+            for (const UsagePiece &p : it->second) {
+                if (p.endMs > t)
+                    break;
+                u.add(p.attributes);
+            }
+        return u;
+    };
+
+    for (size_t i = 0; i < spans.size(); ++i) {
+        const Span &s = spans[i];
+        // Messages this inspector exported.
+        for (const SpanEvent &e : s.events) {
+            if (e.name != QLatin1String("map.message"))
+                continue;
+            Json to = e.attributes.value("map.message.to", Json());
+            if (!to.is_array() || to.empty()) {
+                const QString address = text(e.attributes, "map.message.address");
+                to = address.isEmpty() ? Json("*") : Json(address.toStdString());
+            } else if (to.size() == 1) {
+                to = Json(to.at(0));
+            }
+            Json payload = Json::object();
+            const QString payloadText = text(e.attributes, "map.message.payload");
+            if (!payloadText.isEmpty()) {
+                payload = Json::parse(payloadText.toStdString(), nullptr, false);
+                if (payload.is_discarded())
+                    payload = payloadText.toStdString();
+            }
+            message(e.timeMs, isOwnSystemSpan(s) ? QString() : owner[i], std::move(to), std::move(payload), text(e.attributes, "map.message.id"));
+        }
+        // Tasks this inspector exported: their transitions that no message made.
+        if (isOwnTaskSpan(s)) {
+            const QString taskId = text(s.attributes, "map.task.id");
+            bool first = true;
+            for (const SpanEvent &e : s.events) {
+                if (e.name != QLatin1String("map.task.transition"))
+                    continue;
+                const bool fromMessage = e.attributes.value("map.task.from_message", false) == Json(true);
+                const QString status = text(e.attributes, "map.task.status");
+                const QString agent = text(e.attributes, "map.agent.id");
+                if (!fromMessage) {
+                    if (first)
+                        push(e.timeMs, {{"type", "task.created"},
+                                        {"data", {{"task", {{"id", taskId.toStdString()},
+                                                            {"title", text(s.attributes, "map.task.type").toStdString()},
+                                                            {"assignee", agent.toStdString()},
+                                                            {"status", status.toStdString()}}}}}});
+                    else
+                        push(e.timeMs, {{"type", "task.status"},
+                                        {"data", {{"taskId", taskId.toStdString()}, {"current", status.toStdString()}, {"agentId", agent.toStdString()}}}});
+                }
+                first = false;
+            }
+            continue;
+        }
+        // Another framework's agent invoked inside a caller's work: a task the caller gave it.
+        if (ownAgent[i].isEmpty() || isOwnAgentSpan(s))
+            continue;
+        const QString caller = parentOwner(i);
+        const QString callee = ownAgent[i];
+        if (caller.isEmpty() || caller == callee)
+            continue;
+        const std::string taskId = "otlp-" + s.spanId;
+        message(s.startMs, caller, callee.toStdString(),
+                {{"type", "TASK_ASSIGNMENT"}, {"task_id", taskId}, {"task_type", s.name.toStdString()}, {"from", caller.toStdString()},
+                 {"to", callee.toStdString()}});
+        const bool failed = s.statusCode == 2;
+        Json done = {{"type", failed ? "TASK_FAILED" : "TASK_COMPLETE"}, {"task_id", taskId}, {"status", failed ? "FAILED" : "SUCCESS"}};
+        if (failed && !s.statusMessage.isEmpty())
+            done["error_message"] = s.statusMessage.toStdString();
+        if (const Usage u = usageUntil(callee, s.endMs); u.any)
+            done["resource_usage"] = u.report();
+        message(s.endMs, callee, caller.toStdString(), std::move(done));
+    }
+    // Each agent's whole usage, reported once at its end (a status report to itself).
+    for (const auto &[agent, pieces] : usagePieces) {
+        const Usage u = usageUntil(agent, std::numeric_limits<qint64>::max());
+        const qint64 t = pieces.empty() ? 0 : pieces.back().endMs;
+        message(t, agent, agent.toStdString(), {{"type", "STATUS_UPDATE"}, {"agent_id", agent.toStdString()}, {"resource_usage", u.report()}});
+    }
+
+    std::sort(pending.begin(), pending.end(), [](const Pending &a, const Pending &b) {
+        return a.timeMs != b.timeMs ? a.timeMs < b.timeMs : a.order < b.order;
+    });
+    TraceRecord open;
+    open.timeMs = pending.empty() ? 0 : pending.front().timeMs;
+    open.dir = recordDirName(RecordDir::Open);
+    open.raw = QStringLiteral("import:%1").arg(d->source).toUtf8();
+    out.push_back(std::move(open));
+    qint64 eventNumber = 0;
+    for (Pending &p : pending) {
+        const std::string id = "otlp-" + std::to_string(++eventNumber);
+        p.event["id"] = id;
+        p.event["timestamp"] = p.timeMs;
+        const Json frame = {{"jsonrpc", "2.0"},
+                            {"method", "map/event"},
+                            {"params", {{"eventId", id}, {"timestamp", p.timeMs}, {"event", std::move(p.event)}}}};
+        TraceRecord r;
+        r.timeMs = p.timeMs;
+        r.dir = recordDirName(RecordDir::Recv);
+        r.connection = 1;
+        r.raw = QByteArray::fromStdString(frame.dump(-1, ' ', false, Json::error_handler_t::replace));
+        out.push_back(std::move(r));
+    }
+    spans.clear();
+    spans.shrink_to_fit();
+}
+
+} // namespace mapi
