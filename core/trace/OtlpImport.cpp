@@ -195,7 +195,7 @@ struct AgentInfo
     qint64 firstMs = std::numeric_limits<qint64>::max();
     qint64 lastMs = 0;
     bool unregistered = false;
-    bool fromService = false; // made for spans outside every agent
+    bool hasOwnSpan = false; // false: made for spans outside every agent (a service)
 };
 
 } // namespace
@@ -381,15 +381,10 @@ void OtlpImporter::finish(std::vector<TraceRecord> &out)
             continue;
         AgentInfo &a = agents[owner[i]];
         const bool own = !ownAgent[i].isEmpty();
-        if (!own && !isOwnTaskSpan(s) && a.name.isEmpty() && a.firstMs == std::numeric_limits<qint64>::max()) {
-            a.fromService = true;
-            a.name = owner[i];
-            a.role = QStringLiteral("service");
-        }
         if (isOwnTaskSpan(s))
             continue; // a task's times are its own, not its assignee's
         if (own) {
-            a.fromService = false;
+            a.hasOwnSpan = true;
             if (s.startMs < a.firstMs) { // the earliest span says who started the agent
                 const QString parent = text(s.attributes, "map.agent.parent_id");
                 const QString caller = parentOwner(i);
@@ -417,6 +412,14 @@ void OtlpImporter::finish(std::vector<TraceRecord> &out)
         a.service = s.service;
         a.firstMs = std::min(a.firstMs, s.startMs);
         a.lastMs = std::max(a.lastMs, s.endMs);
+    }
+    for (auto &[id, a] : agents) {
+        if (!a.hasOwnSpan) {
+            a.name = id;
+            a.role = QStringLiteral("service");
+        } else if (a.role.isEmpty()) {
+            a.role = QStringLiteral("agent");
+        }
     }
     d->agentCount = qint64(agents.size());
 

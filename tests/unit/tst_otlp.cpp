@@ -1,0 +1,396 @@
+// OpenTelemetry (trace/Otlp.h): the OTLP/JSON export checked with an independent reader
+// (QJsonDocument) line by line, the round trip export → import against the model, agents that
+// sent more than a span holds, spans of other frameworks (GenAI conventions, deprecated names,
+// a pretty-printed file), and hostile files. The checks against the official OpenTelemetry JS
+// SDK and the OTLP protobuf definitions are in tests/integration/tst_otel_interop.cpp.
+#include "TestSupport.h"
+
+#include "map/PayloadConventions.h"
+#include "model/StateJson.h"
+#include "trace/Otlp.h"
+#include "trace/TraceLoader.h"
+
+#include <QBuffer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+
+using namespace mapi;
+
+namespace {
+
+QByteArray exportToBytes(const SystemStore &store, OtlpCounts *counts = nullptr)
+{
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    const auto writer = makeOtlpWriter(store, buffer, {}, counts);
+    while (writer->writeSome(100)) { // small slices: the sliced path is the one checked
+    }
+    if (!writer->error().isEmpty())
+        qWarning("export failed: %s", qPrintable(writer->error()));
+    return bytes;
+}
+
+QList<QJsonObject> allSpans(const QByteArray &file)
+{
+    QList<QJsonObject> spans;
+    for (const QByteArray &line : file.split('\n')) {
+        if (line.isEmpty())
+            continue;
+        QJsonParseError error{};
+        const QJsonDocument doc = QJsonDocument::fromJson(line, &error);
+        if (error.error != QJsonParseError::NoError || !doc.isObject()) {
+            qWarning("not a JSON object: %s", qPrintable(error.errorString()));
+            return {};
+        }
+        for (const QJsonValue rs : doc.object().value(QStringLiteral("resourceSpans")).toArray())
+            for (const QJsonValue ss : rs.toObject().value(QStringLiteral("scopeSpans")).toArray())
+                for (const QJsonValue span : ss.toObject().value(QStringLiteral("spans")).toArray())
+                    spans << span.toObject();
+    }
+    return spans;
+}
+
+QJsonValue attribute(const QJsonObject &owner, const QString &key)
+{
+    for (const QJsonValue kv : owner.value(QStringLiteral("attributes")).toArray())
+        if (kv.toObject().value(QStringLiteral("key")).toString() == key)
+            return kv.toObject().value(QStringLiteral("value"));
+    return QJsonValue(QJsonValue::Undefined);
+}
+
+bool load(SystemStore &store, const QString &path, TraceLoadResult *result = nullptr)
+{
+    TraceLoadOptions options;
+    options.keepTimeline = true;
+    const TraceLoadResult r = loadTraceInto(store, path, options);
+    if (result)
+        *result = r;
+    if (!r.ok)
+        qWarning("load failed: %s", qPrintable(r.error));
+    return r.ok;
+}
+
+bool writeFile(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
+// A span of another framework, in the OTLP JSON mapping.
+Json span(const std::string &id, const std::string &parent, const std::string &name, qint64 startMs, qint64 endMs, Json attributes,
+          int statusCode = 0)
+{
+    Json attrs = Json::array();
+    for (auto it = attributes.begin(); it != attributes.end(); ++it) {
+        Json value;
+        if (it->is_string())
+            value = {{"stringValue", *it}};
+        else if (it->is_number_integer())
+            value = {{"intValue", *it}}; // a number, as the JS SDK writes it
+        else
+            value = {{"doubleValue", *it}};
+        attrs.push_back({{"key", it.key()}, {"value", value}});
+    }
+    Json s = {{"traceId", "0af7651916cd43dd8448eb211c80319c"},
+              {"spanId", id},
+              {"name", name},
+              {"kind", 1},
+              {"startTimeUnixNano", std::to_string(startMs * 1000000)},
+              {"endTimeUnixNano", std::to_string(endMs * 1000000)},
+              {"attributes", attrs}};
+    if (!parent.empty())
+        s["parentSpanId"] = parent;
+    if (statusCode)
+        s["status"] = {{"code", statusCode}, {"message", "tool timed out"}};
+    return s;
+}
+
+Json request(const Json &spans, const std::string &service = "crew")
+{
+    return {{"resourceSpans",
+             {{{"resource", {{"attributes", {{{"key", "service.name"}, {"value", {{"stringValue", service}}}}}}}},
+               {"scopeSpans", {{{"scope", {{"name", "framework"}}}, {"spans", spans}}}}}}}};
+}
+
+} // namespace
+
+class TestOtlp : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { mapi_test::installWarningGuard(); }
+    void init() { mapi_test::armWarningGuard(); }
+    void cleanup() { MAPI_NO_WARNINGS(); }
+    void cleanupTestCase() { MAPI_NO_WARNINGS(); }
+
+    void exportFollowsTheMappingAndConventions()
+    {
+        SystemStore store;
+        QVERIFY(load(store, QStringLiteral(MAPI_SAMPLE_TRACE)));
+        QVERIFY(store.agents().size() > 10);
+        QVERIFY(store.messages().size() > 1000);
+        OtlpCounts counts;
+        const QByteArray file = exportToBytes(store, &counts);
+        const QList<QJsonObject> spans = allSpans(file);
+        QCOMPARE(qint64(spans.size()), counts.agentSpans + counts.taskSpans);
+        QCOMPARE(counts.taskSpans, qint64(store.tasks().size()));
+        QCOMPARE(counts.messageEvents, qint64(store.messages().size()));
+
+        static const QRegularExpression traceHex(QStringLiteral("^[0-9a-f]{32}$")), spanHex(QStringLiteral("^[0-9a-f]{16}$")),
+            decimal(QStringLiteral("^[0-9]+$"));
+        QSet<QString> ids;
+        QString traceId;
+        for (const QJsonObject &s : spans) {
+            QVERIFY(traceHex.match(s.value(QStringLiteral("traceId")).toString()).hasMatch());
+            QVERIFY(spanHex.match(s.value(QStringLiteral("spanId")).toString()).hasMatch());
+            QVERIFY(decimal.match(s.value(QStringLiteral("startTimeUnixNano")).toString()).hasMatch());
+            QVERIFY(s.value(QStringLiteral("startTimeUnixNano")).toString().toULongLong()
+                    <= s.value(QStringLiteral("endTimeUnixNano")).toString().toULongLong());
+            QCOMPARE(s.value(QStringLiteral("kind")).toInt(), 1);
+            if (traceId.isEmpty())
+                traceId = s.value(QStringLiteral("traceId")).toString();
+            QCOMPARE(s.value(QStringLiteral("traceId")).toString(), traceId); // one trace
+            QVERIFY(!ids.contains(s.value(QStringLiteral("spanId")).toString()));
+            ids.insert(s.value(QStringLiteral("spanId")).toString());
+        }
+        int agentSpans = 0, events = 0;
+        QSet<QString> agentIds;
+        for (const QJsonObject &s : spans) {
+            const QString parent = s.value(QStringLiteral("parentSpanId")).toString();
+            QVERIFY2(parent.isEmpty() || ids.contains(parent), "a parent span id that is no span");
+            events += int(s.value(QStringLiteral("events")).toArray().size());
+            if (!s.value(QStringLiteral("name")).toString().startsWith(QLatin1String("invoke_agent ")))
+                continue;
+            ++agentSpans;
+            QCOMPARE(attribute(s, QStringLiteral("gen_ai.operation.name")).toObject().value(QStringLiteral("stringValue")).toString(),
+                     QStringLiteral("invoke_agent"));
+            const QString id = attribute(s, QStringLiteral("gen_ai.agent.id")).toObject().value(QStringLiteral("stringValue")).toString();
+            const Agent *agent = store.agent(id);
+            QVERIFY2(agent, qPrintable(id));
+            agentIds.insert(id);
+            QCOMPARE(attribute(s, QStringLiteral("gen_ai.agent.name")).toObject().value(QStringLiteral("stringValue")).toString(), agent->name);
+            QVERIFY(!attribute(s, QStringLiteral("gen_ai.provider.name")).isUndefined());
+            if (agent->tokensUsed) // int64 as a decimal string
+                QCOMPARE(attribute(s, QStringLiteral("map.usage.tokens_used")).toObject().value(QStringLiteral("intValue")).toString(),
+                         QString::number(*agent->tokensUsed));
+            if (agent->costUsd)
+                QCOMPARE(attribute(s, QStringLiteral("map.cost.usd")).toObject().value(QStringLiteral("doubleValue")).toDouble(), *agent->costUsd);
+        }
+        QCOMPARE(agentIds.size(), int(store.agents().size()));
+        QCOMPARE(events - int(store.messages().size()) >= 0, true); // messages plus task transitions
+        QVERIFY(agentSpans >= int(store.agents().size()));
+        // The same model exports the same bytes (ids derive from the model, not from chance).
+        QCOMPARE(exportToBytes(store), file);
+    }
+
+    void roundTripKeepsTheModel()
+    {
+        SystemStore original;
+        QVERIFY(load(original, QStringLiteral(MAPI_SAMPLE_TRACE)));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("sample.otlp.json"));
+        QString error;
+        QVERIFY2(writeOtlpJson(original, path, {}, nullptr, &error), qPrintable(error));
+        SystemStore imported;
+        TraceLoadResult r;
+        QVERIFY(load(imported, path, &r));
+        QCOMPARE(r.stats.format, QStringLiteral("otlp"));
+        QCOMPARE(r.stats.badLineCount, 0);
+
+        auto agentsJson = [](const SystemStore &store) { return stateToJson(store).at("agents"); };
+        QCOMPARE(agentsJson(imported), agentsJson(original));
+        QCOMPARE(imported.messages().size(), original.messages().size());
+        QSet<QString> originalIds, importedIds;
+        for (size_t row = 0; row < original.messages().size(); ++row)
+            originalIds.insert(original.messages().id(row));
+        for (size_t row = 0; row < imported.messages().size(); ++row)
+            importedIds.insert(imported.messages().id(row));
+        QCOMPARE(importedIds, originalIds);
+        QCOMPARE(imported.tasks().size(), original.tasks().size());
+        for (const Task &t : original.tasks()) {
+            const Task *back = imported.task(t.id);
+            QVERIFY2(back, qPrintable(t.id));
+            QCOMPARE(back->status, t.status);
+            QCOMPARE(back->assigneeId, t.assigneeId);
+            QCOMPARE(back->historySize, t.historySize);
+        }
+    }
+
+    // An agent that sent 2,500 messages: three spans (1,000 events each at most), the later
+    // ones children of the first; all 2,500 come back.
+    void longSendersContinueInParts()
+    {
+        QTemporaryDir dir;
+        QByteArray log;
+        for (int i = 0; i < 2500; ++i)
+            log += QStringLiteral("{\"message_id\":\"m%1\",\"type\":\"HEARTBEAT\",\"from\":\"talker\",\"to\":\"listener\","
+                                  "\"timestamp\":%2,\"payload\":{\"status\":\"ACTIVE\",\"resource_usage\":{\"tokens_used\":%3,"
+                                  "\"input_tokens\":%4,\"output_tokens\":%5}}}\n")
+                       .arg(i).arg(1764000000000LL + i * 10).arg(i * 4).arg(i * 3).arg(i).toUtf8();
+        const QString logPath = dir.filePath(QStringLiteral("log.jsonl"));
+        QVERIFY(writeFile(logPath, log));
+        SystemStore store;
+        QVERIFY(load(store, logPath));
+        QCOMPARE(store.messages().size(), size_t(2500));
+        const Agent *talker = store.agent(QStringLiteral("talker"));
+        QVERIFY(talker);
+        QCOMPARE(talker->inputTokens.value_or(-1), 2499 * 3);
+        QCOMPARE(talker->outputTokens.value_or(-1), 2499);
+
+        const QByteArray file = exportToBytes(store);
+        QString firstId;
+        QList<QJsonObject> parts;
+        for (const QJsonObject &s : allSpans(file)) {
+            if (attribute(s, QStringLiteral("gen_ai.agent.id")).toObject().value(QStringLiteral("stringValue")).toString() != QLatin1String("talker"))
+                continue;
+            parts << s;
+            QVERIFY(s.value(QStringLiteral("events")).toArray().size() <= kOtlpMessagesPerSpan);
+            QCOMPARE(attribute(s, QStringLiteral("gen_ai.usage.input_tokens")).toObject().value(QStringLiteral("intValue")).toString(),
+                     QString::number(2499 * 3));
+            QCOMPARE(attribute(s, QStringLiteral("gen_ai.usage.output_tokens")).toObject().value(QStringLiteral("intValue")).toString(),
+                     QString::number(2499));
+        }
+        QCOMPARE(parts.size(), 3);
+        const QString first = parts[0].value(QStringLiteral("spanId")).toString();
+        QVERIFY(attribute(parts[0], QStringLiteral("map.span.part")).isUndefined());
+        for (int i = 1; i < 3; ++i) {
+            QCOMPARE(parts[i].value(QStringLiteral("parentSpanId")).toString(), first);
+            QCOMPARE(attribute(parts[i], QStringLiteral("map.span.part")).toObject().value(QStringLiteral("intValue")).toString(), QString::number(i));
+        }
+        const QString path = dir.filePath(QStringLiteral("parts.otlp.json"));
+        QVERIFY(writeFile(path, file));
+        SystemStore back;
+        QVERIFY(load(back, path));
+        QCOMPARE(back.messages().size(), size_t(2500));
+        QCOMPARE(back.agents().size(), size_t(2));
+        QCOMPARE(back.agent(QStringLiteral("talker"))->inputTokens.value_or(-1), 2499 * 3);
+    }
+
+    // Spans of a framework instrumented with the GenAI conventions, in a pretty-printed file:
+    // agents from invoke_agent spans (one with only the deprecated gen_ai.system, one known by
+    // name only), parents from the span tree, tasks from invocations inside another agent's
+    // work, usage summed from the model calls (deprecated prompt/completion names too), the
+    // service's own spans as an agent, and a failed invocation as a failed task.
+    void genAiSpansOfOtherFrameworks()
+    {
+        const qint64 t0 = 1764000000000LL;
+        Json spans = Json::array({
+            span("00000000000000a1", "", "POST /run", t0, t0 + 900, Json::object()),
+            span("00000000000000b1", "00000000000000a1", "invoke_agent planner", t0 + 10, t0 + 800,
+                 {{"gen_ai.operation.name", "invoke_agent"}, {"gen_ai.agent.id", "planner"}, {"gen_ai.agent.name", "Planner"},
+                  {"gen_ai.system", "openai"}}),
+            span("00000000000000b2", "00000000000000b1", "chat gpt", t0 + 20, t0 + 60,
+                 {{"gen_ai.operation.name", "chat"}, {"gen_ai.usage.prompt_tokens", 100}, {"gen_ai.usage.completion_tokens", 40}}),
+            // The agent span repeats its calls' sum: not counted twice.
+            span("00000000000000c1", "00000000000000b1", "invoke_agent coder", t0 + 100, t0 + 400,
+                 {{"gen_ai.operation.name", "invoke_agent"}, {"gen_ai.agent.name", "coder"}, {"gen_ai.usage.input_tokens", 700},
+                  {"gen_ai.usage.output_tokens", 300}}),
+            span("00000000000000c2", "00000000000000c1", "chat claude", t0 + 110, t0 + 200,
+                 {{"gen_ai.usage.input_tokens", 500}, {"gen_ai.usage.output_tokens", 200}}),
+            span("00000000000000c3", "00000000000000c2", "chat claude", t0 + 210, t0 + 300,
+                 {{"gen_ai.usage.input_tokens", 200}, {"gen_ai.usage.output_tokens", 100}, {"gen_ai.usage.cost", 0.25}}),
+            span("00000000000000d1", "00000000000000b1", "invoke_agent tester", t0 + 500, t0 + 700,
+                 {{"gen_ai.operation.name", "invoke_agent"}, {"gen_ai.agent.id", "tester"}}, 2),
+        });
+        // Pretty-printed: one request over many lines.
+        const QByteArray text = QByteArray::fromStdString(request(spans).dump(2));
+        QVERIFY(text.startsWith("{\n"));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("crew.json"));
+        QVERIFY(writeFile(path, text));
+        SystemStore store;
+        TraceLoadResult r;
+        QVERIFY(load(store, path, &r));
+        QCOMPARE(r.stats.format, QStringLiteral("otlp"));
+
+        QCOMPARE(store.agents().size(), size_t(4));
+        const Agent *crew = store.agent(QStringLiteral("crew"));
+        const Agent *planner = store.agent(QStringLiteral("planner"));
+        const Agent *coder = store.agent(QStringLiteral("coder"));
+        const Agent *tester = store.agent(QStringLiteral("tester"));
+        QVERIFY(crew && planner && coder && tester);
+        QCOMPARE(crew->role, QStringLiteral("service"));
+        QCOMPARE(planner->name, QStringLiteral("Planner"));
+        QCOMPARE(planner->role, QStringLiteral("agent"));
+        QCOMPARE(planner->parentId, QStringLiteral("crew"));
+        QCOMPARE(coder->parentId, QStringLiteral("planner"));
+        QCOMPARE(tester->parentId, QStringLiteral("planner"));
+        QCOMPARE(planner->metadata.value("provider", std::string()), std::string("openai"));
+        QCOMPARE(planner->inputTokens.value_or(-1), 100);
+        QCOMPARE(planner->outputTokens.value_or(-1), 40);
+        QCOMPARE(coder->inputTokens.value_or(-1), 700);
+        QCOMPARE(coder->outputTokens.value_or(-1), 300);
+        QCOMPARE(coder->tokensUsed.value_or(-1), 1000);
+        QCOMPARE(coder->costUsd.value_or(-1), 0.25);
+        QVERIFY(!tester->tokensUsed);
+
+        QCOMPARE(store.tasks().size(), size_t(3)); // crew → planner, planner → coder, planner → tester
+        const Task *coding = store.task(QStringLiteral("otlp-00000000000000c1"));
+        const Task *testing = store.task(QStringLiteral("otlp-00000000000000d1"));
+        QVERIFY(coding && testing);
+        QCOMPARE(coding->requesterId, QStringLiteral("planner"));
+        QCOMPARE(coding->assigneeId, QStringLiteral("coder"));
+        QCOMPARE(coding->status, QStringLiteral("completed"));
+        QCOMPARE(coding->createdAtMs, t0 + 100);
+        QCOMPARE(coding->updatedAtMs, t0 + 400);
+        QCOMPARE(testing->status, QStringLiteral("failed"));
+        QVERIFY(coder->messagesSent >= 1 && planner->messagesSent >= 2);
+    }
+
+    // Damage: a line that is no JSON, a request without resourceSpans, spans with bad or zero
+    // ids (dropped and counted), a parent cycle, times as numbers or missing, an enum by name:
+    // the rest loads.
+    void hostileFilesLoseOnlyTheirDamage()
+    {
+        const qint64 t0 = 1764000000000LL;
+        Json good = request(Json::array({
+            span("00000000000000a1", "00000000000000a2", "invoke_agent a", t0, t0 + 10, {{"gen_ai.agent.id", "a"}}),
+            span("00000000000000a2", "00000000000000a1", "step", t0, t0 + 10, Json::object()), // a cycle with a1
+            span("00000000000000a3", "00000000000000a3", "invoke_agent b", t0 + 5, t0 + 8, {{"gen_ai.agent.id", "b"}}), // its own parent
+        }));
+        Json odd = request(Json::array({
+            span("0000000000000000", "", "zero id", t0, t0 + 1, Json::object()),
+            span("xyz", "", "bad id", t0, t0 + 1, Json::object()),
+        }));
+        Json numbers = request(Json::array({span("00000000000000e1", "", "invoke_agent c", t0, t0 + 3, {{"gen_ai.agent.id", "c"}})}));
+        auto &s = numbers["resourceSpans"][0]["scopeSpans"][0]["spans"][0];
+        s["startTimeUnixNano"] = (t0 + 1) * 1000000; // a number, not a string
+        s.erase("endTimeUnixNano");
+        s["status"] = {{"code", "STATUS_CODE_ERROR"}};
+        const QByteArray file = QByteArray::fromStdString(good.dump()) + "\nnot json at all\n{\"resourceSpans\":5}\n"
+            + QByteArray::fromStdString(odd.dump()) + '\n' + QByteArray::fromStdString(numbers.dump()) + '\n';
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("hostile.otlp.json"));
+        QVERIFY(writeFile(path, file));
+        SystemStore store;
+        TraceLoadResult r;
+        QVERIFY(load(store, path, &r));
+        QCOMPARE(r.stats.format, QStringLiteral("otlp"));
+        QCOMPARE(r.stats.badLineCount, 2);
+        QCOMPARE(r.stats.otlpSpansDropped, 2);
+        QVERIFY(store.agent(QStringLiteral("a")));
+        QVERIFY(store.agent(QStringLiteral("b")));
+        QVERIFY(store.agent(QStringLiteral("c")));
+        QCOMPARE(store.agent(QStringLiteral("c"))->registeredAtMs, t0 + 1);
+    }
+
+    void usageSplitFromReports()
+    {
+        const ConventionInfo own = interpretPayload(Json::parse(R"({"type":"STATUS_UPDATE","resource_usage":{"tokens_used":10,"input_tokens":7,"output_tokens":3}})"));
+        QCOMPARE(own.inputTokens.value_or(-1), 7);
+        QCOMPARE(own.outputTokens.value_or(-1), 3);
+        const ConventionInfo api = interpretPayload(Json::parse(R"({"type":"HEARTBEAT","prompt_tokens":11,"completion_tokens":4})"));
+        QCOMPARE(api.inputTokens.value_or(-1), 11);
+        QCOMPARE(api.outputTokens.value_or(-1), 4);
+        const ConventionInfo none = interpretPayload(Json::parse(R"({"type":"HEARTBEAT","tokens_used":5})"));
+        QVERIFY(!none.inputTokens && !none.outputTokens);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestOtlp)
+#include "tst_otlp.moc"
