@@ -35,3 +35,8 @@ fi
 if [[ ! -d tools/demo-system/node_modules/@multi-agent-protocol/sdk ]]; then
   (cd tools/demo-system && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 fi
+# The OpenTelemetry checks (tests/integration/tst_otel_interop): the official JS SDK and the
+# OTLP protobuf definitions, pinned in tools/otel-check/package-lock.json.
+if [[ ! -d tools/otel-check/node_modules/otlp-protobuf-definitions ]]; then
+  (cd tools/otel-check && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+fi

@@ -105,8 +105,13 @@ function validate(file) {
   const { opentelemetry } = require('otlp-protobuf-definitions/build/src/generated/root.js');
   const Request = opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
   const errors = [];
-  const summary = { lines: 0, spans: 0, events: 0, attributes: 0, errors };
-  const fail = (where, what) => { if (errors.length < 50) errors.push(`${where}: ${what}`); };
+  const problems = {}; // how many of each kind of error (the first 50 are listed in full)
+  const summary = { lines: 0, spans: 0, events: 0, attributes: 0, problems, errors };
+  const fail = (where, what) => {
+    const kind = what.split(':')[0];
+    problems[kind] = (problems[kind] || 0) + 1;
+    if (errors.length < 50) errors.push(`${where}: ${what}`);
+  };
 
   // The OTLP JSON mapping differs from protobuf's canonical one in ids (hex, not base64) and
   // enums (numbers only); both are checked here, then turned into what protobufjs reads.
