@@ -28,6 +28,8 @@
 #include "timeline/TimelineView.h"
 #include "topology/TopologyView.h"
 #include "trace/ModelExport.h"
+#include "trace/Otlp.h"
+#include "common/Redaction.h"
 #include "trace/TraceTimeline.h"
 
 #include <cmath>
@@ -336,6 +338,7 @@ void MainWindow::buildActions()
     m_backToLiveAction->setToolTip(tr("Show the live system again (it was followed all along)"));
     const struct { const char *name; QString text; ExportKind kind; QString suffix; QString filter; } exports[] = {
         {"exportChromeTrace", tr("&Chrome trace (Perfetto)…"), ExportKind::ChromeTrace, QStringLiteral("json"), tr("Chrome trace (*.json)")},
+        {"exportOpenTelemetry", tr("&OpenTelemetry (OTLP/JSON)…"), ExportKind::OpenTelemetry, QStringLiteral("otlp.json"), tr("OpenTelemetry OTLP/JSON (*.otlp.json)")},
         {"exportAgentsCsv", tr("&Agents table (CSV)…"), ExportKind::AgentsCsv, QStringLiteral("csv"), tr("CSV (*.csv)")},
         {"exportMessagesCsv", tr("&Messages table (CSV)…"), ExportKind::MessagesCsv, QStringLiteral("csv"), tr("CSV (*.csv)")},
         {"exportTasksCsv", tr("&Tasks table (CSV)…"), ExportKind::TasksCsv, QStringLiteral("csv"), tr("CSV (*.csv)")},
@@ -878,6 +881,14 @@ void MainWindow::exportTo(ExportKind kind, const QString &path)
         const QStringList agents = m_selection->selectedAgents();
         options.agents = QSet<QString>(agents.cbegin(), agents.cend());
         makeWriter = [store, options](QIODevice &out) { return makeChromeTraceWriter(*store, out, options); };
+        break;
+    }
+    case ExportKind::OpenTelemetry: {
+        OtlpOptions options;
+        const QString url = store->connection().url;
+        if (!url.isEmpty())
+            options.serviceName = QStringLiteral("MAP system (%1)").arg(redactSecrets(url));
+        makeWriter = [store, options](QIODevice &out) { return makeOtlpWriter(*store, out, options); };
         break;
     }
     case ExportKind::AgentsCsv:

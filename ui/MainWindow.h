@@ -66,7 +66,7 @@ public:
     // Opens a journal's parts as one trace (joined into one file off the GUI thread first).
     void openJournalParts(const QStringList &parts);
 
-    enum class ExportKind { ChromeTrace, AgentsCsv, MessagesCsv, TasksCsv, TopologyPicture, TimelinePicture };
+    enum class ExportKind { ChromeTrace, OpenTelemetry, AgentsCsv, MessagesCsv, TasksCsv, TopologyPicture, TimelinePicture };
     // Writes what the model holds now (a replayed trace: as it was at the replay position);
     // exportFinished() follows. ChromeTrace: only the selected agents' events when agents are
     // selected. Tables and Chrome traces are written a slice at a time (ExportJob: the window

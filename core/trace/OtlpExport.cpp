@@ -208,9 +208,11 @@ public:
         // 2. Agents, with their messages; 3. tasks.
         const size_t agentCount = m_store.agents().size();
         while (budget > 0 && m_nextAgent <= agentCount) {
-            budget -= writeAgent(m_nextAgent);
-            ++m_nextAgent;
-            ++m_done;
+            const qint64 work = writeAgentPart(m_nextAgent, m_nextPart);
+            budget -= work;
+            m_done += work;
+            if (m_nextPart == 0) // the agent is done
+                ++m_nextAgent;
             if (!flushIfFull())
                 return false;
         }
@@ -236,56 +238,61 @@ private:
         return hexId(m_traceId + ":agent:" + agentId.toUtf8() + ':' + QByteArray::number(part), 8);
     }
 
-    // Agent row `row` (agents().size(): the system's span for messages of no known sender).
-    // Returns the rows of work done (1 + messages).
-    qint64 writeAgent(size_t row)
+    // Span `part` of agent row `row` (agents().size(): the system's span for messages of no
+    // known sender): at most kOtlpMessagesPerSpan messages, so that a slice stays short however
+    // many one agent sent. Sets `part` to the next one, or 0 when the agent is done. Returns the
+    // rows of work done (its messages; 1 for the agent with its last part).
+    qint64 writeAgentPart(size_t row, size_t &part)
     {
-        std::vector<int> sent;
-        sent.swap(m_sent[row]);
+        const std::vector<int> &sent = m_sent[row];
         const bool system = row == m_store.agents().size();
         if (system && sent.empty())
             return 1;
         static const Agent kNone;
         const Agent &agent = system ? kNone : m_store.agents()[row];
         const QString id = system ? QStringLiteral("map.system") : agent.id;
-        qint64 start = system ? std::numeric_limits<qint64>::max() : (agent.registeredAtMs > 0 ? agent.registeredAtMs : agent.knownSinceMs);
-        qint64 end = system ? 0 : (agent.unregistered ? agent.unregisteredAtMs : std::max(agent.lastActivityMs, m_store.now()));
         const MessageLog &messages = m_store.messages();
-        for (const int m : sent) {
-            start = std::min(start, messages.timestampMs(size_t(m)));
-            end = std::max(end, messages.timestampMs(size_t(m)));
-        }
-        const QString name = system ? QStringLiteral("map.system") : QStringLiteral("invoke_agent %1").arg(agent.name.isEmpty() ? agent.id : agent.name);
-        QByteArray parent;
-        if (!system && !agent.parentId.isEmpty() && m_store.agentRow(agent.parentId) >= 0)
-            parent = agentSpanId(agent.parentId);
-
-        const size_t parts = std::max<size_t>(1, (sent.size() + kOtlpMessagesPerSpan - 1) / kOtlpMessagesPerSpan);
-        for (size_t part = 0; part < parts; ++part) {
-            SpanText span;
-            span.traceId = m_traceId;
-            span.spanId = agentSpanId(id, int(part));
-            span.parentSpanId = part == 0 ? parent : agentSpanId(id, 0);
-            span.name = name;
-            const size_t from = part * kOtlpMessagesPerSpan;
-            const size_t to = std::min(sent.size(), from + kOtlpMessagesPerSpan);
-            span.startMs = part == 0 ? start : messages.timestampMs(size_t(sent[from]));
-            span.endMs = part + 1 < parts ? messages.timestampMs(size_t(sent[to])) : end;
-            if (!system)
-                agentAttributes(span.attributes, agent);
-            if (part > 0)
-                span.attributes.integer("map.span.part", qint64(part));
-            for (size_t i = from; i < to; ++i)
-                addMessage(span, size_t(sent[i]));
-            if (!system && part == 0 && isFailedState(agent.state)) {
-                span.statusCode = 2;
-                span.statusMessage = agent.lastErrorMessage;
+        if (part == 0) { // the agent's whole span: from its start (or first message) to its end (or last)
+            m_agentStartMs = system ? std::numeric_limits<qint64>::max()
+                                    : (agent.registeredAtMs > 0 ? agent.registeredAtMs : agent.knownSinceMs);
+            m_agentEndMs = system ? 0 : (agent.unregistered ? agent.unregisteredAtMs : std::max(agent.lastActivityMs, m_store.now()));
+            for (const int m : sent) {
+                m_agentStartMs = std::min(m_agentStartMs, messages.timestampMs(size_t(m)));
+                m_agentEndMs = std::max(m_agentEndMs, messages.timestampMs(size_t(m)));
             }
-            span.appendTo(spanBuffer());
-            if (m_counts)
-                ++m_counts->agentSpans;
         }
-        return 1 + qint64(sent.size());
+        const size_t parts = std::max<size_t>(1, (sent.size() + kOtlpMessagesPerSpan - 1) / kOtlpMessagesPerSpan);
+        SpanText span;
+        span.traceId = m_traceId;
+        span.spanId = agentSpanId(id, int(part));
+        if (part > 0)
+            span.parentSpanId = agentSpanId(id, 0);
+        else if (!system && !agent.parentId.isEmpty() && m_store.agentRow(agent.parentId) >= 0)
+            span.parentSpanId = agentSpanId(agent.parentId);
+        span.name = system ? QStringLiteral("map.system") : QStringLiteral("invoke_agent %1").arg(agent.name.isEmpty() ? agent.id : agent.name);
+        const size_t from = part * kOtlpMessagesPerSpan;
+        const size_t to = std::min(sent.size(), from + kOtlpMessagesPerSpan);
+        span.startMs = part == 0 ? m_agentStartMs : messages.timestampMs(size_t(sent[from]));
+        span.endMs = part + 1 < parts ? messages.timestampMs(size_t(sent[to])) : m_agentEndMs;
+        if (!system)
+            agentAttributes(span.attributes, agent);
+        if (part > 0)
+            span.attributes.integer("map.span.part", qint64(part));
+        for (size_t i = from; i < to; ++i)
+            addMessage(span, size_t(sent[i]));
+        if (!system && part == 0 && isFailedState(agent.state)) {
+            span.statusCode = 2;
+            span.statusMessage = agent.lastErrorMessage;
+        }
+        span.appendTo(spanBuffer());
+        if (m_counts)
+            ++m_counts->agentSpans;
+        const qint64 work = qint64(to - from);
+        if (++part < parts)
+            return work;
+        part = 0;
+        std::vector<int>().swap(m_sent[row]); // done with its rows
+        return work + 1;
     }
 
     static bool isFailedState(const QString &state)
@@ -427,6 +434,9 @@ private:
     size_t m_nextMessage;
     std::vector<std::vector<int>> m_sent; // per agent row: the rows of the messages it sent
     size_t m_nextAgent = 0;
+    size_t m_nextPart = 0;  // of m_nextAgent's spans
+    qint64 m_agentStartMs = 0; // m_nextAgent's whole span
+    qint64 m_agentEndMs = 0;
     size_t m_nextTask = 0;
     QByteArray m_spans; // the spans of the line being filled, comma-separated
 };

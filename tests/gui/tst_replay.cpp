@@ -9,6 +9,7 @@
 #include "replay/ReplayBar.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
+#include "trace/TraceLoader.h"
 #include "trace/TraceTimeline.h"
 
 #include <QAction>
@@ -376,6 +377,20 @@ private Q_SLOTS:
         const QJsonArray selected = QJsonDocument::fromJson(g.readAll()).object().value(QStringLiteral("traceEvents")).toArray();
         QVERIFY(!selected.isEmpty());
         QVERIFY(selected.size() < all.size());
+
+        // OpenTelemetry: every agent is an invoke_agent span, every message an event; the file
+        // opens again as the same agents and messages.
+        const QString otlp = dir.filePath(QStringLiteral("run.otlp.json"));
+        QVERIFY2(exportTo(ui::MainWindow::ExportKind::OpenTelemetry, otlp), qPrintable(error));
+        {
+            SystemStore back;
+            const TraceLoadResult r = loadTraceInto(back, otlp);
+            QVERIFY2(r.ok, qPrintable(r.error));
+            QCOMPARE(r.stats.format, QStringLiteral("otlp"));
+            QCOMPARE(back.agents().size(), store.agents().size());
+            QCOMPARE(back.messages().size(), store.messages().size());
+            QCOMPARE(back.tasks().size(), store.tasks().size());
+        }
 
         const QString csv = dir.filePath(QStringLiteral("agents.csv"));
         QVERIFY2(exportTo(ui::MainWindow::ExportKind::AgentsCsv, csv), qPrintable(error));
