@@ -4,7 +4,7 @@
 //   0 success · 1 usage error · 2 connection failed · 3 authentication refused ·
 //   4 action failed or not supported · 5 action not confirmed in time · 6 trace unreadable ·
 //   7 output not writable · 8 an observation is incomplete (a drop, or missed events) ·
-//   9 watch --exit-on: an alert of that severity was raised
+//   9 watch --exit-on: an alert of that severity was raised · diff: 0 equal, 1 different
 #include "Allocator.h"
 #include "alerts/AlertEngine.h"
 #include "model/StateJson.h"
@@ -13,6 +13,7 @@
 #include "trace/Trace.h"
 #include "trace/ModelExport.h"
 #include "trace/Otlp.h"
+#include "trace/RunDiff.h"
 #include "trace/TraceLoader.h"
 
 #include <QCommandLineParser>
@@ -46,6 +47,7 @@ enum Exit {
     ActionTimedOut = 5,
     TraceUnreadable = 6,
     OutputUnwritable = 7,
+    Different = 1,        // diff: the runs differ (the JSON on stdout says how; a usage error prints none)
     ObservedWithGaps = 8, // an observation (state --url --duration, record, watch) lost the connection or events on the way
     AlertRaised = 9       // watch --exit-on SEVERITY: an alert of that severity or worse was raised
 };
@@ -625,6 +627,23 @@ int commandState(const QCommandLineParser &p, const Common &common)
     return common.observing ? observationExit(run, run.store()) : Ok;
 }
 
+// Two runs compared (trace/RunDiff.h): JSON on stdout; 0 when equal, 1 when they differ.
+int commandDiff(const QString &pathA, const QString &pathB, const TraceLoadOptions &options)
+{
+    SystemStore a, b;
+    for (const auto &[store, path] : {std::pair<SystemStore *, QString>{&a, pathA}, {&b, pathB}}) {
+        ReadProgress progress;
+        const TraceLoadResult r = loadTraceInto(*store, path, options, progress.callback());
+        progress.done();
+        if (!r.ok)
+            return failWith(TraceUnreadable, r.error);
+        reportDamage(r.stats, *store);
+    }
+    const Json result = diffRuns(profileRun(a, QFileInfo(pathA).fileName()), profileRun(b, QFileInfo(pathB).fileName()), &a, &b);
+    printJson(result);
+    return result.value("equal", false) ? Ok : Different;
+}
+
 int commandRecord(const QCommandLineParser &p, const Common &common)
 {
     if (!p.isSet(QStringLiteral("out")))
@@ -855,13 +874,17 @@ int main(int argc, char **argv)
         "  watch   --url URL [--rules FILE] [--duration S] [--heartbeat-interval S] [--exit-on SEVERITY]\n"
         "          one JSON line per alert raised or cleared (unresponsive, failed, loop, stalled,\n"
         "          deadlock, budget, needs-human, error-storm), then a summary line\n"
-        "  rules   [--rules FILE]   print the alert rules in effect (the defaults, or FILE completed)\n\n"
+        "  rules   [--rules FILE]   print the alert rules in effect (the defaults, or FILE completed)\n"
+        "  diff    A B   compare two runs (traces): agents matched by name, role and place in the tree,\n"
+        "          only in A, only in B, changed; conversations aligned; the first divergence; deltas of\n"
+        "          counts, task durations, tokens and cost. JSON; exit 0 when equal, 1 when different\n\n"
         "--observer (any command with --url): ask the server to observe and nothing more; the control\n"
         "commands (inject, stop, suspend, resume) are then refused without being sent (exit 4).\n\n"
         "--trace reads MAP Inspector traces, raw captures and message logs in the seed envelope\n"
         "formats 000/002/003/004 (JSON Lines or a JSON array), OpenTelemetry OTLP/JSON traces, plain,\n"
         ".gz or .zst.\n\n"
-        "Exit codes: 0 ok, 1 usage, 2 connection failed, 3 authentication refused,\n"
+        "Exit codes: 0 ok, 1 usage (diff: the runs differ, with the JSON on stdout), 2 connection failed,\n"
+        "3 authentication refused,\n"
         "4 action failed or unsupported, 5 action not confirmed in time, 6 trace unreadable,\n"
         "7 output not writable, 8 an observation (state --url --duration, record, watch) is incomplete:\n"
         "the connection dropped (it was re-established and the model read again) or events were missed,\n"
@@ -915,6 +938,10 @@ int main(int argc, char **argv)
     }
 
     const QStringList args = p.positionalArguments();
+    if (args.size() == 3 && args.first() == QLatin1String("diff"))
+        return commandDiff(args[1], args[2], loadOptions(Common()));
+    if (args.size() >= 1 && args.first() == QLatin1String("diff"))
+        return failWith(Usage, QStringLiteral("diff needs two traces: diff A B"));
     if (args.size() != 1)
         return failWith(Usage, QStringLiteral("give exactly one command (see --help)"));
     const QString command = args.first();
