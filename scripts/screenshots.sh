@@ -13,6 +13,10 @@ url=$(grep -o 'ws://[^ ]*' "$log" | head -1)
 QT_QPA_PLATFORM=offscreen build/tools/screenshots/mapi-screenshots --out docs/screenshots --connect "$url" --wait "${WAIT:-25}"
 # The replay bar: the window on the embedded sample trace.
 shots=$(mktemp -d)
-QT_QPA_PLATFORM=offscreen build/tools/screenshots/mapi-screenshots --out "$shots" --trace resources/sample/demo-system.jsonl.zst
+# File → Compare with another run: the sample against its first 30 seconds.
+build/app/map-inspector-cli convert --trace resources/sample/demo-system.jsonl.zst --out "$shots/first-half.jsonl.zst" --to 1795401348102
+QT_QPA_PLATFORM=offscreen build/tools/screenshots/mapi-screenshots --out "$shots" --trace resources/sample/demo-system.jsonl.zst \
+  --compare-with "$shots/first-half.jsonl.zst"
 cp "$shots/window-light.png" docs/screenshots/replay-light.png
+cp "$shots/run-diff.png" docs/screenshots/run-diff.png
 rm -rf "$shots"

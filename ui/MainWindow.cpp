@@ -4,6 +4,7 @@
 #include "dialogs/ConnectDialog.h"
 #include "dialogs/ConnectionProfiles.h"
 #include "dialogs/RecoverDialog.h"
+#include "dialogs/RunDiffDialog.h"
 #include "panels/WelcomePage.h"
 #include "panels/ActionsPanel.h"
 #include "panels/AlertsPanel.h"
@@ -333,6 +334,9 @@ void MainWindow::buildActions()
     m_recordAction->setCheckable(true);
     m_saveSessionAction = make("saveSession", tr("&Save session as…"), QKeySequence::SaveAs);
     m_saveRangeAction = make("saveSessionRange", tr("Save &visible range as…"), QKeySequence());
+    m_compareRunsAction = make("compareRuns", tr("&Compare with another run…"), QKeySequence());
+    m_compareRunsAction->setToolTip(tr("Compare the run shown with another trace: agents, conversations, first divergence, counts"));
+    connect(m_compareRunsAction, &QAction::triggered, this, [this] { compareRuns(); });
     m_timeTravelAction = make("timeTravel", tr("&Travel back in time"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
     m_backToLiveAction = make("backToLive", tr("Back to &live"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
     m_backToLiveAction->setToolTip(tr("Show the live system again (it was followed all along)"));
@@ -537,6 +541,7 @@ void MainWindow::buildMenus()
     file->addAction(m_saveRangeAction);
     file->addAction(m_recordAction);
     file->addAction(tr("Recover &sessions…"), this, [this] { offerRecovery(true); });
+    file->addAction(m_compareRunsAction);
     QMenu *exportMenu = file->addMenu(tr("&Export"));
     exportMenu->setObjectName(QStringLiteral("exportMenu"));
     exportMenu->addActions(m_exportActions);
@@ -840,6 +845,17 @@ bool MainWindow::startRecording(const QString &path, QString *error)
         return false;
     statusBar()->showMessage(tr("Recording: reconnected so that the trace starts with the handshake and the snapshot"), 8000);
     return true;
+}
+
+RunDiffDialog *MainWindow::compareRuns(const QString &otherTrace)
+{
+    auto *dialog = new RunDiffDialog(m_session->store(), m_session->tracePath(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &RunDiffDialog::showAgentsRequested, this, [this](const QStringList &ids) { m_selection->selectAgents(ids); });
+    if (!otherTrace.isEmpty())
+        dialog->setOtherTrace(otherTrace);
+    dialog->show(); // not modal: the window stays usable beside the comparison
+    return dialog;
 }
 
 void MainWindow::exportWithDialog(ExportKind kind, const QString &suffix, const QString &filter)

@@ -34,6 +34,7 @@ class ProblemsPanel;
 class AlertsPanel;
 class AlertNotifier;
 class ReplayBar;
+class RunDiffDialog;
 class ScopesPanel;
 class TasksPanel;
 class TimelinePanel;
@@ -65,6 +66,9 @@ public:
     void offerRecovery(bool always = false);
     // Opens a journal's parts as one trace (joined into one file off the GUI thread first).
     void openJournalParts(const QStringList &parts);
+    // File → Compare with another run: the run shown against another trace (RunDiffDialog,
+    // not modal, deleted on close); `otherTrace` fills its run B.
+    RunDiffDialog *compareRuns(const QString &otherTrace = {});
 
     enum class ExportKind { ChromeTrace, OpenTelemetry, AgentsCsv, MessagesCsv, TasksCsv, TopologyPicture, TimelinePicture };
     // Writes what the model holds now (a replayed trace: as it was at the replay position);
@@ -164,6 +168,7 @@ private:
     QAction *m_recordAction = nullptr;
     QAction *m_saveSessionAction = nullptr;
     QAction *m_saveRangeAction = nullptr;
+    QAction *m_compareRunsAction = nullptr;
     QAction *m_timeTravelAction = nullptr;   // live: view the past from the journal
     QAction *m_backToLiveAction = nullptr;
     QList<QAction *> m_exportActions;

@@ -6,6 +6,7 @@
 #include "MainWindow.h"
 #include "alerts/AlertMonitor.h"
 #include "models/ProblemModel.h"
+#include "dialogs/RunDiffDialog.h"
 #include "replay/ReplayBar.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
@@ -17,6 +18,9 @@
 #include <QComboBox>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
+#include <QPushButton>
+#include <QTreeWidget>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -322,6 +326,64 @@ private Q_SLOTS:
         QVERIFY(store.messages().size() > 100);
         QVERIFY(!store.tasks().empty());
         QCOMPARE(window.session()->traceStats().badLineCount, 0);
+    }
+
+    // File → Compare with another run: the sample trace against its first half (cut by the
+    // same code as convert --to): different, the first divergence named, its agents selected in
+    // the window; against itself: equal.
+    void compareRunsDialog()
+    {
+        const QString sample = QStringLiteral(MAPI_SOURCE_DIR "/resources/sample/demo-system.jsonl.zst");
+        QTemporaryDir dir;
+        const QString half = dir.filePath(QStringLiteral("half.jsonl.zst"));
+        QVERIFY(writeTraceSlice(sample, half, std::nullopt, qint64(1795401348102)).failure == TraceSlice::Failure::None);
+        ui::MainWindow window;
+        window.resize(1200, 800);
+        window.show();
+        QVERIFY(openAndWait(window, sample));
+
+        ui::RunDiffDialog *dialog = window.compareRuns(half);
+        QSignalSpy compared(dialog, &ui::RunDiffDialog::compared);
+        dialog->compare();
+        QVERIFY(QTest::qWaitFor([&] { return compared.count() == 1; }, 30000));
+        QCOMPARE(compared.front().at(0).toBool(), true);
+        QCOMPARE(dialog->result()["equal"], Json(false));
+        auto *verdict = dialog->findChild<QLabel *>(QStringLiteral("verdict"));
+        auto *first = dialog->findChild<QLabel *>(QStringLiteral("firstDivergence"));
+        QVERIFY(verdict && verdict->text().contains(QLatin1String("differ")));
+        QVERIFY(first && first->text().startsWith(QLatin1String("First divergence at")));
+        // The tree: the counts first, with the message counts of both runs.
+        QTreeWidget *tree = dialog->tree();
+        QVERIFY(tree->topLevelItem(0)->text(0).startsWith(QLatin1String("Counts")));
+        bool messagesRow = false;
+        for (int i = 0; i < tree->topLevelItem(0)->childCount(); ++i) {
+            const QTreeWidgetItem *row = tree->topLevelItem(0)->child(i);
+            if (row->text(0) == QLatin1String("messages")) {
+                messagesRow = true;
+                QCOMPARE(row->text(1), QString::number(window.session()->store()->messages().size()));
+                QVERIFY(row->text(2).toLongLong() < row->text(1).toLongLong());
+            }
+        }
+        QVERIFY(messagesRow);
+        // "Select its agents": the divergence's agents of run A, selected in the window.
+        QPushButton *select = nullptr;
+        for (QPushButton *b : dialog->findChildren<QPushButton *>())
+            if (b->text().contains(QLatin1String("Select its agents")))
+                select = b;
+        QVERIFY(select && select->isEnabled());
+        select->click();
+        const QStringList selected = window.selection()->selectedAgents();
+        QCOMPARE(selected.size(), 2);
+        for (const QString &id : selected)
+            QVERIFY(window.session()->store()->agent(id));
+
+        // Against itself.
+        dialog->setOtherTrace(sample);
+        dialog->compare();
+        QVERIFY(QTest::qWaitFor([&] { return compared.count() == 2; }, 30000));
+        QCOMPARE(dialog->result()["equal"], Json(true));
+        QVERIFY(verdict->text().contains(QLatin1String("equal")));
+        dialog->close();
     }
 
     void exportsParseAndCount()

@@ -2,7 +2,9 @@
 // PNG files. Used by scripts/screenshots.sh (which starts the demo system first).
 //
 //   mapi-screenshots --out DIR (--connect URL [--wait S] | --trace FILE) [--inspect-message] [--export-progress]
+//                    [--compare-with FILE]
 #include "MainWindow.h"
+#include "dialogs/RunDiffDialog.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 #include "style/Theme.h"
@@ -38,7 +40,8 @@ int main(int argc, char **argv)
                   {QStringLiteral("trace"), QStringLiteral("Trace file."), QStringLiteral("FILE")},
                   {QStringLiteral("wait"), QStringLiteral("Seconds to let a live system run first."), QStringLiteral("S"), QStringLiteral("8")},
                   {QStringLiteral("inspect-message"), QStringLiteral("Inspect the first message (its frame) instead of a worker.")},
-                  {QStringLiteral("export-progress"), QStringLiteral("Also shoot the window during an export (a large trace), then cancel it.")}});
+                  {QStringLiteral("export-progress"), QStringLiteral("Also shoot the window during an export (a large trace), then cancel it.")},
+                  {QStringLiteral("compare-with"), QStringLiteral("Also shoot File → Compare with another run against FILE (run-diff.png)."), QStringLiteral("FILE")}});
     p.process(app);
     const QString out = p.value(QStringLiteral("out"));
     if (out.isEmpty() || (!p.isSet(QStringLiteral("connect")) && !p.isSet(QStringLiteral("trace")))) {
@@ -112,6 +115,18 @@ int main(int argc, char **argv)
         ++written;
         window.cancelExport();
         settle(100);
+    }
+    if (p.isSet(QStringLiteral("compare-with"))) {
+        ui::applyTheme(ui::Theme::Light);
+        ui::RunDiffDialog *dialog = window.compareRuns(p.value(QStringLiteral("compare-with")));
+        dialog->resize(1100, 760);
+        dialog->compare();
+        while (dialog->isComparing())
+            settle(50);
+        settle(300);
+        dialog->grab().save(out + QStringLiteral("/run-diff.png"));
+        ++written;
+        dialog->close();
     }
     std::printf("%d screenshots in %s\n", written, qPrintable(out));
     return 0;
