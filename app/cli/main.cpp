@@ -7,6 +7,8 @@
 //   9 watch --exit-on: an alert of that severity was raised · diff: 0 equal, 1 different
 #include "Allocator.h"
 #include "alerts/AlertEngine.h"
+#include "map/PayloadConventions.h"
+#include "model/CausalChains.h"
 #include "model/StateJson.h"
 #include "model/SystemStore.h"
 #include "session/InspectorSession.h"
@@ -31,6 +33,7 @@
 #include <unistd.h>
 #endif
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -627,6 +630,67 @@ int commandState(const QCommandLineParser &p, const Common &common)
     return common.observing ? observationExit(run, run.store()) : Ok;
 }
 
+// A message's causal chain (model/CausalChains.h): what caused it, root first, and what it led to.
+int commandChain(const QCommandLineParser &p, const Common &common)
+{
+    if (!p.isSet(QStringLiteral("trace")) || !p.isSet(QStringLiteral("message")))
+        return failWith(Usage, QStringLiteral("chain needs --trace FILE and --message ID"));
+    SystemStore store;
+    ReadProgress progress;
+    const TraceLoadResult r = loadTraceInto(store, p.value(QStringLiteral("trace")), loadOptions(common), progress.callback());
+    progress.done();
+    if (!r.ok)
+        return failWith(TraceUnreadable, r.error);
+    const QString id = p.value(QStringLiteral("message"));
+    int row = store.messages().find(id);
+    if (row < 0)
+        row = store.messages().findByEnvelopeOrSpan(id);
+    if (row < 0)
+        return failWith(Usage, QStringLiteral("no message %1 in the trace").arg(id));
+    CausalChains chains(store);
+    chains.update();
+    const MessageLog &messages = store.messages();
+    auto brief = [&](int m) {
+        Json j = {{"id", messages.id(size_t(m)).toStdString()},
+                  {"time", isoTime(messages.timestampMs(size_t(m))).toStdString()},
+                  {"from", store.agentName(messages.fromAgentId(size_t(m))).toStdString()},
+                  {"type", (messages.payloadType(size_t(m)).isEmpty() ? conventionName(messages.convention(size_t(m)))
+                                                                      : messages.payloadType(size_t(m))).toStdString()}};
+        Json to = Json::array();
+        for (int i = 0; i < messages.recipientCount(size_t(m)) && i < 8; ++i)
+            to.push_back(store.agentName(messages.recipient(size_t(m), i)).toStdString());
+        j["to"] = to;
+        if (const QString envelope = messages.envelopeId(size_t(m)); !envelope.isEmpty())
+            j["envelopeId"] = envelope.toStdString();
+        if (chains.causeOf(m) >= 0)
+            j["causedByLink"] = CausalChains::linkName(chains.linkOf(m)).toStdString();
+        return j;
+    };
+    Json causedBy = Json::array();
+    const std::vector<int> chain = chains.chainTo(row);
+    for (size_t i = 0; i + 1 < chain.size(); ++i)
+        causedBy.push_back(brief(chain[i]));
+    // What it led to, as a tree (depth first), at most kMaxShown messages.
+    constexpr int kMaxShown = 1000;
+    int shown = 0;
+    std::function<Json(int)> tree = [&](int m) {
+        Json node = brief(m);
+        Json effects = Json::array();
+        for (const int e : chains.effectsOf(m)) {
+            if (++shown > kMaxShown)
+                break;
+            effects.push_back(tree(e));
+        }
+        node["ledTo"] = effects;
+        return node;
+    };
+    Json out = {{"message", tree(row)}, {"causedBy", causedBy}, {"ledToCount", qint64(chains.ledTo(row, 1 << 30).size()) - 1},
+                {"truncated", shown > kMaxShown}};
+    printJson(out);
+    reportDamage(r.stats, store);
+    return Ok;
+}
+
 // Two runs compared (trace/RunDiff.h): JSON on stdout; 0 when equal, 1 when they differ.
 int commandDiff(const QString &pathA, const QString &pathB, const TraceLoadOptions &options)
 {
@@ -875,6 +939,7 @@ int main(int argc, char **argv)
         "          one JSON line per alert raised or cleared (unresponsive, failed, loop, stalled,\n"
         "          deadlock, budget, needs-human, error-storm), then a summary line\n"
         "  rules   [--rules FILE]   print the alert rules in effect (the defaults, or FILE completed)\n"
+        "  chain   --trace FILE --message ID   what caused a message (root first) and what it led to\n"
         "  diff    A B   compare two runs (traces): agents matched by name, role and place in the tree,\n"
         "          only in A, only in B, changed; conversations aligned; the first divergence; deltas of\n"
         "          counts, task durations, tokens and cost. JSON; exit 0 when equal, 1 when different\n\n"
@@ -910,7 +975,7 @@ int main(int argc, char **argv)
         {QStringLiteral("rotate-mb"), QStringLiteral("record: start a new part after N MiB on disk."), QStringLiteral("N"), QStringLiteral("0")},
         {QStringLiteral("rotate-seconds"), QStringLiteral("record: start a new part every S seconds."), QStringLiteral("S"), QStringLiteral("0")},
         {QStringLiteral("agent"), QStringLiteral("Target agent id."), QStringLiteral("ID")},
-        {QStringLiteral("message"), QStringLiteral("Steering text for inject."), QStringLiteral("TEXT")},
+        {QStringLiteral("message"), QStringLiteral("Steering text for inject; chain: the message's id (MAP or envelope id)."), QStringLiteral("TEXT")},
         {QStringLiteral("json"), QStringLiteral("Steering content for inject, as JSON."), QStringLiteral("JSON")},
         {QStringLiteral("delivery"), QStringLiteral("inject delivery: interrupt, queue or best-effort."), QStringLiteral("MODE"), QStringLiteral("best-effort")},
         {QStringLiteral("reason"), QStringLiteral("Reason sent with stop/suspend."), QStringLiteral("R")},
@@ -967,7 +1032,7 @@ int main(int argc, char **argv)
 
     if (command == QLatin1String("rules"))
         return commandRules(p);
-    const bool offline = command == QLatin1String("stats") || command == QLatin1String("convert");
+    const bool offline = command == QLatin1String("stats") || command == QLatin1String("convert") || command == QLatin1String("chain");
     const bool needsUrl = !offline && !(command == QLatin1String("state") && p.isSet(QStringLiteral("trace")));
     if (needsUrl) {
         if (!p.isSet(QStringLiteral("url")))
@@ -995,6 +1060,8 @@ int main(int argc, char **argv)
         return commandStats(p, common);
     if (command == QLatin1String("convert"))
         return commandConvert(p, common);
+    if (command == QLatin1String("chain"))
+        return commandChain(p, common);
     if (command == QLatin1String("record")) {
         if (common.durationS <= 0)
             return failWith(Usage, QStringLiteral("record needs --duration S"));

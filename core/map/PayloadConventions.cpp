@@ -219,6 +219,7 @@ static ConventionInfo interpret(const View &payload)
         if (const View trace = payload.child("trace"); trace.isObject()) {
             c.traceId = firstString(trace, {"traceId", "trace_id"});
             c.spanId = firstString(trace, {"spanId", "span_id"});
+            c.parentSpanId = firstString(trace, {"parentSpan", "parentSpanId", "parent_span_id"});
         }
     } else if (payload.child("protocol_version").present() || payload.child("sender_id").present()) {
         // 004: protocol_version/sender_id/receiver_id/message_type
@@ -266,6 +267,18 @@ static ConventionInfo interpret(const View &payload)
     }
     if (c.correlationId.isEmpty())
         c.correlationId = firstString(payload, {"correlation_id", "correlationId"});
+    // W3C trace context (MAP's _meta, or an envelope's metadata): "00-<trace id>-<span id>-<flags>".
+    // Its trace id groups the messages of one distributed trace (CausalChains).
+    if (c.traceId.isEmpty()) {
+        for (const char *holder : {"_meta", "metadata"}) {
+            const View h = payload.child(holder);
+            const QString traceparent = h.isObject() ? str(h, "traceparent") : QString();
+            if (traceparent.size() >= 55 && traceparent.at(2) == QLatin1Char('-') && traceparent.at(35) == QLatin1Char('-')) {
+                c.traceId = traceparent.mid(3, 32);
+                break;
+            }
+        }
+    }
 
     c.kind = kindForType(c.rawType);
     if (body.present())

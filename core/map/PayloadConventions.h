@@ -56,8 +56,9 @@ struct ConventionInfo
     QString receiver;          // to / receiver_id / header.destination
     QString correlationId;
     QString parentMessageId;
-    QString traceId;
-    QString spanId;
+    QString traceId;           // 002 trace.traceId, or a W3C traceparent's trace id
+    QString spanId;            // 002 trace.spanId
+    QString parentSpanId;      // 002 trace.parentSpan
     std::optional<int> priority; // 1..10 scale where given numerically
 
     QString taskId;

@@ -119,6 +119,13 @@ struct Message
     QString payloadType;           // the payload's own "type", if it has one
     std::optional<int> priority;
     QString correlationId;
+    // For causal chains (model/CausalChains.h), from the payload's conventions: its envelope's own
+    // id (when not the message id) and span id, what it names as its cause (parent_message_id,
+    // else trace.parentSpan), and its trace id (002 trace, or a W3C traceparent).
+    QString envelopeId;
+    QString spanId;
+    QString parentRef;
+    QString traceId;
     ConventionKind convention = ConventionKind::None;
     Severity severity = Severity::None; // an error report's (or a failed task's) severity
     QString taskId;

@@ -152,6 +152,12 @@ Message MessageLog::operator[](size_t row) const
     if (r.priority != kNoPriority)
         m.priority = r.priority;
     m.correlationId = m_text.text(r.correlationId);
+    if (const LinkRow *l = linksOf(row)) {
+        m.envelopeId = m_text.text(l->envelopeId);
+        m.spanId = m_text.text(l->spanId);
+        m.parentRef = m_text.text(l->parentRef);
+        m.traceId = m_text.text(l->traceId);
+    }
     m.convention = ConventionKind(r.convention);
     m.severity = Severity(r.severity);
     m.taskId = m_names.name(r.taskId);
@@ -171,6 +177,47 @@ const MessageLog::UsageRow *MessageLog::usageOf(size_t row) const
     const auto it = std::lower_bound(m_usage.begin(), m_usage.end(), row,
                                      [](const UsageRow &u, size_t r) { return size_t(u.row) < r; });
     return it != m_usage.end() && size_t(it->row) == row ? &*it : nullptr;
+}
+
+const MessageLog::LinkRow *MessageLog::linksOf(size_t row) const
+{
+    const auto it = std::lower_bound(m_links.begin(), m_links.end(), row,
+                                     [](const LinkRow &l, size_t r) { return size_t(l.row) < r; });
+    return it != m_links.end() && size_t(it->row) == row ? &*it : nullptr;
+}
+
+QString MessageLog::envelopeId(size_t row) const
+{
+    const LinkRow *l = linksOf(row);
+    return l ? m_text.text(l->envelopeId) : QString();
+}
+
+QString MessageLog::spanId(size_t row) const
+{
+    const LinkRow *l = linksOf(row);
+    return l ? m_text.text(l->spanId) : QString();
+}
+
+QString MessageLog::parentRef(size_t row) const
+{
+    const LinkRow *l = linksOf(row);
+    return l ? m_text.text(l->parentRef) : QString();
+}
+
+QString MessageLog::traceId(size_t row) const
+{
+    const LinkRow *l = linksOf(row);
+    return l ? m_text.text(l->traceId) : QString();
+}
+
+int MessageLog::findByEnvelopeOrSpan(QStringView id) const
+{
+    if (id.isEmpty())
+        return -1;
+    return m_linkIds.find(IdIndex::hashOf(id), [&](int row) {
+        const LinkRow *l = linksOf(size_t(row));
+        return l && (m_text.equals(l->envelopeId, id) || m_text.equals(l->spanId, id));
+    });
 }
 
 std::optional<qint64> MessageLog::tokensUsed(size_t row) const
@@ -275,6 +322,15 @@ int MessageLog::append(const Message &m)
                            m.costUsd.value_or(std::numeric_limits<double>::quiet_NaN())});
     if (!m.id.isEmpty() && r.id)
         m_ids.insert(IdIndex::hashOf(m.id), row);
+    if (!m.envelopeId.isEmpty() || !m.spanId.isEmpty() || !m.parentRef.isEmpty() || !m.traceId.isEmpty()) {
+        const LinkRow link{quint32(row), narrowRef(m_text.append(m.envelopeId)), narrowRef(m_text.append(m.spanId)),
+                           narrowRef(m_text.append(m.parentRef)), narrowRef(m_text.append(m.traceId))};
+        m_links.push_back(link);
+        if (!m.envelopeId.isEmpty() && link.envelopeId)
+            m_linkIds.insert(IdIndex::hashOf(m.envelopeId), row);
+        if (!m.spanId.isEmpty() && link.spanId)
+            m_linkIds.insert(IdIndex::hashOf(m.spanId), row);
+    }
     return row;
 }
 
@@ -330,6 +386,9 @@ void MessageLog::trimBefore(size_t row)
     m_rows.erase(m_rows.begin(), m_rows.begin() + qsizetype(count));
     while (!m_usage.empty() && m_usage.front().row < row)
         m_usage.pop_front();
+    while (!m_links.empty() && m_links.front().row < row)
+        m_links.pop_front();
+    m_linkIds.eraseRowsBefore(int(row));
     m_first = row;
     m_text.releaseOwnersBefore(qint64(row));
 }
@@ -337,7 +396,7 @@ void MessageLog::trimBefore(size_t row)
 size_t MessageLog::memoryBytes() const
 {
     return m_rows.size() * sizeof(Row) + m_lists.capacity() * sizeof(RecipientList) + m_listBytes + m_text.memoryBytes()
-        + m_ids.memoryBytes() + m_usage.size() * sizeof(UsageRow);
+        + m_ids.memoryBytes() + m_usage.size() * sizeof(UsageRow) + m_links.size() * sizeof(LinkRow) + m_linkIds.memoryBytes();
 }
 
 void MessageLog::clear()
@@ -349,6 +408,8 @@ void MessageLog::clear()
     m_listBytes = 0;
     m_freeLists = {};
     m_usage = {};
+    m_links = {};
+    m_linkIds.clear();
     m_text.clear();
     m_names.clear();
     m_ids.clear();

@@ -140,6 +140,14 @@ public:
     bool payloadInFrame(size_t row) const { return rowAt(row).payloadInFrame; }
     std::optional<qint64> tokensUsed(size_t row) const;
     std::optional<double> costUsd(size_t row) const;
+    QString correlationId(size_t row) const { return m_text.text(rowAt(row).correlationId); }
+    // Causal links (Message::envelopeId, ...): empty when the message names none.
+    QString envelopeId(size_t row) const;
+    QString spanId(size_t row) const;
+    QString parentRef(size_t row) const;
+    QString traceId(size_t row) const;
+    // The kept message whose envelope id or span id is `id` (the newest; -1: none).
+    int findByEnvelopeOrSpan(QStringView id) const;
     int recipientCount(size_t row) const;
     bool hasRecipient(size_t row, const QString &agentId) const; // O(log recipients)
     qint64 recipientsNotKept(size_t row) const;
@@ -231,6 +239,16 @@ private:
     };
     static constexpr qint64 kNoTokens = std::numeric_limits<qint64>::min();
     const UsageRow *usageOf(size_t row) const;
+    // Causal link texts, for the messages that carry any, by ascending row (TextArena refs).
+    struct LinkRow
+    {
+        quint32 row;
+        quint32 envelopeId;
+        quint32 spanId;
+        quint32 parentRef;
+        quint32 traceId;
+    };
+    const LinkRow *linksOf(size_t row) const;
     static const Row kTrimmed;
     const Row &rowAt(size_t row) const { return isKept(row) ? m_rows[row - m_first] : kTrimmed; }
     // Sorts, removes repeats and bounds `list`; its index in m_lists (a freed one when there is one).
@@ -249,6 +267,8 @@ private:
     size_t m_listBytes = 0;            // what the lists' ids hold (memoryBytes)
     std::vector<int> m_freeLists;      // indexes of m_lists whose message was trimmed
     std::deque<UsageRow> m_usage;
+    std::deque<LinkRow> m_links;
+    IdIndex m_linkIds;                 // envelope and span ids → row
     TextArena m_text;
     NameTable m_names;
     IdIndex m_ids;

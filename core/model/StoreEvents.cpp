@@ -341,6 +341,11 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
     const ConventionInfo info = r.convention ? *r.convention : interpretPayloadText(payloadText);
     m.tokensUsed = info.tokensUsed;
     m.costUsd = info.costUsd;
+    if (info.envelopeId != m.id)
+        m.envelopeId = info.envelopeId;
+    m.spanId = info.spanId;
+    m.parentRef = info.parentMessageId.isEmpty() ? info.parentSpanId : info.parentMessageId;
+    m.traceId = info.traceId;
     // Sender: the envelope's agent id when it names an agent (on [M] `from` is a session id),
     // else the agent behind `from`, else a placeholder for the envelope's sender.
     if (!info.senderAgentId.isEmpty() && m_agentRow.contains(info.senderAgentId))
