@@ -19,4 +19,9 @@ QT_QPA_PLATFORM=offscreen build/tools/screenshots/mapi-screenshots --out "$shots
   --compare-with "$shots/first-half.jsonl.zst"
 cp "$shots/window-light.png" docs/screenshots/replay-light.png
 cp "$shots/run-diff.png" docs/screenshots/run-diff.png
+# A causal chain: the inspector's Chain tab and the chain drawn on the topology.
+rm -rf "$shots/chain" && mkdir "$shots/chain"
+QT_QPA_PLATFORM=offscreen build/tools/screenshots/mapi-screenshots --out "$shots/chain" --trace resources/sample/demo-system.jsonl.zst --inspect-chain
+cp "$shots/chain/inspector-light.png" docs/screenshots/chain-inspector.png
+cp "$shots/chain/topology-light.png" docs/screenshots/chain-topology.png
 rm -rf "$shots"

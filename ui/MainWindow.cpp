@@ -334,6 +334,24 @@ void MainWindow::buildActions()
     m_recordAction->setCheckable(true);
     m_saveSessionAction = make("saveSession", tr("&Save session as…"), QKeySequence::SaveAs);
     m_saveRangeAction = make("saveSessionRange", tr("Save &visible range as…"), QKeySequence());
+    // The focused message's causal chain, walked from the keyboard (InspectorPanel's Chain tab).
+    const struct { const char *name; QString text; int key; int step; } walks[] = {
+        {"goToCause", tr("Go to its &cause"), Qt::Key_Up, 0},
+        {"goToEffect", tr("Go to its first &effect"), Qt::Key_Down, 1},
+        {"goToPreviousSibling", tr("Previous effect of the same cause"), Qt::Key_Left, 2},
+        {"goToNextSibling", tr("Next effect of the same cause"), Qt::Key_Right, 3},
+    };
+    for (const auto &w : walks) {
+        QAction *a = make(w.name, w.text, QKeySequence(Qt::ALT | w.key));
+        connect(a, &QAction::triggered, this, [this, step = w.step] {
+            const bool moved = step == 0 ? m_inspector->goToCause()
+                : step == 1              ? m_inspector->goToEffect()
+                                         : m_inspector->goToSibling(step == 2 ? -1 : 1);
+            if (!moved)
+                statusBar()->showMessage(tr("No further link in this causal chain"), 3000);
+        });
+        m_chainActions << a;
+    }
     m_compareRunsAction = make("compareRuns", tr("&Compare with another run…"), QKeySequence());
     m_compareRunsAction->setToolTip(tr("Compare the run shown with another trace: agents, conversations, first divergence, counts"));
     connect(m_compareRunsAction, &QAction::triggered, this, [this] { compareRuns(); });
@@ -565,6 +583,9 @@ void MainWindow::buildMenus()
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_findAction);
+    view->addSeparator();
+    QMenu *chain = view->addMenu(tr("Causal &chain"));
+    chain->addActions(m_chainActions);
     view->addSeparator();
     for (QDockWidget *d : std::as_const(m_docks))
         view->addAction(d->toggleViewAction());

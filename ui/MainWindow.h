@@ -169,6 +169,7 @@ private:
     QAction *m_saveSessionAction = nullptr;
     QAction *m_saveRangeAction = nullptr;
     QAction *m_compareRunsAction = nullptr;
+    QList<QAction *> m_chainActions;         // walk the focused message's causal chain (Alt+arrows)
     QAction *m_timeTravelAction = nullptr;   // live: view the past from the journal
     QAction *m_backToLiveAction = nullptr;
     QList<QAction *> m_exportActions;

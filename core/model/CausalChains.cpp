@@ -25,7 +25,13 @@ void CausalChains::reset()
     m_clock = 0;
 }
 
-void CausalChains::update()
+size_t CausalChains::pending() const
+{
+    const size_t end = m_store.messages().size();
+    return end > m_indexedEnd ? end - m_indexedEnd : 0;
+}
+
+bool CausalChains::update(size_t maxRows)
 {
     const MessageLog &messages = m_store.messages();
     if (messages.size() < m_indexedEnd) { // the store was emptied without reset()
@@ -40,8 +46,9 @@ void CausalChains::update()
         m_base = std::max(m_base, messages.firstRow());
         m_indexedEnd = std::max(m_indexedEnd, m_base);
     }
-    for (; m_indexedEnd < messages.size(); ++m_indexedEnd)
+    for (size_t done = 0; m_indexedEnd < messages.size() && done < maxRows; ++m_indexedEnd, ++done)
         index(int(m_indexedEnd));
+    return m_indexedEnd >= messages.size();
 }
 
 const CausalChains::Node *CausalChains::node(int row) const

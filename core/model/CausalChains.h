@@ -26,6 +26,7 @@
 #include <QHash>
 
 #include <deque>
+#include <limits>
 #include <vector>
 
 namespace mapi {
@@ -38,8 +39,11 @@ public:
 
     explicit CausalChains(const SystemStore &store) : m_store(store) {}
 
-    void update();
+    // Indexes up to `maxRows` more messages; true when every message is indexed. A large trace
+    // is indexed in slices so that the window stays live (about 1 µs a message here).
+    bool update(size_t maxRows = std::numeric_limits<size_t>::max());
     void reset();
+    size_t pending() const; // messages not indexed yet
     int causeOf(int row) const;                 // -1: none known
     Link linkOf(int row) const;
     std::vector<int> effectsOf(int row) const;  // direct effects, oldest first

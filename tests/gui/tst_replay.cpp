@@ -7,6 +7,7 @@
 #include "alerts/AlertMonitor.h"
 #include "models/ProblemModel.h"
 #include "dialogs/RunDiffDialog.h"
+#include "model/CausalChains.h"
 #include "replay/ReplayBar.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
@@ -384,6 +385,60 @@ private Q_SLOTS:
         QCOMPARE(dialog->result()["equal"], Json(true));
         QVERIFY(verdict->text().contains(QLatin1String("equal")));
         dialog->close();
+    }
+
+    // The causal chain of a message: the inspector's Chain tab lists its causes and effects, the
+    // hub publishes the chain (the timeline and topology light it up), Alt+arrows walk it.
+    void causalChainInTheInspector()
+    {
+        const QString sample = QStringLiteral(MAPI_SOURCE_DIR "/resources/sample/demo-system.jsonl.zst");
+        ui::MainWindow window;
+        window.resize(1200, 800);
+        window.show();
+        QVERIFY(openAndWait(window, sample));
+        const SystemStore &store = *window.session()->store();
+        CausalChains chains(store);
+        chains.update();
+        int row = -1;
+        for (size_t r = 0; r < store.messages().size() && row < 0; ++r)
+            if (chains.causeOf(int(r)) >= 0 && chains.effectsOf(int(r)).size() >= 1 && chains.effectsOf(chains.causeOf(int(r))).size() >= 2)
+                row = int(r);
+        QVERIFY(row >= 0);
+        const int cause = chains.causeOf(row);
+        const std::vector<int> siblings = chains.effectsOf(cause);
+
+        window.selection()->focus(ui::SelectionHub::Kind::Message, QString::number(row));
+        auto *tree = window.findChild<QTreeWidget *>(QStringLiteral("chainTree"));
+        QVERIFY(tree);
+        const size_t causes = chains.chainTo(row).size() - 1;
+        QCOMPARE(tree->topLevelItemCount(), int(causes) + 1);
+        QTreeWidgetItem *focused = tree->topLevelItem(int(causes));
+        QCOMPARE(focused->data(0, Qt::UserRole).toInt(), row);
+        QVERIFY(focused->font(0).bold());
+        QCOMPARE(focused->childCount(), int(chains.effectsOf(row).size()));
+        QCOMPARE(tree->topLevelItem(int(causes) - 1)->data(0, Qt::UserRole).toInt(), cause);
+        const std::vector<int> &published = window.selection()->chain();
+        QVERIFY(window.selection()->inChain(row) && window.selection()->inChain(cause)
+                && window.selection()->inChain(chains.effectsOf(row).front()));
+        QCOMPARE(published[causes], row); // causal order: the causes, then it
+
+        // Walking: Alt+Up to the cause, Alt+Down to its first effect, Alt+Right to the next.
+        window.action(QStringLiteral("goToCause"))->trigger();
+        QCOMPARE(window.selection()->focusKey(), QString::number(cause));
+        window.action(QStringLiteral("goToEffect"))->trigger();
+        QCOMPARE(window.selection()->focusKey(), QString::number(siblings.front()));
+        window.action(QStringLiteral("goToNextSibling"))->trigger();
+        QCOMPARE(window.selection()->focusKey(), QString::number(siblings[1]));
+        window.action(QStringLiteral("goToPreviousSibling"))->trigger();
+        QCOMPARE(window.selection()->focusKey(), QString::number(siblings[0]));
+        // Activating an entry of the tab inspects that message.
+        QTreeWidgetItem *first = tree->topLevelItem(0);
+        const QString firstKey = QString::number(first->data(0, Qt::UserRole).toInt());
+        emit tree->itemActivated(first, 0);
+        QTRY_COMPARE(window.selection()->focusKey(), firstKey);
+        // An agent has no chain: the hub's is cleared.
+        window.selection()->focus(ui::SelectionHub::Kind::Agent, store.agents().front().id);
+        QVERIFY(window.selection()->chain().empty());
     }
 
     void exportsParseAndCount()

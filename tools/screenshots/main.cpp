@@ -2,8 +2,9 @@
 // PNG files. Used by scripts/screenshots.sh (which starts the demo system first).
 //
 //   mapi-screenshots --out DIR (--connect URL [--wait S] | --trace FILE) [--inspect-message] [--export-progress]
-//                    [--compare-with FILE]
+//                    [--compare-with FILE] [--inspect-chain]
 #include "MainWindow.h"
+#include "model/CausalChains.h"
 #include "dialogs/RunDiffDialog.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
@@ -15,6 +16,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QTabWidget>
 #include <QTimer>
 
 #include <cstdio>
@@ -41,6 +43,7 @@ int main(int argc, char **argv)
                   {QStringLiteral("wait"), QStringLiteral("Seconds to let a live system run first."), QStringLiteral("S"), QStringLiteral("8")},
                   {QStringLiteral("inspect-message"), QStringLiteral("Inspect the first message (its frame) instead of a worker.")},
                   {QStringLiteral("export-progress"), QStringLiteral("Also shoot the window during an export (a large trace), then cancel it.")},
+                  {QStringLiteral("inspect-chain"), QStringLiteral("Inspect the message with the longest causal chain, its Chain tab shown.")},
                   {QStringLiteral("compare-with"), QStringLiteral("Also shoot File → Compare with another run against FILE (run-diff.png)."), QStringLiteral("FILE")}});
     p.process(app);
     const QString out = p.value(QStringLiteral("out"));
@@ -68,7 +71,24 @@ int main(int argc, char **argv)
             return 2;
     }
     settle(500);
-    if (p.isSet(QStringLiteral("inspect-message")) && !window.session()->store()->messages().empty()) {
+    if (p.isSet(QStringLiteral("inspect-chain")) && !window.session()->store()->messages().empty()) {
+        // The message in the middle of the longest chain: causes above it, effects below.
+        CausalChains chains(*window.session()->store());
+        chains.update();
+        int best = -1;
+        size_t bestLength = 0;
+        for (size_t row = 0; row < window.session()->store()->messages().size(); ++row) {
+            const size_t length = chains.chainTo(int(row)).size();
+            if (length > bestLength) {
+                bestLength = length;
+                best = int(row);
+            }
+        }
+        const std::vector<int> chain = chains.chainTo(best);
+        window.selection()->focus(ui::SelectionHub::Kind::Message, QString::number(chain[chain.size() / 2]));
+        if (auto *tabs = window.findChild<QTabWidget *>(QStringLiteral("inspectorTabs")))
+            tabs->setCurrentIndex(tabs->count() - 1);
+    } else if (p.isSet(QStringLiteral("inspect-message")) && !window.session()->store()->messages().empty()) {
         window.selection()->focus(ui::SelectionHub::Kind::Message, QStringLiteral("0"));
     } else {
         // Select a worker so the inspector and the selection highlights have something to show.

@@ -2,6 +2,8 @@
 
 #include "common/TableSetup.h"
 #include "common/TimeText.h"
+#include "map/PayloadConventions.h"
+#include "model/CausalChains.h"
 #include "model/ItemJson.h"
 #include "models/ActionModel.h"
 #include "session/InspectorSession.h"
@@ -22,7 +24,9 @@
 #include <QScrollBar>
 #include <QStackedWidget>
 #include <QTabWidget>
+#include <QTimer>
 #include <QTreeView>
+#include <QTreeWidget>
 #include <QVBoxLayout>
 
 #include <optional>
@@ -344,6 +348,44 @@ InspectorPanel::InspectorPanel(InspectorSession *session, SelectionHub *selectio
     m_tabs->addTab(m_tree, tr("Tree"));
     m_tabs->addTab(rawPage, tr("Raw"));
 
+    auto *chainPage = new QWidget(m_content);
+    m_chainNote = new QLabel(chainPage);
+    m_chainNote->setObjectName(QStringLiteral("chainNote"));
+    m_chainNote->setWordWrap(true);
+    m_chainNote->setForegroundRole(QPalette::PlaceholderText);
+    m_chainTree = new QTreeWidget(chainPage);
+    m_chainTree->setObjectName(QStringLiteral("chainTree"));
+    m_chainTree->setColumnCount(3);
+    m_chainTree->setHeaderLabels({tr("Message"), tr("Time"), tr("Link")});
+    m_chainTree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_chainTree->setRootIsDecorated(true);
+    m_chainTree->setUniformRowHeights(true);
+    m_chainTree->setToolTip(tr("Enter or double-click: inspect that message. Alt+Up/Down: its cause, its first effect; "
+                               "Alt+Left/Right: the other effects of the same cause"));
+    auto *chainLayout = new QVBoxLayout(chainPage);
+    chainLayout->setContentsMargins(0, 4, 0, 0);
+    chainLayout->addWidget(m_chainNote);
+    chainLayout->addWidget(m_chainTree, 1);
+    m_tabs->addTab(chainPage, tr("Chain"));
+    m_chains = std::make_unique<CausalChains>(*session->store());
+    m_chainTimer = new QTimer(this);
+    m_chainTimer->setInterval(0); // slices back to back, with the event loop running in between
+    connect(m_chainTimer, &QTimer::timeout, this, [this] {
+        if (m_chains->update(kChainSliceRows)) {
+            m_chainTimer->stop();
+            refreshChain();
+        } else {
+            m_chainNote->setText(tr("Finding causal links: %1 messages to go…").arg(m_chains->pending()));
+        }
+    });
+    connect(m_chainTree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) {
+        const int row = item->data(0, Qt::UserRole).toInt();
+        // Queued: focusing rebuilds this tree, which must not happen inside its own signal.
+        if (item->data(0, Qt::UserRole).isValid() && row >= 0)
+            QMetaObject::invokeMethod(this, [this, row] { m_selection->focus(Kind::Message, QString::number(row), this); },
+                                      Qt::QueuedConnection);
+    });
+
     auto *headerRow = new QHBoxLayout;
     headerRow->addWidget(m_header, 1);
     headerRow->addWidget(m_copyJson, 0, Qt::AlignTop);
@@ -364,10 +406,15 @@ InspectorPanel::InspectorPanel(InspectorSession *session, SelectionHub *selectio
     connect(m_selection, &SelectionHub::focusChanged, this,
             [this](SelectionHub::Kind kind, const QString &key) { showItem(kind, key); });
     connect(m_store, &SystemStore::changed, this, &InspectorPanel::onStoreChanged);
-    connect(m_store, &SystemStore::wasReset, this, &InspectorPanel::refresh);
+    connect(m_store, &SystemStore::wasReset, this, [this] {
+        m_chains->reset();
+        refresh();
+    });
 
     showItem(m_selection->focusKind(), m_selection->focusKey());
 }
+
+InspectorPanel::~InspectorPanel() = default;
 
 void InspectorPanel::showItem(SelectionHub::Kind kind, const QString &key)
 {
@@ -378,6 +425,16 @@ void InspectorPanel::showItem(SelectionHub::Kind kind, const QString &key)
 
 void InspectorPanel::onStoreChanged(const ChangeSet &changes)
 {
+    // New messages may extend the shown chain: refreshed at most twice a second, while the
+    // Chain tab is the one shown.
+    if (changes.firstNewEvent >= 0 && isVisible() && !m_chainRefreshQueued && m_tabs->currentIndex() == m_tabs->count() - 1
+        && chainMessageRow() >= 0) {
+        m_chainRefreshQueued = true;
+        QTimer::singleShot(500, this, [this] {
+            m_chainRefreshQueued = false;
+            refreshChain();
+        });
+    }
     if (!concernsShownItem(changes))
         return;
     if (!isVisible()) {
@@ -439,6 +496,7 @@ void InspectorPanel::refresh()
         m_rawText.clear();
         m_rawShown.clear();
         m_raw->clear();
+        refreshChain();
         return;
     }
 
@@ -469,6 +527,138 @@ void InspectorPanel::refresh()
     m_shownKind = m_kind;
     m_shownKey = m_key;
     showRawText();
+    refreshChain();
+}
+
+int InspectorPanel::chainMessageRow() const
+{
+    const MessageLog &messages = m_store->messages();
+    switch (m_kind) {
+    case Kind::Message: return rowKey(m_key, messages.size(), messages.firstRow());
+    case Kind::Event:
+        if (const int row = rowKey(m_key, m_store->events().size(), m_store->events().firstRow()); row >= 0) {
+            const int message = m_store->events()[size_t(row)].messageIndex;
+            return message >= 0 && messages.isKept(size_t(message)) ? message : -1;
+        }
+        return -1;
+    case Kind::Task:
+        for (size_t row = messages.firstRow(); row < messages.size(); ++row) // its first message
+            if (messages.taskId(row) == m_key)
+                return int(row);
+        return -1;
+    default: return -1;
+    }
+}
+
+QTreeWidgetItem *InspectorPanel::chainItem(int row, QTreeWidgetItem *parent, bool focused)
+{
+    const MessageLog &messages = m_store->messages();
+    QStringList to;
+    for (int i = 0; i < messages.recipientCount(size_t(row)) && i < 3; ++i)
+        to << m_store->agentName(messages.recipient(size_t(row), i));
+    if (messages.recipientCount(size_t(row)) > 3)
+        to << tr("%1 more").arg(messages.recipientCount(size_t(row)) - 3);
+    QString type = messages.payloadType(size_t(row));
+    if (type.isEmpty())
+        type = conventionName(messages.convention(size_t(row)));
+    const QString from = m_store->agentName(messages.fromAgentId(size_t(row)));
+    const QString text = tr("%1 → %2 · %3").arg(from.isEmpty() ? tr("(unknown)") : from,
+                                                to.isEmpty() ? tr("(nobody)") : to.join(QStringLiteral(", ")),
+                                                type.isEmpty() ? tr("message") : type);
+    const QStringList columns{text, timeOfDay(messages.timestampMs(size_t(row)), TimePrecision::Milliseconds),
+                              CausalChains::linkName(m_chains->linkOf(row))};
+    auto *item = parent ? new QTreeWidgetItem(parent, columns) : new QTreeWidgetItem(m_chainTree, columns);
+    item->setData(0, Qt::UserRole, row);
+    if (focused) {
+        QFont bold = item->font(0);
+        bold.setBold(true);
+        for (int c = 0; c < 3; ++c)
+            item->setFont(c, bold);
+    }
+    return item;
+}
+
+void InspectorPanel::refreshChain()
+{
+    m_chainTree->clear();
+    const int row = chainMessageRow();
+    if (row < 0) {
+        m_chainNote->setText(m_kind == Kind::None ? QString() : tr("This item carries no message: no causal chain."));
+        m_selection->setChain({});
+        return;
+    }
+    if (!m_chains->update(kChainSliceRows)) {
+        m_chainNote->setText(tr("Finding causal links: %1 messages to go…").arg(m_chains->pending()));
+        m_chainTimer->start();
+        m_selection->setChain({});
+        return;
+    }
+    // What caused it, root first; then it, with what it led to below it (breadth first, so
+    // near effects come before far ones when the tree is cut).
+    const std::vector<int> causes = m_chains->chainTo(row, kMaxChainShown / 2);
+    std::vector<int> chain(causes.begin(), causes.end() - 1);
+    QTreeWidgetItem *previous = nullptr;
+    for (size_t i = 0; i + 1 < causes.size(); ++i)
+        previous = chainItem(causes[i], nullptr, false);
+    Q_UNUSED(previous);
+    QTreeWidgetItem *focusedItem = chainItem(row, nullptr, true);
+    int shown = int(causes.size());
+    std::vector<std::pair<int, QTreeWidgetItem *>> queue{{row, focusedItem}};
+    for (size_t i = 0; i < queue.size(); ++i) {
+        chain.push_back(queue[i].first);
+        for (const int effect : m_chains->effectsOf(queue[i].first)) {
+            if (shown >= kMaxChainShown)
+                break;
+            ++shown;
+            queue.emplace_back(effect, chainItem(effect, queue[i].second, false));
+        }
+    }
+    m_chainTree->expandAll();
+    m_chainTree->setCurrentItem(focusedItem);
+    m_chainTree->scrollToItem(focusedItem);
+    const size_t causeCount = causes.size() - 1;
+    const size_t effectCount = queue.size() - 1;
+    QString note = causeCount == 0 ? tr("Nothing known caused it") : tr("Caused by %n message(s)", nullptr, int(causeCount));
+    note += QStringLiteral(" · ") + (effectCount == 0 ? tr("it led to nothing known") : tr("led to %n message(s)", nullptr, int(effectCount)));
+    if (shown >= kMaxChainShown)
+        note += tr(" (the first %1 shown)").arg(kMaxChainShown);
+    m_chainNote->setText(note);
+    m_selection->setChain(chain);
+}
+
+bool InspectorPanel::goToCause()
+{
+    const int row = chainMessageRow();
+    const int cause = row >= 0 ? m_chains->causeOf(row) : -1;
+    if (cause < 0)
+        return false;
+    m_selection->focus(Kind::Message, QString::number(cause), this);
+    return true;
+}
+
+bool InspectorPanel::goToEffect()
+{
+    const int row = chainMessageRow();
+    const std::vector<int> effects = row >= 0 ? m_chains->effectsOf(row) : std::vector<int>{};
+    if (effects.empty())
+        return false;
+    m_selection->focus(Kind::Message, QString::number(effects.front()), this);
+    return true;
+}
+
+bool InspectorPanel::goToSibling(int delta)
+{
+    const int row = chainMessageRow();
+    const int cause = row >= 0 ? m_chains->causeOf(row) : -1;
+    if (cause < 0)
+        return false;
+    const std::vector<int> siblings = m_chains->effectsOf(cause);
+    const auto at = std::find(siblings.begin(), siblings.end(), row);
+    const qsizetype next = qsizetype(at - siblings.begin()) + delta;
+    if (at == siblings.end() || next < 0 || next >= qsizetype(siblings.size()))
+        return false;
+    m_selection->focus(Kind::Message, QString::number(siblings[size_t(next)]), this);
+    return true;
 }
 
 void InspectorPanel::expandSmallTopLevelNodes()

@@ -10,6 +10,14 @@
 // changed (agents, scopes, tasks, actions), when a new event concerns the shown message, or when
 // a missing item appears; while the panel is hidden that refresh waits until it is shown. The tree
 // model merges each rebuild, so expansion, selection and scroll position survive it.
+//
+// The Chain tab: the causal chain (model/CausalChains.h) of the focused message (or of the
+// message an event carried, or of a task's first message): what caused it, root first, then
+// what it led to as a tree. Activating an entry focuses that message; goToCause(),
+// goToEffect() and goToSibling() walk the chain from the keyboard (the window's Alt+arrows).
+// The chain is published to SelectionHub::setChain for the timeline and topology to light up.
+// The index is built in slices of kChainSliceRows messages on a timer, so a large trace does not
+// stall the window on the first click.
 #pragma once
 
 #include "models/JsonTreeModel.h"
@@ -17,15 +25,21 @@
 
 #include <QWidget>
 
+#include <memory>
+
 class QCheckBox;
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
 class QStackedWidget;
 class QTabWidget;
+class QTimer;
 class QTreeView;
+class QTreeWidget;
+class QTreeWidgetItem;
 
 namespace mapi {
+class CausalChains;
 class InspectorSession;
 class SystemStore;
 struct ChangeSet;
@@ -38,6 +52,17 @@ class InspectorPanel : public QWidget
     Q_OBJECT
 public:
     InspectorPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent = nullptr);
+    ~InspectorPanel() override;
+
+    static constexpr size_t kChainSliceRows = 20000;
+    static constexpr int kMaxChainShown = 300; // entries in the Chain tab (causes + effects)
+
+    // Walks the focused message's chain: to its cause, its first effect, its previous (-1) or
+    // next (+1) sibling (another effect of the same cause). False when there is none.
+    bool goToCause();
+    bool goToEffect();
+    bool goToSibling(int delta);
+    QTreeWidget *chainTree() const { return m_chainTree; } // tests
 
     // The raw tab shows at most this many characters: a compact frame is one line, and laying out
     // (wrapping) a line costs ≈40 ms per 64 Ki characters here, so more would stall the GUI thread.
@@ -59,6 +84,9 @@ private:
     void copySelectedValue();
     void copySelectedPath();
     void showTreeMenu(const QPoint &pos);
+    int chainMessageRow() const; // the message whose chain the focused item has (-1: none)
+    void refreshChain();
+    QTreeWidgetItem *chainItem(int row, QTreeWidgetItem *parent, bool focused);
 
     SelectionHub *m_selection;
     const SystemStore *m_store;
@@ -88,6 +116,12 @@ private:
     QString m_frameNote;
     QString m_rawText;          // the raw tab's whole text: "Copy raw"
     QString m_rawShown;         // what the raw view holds (m_rawText, capped)
+
+    std::unique_ptr<CausalChains> m_chains;
+    QTreeWidget *m_chainTree = nullptr;
+    QLabel *m_chainNote = nullptr;
+    QTimer *m_chainTimer = nullptr; // indexes the next slice while messages are pending
+    bool m_chainRefreshQueued = false;
 };
 
 } // namespace mapi::ui

@@ -44,6 +44,7 @@ TimelineView::TimelineView(SystemStore *store, SelectionHub *selection, QWidget 
     connect(m_store, &SystemStore::changed, this, &TimelineView::onStoreChanged);
     connect(m_store, &SystemStore::wasReset, this, &TimelineView::onStoreReset);
     connect(m_selection, &SelectionHub::focusChanged, viewport(), qOverload<>(&QWidget::update));
+    connect(m_selection, &SelectionHub::chainChanged, viewport(), qOverload<>(&QWidget::update));
     connect(m_selection, &SelectionHub::agentSelectionChanged, viewport(), qOverload<>(&QWidget::update));
     connect(horizontalScrollBar(), &QScrollBar::sliderReleased, this, &TimelineView::syncScrollBars);
 

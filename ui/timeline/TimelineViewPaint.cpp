@@ -305,9 +305,18 @@ void TimelineView::paintMessages(QPainter &p, const VisibleRows &rows, const std
     p.setFont(small);
     std::vector<int> labelRightEdge(size_t(std::max(0, rows.last - rows.first + 1)), INT_MIN);
     const auto &messages = m_index.messages();
+    const bool anyChain = !m_selection->chain().empty();
     for (int c = 0; c < width; ++c) {
-        if (dense[size_t(c)])
+        if (dense[size_t(c)]) {
+            // Dense columns show a heat map; the focused message and its chain still show on top.
+            if (focusedMessage >= 0 || anyChain)
+                for (int i = bounds[size_t(c)]; i < bounds[size_t(c + 1)]; ++i) {
+                    const int row = messages[size_t(i)].messageRow;
+                    if (row == focusedMessage || (anyChain && m_selection->inChain(row)))
+                        paintMessage(p, messages[size_t(i)], rows, focusedMessage, labelRightEdge);
+                }
             continue;
+        }
         for (int i = bounds[size_t(c)]; i < bounds[size_t(c + 1)]; ++i)
             paintMessage(p, messages[size_t(i)], rows, focusedMessage, labelRightEdge);
     }
@@ -325,9 +334,11 @@ void TimelineView::paintMessage(QPainter &p, const TimelineIndex::MessageRef &re
     const ConventionKind convention = m_store->messages().convention(size_t(ref.messageRow));
     const int x = int(std::floor(m_axis.mapTimeToX(double(ref.timeMs))));
     const bool focused = ref.messageRow == focusedMessage;
+    // In the focused message's causal chain: a lighter band behind it (the focused one has the full one).
+    const bool inChain = !focused && m_selection->inChain(ref.messageRow);
     QColor color = messageColor(convention, pal);
     if (convention == ConventionKind::Heartbeat) {
-        p.fillRect(QRect(x, extent.minY + 2, focused ? 3 : 1, 7), focused ? pal.color(QPalette::Highlight) : color);
+        p.fillRect(QRect(x, extent.minY + 2, focused || inChain ? 3 : 1, 7), focused || inChain ? pal.color(QPalette::Highlight) : color);
         return;
     }
     if (!extent.endVisible)
@@ -337,6 +348,8 @@ void TimelineView::paintMessage(QPainter &p, const TimelineIndex::MessageRef &re
     const int lineBottom = std::min(extent.maxY, plot.bottom() + 8);
     if (focused)
         p.fillRect(QRect(x - 2, lineTop, 5, lineBottom - lineTop + 1), pal.color(QPalette::Highlight));
+    else if (inChain)
+        p.fillRect(QRect(x - 1, lineTop, 3, lineBottom - lineTop + 1), mixed(pal.color(QPalette::Base), pal.color(QPalette::Highlight), 0.6));
     if (lineBottom > lineTop)
         p.fillRect(QRect(x, lineTop, 1, lineBottom - lineTop + 1), color);
 

@@ -76,6 +76,7 @@ TopologyView::TopologyView(InspectorSession *session, SelectionHub *selection, Q
     connect(store, &SystemStore::wasReset, this, &TopologyView::onStoreReset);
     if (m_selection) {
         connect(m_selection, &SelectionHub::agentSelectionChanged, this, &TopologyView::onSelectionChanged);
+        connect(m_selection, &SelectionHub::chainChanged, this, qOverload<>(&QWidget::update));
         const QStringList selected = m_selection->selectedAgents();
         m_selectedIds = QSet<QString>(selected.begin(), selected.end());
     }

@@ -144,6 +144,10 @@ private:
     void paintScopeLabels(QPainter &painter, const TopologyColors &colors, const QRectF &visibleWorld);
     void paintTreeLines(QPainter &painter, const TopologyColors &colors);
     void paintTraffic(QPainter &painter, const TopologyColors &colors);
+    // The focused message's causal chain (SelectionHub::chain): each message an arrow from its
+    // sender to its recipients, numbered in causal order; at most kMaxChainArrows.
+    void paintChain(QPainter &painter, const TopologyColors &colors);
+    static constexpr int kMaxChainArrows = 200;
     void paintNodes(QPainter &painter, const TopologyColors &colors, const QRectF &visibleWorld);
     // Shape, fill, outline and busy ring; `pixel` = one view pixel in the painter's units.
     static void drawNodeGlyph(QPainter &painter, const TopologyNode &node, QPointF center, double radius, double pixel,

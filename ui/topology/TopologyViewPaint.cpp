@@ -65,7 +65,12 @@ void TopologyView::renderTo(QPainter &painter)
     painter.setRenderHint(QPainter::Antialiasing, true);
     paintScopeBoxes(painter, colors, visibleWorld);
     paintTreeLines(painter, colors);
+    // With a causal chain shown, the rest of the traffic steps back so the chain reads.
+    const bool chainShown = m_selection && !m_selection->chain().empty();
+    painter.setOpacity(chainShown ? 0.3 : 1.0);
     paintTraffic(painter, colors);
+    painter.setOpacity(1.0);
+    paintChain(painter, colors);
     paintNodes(painter, colors, visibleWorld);
     paintNodeOverlays(painter, colors, visibleWorld);
     paintScopeLabels(painter, colors, visibleWorld); // on top: traffic must not hide a group's name
@@ -79,6 +84,66 @@ void TopologyView::renderTo(QPainter &painter)
     if (m_legendVisible)
         paintLegend(painter, colors);
     paintStatus(painter, colors);
+}
+
+void TopologyView::paintChain(QPainter &painter, const TopologyColors &colors)
+{
+    if (!m_selection || m_selection->chain().empty())
+        return;
+    const SystemStore *store = m_session->store();
+    const MessageLog &messages = store->messages();
+    const auto &nodes = m_graph.nodes();
+    auto shownNode = [&](const QString &agentId) -> const TopologyNode * {
+        const int row = m_graph.row(agentId);
+        if (row < 0)
+            return nullptr;
+        const TopologyNode &n = nodes[size_t(m_graph.representative(row))];
+        return n.positioned ? &n : nullptr;
+    };
+    QPen pen(colors.selection, 2.5);
+    pen.setCosmetic(true);
+    QFont numberFont = font();
+    numberFont.setPixelSize(10);
+    numberFont.setBold(true);
+    painter.setFont(numberFont);
+    const QFontMetricsF metrics(numberFont);
+    int step = 0;
+    for (const int row : m_selection->chain()) {
+        if (++step > kMaxChainArrows || !messages.isKept(size_t(row)))
+            break;
+        const TopologyNode *from = shownNode(messages.fromAgentId(size_t(row)));
+        if (!from)
+            continue;
+        for (int i = 0; i < messages.recipientCount(size_t(row)) && i < 8; ++i) {
+            const TopologyNode *to = shownNode(messages.recipient(size_t(row), i));
+            if (!to || to == from)
+                continue;
+            const QPointF a = mapToView(from->position), b = mapToView(to->position);
+            const QLineF line(a, b);
+            if (line.length() < 1)
+                continue;
+            // Ends at the recipient's rim, with a head.
+            const double rim = to->radius * m_camera.scale + 2;
+            const QPointF tip = line.pointAt(std::max(0.0, 1.0 - rim / line.length()));
+            painter.setPen(pen);
+            painter.drawLine(a, tip);
+            const QLineF back(tip, a);
+            const QLineF left = QLineF::fromPolar(9, back.angle() + 25).translated(tip);
+            const QLineF right = QLineF::fromPolar(9, back.angle() - 25).translated(tip);
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(colors.selection);
+            painter.drawPolygon(QPolygonF({tip, left.p2(), right.p2()}));
+            // The step's number, at a third of the way (answers going back do not cover it).
+            const QString number = QString::number(step);
+            const QPointF at = line.pointAt(0.35);
+            const QRectF badge(at.x() - metrics.horizontalAdvance(number) / 2 - 4, at.y() - metrics.height() / 2,
+                               metrics.horizontalAdvance(number) + 8, metrics.height());
+            painter.drawRoundedRect(badge, 6, 6);
+            painter.setPen(colors.background);
+            painter.drawText(badge, Qt::AlignCenter, number);
+        }
+    }
+    painter.setBrush(Qt::NoBrush);
 }
 
 void TopologyView::paintScopeBoxes(QPainter &painter, const TopologyColors &colors, const QRectF &visibleWorld)
