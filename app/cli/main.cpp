@@ -1003,11 +1003,10 @@ int main(int argc, char **argv)
     }
 
     const QStringList args = p.positionalArguments();
-    if (args.size() == 3 && args.first() == QLatin1String("diff"))
-        return commandDiff(args[1], args[2], loadOptions(Common()));
-    if (args.size() >= 1 && args.first() == QLatin1String("diff"))
+    const bool diff = !args.isEmpty() && args.first() == QLatin1String("diff");
+    if (diff && args.size() != 3)
         return failWith(Usage, QStringLiteral("diff needs two traces: diff A B"));
-    if (args.size() != 1)
+    if (!diff && args.size() != 1)
         return failWith(Usage, QStringLiteral("give exactly one command (see --help)"));
     const QString command = args.first();
 
@@ -1032,6 +1031,8 @@ int main(int argc, char **argv)
 
     if (command == QLatin1String("rules"))
         return commandRules(p);
+    if (diff)
+        return commandDiff(args[1], args[2], loadOptions(common));
     const bool offline = command == QLatin1String("stats") || command == QLatin1String("convert") || command == QLatin1String("chain");
     const bool needsUrl = !offline && !(command == QLatin1String("state") && p.isSet(QStringLiteral("trace")));
     if (needsUrl) {

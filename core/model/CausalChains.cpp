@@ -175,7 +175,10 @@ std::vector<int> CausalChains::ledTo(int row, int max) const
 
 size_t CausalChains::memoryBytes() const
 {
-    return m_nodes.size() * sizeof(Node) + size_t(m_open.size()) * (sizeof(QString) + sizeof(Open) + 64);
+    size_t keys = 0;
+    for (auto it = m_open.cbegin(); it != m_open.cend(); ++it)
+        keys += size_t(it.key().size()) * 2;
+    return m_nodes.size() * sizeof(Node) + size_t(m_open.size()) * (sizeof(QString) + sizeof(Open) + 32) + keys;
 }
 
 } // namespace mapi

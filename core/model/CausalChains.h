@@ -10,7 +10,8 @@
 //      (003 task ids, handoffs), else one trace id (002 trace.traceId, a W3C traceparent):
 //      Link::Correlation, Link::Task, Link::Trace.
 // What a message led to: the messages whose cause it is. An event that carried a message has
-// that message's chain; a task's chain is its messages (SystemStore::taskId).
+// that message's chain; a task's chain is that of its first message (the one that carried its
+// id first).
 //
 // Built on demand and then kept up to date: update() indexes the messages appended since the
 // last call and forgets those a live session trimmed; reset() (the store's wasReset) starts

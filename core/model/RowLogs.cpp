@@ -326,9 +326,11 @@ int MessageLog::append(const Message &m)
         const LinkRow link{quint32(row), narrowRef(m_text.append(m.envelopeId)), narrowRef(m_text.append(m.spanId)),
                            narrowRef(m_text.append(m.parentRef)), narrowRef(m_text.append(m.traceId))};
         m_links.push_back(link);
-        if (!m.envelopeId.isEmpty() && link.envelopeId)
+        // An id already indexed keeps its first message (a span id repeats over a span's
+        // messages; inserting each would make long probe runs).
+        if (!m.envelopeId.isEmpty() && link.envelopeId && findByEnvelopeOrSpan(m.envelopeId) < 0)
             m_linkIds.insert(IdIndex::hashOf(m.envelopeId), row);
-        if (!m.spanId.isEmpty() && link.spanId)
+        if (!m.spanId.isEmpty() && link.spanId && findByEnvelopeOrSpan(m.spanId) < 0)
             m_linkIds.insert(IdIndex::hashOf(m.spanId), row);
     }
     return row;

@@ -146,7 +146,7 @@ public:
     QString spanId(size_t row) const;
     QString parentRef(size_t row) const;
     QString traceId(size_t row) const;
-    // The kept message whose envelope id or span id is `id` (the newest; -1: none).
+    // The oldest kept message whose envelope id or span id is `id` (-1: none).
     int findByEnvelopeOrSpan(QStringView id) const;
     int recipientCount(size_t row) const;
     bool hasRecipient(size_t row, const QString &agentId) const; // O(log recipients)
@@ -191,7 +191,11 @@ public:
     static constexpr int kMaxRecipients = 10000;
     // Drops the rows before `row`; rows at and after keep their numbers.
     void trimBefore(size_t row);
-    void setExpectedRows(size_t rows, bool bounded) { m_ids.setGenerationRows(rows / 4, bounded); }
+    void setExpectedRows(size_t rows, bool bounded)
+    {
+        m_ids.setGenerationRows(rows / 4, bounded);
+        m_linkIds.setGenerationRows(rows / 4, bounded);
+    }
     size_t memoryBytes() const; // rows, texts and the id index (names: distinct strings only, not counted)
     void clear();
 

@@ -1,11 +1,13 @@
 // OpenTelemetry: a loaded model written as OTLP/JSON, and OTLP/JSON read as a trace.
 //
+// Every text written passes through redactSecrets() (common/Redaction.h).
+//
 // The file: JSON Lines, each line one ExportTraceServiceRequest in the protobuf JSON mapping
 // of the OTLP definitions (opentelemetry-proto, trace/v1): {"resourceSpans":[{"resource":…,
 // "scopeSpans":[{"scope":…,"spans":[…]}]}]}. Trace ids are 32 hex digits, span ids 16; 64-bit
 // integers (times in ns since the epoch) are decimal strings; enums are numbers. This is the
 // OpenTelemetry Collector's file exporter format; a file holding a single request spread over
-// several lines (pretty-printed) is read as well.
+// several lines (pretty-printed, up to 256 MiB, nesting limited as frames are) is read as well.
 //
 // Names follow the OpenTelemetry semantic conventions v1.41.1 for generative AI (status:
 // development; schemaUrl https://opentelemetry.io/schemas/1.41.1). What goes where:
@@ -15,8 +17,9 @@
 //     gen_ai.usage.input_tokens / gen_ai.usage.output_tokens where the reports split it,
 //     map.usage.tokens_used (the total the reports give), map.cost.usd (US dollars, double:
 //     the conventions define no cost attribute). MAP facts under map.agent.* (role, state,
-//     scopes, parent_id, session_id, unregistered). An agent that sent more than kMessagesPerSpan messages
-//     continues in further spans of the same name, children of the first, with map.span.part.
+//     scopes, parent_id, session_id, unregistered). A span holds at most kOtlpMessagesPerSpan
+//     messages (or 4 MiB of them): an agent that sent more continues in further spans of the
+//     same name, children of the first, with map.span.part (a line stays under 16 MiB).
 //   - a message: an event "map.message" on its sender's span, at its time: map.message.id,
 //     .to (the agent ids it reached), .address (as sent: an agent, "*", a scope), .status,
 //     .correlation_id, .task_id, .priority, .payload (the payload as compact JSON text).

@@ -7,7 +7,9 @@
 #include <QFileInfo>
 #include <QSaveFile>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace mapi {
 
@@ -43,13 +45,14 @@ void appendString(QByteArray &out, const QByteArray &utf8)
 class Attributes
 {
 public:
+    // Every text passes through redactSecrets() (common/Redaction.h), as in every other export.
     void text(const char *key, const QString &value)
     {
         if (value.isEmpty())
             return;
         begin(key);
         m_out += "{\"stringValue\":";
-        appendString(m_out, value);
+        appendString(m_out, redactSecrets(value));
         m_out += "}}";
     }
     void utf8(const char *key, const QByteArray &value)
@@ -58,7 +61,7 @@ public:
             return;
         begin(key);
         m_out += "{\"stringValue\":";
-        appendString(m_out, value);
+        appendString(m_out, redactSecrets(value));
         m_out += "}}";
     }
     void integer(const char *key, qint64 value)
@@ -88,7 +91,7 @@ public:
             if (i)
                 m_out += ',';
             m_out += "{\"stringValue\":";
-            appendString(m_out, values[i]);
+            appendString(m_out, redactSecrets(values[i]));
             m_out += '}';
         }
         m_out += "]}}}";
@@ -157,7 +160,7 @@ struct SpanText
             out += ",\"status\":{\"code\":" + QByteArray::number(statusCode);
             if (!statusMessage.isEmpty()) {
                 out += ",\"message\":";
-                appendString(out, statusMessage);
+                appendString(out, redactSecrets(statusMessage));
             }
             out += '}';
         }
@@ -179,9 +182,10 @@ public:
         , m_out(out)
         , m_options(options)
         , m_counts(counts)
+        , m_agentCount(store.agents().size()) // agents registered during the export are not in it
         , m_messageEnd(store.messages().size())
         , m_nextMessage(store.messages().firstRow())
-        , m_sent(store.agents().size() + 1) // the last: messages of no known sender
+        , m_sent(m_agentCount + 1)             // the last: messages of no known sender
     {
         const EventLog &events = store.events();
         const size_t first = events.firstRow();
@@ -201,12 +205,12 @@ public:
         // 1. Each sender's message rows (rows are numbers: 4 bytes a message).
         for (; m_nextMessage < m_messageEnd && budget > 0; ++m_nextMessage, --budget, ++m_done) {
             const int row = m_store.agentRow(m_store.messages().fromAgentId(m_nextMessage));
-            m_sent[row >= 0 ? size_t(row) : m_sent.size() - 1].push_back(int(m_nextMessage));
+            m_sent[row >= 0 && size_t(row) < m_agentCount ? size_t(row) : m_agentCount].push_back(int(m_nextMessage));
         }
         if (m_nextMessage < m_messageEnd)
             return true;
         // 2. Agents, with their messages; 3. tasks.
-        const size_t agentCount = m_store.agents().size();
+        const size_t agentCount = m_agentCount;
         while (budget > 0 && m_nextAgent <= agentCount) {
             const qint64 work = writeAgentPart(m_nextAgent, m_nextPart);
             budget -= work;
@@ -245,7 +249,7 @@ private:
     qint64 writeAgentPart(size_t row, size_t &part)
     {
         const std::vector<int> &sent = m_sent[row];
-        const bool system = row == m_store.agents().size();
+        const bool system = row == m_agentCount;
         if (system && sent.empty())
             return 1;
         static const Agent kNone;
@@ -261,7 +265,6 @@ private:
                 m_agentEndMs = std::max(m_agentEndMs, messages.timestampMs(size_t(m)));
             }
         }
-        const size_t parts = std::max<size_t>(1, (sent.size() + kOtlpMessagesPerSpan - 1) / kOtlpMessagesPerSpan);
         SpanText span;
         span.traceId = m_traceId;
         span.spanId = agentSpanId(id, int(part));
@@ -270,16 +273,20 @@ private:
         else if (!system && !agent.parentId.isEmpty() && m_store.agentRow(agent.parentId) >= 0)
             span.parentSpanId = agentSpanId(agent.parentId);
         span.name = system ? QStringLiteral("map.system") : QStringLiteral("invoke_agent %1").arg(agent.name.isEmpty() ? agent.id : agent.name);
-        const size_t from = part * kOtlpMessagesPerSpan;
-        const size_t to = std::min(sent.size(), from + kOtlpMessagesPerSpan);
-        span.startMs = part == 0 ? m_agentStartMs : messages.timestampMs(size_t(sent[from]));
-        span.endMs = part + 1 < parts ? messages.timestampMs(size_t(sent[to])) : m_agentEndMs;
+        // This part: from the message after the previous part's, up to kOtlpMessagesPerSpan
+        // messages or kPartBytes of them, whichever comes first (large payloads).
+        const size_t from = part == 0 ? 0 : m_nextMessageOfAgent;
+        size_t to = from;
         if (!system)
             agentAttributes(span.attributes, agent);
         if (part > 0)
             span.attributes.integer("map.span.part", qint64(part));
-        for (size_t i = from; i < to; ++i)
-            addMessage(span, size_t(sent[i]));
+        while (to < sent.size() && to - from < size_t(kOtlpMessagesPerSpan) && span.events.size() < kPartBytes)
+            addMessage(span, size_t(sent[to++]));
+        const bool last = to >= sent.size();
+        span.startMs = part == 0 ? m_agentStartMs : messages.timestampMs(size_t(sent[from]));
+        span.endMs = last ? m_agentEndMs : messages.timestampMs(size_t(sent[to]));
+        m_nextMessageOfAgent = to;
         if (!system && part == 0 && isFailedState(agent.state)) {
             span.statusCode = 2;
             span.statusMessage = agent.lastErrorMessage;
@@ -288,7 +295,8 @@ private:
         if (m_counts)
             ++m_counts->agentSpans;
         const qint64 work = qint64(to - from);
-        if (++part < parts)
+        ++part;
+        if (!last)
             return work;
         part = 0;
         std::vector<int>().swap(m_sent[row]); // done with its rows
@@ -345,8 +353,7 @@ private:
         a.text("map.message.task_id", m.taskId);
         if (m.priority)
             a.integer("map.message.priority", *m.priority);
-        // Secrets in payloads (keys such as "token", "apiKey") are masked, as in every other way out.
-        a.utf8("map.message.payload", redactSecrets(m_store.messagePayload(int(row))));
+        a.utf8("map.message.payload", m_store.messagePayload(int(row)));
         span.addEvent("map.message", m.timestampMs, a);
         if (m_counts)
             ++m_counts->messageEvents;
@@ -430,11 +437,16 @@ private:
     OtlpOptions m_options;
     OtlpCounts *m_counts;
     QByteArray m_traceId;
+    size_t m_agentCount;
     size_t m_messageEnd;
     size_t m_nextMessage;
     std::vector<std::vector<int>> m_sent; // per agent row: the rows of the messages it sent
     size_t m_nextAgent = 0;
     size_t m_nextPart = 0;  // of m_nextAgent's spans
+    size_t m_nextMessageOfAgent = 0; // index into its sent messages where the next part starts
+    // A part's events stop growing past this: with a line flushed at kLineBytes, a line stays
+    // below 2 × 4 MiB plus one message, far from the reader's 16 MiB frame limit.
+    static constexpr qsizetype kPartBytes = 4 << 20;
     qint64 m_agentStartMs = 0; // m_nextAgent's whole span
     qint64 m_agentEndMs = 0;
     size_t m_nextTask = 0;

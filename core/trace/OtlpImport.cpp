@@ -8,6 +8,7 @@
 #include <optional>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <unordered_map>
 
@@ -193,6 +194,7 @@ struct AgentInfo
     QString session;
     Json scopes;          // map.agent.scopes: scope ids
     qint64 firstMs = std::numeric_limits<qint64>::max();
+    qint64 firstOwnMs = std::numeric_limits<qint64>::max(); // of the spans that are its own
     qint64 lastMs = 0;
     bool unregistered = false;
     bool hasOwnSpan = false; // false: made for spans outside every agent (a service)
@@ -251,8 +253,8 @@ bool OtlpImporter::add(const Json &request, QString *why)
                     span.traceId = v->get<std::string>();
                 if (const Json *v = jsonChild(s, "spanId"); v && v->is_string())
                     span.spanId = v->get<std::string>();
-                if (const Json *v = jsonChild(s, "parentSpanId"); v && v->is_string() && !v->get<std::string>().empty())
-                    span.parentId = v->get<std::string>();
+                if (const Json *v = jsonChild(s, "parentSpanId"); v && v->is_string() && isLowerHex(v->get<std::string>(), 16))
+                    span.parentId = v->get<std::string>(); // anything else: no parent
                 const Json *events = jsonChild(s, "events");
                 const size_t eventCount = events && events->is_array() ? events->size() : 0;
                 if (!isLowerHex(span.traceId, 32) || !isLowerHex(span.spanId, 16)
@@ -260,9 +262,15 @@ bool OtlpImporter::add(const Json &request, QString *why)
                     ++d->dropped;
                     continue;
                 }
-                std::transform(span.traceId.begin(), span.traceId.end(), span.traceId.begin(), ::tolower);
-                std::transform(span.spanId.begin(), span.spanId.end(), span.spanId.begin(), ::tolower);
-                std::transform(span.parentId.begin(), span.parentId.end(), span.parentId.begin(), ::tolower);
+                // Hex digits only (checked above): ASCII, so lower-casing byte by byte is safe.
+                auto lower = [](std::string &id) {
+                    for (char &c : id)
+                        if (c >= 'A' && c <= 'F')
+                            c = char(c - 'A' + 'a');
+                };
+                lower(span.traceId);
+                lower(span.spanId);
+                lower(span.parentId);
                 if (const Json *v = jsonChild(s, "name"); v && v->is_string())
                     span.name = toQString(*v);
                 span.service = service;
@@ -385,7 +393,8 @@ void OtlpImporter::finish(std::vector<TraceRecord> &out)
             continue; // a task's times are its own, not its assignee's
         if (own) {
             a.hasOwnSpan = true;
-            if (s.startMs < a.firstMs) { // the earliest span says who started the agent
+            if (s.startMs < a.firstOwnMs) { // its earliest own span says who started the agent
+                a.firstOwnMs = s.startMs;
                 const QString parent = text(s.attributes, "map.agent.parent_id");
                 const QString caller = parentOwner(i);
                 a.parent = !parent.isEmpty() ? parent : (caller != owner[i] ? caller : QString());
@@ -494,17 +503,25 @@ void OtlpImporter::finish(std::vector<TraceRecord> &out)
     for (auto &[agent, pieces] : fromAgents)
         if (!usagePieces.count(agent))
             usagePieces[agent] = std::move(pieces);
-    for (auto &[agent, pieces] : usagePieces)
+    // Per agent, its usage summed up to each piece's end (sorted by end): a lookup is a search.
+    std::map<QString, std::vector<std::pair<qint64, Usage>>> cumulative;
+    for (auto &[agent, pieces] : usagePieces) {
         std::sort(pieces.begin(), pieces.end(), [](const UsagePiece &a, const UsagePiece &b) { return a.endMs < b.endMs; });
+        std::vector<std::pair<qint64, Usage>> &sums = cumulative[agent];
+        Usage running;
+        for (const UsagePiece &p : pieces) {
+            running.add(p.attributes);
+            sums.emplace_back(p.endMs, running);
+        }
+    }
     auto usageUntil = [&](const QString &agent, qint64 t) {
-        Usage u;
-        if (const auto it = usagePieces.find(agent); it != usagePieces.end())
-            for (const UsagePiece &p : it->second) {
-                if (p.endMs > t)
-                    break;
-                u.add(p.attributes);
-            }
-        return u;
+        const auto it = cumulative.find(agent);
+        if (it == cumulative.end())
+            return Usage();
+        const auto &sums = it->second;
+        const auto after = std::upper_bound(sums.begin(), sums.end(), t,
+                                            [](qint64 time, const std::pair<qint64, Usage> &s) { return time < s.first; });
+        return after == sums.begin() ? Usage() : std::prev(after)->second;
     };
 
     for (size_t i = 0; i < spans.size(); ++i) {

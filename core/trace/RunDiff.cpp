@@ -84,7 +84,9 @@ RunProfile profileRun(const SystemStore &store, const QString &name)
         for (size_t k = 0; k < list.size(); ++k) {
             const Agent &a = *list[k];
             RunProfile::AgentEntry e;
-            e.key = list.size() == 1 ? path : QStringLiteral("%1[%2]").arg(path).arg(k + 1);
+            // The first has no suffix, so that one "worker" in a run still meets the first of
+            // several in the other.
+            e.key = k == 0 ? path : QStringLiteral("%1[%2]").arg(path).arg(k + 1);
             e.id = a.id;
             e.name = shownName(a);
             e.registeredOffsetMs = std::max<qint64>(0, (a.registeredAtMs ? a.registeredAtMs : a.knownSinceMs) - p.startMs);
@@ -122,7 +124,7 @@ RunProfile profileRun(const SystemStore &store, const QString &name)
         QString type = messages.payloadType(row);
         if (type.isEmpty())
             type = messages.convention(row) != ConventionKind::None ? conventionName(messages.convention(row)) : QStringLiteral("message");
-        const RunProfile::MessageEntry entry{typeRow(type), messages.timestampMs(row) - p.startMs, int(row)};
+        const RunProfile::MessageEntry entry{messages.timestampMs(row) - p.startMs, typeRow(type), int(row)};
         const int recipients = messages.recipientCount(row);
         auto add = [&](const QString &to) {
             if (entries >= RunProfile::kMaxPairEntries) {

@@ -4,7 +4,8 @@
 // Agents get new ids in every run, so they are matched by what stays: the key
 //   path/of/parent/names/name#role
 // (names from the root of the agent tree down). Agents sharing a key (ten "worker"s under one
-// coordinator) are paired in the order they registered. Placeholders (agents only referenced,
+// coordinator) are paired in the order they registered: the first keeps the key, the k-th gets
+// "[k]". Placeholders (agents only referenced,
 // never described) are left out.
 //
 // Conversations: for every ordered pair of agents (sender key → recipient key; a message
@@ -41,10 +42,11 @@ struct RunProfile
     };
     struct MessageEntry
     {
-        int typeRow = 0;       // into types
         qint64 offsetMs = 0;   // since the run's first event
+        int typeRow = 0;       // into types
         int row = 0;           // SystemStore::messages() row
     };
+    static_assert(sizeof(MessageEntry) == 16, "kMaxPairEntries of them: 320 MB at most");
 
     QString name;              // the trace's file name, for people
     qint64 startMs = 0;        // the run's first event time

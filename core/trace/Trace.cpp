@@ -307,7 +307,8 @@ bool TraceFileReader::open(const QString &path, QString *error)
 // request is among the formats read (a pretty-printed export). Read whole, up to kMaxWholeBytes.
 bool TraceFileReader::openWholeObject(QString *error)
 {
-    constexpr qsizetype kMaxWholeBytes = 512 << 20;
+    // A parsed JSON tree takes several times its text: 256 MiB of text stays within a few GB.
+    constexpr qsizetype kMaxWholeBytes = 256 << 20;
     QByteArray text;
     for (const Impl::EarlyLine &l : d->early)
         text += l.text + '\n';
@@ -322,6 +323,11 @@ bool TraceFileReader::openWholeObject(QString *error)
             return false;
         }
         text.append(data, size).append('\n');
+    }
+    if (FrameCodec::nestingDepth(text, m_limits.maxNestingDepth) > m_limits.maxNestingDepth) {
+        if (error)
+            *error = unknownFormatError(d->path, QStringLiteral("one JSON object nested deeper than %1 levels").arg(m_limits.maxNestingDepth));
+        return false;
     }
     const Json object = Json::parse(text.constBegin(), text.constEnd(), nullptr, false);
     if (object.is_discarded() || !isOtlpRequest(object)) {
@@ -398,6 +404,10 @@ bool TraceFileReader::next(TraceRecord &record)
             continue;
         }
         if (s.mode == Impl::Mode::Otlp) {
+            if (m_cancel && m_cancel->load(std::memory_order_relaxed)) {
+                s.finished = true; // no records: the caller stops
+                return false;
+            }
             const QByteArray line = trimmedView(data, size);
             if (line.isEmpty())
                 continue;

@@ -162,6 +162,9 @@ public:
     // parse that could exhaust the stack. Frames of traces and captures meet the same limits in
     // the pipeline that decodes them.
     void setLimits(const CodecLimits &limits) { m_limits = limits; }
+    // Checked between lines where one next() reads many (an OTLP file is read whole before its
+    // first record): set, next() returns false soon.
+    void setCancel(const std::atomic<bool> *cancel) { m_cancel = cancel; }
 
 private:
     bool withinLimits(const QByteArray &text) const;
@@ -172,6 +175,7 @@ private:
     CodecLimits m_limits;
     TraceReadStats m_stats;
     bool m_framesCheckedLater = false;
+    const std::atomic<bool> *m_cancel = nullptr;
     std::shared_ptr<ContentIndex> m_contentIndex;
 };
 

@@ -49,6 +49,7 @@ TraceLoadResult loadTraceBatches(const QString &path, const TraceLoadOptions &op
     TraceFileReader reader;
     reader.setFramesCheckedLater(true); // the decoding thread checks them: one parse, not two
     reader.setLimits(options.limits);
+    reader.setCancel(options.cancel);
     if (!timeline && options.keepTimeline)
         timeline = std::make_shared<TraceTimeline>(options.limits, options.fastParser);
     if (timeline && timeline->recordCount() == 0) {

@@ -408,6 +408,7 @@ InspectorPanel::InspectorPanel(InspectorSession *session, SelectionHub *selectio
     connect(m_store, &SystemStore::changed, this, &InspectorPanel::onStoreChanged);
     connect(m_store, &SystemStore::wasReset, this, [this] {
         m_chains->reset();
+        m_taskChainKey.clear();
         refresh();
     });
 
@@ -418,6 +419,7 @@ InspectorPanel::~InspectorPanel() = default;
 
 void InspectorPanel::showItem(SelectionHub::Kind kind, const QString &key)
 {
+    m_taskChainKey.clear(); // looked up again for the new focus
     m_kind = kind;
     m_key = key;
     refresh(); // a focus change is one click: rebuilt at once, visible or not
@@ -541,11 +543,19 @@ int InspectorPanel::chainMessageRow() const
             return message >= 0 && messages.isKept(size_t(message)) ? message : -1;
         }
         return -1;
-    case Kind::Task:
-        for (size_t row = messages.firstRow(); row < messages.size(); ++row) // its first message
-            if (messages.taskId(row) == m_key)
-                return int(row);
-        return -1;
+    case Kind::Task: {
+        // Its first message: found once per focus (a scan of the messages), then remembered.
+        if (m_taskChainKey == m_key && (m_taskChainRow < 0 || messages.isKept(size_t(m_taskChainRow))))
+            return m_taskChainRow;
+        m_taskChainKey = m_key;
+        m_taskChainRow = -1;
+        for (size_t row = messages.firstRow(); row < messages.size(); ++row)
+            if (messages.taskId(row) == m_key) {
+                m_taskChainRow = int(row);
+                break;
+            }
+        return m_taskChainRow;
+    }
     default: return -1;
     }
 }

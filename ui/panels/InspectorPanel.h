@@ -122,6 +122,8 @@ private:
     QLabel *m_chainNote = nullptr;
     QTimer *m_chainTimer = nullptr; // indexes the next slice while messages are pending
     bool m_chainRefreshQueued = false;
+    mutable QString m_taskChainKey; // the task whose first message m_taskChainRow is
+    mutable int m_taskChainRow = -1;
 };
 
 } // namespace mapi::ui

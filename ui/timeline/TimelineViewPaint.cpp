@@ -305,20 +305,35 @@ void TimelineView::paintMessages(QPainter &p, const VisibleRows &rows, const std
     p.setFont(small);
     std::vector<int> labelRightEdge(size_t(std::max(0, rows.last - rows.first + 1)), INT_MIN);
     const auto &messages = m_index.messages();
-    const bool anyChain = !m_selection->chain().empty();
     for (int c = 0; c < width; ++c) {
-        if (dense[size_t(c)]) {
-            // Dense columns show a heat map; the focused message and its chain still show on top.
-            if (focusedMessage >= 0 || anyChain)
-                for (int i = bounds[size_t(c)]; i < bounds[size_t(c + 1)]; ++i) {
-                    const int row = messages[size_t(i)].messageRow;
-                    if (row == focusedMessage || (anyChain && m_selection->inChain(row)))
-                        paintMessage(p, messages[size_t(i)], rows, focusedMessage, labelRightEdge);
-                }
+        if (dense[size_t(c)])
             continue;
-        }
         for (int i = bounds[size_t(c)]; i < bounds[size_t(c + 1)]; ++i)
             paintMessage(p, messages[size_t(i)], rows, focusedMessage, labelRightEdge);
+    }
+    // Dense columns show a heat map; the focused message and its causal chain (a few hundred
+    // rows at most) still show on top, each found by its time.
+    if (anyDense) {
+        std::vector<int> shown = m_selection->chain();
+        if (focusedMessage >= 0)
+            shown.push_back(focusedMessage);
+        const MessageLog &log = m_store->messages();
+        for (const int row : shown) {
+            if (!log.isKept(size_t(row)))
+                continue;
+            const qint64 t = log.timestampMs(size_t(row));
+            auto at = std::lower_bound(messages.begin(), messages.end(), t,
+                                       [](const TimelineIndex::MessageRef &m, qint64 time) { return m.timeMs < time; });
+            while (at != messages.end() && at->timeMs == t && at->messageRow != row)
+                ++at;
+            if (at == messages.end() || at->messageRow != row)
+                continue;
+            // Its column, by its position among the messages (as the columns were cut).
+            const int position = int(at - messages.begin());
+            const int column = int(std::upper_bound(bounds.begin(), bounds.end(), position) - bounds.begin()) - 1;
+            if (column >= 0 && column < width && dense[size_t(column)])
+                paintMessage(p, *at, rows, focusedMessage, labelRightEdge);
+        }
     }
     p.setFont(font());
 }

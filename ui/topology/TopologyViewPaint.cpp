@@ -109,8 +109,10 @@ void TopologyView::paintChain(QPainter &painter, const TopologyColors &colors)
     const QFontMetricsF metrics(numberFont);
     int step = 0;
     for (const int row : m_selection->chain()) {
-        if (++step > kMaxChainArrows || !messages.isKept(size_t(row)))
+        if (++step > kMaxChainArrows)
             break;
+        if (!messages.isKept(size_t(row)))
+            continue; // trimmed by a live session's history bound
         const TopologyNode *from = shownNode(messages.fromAgentId(size_t(row)));
         if (!from)
             continue;
