@@ -271,6 +271,41 @@ private Q_SLOTS:
         QCOMPARE(back.agent(QStringLiteral("talker"))->inputTokens.value_or(-1), 2499 * 3);
     }
 
+    // Large payloads: parts end at 4 MiB of messages, so no line reaches the reader's 16 MiB
+    // limit and the file reads back whole; a secret in a payload does not reach the file.
+    void largePayloadsAndSecrets()
+    {
+        QTemporaryDir dir;
+        QByteArray log;
+        const QByteArray filler(20000, 'x');
+        for (int i = 0; i < 1200; ++i)
+            log += "{\"message_id\":\"p" + QByteArray::number(i) + "\",\"type\":\"REPORT\",\"from\":\"big\",\"to\":\"sink\","
+                   "\"timestamp\":" + QByteArray::number(1764000000000LL + i) + ",\"payload\":{\"text\":\"" + filler
+                + "\",\"api_key\":\"sk-live-0123456789abcdef\"}}\n";
+        const QString logPath = dir.filePath(QStringLiteral("big.jsonl"));
+        QVERIFY(writeFile(logPath, log));
+        SystemStore store;
+        QVERIFY(load(store, logPath));
+        QCOMPARE(store.messages().size(), size_t(1200));
+        const QByteArray file = exportToBytes(store);
+        QVERIFY(!file.contains("sk-live-0123456789abcdef"));
+        qsizetype longest = 0;
+        for (const QByteArray &line : file.split('\n'))
+            longest = std::max(longest, line.size());
+        QVERIFY2(longest < 16 * 1024 * 1024, qPrintable(QString::number(longest)));
+        int parts = 0;
+        for (const QJsonObject &s : allSpans(file))
+            parts += attribute(s, QStringLiteral("gen_ai.agent.id")).toObject().value(QStringLiteral("stringValue")).toString() == QLatin1String("big");
+        QVERIFY(parts >= 6); // 24 MB of payloads in parts of at most 4 MiB (each below 1,000 messages)
+        const QString path = dir.filePath(QStringLiteral("big.otlp.json"));
+        QVERIFY(writeFile(path, file));
+        SystemStore back;
+        TraceLoadResult r;
+        QVERIFY(load(back, path, &r));
+        QCOMPARE(r.stats.badLineCount, 0);
+        QCOMPARE(back.messages().size(), size_t(1200));
+    }
+
     // Spans of a framework instrumented with the GenAI conventions, in a pretty-printed file:
     // agents from invoke_agent spans (one with only the deprecated gen_ai.system, one known by
     // name only), parents from the span tree, tasks from invocations inside another agent's
