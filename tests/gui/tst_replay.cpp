@@ -348,7 +348,7 @@ private Q_SLOTS:
         dialog->compare();
         QVERIFY(QTest::qWaitFor([&] { return compared.count() == 1; }, 30000));
         QCOMPARE(compared.front().at(0).toBool(), true);
-        QCOMPARE(dialog->result()["equal"], Json(false));
+        QVERIFY(dialog->result()["equal"] == Json(false));
         auto *verdict = dialog->findChild<QLabel *>(QStringLiteral("verdict"));
         auto *first = dialog->findChild<QLabel *>(QStringLiteral("firstDivergence"));
         QVERIFY(verdict && verdict->text().contains(QLatin1String("differ")));
@@ -382,7 +382,7 @@ private Q_SLOTS:
         dialog->setOtherTrace(sample);
         dialog->compare();
         QVERIFY(QTest::qWaitFor([&] { return compared.count() == 2; }, 30000));
-        QCOMPARE(dialog->result()["equal"], Json(true));
+        QVERIFY(dialog->result()["equal"] == Json(true));
         QVERIFY(verdict->text().contains(QLatin1String("equal")));
         dialog->close();
     }
