@@ -186,6 +186,7 @@ public:
         , m_messageEnd(store.messages().size())
         , m_nextMessage(store.messages().firstRow())
         , m_sent(m_agentCount + 1)             // the last: messages of no known sender
+        , m_taskCount(store.tasks().size())    // likewise the tasks
     {
         const EventLog &events = store.events();
         const size_t first = events.firstRow();
@@ -194,7 +195,7 @@ public:
             seed += events.eventId(first).toUtf8() + ':' + QByteArray::number(events[first].timestampMs);
         seed += ':' + QByteArray::number(qulonglong(events.size()));
         m_traceId = hexId(seed, 16);
-        m_total = qint64(m_messageEnd - m_nextMessage) * 2 + qint64(store.agents().size()) + qint64(store.tasks().size());
+        m_total = qint64(m_messageEnd - m_nextMessage) * 2 + qint64(m_agentCount) + qint64(m_taskCount);
         if (m_counts)
             *m_counts = {};
     }
@@ -221,14 +222,14 @@ public:
                 return false;
         }
         const auto &tasks = m_store.tasks();
-        while (budget > 0 && m_nextAgent > agentCount && m_nextTask < tasks.size()) {
+        while (budget > 0 && m_nextAgent > agentCount && m_nextTask < m_taskCount) {
             writeTask(tasks[m_nextTask++]);
             --budget;
             ++m_done;
             if (!flushIfFull())
                 return false;
         }
-        if (m_nextAgent <= agentCount || m_nextTask < tasks.size())
+        if (m_nextAgent <= agentCount || m_nextTask < m_taskCount)
             return true;
         if (!flushLine())
             return false;
@@ -237,6 +238,13 @@ public:
     }
 
 private:
+    // An agent this export writes a span for (not one registered since it began).
+    bool exported(const QString &agentId) const
+    {
+        const int row = m_store.agentRow(agentId);
+        return row >= 0 && size_t(row) < m_agentCount;
+    }
+
     QByteArray agentSpanId(const QString &agentId, int part = 0) const
     {
         return hexId(m_traceId + ":agent:" + agentId.toUtf8() + ':' + QByteArray::number(part), 8);
@@ -270,7 +278,7 @@ private:
         span.spanId = agentSpanId(id, int(part));
         if (part > 0)
             span.parentSpanId = agentSpanId(id, 0);
-        else if (!system && !agent.parentId.isEmpty() && m_store.agentRow(agent.parentId) >= 0)
+        else if (!system && !agent.parentId.isEmpty() && exported(agent.parentId))
             span.parentSpanId = agentSpanId(agent.parentId);
         span.name = system ? QStringLiteral("map.system") : QStringLiteral("invoke_agent %1").arg(agent.name.isEmpty() ? agent.id : agent.name);
         // This part: from the message after the previous part's, up to kOtlpMessagesPerSpan
@@ -366,7 +374,7 @@ private:
         span.traceId = m_traceId;
         span.spanId = hexId(m_traceId + ":task:" + task.id.toUtf8(), 8);
         const QString owner = !task.assigneeId.isEmpty() ? task.assigneeId : task.requesterId;
-        if (!owner.isEmpty() && m_store.agentRow(owner) >= 0)
+        if (!owner.isEmpty() && exported(owner))
             span.parentSpanId = agentSpanId(owner);
         span.name = QStringLiteral("task %1").arg(task.type.isEmpty() ? task.id : task.type);
         span.startMs = task.createdAtMs;
@@ -441,6 +449,7 @@ private:
     size_t m_messageEnd;
     size_t m_nextMessage;
     std::vector<std::vector<int>> m_sent; // per agent row: the rows of the messages it sent
+    size_t m_taskCount;
     size_t m_nextAgent = 0;
     size_t m_nextPart = 0;  // of m_nextAgent's spans
     size_t m_nextMessageOfAgent = 0; // index into its sent messages where the next part starts
