@@ -186,28 +186,10 @@ const MessageLog::LinkRow *MessageLog::linksOf(size_t row) const
     return it != m_links.end() && size_t(it->row) == row ? &*it : nullptr;
 }
 
-QString MessageLog::envelopeId(size_t row) const
+QString MessageLog::linkText(size_t row, quint32 LinkRow::*field) const
 {
     const LinkRow *l = linksOf(row);
-    return l ? m_text.text(l->envelopeId) : QString();
-}
-
-QString MessageLog::spanId(size_t row) const
-{
-    const LinkRow *l = linksOf(row);
-    return l ? m_text.text(l->spanId) : QString();
-}
-
-QString MessageLog::parentRef(size_t row) const
-{
-    const LinkRow *l = linksOf(row);
-    return l ? m_text.text(l->parentRef) : QString();
-}
-
-QString MessageLog::traceId(size_t row) const
-{
-    const LinkRow *l = linksOf(row);
-    return l ? m_text.text(l->traceId) : QString();
+    return l ? m_text.text(l->*field) : QString();
 }
 
 int MessageLog::findByEnvelopeOrSpan(QStringView id) const

@@ -142,10 +142,10 @@ public:
     std::optional<double> costUsd(size_t row) const;
     QString correlationId(size_t row) const { return m_text.text(rowAt(row).correlationId); }
     // Causal links (Message::envelopeId, ...): empty when the message names none.
-    QString envelopeId(size_t row) const;
-    QString spanId(size_t row) const;
-    QString parentRef(size_t row) const;
-    QString traceId(size_t row) const;
+    QString envelopeId(size_t row) const { return linkText(row, &LinkRow::envelopeId); }
+    QString spanId(size_t row) const { return linkText(row, &LinkRow::spanId); }
+    QString parentRef(size_t row) const { return linkText(row, &LinkRow::parentRef); }
+    QString traceId(size_t row) const { return linkText(row, &LinkRow::traceId); }
     // The oldest kept message whose envelope id or span id is `id` (-1: none).
     int findByEnvelopeOrSpan(QStringView id) const;
     int recipientCount(size_t row) const;
@@ -253,6 +253,7 @@ private:
         quint32 traceId;
     };
     const LinkRow *linksOf(size_t row) const;
+    QString linkText(size_t row, quint32 LinkRow::*field) const;
     static const Row kTrimmed;
     const Row &rowAt(size_t row) const { return isKept(row) ? m_rows[row - m_first] : kTrimmed; }
     // Sorts, removes repeats and bounds `list`; its index in m_lists (a freed one when there is one).

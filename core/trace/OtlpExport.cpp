@@ -46,15 +46,7 @@ class Attributes
 {
 public:
     // Every text passes through redactSecrets() (common/Redaction.h), as in every other export.
-    void text(const char *key, const QString &value)
-    {
-        if (value.isEmpty())
-            return;
-        begin(key);
-        m_out += "{\"stringValue\":";
-        appendString(m_out, redactSecrets(value));
-        m_out += "}}";
-    }
+    void text(const char *key, const QString &value) { utf8(key, value.toUtf8()); }
     void utf8(const char *key, const QByteArray &value)
     {
         if (value.isEmpty())
