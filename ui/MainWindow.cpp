@@ -4,6 +4,7 @@
 #include "dialogs/ConnectDialog.h"
 #include "dialogs/ConnectionProfiles.h"
 #include "dialogs/RecoverDialog.h"
+#include "dialogs/IncidentDialog.h"
 #include "dialogs/RunDiffDialog.h"
 #include "panels/WelcomePage.h"
 #include "panels/ActionsPanel.h"
@@ -38,6 +39,8 @@
 #include <optional>
 
 #include <QAction>
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
@@ -355,6 +358,28 @@ void MainWindow::buildActions()
     m_compareRunsAction = make("compareRuns", tr("&Compare with another run…"), QKeySequence());
     m_compareRunsAction->setToolTip(tr("Compare the run shown with another trace: agents, conversations, first divergence, counts"));
     connect(m_compareRunsAction, &QAction::triggered, this, [this] { compareRuns(); });
+    m_exportIncidentAction = make("exportIncident", tr("Export &incident…"), QKeySequence());
+    m_exportIncidentAction->setToolTip(tr("One file to hand on: a time range of the run with your note, bookmarks, selection, "
+                                          "alerts and pictures, redacted as you choose"));
+    connect(m_exportIncidentAction, &QAction::triggered, this, [this] { exportIncident(); });
+    m_incidentInfoAction = make("incidentInfo", tr("Incident &details…"), QKeySequence());
+    m_incidentInfoAction->setToolTip(tr("What the incident bundle shown carries: range, note, redaction, alerts, pictures"));
+    connect(m_incidentInfoAction, &QAction::triggered, this, [this] {
+        if (!m_incident)
+            return;
+        auto *info = new IncidentInfoDialog(*m_incident, this);
+        info->setAttribute(Qt::WA_DeleteOnClose);
+        info->show();
+    });
+    m_copyLinkAction = make("copyLink", tr("Copy &link to this moment"), QKeySequence());
+    m_copyLinkAction->setToolTip(tr("A map-inspector:// link to this trace, at the replay position, with the selected agent"));
+    connect(m_copyLinkAction, &QAction::triggered, this, [this] {
+        const QString link = deepLinkHere();
+        if (link.isEmpty())
+            return;
+        QGuiApplication::clipboard()->setText(link);
+        statusBar()->showMessage(tr("Link copied: %1").arg(link), 8000);
+    });
     m_timeTravelAction = make("timeTravel", tr("&Travel back in time"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
     m_backToLiveAction = make("backToLive", tr("Back to &live"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
     m_backToLiveAction->setToolTip(tr("Show the live system again (it was followed all along)"));
@@ -560,6 +585,9 @@ void MainWindow::buildMenus()
     file->addAction(m_recordAction);
     file->addAction(tr("Recover &sessions…"), this, [this] { offerRecovery(true); });
     file->addAction(m_compareRunsAction);
+    file->addAction(m_exportIncidentAction);
+    file->addAction(m_incidentInfoAction);
+    file->addAction(m_copyLinkAction);
     QMenu *exportMenu = file->addMenu(tr("&Export"));
     exportMenu->setObjectName(QStringLiteral("exportMenu"));
     exportMenu->addActions(m_exportActions);
@@ -782,13 +810,134 @@ void MainWindow::onTraceLoadFinished(bool ok, bool cancelled, const QString &err
                                          ? tr("%n bad line(s)", nullptr, int(stats.badLineCount))
                                          : tr("truncated, %n bad line(s)", nullptr, int(stats.badLineCount)));
         m_traceDamageButton->setToolTip(tr("Parts of this file could not be read; everything else was loaded. Click for details."));
+        m_incident = incidentFromHeader(stats.header);
+        applyIncident();
+        if (m_pendingLink)
+            applyDeepLink(*m_pendingLink);
+        m_pendingLink.reset();
     } else if (cancelled) {
+        m_pendingLink.reset();
         statusBar()->showMessage(tr("Loading cancelled"), 5000);
     } else {
+        m_pendingLink.reset();
         showWarning(tr("Cannot open trace"), error);
     }
     updateActionStates();
     updateStatusBar();
+}
+
+void MainWindow::applyIncident()
+{
+    if (!m_incident)
+        return;
+    const IncidentContent &c = m_incident->content;
+    m_replayBar->adoptBookmarks(c.bookmarks);
+    const SystemStore *store = m_session->store();
+    QStringList agents;
+    for (const QString &id : c.selectedAgents)
+        if (store->agentRow(id) >= 0)
+            agents << id;
+    if (!agents.isEmpty())
+        m_selection->selectAgents(agents);
+    if (!c.selectedMessage.isEmpty())
+        if (const int row = store->messages().find(c.selectedMessage); row >= 0)
+            m_selection->focus(SelectionHub::Kind::Message, QString::number(row));
+    if (!c.selectedTask.isEmpty() && c.selectedMessage.isEmpty())
+        m_selection->focus(SelectionHub::Kind::Task, c.selectedTask);
+    auto *info = new IncidentInfoDialog(*m_incident, this);
+    info->setAttribute(Qt::WA_DeleteOnClose);
+    info->show(); // not modal: the run is right behind it
+}
+
+bool MainWindow::openDeepLink(const QString &text)
+{
+    const ErrorOr<DeepLink> link = parseDeepLink(text);
+    if (!link) {
+        showWarning(tr("Cannot open link"), link.error());
+        return false;
+    }
+    if (m_session->source() == InspectorSession::Source::Trace && !m_session->isLoadingTrace()
+        && QFileInfo(m_session->tracePath()) == QFileInfo(link->file)) {
+        applyDeepLink(*link); // already open: only go there
+        return true;
+    }
+    if (!openTrace(link->file))
+        return false;
+    m_pendingLink = *link;
+    return true;
+}
+
+void MainWindow::applyDeepLink(const DeepLink &link)
+{
+    if (link.timeMs && m_session->replay())
+        m_session->replay()->seek(*link.timeMs);
+    const SystemStore *store = m_session->store();
+    QStringList missing;
+    if (!link.agentId.isEmpty()) {
+        if (store->agentRow(link.agentId) >= 0) {
+            m_selection->selectAgents({link.agentId});
+            m_selection->focus(SelectionHub::Kind::Agent, link.agentId);
+        } else {
+            missing << tr("agent %1").arg(link.agentId);
+        }
+    }
+    if (!link.messageId.isEmpty()) {
+        if (const int row = store->messages().find(link.messageId); row >= 0)
+            m_selection->focus(SelectionHub::Kind::Message, QString::number(row));
+        else
+            missing << tr("message %1").arg(link.messageId);
+    }
+    if (!missing.isEmpty())
+        statusBar()->showMessage(tr("The link's %1 is not in this trace at that time").arg(missing.join(tr(" and "))), 10000);
+}
+
+QString MainWindow::deepLinkHere() const
+{
+    if (m_session->source() != InspectorSession::Source::Trace || m_session->tracePath().isEmpty())
+        return QString();
+    DeepLink link;
+    link.file = m_session->tracePath();
+    if (m_session->replay())
+        link.timeMs = m_session->replay()->positionMs();
+    if (!m_selection->selectedAgents().isEmpty())
+        link.agentId = m_selection->selectedAgents().first();
+    return makeDeepLink(link);
+}
+
+IncidentDialog *MainWindow::exportIncident()
+{
+    if (m_session->source() == InspectorSession::Source::None || m_session->isLoadingTrace())
+        return nullptr;
+    IncidentDialog::Context context;
+    context.session = m_session;
+    context.bookmarks = m_replayBar->bookmarks();
+    context.selectedAgents = m_selection->selectedAgents();
+    const SystemStore *store = m_session->store();
+    if (m_selection->focusKind() == SelectionHub::Kind::Message) {
+        bool ok = false;
+        const int row = m_selection->focusKey().toInt(&ok);
+        if (ok && row >= 0 && size_t(row) < store->messages().size())
+            context.selectedMessage = store->messages().id(size_t(row));
+    } else if (m_selection->focusKind() == SelectionHub::Kind::Task) {
+        context.selectedTask = m_selection->focusKey();
+    }
+    for (const auto &[key, alert] : m_alertMonitor->openAlerts())
+        context.alerts.push_back(alertChangeToJson(AlertChange{alert, true, alert.sinceMs}));
+    if (ReplayController *replay = m_session->replay()) {
+        context.startMs = replay->startMs();
+        context.endMs = replay->endMs();
+        context.positionMs = replay->positionMs();
+    } else {
+        // Live: the retained history, to now.
+        context.endMs = store->now();
+        const MessageLog &messages = store->messages();
+        context.startMs = messages.keptCount() > 0 ? std::min(messages.timestampMs(messages.firstRow()), context.endMs) : context.endMs;
+        context.positionMs = context.endMs;
+    }
+    auto *dialog = new IncidentDialog(context, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+    return dialog;
 }
 
 void MainWindow::reportTraceDamage()

@@ -4,7 +4,9 @@
 
 #include "alerts/SupervisionLadder.h"
 #include "client/MapClient.h"
+#include "common/DeepLink.h"
 #include "dialogs/AlertSettingsDialog.h"
+#include "trace/IncidentBundle.h"
 
 #include <QMainWindow>
 #include <QPointer>
@@ -35,6 +37,7 @@ class AlertsPanel;
 class AlertNotifier;
 class ReplayBar;
 class RunDiffDialog;
+class IncidentDialog;
 class ScopesPanel;
 class TasksPanel;
 class TimelinePanel;
@@ -69,6 +72,17 @@ public:
     // File → Compare with another run: the run shown against another trace (RunDiffDialog,
     // not modal, deleted on close); `otherTrace` fills its run B.
     RunDiffDialog *compareRuns(const QString &otherTrace = {});
+    // File → Export incident…: an incident bundle of the run shown (IncidentDialog, not modal,
+    // deleted on close), with the bookmarks, selection and open alerts of the window.
+    IncidentDialog *exportIncident();
+    // The incident bundle open in the window, if the trace is one (its header's "bundle").
+    const std::optional<IncidentInfo> &openIncident() const { return m_incident; }
+    // A map-inspector:// link (common/DeepLink.h): opens its file, then goes to its time and
+    // selects its agent and message once loaded. False, with a message, for a link not valid.
+    bool openDeepLink(const QString &link);
+    // The link to the trace shown, at the replay position, with the selected agent (empty when
+    // no trace file is shown: a live session has no file to point at).
+    QString deepLinkHere() const;
 
     enum class ExportKind { ChromeTrace, OpenTelemetry, AgentsCsv, MessagesCsv, TasksCsv, TopologyPicture, TimelinePicture };
     // Writes what the model holds now (a replayed trace: as it was at the replay position);
@@ -112,6 +126,8 @@ private:
     void updateStatusBar();
     void startTraceLoad(const QString &path, bool remember);
     void onTraceLoadFinished(bool ok, bool cancelled, const QString &error);
+    void applyIncident();                 // m_incident's bookmarks and selection; shows what it carries
+    void applyDeepLink(const DeepLink &link);
     void reportTraceDamage();
     void showWarning(const QString &title, const QString &text); // non-blocking message box
     void chooseRecordingFile(bool start);
@@ -169,6 +185,11 @@ private:
     QAction *m_saveSessionAction = nullptr;
     QAction *m_saveRangeAction = nullptr;
     QAction *m_compareRunsAction = nullptr;
+    QAction *m_exportIncidentAction = nullptr;
+    QAction *m_incidentInfoAction = nullptr;
+    QAction *m_copyLinkAction = nullptr;
+    std::optional<IncidentInfo> m_incident;
+    std::optional<DeepLink> m_pendingLink;   // applied when the trace it opened has loaded
     QList<QAction *> m_chainActions;         // walk the focused message's causal chain (Alt+arrows)
     QAction *m_timeTravelAction = nullptr;   // live: view the past from the journal
     QAction *m_backToLiveAction = nullptr;

@@ -14,6 +14,7 @@
 #include "session/InspectorSession.h"
 #include "trace/Trace.h"
 #include "trace/ModelExport.h"
+#include "trace/IncidentBundle.h"
 #include "trace/Otlp.h"
 #include "trace/RunDiff.h"
 #include "trace/TraceLoader.h"
@@ -469,6 +470,21 @@ int commandStats(const QCommandLineParser &p, const Common &common)
                            {"last", isoTime(st.lastTimeMs).toStdString()}};
     if (!st.streamError.isEmpty())
         out["streamError"] = st.streamError.toStdString();
+    if (const std::optional<IncidentInfo> bundle = incidentFromHeader(st.header)) {
+        Json pictures = Json::array();
+        for (const BundlePicture &pic : bundle->content.pictures)
+            pictures.push_back({{"view", pic.view.toStdString()}, {"width", pic.width}, {"height", pic.height}, {"bytes", pic.png.size()}});
+        out["bundle"] = {{"note", bundle->content.note.toStdString()},
+                         {"from", bundle->fromMs ? Json(isoTime(*bundle->fromMs).toStdString()) : Json()},
+                         {"to", bundle->toMs ? Json(isoTime(*bundle->toMs).toStdString()) : Json()},
+                         {"bookmarks", bundle->content.bookmarks.size()},
+                         {"alerts", bundle->content.alerts.size()},
+                         {"selectedAgents", bundle->content.selectedAgents.size()},
+                         {"pictures", pictures},
+                         {"replacements", bundle->replacements},
+                         {"leftOutBeforeFrom", bundle->recordsLeftOutBeforeFrom},
+                         {"damagedMembers", bundle->damagedMembers}};
+    }
     printJson(out);
     reportDamage(st, store);
     return Ok;
@@ -688,6 +704,93 @@ int commandChain(const QCommandLineParser &p, const Common &common)
                 {"truncated", shown > kMaxShown}};
     printJson(out);
     reportDamage(r.stats, store);
+    return Ok;
+}
+
+// rulesOption is defined further down (watch and rules share it).
+ErrorOr<AlertRules> rulesOption(const QCommandLineParser &p);
+
+// bundle: an incident bundle (trace/IncidentBundle.h) of a trace's range, with the bookmarks kept
+// beside the trace, the alerts that are open when the range ends (the detectors replayed over the
+// redacted slice, with --rules), a note, and the operator's redaction. --preview counts only.
+int commandBundle(const QCommandLineParser &p, const Common &common)
+{
+    const bool preview = p.isSet(QStringLiteral("preview"));
+    if (!p.isSet(QStringLiteral("trace")) || (!preview && !p.isSet(QStringLiteral("out"))))
+        return failWith(Usage, QStringLiteral("bundle needs --trace IN and --out FILE (or --preview)"));
+    const QString in = p.value(QStringLiteral("trace"));
+    const QString outPath = preview ? QString() : p.value(QStringLiteral("out"));
+    const ErrorOr<std::optional<qint64>> fromOption = timeOption(p, QStringLiteral("from"));
+    const ErrorOr<std::optional<qint64>> toOption = timeOption(p, QStringLiteral("to"));
+    for (const auto *option : {&fromOption, &toOption})
+        if (!*option)
+            return failWith(Usage, option->error());
+    const ErrorOr<AlertRules> rules = rulesOption(p);
+    if (!rules)
+        return failWith(Usage, rules.error());
+    BundleOptions options;
+    options.fromMs = *fromOption;
+    options.toMs = *toOption;
+    options.redactPatterns = p.values(QStringLiteral("redact"));
+    options.redactKeyNames = p.values(QStringLiteral("redact-key"));
+    options.content.note = p.value(QStringLiteral("note"));
+    if (const ErrorOr<QList<Bookmark>> marks = loadBookmarks(in))
+        options.content.bookmarks = *marks;
+    else
+        std::fprintf(stderr, "map-inspector-cli: bookmarks beside the trace not read: %s\n", qPrintable(marks.error()));
+
+    auto failed = [](const BundleResult &r) {
+        switch (r.failure) {
+        case BundleResult::Failure::BadOptions: return failWith(Usage, r.error);
+        case BundleResult::Failure::InputUnreadable: return failWith(TraceUnreadable, r.error);
+        default: return failWith(OutputUnwritable, r.error);
+        }
+    };
+    // The slice first (redacted), then the alerts found replaying it, then the bundle with them.
+    const QString slicePath = preview ? QString() : outPath + QStringLiteral(".slice.jsonl.zst");
+    const BundleResult slice = writeIncidentBundle(in, slicePath, options);
+    if (!slice.ok())
+        return failed(slice);
+    BundleResult written = slice;
+    if (!preview) {
+        SystemStore store;
+        store.setHealthPolicy(healthPolicyForRules(*rules, store.healthPolicy()));
+        const TraceLoadResult loaded = loadTraceInto(store, slicePath, loadOptions(common));
+        if (!loaded.ok) {
+            QFile::remove(slicePath);
+            return failWith(TraceUnreadable, loaded.error);
+        }
+        AlertEngine engine(*rules);
+        engine.update(store);
+        while (engine.isBehind(store))
+            engine.update(store);
+        for (const auto &[key, alert] : engine.openAlerts())
+            options.content.alerts.push_back(alertChangeToJson(AlertChange{alert, true, alert.sinceMs}));
+        written = rewriteIncidentBundle(slicePath, outPath, options, slice);
+        QFile::remove(slicePath);
+        if (!written.ok())
+            return failed(written);
+    }
+    Json keys = Json::array(), patterns = Json::array();
+    for (size_t i = 0; i < slice.redaction.perKeyName.size(); ++i)
+        keys.push_back({{"keyName", options.redactKeyNames.value(int(i)).trimmed().toLower().toStdString()},
+                        {"replacements", slice.redaction.perKeyName[i]}});
+    // The patterns by number only: a pattern may spell the very secret it removes.
+    for (size_t i = 0; i < slice.redaction.perPattern.size(); ++i)
+        patterns.push_back({{"pattern", i + 1}, {"replacements", slice.redaction.perPattern[i]}});
+    Json out = {{"records", slice.recordsWritten},
+                {"leftOutBeforeFrom", slice.recordsLeftOutBeforeFrom},
+                {"recordsChanged", slice.redaction.recordsChanged},
+                {"binaryFramesLeftOut", slice.redaction.binaryFramesLeftOut},
+                {"keyNames", keys},
+                {"patterns", patterns},
+                {"replacements", slice.redaction.total()},
+                {"bookmarks", options.content.bookmarks.size()},
+                {"alerts", options.content.alerts.size()}};
+    if (!preview)
+        out["file"] = outPath.toStdString();
+    printJson(out);
+    reportDamage(slice.stats);
     return Ok;
 }
 
@@ -942,7 +1045,11 @@ int main(int argc, char **argv)
         "  chain   --trace FILE --message ID   what caused a message (root first) and what it led to\n"
         "  diff    A B   compare two runs (traces): agents matched by name, role and place in the tree,\n"
         "          only in A, only in B, changed; conversations aligned; the first divergence; deltas of\n"
-        "          counts, task durations, tokens and cost. JSON; exit 0 when equal, 1 when different\n\n"
+        "          counts, task durations, tokens and cost. JSON; exit 0 when equal, 1 when different\n"
+        "  bundle  --trace IN --out FILE [--from T] [--to T] [--redact REGEX]... [--redact-key NAME]...\n"
+        "          [--note TEXT] [--rules FILE] [--preview]   an incident bundle: the range's trace (with\n"
+        "          the state at T), the bookmarks, the alerts open at its end and the note, redacted\n"
+        "          by the regular expressions and key names; --preview only counts. Opens as a trace\n\n"
         "--observer (any command with --url): ask the server to observe and nothing more; the control\n"
         "commands (inject, stop, suspend, resume) are then refused without being sent (exit 4).\n\n"
         "--trace reads MAP Inspector traces, raw captures and message logs in the seed envelope\n"
@@ -957,7 +1064,7 @@ int main(int argc, char **argv)
     p.addHelpOption();
     p.addVersionOption();
     p.addPositionalArgument(QStringLiteral("command"),
-                            QStringLiteral("record | state | stats | convert | inject | stop | suspend | resume | watch | rules"));
+                            QStringLiteral("record | state | stats | convert | inject | stop | suspend | resume | watch | rules | chain | diff | bundle"));
     p.addOptions({
         {QStringLiteral("url"), QStringLiteral("MAP server WebSocket URL (ws:// or wss://)."), QStringLiteral("URL")},
         {QStringLiteral("token"), QStringLiteral("Credential (visible in the process list: prefer --token-env)."), QStringLiteral("T")},
@@ -970,8 +1077,8 @@ int main(int argc, char **argv)
         {QStringLiteral("out"), QStringLiteral("File to write (record: the trace; convert: by extension)."), QStringLiteral("FILE")},
         {QStringLiteral("trace"), QStringLiteral("Trace, capture or seed-format log to read instead of connecting."), QStringLiteral("FILE")},
         {QStringLiteral("table"), QStringLiteral("convert to .csv: agents, messages or tasks."), QStringLiteral("TABLE")},
-        {QStringLiteral("from"), QStringLiteral("convert: start of the time range (epoch ms or ISO 8601)."), QStringLiteral("T")},
-        {QStringLiteral("to"), QStringLiteral("convert: end of the time range (epoch ms or ISO 8601)."), QStringLiteral("T")},
+        {QStringLiteral("from"), QStringLiteral("convert, bundle: start of the time range (epoch ms or ISO 8601)."), QStringLiteral("T")},
+        {QStringLiteral("to"), QStringLiteral("convert, bundle: end of the time range (epoch ms or ISO 8601)."), QStringLiteral("T")},
         {QStringLiteral("rotate-mb"), QStringLiteral("record: start a new part after N MiB on disk."), QStringLiteral("N"), QStringLiteral("0")},
         {QStringLiteral("rotate-seconds"), QStringLiteral("record: start a new part every S seconds."), QStringLiteral("S"), QStringLiteral("0")},
         {QStringLiteral("agent"), QStringLiteral("Target agent id."), QStringLiteral("ID")},
@@ -991,6 +1098,11 @@ int main(int argc, char **argv)
         {QStringLiteral("exit-on"), QStringLiteral("watch: exit (code 9) once an alert of this severity or worse is raised: info, warning or critical."),
          QStringLiteral("SEVERITY")},
         {QStringLiteral("max-frame-bytes"), QStringLiteral("Refuse frames larger than this (default 16 MiB)."), QStringLiteral("N")},
+        {QStringLiteral("redact"), QStringLiteral("bundle: replace every match of this regular expression (repeatable)."), QStringLiteral("REGEX")},
+        {QStringLiteral("redact-key"), QStringLiteral("bundle: replace the value of every JSON member of this name, any case (repeatable)."),
+         QStringLiteral("NAME")},
+        {QStringLiteral("note"), QStringLiteral("bundle: the operator's note about the incident."), QStringLiteral("TEXT")},
+        {QStringLiteral("preview"), QStringLiteral("bundle: count what would be written and redacted; write nothing.")},
     });
     if (!p.parse(QCoreApplication::arguments()))
         return failWith(Usage, p.errorText());
@@ -1033,7 +1145,8 @@ int main(int argc, char **argv)
         return commandRules(p);
     if (diff)
         return commandDiff(args[1], args[2], loadOptions(common));
-    const bool offline = command == QLatin1String("stats") || command == QLatin1String("convert") || command == QLatin1String("chain");
+    const bool offline = command == QLatin1String("stats") || command == QLatin1String("convert") || command == QLatin1String("chain")
+        || command == QLatin1String("bundle");
     const bool needsUrl = !offline && !(command == QLatin1String("state") && p.isSet(QStringLiteral("trace")));
     if (needsUrl) {
         if (!p.isSet(QStringLiteral("url")))
@@ -1063,6 +1176,8 @@ int main(int argc, char **argv)
         return commandConvert(p, common);
     if (command == QLatin1String("chain"))
         return commandChain(p, common);
+    if (command == QLatin1String("bundle"))
+        return commandBundle(p, common);
     if (command == QLatin1String("record")) {
         if (common.durationS <= 0)
             return failWith(Usage, QStringLiteral("record needs --duration S"));

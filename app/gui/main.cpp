@@ -1,12 +1,15 @@
 // map-inspector [--connect URL] [--token-env VAR] [--auth api-key|bearer] [--observer]
-//               [--memory-budget MB] [--journal-max-size MB] [--journal-max-age HOURS] [--sample | TRACEFILE]
+//               [--memory-budget MB] [--journal-max-size MB] [--journal-max-age HOURS]
+//               [--sample | TRACEFILE | file://URL | map-inspector://open?file=…]
 #include "MainWindow.h"
+#include "common/DeepLink.h"
 #include "session/InspectorSession.h"
 #include "style/Theme.h"
 #include "common/VectorStateGuard.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileOpenEvent>
 #include <QIcon>
 #include <QSettings>
 #include <QTimer>
@@ -14,6 +17,35 @@
 #include <cstdio>
 
 using namespace mapi;
+
+namespace {
+
+// macOS hands links of the registered scheme (Info.plist CFBundleURLTypes) and files opened from
+// the Finder to the running application as QFileOpenEvent, never on the command line.
+class OpenEventFilter : public QObject
+{
+public:
+    explicit OpenEventFilter(ui::MainWindow *window) : QObject(window), m_window(window) {}
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() != QEvent::FileOpen)
+            return QObject::eventFilter(watched, event);
+        auto *open = static_cast<QFileOpenEvent *>(event);
+        const QString url = open->url().toString(QUrl::FullyEncoded);
+        if (isDeepLink(url))
+            m_window->openDeepLink(url);
+        else if (!open->file().isEmpty())
+            m_window->openTrace(open->file());
+        return true;
+    }
+
+private:
+    ui::MainWindow *m_window;
+};
+
+} // namespace
 
 int main(int argc, char **argv)
 {
@@ -31,7 +63,10 @@ int main(int argc, char **argv)
     p.setApplicationDescription(QStringLiteral("Operator console for multi-agent systems that speak MAP."));
     p.addHelpOption();
     p.addVersionOption();
-    p.addPositionalArgument(QStringLiteral("trace"), QStringLiteral("A trace file to open."), QStringLiteral("[TRACEFILE]"));
+    p.addPositionalArgument(QStringLiteral("trace"),
+                            QStringLiteral("A trace or incident bundle to open: a path, a file:// URL, or a map-inspector:// link "
+                                           "(map-inspector://open?file=PATH&t=TIME&agent=ID&message=ID)."),
+                            QStringLiteral("[TRACEFILE|LINK]"));
     p.addOptions({
         {QStringLiteral("connect"), QStringLiteral("Connect to this MAP server (ws:// or wss://)."), QStringLiteral("URL")},
         {QStringLiteral("token-env"), QStringLiteral("Read the credential from this environment variable."), QStringLiteral("VAR")},
@@ -105,9 +140,16 @@ int main(int argc, char **argv)
                      });
     if (!options.url.isEmpty())
         window.connectTo(options, p.isSet(QStringLiteral("observer")));
-    else if (p.isSet(QStringLiteral("sample")) ? !window.openSampleTrace()
-             : !p.positionalArguments().isEmpty() && !window.openTrace(p.positionalArguments().first()))
-        std::fprintf(stderr, "map-inspector: Cannot open trace (see the window)\n");
+    else if (p.isSet(QStringLiteral("sample"))) {
+        if (!window.openSampleTrace())
+            std::fprintf(stderr, "map-inspector: Cannot open trace (see the window)\n");
+    } else if (!p.positionalArguments().isEmpty()) {
+        // Launchers pass %u: a map-inspector:// link, a file:// URL or a path.
+        const QString argument = p.positionalArguments().first();
+        if (isDeepLink(argument) ? !window.openDeepLink(argument) : !window.openTrace(localFileFromArgument(argument)))
+            std::fprintf(stderr, "map-inspector: Cannot open %s (see the window)\n", isDeepLink(argument) ? "link" : "trace");
+    }
+    app.installEventFilter(new OpenEventFilter(&window));
     // Journals of live sessions that did not close (a crash, a kill): offered once the window is up.
     QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
     return QApplication::exec();

@@ -330,6 +330,16 @@ QString ReplayBar::clockText(qint64 timeMs) const
 
 // ---- bookmarks -------------------------------------------------------------------------
 
+bool ReplayBar::adoptBookmarks(const QList<Bookmark> &bookmarks)
+{
+    if (!m_bookmarks.isEmpty() || !m_controller)
+        return false;
+    m_bookmarks = bookmarks;
+    std::sort(m_bookmarks.begin(), m_bookmarks.end(), [](const Bookmark &a, const Bookmark &b) { return a.timeMs < b.timeMs; });
+    fillBookmarkMenu();
+    return true;
+}
+
 bool ReplayBar::saveBookmarkList()
 {
     std::stable_sort(m_bookmarks.begin(), m_bookmarks.end(), [](const Bookmark &a, const Bookmark &b) { return a.timeMs < b.timeMs; });

@@ -57,6 +57,9 @@ public:
     const QList<Bookmark> &bookmarks() const { return m_bookmarks; }
     // Each saves the list; false when saving failed (the change is kept in memory).
     bool addBookmark(const QString &title, const QString &note); // at the current position
+    // Takes `bookmarks` (an incident bundle's) when the trace has none of its own yet; they are
+    // saved beside it with the next change. False when the trace already had bookmarks.
+    bool adoptBookmarks(const QList<Bookmark> &bookmarks);
     bool updateBookmark(int index, const QString &title, const QString &note);
     bool removeBookmark(int index);
     void jumpToBookmark(int index);

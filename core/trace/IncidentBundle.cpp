@@ -1,0 +1,575 @@
+#include "trace/IncidentBundle.h"
+
+#include "map/Dialect.h"
+#include "trace/CompressedFile.h"
+
+#include <QDateTime>
+#include <QFile>
+#include <QFileInfo>
+#include <QSet>
+
+#include <utility>
+
+namespace mapi {
+
+namespace {
+
+const QString kReplacement = QStringLiteral("REDACTED");
+
+std::string toStd(const QString &text) { return text.toStdString(); }
+
+} // namespace
+
+qint64 RedactionCounts::total() const
+{
+    qint64 sum = 0;
+    for (qint64 n : perKeyName)
+        sum += n;
+    for (qint64 n : perPattern)
+        sum += n;
+    return sum;
+}
+
+// ---- redaction ------------------------------------------------------------------------------
+
+ErrorOr<BundleRedactor> BundleRedactor::make(const QStringList &keyNames, const QStringList &patterns)
+{
+    BundleRedactor r;
+    for (const QString &name : keyNames) {
+        const QString key = name.trimmed().toLower();
+        if (!key.isEmpty() && !r.m_keyNames.contains(key))
+            r.m_keyNames.append(key);
+    }
+    if (r.m_keyNames.size() > kMaxBundleKeyNames)
+        return Failure{QStringLiteral("At most %1 key names can be redacted").arg(kMaxBundleKeyNames)};
+    for (const QString &text : patterns) {
+        if (text.isEmpty())
+            continue;
+        QRegularExpression re(text, QRegularExpression::UseUnicodePropertiesOption);
+        if (!re.isValid())
+            return Failure{QStringLiteral("The pattern \"%1\" is not a valid regular expression: %2 (at character %3)")
+                               .arg(text, re.errorString())
+                               .arg(re.patternErrorOffset())};
+        // A pattern that matches the empty string would "replace" between every two characters.
+        if (re.match(QString()).hasMatch())
+            return Failure{QStringLiteral("The pattern \"%1\" matches empty text: it would change every text").arg(text)};
+        re.optimize();
+        r.m_patterns.push_back(std::move(re));
+    }
+    if (int(r.m_patterns.size()) > kMaxBundlePatterns)
+        return Failure{QStringLiteral("At most %1 patterns can be redacted").arg(kMaxBundlePatterns)};
+    r.resetCounts();
+    return r;
+}
+
+void BundleRedactor::resetCounts()
+{
+    m_counts = RedactionCounts();
+    m_counts.perKeyName.assign(size_t(m_keyNames.size()), 0);
+    m_counts.perPattern.assign(m_patterns.size(), 0);
+}
+
+bool BundleRedactor::redactPatterns(QString &text)
+{
+    bool changed = false;
+    for (size_t i = 0; i < m_patterns.size(); ++i) {
+        const QRegularExpression &re = m_patterns[i];
+        QRegularExpressionMatchIterator it = re.globalMatch(text);
+        if (!it.hasNext())
+            continue;
+        QString out;
+        qsizetype last = 0;
+        qint64 n = 0;
+        while (it.hasNext()) {
+            const QRegularExpressionMatch m = it.next();
+            if (m.capturedLength() == 0)
+                continue;
+            out.append(QStringView(text).mid(last, m.capturedStart() - last));
+            out.append(kReplacement);
+            last = m.capturedEnd();
+            ++n;
+        }
+        if (n == 0)
+            continue;
+        out.append(QStringView(text).mid(last));
+        text = std::move(out);
+        m_counts.perPattern[i] += n;
+        changed = true;
+    }
+    return changed;
+}
+
+bool BundleRedactor::redact(QString &text)
+{
+    return !m_patterns.empty() && redactPatterns(text);
+}
+
+bool BundleRedactor::redact(QByteArray &utf8Text)
+{
+    if (m_patterns.empty())
+        return false;
+    QString text = QString::fromUtf8(utf8Text);
+    if (!redactPatterns(text))
+        return false;
+    utf8Text = text.toUtf8();
+    return true;
+}
+
+bool BundleRedactor::redact(Json &root, bool numbers)
+{
+    if (isEmpty())
+        return false;
+    bool changed = false;
+    // An explicit stack: frames may nest deeply, the walk never recurses.
+    std::vector<Json *> stack{&root};
+    while (!stack.empty()) {
+        Json *node = stack.back();
+        stack.pop_back();
+        if (node->is_object()) {
+            // Names first (renaming moves values), then the members to walk: no pointer into the
+            // object is taken before it stops changing.
+            std::vector<std::pair<std::string, std::string>> renames;
+            for (auto it = node->begin(); it != node->end(); ++it) {
+                const QString key = QString::fromStdString(it.key());
+                const qsizetype keyIndex = m_keyNames.indexOf(key.toLower());
+                QString renamed = key;
+                const bool rename = redactPatterns(renamed);
+                if (keyIndex >= 0) {
+                    if (!(it->is_string() && it->get_ref<const std::string &>() == "REDACTED")) {
+                        *it = toStd(kReplacement);
+                        ++m_counts.perKeyName[size_t(keyIndex)];
+                        changed = true;
+                    }
+                }
+                if (rename)
+                    renames.emplace_back(it.key(), toStd(renamed));
+            }
+            for (auto &[from, to] : renames) {
+                Json value = std::move((*node)[from]);
+                node->erase(from);
+                // Two names redacted to the same text: keep both values apart.
+                std::string name = to;
+                for (int n = 2; node->contains(name); ++n)
+                    name = to + "#" + std::to_string(n);
+                (*node)[name] = std::move(value);
+                changed = true;
+            }
+            for (auto it = node->begin(); it != node->end(); ++it)
+                stack.push_back(&it.value());
+        } else if (node->is_array()) {
+            for (Json &item : *node)
+                stack.push_back(&item);
+        } else if (node->is_string()) {
+            QString text = QString::fromStdString(node->get_ref<const std::string &>());
+            if (redactPatterns(text)) {
+                *node = toStd(text);
+                changed = true;
+            }
+        } else if (numbers && node->is_number()) {
+            QString text = QString::fromStdString(node->dump());
+            if (redactPatterns(text)) {
+                *node = toStd(kReplacement);
+                changed = true;
+            }
+        }
+    }
+    return changed;
+}
+
+// ---- the bundle member of the header -------------------------------------------------------
+
+namespace {
+
+Json contentJson(const IncidentContent &content, const BundleOptions &options, const BundleResult &counts,
+                 const QString &source, int keyNames, int patterns, BundleRedactor &redactor)
+{
+    Json bookmarks = Json::array();
+    for (const Bookmark &b : content.bookmarks) {
+        if ((options.fromMs && b.timeMs < *options.fromMs) || (options.toMs && b.timeMs > *options.toMs))
+            continue;
+        bookmarks.push_back({{"t", b.timeMs}, {"title", toStd(b.title)}, {"note", toStd(b.note)}});
+    }
+    Json agents = Json::array();
+    for (const QString &id : content.selectedAgents)
+        agents.push_back(toStd(id));
+    // What people wrote or the model named: the operator's rules apply (times and counts stay).
+    Json texts = {{"note", toStd(content.note)},
+                  {"bookmarks", bookmarks},
+                  {"selection", {{"agents", agents}, {"message", toStd(content.selectedMessage)}, {"task", toStd(content.selectedTask)}}},
+                  {"alerts", content.alerts.is_array() ? content.alerts : Json::array()},
+                  {"source", toStd(source)}};
+    redactor.redact(texts, /*numbers=*/false);
+
+    Json pictures = Json::array();
+    qint64 pictureBytes = 0;
+    for (const BundlePicture &p : content.pictures) {
+        if (p.png.isEmpty() || pictureBytes + p.png.size() > kMaxBundlePictureBytes)
+            continue;
+        pictureBytes += p.png.size();
+        pictures.push_back({{"view", toStd(p.view)},
+                            {"format", "png"},
+                            {"width", p.width},
+                            {"height", p.height},
+                            {"data", p.png.toBase64().toStdString()}});
+    }
+    Json bundle = {{"version", kIncidentBundleVersion},
+                   {"createdAt", content.createdAtMs > 0 ? content.createdAtMs : QDateTime::currentMSecsSinceEpoch()},
+                   {"from", options.fromMs ? Json(*options.fromMs) : Json()},
+                   {"to", options.toMs ? Json(*options.toMs) : Json()},
+                   {"redaction",
+                    {{"keyNames", keyNames},
+                     {"patterns", patterns},
+                     {"replacements", counts.redaction.total() + redactor.counts().total()},
+                     {"binaryFramesLeftOut", counts.redaction.binaryFramesLeftOut}}},
+                   {"leftOutBeforeFrom", counts.recordsLeftOutBeforeFrom},
+                   {"pictures", pictures}};
+    for (auto it = texts.begin(); it != texts.end(); ++it)
+        bundle[it.key()] = it.value();
+    return bundle;
+}
+
+// Message traffic before the range: what the bundle leaves out so that it holds the state at
+// `from` without the history (see the header). `droppedRequests` keeps the ids of left-out
+// requests per connection, so that their responses go too.
+class ContextFilter
+{
+public:
+    bool isMessageTraffic(const TraceRecord &record)
+    {
+        const RecordDir dir = recordDir(record.dir);
+        if ((dir != RecordDir::Send && dir != RecordDir::Recv) || record.binary)
+            return false;
+        const Json frame = Json::parse(record.raw.constData(), record.raw.constData() + record.raw.size(), nullptr, false);
+        if (!frame.is_object())
+            return false;
+        const QString method = jsonString(frame, "method");
+        const Json *id = frame.contains("id") ? &frame["id"] : nullptr;
+        if (dir == RecordDir::Send) {
+            if (method == QLatin1String("map/send") || method == QLatin1String("map/inject")) {
+                if (id && !id->is_null())
+                    m_dropped.insert(requestKey(record.connection, *id));
+                return true;
+            }
+            return false;
+        }
+        if (method.isEmpty())
+            return id && m_dropped.remove(requestKey(record.connection, *id));
+        if (method == QLatin1String("map/message"))
+            return true;
+        if (method == QLatin1String("map/event")) {
+            const Json *params = jsonChild(frame, "params");
+            if (!params)
+                return false;
+            QString error;
+            const std::optional<MapEvent> event = eventFromNotification(*params, error);
+            if (!event)
+                return false;
+            const EventFamily family = eventFamily(event->kind);
+            return family == EventFamily::Message || family == EventFamily::Delivery;
+        }
+        return false;
+    }
+
+private:
+    static QString requestKey(int connection, const Json &id)
+    {
+        return QString::number(connection) + QLatin1Char(':') + QString::fromStdString(id.dump());
+    }
+    QSet<QString> m_dropped;
+};
+
+// Redacts one record in place; false: the record cannot be searched and is left out.
+bool redactRecord(TraceRecord &record, BundleRedactor &redactor, bool &changed)
+{
+    changed = false;
+    if (redactor.isEmpty())
+        return true;
+    const RecordDir dir = recordDir(record.dir);
+    if (record.binary)
+        return false;
+    if (dir == RecordDir::Action) {
+        changed = redactor.redact(record.extra, true);
+        return true;
+    }
+    if (dir == RecordDir::Send || dir == RecordDir::Recv) {
+        Json frame = Json::parse(record.raw.constData(), record.raw.constData() + record.raw.size(), nullptr, false);
+        if (!frame.is_discarded()) {
+            if (redactor.redact(frame, true)) {
+                record.raw = QByteArray::fromStdString(frame.dump(-1, ' ', false, Json::error_handler_t::replace));
+                changed = true;
+            }
+            return true;
+        }
+    }
+    changed = redactor.redact(record.raw); // not JSON; open URLs; close reasons; notes
+    return true;
+}
+
+class BundleOutput
+{
+public:
+    // Empty path: counting only.
+    bool open(const QString &path, QString *error)
+    {
+        m_path = path;
+        if (path.isEmpty())
+            return true;
+        m_partPath = path + QStringLiteral(".part");
+        return m_writer.open(m_partPath, compressionFromPath(path), error);
+    }
+    bool write(const QByteArray &line) { return m_path.isEmpty() || m_writer.write(line); }
+    QString errorString() const { return m_writer.errorString(); }
+    bool commit(QString *error)
+    {
+        if (m_path.isEmpty())
+            return true;
+        if (!m_writer.close()) {
+            *error = m_writer.errorString();
+            QFile::remove(m_partPath);
+            return false;
+        }
+        QFile::remove(m_path);
+        if (!QFile::rename(m_partPath, m_path)) {
+            *error = QStringLiteral("Cannot move %1 to %2").arg(m_partPath, m_path);
+            QFile::remove(m_partPath);
+            return false;
+        }
+        m_partPath.clear();
+        return true;
+    }
+    ~BundleOutput()
+    {
+        if (!m_partPath.isEmpty()) {
+            m_writer.close();
+            QFile::remove(m_partPath);
+        }
+    }
+
+private:
+    QString m_path, m_partPath;
+    CompressingWriter m_writer;
+};
+
+enum class Pass { First, Rewrite };
+
+BundleResult writeBundle(const QString &inPath, const QString &outPath, const BundleOptions &options, Pass pass,
+                         const BundleResult *first)
+{
+    BundleResult result;
+    auto fail = [&result](BundleResult::Failure failure, const QString &error) {
+        result.failure = failure;
+        result.error = error;
+        return result;
+    };
+    ErrorOr<BundleRedactor> made = BundleRedactor::make(options.redactKeyNames, options.redactPatterns);
+    if (!made)
+        return fail(BundleResult::Failure::BadOptions, made.error());
+    if (options.fromMs && options.toMs && *options.fromMs > *options.toMs)
+        return fail(BundleResult::Failure::BadOptions, QStringLiteral("The range ends before it starts"));
+    BundleRedactor redactor = std::move(*made);
+    // The records' redaction counts separately from the bundle data's (made in contentJson).
+    BundleRedactor recordRedactor = redactor;
+
+    TraceFileReader reader;
+    QString error;
+    if (!reader.open(inPath, &error))
+        return fail(BundleResult::Failure::InputUnreadable, error);
+    BundleOutput out;
+    if (!out.open(outPath, &error))
+        return fail(BundleResult::Failure::OutputUnwritable, error);
+
+    ContextFilter context;
+    // Records first, into memory in the order read, while the header waits for the counts? No: a
+    // bundle can be large. The header is written from what is known before the first record, and
+    // the counts it carries are those of the pass that made the records (rewrite), or the
+    // preview's (first pass): see writeIncidentBundle.
+    const QString source = pass == Pass::First ? QFileInfo(inPath).fileName() : QString();
+    BundleResult counts = first ? *first : BundleResult();
+    auto headerLine = [&](qint64 firstTimeMs) {
+        const TraceReadStats &st = reader.stats();
+        QString url = QStringLiteral("file:%1").arg(QFileInfo(inPath).fileName());
+        qint64 started = firstTimeMs;
+        Json extra = Json::object();
+        QString sourceName = source;
+        if (st.header.is_object()) {
+            url = jsonString(st.header, "url");
+            started = jsonInt(st.header, "startedAt", started);
+            if (const Json *server = jsonChild(st.header, "server"))
+                extra["server"] = *server;
+            if (pass == Pass::Rewrite)
+                if (const Json *old = jsonChild(st.header, "bundle"))
+                    sourceName = jsonString(*old, "source");
+        }
+        redactor.redact(url);
+        if (extra.contains("server"))
+            redactor.redact(extra["server"], false);
+        BundleRedactor contentRedactor = redactor;
+        contentRedactor.resetCounts();
+        extra["bundle"] = contentJson(options.content, options, counts, sourceName, redactor.keyNameCount(),
+                                      redactor.patternCount(), contentRedactor);
+        return encodeHeaderLine(url, started, extra);
+    };
+
+    TraceRecord record;
+    bool headerWritten = false;
+    qint64 nextProgress = 0;
+    while (reader.next(record)) {
+        if (options.cancel && options.cancel->load(std::memory_order_relaxed))
+            return fail(BundleResult::Failure::Cancelled, QStringLiteral("Cancelled"));
+        if (options.progress && reader.bytesRead() >= nextProgress) {
+            options.progress(reader.bytesRead(), reader.bytesTotal());
+            nextProgress = reader.bytesRead() + 1024 * 1024;
+        }
+        if (!headerWritten) {
+            if (!out.write(headerLine(record.timeMs)))
+                return fail(BundleResult::Failure::OutputUnwritable, out.errorString());
+            headerWritten = true;
+        }
+        if (pass == Pass::First) {
+            if (options.toMs && record.timeMs > *options.toMs)
+                break;
+            if (options.fromMs && record.timeMs < *options.fromMs && context.isMessageTraffic(record)) {
+                ++result.recordsLeftOutBeforeFrom;
+                continue;
+            }
+            bool changed = false;
+            if (!redactRecord(record, recordRedactor, changed)) {
+                ++result.redaction.binaryFramesLeftOut;
+                continue;
+            }
+            result.redaction.recordsChanged += changed ? 1 : 0;
+        }
+        if (!out.write(encodeRecordLine(record)))
+            return fail(BundleResult::Failure::OutputUnwritable, out.errorString());
+        ++result.recordsWritten;
+    }
+    if (options.cancel && options.cancel->load(std::memory_order_relaxed))
+        return fail(BundleResult::Failure::Cancelled, QStringLiteral("Cancelled"));
+    if (!headerWritten && !out.write(headerLine(0)))
+        return fail(BundleResult::Failure::OutputUnwritable, out.errorString());
+    if (pass == Pass::First) {
+        const qint64 binary = result.redaction.binaryFramesLeftOut, changed = result.redaction.recordsChanged;
+        result.redaction = recordRedactor.counts();
+        result.redaction.binaryFramesLeftOut = binary;
+        result.redaction.recordsChanged = changed;
+    } else if (first) {
+        result.redaction = first->redaction;
+        result.recordsLeftOutBeforeFrom = first->recordsLeftOutBeforeFrom;
+    }
+    if (!out.commit(&error))
+        return fail(BundleResult::Failure::OutputUnwritable, error);
+    result.stats = reader.stats();
+    return result;
+}
+
+} // namespace
+
+BundleResult writeIncidentBundle(const QString &inPath, const QString &outPath, const BundleOptions &options)
+{
+    if (outPath.isEmpty())
+        return writeBundle(inPath, QString(), options, Pass::First, nullptr);
+    // The header comes first and carries the counts, which are known only at the end: count in
+    // a first pass (the preview), then write. Both read the source; the second writes.
+    const BundleResult preview = writeBundle(inPath, QString(), options, Pass::First, nullptr);
+    if (!preview.ok())
+        return preview;
+    BundleResult written = writeBundle(inPath, outPath, options, Pass::First, &preview);
+    return written;
+}
+
+BundleResult rewriteIncidentBundle(const QString &inPath, const QString &outPath, const BundleOptions &options,
+                                   const BundleResult &first)
+{
+    BundleOptions rewrite = options;
+    return writeBundle(inPath, outPath, rewrite, Pass::Rewrite, &first);
+}
+
+// ---- reading -----------------------------------------------------------------------------------
+
+std::optional<IncidentInfo> incidentFromHeader(const Json &header)
+{
+    const Json *bundle = header.is_object() ? jsonChild(header, "bundle") : nullptr;
+    if (!bundle)
+        return std::nullopt;
+    IncidentInfo info;
+    auto text = [&](const Json &object, const char *key) {
+        const auto it = object.find(key);
+        if (it == object.end() || it->is_null())
+            return QString();
+        if (!it->is_string()) {
+            ++info.damagedMembers;
+            return QString();
+        }
+        return QString::fromStdString(it->get<std::string>());
+    };
+    auto time = [&](const char *key) -> std::optional<qint64> {
+        const auto it = bundle->find(key);
+        if (it == bundle->end() || it->is_null())
+            return std::nullopt;
+        if (!it->is_number_integer()) {
+            ++info.damagedMembers;
+            return std::nullopt;
+        }
+        return it->get<qint64>();
+    };
+    IncidentContent &c = info.content;
+    c.note = text(*bundle, "note");
+    info.source = text(*bundle, "source");
+    info.fromMs = time("from");
+    info.toMs = time("to");
+    c.createdAtMs = time("createdAt").value_or(0);
+    if (const auto it = bundle->find("bookmarks"); it != bundle->end() && it->is_array()) {
+        for (const Json &b : *it) {
+            if (!b.is_object() || !b.contains("t") || !b["t"].is_number_integer()) {
+                ++info.damagedMembers;
+                continue;
+            }
+            c.bookmarks.append(Bookmark{b["t"].get<qint64>(), text(b, "title"), text(b, "note")});
+        }
+    }
+    if (const Json *selection = jsonChild(*bundle, "selection")) {
+        if (const auto agents = selection->find("agents"); agents != selection->end() && agents->is_array())
+            for (const Json &id : *agents) {
+                if (id.is_string())
+                    c.selectedAgents.append(QString::fromStdString(id.get<std::string>()));
+                else
+                    ++info.damagedMembers;
+            }
+        c.selectedMessage = text(*selection, "message");
+        c.selectedTask = text(*selection, "task");
+    }
+    if (const auto it = bundle->find("alerts"); it != bundle->end() && it->is_array())
+        for (const Json &a : *it) {
+            if (a.is_object())
+                c.alerts.push_back(a);
+            else
+                ++info.damagedMembers;
+        }
+    qint64 pictureBytes = 0;
+    if (const auto it = bundle->find("pictures"); it != bundle->end() && it->is_array())
+        for (const Json &p : *it) {
+            const auto data = p.is_object() ? p.find("data") : p.end();
+            if (!p.is_object() || data == p.end() || !data->is_string()) {
+                ++info.damagedMembers;
+                continue;
+            }
+            const QByteArray base64 = QByteArray::fromStdString(data->get<std::string>());
+            auto decoded = QByteArray::fromBase64Encoding(base64, QByteArray::AbortOnBase64DecodingErrors);
+            if (!decoded || decoded.decoded.isEmpty() || pictureBytes + decoded.decoded.size() > kMaxBundlePictureBytes) {
+                ++info.damagedMembers;
+                continue;
+            }
+            pictureBytes += decoded.decoded.size();
+            c.pictures.push_back({text(p, "view"), decoded.decoded, int(jsonInt(p, "width", 0)), int(jsonInt(p, "height", 0))});
+        }
+    if (const Json *r = jsonChild(*bundle, "redaction")) {
+        info.keyNamesUsed = int(jsonInt(*r, "keyNames", 0));
+        info.patternsUsed = int(jsonInt(*r, "patterns", 0));
+        info.replacements = jsonInt(*r, "replacements", 0);
+        info.binaryFramesLeftOut = jsonInt(*r, "binaryFramesLeftOut", 0);
+    }
+    info.recordsLeftOutBeforeFrom = jsonInt(*bundle, "leftOutBeforeFrom", 0);
+    return info;
+}
+
+} // namespace mapi

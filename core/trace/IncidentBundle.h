@@ -1,0 +1,164 @@
+// Incident bundles: one file an operator hands to someone else, holding the trace of an incident
+// (a time range of any readable trace), its bookmarks and notes, the selection, the alerts and
+// pictures of the views, with the operator's own redaction applied to every part of it.
+//
+// A bundle IS a MAP Inspector trace (docs/trace-format.md): its header carries one more member,
+// "bundle" (docs/interop.md lists its fields), so it opens wherever a trace opens (the window,
+// `state --trace`, `stats --trace`) and older readers replay it as a plain trace.
+//
+// The range: records from `from` to `to`. Before `from`, what establishes the state at `from` is
+// kept (agents, scopes, sessions, subscriptions, the requests that responses answer, sockets) and
+// the message traffic is left out (map/message notifications, message and delivery events,
+// map/send and map/inject requests with their responses): the bundle opens with the system as it
+// was at `from`, without the history that led there. How many records were left out is counted.
+//
+// Redaction, on top of the secret rules every trace gets (common/Redaction.h):
+//   - key names: a JSON member whose name equals one of them (case-insensitive) has its value
+//     replaced by "REDACTED", at any depth, in frames, operator actions and the bundle's data;
+//   - patterns (regular expressions, QRegularExpression/PCRE2 syntax): every match in every
+//     string, member name and number of every frame and of the bundle's data (note, bookmarks,
+//     selection, alerts), and in non-JSON frames, URLs and close reasons, is replaced by
+//     "REDACTED" (a number that matches becomes the string "REDACTED");
+//   - binary frames cannot be searched: with any rule set they are left out (counted).
+// The rules themselves are not written into the bundle (a pattern may spell the secret): only how
+// many there were and how many replacements they made. Pictures are not redacted after the fact:
+// the window draws them from the redacted bundle (ui/dialogs/IncidentDialog).
+//
+// Thread: any (no QObject). Memory: one record at a time, plus the bundle's data.
+#pragma once
+
+#include "common/ErrorOr.h"
+#include "protocol/JsonRpc.h"
+#include "trace/Trace.h"
+#include "trace/TraceTimeline.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QRegularExpression>
+#include <QString>
+#include <QStringList>
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace mapi {
+
+constexpr int kIncidentBundleVersion = 1;
+// All pictures together, as PNG bytes (the header line that holds them, in base64, stays well
+// under the reader's 16 MiB line limit).
+constexpr qint64 kMaxBundlePictureBytes = 8LL * 1024 * 1024;
+constexpr int kMaxBundlePatterns = 100;
+constexpr int kMaxBundleKeyNames = 1000;
+
+// What the redaction changed. Counts are of replacements (a string with two matches counts 2).
+struct RedactionCounts
+{
+    std::vector<qint64> perKeyName;   // in the order the key names were given
+    std::vector<qint64> perPattern;   // in the order the patterns were given
+    qint64 recordsChanged = 0;        // records of the trace that at least one rule changed
+    qint64 binaryFramesLeftOut = 0;
+    qint64 total() const;
+};
+
+class BundleRedactor
+{
+public:
+    // Checks every pattern (an invalid one is an error that names it and says why) and the
+    // bounds above. Empty names and patterns are ignored.
+    static ErrorOr<BundleRedactor> make(const QStringList &keyNames, const QStringList &patterns);
+    BundleRedactor() = default;
+
+    bool isEmpty() const { return m_keyNames.isEmpty() && m_patterns.empty(); }
+    int keyNameCount() const { return int(m_keyNames.size()); }
+    int patternCount() const { return int(m_patterns.size()); }
+
+    // Each returns whether it changed something, and counts what it replaced.
+    // `numbers`: numbers that match a pattern become "REDACTED" (frames); false keeps them
+    // (the bundle's own times and counts).
+    bool redact(Json &json, bool numbers = true);
+    bool redact(QString &text);
+    bool redact(QByteArray &utf8Text);
+    const RedactionCounts &counts() const { return m_counts; }
+    void resetCounts();
+
+private:
+    bool redactPatterns(QString &text);
+
+    QStringList m_keyNames;                     // lowercase
+    std::vector<QRegularExpression> m_patterns;
+    RedactionCounts m_counts;
+};
+
+struct BundlePicture
+{
+    QString view;       // "topology", "timeline", "agents", ...: a name for people
+    QByteArray png;     // the picture, PNG
+    int width = 0;      // pixels
+    int height = 0;
+};
+
+// What a bundle carries beside the trace.
+struct IncidentContent
+{
+    QString note;                       // the operator's words about the incident
+    QList<Bookmark> bookmarks;
+    QStringList selectedAgents;
+    QString selectedMessage;
+    QString selectedTask;
+    Json alerts = Json::array();        // alertChangeToJson objects, as the window or CLI saw them
+    std::vector<BundlePicture> pictures;
+    qint64 createdAtMs = 0;             // 0: now
+};
+
+// The "bundle" member of a header, read back. Bad members (wrong types, pictures that are not
+// base64) are skipped and counted in `damagedMembers`: a bundle opens whatever its header holds.
+struct IncidentInfo
+{
+    IncidentContent content;
+    std::optional<qint64> fromMs, toMs;
+    QString source;                      // the file name the bundle was cut from
+    int keyNamesUsed = 0, patternsUsed = 0;
+    qint64 replacements = 0;
+    qint64 binaryFramesLeftOut = 0;
+    qint64 recordsLeftOutBeforeFrom = 0;
+    int damagedMembers = 0;
+};
+std::optional<IncidentInfo> incidentFromHeader(const Json &header);
+
+struct BundleOptions
+{
+    std::optional<qint64> fromMs, toMs;   // record times, ms since the epoch; unset: open
+    QStringList redactKeyNames;
+    QStringList redactPatterns;
+    IncidentContent content;
+    // Bookmarks outside [from, to] are not taken.
+    const std::atomic<bool> *cancel = nullptr;
+    std::function<void(qint64 bytesRead, qint64 bytesTotal)> progress; // about every 1 MiB
+};
+
+struct BundleResult
+{
+    enum class Failure { None, BadOptions, InputUnreadable, OutputUnwritable, Cancelled };
+    Failure failure = Failure::None;
+    QString error;
+    qint64 recordsWritten = 0;
+    qint64 recordsLeftOutBeforeFrom = 0;   // message traffic before `from`
+    RedactionCounts redaction;             // sized as the options' key names and patterns
+    TraceReadStats stats;                  // what reading the source met
+    bool ok() const { return failure == Failure::None; }
+};
+
+// Writes the bundle of `inPath` (any readable trace format) to `outPath` (compression from its
+// extension: use .jsonl.zst). An empty `outPath` writes nothing and only counts: the preview.
+// On failure or cancel nothing is left at `outPath`.
+BundleResult writeIncidentBundle(const QString &inPath, const QString &outPath, const BundleOptions &options);
+
+// Replaces the bundle data of an existing bundle (e.g. to add pictures drawn from it, or the
+// alerts found replaying it) by copying its records unchanged to `outPath` under a new header.
+// `first` is the result of the pass that made `inPath`: its counts go into the new header.
+BundleResult rewriteIncidentBundle(const QString &inPath, const QString &outPath, const BundleOptions &options,
+                                   const BundleResult &first);
+
+} // namespace mapi

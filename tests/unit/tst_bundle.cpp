@@ -1,0 +1,311 @@
+// Incident bundles (trace/IncidentBundle.h): the operator's redaction (key names, patterns in
+// strings, names and numbers; binary frames left out; bad patterns refused), the range with the
+// state at its start, the bundle data read back (and damaged data skipped), and the CLI's bundle
+// command (preview, write, stats and state reading the bundle).
+#include "TestSupport.h"
+
+#include "trace/CompressedFile.h"
+#include "trace/IncidentBundle.h"
+#include "trace/TraceLoader.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+
+using namespace mapi;
+using mapi_test::q;
+
+namespace {
+
+const QString kSample = QStringLiteral(MAPI_SOURCE_DIR "/resources/sample/demo-system.jsonl.zst");
+
+QByteArray readAll(const QString &path)
+{
+    QByteArray text;
+    DecompressingReader reader;
+    QString error;
+    if (!reader.open(path, &error)) {
+        qWarning("%s", qPrintable(error));
+        return text;
+    }
+    char buffer[65536];
+    qint64 n = 0;
+    while ((n = reader.read(buffer, sizeof buffer)) > 0)
+        text.append(buffer, n);
+    return text;
+}
+
+// The first and last record times of the sample trace.
+std::pair<qint64, qint64> sampleSpan()
+{
+    SystemStore store;
+    const TraceLoadResult r = loadTraceInto(store, kSample);
+    return {r.stats.firstTimeMs, r.stats.lastTimeMs};
+}
+
+std::map<QString, QString> agentStates(const SystemStore &store)
+{
+    std::map<QString, QString> out;
+    for (const Agent &a : store.agents())
+        out[a.id] = a.state + (a.unregistered ? QStringLiteral("/gone") : QString());
+    return out;
+}
+
+} // namespace
+
+class TestBundle : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { mapi_test::installWarningGuard(); }
+    void init() { mapi_test::armWarningGuard(); }
+    void cleanup() { MAPI_NO_WARNINGS(); }
+
+    void keyNamesAndPatternsReplaceEverywhere()
+    {
+        ErrorOr<BundleRedactor> made = BundleRedactor::make({QStringLiteral("Email"), QStringLiteral(" "), QStringLiteral("email")},
+                                                            {QStringLiteral("acme-\\d+"), QStringLiteral("4111\\d{12}")});
+        QVERIFY(made);
+        BundleRedactor r = *made;
+        QCOMPARE(r.keyNameCount(), 1); // trimmed, empty dropped, case folded
+        QCOMPARE(r.patternCount(), 2);
+        Json frame = Json::parse(R"({"params":{"deep":[{"EMAIL":"a@b.c","note":"acme-12 and acme-7"}],
+                                     "acme-99":"key named by the pattern","card":4111222233334444,"n":42}})");
+        QVERIFY(r.redact(frame));
+        const Json &p = frame["params"];
+        QCOMPARE(p["deep"][0]["EMAIL"], Json("REDACTED"));
+        QCOMPARE(p["deep"][0]["note"], Json("REDACTED and REDACTED"));
+        QVERIFY(!p.contains("acme-99"));
+        QCOMPARE(p["REDACTED"], Json("key named by the pattern"));
+        QCOMPARE(p["card"], Json("REDACTED")); // a number that matches
+        QCOMPARE(p["n"], Json(42));
+        QCOMPARE(r.counts().perKeyName, (std::vector<qint64>{1}));
+        QCOMPARE(r.counts().perPattern, (std::vector<qint64>{3, 1}));
+        QCOMPARE(r.counts().total(), qint64(5));
+
+        // Numbers are kept when asked (the bundle's own times).
+        Json times = {{"t", 4111222233334444LL}};
+        QVERIFY(!r.redact(times, false));
+        QString text = QStringLiteral("id acme-3");
+        QVERIFY(r.redact(text));
+        QCOMPARE(text, QStringLiteral("id REDACTED"));
+    }
+
+    void badPatternsAreRefusedWithTheReason()
+    {
+        const ErrorOr<BundleRedactor> bad = BundleRedactor::make({}, {QStringLiteral("(unclosed")});
+        QVERIFY(!bad);
+        QVERIFY2(bad.error().contains(QLatin1String("(unclosed")), qPrintable(bad.error()));
+        const ErrorOr<BundleRedactor> empty = BundleRedactor::make({}, {QStringLiteral("x*")});
+        QVERIFY(!empty);
+        QVERIFY(empty.error().contains(QLatin1String("empty")));
+        QStringList many;
+        for (int i = 0; i <= kMaxBundlePatterns; ++i)
+            many << QStringLiteral("p%1").arg(i);
+        QVERIFY(!BundleRedactor::make({}, many));
+    }
+
+    // The range: every message in it is there, none before it; the agents at its end are those of
+    // the source at that time (the state before the start is kept).
+    void rangeKeepsTheStateAtItsStart()
+    {
+        const auto [first, last] = sampleSpan();
+        const qint64 from = first + (last - first) / 3, to = first + 2 * (last - first) / 3;
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("b.incident.jsonl.zst"));
+        BundleOptions options;
+        options.fromMs = from;
+        options.toMs = to;
+        const BundleResult r = writeIncidentBundle(kSample, out, options);
+        QVERIFY2(r.ok(), qPrintable(r.error));
+        QVERIFY(r.recordsLeftOutBeforeFrom > 100);
+        QVERIFY(!QFile::exists(out + QStringLiteral(".part")));
+
+        SystemStore bundle, source;
+        QVERIFY(loadTraceInto(bundle, out).ok);
+        // The source up to `to` (its records after `to` dropped, nothing before `from`).
+        const QString upTo = dir.filePath(QStringLiteral("upto.jsonl"));
+        BundleOptions whole;
+        whole.toMs = to;
+        QVERIFY(writeIncidentBundle(kSample, upTo, whole).ok());
+        QVERIFY(loadTraceInto(source, upTo).ok);
+        QCOMPARE(agentStates(bundle), agentStates(source));
+        QVERIFY(bundle.agents().size() > 10);
+
+        qint64 inRange = 0;
+        for (size_t m = source.messages().firstRow(); m < source.messages().size(); ++m)
+            if (source.messages().timestampMs(m) >= from) {
+                ++inRange;
+                QVERIFY2(bundle.messages().find(source.messages().id(m)) >= 0, qPrintable(source.messages().id(m)));
+            }
+        QVERIFY(inRange > 50);
+        QCOMPARE(qint64(bundle.messages().keptCount()), inRange);
+        QCOMPARE(bundle.problems().size(), source.problems().size()); // no unmatched responses made
+    }
+
+    // A secret given as a pattern leaves no byte of it in the file; the note, bookmarks and
+    // selection go through the same rules; the rules themselves are not written.
+    void redactionReachesEveryPartAndIsNotWritten()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("b.jsonl.zst"));
+        const QByteArray sample = readAll(kSample);
+        QVERIFY(sample.contains("\"content\""));
+        SystemStore store;
+        QVERIFY(loadTraceInto(store, kSample).ok);
+        const QString agentId = store.agents().front().id; // an id that is in many frames
+        BundleOptions options;
+        options.redactKeyNames = {QStringLiteral("CONTENT")};
+        options.redactPatterns = {QRegularExpression::escape(agentId)};
+        options.content.note = QStringLiteral("look at %1 first").arg(agentId);
+        options.content.bookmarks = {{sampleSpan().first + 10, QStringLiteral("start %1").arg(agentId), QStringLiteral("n")}};
+        options.content.selectedAgents = {agentId};
+        options.content.alerts = Json::array({{{"alert", "failed"}, {"agentId", agentId.toStdString()}, {"since", 5}}});
+        options.content.pictures = {{QStringLiteral("topology"), QByteArray("\x89PNG fake bytes", 15), 10, 20}};
+        options.content.createdAtMs = 1234;
+        const BundleResult r = writeIncidentBundle(kSample, out, options);
+        QVERIFY2(r.ok(), qPrintable(r.error));
+        QVERIFY(r.redaction.perKeyName[0] > 0);
+        QVERIFY(r.redaction.perPattern[0] > 10);
+        const BundleResult preview = writeIncidentBundle(kSample, QString(), options);
+        QCOMPARE(preview.redaction.perPattern, r.redaction.perPattern);
+        QCOMPARE(preview.recordsWritten, r.recordsWritten);
+
+        const QByteArray text = readAll(out);
+        QVERIFY(!text.contains(agentId.toUtf8()));
+        QVERIFY(!text.contains("\"content\":{") && !text.contains("\"content\":\"h"));
+
+        TraceReadStats stats;
+        QString error;
+        QVERIFY(readTrace(out, [](const TraceRecord &) { return true; }, stats, &error));
+        QCOMPARE(stats.badLineCount, qint64(0));
+        const std::optional<IncidentInfo> info = incidentFromHeader(stats.header);
+        QVERIFY(info);
+        QCOMPARE(info->content.note, QStringLiteral("look at REDACTED first"));
+        QCOMPARE(info->content.bookmarks.size(), 1);
+        QCOMPARE(info->content.bookmarks[0].title, QStringLiteral("start REDACTED"));
+        QCOMPARE(info->content.selectedAgents, QStringList{QStringLiteral("REDACTED")});
+        QCOMPARE(jsonString(info->content.alerts.at(0), "agentId"), QStringLiteral("REDACTED"));
+        QCOMPARE(info->content.alerts.at(0)["since"], Json(5)); // numbers of the bundle data kept
+        QCOMPARE(int(info->content.pictures.size()), 1);
+        QCOMPARE(info->content.pictures[0].png, QByteArray("\x89PNG fake bytes", 15));
+        QCOMPARE(info->content.createdAtMs, qint64(1234));
+        QCOMPARE(info->keyNamesUsed, 1);
+        QCOMPARE(info->patternsUsed, 1);
+        QVERIFY(info->replacements > r.redaction.total()); // the records' and the bundle data's
+        QCOMPARE(info->damagedMembers, 0);
+        QCOMPARE(info->source, QStringLiteral("demo-system.jsonl.zst"));
+
+        // The replay of the bundle has the agents under their redacted ids, and still parses.
+        SystemStore bundle;
+        QVERIFY(loadTraceInto(bundle, out).ok);
+        QCOMPARE(bundle.agentRow(agentId), -1);
+        QVERIFY(bundle.agentRow(QStringLiteral("REDACTED")) >= 0);
+    }
+
+    void binaryFramesAreLeftOutWhenRedacting()
+    {
+        QTemporaryDir dir;
+        const QString in = dir.filePath(QStringLiteral("in.jsonl"));
+        QFile f(in);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(encodeHeaderLine(QStringLiteral("ws://h"), 1000));
+        f.write(encodeRecordLine({1000, QStringLiteral("open"), 1, "ws://h", false, Json()}));
+        f.write(encodeRecordLine({1001, QStringLiteral("recv"), 1, QByteArray("\x01\x02secret-77\x03", 12), true, Json()}));
+        f.write(encodeRecordLine({1002, QStringLiteral("recv"), 1, "not json secret-77", false, Json()}));
+        f.write(encodeRecordLine({1003, QStringLiteral("close"), 1, "closed by secret-77", false, Json()}));
+        f.close();
+        BundleOptions options;
+        options.redactPatterns = {QStringLiteral("secret-\\d+")};
+        const QString out = dir.filePath(QStringLiteral("out.jsonl"));
+        const BundleResult r = writeIncidentBundle(in, out, options);
+        QVERIFY(r.ok());
+        QCOMPARE(r.redaction.binaryFramesLeftOut, qint64(1));
+        QCOMPARE(r.recordsWritten, qint64(3));
+        QCOMPARE(r.redaction.perPattern, (std::vector<qint64>{2}));
+        QVERIFY(!readAll(out).contains("secret-77"));
+        // Without rules, binary frames stay.
+        QCOMPARE(writeIncidentBundle(in, out, BundleOptions()).recordsWritten, qint64(4));
+    }
+
+    void damagedBundleDataIsSkippedAndCounted()
+    {
+        const Json header = Json::parse(R"({"format":"map-inspector-trace","bundle":{"note":7,"from":"x","to":5,
+            "bookmarks":[{"t":"a"},{"t":3,"title":"ok"},5],"selection":{"agents":["a",1]},"alerts":[1,{"alert":"loop"}],
+            "pictures":[{"data":"!!!not base64"},{"view":"x"},{"data":"aGVsbG8=","view":"v"}],"redaction":"no"}})");
+        const std::optional<IncidentInfo> info = incidentFromHeader(header);
+        QVERIFY(info);
+        QCOMPARE(info->content.note, QString());
+        QVERIFY(!info->fromMs);
+        QCOMPARE(info->toMs, std::optional<qint64>(5));
+        QCOMPARE(info->content.bookmarks.size(), 1);
+        QCOMPARE(info->content.selectedAgents, QStringList{QStringLiteral("a")});
+        QCOMPARE(info->content.alerts.size(), size_t(1));
+        QCOMPARE(int(info->content.pictures.size()), 1);
+        QCOMPARE(info->content.pictures[0].png, QByteArray("hello"));
+        QCOMPARE(info->damagedMembers, 1 + 1 + 2 + 1 + 1 + 2);
+        QVERIFY(!incidentFromHeader(Json::parse(R"({"format":"map-inspector-trace"})")));
+        QVERIFY(!incidentFromHeader(Json::array()));
+    }
+
+    void badOptionsAreRefused()
+    {
+        BundleOptions options;
+        options.fromMs = 10;
+        options.toMs = 5;
+        QCOMPARE(writeIncidentBundle(kSample, QString(), options).failure, BundleResult::Failure::BadOptions);
+        options.toMs.reset();
+        options.redactPatterns = {QStringLiteral("[")};
+        QCOMPARE(writeIncidentBundle(kSample, QString(), options).failure, BundleResult::Failure::BadOptions);
+        QCOMPARE(writeIncidentBundle(QStringLiteral("/nonexistent/x.jsonl"), QString(), BundleOptions()).failure,
+                 BundleResult::Failure::InputUnreadable);
+    }
+
+    void cliBundlePreviewWriteAndRead()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("i.incident.jsonl.zst"));
+        const auto [first, last] = sampleSpan();
+        auto run = [](const QStringList &args, QByteArray *stdOut = nullptr) {
+            QProcess p;
+            p.start(QStringLiteral(MAPI_CLI_PATH), args);
+            p.waitForFinished(60000);
+            if (stdOut)
+                *stdOut = p.readAllStandardOutput();
+            return p.exitCode();
+        };
+        const QStringList common = {QStringLiteral("--trace"), kSample, QStringLiteral("--from"), QString::number(first + 20000),
+                                    QStringLiteral("--to"), QString::number(last - 10000), QStringLiteral("--redact"),
+                                    QStringLiteral("planner"), QStringLiteral("--redact-key"), QStringLiteral("content"),
+                                    QStringLiteral("--note"), QStringLiteral("the planner stalls")};
+        QByteArray text;
+        QCOMPARE(run(QStringList{QStringLiteral("bundle"), QStringLiteral("--preview")} + common, &text), 0);
+        const Json preview = Json::parse(text.toStdString());
+        QVERIFY(!QFile::exists(out));
+        QVERIFY(preview["records"].get<qint64>() > 100);
+        QVERIFY(preview["patterns"][0]["replacements"].get<qint64>() > 0);
+        QVERIFY(!text.contains("planner")); // the pattern is named by its number only
+
+        QCOMPARE(run(QStringList{QStringLiteral("bundle"), QStringLiteral("--out"), out} + common, &text), 0);
+        const Json written = Json::parse(text.toStdString());
+        QCOMPARE(written["records"], preview["records"]);
+        QVERIFY(QFile::exists(out));
+        QVERIFY(!QFile::exists(out + QStringLiteral(".slice.jsonl.zst")));
+        QVERIFY(!readAll(out).contains("planner"));
+
+        QCOMPARE(run({QStringLiteral("stats"), QStringLiteral("--trace"), out}, &text), 0);
+        const Json stats = Json::parse(text.toStdString());
+        QCOMPARE(stats["bundle"]["note"], Json("the REDACTED stalls"));
+        QVERIFY(stats["bundle"]["alerts"].get<qint64>() >= 1); // the sample's failed agent
+        QCOMPARE(run({QStringLiteral("state"), QStringLiteral("--trace"), out}, &text), 0);
+        QVERIFY(Json::parse(text.toStdString())["agents"].size() > 10);
+
+        QCOMPARE(run({QStringLiteral("bundle"), QStringLiteral("--trace"), kSample, QStringLiteral("--out"), out,
+                      QStringLiteral("--redact"), QStringLiteral("(")}),
+                 1);
+        QCOMPARE(run({QStringLiteral("bundle"), QStringLiteral("--trace"), dir.filePath(QStringLiteral("none")), QStringLiteral("--preview")}), 6);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBundle)
+#include "tst_bundle.moc"

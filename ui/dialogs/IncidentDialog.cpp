@@ -1,0 +1,467 @@
+#include "dialogs/IncidentDialog.h"
+
+#include "panels/AgentsPanel.h"
+#include "session/InspectorSession.h"
+#include "session/SelectionHub.h"
+#include "timeline/TimelineView.h"
+#include "topology/TopologyView.h"
+
+#include <QBuffer>
+#include <QCheckBox>
+#include <QCoreApplication>
+#include <QDateTimeEdit>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QPixmap>
+#include <QImage>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPainter>
+#include <QPlainTextEdit>
+#include <QPointer>
+#include <QPushButton>
+#include <QThread>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace mapi::ui {
+
+namespace {
+
+// The pictures' size: large enough to read a few hundred agents, small enough that three fit
+// the bundle's picture budget many times over as PNG.
+constexpr int kPictureWidth = 1400;
+constexpr int kPictureHeight = 900;
+
+QByteArray pngOf(const QImage &image)
+{
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    image.save(&buffer, "PNG");
+    return bytes;
+}
+
+void settle(int ms)
+{
+    QEventLoop loop;
+    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
+    loop.exec();
+}
+
+} // namespace
+
+std::vector<BundlePicture> drawBundlePictures(const QString &bundlePath, qint64 atMs, QString *error)
+{
+    std::vector<BundlePicture> pictures;
+    InspectorSession session;
+    if (!session.openTraceAndWait(bundlePath, error))
+        return pictures;
+    if (session.replay())
+        session.replay()->seek(atMs);
+    SelectionHub hub;
+
+    TopologyView topology(&session, &hub);
+    topology.setAttribute(Qt::WA_DontShowOnScreen);
+    topology.resize(kPictureWidth, kPictureHeight);
+    topology.show();
+    // The layout runs on a worker; wait for it (bounded: a picture of a layout still moving is
+    // better than none).
+    QElapsedTimer waited;
+    waited.start();
+    do
+        settle(50);
+    while (!topology.isSettled() && waited.elapsed() < 5000);
+    topology.zoomToFit(false);
+    settle(50);
+    {
+        QImage image(topology.size(), QImage::Format_ARGB32_Premultiplied);
+        image.fill(topology.palette().color(QPalette::Base));
+        QPainter painter(&image);
+        topology.renderTo(painter);
+        painter.end();
+        pictures.push_back({QStringLiteral("topology"), pngOf(image), image.width(), image.height()});
+    }
+
+    TimelineView timeline(session.store(), &hub);
+    timeline.setAttribute(Qt::WA_DontShowOnScreen);
+    timeline.resize(kPictureWidth, kPictureHeight);
+    timeline.show();
+    settle(50);
+    timeline.showAll();
+    settle(50);
+    {
+        QImage image(timeline.viewport()->size(), QImage::Format_ARGB32_Premultiplied);
+        image.fill(timeline.palette().color(QPalette::Base));
+        QPainter painter(&image);
+        timeline.renderTo(painter);
+        painter.end();
+        pictures.push_back({QStringLiteral("timeline"), pngOf(image), image.width(), image.height()});
+    }
+
+    AgentsPanel agents(&session, &hub);
+    agents.setAttribute(Qt::WA_DontShowOnScreen);
+    agents.resize(kPictureWidth, kPictureHeight);
+    agents.show();
+    settle(100);
+    const QImage table = agents.grab().toImage();
+    pictures.push_back({QStringLiteral("agents"), pngOf(table), table.width(), table.height()});
+    return pictures;
+}
+
+IncidentDialog::IncidentDialog(const Context &context, QWidget *parent)
+    : QDialog(parent)
+    , m_context(context)
+{
+    setWindowTitle(tr("Export incident"));
+    setObjectName(QStringLiteral("incidentDialog"));
+    auto *layout = new QVBoxLayout(this);
+    auto *intro = new QLabel(tr("One file to hand on: the trace of a time range (with the system as it was at its start), "
+                                "your note, and what you choose below. It opens in MAP Inspector like any trace. "
+                                "Redaction applies to every part of it; the pictures are drawn from the redacted bundle."),
+                             this);
+    intro->setWordWrap(true);
+    layout->addWidget(intro);
+
+    auto *form = new QFormLayout;
+    const QString timeFormat = QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz");
+    m_from = new QDateTimeEdit(this);
+    m_to = new QDateTimeEdit(this);
+    for (QDateTimeEdit *edit : {m_from, m_to}) {
+        edit->setDisplayFormat(timeFormat);
+        edit->setMinimumDateTime(QDateTime::fromMSecsSinceEpoch(context.startMs));
+        edit->setMaximumDateTime(QDateTime::fromMSecsSinceEpoch(std::max(context.endMs, context.startMs)));
+    }
+    m_from->setObjectName(QStringLiteral("incidentFrom"));
+    m_to->setObjectName(QStringLiteral("incidentTo"));
+    m_from->setDateTime(QDateTime::fromMSecsSinceEpoch(context.startMs));
+    m_to->setDateTime(QDateTime::fromMSecsSinceEpoch(context.positionMs > 0 ? context.positionMs : context.endMs));
+    form->addRow(tr("From"), m_from);
+    form->addRow(tr("To"), m_to);
+    m_note = new QPlainTextEdit(this);
+    m_note->setObjectName(QStringLiteral("incidentNote"));
+    m_note->setPlaceholderText(tr("What happened, what you saw, what to look at first"));
+    m_note->setMaximumHeight(80);
+    form->addRow(tr("Note"), m_note);
+    m_keyNames = new QLineEdit(this);
+    m_keyNames->setObjectName(QStringLiteral("incidentKeyNames"));
+    m_keyNames->setPlaceholderText(tr("e.g. email, customer_id, prompt (comma-separated, any case)"));
+    form->addRow(tr("Redact keys"), m_keyNames);
+    m_patterns = new QPlainTextEdit(this);
+    m_patterns->setObjectName(QStringLiteral("incidentPatterns"));
+    m_patterns->setPlaceholderText(tr("One regular expression per line, e.g. [\\w.]+@[\\w.]+"));
+    m_patterns->setMaximumHeight(70);
+    form->addRow(tr("Redact matches"), m_patterns);
+    m_withBookmarks = new QCheckBox(tr("Bookmarks and their notes, those in the range (%n in all)", nullptr, int(context.bookmarks.size())), this);
+    m_withSelection = new QCheckBox(tr("The selection (%n agent(s))", nullptr, int(context.selectedAgents.size())), this);
+    m_withAlerts = new QCheckBox(tr("The open alerts (%n)", nullptr, int(context.alerts.size())), this);
+    m_withPictures = new QCheckBox(tr("Pictures of the topology, the timeline and the agents table"), this);
+    for (QCheckBox *box : {m_withBookmarks, m_withSelection, m_withAlerts, m_withPictures}) {
+        box->setChecked(true);
+        form->addRow(QString(), box);
+    }
+    m_withSelection->setEnabled(!context.selectedAgents.isEmpty() || !context.selectedMessage.isEmpty() || !context.selectedTask.isEmpty());
+    layout->addLayout(form);
+
+    m_counts = new QLabel(this);
+    m_counts->setObjectName(QStringLiteral("incidentCounts"));
+    m_counts->setWordWrap(true);
+    m_counts->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_counts->setMinimumHeight(90);
+    m_counts->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_counts->setText(tr("Preview counts what the bundle will hold and what the redaction replaces."));
+    layout->addWidget(m_counts, 1);
+    m_status = new QLabel(this);
+    m_status->setWordWrap(true);
+    layout->addWidget(m_status);
+
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    m_preview = buttons->addButton(tr("&Preview"), QDialogButtonBox::ActionRole);
+    m_export = buttons->addButton(tr("&Export…"), QDialogButtonBox::AcceptRole);
+    m_preview->setObjectName(QStringLiteral("incidentPreview"));
+    m_export->setObjectName(QStringLiteral("incidentExport"));
+    connect(m_preview, &QPushButton::clicked, this, &IncidentDialog::preview);
+    connect(m_export, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export incident"), QString(),
+                                                          tr("Incident bundle (*.incident.jsonl.zst)"));
+        if (path.isEmpty())
+            return;
+        exportTo(path.endsWith(QLatin1String(".zst")) ? path : path + QStringLiteral(".incident.jsonl.zst"));
+    });
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    layout->addWidget(buttons);
+    resize(640, 620);
+}
+
+IncidentDialog::~IncidentDialog()
+{
+    stopWorker();
+    if (!m_liveCopy.isEmpty())
+        QFile::remove(m_liveCopy);
+}
+
+void IncidentDialog::setRange(qint64 fromMs, qint64 toMs)
+{
+    m_from->setDateTime(QDateTime::fromMSecsSinceEpoch(fromMs));
+    m_to->setDateTime(QDateTime::fromMSecsSinceEpoch(toMs));
+}
+
+void IncidentDialog::setNote(const QString &note) { m_note->setPlainText(note); }
+
+void IncidentDialog::setRedaction(const QStringList &keyNames, const QStringList &patterns)
+{
+    m_keyNames->setText(keyNames.join(QStringLiteral(", ")));
+    m_patterns->setPlainText(patterns.join(QLatin1Char('\n')));
+}
+
+void IncidentDialog::setPictures(bool on) { m_withPictures->setChecked(on); }
+
+QString IncidentDialog::previewText() const { return m_counts->text(); }
+
+BundleOptions IncidentDialog::options() const
+{
+    BundleOptions o;
+    o.fromMs = m_from->dateTime().toMSecsSinceEpoch();
+    o.toMs = m_to->dateTime().toMSecsSinceEpoch();
+    // The edits show milliseconds, so a range that ends at the run's end keeps its last record.
+    for (const QString &name : m_keyNames->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
+        o.redactKeyNames << name.trimmed();
+    for (const QString &line : m_patterns->toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+        if (!line.trimmed().isEmpty())
+            o.redactPatterns << line;
+    IncidentContent &c = o.content;
+    c.note = m_note->toPlainText();
+    if (m_withBookmarks->isChecked())
+        c.bookmarks = m_context.bookmarks;
+    if (m_withSelection->isChecked()) {
+        c.selectedAgents = m_context.selectedAgents;
+        c.selectedMessage = m_context.selectedMessage;
+        c.selectedTask = m_context.selectedTask;
+    }
+    if (m_withAlerts->isChecked())
+        c.alerts = m_context.alerts;
+    return o;
+}
+
+QString IncidentDialog::sourcePath(QString *error)
+{
+    InspectorSession *session = m_context.session;
+    if (!session) {
+        *error = tr("Nothing is open");
+        return QString();
+    }
+    if (session->source() == InspectorSession::Source::Trace)
+        return session->tracePath();
+    if (!m_liveCopy.isEmpty() && QFile::exists(m_liveCopy))
+        return m_liveCopy;
+    // A live session: its journal, saved once for this dialog.
+    const QString path = QDir(QDir::tempPath()).filePath(QStringLiteral("map-inspector-incident-%1.jsonl.zst").arg(QCoreApplication::applicationPid()));
+    if (!session->saveSessionAs(path, error))
+        return QString();
+    m_liveCopy = path;
+    return path;
+}
+
+void IncidentDialog::setBusy(bool busy, const QString &status)
+{
+    m_preview->setEnabled(!busy);
+    m_export->setEnabled(!busy);
+    m_status->setText(status);
+}
+
+void IncidentDialog::stopWorker()
+{
+    if (!m_worker)
+        return;
+    m_cancel->store(true);
+    m_worker->wait();
+    delete m_worker;
+    m_worker = nullptr;
+}
+
+void IncidentDialog::preview() { runWorker(QString(), false); }
+
+void IncidentDialog::exportTo(const QString &path) { runWorker(path, true); }
+
+void IncidentDialog::runWorker(const QString &out, bool writing)
+{
+    stopWorker();
+    QString error;
+    const QString source = sourcePath(&error);
+    if (source.isEmpty()) {
+        m_status->setText(tr("Cannot read the run: %1").arg(error));
+        Q_EMIT writing ? exported(false, error) : previewed(false);
+        return;
+    }
+    if (writing && QFileInfo(out).absoluteFilePath() == QFileInfo(source).absoluteFilePath()) {
+        m_status->setText(tr("The bundle cannot replace the trace it is cut from."));
+        Q_EMIT exported(false, m_status->text());
+        return;
+    }
+    setBusy(true, writing ? tr("Writing the bundle…") : tr("Counting…"));
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    BundleOptions o = options();
+    o.cancel = m_cancel.get();
+    // Written first without pictures, beside the target; the pictures are drawn from it.
+    const QString slice = writing ? out + QStringLiteral(".slice.jsonl.zst") : QString();
+    QPointer<IncidentDialog> self(this);
+    auto cancel = m_cancel;
+    m_worker = QThread::create([self, source, slice, o, out, writing, cancel] {
+        const BundleResult result = writeIncidentBundle(source, slice, o);
+        if (cancel->load())
+            return;
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, result, out, writing] {
+                if (self)
+                    self->workerDone(result, out, writing);
+            },
+            Qt::QueuedConnection);
+    });
+    m_worker->start();
+}
+
+void IncidentDialog::workerDone(const BundleResult &result, const QString &out, bool writing)
+{
+    if (m_worker) {
+        m_worker->wait();
+        delete m_worker;
+        m_worker = nullptr;
+    }
+    m_result = result;
+    if (!result.ok()) {
+        setBusy(false, tr("Failed: %1").arg(result.error));
+        Q_EMIT writing ? exported(false, result.error) : previewed(false);
+        return;
+    }
+    showCounts(result, writing);
+    if (!writing) {
+        setBusy(false, QString());
+        Q_EMIT previewed(true);
+        return;
+    }
+    finishExport(out + QStringLiteral(".slice.jsonl.zst"), out);
+}
+
+void IncidentDialog::finishExport(const QString &slicePath, const QString &out)
+{
+    BundleOptions o = options();
+    if (m_withPictures->isChecked()) {
+        setBusy(true, tr("Drawing the pictures from the bundle…"));
+        QString error;
+        o.content.pictures = drawBundlePictures(slicePath, *o.toMs, &error);
+        if (o.content.pictures.empty())
+            m_status->setText(tr("No pictures: %1").arg(error));
+    }
+    // The records are copied as they are; only the header changes. Small next to the first pass.
+    const BundleResult written = rewriteIncidentBundle(slicePath, out, o, m_result);
+    QFile::remove(slicePath);
+    if (!written.ok()) {
+        setBusy(false, tr("Failed: %1").arg(written.error));
+        Q_EMIT exported(false, written.error);
+        return;
+    }
+    setBusy(false, tr("Written to %1 (%n picture(s))", nullptr, int(o.content.pictures.size())).arg(QDir::toNativeSeparators(out)));
+    Q_EMIT exported(true, out);
+}
+
+void IncidentDialog::showCounts(const BundleResult &r, bool writing)
+{
+    const BundleOptions o = options();
+    QStringList lines;
+    lines << tr("<b>%1 records</b> %2; %3 message records before the start left out (the state at the start is kept).")
+                 .arg(r.recordsWritten)
+                 .arg(writing ? tr("written") : tr("in the range"))
+                 .arg(r.recordsLeftOutBeforeFrom);
+    if (o.redactKeyNames.isEmpty() && o.redactPatterns.isEmpty()) {
+        lines << tr("No redaction beyond the secrets every trace loses (tokens, keys, passwords).");
+    } else {
+        lines << tr("<b>%1 replacements</b> in %2 records:").arg(r.redaction.total()).arg(r.redaction.recordsChanged);
+        QStringList keyNames;
+        for (const QString &name : o.redactKeyNames)
+            if (!name.trimmed().isEmpty() && !keyNames.contains(name.trimmed().toLower()))
+                keyNames << name.trimmed().toLower();
+        for (size_t i = 0; i < r.redaction.perKeyName.size() && i < size_t(keyNames.size()); ++i)
+            lines << tr("&nbsp;&nbsp;key <code>%1</code>: %2").arg(keyNames[int(i)].toHtmlEscaped()).arg(r.redaction.perKeyName[i]);
+        for (size_t i = 0; i < r.redaction.perPattern.size() && i < size_t(o.redactPatterns.size()); ++i)
+            lines << tr("&nbsp;&nbsp;pattern <code>%1</code>: %2").arg(o.redactPatterns[int(i)].toHtmlEscaped()).arg(r.redaction.perPattern[i]);
+        if (r.redaction.binaryFramesLeftOut > 0)
+            lines << tr("%1 binary frames left out (they cannot be searched).").arg(r.redaction.binaryFramesLeftOut);
+    }
+    qsizetype bookmarksInRange = 0;
+    for (const Bookmark &b : o.content.bookmarks)
+        bookmarksInRange += (b.timeMs >= *o.fromMs && b.timeMs <= *o.toMs) ? 1 : 0;
+    lines << tr("With it: %1 bookmark(s), %2 selected agent(s), %3 alert(s); the note and these are redacted by the same rules.")
+                 .arg(bookmarksInRange)
+                 .arg(o.content.selectedAgents.size())
+                 .arg(o.content.alerts.size());
+    m_counts->setText(lines.join(QStringLiteral("<br>")));
+}
+
+IncidentInfoDialog::IncidentInfoDialog(const IncidentInfo &info, QWidget *parent)
+    : QDialog(parent)
+{
+    setWindowTitle(tr("Incident"));
+    setObjectName(QStringLiteral("incidentInfoDialog"));
+    auto *layout = new QVBoxLayout(this);
+    auto time = [](std::optional<qint64> ms) {
+        return ms ? QDateTime::fromMSecsSinceEpoch(*ms).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")) : tr("open");
+    };
+    QStringList lines;
+    lines << tr("<b>Range</b> %1 – %2, cut from %3").arg(time(info.fromMs), time(info.toMs), info.source.toHtmlEscaped());
+    if (info.content.createdAtMs > 0)
+        lines << tr("<b>Made</b> %1").arg(time(info.content.createdAtMs));
+    lines << tr("<b>Redaction</b> %1 key name(s), %2 pattern(s): %3 replacement(s); %4 message record(s) before the start left out")
+                 .arg(info.keyNamesUsed)
+                 .arg(info.patternsUsed)
+                 .arg(info.replacements)
+                 .arg(info.recordsLeftOutBeforeFrom);
+    lines << tr("<b>With it</b> %1 bookmark(s), %2 selected agent(s), %3 alert(s), %4 picture(s)")
+                 .arg(info.content.bookmarks.size())
+                 .arg(info.content.selectedAgents.size())
+                 .arg(info.content.alerts.size())
+                 .arg(info.content.pictures.size());
+    if (info.damagedMembers > 0)
+        lines << tr("%n part(s) of the bundle data could not be read and were skipped", nullptr, info.damagedMembers);
+    auto *facts = new QLabel(lines.join(QStringLiteral("<br>")), this);
+    facts->setWordWrap(true);
+    layout->addWidget(facts);
+    auto *note = new QPlainTextEdit(info.content.note.isEmpty() ? tr("(no note)") : info.content.note, this);
+    note->setObjectName(QStringLiteral("incidentInfoNote"));
+    note->setReadOnly(true);
+    note->setMaximumHeight(90);
+    layout->addWidget(note);
+    QStringList alerts;
+    for (const Json &a : info.content.alerts)
+        alerts << QStringLiteral("%1 · %2 · %3").arg(jsonString(a, "severity"), jsonString(a, "alert"), jsonString(a, "reason"));
+    if (!alerts.isEmpty()) {
+        auto *list = new QLabel(tr("<b>Alerts</b><br>") + alerts.join(QStringLiteral("<br>")).toHtmlEscaped().replace(QStringLiteral("&lt;br&gt;"), QStringLiteral("<br>")), this);
+        list->setWordWrap(true);
+        layout->addWidget(list);
+    }
+    auto *pictures = new QHBoxLayout;
+    for (const BundlePicture &p : info.content.pictures) {
+        QImage image;
+        if (!image.loadFromData(p.png, "PNG"))
+            continue;
+        auto *label = new QLabel(this);
+        label->setPixmap(QPixmap::fromImage(image.scaledToWidth(260, Qt::SmoothTransformation)));
+        label->setToolTip(p.view);
+        label->setFrameShape(QFrame::StyledPanel);
+        pictures->addWidget(label);
+        m_pictureCount++;
+    }
+    layout->addLayout(pictures);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    layout->addWidget(buttons);
+}
+
+} // namespace mapi::ui

@@ -1,0 +1,114 @@
+// File → Export incident…: an incident bundle (core/trace/IncidentBundle.h) of the run in the
+// window: a time range, a note, the bookmarks, the selection, the open alerts and pictures of the
+// topology, the timeline and the agents table, with the operator's redaction (key names and
+// regular expressions) previewed as counts before anything is written.
+//
+// Work happens off the GUI thread: the preview and the bundle's records are written by a worker.
+// The pictures are drawn in the GUI thread from the redacted bundle itself (loaded into a
+// session of their own, never the window's), so that they show only what the bundle holds; then
+// the bundle is written again with them. A live session is first saved from its journal
+// (InspectorSession::saveSessionAs) into a temporary file. Thread: GUI thread.
+#pragma once
+
+#include "trace/IncidentBundle.h"
+
+#include <QDialog>
+
+#include <atomic>
+#include <memory>
+
+class QCheckBox;
+class QDateTimeEdit;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+class QThread;
+
+namespace mapi {
+class InspectorSession;
+}
+
+namespace mapi::ui {
+
+class IncidentDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    struct Context
+    {
+        InspectorSession *session = nullptr;   // the window's: its trace file or live journal
+        QList<Bookmark> bookmarks;
+        QStringList selectedAgents;
+        QString selectedMessage;               // MAP message id
+        QString selectedTask;
+        Json alerts = Json::array();           // alertChangeToJson of the open alerts
+        qint64 startMs = 0, endMs = 0;          // the run's time span
+        qint64 positionMs = 0;                  // where the operator is looking (range end)
+    };
+    explicit IncidentDialog(const Context &context, QWidget *parent = nullptr);
+    ~IncidentDialog() override;
+
+    // For tests and tools; the dialog's fields do the same.
+    void setRange(qint64 fromMs, qint64 toMs);
+    void setNote(const QString &note);
+    void setRedaction(const QStringList &keyNames, const QStringList &patterns);
+    void setPictures(bool on);
+    void preview();                        // counts what the bundle would hold
+    void exportTo(const QString &path);    // writes the bundle (Export… asks for the path)
+    bool isBusy() const { return m_worker != nullptr; }
+    QString previewText() const;           // the counts shown
+    const BundleResult &lastResult() const { return m_result; }
+
+Q_SIGNALS:
+    void previewed(bool ok);
+    void exported(bool ok, const QString &pathOrError);
+
+private:
+    BundleOptions options() const;
+    QString sourcePath(QString *error);    // the trace to cut; a live session's saved copy
+    void runWorker(const QString &out, bool writing);
+    void workerDone(const BundleResult &result, const QString &out, bool writing);
+    void finishExport(const QString &slicePath, const QString &out);
+    void showCounts(const BundleResult &result, bool writing);
+    void stopWorker();
+    void setBusy(bool busy, const QString &status);
+
+    Context m_context;
+    QDateTimeEdit *m_from = nullptr;
+    QDateTimeEdit *m_to = nullptr;
+    QPlainTextEdit *m_note = nullptr;
+    QLineEdit *m_keyNames = nullptr;
+    QPlainTextEdit *m_patterns = nullptr;
+    QCheckBox *m_withBookmarks = nullptr;
+    QCheckBox *m_withSelection = nullptr;
+    QCheckBox *m_withAlerts = nullptr;
+    QCheckBox *m_withPictures = nullptr;
+    QLabel *m_counts = nullptr;
+    QLabel *m_status = nullptr;
+    QPushButton *m_preview = nullptr;
+    QPushButton *m_export = nullptr;
+    QThread *m_worker = nullptr;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    BundleResult m_result;
+    QString m_liveCopy;                    // a live session's saved journal (removed at the end)
+};
+
+// What an opened bundle carries: its range, note, redaction summary, alerts and pictures. Shown
+// when a bundle is opened, and by File → Incident details….
+class IncidentInfoDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    explicit IncidentInfoDialog(const IncidentInfo &info, QWidget *parent = nullptr);
+    int pictureCount() const { return m_pictureCount; } // pictures shown (tests)
+
+private:
+    int m_pictureCount = 0;
+};
+
+// The pictures of a bundle's views, drawn from the bundle alone at `atMs`: topology, timeline,
+// agents table. Loads the bundle into a session of its own (a local event loop runs meanwhile).
+std::vector<BundlePicture> drawBundlePictures(const QString &bundlePath, qint64 atMs, QString *error);
+
+} // namespace mapi::ui
