@@ -24,4 +24,9 @@ rm -rf "$shots/chain" && mkdir "$shots/chain"
 QT_QPA_PLATFORM=offscreen build/tools/screenshots/mapi-screenshots --out "$shots/chain" --trace resources/sample/demo-system.jsonl.zst --inspect-chain
 cp "$shots/chain/inspector-light.png" docs/screenshots/chain-inspector.png
 cp "$shots/chain/topology-light.png" docs/screenshots/chain-topology.png
+# File → Export incident…: the dialog after a preview, and the bundle it wrote, opened.
+rm -rf "$shots/incident" && mkdir "$shots/incident"
+QT_QPA_PLATFORM=offscreen build/tools/screenshots/mapi-screenshots --out "$shots/incident" --trace resources/sample/demo-system.jsonl.zst --incident
+cp "$shots/incident/incident-export.png" docs/screenshots/incident-export.png
+cp "$shots/incident/incident-open.png" docs/screenshots/incident-open.png
 rm -rf "$shots"

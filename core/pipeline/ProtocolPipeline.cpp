@@ -198,6 +198,13 @@ void ProtocolPipeline::interpretEvent(InterpretedFrame &out, const RpcMessage &m
     addEvent(out, std::move(*event), frame, timeMs);
 }
 
+void ProtocolPipeline::skipSequence(const QString &subscriptionId, qint64 upToSequence)
+{
+    Subscription &sub = subscription(subscriptionId);
+    if (upToSequence >= sub.expectedSequence && upToSequence < std::numeric_limits<qint64>::max())
+        sub.expectedSequence = upToSequence + 1;
+}
+
 void ProtocolPipeline::addEvent(InterpretedFrame &out, MapEvent &&event, const QByteArray &frame, qint64 timeMs)
 {
     event.rawFrame = frame;

@@ -60,6 +60,10 @@ public:
     InterpretedFrame frameReceived(const QByteArray &frame, qint64 timeMs, ModelInputs appendTo = {});
     InterpretedFrame binaryFrameReceived(const QByteArray &frame, qint64 timeMs, ModelInputs appendTo = {});
 
+    // The events of `subscriptionId` up to `upToSequence` were left out on purpose (a trace's
+    // "skip" record: an incident bundle's range): the next one expected is the one after.
+    void skipSequence(const QString &subscriptionId, qint64 upToSequence);
+
     // Last applied event id per subscription (for gap replay after a reconnect).
     QString lastEventId(const QString &subscriptionId) const { return m_subscriptions.value(subscriptionId).lastEventId; }
     QString lastEventId() const { return m_lastAnyEventId; }

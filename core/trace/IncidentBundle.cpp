@@ -8,6 +8,8 @@
 #include <QFileInfo>
 #include <QSet>
 
+#include <map>
+
 #include <utility>
 
 namespace mapi {
@@ -234,7 +236,8 @@ Json contentJson(const IncidentContent &content, const BundleOptions &options, c
 class ContextFilter
 {
 public:
-    bool isMessageTraffic(const TraceRecord &record)
+    // Also removes the sequence number of an event kept (see below): `record` may change.
+    bool isMessageTraffic(TraceRecord &record)
     {
         const RecordDir dir = recordDir(record.dir);
         if ((dir != RecordDir::Send && dir != RecordDir::Recv) || record.binary)
@@ -265,9 +268,29 @@ public:
             if (!event)
                 return false;
             const EventFamily family = eventFamily(event->kind);
-            return family == EventFamily::Message || family == EventFamily::Delivery;
+            if (family != EventFamily::Message && family != EventFamily::Delivery)
+                return false;
+            // Left out: the numbers it took are said by a "skip" record (skipRecords) before the
+            // next record kept, so that they do not read as events the server failed to deliver.
+            if (event->sequenceNumber >= 0 && !event->subscriptionId.isEmpty()) {
+                qint64 &upTo = m_skipped[{record.connection, event->subscriptionId}];
+                upTo = std::max(upTo, event->sequenceNumber);
+            }
+            return true;
         }
         return false;
+    }
+
+    // The "skip" records owed before the next record kept (docs/trace-format.md), then none.
+    std::vector<TraceRecord> skipRecords(qint64 timeMs)
+    {
+        std::vector<TraceRecord> out;
+        for (const auto &[key, upTo] : m_skipped) {
+            const Json skip = {{"subscriptionId", key.second.toStdString()}, {"upToSequence", upTo}};
+            out.push_back({timeMs, QStringLiteral("skip"), key.first, QByteArray::fromStdString(skip.dump()), false, Json()});
+        }
+        m_skipped.clear();
+        return out;
     }
 
 private:
@@ -276,6 +299,7 @@ private:
         return QString::number(connection) + QLatin1Char(':') + QString::fromStdString(id.dump());
     }
     QSet<QString> m_dropped;
+    std::map<std::pair<int, QString>, qint64> m_skipped;
 };
 
 // Redacts one record in place; false: the record cannot be searched and is left out.
@@ -431,6 +455,13 @@ BundleResult writeBundle(const QString &inPath, const QString &outPath, const Bu
             if (options.fromMs && record.timeMs < *options.fromMs && context.isMessageTraffic(record)) {
                 ++result.recordsLeftOutBeforeFrom;
                 continue;
+            }
+            for (TraceRecord &skip : context.skipRecords(record.timeMs)) {
+                // Subscription ids are in the frames too: the same rules, the same result.
+                recordRedactor.redact(skip.raw);
+                if (!out.write(encodeRecordLine(skip)))
+                    return fail(BundleResult::Failure::OutputUnwritable, out.errorString());
+                ++result.recordsWritten;
             }
             bool changed = false;
             if (!redactRecord(record, recordRedactor, changed)) {

@@ -11,6 +11,8 @@
 // the message traffic is left out (map/message notifications, message and delivery events,
 // map/send and map/inject requests with their responses): the bundle opens with the system as it
 // was at `from`, without the history that led there. How many records were left out is counted.
+// The sequence numbers of the events left out are said by "skip" records (docs/trace-format.md),
+// so that they do not read as a gap in delivery; every frame kept is as it was.
 //
 // Redaction, on top of the secret rules every trace gets (common/Redaction.h):
 //   - key names: a JSON member whose name equals one of them (case-insensitive) has its value

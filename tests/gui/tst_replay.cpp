@@ -6,6 +6,7 @@
 #include "MainWindow.h"
 #include "alerts/AlertMonitor.h"
 #include "models/ProblemModel.h"
+#include "dialogs/IncidentDialog.h"
 #include "dialogs/RunDiffDialog.h"
 #include "model/CausalChains.h"
 #include "replay/ReplayBar.h"
@@ -389,6 +390,95 @@ private Q_SLOTS:
 
     // The causal chain of a message: the inspector's Chain tab lists its causes and effects, the
     // hub publishes the chain (the timeline and topology light it up), Alt+arrows walk it.
+    // File → Export incident…: preview counts, a bundle written with pictures drawn from the
+    // redacted bundle; opened, it brings its bookmarks, selection and pictures back; a deep link
+    // goes to its time and agent.
+    void incidentBundleAndDeepLink()
+    {
+        const QString sample = QStringLiteral(MAPI_SOURCE_DIR "/resources/sample/demo-system.jsonl.zst");
+        QTemporaryDir dir;
+        const QString trace = dir.filePath(QStringLiteral("run.jsonl.zst"));
+        QVERIFY(QFile::copy(sample, trace));
+        ui::MainWindow window;
+        window.resize(1200, 800);
+        window.show();
+        QVERIFY(openAndWait(window, trace));
+        ReplayController *replay = window.session()->replay();
+        QVERIFY(replay);
+        const qint64 from = replay->startMs() + 15000, to = replay->endMs() - 5000;
+        replay->seek(from + 2000);
+        QVERIFY(window.replayBar()->addBookmark(QStringLiteral("stall"), QStringLiteral("the planner waits")));
+        const SystemStore *store = window.session()->store();
+        QString agent;
+        for (const Agent &a : store->agents())
+            if (!a.unregistered && a.name.contains(QLatin1String("planner"), Qt::CaseInsensitive))
+                agent = a.id;
+        QVERIFY(!agent.isEmpty());
+        window.selection()->selectAgents({agent});
+
+        ui::IncidentDialog *dialog = window.exportIncident();
+        QVERIFY(dialog);
+        dialog->setRange(from, to);
+        dialog->setNote(QStringLiteral("the planner stalls after the handoff"));
+        dialog->setRedaction({QStringLiteral("content")}, {QStringLiteral("handoff")});
+        QSignalSpy previewed(dialog, &ui::IncidentDialog::previewed);
+        dialog->preview();
+        QVERIFY(QTest::qWaitFor([&] { return previewed.count() == 1; }, 30000));
+        QCOMPARE(previewed.front().at(0).toBool(), true);
+        QVERIFY2(dialog->previewText().contains(QLatin1String("pattern <code>handoff</code>")), qPrintable(dialog->previewText()));
+        QVERIFY(dialog->lastResult().redaction.perKeyName.at(0) > 0);
+        QVERIFY(dialog->lastResult().recordsLeftOutBeforeFrom > 0);
+
+        const QString bundle = dir.filePath(QStringLiteral("b.incident.jsonl.zst"));
+        QSignalSpy exported(dialog, &ui::IncidentDialog::exported);
+        dialog->exportTo(bundle);
+        QVERIFY(QTest::qWaitFor([&] { return exported.count() == 1; }, 60000));
+        QVERIFY2(exported.front().at(0).toBool(), qPrintable(exported.front().at(1).toString()));
+        QVERIFY(!QFile::exists(bundle + QStringLiteral(".slice.jsonl.zst")));
+        dialog->close();
+
+        // Opened in a window of its own: the bundle's bookmark, selection and pictures.
+        ui::MainWindow second;
+        second.resize(1200, 800);
+        second.show();
+        QVERIFY(openAndWait(second, bundle));
+        QVERIFY(second.openIncident());
+        const IncidentInfo &info = *second.openIncident();
+        QCOMPARE(info.content.note, QStringLiteral("the planner stalls after the REDACTED"));
+        QCOMPARE(int(info.content.pictures.size()), 3);
+        for (const BundlePicture &picture : info.content.pictures) {
+            QImage image;
+            QVERIFY(image.loadFromData(picture.png, "PNG"));
+            QVERIFY(image.width() > 500 && image.height() > 300);
+        }
+        QCOMPARE(second.replayBar()->bookmarks().size(), 1);
+        QCOMPARE(second.replayBar()->bookmarks().front().title, QStringLiteral("stall"));
+        QCOMPARE(second.selection()->selectedAgents(), QStringList{agent});
+        auto *infoDialog = second.findChild<ui::IncidentInfoDialog *>();
+        QVERIFY(infoDialog && infoDialog->isVisible());
+        QCOMPARE(infoDialog->pictureCount(), 3);
+        // Nothing a pattern matched is left in the records.
+        TraceReadStats readStats;
+        QString readError;
+        qint64 records = 0, matches = 0;
+        QVERIFY(readTrace(bundle, [&](const TraceRecord &r) { ++records; matches += r.raw.contains("handoff") ? 1 : 0; return true; },
+                          readStats, &readError));
+        QVERIFY(records > 100);
+        QCOMPARE(matches, qint64(0));
+
+        // A deep link to the first window's trace: its time and agent.
+        DeepLink link;
+        link.file = trace;
+        link.timeMs = from + 5000;
+        link.agentId = agent;
+        window.selection()->selectAgents({});
+        QVERIFY(window.openDeepLink(makeDeepLink(link)));
+        QCOMPARE(window.session()->replay()->positionMs(), from + 5000);
+        QCOMPARE(window.selection()->selectedAgents(), QStringList{agent});
+        QCOMPARE(parseDeepLink(window.deepLinkHere())->timeMs, std::optional<qint64>(from + 5000));
+        QVERIFY(!window.openDeepLink(QStringLiteral("map-inspector://open?file=relative.jsonl")));
+    }
+
     void causalChainInTheInspector()
     {
         const QString sample = QStringLiteral(MAPI_SOURCE_DIR "/resources/sample/demo-system.jsonl.zst");

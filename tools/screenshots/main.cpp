@@ -5,6 +5,7 @@
 //                    [--compare-with FILE] [--inspect-chain]
 #include "MainWindow.h"
 #include "model/CausalChains.h"
+#include "dialogs/IncidentDialog.h"
 #include "dialogs/RunDiffDialog.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
@@ -44,7 +45,9 @@ int main(int argc, char **argv)
                   {QStringLiteral("inspect-message"), QStringLiteral("Inspect the first message (its frame) instead of a worker.")},
                   {QStringLiteral("export-progress"), QStringLiteral("Also shoot the window during an export (a large trace), then cancel it.")},
                   {QStringLiteral("inspect-chain"), QStringLiteral("Inspect the message with the longest causal chain, its Chain tab shown.")},
-                  {QStringLiteral("compare-with"), QStringLiteral("Also shoot File → Compare with another run against FILE (run-diff.png)."), QStringLiteral("FILE")}});
+                  {QStringLiteral("compare-with"), QStringLiteral("Also shoot File → Compare with another run against FILE (run-diff.png)."), QStringLiteral("FILE")},
+                  {QStringLiteral("incident"), QStringLiteral("Also shoot File → Export incident… after a preview (incident-export.png), write the bundle "
+                                                              "to DIR/incident.jsonl.zst, its pictures, and the bundle opened (incident-open.png).")}});
     p.process(app);
     const QString out = p.value(QStringLiteral("out"));
     if (out.isEmpty() || (!p.isSet(QStringLiteral("connect")) && !p.isSet(QStringLiteral("trace")))) {
@@ -147,6 +150,59 @@ int main(int argc, char **argv)
         dialog->grab().save(out + QStringLiteral("/run-diff.png"));
         ++written;
         dialog->close();
+    }
+    if (p.isSet(QStringLiteral("incident"))) {
+        ui::applyTheme(ui::Theme::Light);
+        ReplayController *replay = window.session()->replay();
+        const qint64 from = replay ? replay->startMs() + (replay->endMs() - replay->startMs()) / 4 : 0;
+        const qint64 to = replay ? replay->endMs() - (replay->endMs() - replay->startMs()) / 4 : 0;
+        if (replay)
+            replay->seek(to);
+        const SystemStore *store = window.session()->store();
+        for (const Agent &a : store->agents())
+            if (a.name.contains(QLatin1String("planner"), Qt::CaseInsensitive)) {
+                window.selection()->selectAgents({a.id});
+                break;
+            }
+        ui::IncidentDialog *dialog = window.exportIncident();
+        if (replay)
+            dialog->setRange(from, to);
+        dialog->setNote(QStringLiteral("The planner re-requests the review twice after the handoff; look at the second TASK_REQUEST."));
+        dialog->setRedaction({QStringLiteral("content"), QStringLiteral("prompt")}, {QStringLiteral("[\\w.+-]+@[\\w-]+\\.[\\w.]+"), QStringLiteral("acct-\\d+")});
+        dialog->preview();
+        while (dialog->isBusy())
+            settle(50);
+        settle(200);
+        dialog->grab().save(out + QStringLiteral("/incident-export.png"));
+        ++written;
+        const QString bundle = out + QStringLiteral("/incident.jsonl.zst");
+        bool done = false;
+        QObject::connect(dialog, &ui::IncidentDialog::exported, dialog, [&done](bool ok, const QString &detail) {
+            done = true;
+            if (!ok)
+                std::fprintf(stderr, "incident export failed: %s\n", qPrintable(detail));
+        });
+        dialog->exportTo(bundle);
+        while (!done)
+            settle(50);
+        dialog->close();
+        ui::MainWindow second;
+        second.resize(1600, 1000);
+        second.show();
+        second.openTrace(bundle);
+        while (second.session()->isLoadingTrace())
+            settle(50);
+        settle(700);
+        if (second.openIncident())
+            for (const BundlePicture &picture : second.openIncident()->content.pictures) {
+                QFile file(out + QStringLiteral("/incident-picture-%1.png").arg(picture.view));
+                if (file.open(QIODevice::WriteOnly))
+                    file.write(picture.png);
+            }
+        if (auto *info = second.findChild<ui::IncidentInfoDialog *>()) {
+            info->grab().save(out + QStringLiteral("/incident-open.png"));
+            ++written;
+        }
     }
     std::printf("%d screenshots in %s\n", written, qPrintable(out));
     return 0;

@@ -8,6 +8,7 @@
 
 #include <QBuffer>
 #include <QCheckBox>
+#include <QCloseEvent>
 #include <QCoreApplication>
 #include <QDateTimeEdit>
 #include <QDialogButtonBox>
@@ -67,6 +68,9 @@ std::vector<BundlePicture> drawBundlePictures(const QString &bundlePath, qint64 
     if (session.replay())
         session.replay()->seek(atMs);
     SelectionHub hub;
+    // The bundle's selection (as redacted) stands out in the pictures as it did in the window.
+    if (const std::optional<IncidentInfo> info = incidentFromHeader(session.traceStats().header))
+        hub.selectAgents(info->content.selectedAgents);
 
     TopologyView topology(&session, &hub);
     topology.setAttribute(Qt::WA_DontShowOnScreen);
@@ -205,6 +209,20 @@ IncidentDialog::~IncidentDialog()
     stopWorker();
     if (!m_liveCopy.isEmpty())
         QFile::remove(m_liveCopy);
+}
+
+void IncidentDialog::reject()
+{
+    if (!m_drawing)
+        QDialog::reject();
+}
+
+void IncidentDialog::closeEvent(QCloseEvent *event)
+{
+    if (m_drawing)
+        event->ignore();
+    else
+        QDialog::closeEvent(event);
 }
 
 void IncidentDialog::setRange(qint64 fromMs, qint64 toMs)
@@ -356,20 +374,47 @@ void IncidentDialog::finishExport(const QString &slicePath, const QString &out)
     if (m_withPictures->isChecked()) {
         setBusy(true, tr("Drawing the pictures from the bundle…"));
         QString error;
+        m_drawing = true;
         o.content.pictures = drawBundlePictures(slicePath, *o.toMs, &error);
+        m_drawing = false;
         if (o.content.pictures.empty())
             m_status->setText(tr("No pictures: %1").arg(error));
     }
-    // The records are copied as they are; only the header changes. Small next to the first pass.
-    const BundleResult written = rewriteIncidentBundle(slicePath, out, o, m_result);
-    QFile::remove(slicePath);
-    if (!written.ok()) {
-        setBusy(false, tr("Failed: %1").arg(written.error));
-        Q_EMIT exported(false, written.error);
-        return;
-    }
-    setBusy(false, tr("Written to %1 (%n picture(s))", nullptr, int(o.content.pictures.size())).arg(QDir::toNativeSeparators(out)));
-    Q_EMIT exported(true, out);
+    // The records are copied as they are under the new header: on the worker too (a large range
+    // is many megabytes).
+    setBusy(true, tr("Writing the bundle with its pictures…"));
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    o.cancel = m_cancel.get();
+    QPointer<IncidentDialog> self(this);
+    auto cancel = m_cancel;
+    const BundleResult first = m_result;
+    const int pictures = int(o.content.pictures.size());
+    m_worker = QThread::create([self, slicePath, out, o, first, cancel, pictures] {
+        const BundleResult written = rewriteIncidentBundle(slicePath, out, o, first);
+        QFile::remove(slicePath);
+        if (cancel->load())
+            return;
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, written, out, pictures] {
+                if (!self)
+                    return;
+                if (self->m_worker) {
+                    self->m_worker->wait();
+                    delete self->m_worker;
+                    self->m_worker = nullptr;
+                }
+                if (!written.ok()) {
+                    self->setBusy(false, tr("Failed: %1").arg(written.error));
+                    Q_EMIT self->exported(false, written.error);
+                    return;
+                }
+                self->setBusy(false, tr("Written to %1 (%n picture(s))", nullptr, pictures).arg(QDir::toNativeSeparators(out)));
+                Q_EMIT self->exported(true, out);
+            },
+            Qt::QueuedConnection);
+    });
+    m_worker->start();
 }
 
 void IncidentDialog::showCounts(const BundleResult &r, bool writing)

@@ -60,6 +60,11 @@ public:
     QString previewText() const;           // the counts shown
     const BundleResult &lastResult() const { return m_result; }
 
+protected:
+    // Not while the pictures are drawn (a local event loop runs then, with this dialog in use).
+    void reject() override;
+    void closeEvent(QCloseEvent *event) override;
+
 Q_SIGNALS:
     void previewed(bool ok);
     void exported(bool ok, const QString &pathOrError);
@@ -91,6 +96,7 @@ private:
     QThread *m_worker = nullptr;
     std::shared_ptr<std::atomic<bool>> m_cancel;
     BundleResult m_result;
+    bool m_drawing = false;
     QString m_liveCopy;                    // a live session's saved journal (removed at the end)
 };
 
