@@ -523,6 +523,8 @@ static std::optional<MapEvent> eventFromParams(const View &params, QString &erro
         if (const View caused = params.child("causedBy"); caused.present())
             e->causedBy = stringList(caused, Text::Unique);
     }
+    if (const View meta = params.child("_meta"); meta.isObject())
+        e->traceParent = optString(meta, "traceparent").value_or(QString());
     return e;
 }
 

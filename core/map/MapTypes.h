@@ -124,6 +124,8 @@ struct MapEvent
     QString sourceSessionId;
     QString sourceScopeId;
     QStringList causedBy;
+    // A W3C trace context at params._meta.traceparent ("00-<trace id>-<span id>-<flags>"), as sent.
+    QString traceParent;
 
     std::optional<AgentRecord> agent;
     QString agentId;          // subject agent (also set when `agent` is)

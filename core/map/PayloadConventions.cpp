@@ -267,6 +267,19 @@ static ConventionInfo interpret(const View &payload)
     }
     if (c.correlationId.isEmpty())
         c.correlationId = firstString(payload, {"correlation_id", "correlationId"});
+    // A JSON-RPC exchange in the payload: requests and their responses pair up by id.
+    if (const View version = payload.child("jsonrpc"); version.isString() && str(payload, "jsonrpc") == QLatin1String("2.0")) {
+        const View id = payload.child("id");
+        QString idText;
+        if (id.isString())
+            idText = str(payload, "id");
+        else if (id.isNumber())
+            idText = QString::fromStdString(id.toJson().dump());
+        const bool request = payload.child("method").isString();
+        const bool response = !request && (payload.child("result").present() || payload.child("error").present());
+        if (!idText.isEmpty() && (request || response))
+            c.rpcRef = (request ? QLatin1Char('>') : QLatin1Char('<')) + idText;
+    }
     // W3C trace context (MAP's _meta, or an envelope's metadata): "00-<trace id>-<span id>-<flags>".
     // Its trace id groups the messages of one distributed trace (CausalChains).
     if (c.traceId.isEmpty()) {

@@ -59,6 +59,10 @@ struct ConventionInfo
     QString traceId;           // 002 trace.traceId, or a W3C traceparent's trace id
     QString spanId;            // 002 trace.spanId
     QString parentSpanId;      // 002 trace.parentSpan
+    // A JSON-RPC 2.0 exchange carried in the payload (MCP, A2A and the like): ">" + the id of a
+    // request (it has a method), "<" + the id of a response (result or error, no method); the id as
+    // written (a string, or the number's text).
+    QString rpcRef;
     std::optional<int> priority; // 1..10 scale where given numerically
 
     QString taskId;

@@ -13,6 +13,7 @@ QString CausalChains::linkName(Link link)
     case Link::Correlation: return QStringLiteral("correlation");
     case Link::Task: return QStringLiteral("task");
     case Link::Trace: return QStringLiteral("trace");
+    case Link::Request: return QStringLiteral("request");
     }
     return {};
 }
@@ -119,6 +120,23 @@ void CausalChains::index(int row)
         const int recipients = std::min(messages.recipientCount(size_t(row)), kRecipientsRemembered);
         for (int i = 0; i < recipients; ++i)
             remember(key + kSeparator + messages.recipient(size_t(row), i), row);
+    }
+    // A JSON-RPC response answers the request of its id that was sent to its sender; nothing
+    // else pairs them (ids repeat between other agents), so there is no fallback.
+    if (const QString rpc = messages.rpcRef(size_t(row)); !rpc.isEmpty()) {
+        const QString rpcKey = QStringLiteral("j:") + QStringView(rpc).mid(1);
+        if (rpc.front() == QLatin1Char('<')) {
+            const QString &sender = messages.fromAgentId(size_t(row));
+            const auto request = sender.isEmpty() ? m_open.constEnd() : m_open.constFind(rpcKey + kSeparator + sender);
+            if (n.cause < 0 && request != m_open.constEnd() && kept(request->row)) {
+                n.cause = request->row;
+                n.link = Link::Request;
+            }
+        } else {
+            const int recipients = std::min(messages.recipientCount(size_t(row)), 16);
+            for (int i = 0; i < recipients; ++i)
+                remember(rpcKey + kSeparator + messages.recipient(size_t(row), i), row);
+        }
     }
     if (n.cause >= 0) {
         Node &cause = m_nodes[size_t(n.cause) - m_base];

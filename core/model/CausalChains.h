@@ -3,12 +3,17 @@
 // A message's cause, in this order:
 //   1. the message it names: parent_message_id (seed 000 metadata), trace.parentSpan (002),
 //      matched against message ids, envelope ids (000 message_id, 002 header.messageId, ...)
-//      and span ids (002 trace.spanId): Link::Parent;
+//      and span ids (002 trace.spanId); or, where the envelope names none, the message carried
+//      by the first event of the MAP event's causedBy that carried one (the store resolves it):
+//      Link::Parent;
 //   2. else the newest earlier message of its conversation, preferring one that was sent to this
 //      message's sender (what it answers): a conversation is one correlation id (000/004
 //      metadata.correlation_id, 002 header.correlationId, MAP correlationId), else one task id
-//      (003 task ids, handoffs), else one trace id (002 trace.traceId, a W3C traceparent):
-//      Link::Correlation, Link::Task, Link::Trace.
+//      (003 task ids, handoffs), else one trace id (002 trace.traceId, a W3C traceparent in the
+//      payload's _meta or metadata, or in the frame's params._meta):
+//      Link::Correlation, Link::Task, Link::Trace;
+//   3. else, for a JSON-RPC response carried in the payload (MCP, A2A, ...), the request of the
+//      same id last sent to its sender: Link::Request.
 // What a message led to: the messages whose cause it is. An event that carried a message has
 // that message's chain; a task's chain is that of its first message (the one that carried its
 // id first).
@@ -35,7 +40,7 @@ namespace mapi {
 class CausalChains
 {
 public:
-    enum class Link : quint8 { None, Parent, Correlation, Task, Trace };
+    enum class Link : quint8 { None, Parent, Correlation, Task, Trace, Request };
     static constexpr int kMaxOpenConversations = 1'000'000;
 
     explicit CausalChains(const SystemStore &store) : m_store(store) {}

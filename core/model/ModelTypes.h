@@ -126,6 +126,7 @@ struct Message
     QString spanId;
     QString parentRef;
     QString traceId;
+    QString rpcRef;                // ConventionInfo::rpcRef: a JSON-RPC request (">id") or response ("<id")
     ConventionKind convention = ConventionKind::None;
     Severity severity = Severity::None; // an error report's (or a failed task's) severity
     QString taskId;

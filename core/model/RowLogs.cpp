@@ -157,6 +157,7 @@ Message MessageLog::operator[](size_t row) const
         m.spanId = m_text.text(l->spanId);
         m.parentRef = m_text.text(l->parentRef);
         m.traceId = m_text.text(l->traceId);
+        m.rpcRef = m_text.text(l->rpcRef);
     }
     m.convention = ConventionKind(r.convention);
     m.severity = Severity(r.severity);
@@ -304,9 +305,10 @@ int MessageLog::append(const Message &m)
                            m.costUsd.value_or(std::numeric_limits<double>::quiet_NaN())});
     if (!m.id.isEmpty() && r.id)
         m_ids.insert(IdIndex::hashOf(m.id), row);
-    if (!m.envelopeId.isEmpty() || !m.spanId.isEmpty() || !m.parentRef.isEmpty() || !m.traceId.isEmpty()) {
+    if (!m.envelopeId.isEmpty() || !m.spanId.isEmpty() || !m.parentRef.isEmpty() || !m.traceId.isEmpty() || !m.rpcRef.isEmpty()) {
         const LinkRow link{quint32(row), narrowRef(m_text.append(m.envelopeId)), narrowRef(m_text.append(m.spanId)),
-                           narrowRef(m_text.append(m.parentRef)), narrowRef(m_text.append(m.traceId))};
+                           narrowRef(m_text.append(m.parentRef)), narrowRef(m_text.append(m.traceId)),
+                           narrowRef(m_text.append(m.rpcRef))};
         m_links.push_back(link);
         // An id already indexed keeps its first message (a span id repeats over a span's
         // messages; inserting each would make long probe runs).

@@ -146,6 +146,7 @@ public:
     QString spanId(size_t row) const { return linkText(row, &LinkRow::spanId); }
     QString parentRef(size_t row) const { return linkText(row, &LinkRow::parentRef); }
     QString traceId(size_t row) const { return linkText(row, &LinkRow::traceId); }
+    QString rpcRef(size_t row) const { return linkText(row, &LinkRow::rpcRef); }
     // The oldest kept message whose envelope id or span id is `id` (-1: none).
     int findByEnvelopeOrSpan(QStringView id) const;
     int recipientCount(size_t row) const;
@@ -251,6 +252,7 @@ private:
         quint32 spanId;
         quint32 parentRef;
         quint32 traceId;
+        quint32 rpcRef;
     };
     const LinkRow *linksOf(size_t row) const;
     QString linkText(size_t row, quint32 LinkRow::*field) const;

@@ -346,6 +346,25 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
     m.spanId = info.spanId;
     m.parentRef = info.parentMessageId.isEmpty() ? info.parentSpanId : info.parentMessageId;
     m.traceId = info.traceId;
+    m.rpcRef = info.rpcRef;
+    // MAP's own causality, where the envelope names no parent: the first event in causedBy that
+    // carried a message names that message. A W3C trace context at the frame's _meta gives the
+    // trace id that groups the conversation, where the payload gives none (its span id is the
+    // sender's current span, which no message is known by: not a parent).
+    if (m.parentRef.isEmpty())
+        for (const QString &cause : e.causedBy) {
+            const int causeEvent = m_events.find(cause, IdIndex::hashOf(cause));
+            const int carried = causeEvent >= 0 ? m_events[size_t(causeEvent)].messageIndex : -1;
+            if (carried >= 0 && m_messages.isKept(size_t(carried))) {
+                m.parentRef = m_messages.id(size_t(carried));
+                break;
+            }
+        }
+    if (const QString &tp = e.traceParent; m.traceId.isEmpty() && tp.size() >= 55 && tp.at(2) == QLatin1Char('-')
+                                            && tp.at(35) == QLatin1Char('-') && tp.at(52) == QLatin1Char('-')) {
+        if (m.traceId.isEmpty())
+            m.traceId = tp.mid(3, 32).toLower();
+    }
     // Sender: the envelope's agent id when it names an agent (on [M] `from` is a session id),
     // else the agent behind `from`, else a placeholder for the envelope's sender.
     if (!info.senderAgentId.isEmpty() && m_agentRow.contains(info.senderAgentId))

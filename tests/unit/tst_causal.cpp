@@ -124,6 +124,62 @@ private Q_SLOTS:
         QCOMPARE(chains.memoryBytes(), size_t(0));
     }
 
+    // MAP's causedBy (event ids, in the event for the spec's servers, at params for the
+    // TestServer), a W3C traceparent at the frame's params._meta, and JSON-RPC exchanges carried
+    // in payloads (ids repeat between pairs of agents: each response finds its own request).
+    void mapCausedByFrameTraceContextAndJsonRpcPairs()
+    {
+        SystemStore store;
+        ProtocolPipeline pipeline;
+        int seq = 0;
+        auto send = [&](const char *eventId, const char *id, const char *from, const char *to, const Json &payload,
+                        const Json &causedByInEvent = Json(), const Json &causedByInParams = Json(), const char *traceparent = nullptr) {
+            Json inner = mapi_test::innerEvent(QString::fromLatin1(eventId), QStringLiteral("message.sent"), 1000 + seq,
+                                               {{"message", {{"id", id}, {"from", from}, {"to", to}, {"payload", payload}}}});
+            if (!causedByInEvent.is_null())
+                inner["causedBy"] = causedByInEvent;
+            Json frame = Json::parse(mapi_test::eventFrame(QStringLiteral("s"), ++seq, inner).toStdString());
+            if (!causedByInParams.is_null())
+                frame["params"]["causedBy"] = causedByInParams;
+            if (traceparent)
+                frame["params"]["_meta"] = {{"traceparent", traceparent}};
+            store.apply(pipeline.frameReceived(mapi_test::dump(frame), 1000 + seq).inputs);
+        };
+        send("ev-a", "a", "planner", "worker", {{"type", "PLAN"}});
+        send("ev-x", "x", "worker", "other", {{"type", "UNRELATED"}});
+        send("ev-b", "b", "worker", "planner", {{"type", "RESULT"}}, Json::array({"ev-unknown", "ev-a"}));
+        send("ev-c", "c", "planner", "auditor", {{"type", "AUDIT"}}, Json(), Json::array({"ev-b"}));
+        // Two messages of one W3C trace, named only by the frame's _meta.
+        send("ev-t1", "t1", "p", "q", {{"type", "A"}}, Json(), Json(), "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01");
+        send("ev-t2", "t2", "q", "p", {{"type", "B"}}, Json(), Json(), "00-4bf92f3577b34da6a3ce929d0e0e4736-b7ad6b7169203331-01");
+        // JSON-RPC: two pairs of agents use id 1; each response answers its own request.
+        send("ev-r1", "r1", "host", "tool", {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}});
+        send("ev-r2", "r2", "cli", "srv", {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "ping"}});
+        send("ev-r3", "r3", "tool", "host", {{"jsonrpc", "2.0"}, {"id", 1}, {"result", {{"ok", true}}}});
+        send("ev-r4", "r4", "srv", "cli", {{"jsonrpc", "2.0"}, {"id", 1}, {"error", {{"code", -1}}}});
+        send("ev-r5", "r5", "nobody", "host", {{"jsonrpc", "2.0"}, {"id", "9"}, {"result", 1}});
+
+        CausalChains chains(store);
+        chains.update();
+        QCOMPARE(chains.causeOf(rowOf(store, "b")), rowOf(store, "a")); // the unknown event is skipped
+        QCOMPARE(chains.linkOf(rowOf(store, "b")), CausalChains::Link::Parent);
+        QCOMPARE(chains.causeOf(rowOf(store, "c")), rowOf(store, "b"));
+        QCOMPARE(chains.chainTo(rowOf(store, "c")), (std::vector<int>{rowOf(store, "a"), rowOf(store, "b"), rowOf(store, "c")}));
+        QCOMPARE(chains.causeOf(rowOf(store, "x")), -1);
+
+        QCOMPARE(store.messages().traceId(size_t(rowOf(store, "t1"))), QStringLiteral("4bf92f3577b34da6a3ce929d0e0e4736"));
+        QCOMPARE(chains.causeOf(rowOf(store, "t2")), rowOf(store, "t1"));
+        QCOMPARE(chains.linkOf(rowOf(store, "t2")), CausalChains::Link::Trace);
+
+        QCOMPARE(store.messages().rpcRef(size_t(rowOf(store, "r1"))), QStringLiteral(">1"));
+        QCOMPARE(store.messages().rpcRef(size_t(rowOf(store, "r3"))), QStringLiteral("<1"));
+        QCOMPARE(chains.causeOf(rowOf(store, "r3")), rowOf(store, "r1"));
+        QCOMPARE(chains.linkOf(rowOf(store, "r3")), CausalChains::Link::Request);
+        QCOMPARE(chains.causeOf(rowOf(store, "r4")), rowOf(store, "r2"));
+        QCOMPARE(chains.causeOf(rowOf(store, "r5")), -1); // no request of its id was sent to it
+        QCOMPARE(CausalChains::linkName(CausalChains::Link::Request), QStringLiteral("request"));
+    }
+
     // A live session trims its oldest history: the chains forget those rows and never read them.
     void trimmedHistoryIsForgotten()
     {
