@@ -217,6 +217,7 @@ MainWindow::MainWindow(QWidget *parent)
         resize(1400, 900);
 
     connect(m_session, &InspectorSession::sourceChanged, this, [this] {
+        m_incident.reset(); // a bundle's data goes with it (set again when a bundle has loaded)
         m_center->setCurrentIndex(m_session->source() == InspectorSession::Source::None ? 0 : 1);
         if (m_session->source() != InspectorSession::Source::Trace || !m_session->replay()) {
             m_replayBar->setController(nullptr, QString());
@@ -861,6 +862,18 @@ bool MainWindow::openDeepLink(const QString &text)
         applyDeepLink(*link); // already open: only go there
         return true;
     }
+    // A link comes from outside (a chat, a ticket): it does not end a live session or a
+    // recording without asking.
+    if (m_session->source() == InspectorSession::Source::Live || m_session->isRecording()) {
+        const auto answer = QMessageBox::question(
+            this, tr("Open link"),
+            tr("Opening %1 ends the live session%2. Open it?")
+                .arg(QDir::toNativeSeparators(link->file),
+                     m_session->isRecording() ? tr(" and its recording") : QString()),
+            QMessageBox::Open | QMessageBox::Cancel, QMessageBox::Cancel);
+        if (answer != QMessageBox::Open)
+            return false;
+    }
     if (!openTrace(link->file))
         return false;
     m_pendingLink = *link;
@@ -910,6 +923,8 @@ IncidentDialog *MainWindow::exportIncident()
         return nullptr;
     IncidentDialog::Context context;
     context.session = m_session;
+    if (m_session->source() == InspectorSession::Source::Trace)
+        context.tracePath = m_session->tracePath();
     context.bookmarks = m_replayBar->bookmarks();
     context.selectedAgents = m_selection->selectedAgents();
     const SystemStore *store = m_session->store();
@@ -1199,6 +1214,9 @@ void MainWindow::updateActionStates()
     const bool hasModel = m_session->source() != InspectorSession::Source::None && !m_session->isLoadingTrace();
     for (QAction *a : std::as_const(m_exportActions))
         a->setEnabled(hasModel && !m_exportJob);
+    m_exportIncidentAction->setEnabled(hasModel);
+    m_incidentInfoAction->setEnabled(m_incident.has_value() && hasModel);
+    m_copyLinkAction->setEnabled(hasModel && m_session->source() == InspectorSession::Source::Trace);
 }
 
 void MainWindow::injectIntoSelection()

@@ -772,12 +772,12 @@ int commandBundle(const QCommandLineParser &p, const Common &common)
             return failed(written);
     }
     Json keys = Json::array(), patterns = Json::array();
-    for (size_t i = 0; i < slice.redaction.perKeyName.size(); ++i)
-        keys.push_back({{"keyName", options.redactKeyNames.value(int(i)).trimmed().toLower().toStdString()},
-                        {"replacements", slice.redaction.perKeyName[i]}});
-    // The patterns by number only: a pattern may spell the very secret it removes.
-    for (size_t i = 0; i < slice.redaction.perPattern.size(); ++i)
-        patterns.push_back({{"pattern", i + 1}, {"replacements", slice.redaction.perPattern[i]}});
+    for (size_t i = 0; i < slice.redaction.perKeyName.size() && i < size_t(slice.keyNames.size()); ++i)
+        keys.push_back({{"keyName", slice.keyNames[int(i)].toStdString()}, {"replacements", slice.redaction.perKeyName[i]}});
+    // The patterns by number only (their place among the --redact given): a pattern may spell
+    // the very secret it removes.
+    for (size_t i = 0; i < slice.redaction.perPattern.size() && i < slice.patternNumbers.size(); ++i)
+        patterns.push_back({{"pattern", slice.patternNumbers[i]}, {"replacements", slice.redaction.perPattern[i]}});
     Json out = {{"records", slice.recordsWritten},
                 {"leftOutBeforeFrom", slice.recordsLeftOutBeforeFrom},
                 {"recordsChanged", slice.redaction.recordsChanged},
@@ -785,7 +785,8 @@ int commandBundle(const QCommandLineParser &p, const Common &common)
                 {"keyNames", keys},
                 {"patterns", patterns},
                 {"replacements", slice.redaction.total()},
-                {"bookmarks", options.content.bookmarks.size()},
+                {"dataReplacements", written.dataReplacements},
+                {"bookmarks", slice.bookmarksInRange},
                 {"alerts", options.content.alerts.size()}};
     if (!preview)
         out["file"] = outPath.toStdString();

@@ -59,6 +59,16 @@ int main(int argc, char **argv)
     // Lets Wayland and the desktop match the window to the installed .desktop file.
     QGuiApplication::setDesktopFileName(QStringLiteral("io.github.mapinspector.MapInspector"));
 
+    // A link comes from outside (a web page, a chat): the desktop starts `map-inspector LINK`. A
+    // link that brings options with it (an unencoded quote breaking out of "%1", say
+    // --connect somewhere) is refused whole rather than obeyed in part.
+    const QStringList arguments = QCoreApplication::arguments();
+    for (int i = 1; i < arguments.size(); ++i)
+        if (isDeepLink(arguments[i]) && arguments.size() != 2) {
+            std::fprintf(stderr, "map-inspector: a map-inspector: link must be the only argument\n");
+            return 1;
+        }
+
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral("Operator console for multi-agent systems that speak MAP."));
     p.addHelpOption();

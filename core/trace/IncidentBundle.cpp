@@ -6,10 +6,8 @@
 #include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
-#include <QSet>
 
 #include <map>
-
 #include <utility>
 
 namespace mapi {
@@ -17,8 +15,11 @@ namespace mapi {
 namespace {
 
 const QString kReplacement = QStringLiteral("REDACTED");
+constexpr int kMaxJsonInStringDepth = 4; // as the secret rules (common/Redaction.h)
 
 std::string toStd(const QString &text) { return text.toStdString(); }
+
+bool isRedacted(const std::string &text) { return text.rfind("REDACTED", 0) == 0; }
 
 } // namespace
 
@@ -44,19 +45,23 @@ ErrorOr<BundleRedactor> BundleRedactor::make(const QStringList &keyNames, const 
     }
     if (r.m_keyNames.size() > kMaxBundleKeyNames)
         return Failure{QStringLiteral("At most %1 key names can be redacted").arg(kMaxBundleKeyNames)};
-    for (const QString &text : patterns) {
+    for (int i = 0; i < patterns.size(); ++i) {
+        const QString &text = patterns[i];
         if (text.isEmpty())
             continue;
+        // Named by number: a pattern may spell the very secret it removes, and errors are printed.
         QRegularExpression re(text, QRegularExpression::UseUnicodePropertiesOption);
         if (!re.isValid())
-            return Failure{QStringLiteral("The pattern \"%1\" is not a valid regular expression: %2 (at character %3)")
-                               .arg(text, re.errorString())
+            return Failure{QStringLiteral("Pattern %1 is not a valid regular expression: %2 (at character %3)")
+                               .arg(i + 1)
+                               .arg(re.errorString())
                                .arg(re.patternErrorOffset())};
         // A pattern that matches the empty string would "replace" between every two characters.
         if (re.match(QString()).hasMatch())
-            return Failure{QStringLiteral("The pattern \"%1\" matches empty text: it would change every text").arg(text)};
+            return Failure{QStringLiteral("Pattern %1 matches empty text: it would change every text").arg(i + 1)};
         re.optimize();
         r.m_patterns.push_back(std::move(re));
+        r.m_patternNumbers.push_back(i + 1);
     }
     if (int(r.m_patterns.size()) > kMaxBundlePatterns)
         return Failure{QStringLiteral("At most %1 patterns can be redacted").arg(kMaxBundlePatterns)};
@@ -71,12 +76,24 @@ void BundleRedactor::resetCounts()
     m_counts.perPattern.assign(m_patterns.size(), 0);
 }
 
+void BundleRedactor::startPseudonyms() { m_pseudonyms = std::make_shared<QHash<QString, int>>(); }
+
+QString BundleRedactor::pseudonym(const QString &text)
+{
+    auto it = m_pseudonyms->constFind(text);
+    if (it == m_pseudonyms->constEnd()) {
+        if (m_pseudonyms->size() >= kMaxPseudonyms)
+            return kReplacement;
+        it = m_pseudonyms->insert(text, int(m_pseudonyms->size()) + 1);
+    }
+    return kReplacement + QLatin1Char('-') + QString::number(it.value());
+}
+
 bool BundleRedactor::redactPatterns(QString &text)
 {
     bool changed = false;
     for (size_t i = 0; i < m_patterns.size(); ++i) {
-        const QRegularExpression &re = m_patterns[i];
-        QRegularExpressionMatchIterator it = re.globalMatch(text);
+        QRegularExpressionMatchIterator it = m_patterns[i].globalMatch(text);
         if (!it.hasNext())
             continue;
         QString out;
@@ -87,7 +104,7 @@ bool BundleRedactor::redactPatterns(QString &text)
             if (m.capturedLength() == 0)
                 continue;
             out.append(QStringView(text).mid(last, m.capturedStart() - last));
-            out.append(kReplacement);
+            out.append(pseudonym(m.captured()));
             last = m.capturedEnd();
             ++n;
         }
@@ -119,10 +136,14 @@ bool BundleRedactor::redact(QByteArray &utf8Text)
 
 bool BundleRedactor::redact(Json &root, bool numbers)
 {
-    if (isEmpty())
-        return false;
+    return !isEmpty() && redactJson(root, numbers, 0);
+}
+
+bool BundleRedactor::redactJson(Json &root, bool numbers, int depth)
+{
     bool changed = false;
-    // An explicit stack: frames may nest deeply, the walk never recurses.
+    // An explicit stack: frames may nest deeply, the walk never recurses (except into a string
+    // that is itself JSON, at most kMaxJsonInStringDepth deep).
     std::vector<Json *> stack{&root};
     while (!stack.empty()) {
         Json *node = stack.back();
@@ -134,22 +155,19 @@ bool BundleRedactor::redact(Json &root, bool numbers)
             for (auto it = node->begin(); it != node->end(); ++it) {
                 const QString key = QString::fromStdString(it.key());
                 const qsizetype keyIndex = m_keyNames.indexOf(key.toLower());
-                QString renamed = key;
-                const bool rename = redactPatterns(renamed);
-                if (keyIndex >= 0) {
-                    if (!(it->is_string() && it->get_ref<const std::string &>() == "REDACTED")) {
-                        *it = toStd(kReplacement);
-                        ++m_counts.perKeyName[size_t(keyIndex)];
-                        changed = true;
-                    }
+                if (keyIndex >= 0 && !(it->is_string() && isRedacted(it->get_ref<const std::string &>()))) {
+                    *it = toStd(pseudonym(QString::fromStdString(it->is_string() ? it->get<std::string>() : it->dump())));
+                    ++m_counts.perKeyName[size_t(keyIndex)];
+                    changed = true;
                 }
-                if (rename)
+                QString renamed = key;
+                if (redactPatterns(renamed))
                     renames.emplace_back(it.key(), toStd(renamed));
             }
             for (auto &[from, to] : renames) {
                 Json value = std::move((*node)[from]);
                 node->erase(from);
-                // Two names redacted to the same text: keep both values apart.
+                // A name that a pseudonym already holds: keep both values apart.
                 std::string name = to;
                 for (int n = 2; node->contains(name); ++n)
                     name = to + "#" + std::to_string(n);
@@ -162,15 +180,29 @@ bool BundleRedactor::redact(Json &root, bool numbers)
             for (Json &item : *node)
                 stack.push_back(&item);
         } else if (node->is_string()) {
-            QString text = QString::fromStdString(node->get_ref<const std::string &>());
+            const std::string &value = node->get_ref<const std::string &>();
+            // Stringified JSON (common in agent payloads): the rules inside it, as for the frame.
+            const size_t first = value.find_first_not_of(" \t\r\n");
+            if (depth < kMaxJsonInStringDepth && first != std::string::npos && (value[first] == '{' || value[first] == '[')) {
+                Json inner = Json::parse(value, nullptr, false);
+                if (inner.is_object() || inner.is_array()) {
+                    if (redactJson(inner, numbers, depth + 1)) {
+                        *node = inner.dump(-1, ' ', false, Json::error_handler_t::replace);
+                        changed = true;
+                    }
+                    continue;
+                }
+            }
+            QString text = QString::fromStdString(value);
             if (redactPatterns(text)) {
                 *node = toStd(text);
                 changed = true;
             }
         } else if (numbers && node->is_number()) {
-            QString text = QString::fromStdString(node->dump());
-            if (redactPatterns(text)) {
-                *node = toStd(kReplacement);
+            const QString text = QString::fromStdString(node->dump());
+            QString replaced = text;
+            if (redactPatterns(replaced)) {
+                *node = toStd(replaced);
                 changed = true;
             }
         }
@@ -178,66 +210,87 @@ bool BundleRedactor::redact(Json &root, bool numbers)
     return changed;
 }
 
-// ---- the bundle member of the header -------------------------------------------------------
+// ---- the bundle members of the header -----------------------------------------------------
 
 namespace {
 
-Json contentJson(const IncidentContent &content, const BundleOptions &options, const BundleResult &counts,
-                 const QString &source, int keyNames, int patterns, BundleRedactor &redactor)
+struct HeaderParts
+{
+    Json bundle;
+    QByteArray pictures;   // the "bundlePictures" array's JSON, or empty
+};
+
+HeaderParts headerParts(const IncidentContent &content, const BundleOptions &options, const BundleResult &counts,
+                        const QString &source, BundleRedactor &redactor, qint64 &bookmarksInRange)
 {
     Json bookmarks = Json::array();
+    bookmarksInRange = 0;
     for (const Bookmark &b : content.bookmarks) {
         if ((options.fromMs && b.timeMs < *options.fromMs) || (options.toMs && b.timeMs > *options.toMs))
             continue;
-        bookmarks.push_back({{"t", b.timeMs}, {"title", toStd(b.title)}, {"note", toStd(b.note)}});
+        if (++bookmarksInRange > kMaxBundleBookmarks)
+            continue;
+        bookmarks.push_back({{"t", b.timeMs}, {"title", toStd(b.title.left(1000))}, {"note", toStd(b.note.left(10000))}});
     }
+    bookmarksInRange = std::min<qint64>(bookmarksInRange, kMaxBundleBookmarks);
     Json agents = Json::array();
-    for (const QString &id : content.selectedAgents)
+    for (const QString &id : content.selectedAgents.mid(0, 10000))
         agents.push_back(toStd(id));
+    Json alerts = Json::array();
+    if (content.alerts.is_array())
+        for (const Json &a : content.alerts)
+            if (alerts.size() < size_t(kMaxBundleAlerts))
+                alerts.push_back(a);
     // What people wrote or the model named: the operator's rules apply (times and counts stay).
-    Json texts = {{"note", toStd(content.note)},
+    Json texts = {{"note", toStd(content.note.left(kMaxBundleNoteChars))},
                   {"bookmarks", bookmarks},
                   {"selection", {{"agents", agents}, {"message", toStd(content.selectedMessage)}, {"task", toStd(content.selectedTask)}}},
-                  {"alerts", content.alerts.is_array() ? content.alerts : Json::array()},
+                  {"alerts", alerts},
                   {"source", toStd(source)}};
     redactor.redact(texts, /*numbers=*/false);
 
-    Json pictures = Json::array();
-    qint64 pictureBytes = 0;
+    HeaderParts parts;
+    parts.bundle = {{"version", kIncidentBundleVersion},
+                    {"createdAt", content.createdAtMs > 0 ? content.createdAtMs : QDateTime::currentMSecsSinceEpoch()},
+                    {"from", options.fromMs ? Json(*options.fromMs) : Json()},
+                    {"to", options.toMs ? Json(*options.toMs) : Json()},
+                    {"redaction",
+                     {{"keyNames", redactor.keyNameCount()},
+                      {"patterns", redactor.patternCount()},
+                      {"replacements", counts.redaction.total() + redactor.counts().total()},
+                      {"binaryFramesLeftOut", counts.redaction.binaryFramesLeftOut}}},
+                    {"leftOutBeforeFrom", counts.recordsLeftOutBeforeFrom}};
+    for (auto it = texts.begin(); it != texts.end(); ++it)
+        parts.bundle[it.key()] = it.value();
+
+    // Pictures last, within what the line can hold beside the rest.
+    const qint64 room = kMaxBundleHeaderBytes - qint64(parts.bundle.dump().size()) - 4096;
+    qint64 pictureBytes = 0, encoded = 0;
+    QByteArray list;
     for (const BundlePicture &p : content.pictures) {
-        if (p.png.isEmpty() || pictureBytes + p.png.size() > kMaxBundlePictureBytes)
+        const qint64 size = (p.png.size() + 2) / 3 * 4 + 200;
+        if (p.png.isEmpty() || pictureBytes + p.png.size() > kMaxBundlePictureBytes || encoded + size > room)
             continue;
         pictureBytes += p.png.size();
-        pictures.push_back({{"view", toStd(p.view)},
-                            {"format", "png"},
-                            {"width", p.width},
-                            {"height", p.height},
-                            {"data", p.png.toBase64().toStdString()}});
+        encoded += size;
+        const Json meta = {{"view", toStd(p.view)}, {"format", "png"}, {"width", p.width}, {"height", p.height}};
+        QByteArray item = QByteArray::fromStdString(meta.dump());
+        item.chop(1);
+        item += ",\"data\":\"" + p.png.toBase64() + "\"}";
+        list += (list.isEmpty() ? "[" : ",") + item;
     }
-    Json bundle = {{"version", kIncidentBundleVersion},
-                   {"createdAt", content.createdAtMs > 0 ? content.createdAtMs : QDateTime::currentMSecsSinceEpoch()},
-                   {"from", options.fromMs ? Json(*options.fromMs) : Json()},
-                   {"to", options.toMs ? Json(*options.toMs) : Json()},
-                   {"redaction",
-                    {{"keyNames", keyNames},
-                     {"patterns", patterns},
-                     {"replacements", counts.redaction.total() + redactor.counts().total()},
-                     {"binaryFramesLeftOut", counts.redaction.binaryFramesLeftOut}}},
-                   {"leftOutBeforeFrom", counts.recordsLeftOutBeforeFrom},
-                   {"pictures", pictures}};
-    for (auto it = texts.begin(); it != texts.end(); ++it)
-        bundle[it.key()] = it.value();
-    return bundle;
+    if (!list.isEmpty())
+        parts.pictures = list + ']';
+    return parts;
 }
 
 // Message traffic before the range: what the bundle leaves out so that it holds the state at
-// `from` without the history (see the header). `droppedRequests` keeps the ids of left-out
-// requests per connection, so that their responses go too.
+// `from` without the history (see the header).
 class ContextFilter
 {
 public:
-    // Also removes the sequence number of an event kept (see below): `record` may change.
-    bool isMessageTraffic(TraceRecord &record)
+    // Whether `record` (before `from`) is message traffic, to be left out.
+    bool isMessageTraffic(const TraceRecord &record)
     {
         const RecordDir dir = recordDir(record.dir);
         if ((dir != RecordDir::Send && dir != RecordDir::Recv) || record.binary)
@@ -250,13 +303,13 @@ public:
         if (dir == RecordDir::Send) {
             if (method == QLatin1String("map/send") || method == QLatin1String("map/inject")) {
                 if (id && !id->is_null())
-                    m_dropped.insert(requestKey(record.connection, *id));
+                    m_dropped.emplace(requestKey(record.connection, *id), record.timeMs);
                 return true;
             }
             return false;
         }
         if (method.isEmpty())
-            return id && m_dropped.remove(requestKey(record.connection, *id));
+            return id && m_dropped.erase(requestKey(record.connection, *id)) > 0;
         if (method == QLatin1String("map/message"))
             return true;
         if (method == QLatin1String("map/event")) {
@@ -281,25 +334,45 @@ public:
         return false;
     }
 
-    // The "skip" records owed before the next record kept (docs/trace-format.md), then none.
-    std::vector<TraceRecord> skipRecords(qint64 timeMs)
+    // In the range: the answer to a request left out before it (it would read as unmatched).
+    // Requests unanswered after kAnswerWaitMs are forgotten, so that this stops parsing frames.
+    bool isAnswerToLeftOut(const TraceRecord &record)
+    {
+        if (m_dropped.empty() || recordDir(record.dir) != RecordDir::Recv || record.binary)
+            return false;
+        for (auto it = m_dropped.begin(); it != m_dropped.end();)
+            it = record.timeMs - it->second > kAnswerWaitMs ? m_dropped.erase(it) : std::next(it);
+        const Json frame = Json::parse(record.raw.constData(), record.raw.constData() + record.raw.size(), nullptr, false);
+        if (!frame.is_object() || frame.contains("method") || !frame.contains("id"))
+            return false;
+        return m_dropped.erase(requestKey(record.connection, frame["id"])) > 0;
+    }
+
+    // The "skip" records owed before the next record kept (docs/trace-format.md), then none. The
+    // subscription id goes through the same rules as the frames that name it.
+    std::vector<TraceRecord> skipRecords(qint64 timeMs, BundleRedactor &redactor)
     {
         std::vector<TraceRecord> out;
         for (const auto &[key, upTo] : m_skipped) {
-            const Json skip = {{"subscriptionId", key.second.toStdString()}, {"upToSequence", upTo}};
+            Json skip = {{"subscriptionId", key.second.toStdString()}, {"upToSequence", upTo}};
+            if (redactor.redact(skip["subscriptionId"], false))
+                ++m_skipsChanged;
             out.push_back({timeMs, QStringLiteral("skip"), key.first, QByteArray::fromStdString(skip.dump()), false, Json()});
         }
         m_skipped.clear();
         return out;
     }
+    qint64 skipsChanged() const { return m_skipsChanged; }
 
 private:
+    static constexpr qint64 kAnswerWaitMs = 5 * 60 * 1000;
     static QString requestKey(int connection, const Json &id)
     {
         return QString::number(connection) + QLatin1Char(':') + QString::fromStdString(id.dump());
     }
-    QSet<QString> m_dropped;
+    std::map<QString, qint64> m_dropped;   // request key → when it was sent
     std::map<std::pair<int, QString>, qint64> m_skipped;
+    qint64 m_skipsChanged = 0;
 };
 
 // Redacts one record in place; false: the record cannot be searched and is left out.
@@ -315,10 +388,10 @@ bool redactRecord(TraceRecord &record, BundleRedactor &redactor, bool &changed)
         changed = redactor.redact(record.extra, true);
         return true;
     }
-    if (dir == RecordDir::Send || dir == RecordDir::Recv) {
+    if (dir == RecordDir::Send || dir == RecordDir::Recv || dir == RecordDir::Skip) {
         Json frame = Json::parse(record.raw.constData(), record.raw.constData() + record.raw.size(), nullptr, false);
         if (!frame.is_discarded()) {
-            if (redactor.redact(frame, true)) {
+            if (redactor.redact(frame, dir != RecordDir::Skip)) {
                 record.raw = QByteArray::fromStdString(frame.dump(-1, ' ', false, Json::error_handler_t::replace));
                 changed = true;
             }
@@ -329,6 +402,7 @@ bool redactRecord(TraceRecord &record, BundleRedactor &redactor, bool &changed)
     return true;
 }
 
+// Writes beside the target, then replaces it: a failure leaves the target as it was.
 class BundleOutput
 {
 public:
@@ -349,15 +423,26 @@ public:
             return true;
         if (!m_writer.close()) {
             *error = m_writer.errorString();
-            QFile::remove(m_partPath);
             return false;
         }
-        QFile::remove(m_path);
-        if (!QFile::rename(m_partPath, m_path)) {
-            *error = QStringLiteral("Cannot move %1 to %2").arg(m_partPath, m_path);
-            QFile::remove(m_partPath);
+        // No portable rename over a file in Qt 6.4: the old file steps aside first and comes
+        // back if the new one cannot take its place.
+        const QString aside = m_path + QStringLiteral(".old");
+        const bool existed = QFile::exists(m_path);
+        QFile::remove(aside);
+        if (existed && !QFile::rename(m_path, aside)) {
+            *error = QStringLiteral("Cannot replace %1").arg(m_path);
             return false;
         }
+        QFile part(m_partPath);
+        if (!part.rename(m_path)) {
+            *error = QStringLiteral("Cannot move %1 to %2: %3").arg(m_partPath, m_path, part.errorString());
+            if (existed)
+                QFile::rename(aside, m_path);
+            return false;
+        }
+        if (existed)
+            QFile::remove(aside);
         m_partPath.clear();
         return true;
     }
@@ -390,9 +475,18 @@ BundleResult writeBundle(const QString &inPath, const QString &outPath, const Bu
         return fail(BundleResult::Failure::BadOptions, made.error());
     if (options.fromMs && options.toMs && *options.fromMs > *options.toMs)
         return fail(BundleResult::Failure::BadOptions, QStringLiteral("The range ends before it starts"));
+    if (!outPath.isEmpty()) {
+        const QFileInfo in(inPath), out(outPath), part(outPath + QStringLiteral(".part"));
+        if (in == out || in == part || in.absoluteFilePath().compare(out.absoluteFilePath(), Qt::CaseInsensitive) == 0)
+            return fail(BundleResult::Failure::BadOptions, QStringLiteral("The bundle cannot replace the trace it is cut from"));
+    }
     BundleRedactor redactor = std::move(*made);
-    // The records' redaction counts separately from the bundle data's (made in contentJson).
-    BundleRedactor recordRedactor = redactor;
+    // The records' pseudonyms are those of the pass that made them, when there was one.
+    if (pass == Pass::Rewrite && first && first->pseudonyms)
+        redactor.usePseudonyms(first->pseudonyms);
+    BundleRedactor recordRedactor = redactor; // shares the pseudonyms; counts apart
+    result.keyNames = redactor.keyNames();
+    result.patternNumbers = redactor.patternNumbers();
 
     TraceFileReader reader;
     QString error;
@@ -403,12 +497,10 @@ BundleResult writeBundle(const QString &inPath, const QString &outPath, const Bu
         return fail(BundleResult::Failure::OutputUnwritable, error);
 
     ContextFilter context;
-    // Records first, into memory in the order read, while the header waits for the counts? No: a
-    // bundle can be large. The header is written from what is known before the first record, and
-    // the counts it carries are those of the pass that made the records (rewrite), or the
-    // preview's (first pass): see writeIncidentBundle.
     const QString source = pass == Pass::First ? QFileInfo(inPath).fileName() : QString();
-    BundleResult counts = first ? *first : BundleResult();
+    // The header comes first and carries counts known only at the end: they come from `first`
+    // (writeIncidentBundle counts in a pass of its own, the preview, before writing).
+    const BundleResult counts = first ? *first : BundleResult();
     auto headerLine = [&](qint64 firstTimeMs) {
         const TraceReadStats &st = reader.stats();
         QString url = QStringLiteral("file:%1").arg(QFileInfo(inPath).fileName());
@@ -424,14 +516,20 @@ BundleResult writeBundle(const QString &inPath, const QString &outPath, const Bu
                 if (const Json *old = jsonChild(st.header, "bundle"))
                     sourceName = jsonString(*old, "source");
         }
-        redactor.redact(url);
+        BundleRedactor dataRedactor = redactor; // the same pseudonyms, its own counts
+        dataRedactor.resetCounts();
+        dataRedactor.redact(url);
         if (extra.contains("server"))
-            redactor.redact(extra["server"], false);
-        BundleRedactor contentRedactor = redactor;
-        contentRedactor.resetCounts();
-        extra["bundle"] = contentJson(options.content, options, counts, sourceName, redactor.keyNameCount(),
-                                      redactor.patternCount(), contentRedactor);
-        return encodeHeaderLine(url, started, extra);
+            dataRedactor.redact(extra["server"], false);
+        const HeaderParts parts = headerParts(options.content, options, counts, sourceName, dataRedactor, result.bookmarksInRange);
+        result.dataReplacements = dataRedactor.counts().total();
+        extra["bundle"] = parts.bundle;
+        QByteArray line = encodeHeaderLine(url, started, extra);
+        if (!parts.pictures.isEmpty()) { // after the secret rules: see the header
+            line.chop(2); // "}\n"
+            line += ",\"bundlePictures\":" + parts.pictures + "}\n";
+        }
+        return line;
     };
 
     TraceRecord record;
@@ -452,13 +550,12 @@ BundleResult writeBundle(const QString &inPath, const QString &outPath, const Bu
         if (pass == Pass::First) {
             if (options.toMs && record.timeMs > *options.toMs)
                 break;
-            if (options.fromMs && record.timeMs < *options.fromMs && context.isMessageTraffic(record)) {
+            const bool before = options.fromMs && record.timeMs < *options.fromMs;
+            if (before ? context.isMessageTraffic(record) : context.isAnswerToLeftOut(record)) {
                 ++result.recordsLeftOutBeforeFrom;
                 continue;
             }
-            for (TraceRecord &skip : context.skipRecords(record.timeMs)) {
-                // Subscription ids are in the frames too: the same rules, the same result.
-                recordRedactor.redact(skip.raw);
+            for (TraceRecord &skip : context.skipRecords(record.timeMs, recordRedactor)) {
                 if (!out.write(encodeRecordLine(skip)))
                     return fail(BundleResult::Failure::OutputUnwritable, out.errorString());
                 ++result.recordsWritten;
@@ -479,10 +576,17 @@ BundleResult writeBundle(const QString &inPath, const QString &outPath, const Bu
     if (!headerWritten && !out.write(headerLine(0)))
         return fail(BundleResult::Failure::OutputUnwritable, out.errorString());
     if (pass == Pass::First) {
-        const qint64 binary = result.redaction.binaryFramesLeftOut, changed = result.redaction.recordsChanged;
+        for (TraceRecord &skip : context.skipRecords(options.toMs.value_or(record.timeMs), recordRedactor)) {
+            if (!out.write(encodeRecordLine(skip)))
+                return fail(BundleResult::Failure::OutputUnwritable, out.errorString());
+            ++result.recordsWritten;
+        }
+        const qint64 binary = result.redaction.binaryFramesLeftOut;
+        const qint64 changed = result.redaction.recordsChanged + context.skipsChanged();
         result.redaction = recordRedactor.counts();
         result.redaction.binaryFramesLeftOut = binary;
         result.redaction.recordsChanged = changed;
+        result.pseudonyms = redactor.pseudonyms();
     } else if (first) {
         result.redaction = first->redaction;
         result.recordsLeftOutBeforeFrom = first->recordsLeftOutBeforeFrom;
@@ -504,15 +608,13 @@ BundleResult writeIncidentBundle(const QString &inPath, const QString &outPath, 
     const BundleResult preview = writeBundle(inPath, QString(), options, Pass::First, nullptr);
     if (!preview.ok())
         return preview;
-    BundleResult written = writeBundle(inPath, outPath, options, Pass::First, &preview);
-    return written;
+    return writeBundle(inPath, outPath, options, Pass::First, &preview);
 }
 
 BundleResult rewriteIncidentBundle(const QString &inPath, const QString &outPath, const BundleOptions &options,
                                    const BundleResult &first)
 {
-    BundleOptions rewrite = options;
-    return writeBundle(inPath, outPath, rewrite, Pass::Rewrite, &first);
+    return writeBundle(inPath, outPath, options, Pass::Rewrite, &first);
 }
 
 // ---- reading -----------------------------------------------------------------------------------
@@ -577,7 +679,7 @@ std::optional<IncidentInfo> incidentFromHeader(const Json &header)
                 ++info.damagedMembers;
         }
     qint64 pictureBytes = 0;
-    if (const auto it = bundle->find("pictures"); it != bundle->end() && it->is_array())
+    if (const auto it = header.find("bundlePictures"); it != header.end() && it->is_array())
         for (const Json &p : *it) {
             const auto data = p.is_object() ? p.find("data") : p.end();
             if (!p.is_object() || data == p.end() || !data->is_string()) {

@@ -546,15 +546,16 @@ int RecordDecoder::decode(const TraceRecord &r, ModelInputs &out)
         out.push_back(ModelInput(std::move(update)));
         break;
     }
+    case RecordDir::Skip: {
+        // An incident bundle's event numbers left out on purpose (trace/IncidentBundle.h).
+        const Json skip = Json::parse(r.raw.constData(), r.raw.constData() + r.raw.size(), nullptr, false);
+        const QString subscription = jsonString(skip, "subscriptionId");
+        const qint64 upTo = jsonInt(skip, "upToSequence", -1);
+        if (!subscription.isEmpty() && upTo >= 0)
+            pipeline->skipSequence(subscription, upTo);
+        break;
+    }
     case RecordDir::Other:
-        // An incident bundle's "skip": event numbers left out on purpose (trace/IncidentBundle.h).
-        if (r.dir == QLatin1String("skip")) {
-            const Json skip = Json::parse(r.raw.constData(), r.raw.constData() + r.raw.size(), nullptr, false);
-            const QString subscription = jsonString(skip, "subscriptionId");
-            const qint64 upTo = jsonInt(skip, "upToSequence", -1);
-            if (!subscription.isEmpty() && upTo >= 0)
-                pipeline->skipSequence(subscription, upTo);
-        }
         break;
     }
     return int(out.size() - before);

@@ -18,7 +18,7 @@ namespace mapi {
 static const QString &dirString(RecordDir dir)
 {
     static const QString names[] = {QStringLiteral("send"), QStringLiteral("recv"), QStringLiteral("open"),
-                                     QStringLiteral("close"), QStringLiteral("action"), QString()};
+                                     QStringLiteral("close"), QStringLiteral("action"), QStringLiteral("skip"), QString()};
     return names[int(dir)];
 }
 
@@ -34,6 +34,8 @@ RecordDir recordDir(const QString &dir)
         return RecordDir::Close;
     if (dir == QLatin1String("action"))
         return RecordDir::Action;
+    if (dir == QLatin1String("skip"))
+        return RecordDir::Skip;
     return RecordDir::Other;
 }
 

@@ -42,7 +42,8 @@ struct TraceRecord
     qint64 contentOffset = -1;
 };
 
-enum class RecordDir : quint8 { Send, Recv, Open, Close, Action, Other };
+// Skip: an incident bundle's "skip" record (event numbers left out on purpose, trace/IncidentBundle.h).
+enum class RecordDir : quint8 { Send, Recv, Open, Close, Action, Skip, Other };
 RecordDir recordDir(const QString &dir);
 // Shared QStrings for the known directions (no allocation per record).
 QString recordDirName(RecordDir dir);

@@ -28,6 +28,7 @@
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
+#include <QTemporaryDir>
 #include <QThread>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -134,7 +135,9 @@ IncidentDialog::IncidentDialog(const Context &context, QWidget *parent)
     intro->setWordWrap(true);
     layout->addWidget(intro);
 
-    auto *form = new QFormLayout;
+    m_form = new QWidget(this);
+    auto *form = new QFormLayout(m_form);
+    form->setContentsMargins(0, 0, 0, 0);
     const QString timeFormat = QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz");
     m_from = new QDateTimeEdit(this);
     m_to = new QDateTimeEdit(this);
@@ -172,7 +175,10 @@ IncidentDialog::IncidentDialog(const Context &context, QWidget *parent)
         form->addRow(QString(), box);
     }
     m_withSelection->setEnabled(!context.selectedAgents.isEmpty() || !context.selectedMessage.isEmpty() || !context.selectedTask.isEmpty());
-    layout->addLayout(form);
+    layout->addWidget(m_form);
+    // Another run in the window: this dialog's range, bookmarks and selection are not its.
+    if (context.session)
+        connect(context.session, &InspectorSession::sourceChanged, this, &QWidget::close);
 
     m_counts = new QLabel(this);
     m_counts->setObjectName(QStringLiteral("incidentCounts"));
@@ -207,8 +213,8 @@ IncidentDialog::IncidentDialog(const Context &context, QWidget *parent)
 IncidentDialog::~IncidentDialog()
 {
     stopWorker();
-    if (!m_liveCopy.isEmpty())
-        QFile::remove(m_liveCopy);
+    if (!m_pendingSlice.isEmpty())
+        QFile::remove(m_pendingSlice);
 }
 
 void IncidentDialog::reject()
@@ -268,27 +274,54 @@ BundleOptions IncidentDialog::options() const
     return o;
 }
 
-QString IncidentDialog::sourcePath(QString *error)
+void IncidentDialog::saveLiveSessionThen(const QString &out, bool writing)
 {
+    // A live session: its journal, saved once for this dialog (off the GUI thread; the run
+    // starts when the copy is complete).
     InspectorSession *session = m_context.session;
+    auto fail = [this, writing](const QString &error) {
+        m_savingLive = false;
+        setBusy(false, tr("Cannot read the run: %1").arg(error));
+        Q_EMIT writing ? exported(false, error) : previewed(false);
+    };
     if (!session) {
-        *error = tr("Nothing is open");
-        return QString();
+        fail(tr("Nothing is open"));
+        return;
     }
-    if (session->source() == InspectorSession::Source::Trace)
-        return session->tracePath();
-    if (!m_liveCopy.isEmpty() && QFile::exists(m_liveCopy))
-        return m_liveCopy;
-    // A live session: its journal, saved once for this dialog.
-    const QString path = QDir(QDir::tempPath()).filePath(QStringLiteral("map-inspector-incident-%1.jsonl.zst").arg(QCoreApplication::applicationPid()));
-    if (!session->saveSessionAs(path, error))
-        return QString();
-    m_liveCopy = path;
-    return path;
+    if (!m_tempDir)
+        m_tempDir = std::make_unique<QTemporaryDir>();
+    if (!m_tempDir->isValid()) {
+        fail(m_tempDir->errorString());
+        return;
+    }
+    const QString path = m_tempDir->filePath(QStringLiteral("session.jsonl.zst"));
+    m_savingLive = true;
+    setBusy(true, tr("Saving the session's history…"));
+    auto connection = std::make_shared<QMetaObject::Connection>();
+    *connection = connect(session, &InspectorSession::sessionSaved, this,
+                          [this, connection, path, out, writing, fail](bool ok, const QString &saved, const QString &error) {
+                              if (saved != path)
+                                  return; // another save of the window's
+                              disconnect(*connection);
+                              if (!ok) {
+                                  fail(error);
+                                  return;
+                              }
+                              m_savingLive = false;
+                              m_liveCopy = path;
+                              runWorker(out, writing);
+                          });
+    QString error;
+    if (!session->saveSessionAs(path, &error)) {
+        disconnect(*connection);
+        fail(error);
+    }
 }
 
 void IncidentDialog::setBusy(bool busy, const QString &status)
 {
+    // The form too: what runs uses the form as it was when it started (m_runOptions).
+    m_form->setEnabled(!busy);
     m_preview->setEnabled(!busy);
     m_export->setEnabled(!busy);
     m_status->setText(status);
@@ -310,36 +343,38 @@ void IncidentDialog::exportTo(const QString &path) { runWorker(path, true); }
 
 void IncidentDialog::runWorker(const QString &out, bool writing)
 {
-    stopWorker();
-    QString error;
-    const QString source = sourcePath(&error);
-    if (source.isEmpty()) {
-        m_status->setText(tr("Cannot read the run: %1").arg(error));
-        Q_EMIT writing ? exported(false, error) : previewed(false);
+    if (m_savingLive)
         return;
-    }
-    if (writing && QFileInfo(out).absoluteFilePath() == QFileInfo(source).absoluteFilePath()) {
-        m_status->setText(tr("The bundle cannot replace the trace it is cut from."));
-        Q_EMIT exported(false, m_status->text());
+    stopWorker();
+    const QString source = m_context.tracePath.isEmpty() ? m_liveCopy : m_context.tracePath;
+    if (source.isEmpty()) {
+        saveLiveSessionThen(out, writing);
         return;
     }
     setBusy(true, writing ? tr("Writing the bundle…") : tr("Counting…"));
     m_cancel = std::make_shared<std::atomic<bool>>(false);
-    BundleOptions o = options();
+    m_runOptions = options();
+    BundleOptions o = m_runOptions;
     o.cancel = m_cancel.get();
     // Written first without pictures, beside the target; the pictures are drawn from it.
     const QString slice = writing ? out + QStringLiteral(".slice.jsonl.zst") : QString();
+    m_pendingSlice = slice;
     QPointer<IncidentDialog> self(this);
     auto cancel = m_cancel;
     m_worker = QThread::create([self, source, slice, o, out, writing, cancel] {
         const BundleResult result = writeIncidentBundle(source, slice, o);
-        if (cancel->load())
+        if (cancel->load()) {
+            if (!slice.isEmpty())
+                QFile::remove(slice);
             return;
+        }
         QMetaObject::invokeMethod(
             QCoreApplication::instance(),
-            [self, result, out, writing] {
+            [self, result, out, writing, slice] {
                 if (self)
                     self->workerDone(result, out, writing);
+                else if (!slice.isEmpty())
+                    QFile::remove(slice);
             },
             Qt::QueuedConnection);
     });
@@ -355,6 +390,7 @@ void IncidentDialog::workerDone(const BundleResult &result, const QString &out, 
     }
     m_result = result;
     if (!result.ok()) {
+        m_pendingSlice.clear(); // a failed pass leaves nothing (BundleOutput)
         setBusy(false, tr("Failed: %1").arg(result.error));
         Q_EMIT writing ? exported(false, result.error) : previewed(false);
         return;
@@ -370,7 +406,7 @@ void IncidentDialog::workerDone(const BundleResult &result, const QString &out, 
 
 void IncidentDialog::finishExport(const QString &slicePath, const QString &out)
 {
-    BundleOptions o = options();
+    BundleOptions o = m_runOptions;
     if (m_withPictures->isChecked()) {
         setBusy(true, tr("Drawing the pictures from the bundle…"));
         QString error;
@@ -389,6 +425,7 @@ void IncidentDialog::finishExport(const QString &slicePath, const QString &out)
     auto cancel = m_cancel;
     const BundleResult first = m_result;
     const int pictures = int(o.content.pictures.size());
+    m_pendingSlice.clear(); // the worker removes it
     m_worker = QThread::create([self, slicePath, out, o, first, cancel, pictures] {
         const BundleResult written = rewriteIncidentBundle(slicePath, out, o, first);
         QFile::remove(slicePath);
@@ -419,7 +456,7 @@ void IncidentDialog::finishExport(const QString &slicePath, const QString &out)
 
 void IncidentDialog::showCounts(const BundleResult &r, bool writing)
 {
-    const BundleOptions o = options();
+    const BundleOptions &o = m_runOptions;
     QStringList lines;
     lines << tr("<b>%1 records</b> %2; %3 message records before the start left out (the state at the start is kept).")
                  .arg(r.recordsWritten)
@@ -428,23 +465,23 @@ void IncidentDialog::showCounts(const BundleResult &r, bool writing)
     if (o.redactKeyNames.isEmpty() && o.redactPatterns.isEmpty()) {
         lines << tr("No redaction beyond the secrets every trace loses (tokens, keys, passwords).");
     } else {
-        lines << tr("<b>%1 replacements</b> in %2 records:").arg(r.redaction.total()).arg(r.redaction.recordsChanged);
-        QStringList keyNames;
-        for (const QString &name : o.redactKeyNames)
-            if (!name.trimmed().isEmpty() && !keyNames.contains(name.trimmed().toLower()))
-                keyNames << name.trimmed().toLower();
-        for (size_t i = 0; i < r.redaction.perKeyName.size() && i < size_t(keyNames.size()); ++i)
-            lines << tr("&nbsp;&nbsp;key <code>%1</code>: %2").arg(keyNames[int(i)].toHtmlEscaped()).arg(r.redaction.perKeyName[i]);
-        for (size_t i = 0; i < r.redaction.perPattern.size() && i < size_t(o.redactPatterns.size()); ++i)
-            lines << tr("&nbsp;&nbsp;pattern <code>%1</code>: %2").arg(o.redactPatterns[int(i)].toHtmlEscaped()).arg(r.redaction.perPattern[i]);
+        lines << tr("<b>%1 replacements</b> in %2 records, and %3 in the note, bookmarks, selection, alerts and header:")
+                     .arg(r.redaction.total())
+                     .arg(r.redaction.recordsChanged)
+                     .arg(r.dataReplacements);
+        for (size_t i = 0; i < r.redaction.perKeyName.size() && i < size_t(r.keyNames.size()); ++i)
+            lines << tr("&nbsp;&nbsp;key <code>%1</code>: %2").arg(r.keyNames[int(i)].toHtmlEscaped()).arg(r.redaction.perKeyName[i]);
+        // The operator's own patterns, shown back to them (never written to the bundle).
+        for (size_t i = 0; i < r.redaction.perPattern.size() && i < r.patternNumbers.size(); ++i)
+            lines << tr("&nbsp;&nbsp;pattern <code>%1</code>: %2")
+                         .arg(o.redactPatterns.value(r.patternNumbers[i] - 1).toHtmlEscaped())
+                         .arg(r.redaction.perPattern[i]);
         if (r.redaction.binaryFramesLeftOut > 0)
             lines << tr("%1 binary frames left out (they cannot be searched).").arg(r.redaction.binaryFramesLeftOut);
+        lines << tr("Each redacted text becomes REDACTED-<i>n</i>, the same text the same <i>n</i> everywhere.");
     }
-    qsizetype bookmarksInRange = 0;
-    for (const Bookmark &b : o.content.bookmarks)
-        bookmarksInRange += (b.timeMs >= *o.fromMs && b.timeMs <= *o.toMs) ? 1 : 0;
     lines << tr("With it: %1 bookmark(s), %2 selected agent(s), %3 alert(s); the note and these are redacted by the same rules.")
-                 .arg(bookmarksInRange)
+                 .arg(r.bookmarksInRange)
                  .arg(o.content.selectedAgents.size())
                  .arg(o.content.alerts.size());
     m_counts->setText(lines.join(QStringLiteral("<br>")));

@@ -23,6 +23,7 @@ class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
+class QTemporaryDir;
 class QThread;
 
 namespace mapi {
@@ -37,7 +38,10 @@ class IncidentDialog : public QDialog
 public:
     struct Context
     {
-        InspectorSession *session = nullptr;   // the window's: its trace file or live journal
+        // The run, as it is when the dialog opens (the dialog closes when the window shows
+        // another): its trace file, or a live session whose journal is saved to cut from.
+        InspectorSession *session = nullptr;
+        QString tracePath;                     // empty: live
         QList<Bookmark> bookmarks;
         QStringList selectedAgents;
         QString selectedMessage;               // MAP message id
@@ -70,9 +74,9 @@ Q_SIGNALS:
     void exported(bool ok, const QString &pathOrError);
 
 private:
-    BundleOptions options() const;
-    QString sourcePath(QString *error);    // the trace to cut; a live session's saved copy
+    BundleOptions options() const;         // from the form
     void runWorker(const QString &out, bool writing);
+    void saveLiveSessionThen(const QString &out, bool writing);
     void workerDone(const BundleResult &result, const QString &out, bool writing);
     void finishExport(const QString &slicePath, const QString &out);
     void showCounts(const BundleResult &result, bool writing);
@@ -97,7 +101,12 @@ private:
     std::shared_ptr<std::atomic<bool>> m_cancel;
     BundleResult m_result;
     bool m_drawing = false;
-    QString m_liveCopy;                    // a live session's saved journal (removed at the end)
+    QString m_liveCopy;                    // a live session's saved journal, in m_tempDir
+    std::unique_ptr<QTemporaryDir> m_tempDir; // private to this user (0700), removed with the dialog
+    bool m_savingLive = false;
+    BundleOptions m_runOptions;            // the form as it was when the run started
+    QString m_pendingSlice;                // written by the first pass, not yet consumed
+    QWidget *m_form = nullptr;
 };
 
 // What an opened bundle carries: its range, note, redaction summary, alerts and pictures. Shown
