@@ -2,6 +2,9 @@
 // QTest mouse and keyboard events: connect, agents appear in the table and the graph, filter,
 // select, inject, stop, and the tracked outcome shows. Any Qt warning fails the test.
 #include "DemoSystem.h"
+#include "dialogs/IncidentDialog.h"
+#include "trace/IncidentBundle.h"
+#include "trace/TraceLoader.h"
 #include "pipeline/ClockSkew.h"
 
 #include <QElapsedTimer>
@@ -568,6 +571,49 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(replayed["agents"].dump()), QString::fromStdString(live["agents"].dump()));
         for (const char *count : {"events", "messages", "tasks"})
             QVERIFY2(replayed["counts"][count] == live["counts"][count], count);
+        window.close();
+    }
+
+    // File → Export incident… of a live session (the official server): the dialog saves the
+    // session's journal first (off the GUI thread), then counts and writes; the bundle holds the
+    // range's messages, and the state at its start.
+    void incidentOfALiveSession()
+    {
+        DemoProcess demo;
+        QVERIFY2(demo.start(QStringLiteral("extended"), 0, kDemoOptions), qPrintable(demo.error()));
+        QTemporaryDir dir;
+        ui::MainWindow window;
+        connectAndFill(window, demo.url());
+        if (QTest::currentTestFailed())
+            return;
+        const SystemStore *store = window.session()->store();
+        const qint64 from = store->messages().timestampMs(store->messages().size() / 2);
+        ui::IncidentDialog *dialog = window.exportIncident();
+        QVERIFY(dialog);
+        dialog->setRange(from, store->now());
+        dialog->setRedaction({QStringLiteral("content")}, {});
+        dialog->setPictures(false);
+        QSignalSpy previewed(dialog, &ui::IncidentDialog::previewed);
+        dialog->preview();
+        QTRY_COMPARE_WITH_TIMEOUT(previewed.size(), 1, 20000);
+        QVERIFY2(previewed.first().at(0).toBool(), qPrintable(dialog->previewText()));
+        QVERIFY(dialog->lastResult().recordsWritten > 20);
+        QVERIFY(dialog->lastResult().recordsLeftOutBeforeFrom > 0);
+        const QString bundle = dir.filePath(QStringLiteral("live.incident.jsonl.zst"));
+        QSignalSpy exported(dialog, &ui::IncidentDialog::exported);
+        dialog->exportTo(bundle);
+        QTRY_COMPARE_WITH_TIMEOUT(exported.size(), 1, 20000);
+        QVERIFY2(exported.first().at(0).toBool(), qPrintable(exported.first().at(1).toString()));
+        dialog->close();
+
+        SystemStore loaded;
+        const TraceLoadResult r = loadTraceInto(loaded, bundle);
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QVERIFY(incidentFromHeader(r.stats.header).has_value());
+        QVERIFY(loaded.agents().size() >= 20);
+        QCOMPARE(loaded.counters().gaps, qint64(0));
+        for (size_t m = loaded.messages().firstRow(); m < loaded.messages().size(); ++m)
+            QVERIFY(loaded.messages().timestampMs(m) >= from - 1000); // the server's clock, the record's: close
         window.close();
     }
 
