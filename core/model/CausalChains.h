@@ -16,7 +16,8 @@
 //      same id last sent to its sender: Link::Request.
 // What a message led to: the messages whose cause it is. An event that carried a message has
 // that message's chain; a task's chain is that of its first message (the one that carried its
-// id first).
+// id first). Events that carried none are linked by MAP causedBy in the store's EventLog
+// (causesOf, effectsOf), not here.
 //
 // Built on demand and then kept up to date: update() indexes the messages appended since the
 // last call and forgets those a live session trimmed; reset() (the store's wasReset) starts

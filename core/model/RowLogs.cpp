@@ -82,6 +82,8 @@ void EventLog::trimBefore(size_t row)
     m_journalRefs.erase(m_journalRefs.begin(), m_journalRefs.begin() + qsizetype(std::min(count, m_journalRefs.size())));
     while (!m_farReceipts.empty() && size_t(m_farReceipts.front().first) < row)
         m_farReceipts.pop_front();
+    while (!m_causes.empty() && size_t(m_causes.front().first) < row)
+        m_causes.pop_front();
     m_first = row;
     m_text.releaseOwnersBefore(qint64(row));
 }
@@ -102,7 +104,29 @@ size_t EventLog::memoryBytes() const
 {
     return m_rows.size() * sizeof(EventEntry) + m_frames.size() * sizeof(QByteArray) + m_frameBytes
         + m_journalRefs.size() * sizeof(FrameRef) + m_text.memoryBytes()
-        + m_ids.memoryBytes() + m_farReceipts.size() * sizeof(m_farReceipts[0]);
+        + m_ids.memoryBytes() + m_farReceipts.size() * sizeof(m_farReceipts[0]) + m_causes.size() * sizeof(m_causes[0]);
+}
+
+std::vector<int> EventLog::causesOf(size_t row) const
+{
+    std::vector<int> out;
+    auto it = std::lower_bound(m_causes.begin(), m_causes.end(), row,
+                               [](const std::pair<quint32, quint32> &link, size_t r) { return size_t(link.first) < r; });
+    for (; it != m_causes.end() && size_t(it->first) == row; ++it)
+        if (isKept(it->second))
+            out.push_back(int(it->second));
+    return out;
+}
+
+std::vector<int> EventLog::effectsOf(size_t row) const
+{
+    std::vector<int> out;
+    auto it = std::upper_bound(m_causes.begin(), m_causes.end(), row,
+                               [](size_t r, const std::pair<quint32, quint32> &link) { return r < size_t(link.first); });
+    for (; it != m_causes.end(); ++it)
+        if (size_t(it->second) == row)
+            out.push_back(int(it->first));
+    return out;
 }
 
 void EventLog::clear()
@@ -117,6 +141,7 @@ void EventLog::clear()
     m_frames = {};
     m_frameBytes = 0;
     m_journalRefs = {};
+    m_causes = {};
     m_text.clear();
     m_names.clear();
     m_ids.clear();

@@ -84,6 +84,15 @@ void SystemStore::applyEvent(const EventInput &input)
     if (m_pending.firstNewEvent < 0)
         m_pending.firstNewEvent = eventIndex;
     sayIfTextsNotKept(t);
+    // MAP causedBy: the events it names that are still kept (the first few; a message's cause is
+    // resolved from them too, in applyMessage).
+    for (qsizetype i = 0, linked = 0; i < e.causedBy.size() && linked < EventLog::kMaxCausesPerEvent; ++i) {
+        const int cause = m_events.find(e.causedBy[i], IdIndex::hashOf(e.causedBy[i]));
+        if (cause >= 0 && cause < eventIndex) {
+            m_events.addCause(size_t(eventIndex), size_t(cause));
+            ++linked;
+        }
+    }
 
     switch (eventFamily(e.kind)) {
     case EventFamily::Agent: applyAgentEvent(e, t); break;

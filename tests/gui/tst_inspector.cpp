@@ -12,6 +12,7 @@
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 #include "style/Colors.h"
+#include "trace/TraceRecord.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -24,6 +25,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTreeView>
+#include <QTreeWidget>
 
 #include <functional>
 
@@ -169,6 +171,7 @@ private Q_SLOTS:
     void actionsPanelFocusesSelectedAction();
     void problemModelsMatchStoreAfterErrorsCapture();
     void problemsPanelFocusesSelectedProblem();
+    void chainTabFollowsMapCausedByBetweenEvents();
 };
 
 void TestInspector::initTestCase()
@@ -886,6 +889,57 @@ void TestInspector::problemsPanelFocusesSelectedProblem()
     QCOMPARE(hub.focusKey(), QStringLiteral("0"));
     QCOMPARE(inspector.findChild<QPlainTextEdit *>(QStringLiteral("inspectorRaw"))->toPlainText(),
              QString::fromUtf8(session.store()->problems().front().frame));
+}
+
+// Events that carry no message, linked by MAP causedBy (in the event, and at params as the
+// TestServer puts it): the Chain tab shows the cause root first, the event, and what it led to;
+// activating an entry inspects that event.
+void TestInspector::chainTabFollowsMapCausedByBetweenEvents()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("caused.jsonl"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(encodeHeaderLine(QStringLiteral("ws://h"), 1000));
+    auto event = [&](int seq, const char *id, const char *agent, const char *state, const Json &causedBy, bool atParams) {
+        Json inner = {{"id", id}, {"type", "agent.state.changed"}, {"timestamp", 1000 + seq},
+                      {"data", {{"agentId", agent}, {"state", state}}}};
+        Json params = {{"subscriptionId", "s"}, {"sequenceNumber", seq}, {"eventId", id}, {"event", inner}};
+        if (!causedBy.is_null())
+            (atParams ? params : params["event"])["causedBy"] = causedBy;
+        const Json frame = {{"jsonrpc", "2.0"}, {"method", "map/event"}, {"params", params}};
+        file.write(encodeRecordLine({1000 + seq, QStringLiteral("recv"), 1, QByteArray::fromStdString(frame.dump()), false, Json()}));
+    };
+    event(1, "e1", "a", "busy", Json(), false);
+    event(2, "e2", "b", "busy", Json::array({"e1"}), false);
+    event(3, "e3", "c", "idle", Json::array({"e2"}), true);
+    event(4, "e4", "d", "idle", Json(), false);
+    file.close();
+
+    InspectorSession session;
+    SelectionHub hub;
+    InspectorPanel panel(&session, &hub);
+    QString error;
+    QVERIFY2(session.openTraceAndWait(path, &error), qPrintable(error));
+    const EventLog &events = session.store()->events();
+    auto rowOf = [&](const char *id) { return events.find(QString::fromLatin1(id), IdIndex::hashOf(QString::fromLatin1(id))); };
+    QVERIFY(rowOf("e2") >= 0);
+    hub.focus(Kind::Event, QString::number(rowOf("e2")));
+    QTreeWidget *tree = panel.chainTree();
+    QTRY_COMPARE(tree->topLevelItemCount(), 2);
+    QCOMPARE(tree->topLevelItem(0)->data(0, Qt::UserRole + 1).toInt(), rowOf("e1"));
+    QTreeWidgetItem *focused = tree->topLevelItem(1);
+    QCOMPARE(focused->data(0, Qt::UserRole + 1).toInt(), rowOf("e2"));
+    QVERIFY(focused->font(0).bold());
+    QCOMPARE(focused->childCount(), 1);
+    QCOMPARE(focused->child(0)->data(0, Qt::UserRole + 1).toInt(), rowOf("e3"));
+    QVERIFY(focused->text(0).startsWith(QLatin1String("agent.state.changed")));
+    Q_EMIT tree->itemActivated(focused->child(0), 0);
+    QTRY_COMPARE(hub.focusKey(), QString::number(rowOf("e3")));
+    QCOMPARE(hub.focusKind(), Kind::Event);
+    // An event nothing links: no chain.
+    hub.focus(Kind::Event, QString::number(rowOf("e4")));
+    QTRY_COMPARE(tree->topLevelItemCount(), 0);
 }
 
 QTEST_MAIN(TestInspector)

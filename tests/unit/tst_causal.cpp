@@ -166,6 +166,13 @@ private Q_SLOTS:
         QCOMPARE(chains.causeOf(rowOf(store, "c")), rowOf(store, "b"));
         QCOMPARE(chains.chainTo(rowOf(store, "c")), (std::vector<int>{rowOf(store, "a"), rowOf(store, "b"), rowOf(store, "c")}));
         QCOMPARE(chains.causeOf(rowOf(store, "x")), -1);
+        // Between the events themselves (EventLog): both directions; unknown ids skipped.
+        const EventLog &events = store.events();
+        auto eventRow = [&](const char *id) { return events.find(QString::fromLatin1(id), IdIndex::hashOf(QString::fromLatin1(id))); };
+        QCOMPARE(events.causesOf(size_t(eventRow("ev-b"))), std::vector<int>{eventRow("ev-a")});
+        QCOMPARE(events.causesOf(size_t(eventRow("ev-c"))), std::vector<int>{eventRow("ev-b")});
+        QCOMPARE(events.effectsOf(size_t(eventRow("ev-a"))), std::vector<int>{eventRow("ev-b")});
+        QCOMPARE(events.effectsOf(size_t(eventRow("ev-x"))), std::vector<int>{});
 
         QCOMPARE(store.messages().traceId(size_t(rowOf(store, "t1"))), QStringLiteral("4bf92f3577b34da6a3ce929d0e0e4736"));
         QCOMPARE(chains.causeOf(rowOf(store, "t2")), rowOf(store, "t1"));

@@ -379,6 +379,12 @@ InspectorPanel::InspectorPanel(InspectorSession *session, SelectionHub *selectio
         }
     });
     connect(m_chainTree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) {
+        if (const QVariant event = item->data(0, Qt::UserRole + 1); event.isValid()) {
+            const int row = event.toInt();
+            QMetaObject::invokeMethod(this, [this, row] { m_selection->focus(Kind::Event, QString::number(row), this); },
+                                      Qt::QueuedConnection);
+            return;
+        }
         const int row = item->data(0, Qt::UserRole).toInt();
         // Queued: focusing rebuilds this tree, which must not happen inside its own signal.
         if (item->data(0, Qt::UserRole).isValid() && row >= 0)
@@ -588,13 +594,74 @@ QTreeWidgetItem *InspectorPanel::chainItem(int row, QTreeWidgetItem *parent, boo
     return item;
 }
 
+QTreeWidgetItem *InspectorPanel::eventChainItem(int event, QTreeWidgetItem *parent, bool focused)
+{
+    const EventLog &events = m_store->events();
+    const EventEntry &e = events[size_t(event)];
+    const QString agent = m_store->agentName(events.agentId(e));
+    const QString text = tr("%1 · %2").arg(events.typeName(e.typeRow), agent.isEmpty() ? tr("(no agent)") : agent);
+    const QStringList columns{text, timeOfDay(e.timestampMs, TimePrecision::Milliseconds), tr("causedBy")};
+    auto *item = parent ? new QTreeWidgetItem(parent, columns) : new QTreeWidgetItem(m_chainTree, columns);
+    item->setData(0, Qt::UserRole + 1, event);
+    if (focused) {
+        QFont bold = item->font(0);
+        bold.setBold(true);
+        for (int c = 0; c < 3; ++c)
+            item->setFont(c, bold);
+    }
+    return item;
+}
+
+bool InspectorPanel::showEventChain(int event)
+{
+    const EventLog &events = m_store->events();
+    // Its causes, root first (the first one each names), then it and what it led to.
+    std::vector<int> causes;
+    for (int at = event; int(causes.size()) < kMaxChainShown / 2;) {
+        const std::vector<int> up = events.causesOf(size_t(at));
+        if (up.empty() || up.front() == event || std::find(causes.begin(), causes.end(), up.front()) != causes.end())
+            break;
+        causes.push_back(up.front());
+        at = up.front();
+    }
+    if (causes.empty() && events.effectsOf(size_t(event)).empty())
+        return false;
+    std::reverse(causes.begin(), causes.end());
+    for (const int c : causes)
+        eventChainItem(c, nullptr, false);
+    QTreeWidgetItem *focusedItem = eventChainItem(event, nullptr, true);
+    int shown = int(causes.size()) + 1;
+    std::vector<std::pair<int, QTreeWidgetItem *>> queue{{event, focusedItem}};
+    std::vector<int> seen{event};
+    for (size_t i = 0; i < queue.size(); ++i)
+        for (const int effect : events.effectsOf(size_t(queue[i].first))) {
+            if (shown >= kMaxChainShown || std::find(seen.begin(), seen.end(), effect) != seen.end())
+                continue;
+            ++shown;
+            seen.push_back(effect);
+            queue.emplace_back(effect, eventChainItem(effect, queue[i].second, false));
+        }
+    m_chainTree->expandAll();
+    m_chainTree->setCurrentItem(focusedItem);
+    QString note = causes.empty() ? tr("Nothing known caused it") : tr("Caused by %n event(s)", nullptr, int(causes.size()));
+    note += QStringLiteral(" · ") + (queue.size() == 1 ? tr("it led to nothing known") : tr("led to %n event(s)", nullptr, int(queue.size() - 1)));
+    m_chainNote->setText(note + tr(" (MAP causedBy)"));
+    return true;
+}
+
 void InspectorPanel::refreshChain()
 {
     m_chainTree->clear();
     const int row = chainMessageRow();
     if (row < 0) {
-        m_chainNote->setText(m_kind == Kind::None ? QString() : tr("This item carries no message: no causal chain."));
         m_selection->setChain({});
+        if (m_kind == Kind::Event)
+            if (const int event = rowKey(m_key, m_store->events().size(), m_store->events().firstRow());
+                event >= 0 && showEventChain(event))
+                return;
+        m_chainNote->setText(m_kind == Kind::None    ? QString()
+                             : m_kind == Kind::Event ? tr("This event carried no message and no causedBy links it: no causal chain.")
+                                                     : tr("This item carries no message: no causal chain."));
         return;
     }
     if (!m_chains->update(kChainSliceRows)) {

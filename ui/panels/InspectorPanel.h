@@ -87,6 +87,9 @@ private:
     int chainMessageRow() const; // the message whose chain the focused item has (-1: none)
     void refreshChain();
     QTreeWidgetItem *chainItem(int row, QTreeWidgetItem *parent, bool focused);
+    // An event that carried no message: its MAP causedBy links to other events (EventLog).
+    bool showEventChain(int event);
+    QTreeWidgetItem *eventChainItem(int event, QTreeWidgetItem *parent, bool focused);
 
     SelectionHub *m_selection;
     const SystemStore *m_store;
