@@ -434,6 +434,8 @@ void MainWindow::buildActions()
     });
     connect(m_backToLiveAction, &QAction::triggered, m_session, &InspectorSession::returnToLive);
     connect(m_session, &InspectorSession::sessionSaved, this, [this](bool ok, const QString &path, const QString &error) {
+        if (path.startsWith(QDir::tempPath()) && path.endsWith(IncidentDialog::kLiveCopyName))
+            return; // an incident dialog's own copy: it reports on it
         if (ok)
             statusBar()->showMessage(tr("Session saved to %1").arg(QDir::toNativeSeparators(path)), 10000);
         else

@@ -787,7 +787,7 @@ int commandBundle(const QCommandLineParser &p, const Common &common)
                 {"replacements", slice.redaction.total()},
                 {"dataReplacements", written.dataReplacements},
                 {"bookmarks", slice.bookmarksInRange},
-                {"alerts", options.content.alerts.size()}};
+                {"alerts", written.alertsWritten}};
     if (!preview)
         out["file"] = outPath.toStdString();
     printJson(out);

@@ -49,6 +49,15 @@ private:
 
 int main(int argc, char **argv)
 {
+    // A link comes from outside (a web page, a chat): the desktop starts `map-inspector LINK`. A
+    // link that brings options with it (an unencoded quote breaking out of "%1", say
+    // --connect somewhere, or one of Qt's own such as -platformpluginpath) is refused whole
+    // rather than obeyed in part: checked on the raw arguments, before Qt takes its own out.
+    for (int i = 1; i < argc; ++i)
+        if (isDeepLink(QString::fromLocal8Bit(argv[i])) && argc != 2) {
+            std::fprintf(stderr, "map-inspector: a map-inspector: link must be the only argument\n");
+            return 1;
+        }
     QApplication app(argc, argv);
     mapi::ui::installVectorStateGuard(); // before any of this project's code runs on the GUI thread
     QApplication::setOrganizationName(QStringLiteral("MAP Inspector"));
@@ -58,16 +67,6 @@ int main(int argc, char **argv)
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/map-inspector.svg")));
     // Lets Wayland and the desktop match the window to the installed .desktop file.
     QGuiApplication::setDesktopFileName(QStringLiteral("io.github.mapinspector.MapInspector"));
-
-    // A link comes from outside (a web page, a chat): the desktop starts `map-inspector LINK`. A
-    // link that brings options with it (an unencoded quote breaking out of "%1", say
-    // --connect somewhere) is refused whole rather than obeyed in part.
-    const QStringList arguments = QCoreApplication::arguments();
-    for (int i = 1; i < arguments.size(); ++i)
-        if (isDeepLink(arguments[i]) && arguments.size() != 2) {
-            std::fprintf(stderr, "map-inspector: a map-inspector: link must be the only argument\n");
-            return 1;
-        }
 
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral("Operator console for multi-agent systems that speak MAP."));

@@ -121,21 +121,27 @@ void CausalChains::index(int row)
         for (int i = 0; i < recipients; ++i)
             remember(key + kSeparator + messages.recipient(size_t(row), i), row);
     }
-    // A JSON-RPC response answers the request of its id that was sent to its sender; nothing
-    // else pairs them (ids repeat between other agents), so there is no fallback.
+    // A JSON-RPC response answers the request of its id that its recipient sent to its sender;
+    // nothing else pairs them (every client numbers its requests from 0 or 1), so the key holds
+    // the id, the requester and the responder, and there is no fallback.
     if (const QString rpc = messages.rpcRef(size_t(row)); !rpc.isEmpty()) {
-        const QString rpcKey = QStringLiteral("j:") + QStringView(rpc).mid(1);
+        const QString rpcKey = QStringLiteral("j:") + QStringView(rpc).mid(1) + kSeparator;
+        const QString &sender = messages.fromAgentId(size_t(row));
+        const int recipients = std::min(messages.recipientCount(size_t(row)), 16);
         if (rpc.front() == QLatin1Char('<')) {
-            const QString &sender = messages.fromAgentId(size_t(row));
-            const auto request = sender.isEmpty() ? m_open.constEnd() : m_open.constFind(rpcKey + kSeparator + sender);
-            if (n.cause < 0 && request != m_open.constEnd() && kept(request->row)) {
-                n.cause = request->row;
-                n.link = Link::Request;
+            // The requester as the response names it; or a requester the store could not
+            // name (a sender that is not an agent it knows).
+            for (int i = 0; i <= recipients && n.cause < 0 && !sender.isEmpty(); ++i) {
+                const QString requester = i < recipients ? messages.recipient(size_t(row), i) : QString();
+                const auto request = m_open.constFind(rpcKey + requester + kSeparator + sender);
+                if (request != m_open.constEnd() && kept(request->row)) {
+                    n.cause = request->row;
+                    n.link = Link::Request;
+                }
             }
         } else {
-            const int recipients = std::min(messages.recipientCount(size_t(row)), 16);
             for (int i = 0; i < recipients; ++i)
-                remember(rpcKey + kSeparator + messages.recipient(size_t(row), i), row);
+                remember(rpcKey + sender + kSeparator + messages.recipient(size_t(row), i), row);
         }
     }
     if (n.cause >= 0) {

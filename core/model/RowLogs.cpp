@@ -84,6 +84,8 @@ void EventLog::trimBefore(size_t row)
         m_farReceipts.pop_front();
     while (!m_causes.empty() && size_t(m_causes.front().first) < row)
         m_causes.pop_front();
+    for (auto it = m_effects.begin(); it != m_effects.end();) // an effect is newer than its cause
+        it = size_t(it.key()) < row ? m_effects.erase(it) : std::next(it);
     m_first = row;
     m_text.releaseOwnersBefore(qint64(row));
 }
@@ -104,7 +106,7 @@ size_t EventLog::memoryBytes() const
 {
     return m_rows.size() * sizeof(EventEntry) + m_frames.size() * sizeof(QByteArray) + m_frameBytes
         + m_journalRefs.size() * sizeof(FrameRef) + m_text.memoryBytes()
-        + m_ids.memoryBytes() + m_farReceipts.size() * sizeof(m_farReceipts[0]) + m_causes.size() * sizeof(m_causes[0]);
+        + m_ids.memoryBytes() + m_farReceipts.size() * sizeof(m_farReceipts[0]) + m_causes.size() * (sizeof(m_causes[0]) + 48);
 }
 
 std::vector<int> EventLog::causesOf(size_t row) const
@@ -121,11 +123,9 @@ std::vector<int> EventLog::causesOf(size_t row) const
 std::vector<int> EventLog::effectsOf(size_t row) const
 {
     std::vector<int> out;
-    auto it = std::upper_bound(m_causes.begin(), m_causes.end(), row,
-                               [](size_t r, const std::pair<quint32, quint32> &link) { return r < size_t(link.first); });
-    for (; it != m_causes.end(); ++it)
-        if (size_t(it->second) == row)
-            out.push_back(int(it->first));
+    if (const auto it = m_effects.constFind(quint32(row)); it != m_effects.constEnd())
+        for (const quint32 effect : it.value())
+            out.push_back(int(effect));
     return out;
 }
 
@@ -142,6 +142,7 @@ void EventLog::clear()
     m_frameBytes = 0;
     m_journalRefs = {};
     m_causes = {};
+    m_effects.clear();
     m_text.clear();
     m_names.clear();
     m_ids.clear();

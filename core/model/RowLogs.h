@@ -75,9 +75,13 @@ public:
     // MAP causedBy between events, for the events that name causes (sparse: 8 bytes a link,
     // trimmed with the rows). `effect` is the newest row; `cause` an earlier kept one.
     static constexpr int kMaxCausesPerEvent = 16;
-    void addCause(size_t effect, size_t cause) { m_causes.push_back({quint32(effect), quint32(cause)}); }
+    void addCause(size_t effect, size_t cause)
+    {
+        m_causes.push_back({quint32(effect), quint32(cause)});
+        m_effects[quint32(cause)].push_back(quint32(effect));
+    }
     std::vector<int> causesOf(size_t row) const;   // oldest named first
-    std::vector<int> effectsOf(size_t row) const;  // in order; a scan of the links (on demand only)
+    std::vector<int> effectsOf(size_t row) const;  // in order
     // Drops the rows before `row` (their ids, texts and frames); rows at and after keep their
     // numbers.
     void trimBefore(size_t row);
@@ -112,6 +116,7 @@ private:
     // The same for frames kept in a live session's journal: where each is (16 bytes a row).
     std::deque<FrameRef> m_journalRefs;
     std::deque<std::pair<quint32, quint32>> m_causes; // (effect row, cause row), by effect
+    QHash<quint32, std::vector<quint32>> m_effects;   // cause row → effect rows (about 48 B a link more)
     qint64 m_textsNotKept = 0;
     TextArena m_text;
     NameTable m_names;

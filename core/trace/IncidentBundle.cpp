@@ -1,12 +1,15 @@
 #include "trace/IncidentBundle.h"
 
 #include "map/Dialect.h"
+#include "protocol/FastHash.h"
 #include "trace/CompressedFile.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -16,6 +19,12 @@ namespace {
 
 const QString kReplacement = QStringLiteral("REDACTED");
 constexpr int kMaxJsonInStringDepth = 4; // as the secret rules (common/Redaction.h)
+// JSON nested deeper is not parsed (nlohmann's dump and destructor recurse): as the live codec's
+// default limit (CodecLimits::maxNestingDepth). Such a frame cannot be searched: with any rule
+// set it is left out, like a binary frame.
+constexpr int kMaxParsedDepth = 128;
+
+bool tooDeep(const QByteArray &text) { return FrameCodec::nestingDepth(text, kMaxParsedDepth) > kMaxParsedDepth; }
 
 std::string toStd(const QString &text) { return text.toStdString(); }
 
@@ -76,32 +85,47 @@ void BundleRedactor::resetCounts()
     m_counts.perPattern.assign(m_patterns.size(), 0);
 }
 
-void BundleRedactor::startPseudonyms() { m_pseudonyms = std::make_shared<QHash<QString, int>>(); }
+void BundleRedactor::startPseudonyms() { m_pseudonyms = std::make_shared<PseudonymTable>(); }
 
 QString BundleRedactor::pseudonym(const QString &text)
 {
-    auto it = m_pseudonyms->constFind(text);
+    const quint64 key = fastHash(QStringView(text));
+    auto it = m_pseudonyms->constFind(key);
     if (it == m_pseudonyms->constEnd()) {
         if (m_pseudonyms->size() >= kMaxPseudonyms)
             return kReplacement;
-        it = m_pseudonyms->insert(text, int(m_pseudonyms->size()) + 1);
+        it = m_pseudonyms->insert(key, int(m_pseudonyms->size()) + 1);
     }
     return kReplacement + QLatin1Char('-') + QString::number(it.value());
 }
 
 bool BundleRedactor::redactPatterns(QString &text)
 {
+    // What a rule already replaced is not matched again (a pattern such as \d+ would otherwise
+    // eat a pseudonym's number): the spans of "REDACTED" and "REDACTED-<n>" are kept.
+    static const QRegularExpression replaced(QStringLiteral("REDACTED(?:-\\d+)?"));
     bool changed = false;
     for (size_t i = 0; i < m_patterns.size(); ++i) {
         QRegularExpressionMatchIterator it = m_patterns[i].globalMatch(text);
         if (!it.hasNext())
             continue;
+        std::vector<std::pair<qsizetype, qsizetype>> kept; // [start, end) of replacements in `text`
+        if (text.contains(QLatin1String("REDACTED")))
+            for (auto r = replaced.globalMatch(text); r.hasNext();) {
+                const QRegularExpressionMatch m = r.next();
+                kept.emplace_back(m.capturedStart(), m.capturedEnd());
+            }
         QString out;
         qsizetype last = 0;
         qint64 n = 0;
         while (it.hasNext()) {
             const QRegularExpressionMatch m = it.next();
             if (m.capturedLength() == 0)
+                continue;
+            const bool overlaps = std::any_of(kept.begin(), kept.end(), [&m](const std::pair<qsizetype, qsizetype> &span) {
+                return m.capturedStart() < span.second && span.first < m.capturedEnd();
+            });
+            if (overlaps)
                 continue;
             out.append(QStringView(text).mid(last, m.capturedStart() - last));
             out.append(pseudonym(m.captured()));
@@ -183,7 +207,8 @@ bool BundleRedactor::redactJson(Json &root, bool numbers, int depth)
             const std::string &value = node->get_ref<const std::string &>();
             // Stringified JSON (common in agent payloads): the rules inside it, as for the frame.
             const size_t first = value.find_first_not_of(" \t\r\n");
-            if (depth < kMaxJsonInStringDepth && first != std::string::npos && (value[first] == '{' || value[first] == '[')) {
+            if (depth < kMaxJsonInStringDepth && first != std::string::npos && (value[first] == '{' || value[first] == '[')
+                && FrameCodec::nestingDepth(QByteArray::fromRawData(value.data(), qsizetype(value.size())), kMaxParsedDepth) <= kMaxParsedDepth) {
                 Json inner = Json::parse(value, nullptr, false);
                 if (inner.is_object() || inner.is_array()) {
                     if (redactJson(inner, numbers, depth + 1)) {
@@ -218,10 +243,12 @@ struct HeaderParts
 {
     Json bundle;
     QByteArray pictures;   // the "bundlePictures" array's JSON, or empty
+    int picturesWritten = 0;
+    qint64 alertsWritten = 0;
 };
 
 HeaderParts headerParts(const IncidentContent &content, const BundleOptions &options, const BundleResult &counts,
-                        const QString &source, BundleRedactor &redactor, qint64 &bookmarksInRange)
+                        const QString &source, bool sourceRedacted, BundleRedactor &redactor, qint64 &bookmarksInRange)
 {
     Json bookmarks = Json::array();
     bookmarksInRange = 0;
@@ -230,24 +257,27 @@ HeaderParts headerParts(const IncidentContent &content, const BundleOptions &opt
             continue;
         if (++bookmarksInRange > kMaxBundleBookmarks)
             continue;
-        bookmarks.push_back({{"t", b.timeMs}, {"title", toStd(b.title.left(1000))}, {"note", toStd(b.note.left(10000))}});
+        bookmarks.push_back({{"t", b.timeMs}, {"title", toStd(b.title.left(200))}, {"note", toStd(b.note.left(2000))}});
     }
     bookmarksInRange = std::min<qint64>(bookmarksInRange, kMaxBundleBookmarks);
     Json agents = Json::array();
-    for (const QString &id : content.selectedAgents.mid(0, 10000))
-        agents.push_back(toStd(id));
+    for (const QString &id : content.selectedAgents.mid(0, kMaxBundleSelection))
+        agents.push_back(toStd(id.left(200)));
     Json alerts = Json::array();
     if (content.alerts.is_array())
         for (const Json &a : content.alerts)
-            if (alerts.size() < size_t(kMaxBundleAlerts))
+            if (alerts.size() < size_t(kMaxBundleAlerts) && a.dump().size() <= size_t(kMaxBundleAlertBytes))
                 alerts.push_back(a);
     // What people wrote or the model named: the operator's rules apply (times and counts stay).
     Json texts = {{"note", toStd(content.note.left(kMaxBundleNoteChars))},
                   {"bookmarks", bookmarks},
-                  {"selection", {{"agents", agents}, {"message", toStd(content.selectedMessage)}, {"task", toStd(content.selectedTask)}}},
-                  {"alerts", alerts},
-                  {"source", toStd(source)}};
+                  {"selection", {{"agents", agents}, {"message", toStd(content.selectedMessage.left(200))}, {"task", toStd(content.selectedTask.left(200))}}},
+                  {"alerts", alerts}};
+    if (!sourceRedacted)
+        texts["source"] = toStd(source);
     redactor.redact(texts, /*numbers=*/false);
+    if (sourceRedacted) // a rewrite: the name as the first pass redacted it
+        texts["source"] = toStd(source);
 
     HeaderParts parts;
     parts.bundle = {{"version", kIncidentBundleVersion},
@@ -257,7 +287,7 @@ HeaderParts headerParts(const IncidentContent &content, const BundleOptions &opt
                     {"redaction",
                      {{"keyNames", redactor.keyNameCount()},
                       {"patterns", redactor.patternCount()},
-                      {"replacements", counts.redaction.total() + redactor.counts().total()},
+                      {"replacements", counts.redaction.total() + counts.headerReplacements + redactor.counts().total()},
                       {"binaryFramesLeftOut", counts.redaction.binaryFramesLeftOut}}},
                     {"leftOutBeforeFrom", counts.recordsLeftOutBeforeFrom}};
     for (auto it = texts.begin(); it != texts.end(); ++it)
@@ -281,6 +311,8 @@ HeaderParts headerParts(const IncidentContent &content, const BundleOptions &opt
     }
     if (!list.isEmpty())
         parts.pictures = list + ']';
+    parts.picturesWritten = int(std::count(list.begin(), list.end(), '{')); // one object per picture; base64 has none
+    parts.alertsWritten = qint64(alerts.size());
     return parts;
 }
 
@@ -293,7 +325,7 @@ public:
     bool isMessageTraffic(const TraceRecord &record)
     {
         const RecordDir dir = recordDir(record.dir);
-        if ((dir != RecordDir::Send && dir != RecordDir::Recv) || record.binary)
+        if ((dir != RecordDir::Send && dir != RecordDir::Recv) || record.binary || tooDeep(record.raw))
             return false;
         const Json frame = Json::parse(record.raw.constData(), record.raw.constData() + record.raw.size(), nullptr, false);
         if (!frame.is_object())
@@ -338,7 +370,7 @@ public:
     // Requests unanswered after kAnswerWaitMs are forgotten, so that this stops parsing frames.
     bool isAnswerToLeftOut(const TraceRecord &record)
     {
-        if (m_dropped.empty() || recordDir(record.dir) != RecordDir::Recv || record.binary)
+        if (m_dropped.empty() || recordDir(record.dir) != RecordDir::Recv || record.binary || tooDeep(record.raw))
             return false;
         for (auto it = m_dropped.begin(); it != m_dropped.end();)
             it = record.timeMs - it->second > kAnswerWaitMs ? m_dropped.erase(it) : std::next(it);
@@ -354,8 +386,9 @@ public:
     {
         std::vector<TraceRecord> out;
         for (const auto &[key, upTo] : m_skipped) {
+            // Key names apply too (a subscriptionId redacted by name in the frames is here).
             Json skip = {{"subscriptionId", key.second.toStdString()}, {"upToSequence", upTo}};
-            if (redactor.redact(skip["subscriptionId"], false))
+            if (redactor.redact(skip, false))
                 ++m_skipsChanged;
             out.push_back({timeMs, QStringLiteral("skip"), key.first, QByteArray::fromStdString(skip.dump()), false, Json()});
         }
@@ -389,6 +422,8 @@ bool redactRecord(TraceRecord &record, BundleRedactor &redactor, bool &changed)
         return true;
     }
     if (dir == RecordDir::Send || dir == RecordDir::Recv || dir == RecordDir::Skip) {
+        if (tooDeep(record.raw))
+            return false; // cannot be searched safely
         Json frame = Json::parse(record.raw.constData(), record.raw.constData() + record.raw.size(), nullptr, false);
         if (!frame.is_discarded()) {
             if (redactor.redact(frame, dir != RecordDir::Skip)) {
@@ -427,9 +462,10 @@ public:
         }
         // No portable rename over a file in Qt 6.4: the old file steps aside first and comes
         // back if the new one cannot take its place.
-        const QString aside = m_path + QStringLiteral(".old");
+        QString aside = m_path + QStringLiteral(".old");
+        for (int n = 2; QFile::exists(aside); ++n) // never someone else's file
+            aside = m_path + QStringLiteral(".old%1").arg(n);
         const bool existed = QFile::exists(m_path);
-        QFile::remove(aside);
         if (existed && !QFile::rename(m_path, aside)) {
             *error = QStringLiteral("Cannot replace %1").arg(m_path);
             return false;
@@ -461,6 +497,23 @@ private:
 
 enum class Pass { First, Rewrite };
 
+} // namespace
+
+bool isSameFile(const QString &a, const QString &b)
+{
+    const QFileInfo fa(a), fb(b);
+    if (fa.exists() && fb.exists())
+        return fa.canonicalFilePath() == fb.canonicalFilePath();
+#if defined(Q_OS_WIN) || defined(Q_OS_MACOS)
+    constexpr Qt::CaseSensitivity sensitivity = Qt::CaseInsensitive;
+#else
+    constexpr Qt::CaseSensitivity sensitivity = Qt::CaseSensitive;
+#endif
+    return QDir::cleanPath(fa.absoluteFilePath()).compare(QDir::cleanPath(fb.absoluteFilePath()), sensitivity) == 0;
+}
+
+namespace {
+
 BundleResult writeBundle(const QString &inPath, const QString &outPath, const BundleOptions &options, Pass pass,
                          const BundleResult *first)
 {
@@ -476,8 +529,7 @@ BundleResult writeBundle(const QString &inPath, const QString &outPath, const Bu
     if (options.fromMs && options.toMs && *options.fromMs > *options.toMs)
         return fail(BundleResult::Failure::BadOptions, QStringLiteral("The range ends before it starts"));
     if (!outPath.isEmpty()) {
-        const QFileInfo in(inPath), out(outPath), part(outPath + QStringLiteral(".part"));
-        if (in == out || in == part || in.absoluteFilePath().compare(out.absoluteFilePath(), Qt::CaseInsensitive) == 0)
+        if (isSameFile(inPath, outPath) || isSameFile(inPath, outPath + QStringLiteral(".part")))
             return fail(BundleResult::Failure::BadOptions, QStringLiteral("The bundle cannot replace the trace it is cut from"));
     }
     BundleRedactor redactor = std::move(*made);
@@ -518,11 +570,20 @@ BundleResult writeBundle(const QString &inPath, const QString &outPath, const Bu
         }
         BundleRedactor dataRedactor = redactor; // the same pseudonyms, its own counts
         dataRedactor.resetCounts();
-        dataRedactor.redact(url);
-        if (extra.contains("server"))
-            dataRedactor.redact(extra["server"], false);
-        const HeaderParts parts = headerParts(options.content, options, counts, sourceName, dataRedactor, result.bookmarksInRange);
-        result.dataReplacements = dataRedactor.counts().total();
+        if (pass == Pass::First) { // a rewrite takes them from the slice, redacted already
+            dataRedactor.redact(url);
+            if (extra.contains("server"))
+                dataRedactor.redact(extra["server"], false);
+            result.headerReplacements = dataRedactor.counts().total();
+            dataRedactor.resetCounts();
+        } else if (first) {
+            result.headerReplacements = first->headerReplacements;
+        }
+        const HeaderParts parts = headerParts(options.content, options, counts, sourceName, pass == Pass::Rewrite,
+                                              dataRedactor, result.bookmarksInRange);
+        result.dataReplacements = result.headerReplacements + dataRedactor.counts().total();
+        result.picturesWritten = parts.picturesWritten;
+        result.alertsWritten = parts.alertsWritten;
         extra["bundle"] = parts.bundle;
         QByteArray line = encodeHeaderLine(url, started, extra);
         if (!parts.pictures.isEmpty()) { // after the secret rules: see the header
@@ -543,7 +604,10 @@ BundleResult writeBundle(const QString &inPath, const QString &outPath, const Bu
             nextProgress = reader.bytesRead() + 1024 * 1024;
         }
         if (!headerWritten) {
-            if (!out.write(headerLine(record.timeMs)))
+            const QByteArray line = headerLine(record.timeMs);
+            if (line.size() > kMaxBundleHeaderBytes + 1024 * 1024) // the bounds above keep it far below
+                return fail(BundleResult::Failure::BadOptions, QStringLiteral("The bundle's data is too large for its header"));
+            if (!out.write(line))
                 return fail(BundleResult::Failure::OutputUnwritable, out.errorString());
             headerWritten = true;
         }

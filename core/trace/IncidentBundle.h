@@ -65,11 +65,13 @@ constexpr qint64 kMaxBundlePictureBytes = 8LL * 1024 * 1024;
 constexpr qint64 kMaxBundleHeaderBytes = 14LL * 1024 * 1024;
 constexpr int kMaxBundlePatterns = 100;
 constexpr int kMaxBundleNoteChars = 100000;
-constexpr int kMaxBundleBookmarks = 10000;
-constexpr int kMaxBundleAlerts = 10000;
+constexpr int kMaxBundleBookmarks = 1000;      // each: title ≤ 200, note ≤ 2,000 characters
+constexpr int kMaxBundleAlerts = 2000;         // each at most kMaxBundleAlertBytes as JSON
+constexpr int kMaxBundleAlertBytes = 4096;
+constexpr int kMaxBundleSelection = 10000;
 constexpr int kMaxBundleKeyNames = 1000;
 
-constexpr int kMaxPseudonyms = 200000;   // distinct redacted texts numbered (~100 B each)
+constexpr int kMaxPseudonyms = 1000000;  // distinct redacted texts numbered (about 40 B each)
 
 // What the redaction changed. Counts are of replacements (a string with two matches counts 2).
 struct RedactionCounts
@@ -105,8 +107,11 @@ public:
     void resetCounts();
     // Copies share the pseudonyms (one table per bundle); this starts a table of its own.
     void startPseudonyms();
-    const std::shared_ptr<QHash<QString, int>> &pseudonyms() const { return m_pseudonyms; }
-    void usePseudonyms(std::shared_ptr<QHash<QString, int>> table) { m_pseudonyms = std::move(table); }
+    // Keyed by a 64-bit hash of the text (8 + 4 bytes and the hash's overhead per text, whatever
+    // its length).
+    using PseudonymTable = QHash<quint64, int>;
+    const std::shared_ptr<PseudonymTable> &pseudonyms() const { return m_pseudonyms; }
+    void usePseudonyms(std::shared_ptr<PseudonymTable> table) { m_pseudonyms = std::move(table); }
 
 private:
     bool redactJson(Json &json, bool numbers, int depth);
@@ -117,7 +122,7 @@ private:
     std::vector<QRegularExpression> m_patterns;
     std::vector<int> m_patternNumbers;
     RedactionCounts m_counts;
-    std::shared_ptr<QHash<QString, int>> m_pseudonyms = std::make_shared<QHash<QString, int>>();
+    std::shared_ptr<PseudonymTable> m_pseudonyms = std::make_shared<PseudonymTable>();
 };
 
 struct BundlePicture
@@ -180,9 +185,16 @@ struct BundleResult
     qint64 dataReplacements = 0;           // in the bundle's data and the header (note, alerts, url…)
     qint64 bookmarksInRange = 0;
     TraceReadStats stats;                  // what reading the source met
-    std::shared_ptr<QHash<QString, int>> pseudonyms; // the records' (rewriteIncidentBundle reuses them)
+    std::shared_ptr<BundleRedactor::PseudonymTable> pseudonyms; // the records' (rewriteIncidentBundle reuses them)
+    qint64 headerReplacements = 0;         // in the source's URL, server and name (first pass)
+    int picturesWritten = 0;
+    qint64 alertsWritten = 0;
     bool ok() const { return failure == Failure::None; }
 };
+
+// Whether two paths name one file: the same file when both exist, else the same absolute path
+// (without case on Windows and macOS, whose usual file systems ignore it).
+bool isSameFile(const QString &a, const QString &b);
 
 // Writes the bundle of `inPath` (any readable trace format) to `outPath` (compression from its
 // extension: use .jsonl.zst). An empty `outPath` writes nothing and only counts: the preview.

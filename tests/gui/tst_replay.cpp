@@ -432,6 +432,16 @@ private Q_SLOTS:
 
         const QString bundle = dir.filePath(QStringLiteral("b.incident.jsonl.zst"));
         QSignalSpy exported(dialog, &ui::IncidentDialog::exported);
+        auto contents = [](const QString &path) {
+            QFile f(path);
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        };
+        const QByteArray traceBefore = contents(trace);
+        QVERIFY(!traceBefore.isEmpty());
+        dialog->exportTo(trace); // the run's own file: refused, untouched
+        QCOMPARE(exported.size(), 1);
+        QCOMPARE(exported.takeFirst().at(0).toBool(), false);
+        QCOMPARE(contents(trace), traceBefore);
         dialog->exportTo(bundle);
         QVERIFY(QTest::qWaitFor([&] { return exported.count() == 1; }, 60000));
         QVERIFY2(exported.front().at(0).toBool(), qPrintable(exported.front().at(1).toString()));

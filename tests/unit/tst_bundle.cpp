@@ -301,6 +301,56 @@ private Q_SLOTS:
         QCOMPARE(readAll(out), before);
     }
 
+    // The subscription id redacted by key name alone: the skip records carry its pseudonym too
+    // (no raw id left, no gap); a later pattern does not eat a pseudonym's number.
+    void keyNamesReachSkipRecordsAndPseudonymsStay()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("b.jsonl.zst"));
+        const auto [first, last] = sampleSpan();
+        Q_UNUSED(last);
+        BundleOptions options;
+        options.fromMs = first + 20000;
+        options.redactKeyNames = {QStringLiteral("subscriptionId")};
+        options.redactPatterns = {QStringLiteral("\\d+")};
+        const BundleResult r = writeIncidentBundle(kSample, out, options);
+        QVERIFY2(r.ok(), qPrintable(r.error));
+        const QByteArray text = readAll(out);
+        QVERIFY(!text.contains("01M8343ZPVEF2ZXXNV867JXBKD"));
+        QVERIFY(!text.contains("REDACTED-REDACTED"));
+        QVERIFY(text.contains("\"dir\":\"skip\""));
+        SystemStore bundle;
+        QVERIFY(loadTraceInto(bundle, out).ok);
+        QCOMPARE(bundle.counters().gaps, qint64(0));
+    }
+
+    // Nesting deeper than the parser is trusted with (a hostile frame, or JSON in a string): no
+    // crash; a frame that cannot be searched is left out when rules apply, a string is kept as text.
+    void deepNestingIsLeftOutNotParsed()
+    {
+        QTemporaryDir dir;
+        const QString in = dir.filePath(QStringLiteral("deep.jsonl"));
+        QFile f(in);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(encodeHeaderLine(QStringLiteral("ws://h"), 1000));
+        const QByteArray deep = QByteArray(100000, '[') + QByteArray(100000, ']');
+        f.write(encodeRecordLine({1001, QStringLiteral("recv"), 1, "{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":" + deep + "}", false, Json()}));
+        const Json inString = {{"jsonrpc", "2.0"}, {"method", "y"}, {"params", {{"text", deep.toStdString()}, {"password2", "k"}}}};
+        f.write(encodeRecordLine({1002, QStringLiteral("recv"), 1, QByteArray::fromStdString(inString.dump()), false, Json()}));
+        f.close();
+        BundleOptions options;
+        options.redactKeyNames = {QStringLiteral("password2")};
+        const QString out = dir.filePath(QStringLiteral("out.jsonl"));
+        const BundleResult r = writeIncidentBundle(in, out, options);
+        QVERIFY2(r.ok(), qPrintable(r.error));
+        QCOMPARE(r.redaction.binaryFramesLeftOut, qint64(1)); // the deep frame
+        QCOMPARE(r.recordsWritten, qint64(1));
+        QCOMPARE(r.redaction.perKeyName[0], qint64(1));
+        QVERIFY(!readAll(out).contains("\"k\""));
+        options.fromMs = 5000; // before the range: classified without parsing the deep frame
+        QVERIFY(writeIncidentBundle(in, QString(), options).ok());
+    }
+
     void binaryFramesAreLeftOutWhenRedacting()
     {
         QTemporaryDir dir;

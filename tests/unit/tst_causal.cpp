@@ -158,6 +158,14 @@ private Q_SLOTS:
         send("ev-r3", "r3", "tool", "host", {{"jsonrpc", "2.0"}, {"id", 1}, {"result", {{"ok", true}}}});
         send("ev-r4", "r4", "srv", "cli", {{"jsonrpc", "2.0"}, {"id", 1}, {"error", {{"code", -1}}}});
         send("ev-r5", "r5", "nobody", "host", {{"jsonrpc", "2.0"}, {"id", "9"}, {"result", 1}});
+        // Two clients of one server (agents the store knows), both with id 5: each answer finds
+        // its own client's request.
+        send("ev-k1", "k1", "srv", "c1", {{"type", "HELLO"}});
+        send("ev-k2", "k2", "srv", "c2", {{"type", "HELLO"}});
+        send("ev-q1", "q1", "c1", "srv", {{"jsonrpc", "2.0"}, {"id", 5}, {"method", "a"}});
+        send("ev-q2", "q2", "c2", "srv", {{"jsonrpc", "2.0"}, {"id", 5}, {"method", "b"}});
+        send("ev-q3", "q3", "srv", "c1", {{"jsonrpc", "2.0"}, {"id", 5}, {"result", 1}});
+        send("ev-q4", "q4", "srv", "c2", {{"jsonrpc", "2.0"}, {"id", 5}, {"result", 2}});
 
         CausalChains chains(store);
         chains.update();
@@ -184,6 +192,8 @@ private Q_SLOTS:
         QCOMPARE(chains.linkOf(rowOf(store, "r3")), CausalChains::Link::Request);
         QCOMPARE(chains.causeOf(rowOf(store, "r4")), rowOf(store, "r2"));
         QCOMPARE(chains.causeOf(rowOf(store, "r5")), -1); // no request of its id was sent to it
+        QCOMPARE(chains.causeOf(rowOf(store, "q3")), rowOf(store, "q1"));
+        QCOMPARE(chains.causeOf(rowOf(store, "q4")), rowOf(store, "q2"));
         QCOMPARE(CausalChains::linkName(CausalChains::Link::Request), QStringLiteral("request"));
     }
 

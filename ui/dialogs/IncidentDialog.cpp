@@ -215,6 +215,20 @@ IncidentDialog::~IncidentDialog()
     stopWorker();
     if (!m_pendingSlice.isEmpty())
         QFile::remove(m_pendingSlice);
+    // A save of the live journal still copying into the private folder: the folder goes once
+    // the copy has ended, not under it.
+    if (m_savingLive && m_tempDir && m_context.session) {
+        m_tempDir->setAutoRemove(false);
+        const QString folder = m_tempDir->path();
+        auto connection = std::make_shared<QMetaObject::Connection>();
+        *connection = connect(m_context.session, &InspectorSession::sessionSaved, m_context.session,
+                              [connection, folder](bool, const QString &path, const QString &) {
+                                  if (!path.startsWith(folder))
+                                      return;
+                                  QObject::disconnect(*connection);
+                                  QDir(folder).removeRecursively();
+                              });
+    }
 }
 
 void IncidentDialog::reject()
@@ -294,7 +308,7 @@ void IncidentDialog::saveLiveSessionThen(const QString &out, bool writing)
         fail(m_tempDir->errorString());
         return;
     }
-    const QString path = m_tempDir->filePath(QStringLiteral("session.jsonl.zst"));
+    const QString path = m_tempDir->filePath(kLiveCopyName);
     m_savingLive = true;
     setBusy(true, tr("Saving the session's history…"));
     auto connection = std::make_shared<QMetaObject::Connection>();
@@ -350,6 +364,13 @@ void IncidentDialog::runWorker(const QString &out, bool writing)
     if (source.isEmpty()) {
         saveLiveSessionThen(out, writing);
         return;
+    }
+    if (writing) {
+        if (isSameFile(out, source) || (m_context.session && isSameFile(out, m_context.session->tracePath()))) {
+            m_status->setText(tr("The bundle cannot replace the trace it is cut from."));
+            Q_EMIT exported(false, m_status->text());
+            return;
+        }
     }
     setBusy(true, writing ? tr("Writing the bundle…") : tr("Counting…"));
     m_cancel = std::make_shared<std::atomic<bool>>(false);
@@ -424,16 +445,15 @@ void IncidentDialog::finishExport(const QString &slicePath, const QString &out)
     QPointer<IncidentDialog> self(this);
     auto cancel = m_cancel;
     const BundleResult first = m_result;
-    const int pictures = int(o.content.pictures.size());
     m_pendingSlice.clear(); // the worker removes it
-    m_worker = QThread::create([self, slicePath, out, o, first, cancel, pictures] {
+    m_worker = QThread::create([self, slicePath, out, o, first, cancel] {
         const BundleResult written = rewriteIncidentBundle(slicePath, out, o, first);
         QFile::remove(slicePath);
         if (cancel->load())
             return;
         QMetaObject::invokeMethod(
             QCoreApplication::instance(),
-            [self, written, out, pictures] {
+            [self, written, out] {
                 if (!self)
                     return;
                 if (self->m_worker) {
@@ -446,7 +466,7 @@ void IncidentDialog::finishExport(const QString &slicePath, const QString &out)
                     Q_EMIT self->exported(false, written.error);
                     return;
                 }
-                self->setBusy(false, tr("Written to %1 (%n picture(s))", nullptr, pictures).arg(QDir::toNativeSeparators(out)));
+                self->setBusy(false, tr("Written to %1 (%n picture(s))", nullptr, written.picturesWritten).arg(QDir::toNativeSeparators(out)));
                 Q_EMIT self->exported(true, out);
             },
             Qt::QueuedConnection);

@@ -50,6 +50,9 @@ public:
         qint64 startMs = 0, endMs = 0;          // the run's time span
         qint64 positionMs = 0;                  // where the operator is looking (range end)
     };
+    // The name of the live session's copy in the dialog's private folder.
+    static constexpr QLatin1String kLiveCopyName{"incident-live-session.jsonl.zst"};
+
     explicit IncidentDialog(const Context &context, QWidget *parent = nullptr);
     ~IncidentDialog() override;
 

@@ -436,7 +436,7 @@ void InspectorPanel::onStoreChanged(const ChangeSet &changes)
     // New messages may extend the shown chain: refreshed at most twice a second, while the
     // Chain tab is the one shown.
     if (changes.firstNewEvent >= 0 && isVisible() && !m_chainRefreshQueued && m_tabs->currentIndex() == m_tabs->count() - 1
-        && chainMessageRow() >= 0) {
+        && (chainMessageRow() >= 0 || m_kind == Kind::Event)) {
         m_chainRefreshQueued = true;
         QTimer::singleShot(500, this, [this] {
             m_chainRefreshQueued = false;
