@@ -72,8 +72,8 @@ public:
         if (isKept(row))
             m_rows[row - m_first].messageIndex = message;
     }
-    // MAP causedBy between events, for the events that name causes (sparse: 8 bytes a link,
-    // trimmed with the rows). `effect` is the newest row; `cause` an earlier kept one.
+    // MAP causedBy between events, for the events that name causes (sparse: about 56 bytes a
+    // link with the reverse index, trimmed with the rows). `effect` is the newest row; `cause` an earlier kept one.
     static constexpr int kMaxCausesPerEvent = 16;
     void addCause(size_t effect, size_t cause)
     {
