@@ -27,6 +27,7 @@
 #include <QFileInfo>
 #include <QTimer>
 
+#include <algorithm>
 #include <cmath>
 #ifdef Q_OS_WIN
 #include <io.h>
@@ -649,20 +650,63 @@ int commandState(const QCommandLineParser &p, const Common &common)
 // A message's causal chain (model/CausalChains.h): what caused it, root first, and what it led to.
 int commandChain(const QCommandLineParser &p, const Common &common)
 {
-    if (!p.isSet(QStringLiteral("trace")) || !p.isSet(QStringLiteral("message")))
-        return failWith(Usage, QStringLiteral("chain needs --trace FILE and --message ID"));
+    if (!p.isSet(QStringLiteral("trace")) || p.isSet(QStringLiteral("message")) == p.isSet(QStringLiteral("event")))
+        return failWith(Usage, QStringLiteral("chain needs --trace FILE and --message ID or --event ID"));
     SystemStore store;
     ReadProgress progress;
     const TraceLoadResult r = loadTraceInto(store, p.value(QStringLiteral("trace")), loadOptions(common), progress.callback());
     progress.done();
     if (!r.ok)
         return failWith(TraceUnreadable, r.error);
-    const QString id = p.value(QStringLiteral("message"));
-    int row = store.messages().find(id);
-    if (row < 0)
-        row = store.messages().findByEnvelopeOrSpan(id);
-    if (row < 0)
-        return failWith(Usage, QStringLiteral("no message %1 in the trace").arg(id));
+    int row = -1;
+    if (p.isSet(QStringLiteral("event"))) {
+        // An event: the chain of the message it carried; else its MAP causedBy links to events.
+        const QString eventId = p.value(QStringLiteral("event"));
+        const EventLog &events = store.events();
+        const int event = events.find(eventId, IdIndex::hashOf(eventId));
+        if (event < 0)
+            return failWith(Usage, QStringLiteral("no event %1 in the trace").arg(eventId));
+        row = events[size_t(event)].messageIndex;
+        if (row < 0 || !store.messages().isKept(size_t(row))) {
+            auto brief = [&](int e) {
+                const EventEntry &entry = events[size_t(e)];
+                return Json{{"id", events.eventId(size_t(e)).toStdString()},
+                            {"type", events.typeName(entry.typeRow).toStdString()},
+                            {"agent", store.agentName(events.agentId(entry)).toStdString()},
+                            {"time", isoTime(entry.timestampMs).toStdString()}};
+            };
+            Json causedBy = Json::array();
+            std::vector<int> seen{event};
+            for (int at = event; causedBy.size() < 1000;) {
+                const std::vector<int> up = events.causesOf(size_t(at));
+                if (up.empty() || std::find(seen.begin(), seen.end(), up.front()) != seen.end())
+                    break;
+                seen.push_back(up.front());
+                causedBy.insert(causedBy.begin(), brief(up.front()));
+                at = up.front();
+            }
+            int shown = 0;
+            std::function<Json(int, int)> tree = [&](int e, int depth) {
+                Json node = brief(e);
+                Json effects = Json::array();
+                for (const int effect : events.effectsOf(size_t(e)))
+                    if (depth < 100 && ++shown <= 1000)
+                        effects.push_back(tree(effect, depth + 1));
+                node["ledTo"] = effects;
+                return node;
+            };
+            printJson({{"event", tree(event, 0)}, {"causedBy", causedBy}, {"truncated", shown > 1000}});
+            reportDamage(r.stats, store);
+            return Ok;
+        }
+    } else {
+        const QString id = p.value(QStringLiteral("message"));
+        row = store.messages().find(id);
+        if (row < 0)
+            row = store.messages().findByEnvelopeOrSpan(id);
+        if (row < 0)
+            return failWith(Usage, QStringLiteral("no message %1 in the trace").arg(id));
+    }
     CausalChains chains(store);
     chains.update();
     const MessageLog &messages = store.messages();
@@ -1043,7 +1087,8 @@ int main(int argc, char **argv)
         "          one JSON line per alert raised or cleared (unresponsive, failed, loop, stalled,\n"
         "          deadlock, budget, needs-human, error-storm), then a summary line\n"
         "  rules   [--rules FILE]   print the alert rules in effect (the defaults, or FILE completed)\n"
-        "  chain   --trace FILE --message ID   what caused a message (root first) and what it led to\n"
+        "  chain   --trace FILE --message ID | --event ID   what caused a message or an event (root\n"
+        "          first) and what it led to\n"
         "  diff    A B   compare two runs (traces): agents matched by name, role and place in the tree,\n"
         "          only in A, only in B, changed; conversations aligned; the first divergence; deltas of\n"
         "          counts, task durations, tokens and cost. JSON; exit 0 when equal, 1 when different\n"
@@ -1103,6 +1148,7 @@ int main(int argc, char **argv)
         {QStringLiteral("redact-key"), QStringLiteral("bundle: replace the value of every JSON member of this name, any case (repeatable)."),
          QStringLiteral("NAME")},
         {QStringLiteral("note"), QStringLiteral("bundle: the operator's note about the incident."), QStringLiteral("TEXT")},
+        {QStringLiteral("event"), QStringLiteral("chain: the event's id (its message's chain, or its MAP causedBy links)."), QStringLiteral("ID")},
         {QStringLiteral("preview"), QStringLiteral("bundle: count what would be written and redacted; write nothing.")},
     });
     if (!p.parse(QCoreApplication::arguments()))

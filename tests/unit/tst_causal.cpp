@@ -6,6 +6,7 @@
 #include "model/CausalChains.h"
 #include "pipeline/ProtocolPipeline.h"
 #include "trace/TraceLoader.h"
+#include "trace/TraceRecord.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -267,6 +268,47 @@ private Q_SLOTS:
         QCOMPARE(out["causedBy"][1]["type"], Json("TASK_ACCEPT"));
         QCOMPARE(out["message"]["ledTo"][0]["type"], Json("TASK_COMPLETE"));
         QCOMPARE(out["ledToCount"], Json(1));
+    }
+
+    // chain --event: an event's MAP causedBy links (no message), and an event that carried a
+    // message gives that message's chain; a missing id and a missing choice are usage errors.
+    void cliChainOfAnEvent()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("caused.jsonl"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(encodeHeaderLine(QStringLiteral("ws://h"), 1000));
+        auto event = [&](int seq, const char *id, const char *type, const Json &data, const Json &causedBy) {
+            Json inner = {{"id", id}, {"type", type}, {"timestamp", 1000 + seq}, {"data", data}};
+            if (!causedBy.is_null())
+                inner["causedBy"] = causedBy;
+            const QByteArray frame = mapi_test::eventFrame(QStringLiteral("s"), seq, inner);
+            file.write(encodeRecordLine({1000 + seq, QStringLiteral("recv"), 1, frame, false, Json()}));
+        };
+        event(1, "e1", "agent.state.changed", {{"agentId", "a"}, {"state", "busy"}}, Json());
+        event(2, "e2", "agent.state.changed", {{"agentId", "b"}, {"state", "busy"}}, Json::array({"e1"}));
+        event(3, "e3", "agent.state.changed", {{"agentId", "c"}, {"state", "idle"}}, Json::array({"e2"}));
+        event(4, "e4", "message.sent", {{"message", {{"id", "m4"}, {"from", "a"}, {"to", "b"}, {"payload", {{"type", "X"}}}}}}, Json());
+        file.close();
+        auto run = [&](const QStringList &args, Json *out) {
+            QProcess p;
+            p.start(QStringLiteral(MAPI_CLI_PATH), QStringList{QStringLiteral("chain"), QStringLiteral("--trace"), path} + args);
+            p.waitForFinished(60000);
+            if (out && p.exitCode() == 0)
+                *out = Json::parse(p.readAllStandardOutput().toStdString());
+            return p.exitCode();
+        };
+        Json out;
+        QCOMPARE(run({QStringLiteral("--event"), QStringLiteral("e2")}, &out), 0);
+        QCOMPARE(out["event"]["id"], Json("e2"));
+        QCOMPARE(out["causedBy"].size(), size_t(1));
+        QCOMPARE(out["causedBy"][0]["id"], Json("e1"));
+        QCOMPARE(out["event"]["ledTo"][0]["id"], Json("e3"));
+        QCOMPARE(run({QStringLiteral("--event"), QStringLiteral("e4")}, &out), 0);
+        QCOMPARE(out["message"]["id"], Json("m4"));
+        QCOMPARE(run({QStringLiteral("--event"), QStringLiteral("nope")}, nullptr), 1);
+        QCOMPARE(run({}, nullptr), 1);
     }
 };
 
