@@ -566,6 +566,18 @@ int InspectorPanel::chainMessageRow() const
     }
 }
 
+QTreeWidgetItem *InspectorPanel::addChainRow(const QStringList &columns, QTreeWidgetItem *parent, bool focused)
+{
+    auto *item = parent ? new QTreeWidgetItem(parent, columns) : new QTreeWidgetItem(m_chainTree, columns);
+    if (focused) {
+        QFont bold = item->font(0);
+        bold.setBold(true);
+        for (int c = 0; c < columns.size(); ++c)
+            item->setFont(c, bold);
+    }
+    return item;
+}
+
 QTreeWidgetItem *InspectorPanel::chainItem(int row, QTreeWidgetItem *parent, bool focused)
 {
     const MessageLog &messages = m_store->messages();
@@ -583,14 +595,8 @@ QTreeWidgetItem *InspectorPanel::chainItem(int row, QTreeWidgetItem *parent, boo
                                                 type.isEmpty() ? tr("message") : type);
     const QStringList columns{text, timeOfDay(messages.timestampMs(size_t(row)), TimePrecision::Milliseconds),
                               CausalChains::linkName(m_chains->linkOf(row))};
-    auto *item = parent ? new QTreeWidgetItem(parent, columns) : new QTreeWidgetItem(m_chainTree, columns);
+    QTreeWidgetItem *item = addChainRow(columns, parent, focused);
     item->setData(0, Qt::UserRole, row);
-    if (focused) {
-        QFont bold = item->font(0);
-        bold.setBold(true);
-        for (int c = 0; c < 3; ++c)
-            item->setFont(c, bold);
-    }
     return item;
 }
 
@@ -601,14 +607,8 @@ QTreeWidgetItem *InspectorPanel::eventChainItem(int event, QTreeWidgetItem *pare
     const QString agent = m_store->agentName(events.agentId(e));
     const QString text = tr("%1 · %2").arg(events.typeName(e.typeRow), agent.isEmpty() ? tr("(no agent)") : agent);
     const QStringList columns{text, timeOfDay(e.timestampMs, TimePrecision::Milliseconds), tr("causedBy")};
-    auto *item = parent ? new QTreeWidgetItem(parent, columns) : new QTreeWidgetItem(m_chainTree, columns);
+    QTreeWidgetItem *item = addChainRow(columns, parent, focused);
     item->setData(0, Qt::UserRole + 1, event);
-    if (focused) {
-        QFont bold = item->font(0);
-        bold.setBold(true);
-        for (int c = 0; c < 3; ++c)
-            item->setFont(c, bold);
-    }
     return item;
 }
 

@@ -86,6 +86,8 @@ private:
     void showTreeMenu(const QPoint &pos);
     int chainMessageRow() const; // the message whose chain the focused item has (-1: none)
     void refreshChain();
+    // A row of the Chain tab (the focused one in bold), under `parent` or at the top.
+    QTreeWidgetItem *addChainRow(const QStringList &columns, QTreeWidgetItem *parent, bool focused);
     QTreeWidgetItem *chainItem(int row, QTreeWidgetItem *parent, bool focused);
     // An event that carried no message: its MAP causedBy links to other events (EventLog).
     bool showEventChain(int event);
