@@ -303,10 +303,14 @@ void MapClient::onText(const QByteArray &frame)
     const qint64 t = nowMs();
     m_lastReceiveMs = t;
     const FrameRef ref = noteFrameReceived(frame, t, false);
-    InterpretedFrame interpreted = m_pipeline.frameReceived(frame, t);
+    // Decoded straight into the pending batch: a list per frame, moved into the batch after,
+    // cost an allocation and a move of each event (bench_decode_apply: 7 % of the live path).
+    const qsizetype first = m_batch.size();
+    InterpretedFrame interpreted = m_pipeline.frameReceived(frame, t, std::move(m_batch));
+    m_batch = std::move(interpreted.inputs);
     if (ref.isValid() || !m_keepFrames)
-        dropRawFrames(interpreted.inputs, ref);
-    emitInputs(std::move(interpreted.inputs));
+        dropRawFrames(m_batch, ref, first);
+    emitInputs({}); // schedules the flush when the frame added inputs
     if (!interpreted.message)
         return;
     const RpcMessage &msg = *interpreted.message;
@@ -603,13 +607,11 @@ void MapClient::goLive()
 
 void MapClient::emitInputs(ModelInputs inputs)
 {
-    if (inputs.empty())
-        return;
     if (m_batch.empty())
         m_batch = std::move(inputs);
     else
         std::move(inputs.begin(), inputs.end(), std::back_inserter(m_batch));
-    if (!m_flushQueued) {
+    if (!m_flushQueued && !m_batch.empty()) {
         m_flushQueued = true;
         QMetaObject::invokeMethod(this, &MapClient::flushInputs, Qt::QueuedConnection);
     }

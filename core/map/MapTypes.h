@@ -2,6 +2,7 @@
 // Produced by Dialect.h from the official MAPServer, the SDK TestServer and schema shapes.
 #pragma once
 
+#include "common/HeapOptional.h"
 #include "map/PayloadConventions.h"
 #include "protocol/JsonRpc.h"
 
@@ -127,13 +128,15 @@ struct MapEvent
     // A W3C trace context at params._meta.traceparent ("00-<trace id>-<span id>-<flags>"), as sent.
     QString traceParent;
 
-    std::optional<AgentRecord> agent;
+    // On the heap (common/HeapOptional.h): most events carry none of the three, and inline they
+    // were two thirds of an event's size.
+    HeapOptional<AgentRecord> agent;
     QString agentId;          // subject agent (also set when `agent` is)
     QString previousState;
     QString scopeId;
-    std::optional<ScopeRecord> scope;
+    HeapOptional<ScopeRecord> scope;
     QStringList deletedScopes; // scope.deleted descendants
-    std::optional<MessageRecord> message;
+    HeapOptional<MessageRecord> message;
     QString messageId;
     QString sessionId;
     QString sessionRole;

@@ -13,10 +13,10 @@ namespace mapi {
 // are late or repeated deliveries (ignored for gap detection).
 constexpr qint64 kSequenceRestartBelow = 1000;
 
-void dropRawFrames(ModelInputs &inputs, const FrameRef &journalRef)
+void dropRawFrames(ModelInputs &inputs, const FrameRef &journalRef, qsizetype from)
 {
-    for (ModelInput &input : inputs) {
-        auto *in = std::get_if<EventInput>(&input);
+    for (qsizetype i = from; i < inputs.size(); ++i) {
+        auto *in = std::get_if<EventInput>(&inputs[i]);
         if (!in)
             continue;
         in->event.journalRef = journalRef;

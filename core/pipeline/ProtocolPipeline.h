@@ -29,7 +29,8 @@ struct InterpretedFrame
 // payload the decoder has read, for a consumer that reads them back from where the frames are
 // kept when asked (a loaded trace: TraceTimeline::frameForEvent; a live session: its journal,
 // whose place of the frame `journalRef` names, set on every event). The model changes as before.
-void dropRawFrames(ModelInputs &inputs, const FrameRef &journalRef = {});
+// Only the inputs from index `from` on: the ones of the frame just appended to a batch.
+void dropRawFrames(ModelInputs &inputs, const FrameRef &journalRef = {}, qsizetype from = 0);
 
 class ProtocolPipeline
 {
