@@ -49,7 +49,8 @@ QByteArray SystemStore::messagePayload(int row) const
 void SystemStore::applyEvent(const EventInput &input)
 {
     const MapEvent &e = input.event;
-    const quint32 idHash = e.eventId.isEmpty() ? 0 : IdIndex::hashOf(e.eventId);
+    const quint32 idHash = m_nextEventIdHashed ? m_nextEventIdHash : e.eventId.isEmpty() ? 0 : IdIndex::hashOf(e.eventId);
+    m_nextEventIdHashed = false;
     if (!e.eventId.isEmpty() && m_events.find(e.eventId, idHash) >= 0) {
         ++m_counters.duplicateEvents;
         m_pending.countersChanged = true;
