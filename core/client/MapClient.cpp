@@ -306,6 +306,8 @@ void MapClient::onText(const QByteArray &frame)
     // Decoded straight into the pending batch: a list per frame, moved into the batch after,
     // cost an allocation and a move of each event (bench_decode_apply: 7 % of the live path).
     const qsizetype first = m_batch.size();
+    if (m_batch.capacity() == 0)
+        m_batch.reserve(kBatchReserve);
     InterpretedFrame interpreted = m_pipeline.frameReceived(frame, t, std::move(m_batch));
     m_batch = std::move(interpreted.inputs);
     if (ref.isValid() || !m_keepFrames)

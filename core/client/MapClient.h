@@ -175,6 +175,9 @@ private:
     void noteFrameSent(const QByteArray &frame, qint64 timeMs);
     FrameRef noteFrameReceived(const QByteArray &frame, qint64 timeMs, bool binary);
     void emitInputs(ModelInputs inputs);
+    // Room made for a new batch's inputs at once: a list grown an input at a time moved every
+    // event it held at each doubling (events are some 650 bytes). Bursts still grow it.
+    static constexpr qsizetype kBatchReserve = 64;
     void flushInputs();
     void noteSupport(const QString &method, bool present);
     void failAllPending(const QString &reason);
