@@ -95,7 +95,7 @@ void SystemStore::setHealthPolicy(const HealthPolicy &policy)
 // duplicate check) waited on memory for every event (perf of bench_decode_apply: EventLog::find
 // 6 % of the live path, one cache miss each).
 template<typename Inputs>
-void SystemStore::applyBatch(Inputs &&inputs, const std::function<void(qsizetype)> *afterInput)
+void SystemStore::applyBatch(Inputs &&inputs)
 {
     constexpr bool take = !std::is_const_v<std::remove_reference_t<Inputs>>;
     const qsizetype count = inputs.size();
@@ -116,8 +116,6 @@ void SystemStore::applyBatch(Inputs &&inputs, const std::function<void(qsizetype
         else
             apply(inputs[i]);
         m_nextEventIdHashed = false;
-        if (afterInput)
-            (*afterInput)(i);
         if (i + kPrefetchAhead < count)
             hashAhead(i + kPrefetchAhead);
     }
@@ -135,14 +133,6 @@ void SystemStore::apply(ModelInputs &&inputs)
         return;
     }
     applyBatch(inputs);
-}
-
-void SystemStore::apply(ModelInputs &&inputs, const std::function<void(qsizetype)> &afterInput)
-{
-    if (inputs.isDetached())
-        applyBatch(inputs, &afterInput);
-    else // shared with someone else: theirs to keep
-        applyBatch(std::as_const(inputs), &afterInput);
 }
 
 void SystemStore::apply(ModelInput &&input)

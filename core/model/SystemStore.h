@@ -93,9 +93,6 @@ public:
     // The same, taking what the store keeps (payloads, capabilities, metadata) out of the
     // inputs instead of copying it: the thread that applies frees less.
     void apply(ModelInputs &&inputs);
-    // As apply(ModelInputs &&), calling `afterInput(i)` after input i is applied (a trace load
-    // maps the events each record made).
-    void apply(ModelInputs &&inputs, const std::function<void(qsizetype)> &afterInput);
     void apply(ModelInput &&input);
 
     // Re-evaluates health and action timeouts at `localNowMs`: the local clock live, the record
@@ -268,7 +265,7 @@ private:
     // Applying a batch: the id hashes of the events ahead, whose index slots were prefetched
     // (applyBatch()); applyEvent() takes its own from here instead of hashing again.
     template<typename Inputs>
-    void applyBatch(Inputs &&inputs, const std::function<void(qsizetype)> *afterInput = nullptr);
+    void applyBatch(Inputs &&inputs);
     static constexpr int kPrefetchAhead = 8;
     quint32 m_aheadHashes[kPrefetchAhead] = {};
     quint32 m_nextEventIdHash = 0;

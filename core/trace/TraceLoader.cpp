@@ -191,28 +191,14 @@ TraceLoadResult loadTraceBatches(const QString &path, const TraceLoadOptions &op
 
 void applyTraceBatch(SystemStore &store, TraceLoadBatch &batch, TraceTimeline *timeline)
 {
-    // The batch applied as one (the store prefetches ahead in it); each record's events are
-    // mapped once its last input is in. Records that made no input map nothing.
-    size_t record = 0;
-    qsizetype recordEnd = 0; // one past the last input of batch.records[record]
-    int before = int(store.events().size());
-    const auto nextRecord = [&] {
-        while (record < batch.records.size() && batch.records[record].second <= 0)
-            ++record;
-        if (record < batch.records.size())
-            recordEnd += batch.records[record].second;
-    };
-    nextRecord();
-    store.apply(std::move(batch.inputs), [&](qsizetype i) {
-        while (record < batch.records.size() && i + 1 >= recordEnd) {
-            const int after = int(store.events().size());
-            if (timeline)
-                timeline->mapEvents(before, after, batch.records[record].first);
-            before = after;
-            ++record;
-            nextRecord();
-        }
-    }); // the batch keeps its spent inputs: they go back to the decoding thread to be freed
+    size_t k = 0;
+    for (const auto &[record, count] : batch.records) {
+        const int before = int(store.events().size());
+        for (int i = 0; i < count && k < size_t(batch.inputs.size()); ++i)
+            store.apply(std::move(batch.inputs[qsizetype(k++)])); // detaches nothing: the batch is ours
+        if (timeline)
+            timeline->mapEvents(before, int(store.events().size()), record);
+    }
 }
 
 TraceLoadResult loadTraceInto(SystemStore &store, const QString &path, const TraceLoadOptions &options,
