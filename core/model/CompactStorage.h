@@ -14,24 +14,7 @@
 #include <memory>
 #include <vector>
 
-#if defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
-#include <xmmintrin.h>
-#endif
-
 namespace mapi {
-
-// A hint that `address` will be read soon (no effect on results; nothing where the compiler has
-// no such hint).
-inline void prefetchForRead(const void *address)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(address, 0, 3);
-#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
-    _mm_prefetch(static_cast<const char *>(address), _MM_HINT_T0);
-#else
-    (void)address;
-#endif
-}
 
 // Strings that repeat (event types, agent ids, states, statuses): each distinct one kept once,
 // rows keep its number. Row 0 is the empty string. A table only grows (until clear()).
@@ -154,15 +137,6 @@ public:
             }
         }
         return -1;
-    }
-    // Asks the CPU to bring the slots find(hash) starts at into its cache (a hint; no effect on
-    // results). The tables are far larger than the cache, so a lookup not announced this way
-    // waits on memory.
-    void prefetch(quint32 hash) const
-    {
-        for (const Generation &generation : m_generations)
-            if (!generation.table.empty())
-                prefetchForRead(&generation.table[size_t(hash) & (generation.table.size() - 1)]);
     }
     // Adds `row` under `hash` (the caller checked with find() that the id is new); rows come in
     // ascending order.

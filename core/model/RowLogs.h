@@ -63,7 +63,6 @@ public:
     }
     // The row of the event with this id (-1: none). `hash` from IdIndex::hashOf(id).
     int find(QStringView eventId, quint32 hash) const;
-    void prefetch(quint32 hash) const { m_ids.prefetch(hash); } // before find(…, hash)
 
     // The store's side. `entry`'s idRef, receivedDeltaMs, typeRow and agentName are filled here.
     void append(EventEntry entry, const QString &eventId, quint32 idHash, const QString &type, EventKind kind,

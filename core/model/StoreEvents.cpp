@@ -49,8 +49,7 @@ QByteArray SystemStore::messagePayload(int row) const
 void SystemStore::applyEvent(const EventInput &input)
 {
     const MapEvent &e = input.event;
-    const quint32 idHash = m_nextEventIdHashed ? m_nextEventIdHash : e.eventId.isEmpty() ? 0 : IdIndex::hashOf(e.eventId);
-    m_nextEventIdHashed = false;
+    const quint32 idHash = e.eventId.isEmpty() ? 0 : IdIndex::hashOf(e.eventId);
     if (!e.eventId.isEmpty() && m_events.find(e.eventId, idHash) >= 0) {
         ++m_counters.duplicateEvents;
         m_pending.countersChanged = true;

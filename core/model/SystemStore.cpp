@@ -90,40 +90,10 @@ void SystemStore::setHealthPolicy(const HealthPolicy &policy)
     advanceTime(m_nowMs);
 }
 
-// Each event's id is hashed and the id index's slot for it prefetched kPrefetchAhead inputs
-// before the event is applied: the index is far larger than the cache, and its lookup (the
-// duplicate check) waited on memory for every event (perf of bench_decode_apply: EventLog::find
-// 6 % of the live path, one cache miss each).
-template<typename Inputs>
-void SystemStore::applyBatch(Inputs &&inputs)
-{
-    constexpr bool take = !std::is_const_v<std::remove_reference_t<Inputs>>;
-    const qsizetype count = inputs.size();
-    const auto hashAhead = [&](qsizetype i) {
-        const auto *in = std::get_if<EventInput>(&inputs[i]);
-        const quint32 hash = in && !in->event.eventId.isEmpty() ? IdIndex::hashOf(in->event.eventId) : 0;
-        if (hash)
-            m_events.prefetch(hash);
-        m_aheadHashes[i % kPrefetchAhead] = hash;
-    };
-    for (qsizetype i = 0; i < std::min<qsizetype>(count, kPrefetchAhead); ++i)
-        hashAhead(i);
-    for (qsizetype i = 0; i < count; ++i) {
-        m_nextEventIdHash = m_aheadHashes[i % kPrefetchAhead];
-        m_nextEventIdHashed = std::holds_alternative<EventInput>(inputs[i]);
-        if constexpr (take)
-            apply(std::move(inputs[i]));
-        else
-            apply(inputs[i]);
-        m_nextEventIdHashed = false;
-        if (i + kPrefetchAhead < count)
-            hashAhead(i + kPrefetchAhead);
-    }
-}
-
 void SystemStore::apply(const ModelInputs &inputs)
 {
-    applyBatch(inputs);
+    for (const ModelInput &input : inputs)
+        apply(input);
 }
 
 void SystemStore::apply(ModelInputs &&inputs)
@@ -132,7 +102,8 @@ void SystemStore::apply(ModelInputs &&inputs)
         apply(std::as_const(inputs));
         return;
     }
-    applyBatch(inputs);
+    for (ModelInput &input : inputs)
+        apply(std::move(input));
 }
 
 void SystemStore::apply(ModelInput &&input)

@@ -262,14 +262,6 @@ private:
     FrameSource m_frameSource;
     JournalReader m_journalReader;
     bool m_takeFromInput = false;        // inside apply(ModelInput &&)
-    // Applying a batch: the id hashes of the events ahead, whose index slots were prefetched
-    // (applyBatch()); applyEvent() takes its own from here instead of hashing again.
-    template<typename Inputs>
-    void applyBatch(Inputs &&inputs);
-    static constexpr int kPrefetchAhead = 8;
-    quint32 m_aheadHashes[kPrefetchAhead] = {};
-    quint32 m_nextEventIdHash = 0;
-    bool m_nextEventIdHashed = false;
     std::vector<Gap> m_gaps;
     std::vector<ProtocolProblem> m_problems;
     qint64 m_problemsDropped = 0;
