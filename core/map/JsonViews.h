@@ -91,6 +91,12 @@ struct JsonView
 // `*differs`: the caller then decodes the frame again through nlohmann.
 struct SimdView
 {
+    SimdView(simdjson::dom::element element = {}, bool exists = false, bool *differs = nullptr,
+             bool keepPayloadText = true)
+        : element(element), exists(exists), differs(differs), keepPayloadText(keepPayloadText)
+    {
+    }
+
     simdjson::dom::element element;
     bool exists = false;
     bool *differs = nullptr;
@@ -115,8 +121,22 @@ struct SimdView
     SimdView child(std::string_view key) const // literals: the length is known when compiling
     {
         SimdView out{{}, false, differs, keepPayloadText};
-        if (isObject())
+        if (!isObject())
+            return out;
+        if (m_memberCount == kUnread)
+            readMembers();
+        if (m_memberCount == kTooMany) {
             out.exists = lastMember(simdjson::dom::object(element), key, out.element);
+            return out;
+        }
+        for (int i = m_memberCount - 1; i >= 0; --i) { // from the end: the last duplicate wins
+            const Member &m = m_members.items[i];
+            if (m.size == key.size() && (key.empty() || (m.key[0] == key[0] && std::memcmp(m.key, key.data(), key.size()) == 0))) {
+                out.element = m.value;
+                out.exists = true;
+                break;
+            }
+        }
         return out;
     }
     QString string(Text text = Text::Repeats) const
@@ -148,6 +168,42 @@ struct SimdView
     }
     bool empty() const { return simdjson::dom::array(element).size() == 0; }
     SimdView front() const { return {*simdjson::dom::array(element).begin(), true, differs, keepPayloadText}; }
+
+private:
+    // An object's members, read once at its first lookup: a map/event frame's objects are each
+    // asked for several members (the event some seven, a message ten), and walking simdjson's
+    // tape for every lookup was the decoder's largest item (perf: lastMember, child, memcmp).
+    // Objects of more members than kMaxMembers are walked at each lookup instead. Not
+    // initialised until read (a view is made for every lookup, most of them of scalars).
+    struct Member
+    {
+        const char *key;
+        size_t size;
+        simdjson::dom::element value;
+    };
+    static constexpr int kMaxMembers = 12;
+    static constexpr int kUnread = -1;
+    static constexpr int kTooMany = -2;
+    union Members
+    {
+        Members() {}
+        Member items[kMaxMembers];
+    };
+    void readMembers() const
+    {
+        const simdjson::dom::object object(element);
+        int count = 0;
+        for (auto it = object.begin(), end = object.end(); it != end; ++it) {
+            if (count == kMaxMembers) {
+                m_memberCount = kTooMany;
+                return;
+            }
+            m_members.items[count++] = Member{it.key_c_str(), it.key_length(), it.value()};
+        }
+        m_memberCount = count;
+    }
+    mutable int m_memberCount = kUnread;
+    mutable Members m_members;
 };
 
 template<typename View>
