@@ -468,18 +468,19 @@ static bool keepsData(EventKind kind)
     return kind == EventKind::Other;
 }
 
+// Fills `e` (default-constructed: the caller's slot, so that the event is made where it stays,
+// not moved there). False: not an event (`error` says why; `e` is then partly filled).
 template<typename View>
-static std::optional<MapEvent> buildEvent(const View &event, QString &error)
+static bool buildEvent(const View &event, MapEvent &e, QString &error)
 {
     if (!event.isObject()) {
         error = QStringLiteral("event is not an object");
-        return std::nullopt;
+        return false;
     }
-    MapEvent e;
     e.rawType = optString(event, "type").value_or(QString());
     if (e.rawType.isEmpty()) {
         error = QStringLiteral("event has no type");
-        return std::nullopt;
+        return false;
     }
     std::tie(e.type, e.kind) = typeAndKind(e.rawType);
     e.eventId = eitherString(event, "id", "eventId", Text::Unique);
@@ -498,46 +499,58 @@ static std::optional<MapEvent> buildEvent(const View &event, QString &error)
             e.data = noData;
         fillSubject(e, JsonView{&noData});
     }
-    return e;
+    return true;
 }
 
 template<typename View>
-static std::optional<MapEvent> eventFromParams(const View &params, QString &error)
+static std::optional<MapEvent> buildEvent(const View &event, QString &error)
 {
-    const View event = params.child("event");
-    if (!event.present()) {
-        error = QStringLiteral("map/event without an \"event\" object");
+    std::optional<MapEvent> e(std::in_place);
+    if (!buildEvent(event, *e, error))
         return std::nullopt;
+    return e;
+}
+
+// As buildEvent(): fills `event`, false when `params` is not a map/event's.
+template<typename View>
+static bool eventFromParams(const View &params, MapEvent &event, QString &error)
+{
+    const View inner = params.child("event");
+    if (!inner.present()) {
+        error = QStringLiteral("map/event without an \"event\" object");
+        return false;
     }
-    auto e = buildEvent(event, error);
-    if (!e)
-        return e;
+    if (!buildEvent(inner, event, error))
+        return false;
     // [T]: params.eventId (a ULID) differs from event.id; dedupe on params.eventId.
     if (auto pid = optString(params, "eventId", Text::Unique))
-        e->eventId = *pid;
-    if (!e->timestampMs)
-        e->timestampMs = intOf(params, "timestamp");
-    e->sequenceNumber = intOf(params, "sequenceNumber", -1);
-    e->subscriptionId = optString(params, "subscriptionId").value_or(QString());
-    if (e->causedBy.isEmpty()) {
+        event.eventId = *pid;
+    if (!event.timestampMs)
+        event.timestampMs = intOf(params, "timestamp");
+    event.sequenceNumber = intOf(params, "sequenceNumber", -1);
+    event.subscriptionId = optString(params, "subscriptionId").value_or(QString());
+    if (event.causedBy.isEmpty()) {
         if (const View caused = params.child("causedBy"); caused.present())
-            e->causedBy = stringList(caused, Text::Unique);
+            event.causedBy = stringList(caused, Text::Unique);
     }
     if (const View meta = params.child("_meta"); meta.isObject())
-        e->traceParent = optString(meta, "traceparent").value_or(QString());
-    return e;
+        event.traceParent = optString(meta, "traceparent").value_or(QString());
+    return true;
 }
 
 std::optional<MapEvent> eventFromNotification(const Json &params, QString &error)
 {
-    return eventFromParams(JsonView{&params}, error);
+    std::optional<MapEvent> e(std::in_place);
+    if (!eventFromParams(JsonView{&params}, *e, error))
+        return std::nullopt;
+    return e;
 }
 
-std::optional<MapEvent> eventFromNotification(simdjson::dom::element params, QString &error, bool &differs,
-                                              bool keepPayloadText)
+bool eventFromNotification(simdjson::dom::element params, MapEvent &out, QString &error, bool &differs,
+                           bool keepPayloadText)
 {
     differs = false;
-    return eventFromParams(SimdView{params, true, &differs, keepPayloadText}, error);
+    return eventFromParams(SimdView{params, true, &differs, keepPayloadText}, out, error);
 }
 
 std::optional<MapEvent> eventFromObject(const Json &object, QString &error)
@@ -625,8 +638,8 @@ std::optional<MessageRecord> messageInFrame(const QByteArray &frame, QStringView
         && lastMember(simdjson::dom::object(root), "params", params)) {
         QString error;
         bool differs = false;
-        if (std::optional<MapEvent> e = eventFromNotification(params, error, differs); e && !differs && found(*e))
-            return std::move(*e->message);
+        if (MapEvent e; eventFromNotification(params, e, error, differs) && !differs && found(e))
+            return std::move(*e.message);
     }
     const Json json = Json::parse(frame.constBegin(), frame.constEnd(), nullptr, false);
     if (!json.is_object())

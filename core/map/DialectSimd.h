@@ -15,8 +15,10 @@ namespace mapi {
 // frame through nlohmann instead and ignore this result.
 // `keepPayloadText` false: a sent message's payload is read (its convention, its type) but its
 // text is left in the frame (MessageRecord::payloadInFrame), for a load that drops frames.
-std::optional<MapEvent> eventFromNotification(simdjson::dom::element params, QString &error, bool &differs,
-                                              bool keepPayloadText = true);
+// Fills `out` (default-constructed, where the event is to stay); false: not a map/event
+// (`error` says why, `out` is partly filled).
+bool eventFromNotification(simdjson::dom::element params, MapEvent &out, QString &error, bool &differs,
+                           bool keepPayloadText = true);
 
 // interpretPayload() read straight from simdjson's DOM; `*differs` as above.
 ConventionInfo interpretPayload(simdjson::dom::element payload, bool *differs);

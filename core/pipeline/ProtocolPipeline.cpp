@@ -127,14 +127,19 @@ bool ProtocolPipeline::interpretEventFast(InterpretedFrame &out, const QByteArra
         return false;
     QString error;
     bool differs = false;
-    std::optional<MapEvent> event = eventFromNotification(params, error, differs, m_keepPayloadText);
-    if (!event || differs)
+    // Made where it stays: an event is some 650 bytes, and each move of it between decoding
+    // and the list cost a copy and a destruction.
+    const qsizetype at = out.inputs.size();
+    MapEvent &event = std::get<EventInput>(out.inputs.emplaceBack(std::in_place_type<EventInput>)).event;
+    if (!eventFromNotification(params, event, error, differs, m_keepPayloadText) || differs) {
+        out.inputs.removeLast();
         return false; // the general path decides, and words the problem
+    }
     RpcMessage msg;
     msg.kind = MessageKind::Notification;
     msg.method = QStringLiteral("map/event");
     out.message = std::move(msg);
-    addEvent(out, std::move(*event), frame, timeMs);
+    addEventAt(out, at, frame, timeMs);
     return true;
 }
 
@@ -195,7 +200,8 @@ void ProtocolPipeline::interpretEvent(InterpretedFrame &out, const RpcMessage &m
         out.inputs.push_back(ProblemInput{p});
         return;
     }
-    addEvent(out, std::move(*event), frame, timeMs);
+    out.inputs.push_back(EventInput{std::move(*event), timeMs});
+    addEventAt(out, out.inputs.size() - 1, frame, timeMs);
 }
 
 void ProtocolPipeline::skipSequence(const QString &subscriptionId, qint64 upToSequence)
@@ -205,46 +211,54 @@ void ProtocolPipeline::skipSequence(const QString &subscriptionId, qint64 upToSe
         sub.expectedSequence = upToSequence + 1;
 }
 
-void ProtocolPipeline::addEvent(InterpretedFrame &out, MapEvent &&event, const QByteArray &frame, qint64 timeMs)
+void ProtocolPipeline::addEventAt(InterpretedFrame &out, qsizetype at, const QByteArray &frame, qint64 timeMs)
 {
-    event.rawFrame = frame;
-    if (m_clock.addSample(event.timestampMs, timeMs))
-        out.inputs.push_back(ClockInput{m_clock.offsetMs(), m_clock.samples(), timeMs});
-    const bool sequenced = event.sequenceNumber >= 0 && !event.subscriptionId.isEmpty();
-    if (!sequenced && event.eventId.isEmpty()) {
-        out.inputs.push_back(EventInput{std::move(event), timeMs});
-        return;
+    // Inputs this event brings come before it (rare: a clock estimate, a gap).
+    const auto insertBefore = [&](ModelInput &&input) {
+        out.inputs.insert(at, std::move(input));
+        ++at;
+    };
+    EventInput *input = &std::get<EventInput>(out.inputs[at]);
+    input->receivedMs = timeMs;
+    MapEvent *event = &input->event;
+    event->rawFrame = frame;
+    if (m_clock.addSample(event->timestampMs, timeMs)) {
+        insertBefore(ClockInput{m_clock.offsetMs(), m_clock.samples(), timeMs});
+        event = &std::get<EventInput>(out.inputs[at]).event;
     }
-    Subscription &sub = subscription(event.subscriptionId);
+    const bool sequenced = event->sequenceNumber >= 0 && !event->subscriptionId.isEmpty();
+    if (!sequenced && event->eventId.isEmpty())
+        return;
+    Subscription &sub = subscription(event->subscriptionId);
     if (sequenced) {
         const qint64 expected = sub.expectedSequence;
-        if (event.sequenceNumber > expected) {
+        const qint64 sequence = event->sequenceNumber;
+        if (sequence > expected) {
             Gap gap;
             gap.kind = Gap::Kind::Sequence;
             gap.timeMs = timeMs;
             gap.fromSequence = expected;
-            gap.toSequence = event.sequenceNumber - 1;
+            gap.toSequence = sequence - 1;
             gap.detail = QStringLiteral("events %1–%2 of subscription %3 never arrived")
                              .arg(expected)
-                             .arg(event.sequenceNumber - 1)
-                             .arg(event.subscriptionId);
-            out.inputs.push_back(GapInput{gap});
+                             .arg(sequence - 1)
+                             .arg(event->subscriptionId);
+            insertBefore(GapInput{gap});
+            event = &std::get<EventInput>(out.inputs[at]).event;
         }
-        if (event.sequenceNumber >= expected) {
+        if (sequence >= expected) {
             // At the integer limit the next number cannot be expected: detection restarts below.
-            sub.expectedSequence = event.sequenceNumber < std::numeric_limits<qint64>::max() ? event.sequenceNumber + 1
-                                                                                             : event.sequenceNumber;
-        } else if (event.sequenceNumber < expected - kSequenceRestartBelow) {
+            sub.expectedSequence = sequence < std::numeric_limits<qint64>::max() ? sequence + 1 : sequence;
+        } else if (sequence < expected - kSequenceRestartBelow) {
             // Far below what came before: the server's numbering restarted (or one number was
             // absurd). Follow the new numbering rather than stop seeing gaps for good.
-            sub.expectedSequence = event.sequenceNumber + 1;
+            sub.expectedSequence = sequence + 1;
         }
     }
-    if (!event.eventId.isEmpty()) {
-        sub.lastEventId = event.eventId;
-        m_lastAnyEventId = event.eventId;
+    if (!event->eventId.isEmpty()) {
+        sub.lastEventId = event->eventId;
+        m_lastAnyEventId = event->eventId;
     }
-    out.inputs.push_back(EventInput{std::move(event), timeMs});
 }
 
 ProtocolPipeline::Subscription &ProtocolPipeline::subscription(const QString &id)

@@ -75,7 +75,8 @@ private:
     // map/event frames read straight from simdjson's DOM (no nlohmann tree of the frame; the
     // message's params stay null). false: not a well-formed map/event, take the general path.
     bool interpretEventFast(InterpretedFrame &out, const QByteArray &frame, qint64 timeMs);
-    void addEvent(InterpretedFrame &out, MapEvent &&event, const QByteArray &frame, qint64 timeMs);
+    // The event at out.inputs[at], just decoded: its frame, its receipt, sequence tracking.
+    void addEventAt(InterpretedFrame &out, qsizetype at, const QByteArray &frame, qint64 timeMs);
 
     struct PendingRequest { QString method; Json params; };
     bool m_fastEvents = false;                      // the parser is SimdJsonParser
