@@ -245,9 +245,13 @@ static MessageRecord messageFrom(const View &object, bool delivery = false)
         return m;
     m.id = eitherString(object, "id", "messageId", Text::Unique);
     m.from = optString(object, "from").value_or(QString());
-    if (const View to = object.child("to"); to.present())
-        m.to = to.toJson();
     constexpr bool frameAtHand = std::is_same_v<View, SimdView>;
+    if (const View to = object.child("to"); to.present()) {
+        if (delivery && frameAtHand)
+            m.toInFrame = true;
+        else
+            m.to = to.toJson();
+    }
     bool keepText = true;
     if constexpr (frameAtHand)
         keepText = object.keepPayloadText;
@@ -522,9 +526,13 @@ static bool eventFromParams(const View &params, MapEvent &event, QString &error)
     }
     if (!buildEvent(inner, event, error))
         return false;
-    // [T]: params.eventId (a ULID) differs from event.id; dedupe on params.eventId.
-    if (auto pid = optString(params, "eventId", Text::Unique))
-        event.eventId = *pid;
+    // [T]: params.eventId (a ULID) differs from event.id; dedupe on params.eventId. On the
+    // official server both hold the same id: the one read from event.id is kept (not converted
+    // again).
+    if (!params.child("eventId").isText(event.eventId)) {
+        if (std::optional<QString> id = optString(params, "eventId", Text::Unique))
+            event.eventId = std::move(*id);
+    }
     if (!event.timestampMs)
         event.timestampMs = intOf(params, "timestamp");
     event.sequenceNumber = intOf(params, "sequenceNumber", -1);
@@ -625,7 +633,8 @@ std::optional<MessageRecord> messageInFrame(const QByteArray &frame, QStringView
     // A delivery read from simdjson's DOM leaves its payload in the frame: the general path
     // below writes it.
     const auto found = [&](const MapEvent &e) {
-        return e.message && !e.message->payloadInFrame && (e.message->id.isEmpty() ? e.eventId : e.message->id) == messageId;
+        return e.message && !e.message->payloadInFrame && !e.message->toInFrame
+            && (e.message->id.isEmpty() ? e.eventId : e.message->id) == messageId;
     };
     // A map/event read from simdjson's DOM, so the text is the one the load wrote.
     thread_local simdjson::dom::parser parser;

@@ -52,6 +52,19 @@ inline QString textOf(const char *data, size_t size, Text text)
     return slot.text;
 }
 
+// Whether `text` is `data` (UTF-8) for certain, without converting: ASCII compared byte for
+// byte; any other byte answers false (the caller then converts, which gives the same text).
+inline bool sameAsciiText(const QString &text, const char *data, size_t size)
+{
+    if (size_t(text.size()) != size)
+        return false;
+    const QChar *chars = text.constData();
+    for (size_t i = 0; i < size; ++i)
+        if (static_cast<unsigned char>(data[i]) >= 0x80 || chars[i].unicode() != static_cast<unsigned char>(data[i]))
+            return false;
+    return true;
+}
+
 // A view of an nlohmann value; `json` null means "absent".
 struct JsonView
 {
@@ -71,6 +84,13 @@ struct JsonView
         return textOf(value.data(), value.size(), text);
     }
     Json toJson() const { return *json; }
+    bool isText(const QString &text) const // a string whose text is `text` (false: unsure)
+    {
+        if (!isString())
+            return false;
+        const std::string &value = json->get_ref<const std::string &>();
+        return sameAsciiText(text, value.data(), value.size());
+    }
     QByteArray text() const
     {
         const std::string text = json->dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -145,6 +165,13 @@ struct SimdView
         return textOf(value.data(), value.size(), text);
     }
     Json toJson() const { return jsonFromSimd(element, differs); }
+    bool isText(const QString &text) const // a string whose text is `text` (false: unsure)
+    {
+        if (!isString())
+            return false;
+        const std::string_view value(element);
+        return sameAsciiText(text, value.data(), value.size());
+    }
     // Minified by simdjson. As with toJson(), a frame with a negative zero goes through nlohmann
     // instead (the two parsers may read it differently). In minified JSON a number follows ':',
     // '[' or ','; a string holding such text only costs a fallback, never a wrong value.

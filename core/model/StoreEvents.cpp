@@ -323,18 +323,20 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
     m.payloadType = r.payloadType;
     // A delivery whose payload the decoder left in the frame (read here: the message was never
     // seen sent); the store can read that frame again later, so it keeps no text either way.
+    // Its address too (MessageRecord::toInFrame).
     QByteArray payloadText = r.payloadText;
-    if (r.payloadInFrame && r.payloadText.isEmpty() && !r.convention) {
-        const QByteArray &frame = e.rawFrame.isEmpty() ? r.payloadFrame : e.rawFrame;
-        if (const std::optional<MessageRecord> full = messageInFrame(frame, id)) {
-            payloadText = full->payloadText;
-            m.payloadType = full->payloadType;
-        }
+    std::optional<MessageRecord> full;
+    const bool payloadThere = r.payloadInFrame && r.payloadText.isEmpty() && !r.convention;
+    if (payloadThere || r.toInFrame)
+        full = messageInFrame(e.rawFrame.isEmpty() ? r.payloadFrame : e.rawFrame, id);
+    if (payloadThere && full) {
+        payloadText = full->payloadText;
+        m.payloadType = full->payloadType;
     }
     m.priority = r.priority;
     m.timestampMs = r.timestampMs ? r.timestampMs : t;
     m.status = e.kind == EventKind::MessageDelivered ? QStringLiteral("delivered") : QStringLiteral("sent");
-    resolveRecipients(m, r.to);
+    resolveRecipients(m, r.toInFrame && full ? full->to : r.to);
     if (!e.scopeId.isEmpty())
         m.scopeId = e.scopeId;
     if (!e.agentId.isEmpty() && !m.toAgentIds.contains(e.agentId)) {

@@ -23,7 +23,8 @@ void dropRawFrames(ModelInputs &inputs, const FrameRef &journalRef, qsizetype fr
         MessageRecord *message = in->event.message ? &*in->event.message : nullptr;
         // A delivery whose payload is in the frame keeps it there, for the store (which reads it
         // only for a message it never saw sent).
-        if (message && message->payloadInFrame && message->payloadText.isEmpty() && !message->convention)
+        if (message
+            && ((message->payloadInFrame && message->payloadText.isEmpty() && !message->convention) || message->toInFrame))
             message->payloadFrame = in->event.rawFrame;
         in->event.rawFrame = QByteArray();
         // A payload the decoder has read (its convention) is not needed again until someone

@@ -969,11 +969,15 @@ Json describe(const ModelInput &input)
             // A delivery read from simdjson's DOM leaves its payload in the frame: read from
             // there, it must be what the general path wrote.
             MessageRecord m = *e.message;
-            if (m.payloadInFrame) {
+            if (m.payloadInFrame || m.toInFrame) {
                 const std::optional<MessageRecord> full =
                     messageInFrame(e.rawFrame, m.id.isEmpty() ? e.eventId : m.id);
-                m.payloadText = full ? full->payloadText : QByteArray("<not found>");
-                m.payloadType = full ? full->payloadType : QString();
+                if (m.payloadInFrame) {
+                    m.payloadText = full ? full->payloadText : QByteArray("<not found>");
+                    m.payloadType = full ? full->payloadType : QString();
+                }
+                if (m.toInFrame)
+                    m.to = full ? full->to : Json("<not found>");
             }
             // The payload is text (nlohmann's or simdjson's writing, keys in different orders):
             // compared as JSON; its convention as read by either view.

@@ -66,6 +66,7 @@ class TestStore : public QObject
 
 private Q_SLOTS:
     void sequenceNumbersNearTheLimitKeepGapDetection();
+    void deliveryOfAMessageNeverSeenSentKeepsItsAddress();
     void initTestCase() { mapi_test::installWarningGuard(); }
     void init() { mapi_test::armWarningGuard(); }
 
@@ -1691,4 +1692,45 @@ void TestStore::textsPastTheArenaLimitAreCounted()
 }
 
 QTEST_GUILESS_MAIN(TestStore)
+// The simdjson path leaves a delivery's address and payload in the frame (MessageRecord::
+// toInFrame, payloadInFrame); a message first seen delivered still gets both, whether the event
+// keeps its frame (live, not journaled) or gives it up (a trace load, a journaled session).
+void TestStore::deliveryOfAMessageNeverSeenSentKeepsItsAddress()
+{
+    for (const bool dropFrames : {false, true}) {
+        for (const Json &to : {Json("b"), Json::array({"b", "c"}), Json{{"agents", Json::array({"b", "c"})}}}) {
+            ProtocolPipeline pipeline({}, SimdJsonParser::instance());
+            pipeline.setKeepPayloadText(!dropFrames);
+            SystemStore store;
+            const Json message = {{"id", "m-1"}, {"from", "a"}, {"to", to}, {"payload", {{"type", "hello"}, {"n", 1}}}};
+            const Json frame = {{"jsonrpc", "2.0"},
+                                {"method", "map/event"},
+                                {"params",
+                                 {{"subscriptionId", "s"},
+                                  {"sequenceNumber", 1},
+                                  {"eventId", "e-1"},
+                                  {"event",
+                                   {{"type", "message.delivered"},
+                                    {"id", "e-1"},
+                                    {"timestamp", 1000},
+                                    {"data", {{"message", message}, {"agentId", "b"}}}}}}}};
+            ModelInputs inputs = pipeline.frameReceived(QByteArray::fromStdString(frame.dump()), 1000).inputs;
+            const auto *event = std::get_if<EventInput>(&inputs.back());
+            QVERIFY(event && event->event.message);
+            QVERIFY(event->event.message->toInFrame); // left in the frame, not converted
+            if (dropFrames)
+                dropRawFrames(inputs);
+            store.apply(inputs);
+            QCOMPARE(store.messages().size(), size_t(1));
+            const Message &m = store.messages().front();
+            const QStringList expected = to.is_string() ? QStringList{QStringLiteral("b")}
+                                                        : QStringList{QStringLiteral("b"), QStringLiteral("c")};
+            QCOMPARE(m.toAgentIds, expected);
+            QCOMPARE(m.fromRaw, QStringLiteral("a"));
+            if (!dropFrames) // the dropped frame is read back from the trace or journal: not here
+                QCOMPARE(Json::parse(store.messagePayload(0).toStdString()), message.at("payload"));
+        }
+    }
+}
+
 #include "tst_store.moc"
