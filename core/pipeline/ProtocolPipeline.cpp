@@ -21,8 +21,8 @@ void dropRawFrames(ModelInputs &inputs, const FrameRef &journalRef, qsizetype fr
             continue;
         in->event.journalRef = journalRef;
         MessageRecord *message = in->event.message ? &*in->event.message : nullptr;
-        // A delivery whose payload is in the frame keeps it there, for the store (which reads it
-        // only for a message it never saw sent).
+        // A delivery whose payload or address is in the frame keeps the frame, for the store
+        // (which reads them only for a message it never saw sent).
         if (message
             && ((message->payloadInFrame && message->payloadText.isEmpty() && !message->convention) || message->toInFrame))
             message->payloadFrame = in->event.rawFrame;
