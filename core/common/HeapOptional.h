@@ -1,4 +1,4 @@
-// HeapOptional<T>: std::optional's interface (the part this project uses), with the value on the
+// HeapOptional<T>: the part of std::optional's interface that MapEvent's users need, with the value on the
 // heap. For a large member that is absent most of the time: the owner stays one pointer larger
 // instead of sizeof(T) larger, so moving, copying and destroying it costs a pointer when empty.
 // Why: MapEvent carried its agent, scope and message inline (1,224 bytes an event, moved three
@@ -8,7 +8,6 @@
 #pragma once
 
 #include <memory>
-#include <optional>
 #include <utility>
 
 namespace mapi {
@@ -18,7 +17,6 @@ class HeapOptional
 {
 public:
     HeapOptional() = default;
-    HeapOptional(std::nullopt_t) {}
     HeapOptional(const T &value) : m_value(std::make_unique<T>(value)) {}
     HeapOptional(T &&value) : m_value(std::make_unique<T>(std::move(value))) {}
     HeapOptional(const HeapOptional &other) : m_value(other.m_value ? std::make_unique<T>(*other.m_value) : nullptr) {}
@@ -30,21 +28,8 @@ public:
         return *this;
     }
     HeapOptional &operator=(HeapOptional &&other) noexcept = default;
-    HeapOptional &operator=(std::nullopt_t)
-    {
-        m_value.reset();
-        return *this;
-    }
     HeapOptional &operator=(const T &value) { return assign(value); }
     HeapOptional &operator=(T &&value) { return assign(std::move(value)); }
-
-    template<typename... Args>
-    T &emplace(Args &&...args)
-    {
-        m_value = std::make_unique<T>(std::forward<Args>(args)...);
-        return *m_value;
-    }
-    void reset() { m_value.reset(); }
 
     bool has_value() const { return m_value != nullptr; }
     explicit operator bool() const { return has_value(); }
@@ -53,11 +38,6 @@ public:
     const T &operator*() const { return *m_value; }
     T *operator->() { return m_value.get(); }
     const T *operator->() const { return m_value.get(); }
-    template<typename U>
-    T value_or(U &&fallback) const
-    {
-        return m_value ? *m_value : T(std::forward<U>(fallback));
-    }
 
 private:
     template<typename U>
