@@ -167,7 +167,9 @@ Message MessageLog::operator[](size_t row) const
         m.toAgentIds = QStringList{m_names.name(r.recipients)};
     } else if (r.recipients < 0) {
         const RecipientList &list = m_lists[size_t(-r.recipients - 1)];
-        m.toAgentIds = list.ids;
+        m.toAgentIds.reserve(qsizetype(list.names.size()));
+        for (const int name : list.names)
+            m.toAgentIds << m_names.name(name);
         m.recipientsNotKept = list.notKept;
     }
     m.scopeId = m_names.name(r.scopeId);
@@ -244,13 +246,13 @@ std::optional<double> MessageLog::costUsd(size_t row) const
 int MessageLog::recipientCount(size_t row) const
 {
     const int recipients = rowAt(row).recipients;
-    return recipients > 0 ? 1 : recipients < 0 ? int(m_lists[size_t(-recipients - 1)].ids.size()) : 0;
+    return recipients > 0 ? 1 : recipients < 0 ? int(m_lists[size_t(-recipients - 1)].names.size()) : 0;
 }
 
 const QString &MessageLog::recipient(size_t row, int index) const
 {
     const int recipients = rowAt(row).recipients;
-    return recipients > 0 ? m_names.name(recipients) : m_lists[size_t(-recipients - 1)].ids.at(index);
+    return recipients > 0 ? m_names.name(recipients) : m_names.name(m_lists[size_t(-recipients - 1)].names.at(size_t(index)));
 }
 
 qint64 MessageLog::recipientsNotKept(size_t row) const
@@ -266,8 +268,8 @@ bool MessageLog::hasRecipient(size_t row, const QString &agentId) const
         return m_names.name(recipients) == agentId;
     if (recipients >= 0)
         return false;
-    const QStringList &ids = m_lists[size_t(-recipients - 1)].ids;
-    return std::binary_search(ids.cbegin(), ids.cend(), agentId);
+    const std::vector<int> &names = m_lists[size_t(-recipients - 1)].names;
+    return std::binary_search(names.cbegin(), names.cend(), agentId, NameOrder{m_names});
 }
 
 int MessageLog::find(QStringView messageId) const
@@ -278,17 +280,22 @@ int MessageLog::find(QStringView messageId) const
                       [&](int row) { return m_text.equals(m_rows[size_t(row) - m_first].id, messageId); });
 }
 
-int MessageLog::keepList(QStringList list, qint64 notKept)
+int MessageLog::keepList(QStringList ids, qint64 notKept)
 {
-    std::sort(list.begin(), list.end());
-    list.erase(std::unique(list.begin(), list.end()), list.end());
-    if (list.size() > kMaxRecipients) {
-        notKept += list.size() - kMaxRecipients;
-        list.resize(kMaxRecipients);
+    // Bounded before interning: a message to a million agents adds ten thousand names, not all.
+    ids.removeAll(QString());
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    if (ids.size() > kMaxRecipients) {
+        notKept += ids.size() - kMaxRecipients;
+        ids.resize(kMaxRecipients);
     }
-    for (const QString &id : std::as_const(list))
-        m_listBytes += listEntryBytes(id);
-    RecipientList kept{std::move(list), notKept};
+    std::vector<int> names;
+    names.reserve(size_t(ids.size()));
+    for (const QString &id : std::as_const(ids))
+        names.push_back(m_names.intern(id)); // in the order of their ids, as the list keeps them
+    m_listBytes += listBytes(names);
+    RecipientList kept{std::move(names), notKept};
     if (m_freeLists.empty()) {
         m_lists.push_back(std::move(kept));
         return int(m_lists.size()) - 1;
@@ -367,15 +374,16 @@ bool MessageLog::addRecipient(size_t row, const QString &agentId)
         return true;
     }
     RecipientList &list = m_lists[size_t(-r.recipients - 1)];
-    const auto at = std::lower_bound(list.ids.begin(), list.ids.end(), agentId);
-    if (at != list.ids.end() && *at == agentId)
+    const auto at = std::lower_bound(list.names.begin(), list.names.end(), agentId, NameOrder{m_names});
+    if (at != list.names.end() && m_names.name(*at) == agentId)
         return true;
-    if (list.ids.size() >= kMaxRecipients) {
+    if (list.names.size() >= size_t(kMaxRecipients)) {
         ++list.notKept;
         return false;
     }
-    list.ids.insert(at, agentId);
-    m_listBytes += listEntryBytes(agentId);
+    m_listBytes -= listBytes(list.names);
+    list.names.insert(at, m_names.intern(agentId));
+    m_listBytes += listBytes(list.names);
     return true;
 }
 
@@ -388,8 +396,7 @@ void MessageLog::trimBefore(size_t row)
     for (size_t i = 0; i < count; ++i) {
         if (const int recipients = m_rows[i].recipients; recipients < 0) {
             RecipientList &list = m_lists[size_t(-recipients - 1)];
-            for (const QString &id : std::as_const(list.ids))
-                m_listBytes -= listEntryBytes(id);
+            m_listBytes -= listBytes(list.names);
             list = RecipientList();
             m_freeLists.push_back(-recipients - 1);
         }

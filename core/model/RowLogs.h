@@ -271,15 +271,27 @@ private:
     static const Row kTrimmed;
     const Row &rowAt(size_t row) const { return isKept(row) ? m_rows[row - m_first] : kTrimmed; }
     // Sorts, removes repeats and bounds `list`; its index in m_lists (a freed one when there is one).
-    int keepList(QStringList list, qint64 notKept);
-    static size_t listEntryBytes(const QString &id) { return sizeof(QString) + 16 + size_t(id.size()) * 2; }
+    int keepList(QStringList ids, qint64 notKept);
+    // What a list's names hold on the heap (their block and the allocator's header).
+    static size_t listBytes(const std::vector<int> &names) { return names.capacity() ? names.capacity() * sizeof(int) + 16 : 0; }
+    // Name rows in the order of their text (a list's order: recipient(row, 0) is the first id).
+    struct NameOrder
+    {
+        const NameTable &names;
+        bool operator()(int a, int b) const { return names.name(a) < names.name(b); }
+        bool operator()(int a, const QString &b) const { return names.name(a) < b; }
+        bool operator()(const QString &a, int b) const { return a < names.name(b); }
+    };
 
     const EventLog *m_events;
     size_t m_first = 0;
     std::deque<Row> m_rows;
+    // Recipients by name row (m_names: an agent id is kept once however many messages name
+    // it; 4 bytes a recipient, where a QString each took about 50), in the order of their ids,
+    // unique, at most kMaxRecipients.
     struct RecipientList
     {
-        QStringList ids;           // sorted, unique, at most kMaxRecipients
+        std::vector<int> names;
         qint64 notKept = 0;
     };
     std::vector<RecipientList> m_lists;

@@ -94,6 +94,7 @@ private Q_SLOTS:
     void textArenaKeepsAnyText();
     void idIndexTellsCollidingIdsApart();
     void messageLogKeepsEveryField();
+    void recipientListsKeepIdOrderAndFreeOnTrim();
     void nonAsciiEventIdsAreDeduplicated();
     void manyEventIdsStayDistinct();
     void eventsRecordAnnouncedStates();
@@ -1015,6 +1016,48 @@ void TestStore::idIndexTellsCollidingIdsApart()
 
 // A message goes into the compact log and comes back whole, also after later events changed
 // its status and added recipients.
+// Recipients are kept as name rows in the order of their ids, however they arrive; each agent
+// once; a trimmed message's list is freed (its slot used again), so memory follows the rows kept.
+void TestStore::recipientListsKeepIdOrderAndFreeOnTrim()
+{
+    MessageLog log;
+    auto message = [](int n) {
+        Message m;
+        m.id = QStringLiteral("m-%1").arg(n);
+        m.fromAgentId = QStringLiteral("sender");
+        return m;
+    };
+    const QStringList arrival = {QStringLiteral("b"), QStringLiteral("d"), QStringLiteral("a"), QStringLiteral("c"),
+                                 QStringLiteral("a")};
+    for (int n = 0; n < 50; ++n) {
+        const int row = log.append(message(n));
+        for (const QString &agent : arrival)
+            QVERIFY(log.addRecipient(size_t(row), agent));
+    }
+    const size_t withLists = log.memoryBytes();
+    for (int n = 0; n < 50; ++n) {
+        QCOMPARE(log.recipientCount(size_t(n)), 4);
+        QCOMPARE(log[size_t(n)].toAgentIds,
+                 QStringList({QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d")}));
+        QCOMPARE(log.recipient(size_t(n), 3), QStringLiteral("d"));
+        QVERIFY(log.hasRecipient(size_t(n), QStringLiteral("c")));
+        QVERIFY(!log.hasRecipient(size_t(n), QStringLiteral("sender")));
+        QVERIFY(!log.hasRecipient(size_t(n), QStringLiteral("e")));
+    }
+    log.trimBefore(50);
+    QVERIFY(log.memoryBytes() < withLists);
+    // New lists take the freed slots: the table of lists does not grow.
+    const size_t trimmed = log.memoryBytes();
+    for (int n = 50; n < 100; ++n) {
+        const int row = log.append(message(n));
+        QVERIFY(log.addRecipient(size_t(row), QStringLiteral("z")));
+        QVERIFY(log.addRecipient(size_t(row), QStringLiteral("y")));
+    }
+    QCOMPARE(log.recipient(99, 0), QStringLiteral("y"));
+    QVERIFY(log.memoryBytes() <= withLists);
+    QVERIFY(log.memoryBytes() > trimmed);
+}
+
 void TestStore::messageLogKeepsEveryField()
 {
     EventLog events;
