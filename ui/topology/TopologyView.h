@@ -13,7 +13,7 @@
 #include "topology/TopologyGraph.h"
 
 #include <QHash>
-#include <QPixmap>
+#include <QImage>
 #include <QPointer>
 #include <QSet>
 #include <QTimer>
@@ -152,7 +152,7 @@ private:
     // Shape, fill, outline and busy ring; `pixel` = one view pixel in the painter's units.
     static void drawNodeGlyph(QPainter &painter, const TopologyNode &node, QPointF center, double radius, double pixel,
                               const TopologyColors &colors);
-    const QPixmap &nodeSprite(const TopologyNode &node, double pixelRadius, const TopologyColors &colors);
+    const QImage &nodeSprite(const TopologyNode &node, double pixelRadius, const TopologyColors &colors);
     void paintNodeOverlays(QPainter &painter, const TopologyColors &colors, const QRectF &visibleWorld);
     void paintLegend(QPainter &painter, const TopologyColors &colors);
     void paintStatus(QPainter &painter, const TopologyColors &colors);
@@ -195,7 +195,8 @@ private:
     std::vector<std::pair<QRectF, int>> m_collapseBadges;    // view rect → row
     std::vector<std::pair<QRectF, int>> m_scopeLabels;       // view rect → scope row
     std::map<int, LabelFont> m_labelFonts;                   // by pixel size
-    QHash<quint64, QPixmap> m_sprites;                       // small nodes' pictures, by look and size
+    QHash<quint64, QImage> m_sprites;                        // small nodes' pictures, by look and size
+    QImage m_frame; // what paintEvent() drew last (renderTo() on a pool thread: common/PoolThreadPaint.h)
     QTimer m_decayTimer;
     QTimer m_stillTimer;                                     // ends m_moving
     QTimer m_quietRepaint;                                   // paces repaints for traffic and health

@@ -1,6 +1,7 @@
 // TopologyView: painting (renderTo and its layers). The behaviour is in TopologyView.cpp.
 #include "topology/TopologyView.h"
 
+#include "common/PoolThreadPaint.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 #include "style/Colors.h"
@@ -40,8 +41,20 @@ const TopologyView::LabelFont &TopologyView::labelFont(int pixelSize)
 
 void TopologyView::paintEvent(QPaintEvent *)
 {
+    // Drawn into an image on a pool thread, then copied to the screen in one piece: at 1,000
+    // agents and more most of a frame is antialiased fills (common/PoolThreadPaint.h says why).
+    const qreal dpr = devicePixelRatioF();
+    const QSize pixels = (QSizeF(size()) * dpr).toSize();
+    if (m_frame.size() != pixels || m_frame.devicePixelRatio() != dpr) {
+        m_frame = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
+        m_frame.setDevicePixelRatio(dpr);
+    }
+    paintOnPoolThread([this] {
+        QPainter painter(&m_frame);
+        renderTo(painter);
+    });
     QPainter painter(this);
-    renderTo(painter);
+    painter.drawImage(0, 0, m_frame);
 }
 
 void TopologyView::renderTo(QPainter &painter)
@@ -372,7 +385,7 @@ void TopologyView::drawNodeGlyph(QPainter &painter, const TopologyNode &n, QPoin
     }
 }
 
-const QPixmap &TopologyView::nodeSprite(const TopologyNode &n, double pixelRadius, const TopologyColors &colors)
+const QImage &TopologyView::nodeSprite(const TopologyNode &n, double pixelRadius, const TopologyColors &colors)
 {
     const int quarterPixels = std::max(1, int(std::lround(pixelRadius * 4)));
     const quint64 key = quint64(n.shape) | quint64(n.health) << 3 | quint64(n.badge == StateBadge::Busy) << 6
@@ -385,7 +398,7 @@ const QPixmap &TopologyView::nodeSprite(const TopologyNode &n, double pixelRadiu
     const double radius = quarterPixels / 4.0;
     const int side = int(std::ceil(2 * (radius + 7)));
     const qreal dpr = devicePixelRatioF();
-    QPixmap sprite(QSize(side, side) * dpr);
+    QImage sprite(QSize(side, side) * dpr, QImage::Format_ARGB32_Premultiplied); // not a QPixmap: painted off the GUI thread
     sprite.setDevicePixelRatio(dpr);
     sprite.fill(Qt::transparent);
     QPainter painter(&sprite);
@@ -446,10 +459,10 @@ void TopologyView::paintNodes(QPainter &painter, const TopologyColors &colors, c
     painter.resetTransform();
     for (int v : stamped) {
         const TopologyNode &n = nodes[size_t(v)];
-        const QPixmap &sprite = nodeSprite(n, n.radius * m_camera.scale, colors);
+        const QImage &sprite = nodeSprite(n, n.radius * m_camera.scale, colors);
         const double half = sprite.width() / sprite.devicePixelRatio() / 2;
         painter.setOpacity(isRowDimmed(v) ? 0.16 : 1.0);
-        painter.drawPixmap(mapToView(n.position) - QPointF(half, half), sprite);
+        painter.drawImage(mapToView(n.position) - QPointF(half, half), sprite);
     }
     painter.setOpacity(1);
 }

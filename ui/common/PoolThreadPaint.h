@@ -1,0 +1,24 @@
+// Painting a view's frame on a thread of QThreadPool::globalInstance() while the GUI thread waits.
+//
+// Why: Qt 6.4's raster engine cuts every fill of more than about 96 spans (an antialiased or wide
+// line, a large shape) into pieces for QThreadPool::globalInstance() and waits for them, unless
+// the painting thread is one of that pool's threads. On the GUI thread each such fill therefore
+// costs a hand-off and a wake-up of another core; on a virtual machine whose other vCPU is idle
+// that costs far more than the fill. A test frame of 300 wide antialiased lines and 1,000 circles
+// into a 1600×1000 image: 151 ms on the GUI thread with both cores idle, 88 ms with the other
+// core busy, 14 ms on a pool thread (every fill done in place: one hand-off a frame).
+// Qt 6.6 and later hand fills to a pool of their own, whose threads these are not: there the
+// frame is painted as before, one hand-off later (docs/benchmarks.md, "Painting on a pool thread").
+#pragma once
+
+#include <functional>
+
+namespace mapi::ui {
+
+// Runs `paint` on a global pool thread and returns when it is done; runs it here when no pool
+// thread is free. Contract: `paint` draws into a QImage only (no QPixmap, no call that needs
+// the GUI thread). The GUI thread is blocked meanwhile, so `paint` may read and write the
+// caller's state as if it ran here. Thread: the GUI thread.
+void paintOnPoolThread(const std::function<void()> &paint);
+
+} // namespace mapi::ui
