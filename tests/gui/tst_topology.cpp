@@ -725,7 +725,7 @@ private Q_SLOTS:
         store.apply(inputs);
         TopologyGraph graph;
         graph.syncAll(store);
-        const std::vector<TrafficEdge> ranked = graph.rankedEdges();
+        const TopologyGraph::RankedEdges ranked = graph.rankedEdges();
         QCOMPARE(int(ranked.size()), kAgents * (kAgents - 1));
         QVERIFY(int(ranked.size()) > TopologyGraph::kRankedInOrder);
         auto key = [](const TrafficEdge &e) { return std::log(e.weight) + double(e.lastMs) / TopologyGraph::kTrafficTimeConstantMs; };

@@ -29,6 +29,7 @@ void mergeTraffic(TrafficEdge &a, const TrafficEdge &b)
     a.lastMs = last;
     a.total += b.total;
     a.latestMessage = std::max(a.latestMessage, b.latestMessage);
+    a.rankKey = std::numeric_limits<double>::quiet_NaN();
 }
 
 } // namespace
@@ -41,7 +42,9 @@ void TopologyGraph::clear()
     m_scopes.clear();
     m_traffic.clear();
     m_trafficIndex.clear();
-    m_ranked.clear();
+    m_merged.clear();
+    m_rankOrder.clear();
+    m_rankKeys.clear();
     m_rankedDirty = true;
     m_treeLines.clear();
     m_coarseTreeLines.clear();
@@ -190,6 +193,7 @@ void TopologyGraph::addMessages(const SystemStore &store, int firstRow)
         }
         ++e.total;
         e.latestMessage = std::max(e.latestMessage, messageRow);
+        e.rankKey = std::numeric_limits<double>::quiet_NaN();
     };
     for (size_t row = std::max(size_t(firstRow), messages.firstRow()); row < messages.size(); ++row) {
         const int from = this->row(messages.fromAgentId(row));
@@ -419,14 +423,15 @@ double TopologyGraph::recentWeight(const TrafficEdge &edge, qint64 nowMs)
     return edge.weight * std::exp(-double(std::max<qint64>(0, nowMs - edge.lastMs)) / kTrafficTimeConstantMs);
 }
 
-const std::vector<TrafficEdge> &TopologyGraph::rankedEdges()
+TopologyGraph::RankedEdges TopologyGraph::rankedEdges()
 {
+    const bool anyHidden = std::any_of(m_nodes.begin(), m_nodes.end(), [](const TopologyNode &n) { return n.hidden; });
     if (!m_rankedDirty)
-        return m_ranked;
+        return {anyHidden ? m_merged : m_traffic, m_rankOrder};
     m_rankedDirty = false;
     clearUpperVectorState(); // called while painting, after the raster engine's strokes
-    const bool anyHidden = std::any_of(m_nodes.begin(), m_nodes.end(), [](const TopologyNode &n) { return n.hidden; });
-    std::vector<TrafficEdge> merged;
+    std::vector<TrafficEdge> &merged = m_merged;
+    merged.clear();
     if (anyHidden) {
         QHash<quint64, int> index;
         for (const TrafficEdge &e : m_traffic) {
@@ -445,11 +450,16 @@ const std::vector<TrafficEdge> &TopologyGraph::rankedEdges()
             }
         }
     }
-    const std::vector<TrafficEdge> &source = anyHidden ? merged : m_traffic;
+    std::vector<TrafficEdge> &source = anyHidden ? merged : m_traffic;
     // weight · e^(−(now − last)/τ) ranks like ln(weight) + last/τ, whatever `now` is.
-    std::vector<std::pair<double, int>> keys(source.size());
-    for (size_t i = 0; i < source.size(); ++i)
-        keys[i] = {std::log(std::max(1e-300, source[i].weight)) + double(source[i].lastMs) / kTrafficTimeConstantMs, int(i)};
+    std::vector<std::pair<double, int>> &keys = m_rankKeys;
+    keys.resize(source.size());
+    for (size_t i = 0; i < source.size(); ++i) {
+        TrafficEdge &e = source[i];
+        if (std::isnan(e.rankKey))
+            e.rankKey = std::log(std::max(1e-300, e.weight)) + double(e.lastMs) / kTrafficTimeConstantMs;
+        keys[i] = {e.rankKey, int(i)};
+    }
     // Only the first kRankedInOrder are put in order: a paint looks at no more (on the benchmark
     // machine a full sort of 168,294 keys took 8.7 ms, selecting and sorting the top 20,000 2.0).
     const auto busierFirst = [](const auto &a, const auto &b) { return a.first > b.first; };
@@ -457,11 +467,10 @@ const std::vector<TrafficEdge> &TopologyGraph::rankedEdges()
     if (inOrderEnd != keys.end())
         std::nth_element(keys.begin(), inOrderEnd, keys.end(), busierFirst);
     std::sort(keys.begin(), inOrderEnd, busierFirst);
-    m_ranked.clear();
-    m_ranked.reserve(source.size());
-    for (const auto &k : keys)
-        m_ranked.push_back(source[size_t(k.second)]);
-    return m_ranked;
+    m_rankOrder.resize(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i)
+        m_rankOrder[i] = keys[i].second;
+    return {source, m_rankOrder};
 }
 
 std::vector<char> TopologyGraph::neighbourhood(const std::vector<int> &sources, int hops) const

@@ -18,6 +18,7 @@
 #include <QRectF>
 #include <QVector>
 
+#include <limits>
 #include <vector>
 
 class QFontMetricsF;
@@ -67,6 +68,10 @@ struct TrafficEdge
     qint64 lastMs = 0;            // store time (ms) of the newest message
     int total = 0;
     int latestMessage = -1;       // store row of the newest message
+    // ln(weight) + lastMs/τ, what rankedEdges() orders by; NaN until it is computed again after
+    // the edge changed (a flood changes few of 600,000 edges between two paints: a logarithm each
+    // at every paint cost ~10 ms).
+    double rankKey = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct ScopeGroup
@@ -128,7 +133,17 @@ public:
     // changed): the kRankedInOrder busiest first, in order, then the rest in no order. The order
     // does not depend on the time: every edge decays alike.
     static constexpr int kRankedInOrder = 20000;
-    const std::vector<TrafficEdge> &rankedEdges();
+    // The edges in that order, as indexes into the shown edges (a paint draws a few hundred of
+    // them: copying 600,000 edges in order at each paint of a flood took most of its 30 ms).
+    // Valid until the graph next changes.
+    struct RankedEdges
+    {
+        const std::vector<TrafficEdge> &edges;
+        const std::vector<int> &order;
+        size_t size() const { return order.size(); }
+        const TrafficEdge &operator[](size_t rank) const { return edges[size_t(order[rank])]; }
+    };
+    RankedEdges rankedEdges();
     static double recentWeight(const TrafficEdge &edge, qint64 nowMs);
 
     // 1 for rows within `hops` of `sources` (parent, children and message partners are one hop).
@@ -160,7 +175,9 @@ private:
     std::vector<ScopeGroup> m_scopes;
     std::vector<TrafficEdge> m_traffic;
     QHash<quint64, int> m_trafficIndex;      // (from << 32 | to-or-scope) → index in m_traffic
-    std::vector<TrafficEdge> m_ranked;
+    std::vector<TrafficEdge> m_merged;        // m_traffic between shown representatives, when some are hidden
+    std::vector<int> m_rankOrder;             // rankedEdges(): indexes into m_traffic or m_merged
+    std::vector<std::pair<double, int>> m_rankKeys; // kept to reuse its allocation
     bool m_scopeNamesChanged = false;        // every node's sortKey is to be made again
     bool m_rankedDirty = true;
     std::vector<TreeLine> m_treeLines;
