@@ -8,7 +8,7 @@
 // into a 1600×1000 image: 151 ms on the GUI thread with both cores idle, 88 ms with the other
 // core busy, 14 ms on a pool thread (every fill done in place: one hand-off a frame).
 // Qt 6.6 and later hand fills to a pool of their own, whose threads these are not: there the
-// frame is painted as before, one hand-off later (docs/benchmarks.md, "Painting on a pool thread").
+// frame is painted as before, one hand-off later (docs/benchmarks.md, "Painting off the GUI thread").
 #pragma once
 
 #include <functional>
