@@ -255,9 +255,16 @@ std::vector<AlertChange> AlertEngine::update(const SystemStore &store)
                 return {}; // the store was reset under it (readTasks started reading over)
             m_evaluationNow = store.now();
             pruneWindows(m_evaluationNow);
+            m_pruneUnderWay = false;
             m_loopsUnderWay = false;
             m_current.clear();
             m_evaluationNs = 0;
+            break;
+        case PruneLoopEdges:
+            if (!pruneLoopEdges(now, outOfTime)) {
+                m_evaluationNs += stepCost.nsecsElapsed();
+                return {}; // the next call goes on from the next edge
+            }
             break;
         case Agents: evaluateAgents(store, now, m_current); break;
         case Loops:
@@ -545,10 +552,17 @@ void AlertEngine::readTasks(const SystemStore &store)
     }
 }
 
-void AlertEngine::pruneWindows(qint64 now)
+bool AlertEngine::pruneLoopEdges(qint64 now, const std::function<bool()> &outOfTime)
 {
     const qint64 since = now - m_rules.loopWindowMs;
-    for (auto it = m_edges.begin(); it != m_edges.end();) {
+    if (!m_pruneUnderWay) {
+        m_pruneUnderWay = true;
+        m_nextEdge = m_edges.begin();
+    }
+    int looked = 0;
+    for (auto &it = m_nextEdge; it != m_edges.end();) {
+        if (++looked % 1024 == 0 && outOfTime())
+            return false;
         while (!it->times.empty() && it->times.front().first < since)
             it->times.pop_front();
         if (it->times.empty()) {
@@ -563,6 +577,12 @@ void AlertEngine::pruneWindows(qint64 now)
             ++it;
         }
     }
+    m_pruneUnderWay = false;
+    return true;
+}
+
+void AlertEngine::pruneWindows(qint64 now)
+{
     const qint64 errorsSince = now - m_rules.errorStormWindowMs;
     for (AgentTrack &track : m_agents) {
         while (!track.errors.empty() && track.errors.front().first < errorsSince)

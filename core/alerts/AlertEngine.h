@@ -109,6 +109,9 @@ public:
     // Messages and waits the engine did not track because a bound was full, or because the
     // store had trimmed them before they were read.
     qint64 notTracked() const { return m_notTracked; }
+    // Pairs (sender, recipient, message shape) the loop detector remembers exchanges of, within
+    // its window (at most kMaxLoopEdges; each evaluation forgets those that left it).
+    int loopEdgeCount() const { return int(m_edges.size()); }
 
 private:
     struct AgentTrack
@@ -176,7 +179,12 @@ private:
     void noteLoopEdge(int from, int to, quint64 shape, const QString &type, qint64 t, qint64 row);
     void rollRateBucket(AgentTrack &track, qint64 t) const;
     void readTasks(const SystemStore &store);
+    // Drops what left the rules' windows: agents' errors and rates here; the loop detector's
+    // exchanges in pruneLoopEdges(), in pieces (up to kMaxLoopEdges edges, each a deque to
+    // walk: one piece of 20-40 ms in a flood at 10,000 agents). False when `outOfTime` said stop:
+    // the next call goes on from m_nextEdge (nothing inserts into m_edges during an evaluation).
     void pruneWindows(qint64 now);
+    bool pruneLoopEdges(qint64 now, const std::function<bool()> &outOfTime);
 
     void evaluateAgents(const SystemStore &store, qint64 now, std::map<QString, Alert> &out);
     // False when `outOfTime` said stop before every candidate group was looked at: the next
@@ -204,6 +212,8 @@ private:
     QHash<LoopKey, LoopGroup> m_loops;    // candidate groups
     QHash<LoopKey, LoopGroup>::iterator m_nextLoop; // the next group an evaluation in slices looks at
     bool m_loopsUnderWay = false;                   // m_nextLoop is valid (reset by each evaluation's setup)
+    QHash<EdgeKey, Edge>::iterator m_nextEdge;      // the next edge pruneLoopEdges() looks at
+    bool m_pruneUnderWay = false;                   // m_nextEdge is valid (reset likewise)
     // Tasks not settled (rows of store.tasks()), and when each was last seen to move.
     QHash<int, qint64> m_openTasks;
     // Unanswered help requests by requester, oldest first; m_helpCount in all.
@@ -213,7 +223,7 @@ private:
     std::map<QString, Alert> m_open;
     qint64 m_notTracked = 0;
     // An evaluation in slices: the next step (0: none under way), its clock, what it found so far.
-    enum Step { Idle, Setup, Agents, Loops, Deadlocks, NeedsHuman, ErrorStorms, Budgets, Compare };
+    enum Step { Idle, Setup, PruneLoopEdges, Agents, Loops, Deadlocks, NeedsHuman, ErrorStorms, Budgets, Compare };
     int m_step = Idle;
     qint64 m_evaluationNow = 0;
     std::map<QString, Alert> m_current;

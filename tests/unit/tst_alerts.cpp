@@ -256,6 +256,22 @@ private Q_SLOTS:
         } while (sliced.isBehind(f.store));
         QVERIFY(!sliced.isEvaluating());
         QCOMPARE(int(sliced.openAlerts().size()), kPairs);
+        QCOMPARE(sliced.loopEdgeCount(), 2 * kPairs);
+        // A window later every exchange has left it: the loop detector's edges are pruned (in
+        // pieces too) and every loop clears.
+        f.store.advanceTime(t + 61000);
+        pieces.clear();
+        calls = 0;
+        do {
+            for (const AlertChange &c : sliced.update(f.store))
+                pieces << QStringLiteral("%1 %2").arg(c.raised ? QStringLiteral("raised") : QStringLiteral("cleared"), c.alert.key());
+            ++calls;
+        } while (sliced.isEvaluating() && calls < 100000);
+        QCOMPARE(int(pieces.size()), kPairs);
+        for (const QString &change : std::as_const(pieces))
+            QVERIFY2(change.startsWith(QStringLiteral("cleared loop/")), qPrintable(change));
+        QVERIFY(sliced.openAlerts().empty());
+        QCOMPARE(sliced.loopEdgeCount(), 0); // forgotten, so new pairs are tracked (kMaxLoopEdges)
     }
 
     void loopNearMisses()
