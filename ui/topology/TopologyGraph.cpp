@@ -425,10 +425,11 @@ double TopologyGraph::recentWeight(const TrafficEdge &edge, qint64 nowMs)
 
 TopologyGraph::RankedEdges TopologyGraph::rankedEdges()
 {
-    const bool anyHidden = std::any_of(m_nodes.begin(), m_nodes.end(), [](const TopologyNode &n) { return n.hidden; });
     if (!m_rankedDirty)
-        return {anyHidden ? m_merged : m_traffic, m_rankOrder};
+        return {m_rankedFromMerged ? m_merged : m_traffic, m_rankOrder};
     m_rankedDirty = false;
+    const bool anyHidden = std::any_of(m_nodes.begin(), m_nodes.end(), [](const TopologyNode &n) { return n.hidden; });
+    m_rankedFromMerged = anyHidden;
     clearUpperVectorState(); // called while painting, after the raster engine's strokes
     std::vector<TrafficEdge> &merged = m_merged;
     merged.clear();

@@ -173,10 +173,13 @@ private:
     QHash<QString, int> m_rowById;
     std::vector<int> m_representative;
     std::vector<ScopeGroup> m_scopes;
+    // One edge per pair (sender, recipient agent or scope) that ever exchanged a message: bounded
+    // by the agents the store keeps. The ranking's state below is one entry per edge too.
     std::vector<TrafficEdge> m_traffic;
     QHash<quint64, int> m_trafficIndex;      // (from << 32 | to-or-scope) → index in m_traffic
     std::vector<TrafficEdge> m_merged;        // m_traffic between shown representatives, when some are hidden
     std::vector<int> m_rankOrder;             // rankedEdges(): indexes into m_traffic or m_merged
+    bool m_rankedFromMerged = false;          // m_rankOrder indexes m_merged
     std::vector<std::pair<double, int>> m_rankKeys; // kept to reuse its allocation
     bool m_scopeNamesChanged = false;        // every node's sortKey is to be made again
     bool m_rankedDirty = true;
