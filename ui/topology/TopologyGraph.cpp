@@ -41,7 +41,7 @@ void TopologyGraph::clear()
     m_representative.clear();
     m_scopes.clear();
     m_traffic.clear();
-    m_trafficIndex.clear();
+    m_edgesFrom.clear();
     m_merged.clear();
     m_rankOrder.clear();
     m_rankKeys.clear();
@@ -172,11 +172,14 @@ void TopologyGraph::addMessages(const SystemStore &store, int firstRow)
 {
     const auto &messages = store.messages();
     auto add = [&](int from, int to, int scope, qint64 t, int messageRow) {
-        const quint64 key = trafficKey(from, to, scope);
-        int index = m_trafficIndex.value(key, -1);
+        if (size_t(from) >= m_edgesFrom.size())
+            m_edgesFrom.resize(m_nodes.size());
+        QHash<int, int> &edges = m_edgesFrom[size_t(from)];
+        const int target = to >= 0 ? to : ~scope;
+        int index = edges.value(target, -1);
         if (index < 0) {
             index = int(m_traffic.size());
-            m_trafficIndex.insert(key, index);
+            edges.insert(target, index);
             TrafficEdge e;
             e.from = from;
             e.to = to;
@@ -431,7 +434,7 @@ TopologyGraph::RankedEdges TopologyGraph::rankedEdges()
     const bool anyHidden = std::any_of(m_nodes.begin(), m_nodes.end(), [](const TopologyNode &n) { return n.hidden; });
     m_rankedFromMerged = anyHidden;
     clearUpperVectorState(); // called while painting, after the raster engine's strokes
-    std::vector<TrafficEdge> &merged = m_merged;
+    std::deque<TrafficEdge> &merged = m_merged;
     merged.clear();
     if (anyHidden) {
         QHash<quint64, int> index;
@@ -451,7 +454,7 @@ TopologyGraph::RankedEdges TopologyGraph::rankedEdges()
             }
         }
     }
-    std::vector<TrafficEdge> &source = anyHidden ? merged : m_traffic;
+    std::deque<TrafficEdge> &source = anyHidden ? merged : m_traffic;
     // weight · e^(−(now − last)/τ) ranks like ln(weight) + last/τ, whatever `now` is.
     std::vector<std::pair<double, int>> &keys = m_rankKeys;
     keys.resize(source.size());
