@@ -296,6 +296,7 @@ std::vector<AlertChange> AlertEngine::update(const SystemStore &store)
             m_current = {};
             m_step = Idle;
             m_lastEvaluationNs = m_evaluationNs + stepCost.nsecsElapsed();
+            ++m_evaluationCount;
             return changes;
         }
         default: break;

@@ -94,6 +94,8 @@ public:
     void setEvaluationSliceMs(int ms) { m_evaluationSliceMs = ms; }
     // Time spent in the steps of the last complete evaluation, all slices together (ns).
     qint64 lastEvaluationNs() const { return m_lastEvaluationNs; }
+    // Evaluations completed so far: one more after the update() call that returned its changes.
+    qint64 evaluationCount() const { return m_evaluationCount; }
     // Messages read per update() call (default kDefaultReadBudget; 0: all). About 1.5-2.5 µs each (docs/benchmarks.md).
     static constexpr int kDefaultReadBudget = 8000; // 12-20 ms of reading a slice: under the window's 30 ms stall goal
     void setReadBudget(int messages) { m_readBudget = messages; }
@@ -230,6 +232,7 @@ private:
     int m_evaluationSliceMs = 0;
     qint64 m_evaluationNs = 0;
     qint64 m_lastEvaluationNs = 0;
+    qint64 m_evaluationCount = 0;
 };
 
 } // namespace mapi

@@ -43,11 +43,18 @@ void AlertMonitor::step()
 {
     if (!m_store)
         return;
+    const qint64 evaluationsBefore = m_engine.evaluationCount();
     std::vector<AlertChange> changes = m_engine.update(*m_store);
-    if (m_engine.isBehind(*m_store)) {
-        m_slice.start();
+    if (m_engine.evaluationCount() == evaluationsBefore) {
+        // Still reading, or evaluating in slices: go on at the next turn of the event loop.
+        if (m_engine.isBehind(*m_store))
+            m_slice.start();
         return;
     }
+    // An evaluation ended: its changes are reported even when messages arrived between its
+    // slices (a flood always brings some), and the next one waits for the tick. Going on at once
+    // lost the changes and evaluated back to back, a slice at every turn of the event loop.
+    m_slice.stop();
     // An evaluation over thousands of open alerts or tasks can take a hundred milliseconds (in
     // slices): then evaluate less often, so that the detectors never take more than a tenth of
     // the thread.

@@ -4,10 +4,13 @@
 #include "TestSupport.h"
 
 #include "alerts/AlertEngine.h"
+#include "alerts/AlertMonitor.h"
 #include "alerts/SupervisionLadder.h"
 #include "model/SystemStore.h"
 
 #include <QFile>
+#include <QSignalSpy>
+#include <QTimer>
 
 using namespace mapi;
 using mapi_test::s;
@@ -44,6 +47,22 @@ struct Fixture
         wire.message(id, from, s(to),
                      Json{{"message_id", s(id)}, {"type", type}, {"from", s(from)}, {"to", s(to)}, {"payload", payload}}, t);
         return id;
+    }
+    // `pairs` pairs of new agents exchanging a STATUS_QUERY back and forth 20 times: 20 × pairs
+    // messages within 40 s, all inside the 60 s window, a loop per pair. Returns the last time.
+    qint64 loopingPairs(int pairs)
+    {
+        for (int i = 0; i < 2 * pairs; ++i)
+            wire.registerAgent(QStringLiteral("p%1").arg(i), QStringLiteral("p%1-name").arg(i), QStringLiteral("sess-p%1").arg(i),
+                               Json::object(), QStringLiteral("idle"), kStart);
+        qint64 t = kStart + 1000;
+        for (int round = 0; round < 20; ++round)
+            for (int pair = 0; pair < pairs; ++pair) {
+                const QString a = QStringLiteral("p%1").arg(2 * pair), b = QStringLiteral("p%1").arg(2 * pair + 1);
+                const bool forth = round % 2 == 0;
+                send(forth ? a : b, forth ? b : a, "STATUS_QUERY", {{"query_type", "AGENT_STATUS"}}, t += counter % 2);
+            }
+        return t;
     }
     void heartbeat(const QString &from, qint64 t) { send(from, QStringLiteral("coord"), "HEARTBEAT", {{"status", "ACTIVE"}}, t); }
 
@@ -213,21 +232,48 @@ private Q_SLOTS:
 
     // The loop detector's candidate groups are looked at in pieces when an evaluation runs in
     // slices: 4,000 looping pairs give the same alerts as one evaluation in a single call.
+    // AlertMonitor in the window's conditions: an evaluation in slices, and messages arriving
+    // between them all along (a flood). Its changes are reported when it ends, and the next
+    // evaluation waits for the tick instead of following at once.
+    void monitorReportsEvaluationsWhileMessagesKeepArriving()
+    {
+        Fixture f;
+        constexpr int kPairs = 4000; // building 4,000 alerts takes several 8 ms slices
+        qint64 t = f.loopingPairs(kPairs);
+        f.store.advanceTime(t);
+        AlertMonitor monitor;
+        monitor.setRules(Fixture::withUnresponsive(AlertRules(), false));
+        monitor.setStore(&f.store);
+        QSignalSpy changed(&monitor, &AlertMonitor::alertsChanged);
+        QSignalSpy evaluated(&monitor, &AlertMonitor::evaluated);
+        QTimer traffic; // one message a millisecond from a sender nobody answers: raises nothing
+        traffic.setInterval(1);
+        connect(&traffic, &QTimer::timeout, this, [&] {
+            f.send(QStringLiteral("a"), QStringLiteral("b"), "STATUS_QUERY", {{"query_type", "AGENT_STATUS"}}, ++t);
+            f.store.advanceTime(t);
+        });
+        traffic.start();
+        monitor.start();
+        QTRY_VERIFY_WITH_TIMEOUT(evaluated.count() >= 1, 30000);
+        const qint64 messagesThen = qint64(f.store.messages().size());
+        int raised = 0;
+        for (const QList<QVariant> &call : std::as_const(changed))
+            for (const AlertChange &c : call.at(0).value<std::vector<AlertChange>>())
+                raised += c.raised && c.alert.kind == AlertKind::Loop ? 1 : 0;
+        QCOMPARE(raised, kPairs);
+        QCOMPARE(int(monitor.openAlerts().size()), kPairs);
+        // The next evaluation waits for the tick (a second at least), though messages still come.
+        QTest::qWait(300);
+        QVERIFY(qint64(f.store.messages().size()) > messagesThen);
+        QCOMPARE(evaluated.count(), 1);
+        traffic.stop();
+    }
+
     void loopGroupsEvaluatedInSlices()
     {
         Fixture f;
         constexpr int kPairs = 4000;
-        for (int i = 0; i < 2 * kPairs; ++i)
-            f.wire.registerAgent(QStringLiteral("p%1").arg(i), QStringLiteral("p%1-name").arg(i), QStringLiteral("sess-p%1").arg(i),
-                                 Json::object(), QStringLiteral("idle"), kStart);
-        qint64 t = kStart + 1000;
-        for (int round = 0; round < 20; ++round)
-            for (int pair = 0; pair < kPairs; ++pair) {
-                const QString a = QStringLiteral("p%1").arg(2 * pair), b = QStringLiteral("p%1").arg(2 * pair + 1);
-                const bool forth = round % 2 == 0;
-                f.send(forth ? a : b, forth ? b : a, "STATUS_QUERY", {{"query_type", "AGENT_STATUS"}},
-                       t += f.counter % 2); // 80,000 messages within 40 s: all inside the 60 s window
-            }
+        const qint64 t = f.loopingPairs(kPairs);
         AlertEngine sliced(Fixture::withUnresponsive(AlertRules(), false));
         sliced.setEvaluationSliceMs(1);
         sliced.setReadBudget(0);
