@@ -251,8 +251,13 @@ int MessageLog::recipientCount(size_t row) const
 
 const QString &MessageLog::recipient(size_t row, int index) const
 {
+    return m_names.name(recipientNameRow(row, index));
+}
+
+int MessageLog::recipientNameRow(size_t row, int index) const
+{
     const int recipients = rowAt(row).recipients;
-    return recipients > 0 ? m_names.name(recipients) : m_names.name(m_lists[size_t(-recipients - 1)].names.at(size_t(index)));
+    return recipients > 0 ? recipients : m_lists[size_t(-recipients - 1)].names.at(size_t(index));
 }
 
 qint64 MessageLog::recipientsNotKept(size_t row) const

@@ -165,6 +165,12 @@ public:
     bool hasRecipient(size_t row, const QString &agentId) const; // O(log recipients)
     qint64 recipientsNotKept(size_t row) const;
     const QString &recipient(size_t row, int index) const;
+    // The sender and recipients as rows of the log's name table (name() gives the id back): a
+    // view keeps what it derives from an id by row, instead of hashing the text at each message.
+    // A row keeps its name while the log lives (a store reset makes a new log). Row 0: no name.
+    int fromAgentNameRow(size_t row) const { return rowAt(row).fromAgentId; }
+    int recipientNameRow(size_t row, int index) const;
+    const QString &name(int nameRow) const { return m_names.name(nameRow); }
 
     class const_iterator
     {

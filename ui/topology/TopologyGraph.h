@@ -164,6 +164,7 @@ private:
     void updateNode(int row, const Agent &agent, const QFontMetricsF &metrics, SyncResult &result);
     void updateScope(int row, const SystemStore &store);
     void addMessages(const SystemStore &store, int firstRow);
+    int rowForName(const MessageLog &log, int nameRow);
     void rebuildStructure();
     std::vector<QRectF> scopeBoxes(bool atRest) const;
     void addTreeLine(const TreeLine &line, bool coarseToo);
@@ -173,6 +174,10 @@ private:
     std::vector<TopologyNode> m_nodes;
     QHash<QString, int> m_rowById;
     std::vector<int> m_representative;
+    // The message log's name rows → agent rows, filled as messages name them (-1: not an agent
+    // yet, looked up again): no hash of an id's text per message. One int per distinct name the
+    // log holds; cleared with the graph (a store reset makes a new log).
+    std::vector<int> m_rowByName;
     std::vector<ScopeGroup> m_scopes;
     // One edge per pair (sender, recipient agent or scope) that ever exchanged a message: bounded
     // by the agents the store keeps. The ranking's state below is one entry per edge too.
