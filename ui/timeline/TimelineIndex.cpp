@@ -107,9 +107,8 @@ TimelineIndex::Ingested TimelineIndex::ingest(const SystemStore &store, int maxR
     const auto &messages = store.messages();
     const int messageEnd = int(std::min<qint64>(qint64(messages.size()), qint64(m_messageRows) + maxRows));
     for (int row = m_messageRows; row < messageEnd; ++row) {
-        const QString &from = messages.fromAgentId(size_t(row));
         const qint64 timeMs = messages.timestampMs(size_t(row));
-        const int sender = from.isEmpty() ? -1 : store.agentRow(from);
+        const int sender = agentRowForName(store, messages.fromAgentNameRow(size_t(row)));
         insertByTime(m_messages, MessageRef{timeMs, row, sender});
         if (sender >= 0)
             addEndpoint(sender, timeMs);
@@ -193,11 +192,10 @@ bool TimelineIndex::indexNewRecipients(const SystemStore &store, int messageRow)
     const int total = std::min<int>(messages.recipientCount(size_t(messageRow)), std::numeric_limits<quint16>::max());
     if (done >= total)
         return false;
-    const QString &from = messages.fromAgentId(size_t(messageRow));
     const qint64 timeMs = messages.timestampMs(size_t(messageRow));
-    const int sender = from.isEmpty() ? -1 : store.agentRow(from);
+    const int sender = agentRowForName(store, messages.fromAgentNameRow(size_t(messageRow)));
     for (int i = done; i < total; ++i) {
-        const int recipient = store.agentRow(messages.recipient(size_t(messageRow), i));
+        const int recipient = agentRowForName(store, messages.recipientNameRow(size_t(messageRow), i));
         if (recipient < 0)
             continue;
         int &first = m_firstRecipient[size_t(messageRow - m_messageBase)];
@@ -210,6 +208,18 @@ bool TimelineIndex::indexNewRecipients(const SystemStore &store, int messageRow)
     }
     done = quint16(total);
     return true;
+}
+
+int TimelineIndex::agentRowForName(const SystemStore &store, int nameRow)
+{
+    if (nameRow <= 0)
+        return -1; // no name
+    if (size_t(nameRow) >= m_agentRowByName.size())
+        m_agentRowByName.resize(size_t(nameRow) + 1, -1);
+    int &row = m_agentRowByName[size_t(nameRow)];
+    if (row < 0)
+        row = store.agentRow(store.messages().name(nameRow)); // agent rows never change while the store lives
+    return row;
 }
 
 void TimelineIndex::addEndpoint(int agentRow, qint64 timeMs)

@@ -217,6 +217,8 @@ void TopologyGraph::addMessages(const SystemStore &store, int firstRow)
 
 int TopologyGraph::rowForName(const MessageLog &log, int nameRow)
 {
+    if (nameRow <= 0)
+        return -1; // no name
     if (size_t(nameRow) >= m_rowByName.size())
         m_rowByName.resize(size_t(nameRow) + 1, -1);
     int &row = m_rowByName[size_t(nameRow)];
