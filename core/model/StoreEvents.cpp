@@ -385,12 +385,12 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
     else if (!info.senderAgentId.isEmpty())
         m.fromAgentId = info.senderAgentId;
     if (!m.fromAgentId.isEmpty()) {
-        Agent &sender = ensureAgent(m.fromAgentId, t);
+        Agent &sender = activeAgent(m.fromAgentId, t);
         sender.messagesSent++;
         sender.lastActivityMs = std::max(sender.lastActivityMs, t);
     }
     for (const QString &to : std::as_const(m.toAgentIds)) {
-        Agent &recipient = ensureAgent(to, t);
+        Agent &recipient = activeAgent(to, t);
         recipient.messagesReceived++;
     }
     m.correlationId = info.correlationId;

@@ -61,7 +61,7 @@ QString gapKindName(Gap::Kind kind)
 
 bool ChangeSet::isEmpty() const
 {
-    return agentRows.isEmpty() && scopeRows.isEmpty() && taskRows.isEmpty() && actionRows.isEmpty()
+    return agentRows.isEmpty() && activeAgentRows.isEmpty() && scopeRows.isEmpty() && taskRows.isEmpty() && actionRows.isEmpty()
         && firstNewMessage < 0 && firstNewEvent < 0 && !countersChanged && !connectionChanged && !historyTrimmed;
 }
 
@@ -209,7 +209,24 @@ QStringList SystemStore::subtree(const QString &id) const
 void SystemStore::markAgent(int row)
 {
     m_pending.agentRows.insert(row);
+    if (!m_pending.activeAgentRows.isEmpty())
+        m_pending.activeAgentRows.remove(row);
 }
+void SystemStore::markActive(int row)
+{
+    if (!m_pending.agentRows.contains(row))
+        m_pending.activeAgentRows.insert(row);
+}
+
+Agent &SystemStore::activeAgent(const QString &id, qint64 timeMs)
+{
+    const int row = m_agentRow.value(id, -1);
+    if (row < 0)
+        return ensureAgent(id, timeMs);
+    markActive(row);
+    return m_agents[size_t(row)];
+}
+
 void SystemStore::markScope(int row)
 {
     m_pending.scopeRows.insert(row);
@@ -535,7 +552,7 @@ void SystemStore::touchAgent(const QString &id, qint64 timeMs)
     Agent &a = m_agents[size_t(row)];
     if (timeMs > a.lastActivityMs) {
         a.lastActivityMs = timeMs;
-        markAgent(row);
+        markActive(row);
     }
 }
 

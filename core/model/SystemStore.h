@@ -30,6 +30,11 @@ namespace mapi {
 struct ChangeSet
 {
     QSet<int> agentRows;           // changed or new
+    // Agents whose only change is their activity (Agent::lastActivityMs, messagesSent,
+    // messagesReceived), not in agentRows.
+    // In a flood nearly every agent is active between two signals: views that do not show the
+    // activity skip these (at 10,000 agents each went over all of them at every signal).
+    QSet<int> activeAgentRows;
     int firstNewAgentRow = -1;     // rows >= this are new (-1: none)
     QSet<int> scopeRows;
     int firstNewScopeRow = -1;
@@ -236,6 +241,9 @@ private:
     // instead, so the old value is freed with the input, in the thread that made it.
     void keep(Json &to, const Json &from);
     void markAgent(int row);
+    void markActive(int row); // only its activity changed (ChangeSet::activeAgentRows)
+    // The agent a message names: a new one is a change (a placeholder), a known one only active.
+    Agent &activeAgent(const QString &id, qint64 timeMs);
     void markScope(int row);
     void scheduleFlush();
     void trimEventsBefore(size_t eventRow);

@@ -227,6 +227,7 @@ private Q_SLOTS:
     void insertsNewAgentsOnePerBatch();
     void changedRowsBecomeRanges();
     void lastActivityRefreshesOncePerSecond();
+    void activityAloneRefreshesItsColumnOnly();
     void modelsPassTheTesterOverACapture();
     void scopeTreeUpdatesIncrementally();
     void scopesPanelClicksSelect();
@@ -629,6 +630,35 @@ void TestAgents::lastActivityRefreshesOncePerSecond()
     // The clock stands still (a replayed trace): nothing more to announce.
     QTest::qWait(AgentTableModel::kRelativeTimeRefreshMs + 300);
     QCOMPARE(changed.count(), 0);
+}
+
+// A message moves only its sender's last activity: the table announces that column alone, so a
+// proxy sorted by name does not re-sort 10,000 rows at each notification of a flood; sorted by
+// last activity, it still does.
+void TestAgents::activityAloneRefreshesItsColumnOnly()
+{
+    SystemStore store;
+    fillSmallSystem(store);
+    AgentTableModel model(&store);
+    AgentFilterProxy proxy;
+    proxy.setSourceModel(&model);
+    proxy.sort(AgentTableModel::LastActivityColumn, Qt::DescendingOrder);
+    QVERIFY(proxy.index(0, AgentTableModel::NameColumn).data().toString() != QStringLiteral("worker-2"));
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    const int w2 = store.agentRow(QStringLiteral("a-w2"));
+    store.apply(ModelInputs{conventionMessage("m-3", "a-w2", "a-gone", {{"text", "hello"}}, kLaterMs + 2000)});
+    store.flushChanges();
+    // The sender and the recipient were active; nothing else of theirs changed.
+    QSet<int> rows;
+    for (const QList<QVariant> &signal : std::as_const(changed)) {
+        const QModelIndex topLeft = signal.at(0).value<QModelIndex>(), bottomRight = signal.at(1).value<QModelIndex>();
+        QCOMPARE(topLeft.column(), int(AgentTableModel::LastActivityColumn));
+        QCOMPARE(bottomRight.column(), int(AgentTableModel::LastActivityColumn));
+        for (int row = topLeft.row(); row <= bottomRight.row(); ++row)
+            rows.insert(row);
+    }
+    QCOMPARE(rows, (QSet<int>{w2, store.agentRow(QStringLiteral("a-gone"))}));
+    QCOMPARE(proxy.index(0, AgentTableModel::NameColumn).data().toString(), QStringLiteral("worker-2"));
 }
 
 void TestAgents::modelsPassTheTesterOverACapture()

@@ -118,6 +118,7 @@ private Q_SLOTS:
     void heartbeatFieldsLandOnSender();
     void changesAreCoalesced();
     void changesAreFlushedByTimer();
+    void activityAloneIsReportedApart();
     void stopConfirmedByStateEvent();
     void stopConfirmedByEventBeforeAnswer();
     void actionTimesOutWithoutConfirmation();
@@ -741,6 +742,42 @@ void TestStore::changesAreCoalesced()
     QCOMPARE(c.firstNewEvent, 52);
     QCOMPARE(c.firstNewMessage, -1);
     QCOMPARE(c.firstNewScopeRow, -1);
+}
+
+// A message only moves its sender's last activity: reported in activeAgentRows (which views that
+// do not show it skip), and in agentRows instead as soon as anything else of the agent changed.
+void TestStore::activityAloneIsReportedApart()
+{
+    SystemStore store;
+    QSignalSpy spy(&store, &SystemStore::changed);
+    Wire wire(store);
+    for (int i = 0; i < 3; ++i)
+        wire.registerAgent(QStringLiteral("agent-%1").arg(i), QStringLiteral("n%1").arg(i));
+    store.flushChanges();
+    spy.clear();
+    const int sender = store.agentRow(QStringLiteral("agent-0"));
+    const qint64 before = store.agents()[size_t(sender)].lastActivityMs;
+    wire.message(QStringLiteral("m1"), QStringLiteral("agent-0"), "agent-1", Json{{"x", 1}});
+    store.flushChanges();
+    QCOMPARE(spy.count(), 1);
+    ChangeSet c = changeSetAt(spy, 0);
+    QVERIFY(store.agents()[size_t(sender)].lastActivityMs > before);
+    QVERIFY(c.activeAgentRows.contains(sender));
+    QVERIFY(c.agentRows.isEmpty());
+    QVERIFY(!c.isEmpty());
+
+    // Active, then changed in the same batch (and the other way round): in agentRows only.
+    wire.message(QStringLiteral("m2"), QStringLiteral("agent-0"), "agent-1", Json{{"x", 2}});
+    wire.setState(QStringLiteral("agent-0"), QStringLiteral("n0"), QStringLiteral("busy"), QStringLiteral("idle"));
+    wire.setState(QStringLiteral("agent-2"), QStringLiteral("n2"), QStringLiteral("busy"), QStringLiteral("idle"));
+    wire.message(QStringLiteral("m3"), QStringLiteral("agent-2"), "agent-1", Json{{"x", 3}});
+    store.flushChanges();
+    QCOMPARE(spy.count(), 2);
+    c = changeSetAt(spy, 1);
+    QVERIFY(c.agentRows.contains(sender));
+    QVERIFY(c.agentRows.contains(store.agentRow(QStringLiteral("agent-2"))));
+    for (int row : std::as_const(c.activeAgentRows))
+        QVERIFY2(!c.agentRows.contains(row), qPrintable(QString::number(row)));
 }
 
 void TestStore::changesAreFlushedByTimer()

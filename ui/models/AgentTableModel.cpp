@@ -297,6 +297,9 @@ void AgentTableModel::onStoreChanged(const ChangeSet &changes)
     }
     if (!changedRows.empty())
         emitRowsChanged(this, std::move(changedRows), m_rowCount, 0, ColumnCount - 1);
+    // Rows whose only change is the last activity: that column alone, so a proxy sorted or
+    // filtered by another column neither re-sorts nor re-filters them.
+    emitRowsChanged(this, changes.activeAgentRows, m_rowCount, LastActivityColumn, LastActivityColumn);
 
     if (newCount > oldCount) {
         beginInsertRows(QModelIndex(), oldCount, newCount - 1);

@@ -250,6 +250,8 @@ void HealthModel::onChanged(const ChangeSet &changes)
             detailRows.insert(row);
         }
     }
+    for (int row : changes.activeAgentRows) // their last activity is in the details
+        detailRows.insert(row);
     emitRowsChanged(this, identityRows, oldRows, 0, ColumnCount - 1);
     emitRowsChanged(this, detailRows, oldRows, HeartbeatColumn, ColumnCount - 1);
     if (newRows > oldRows || !changes.agentRows.isEmpty())

@@ -459,7 +459,10 @@ bool InspectorPanel::concernsShownItem(const ChangeSet &changes) const
     if (!m_found)
         return true; // it may have arrived; looking it up is one hash or bounds check
     switch (m_kind) {
-    case Kind::Agent: return changes.agentRows.contains(m_store->agentRow(m_key));
+    case Kind::Agent: {
+        const int row = m_store->agentRow(m_key);
+        return changes.agentRows.contains(row) || changes.activeAgentRows.contains(row);
+    }
     case Kind::Scope: return changes.scopeRows.contains(m_store->scopeRow(m_key));
     case Kind::Task: return changes.taskRows.contains(rowOf(m_store->tasks(), m_store->task(m_key)));
     case Kind::Action: return changes.actionRows.contains(rowOf(m_store->actions(), m_store->action(m_key)));
