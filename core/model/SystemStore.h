@@ -31,9 +31,9 @@ struct ChangeSet
 {
     QSet<int> agentRows;           // changed or new
     // Agents whose only change is their activity (Agent::lastActivityMs, messagesSent,
-    // messagesReceived), not in agentRows.
-    // In a flood nearly every agent is active between two signals: views that do not show the
-    // activity skip these (at 10,000 agents each went over all of them at every signal).
+    // messagesReceived); never also in agentRows. In a flood nearly every agent is active between
+    // two signals: views that do not show the activity skip these (at 10,000 agents each view
+    // went over all of them at every signal).
     QSet<int> activeAgentRows;
     int firstNewAgentRow = -1;     // rows >= this are new (-1: none)
     QSet<int> scopeRows;
