@@ -744,6 +744,75 @@ private Q_SLOTS:
         QCOMPARE(int(pairs.size()), int(ranked.size()));
     }
 
+    // Between two rankings that only added traffic, the ranking is brought up to date from the
+    // edges that changed (TopologyGraph::rankChangedEdges). After batches that raise quiet edges
+    // into the busiest, let busy ones fall out and add new pairs, it must rank exactly as a graph
+    // that ranks every edge at once.
+    void rankingAfterNewTrafficEqualsAWholeRanking()
+    {
+        SystemStore store;
+        ModelInputs agents;
+        constexpr int kAgents = 160;
+        for (int a = 0; a < kAgents; ++a)
+            agents.push_back(agentRegistered(QStringLiteral("agent-%1").arg(a), QStringLiteral("a%1").arg(a), {}));
+        store.apply(agents);
+        int index = 0;
+        const qint64 start = 1800000001000;
+        auto send = [&](ModelInputs &inputs, int from, int to, qint64 timeMs) {
+            inputs.push_back(messageSent(index++, QStringLiteral("agent-%1").arg(from), QStringLiteral("agent-%1").arg(to), timeMs));
+        };
+        // First: every pair but a seventh of them, a tenth of them busier.
+        ModelInputs first;
+        for (int from = 0; from < kAgents; ++from)
+            for (int to = 0; to < kAgents; ++to)
+                if (from != to && (from + 2 * to) % 7 != 0)
+                    for (int k = 0; k <= ((from * 31 + to * 17) % 10 == 0 ? 3 : 0); ++k)
+                        send(first, from, to, start + (index * 7919) % 600000);
+        store.apply(first);
+        store.flushChanges();
+        TopologyGraph graph;
+        graph.syncAll(store);
+        QVERIFY(int(graph.rankedEdges().size()) > TopologyGraph::kRankedInOrder);
+
+        ChangeSet seen;
+        QObject::connect(&store, &SystemStore::changed, &store, [&](const ChangeSet &c) { seen = c; });
+        for (int batch = 0; batch < 4; ++batch) {
+            ModelInputs inputs;
+            const qint64 t = start + 600000 + batch * 20000;
+            for (int from = batch; from < kAgents; from += 4)
+                for (int to = 0; to < kAgents; to += 3)
+                    if (from != to)
+                        for (int k = 0; k < 1 + (from + to + batch) % 4; ++k)
+                            send(inputs, from, to, t + k);
+            store.apply(inputs);
+            store.flushChanges();
+            QVERIFY(seen.firstNewMessage >= 0);
+            graph.sync(store, seen);
+            graph.rankedEdges();
+        }
+        TopologyGraph whole;
+        whole.syncAll(store);
+        const TopologyGraph::RankedEdges incremental = graph.rankedEdges();
+        const TopologyGraph::RankedEdges reference = whole.rankedEdges();
+        QCOMPARE(int(incremental.size()), int(reference.size()));
+        QCOMPARE(int(incremental.size()), int(graph.traffic().size()));
+        auto key = [](const TrafficEdge &e) { return std::log(e.weight) + double(e.lastMs) / TopologyGraph::kTrafficTimeConstantMs; };
+        int rose = 0; // edges new or quiet in the first ranking that are among the busiest now
+        for (int i = 0; i < TopologyGraph::kRankedInOrder; ++i) {
+            QCOMPARE(key(incremental[size_t(i)]), key(reference[size_t(i)]));
+            rose += incremental[size_t(i)].lastMs >= start + 600000 ? 1 : 0;
+        }
+        QVERIFY(rose > 1000);
+        QSet<quint64> pairs;
+        int messages = 0;
+        for (size_t i = 0; i < incremental.size(); ++i) {
+            pairs.insert(quint64(incremental[i].from) << 32 | quint32(incremental[i].to));
+            messages += incremental[i].total;
+        }
+        QCOMPARE(int(pairs.size()), int(incremental.size()));
+        QCOMPARE(messages, index);
+    }
+
     // The siblings' order key follows a rename of the agent and of its scope at the next
     // rebuild of the structure (the keys are kept between rebuilds, made again only for what
     // was renamed).

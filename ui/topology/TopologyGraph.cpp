@@ -46,7 +46,11 @@ void TopologyGraph::clear()
     m_merged.clear();
     m_rankOrder.clear();
     m_rankKeys.clear();
+    m_rankChanged.clear();
+    m_inRankedTop.clear();
+    m_rankPosition.clear();
     m_rankedDirty = true;
+    m_rankedGrown = false;
     m_treeLines.clear();
     m_coarseTreeLines.clear();
 }
@@ -187,8 +191,11 @@ void TopologyGraph::addMessages(const SystemStore &store, int firstRow)
             e.scope = scope;
             e.lastMs = t;
             m_traffic.push_back(e);
+            m_rankChanged.push_back(index);
         }
         TrafficEdge &e = m_traffic[size_t(index)];
+        if (!std::isnan(e.rankKey))
+            m_rankChanged.push_back(index); // NaN: in the list already
         if (t >= e.lastMs) {
             e.weight = e.weight * std::exp(double(e.lastMs - t) / kTrafficTimeConstantMs) + 1;
             e.lastMs = t;
@@ -212,7 +219,7 @@ void TopologyGraph::addMessages(const SystemStore &store, int firstRow)
             if (const int scope = store.scopeRow(messages.scopeId(row)); scope >= 0)
                 add(from, -1, scope, timeMs, int(row));
     }
-    m_rankedDirty = true;
+    m_rankedGrown = true;
 }
 
 int TopologyGraph::rowForName(const MessageLog &log, int nameRow)
@@ -441,9 +448,12 @@ double TopologyGraph::recentWeight(const TrafficEdge &edge, qint64 nowMs)
 
 TopologyGraph::RankedEdges TopologyGraph::rankedEdges()
 {
-    if (!m_rankedDirty)
+    if (!m_rankedDirty && m_rankedGrown && !m_rankedFromMerged)
+        rankChangedEdges();
+    if (!m_rankedDirty && !m_rankedGrown)
         return {m_rankedFromMerged ? m_merged : m_traffic, m_rankOrder};
     m_rankedDirty = false;
+    m_rankedGrown = false;
     const bool anyHidden = std::any_of(m_nodes.begin(), m_nodes.end(), [](const TopologyNode &n) { return n.hidden; });
     m_rankedFromMerged = anyHidden;
     clearUpperVectorState(); // called while painting, after the raster engine's strokes
@@ -487,7 +497,92 @@ TopologyGraph::RankedEdges TopologyGraph::rankedEdges()
     m_rankOrder.resize(keys.size());
     for (size_t i = 0; i < keys.size(); ++i)
         m_rankOrder[i] = keys[i].second;
+    // From here on, edges whose key becomes NaN are listed for rankChangedEdges(). Ranked from
+    // m_merged, m_traffic's keys are not all made: the next ranking is a whole one anyway (one
+    // from m_traffic follows a change of visibility, which makes the ranking dirty).
+    m_rankChanged.clear();
+    m_inRankedTop.assign(anyHidden ? 0 : source.size(), 0);
+    m_rankPosition.assign(anyHidden ? 0 : source.size(), -1);
+    if (!anyHidden) {
+        const size_t top = size_t(inOrderEnd - keys.begin());
+        for (size_t i = 0; i < keys.size(); ++i) {
+            if (i < top)
+                m_inRankedTop[size_t(keys[i].second)] = 1;
+            else
+                m_rankPosition[size_t(keys[i].second)] = int(i);
+        }
+    }
     return {source, m_rankOrder};
+}
+
+void TopologyGraph::rankChangedEdges()
+{
+    // Contract: m_rankOrder ranks m_traffic as it was before the edges in m_rankChanged changed
+    // or were added, and every edge whose key is NaN is in m_rankChanged. Keys only grow, so an
+    // edge outside the previous top that did not change stays at or below the previous top's
+    // weakest, which itself only rose: the new top is the top of (previous top ∪ changed).
+    // Cost: the changed edges and the top (20,000), not every edge.
+    m_rankedGrown = false;
+    const size_t count = m_traffic.size();
+    const size_t previousCount = m_inRankedTop.size();
+    const size_t previousTop = std::min(m_rankOrder.size(), size_t(kRankedInOrder));
+    m_inRankedTop.resize(count, 0);
+    m_rankPosition.resize(count, -1);
+    auto keyOf = [this](int index) {
+        TrafficEdge &e = m_traffic[size_t(index)];
+        if (std::isnan(e.rankKey))
+            e.rankKey = std::log(std::max(1e-300, e.weight)) + double(e.lastMs) / kTrafficTimeConstantMs;
+        return e.rankKey;
+    };
+    std::vector<std::pair<double, int>> &keys = m_rankKeys;
+    keys.clear();
+    for (size_t i = 0; i < previousTop; ++i)
+        keys.emplace_back(keyOf(m_rankOrder[i]), m_rankOrder[i]);
+    for (int index : m_rankChanged)
+        if (!m_inRankedTop[size_t(index)])
+            keys.emplace_back(keyOf(index), index);
+    m_rankChanged.clear();
+    const auto busierFirst = [](const auto &a, const auto &b) { return a.first > b.first; };
+    const auto inOrderEnd = keys.begin() + std::ptrdiff_t(std::min(keys.size(), size_t(kRankedInOrder)));
+    if (inOrderEnd != keys.end())
+        std::nth_element(keys.begin(), inOrderEnd, keys.end(), busierFirst);
+    std::sort(keys.begin(), inOrderEnd, busierFirst);
+
+    if (previousTop < size_t(kRankedInOrder)) {
+        // The previous ranking had no rest: every edge was a candidate.
+        m_rankOrder.clear();
+        for (const auto &key : keys) {
+            m_rankPosition[size_t(key.second)] = int(m_rankOrder.size());
+            m_rankOrder.push_back(key.second);
+        }
+    } else {
+        // The top keeps its length. m_inRankedTop: bit 1 = in the previous top, 2 = in the new.
+        for (auto it = keys.begin(); it != inOrderEnd; ++it)
+            m_inRankedTop[size_t(it->second)] |= 2;
+        // The rest (in no order) loses the edges that rose into the top, each swapped with its
+        // last entry, and gains those that fell out of the top and the new edges below it.
+        for (auto it = keys.begin(); it != inOrderEnd; ++it) {
+            const int index = it->second;
+            if (m_inRankedTop[size_t(index)] & 1 || size_t(index) >= previousCount)
+                continue;
+            const int at = m_rankPosition[size_t(index)];
+            const int last = m_rankOrder.back();
+            m_rankOrder[size_t(at)] = last;
+            m_rankPosition[size_t(last)] = at;
+            m_rankOrder.pop_back();
+        }
+        for (auto it = inOrderEnd; it != keys.end(); ++it)
+            if ((m_inRankedTop[size_t(it->second)] & 1) || size_t(it->second) >= previousCount) {
+                m_rankPosition[size_t(it->second)] = int(m_rankOrder.size());
+                m_rankOrder.push_back(it->second);
+            }
+        for (size_t i = 0; i < previousTop; ++i)
+            m_inRankedTop[size_t(m_rankOrder[i])] = 0;
+        for (auto it = keys.begin(); it != inOrderEnd; ++it)
+            m_rankOrder[size_t(it - keys.begin())] = it->second;
+    }
+    for (auto it = keys.begin(); it != inOrderEnd; ++it)
+        m_inRankedTop[size_t(it->second)] = 1;
 }
 
 std::vector<char> TopologyGraph::neighbourhood(const std::vector<int> &sources, int hops) const
