@@ -108,7 +108,7 @@ TimelineIndex::Ingested TimelineIndex::ingest(const SystemStore &store, int maxR
     const int messageEnd = int(std::min<qint64>(qint64(messages.size()), qint64(m_messageRows) + maxRows));
     for (int row = m_messageRows; row < messageEnd; ++row) {
         const qint64 timeMs = messages.timestampMs(size_t(row));
-        const int sender = agentRowForName(store, messages.fromAgentNameRow(size_t(row)));
+        const int sender = m_agentRows.row(store, messages.fromAgentNameRow(size_t(row)));
         insertByTime(m_messages, MessageRef{timeMs, row, sender});
         if (sender >= 0)
             addEndpoint(sender, timeMs);
@@ -193,9 +193,9 @@ bool TimelineIndex::indexNewRecipients(const SystemStore &store, int messageRow)
     if (done >= total)
         return false;
     const qint64 timeMs = messages.timestampMs(size_t(messageRow));
-    const int sender = agentRowForName(store, messages.fromAgentNameRow(size_t(messageRow)));
+    const int sender = m_agentRows.row(store, messages.fromAgentNameRow(size_t(messageRow)));
     for (int i = done; i < total; ++i) {
-        const int recipient = agentRowForName(store, messages.recipientNameRow(size_t(messageRow), i));
+        const int recipient = m_agentRows.row(store, messages.recipientNameRow(size_t(messageRow), i));
         if (recipient < 0)
             continue;
         int &first = m_firstRecipient[size_t(messageRow - m_messageBase)];
@@ -208,18 +208,6 @@ bool TimelineIndex::indexNewRecipients(const SystemStore &store, int messageRow)
     }
     done = quint16(total);
     return true;
-}
-
-int TimelineIndex::agentRowForName(const SystemStore &store, int nameRow)
-{
-    if (nameRow <= 0)
-        return -1; // no name
-    if (size_t(nameRow) >= m_agentRowByName.size())
-        m_agentRowByName.resize(size_t(nameRow) + 1, -1);
-    int &row = m_agentRowByName[size_t(nameRow)];
-    if (row < 0)
-        row = store.agentRow(store.messages().name(nameRow)); // agent rows never change while the store lives
-    return row;
 }
 
 void TimelineIndex::addEndpoint(int agentRow, qint64 timeMs)

@@ -16,6 +16,7 @@
 
 #include "map/MapTypes.h"
 #include "map/PayloadConventions.h"
+#include "model/AgentRowsByName.h"
 #include "protocol/FastHash.h"
 
 #include <QHash>
@@ -133,7 +134,6 @@ private:
     void extendTimeRange(qint64 timeMs);
     void addEndpoint(int agentRow, qint64 timeMs);
     bool indexNewRecipients(const SystemStore &store, int messageRow);
-    int agentRowForName(const SystemStore &store, int nameRow);
     int internState(const QString &state);
     void ingestStateEvents(const SystemStore &store, const std::vector<int> &eventRows, bool reachedNewest);
     void dropTrimmedRows(const SystemStore &store);
@@ -142,10 +142,7 @@ private:
     // Per message row from m_messageBase (the store's first kept message when last trimmed):
     std::deque<quint16> m_recipientsIndexed;   // recipients already in lanes
     std::deque<int> m_firstRecipient;          // first recipient's agent row, -1 none
-    // The message log's name rows → agent rows, filled as messages name them (-1: not an agent
-    // yet, looked up again): no hash of an id's text per message and recipient. One int per
-    // distinct name the log holds; cleared with the index (a store reset makes a new log).
-    std::vector<int> m_agentRowByName;
+    AgentRowsByName m_agentRows;               // cleared with the index (a store reset makes a new log)
     std::deque<quint8> m_conventions;          // its ConventionKind
     int m_messageBase = 0;
     QHash<int, std::vector<int>> m_moreRecipients; // message row → agent rows of the 2nd, 3rd… recipients

@@ -42,7 +42,7 @@ void TopologyGraph::clear()
     m_scopes.clear();
     m_traffic.clear();
     m_edgesFrom.clear();
-    m_rowByName.clear();
+    m_agentRows.clear();
     m_merged.clear();
     m_rankOrder.clear();
     m_rankKeys.clear();
@@ -207,31 +207,19 @@ void TopologyGraph::addMessages(const SystemStore &store, int firstRow)
         e.rankKey = std::numeric_limits<double>::quiet_NaN();
     };
     for (size_t row = std::max(size_t(firstRow), messages.firstRow()); row < messages.size(); ++row) {
-        const int from = rowForName(messages, messages.fromAgentNameRow(row));
+        const int from = m_agentRows.row(store, messages.fromAgentNameRow(row));
         if (from < 0)
             continue;
         const qint64 timeMs = messages.timestampMs(row);
         const int recipients = messages.recipientCount(row);
         for (int i = 0; i < recipients; ++i)
-            if (const int to = rowForName(messages, messages.recipientNameRow(row, i)); to >= 0 && to != from)
+            if (const int to = m_agentRows.row(store, messages.recipientNameRow(row, i)); to >= 0 && to != from)
                 add(from, to, -1, timeMs, int(row));
         if (recipients == 0 && !messages.scopeId(row).isEmpty())
             if (const int scope = store.scopeRow(messages.scopeId(row)); scope >= 0)
                 add(from, -1, scope, timeMs, int(row));
     }
     m_rankedGrown = true;
-}
-
-int TopologyGraph::rowForName(const MessageLog &log, int nameRow)
-{
-    if (nameRow <= 0)
-        return -1; // no name
-    if (size_t(nameRow) >= m_rowByName.size())
-        m_rowByName.resize(size_t(nameRow) + 1, -1);
-    int &row = m_rowByName[size_t(nameRow)];
-    if (row < 0)
-        row = this->row(log.name(nameRow)); // agent rows never change while the store lives
-    return row;
 }
 
 void TopologyGraph::rebuildStructure()

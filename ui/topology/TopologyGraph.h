@@ -8,6 +8,7 @@
 // positions move, so a paint only reads it.
 #pragma once
 
+#include "model/AgentRowsByName.h"
 #include "model/SystemStore.h"
 #include "topology/TopologyLayout.h"
 #include "topology/TopologyStyle.h"
@@ -165,7 +166,6 @@ private:
     void updateScope(int row, const SystemStore &store);
     void addMessages(const SystemStore &store, int firstRow);
     void rankChangedEdges();
-    int rowForName(const MessageLog &log, int nameRow);
     void rebuildStructure();
     std::vector<QRectF> scopeBoxes(bool atRest) const;
     void addTreeLine(const TreeLine &line, bool coarseToo);
@@ -175,10 +175,7 @@ private:
     std::vector<TopologyNode> m_nodes;
     QHash<QString, int> m_rowById;
     std::vector<int> m_representative;
-    // The message log's name rows → agent rows, filled as messages name them (-1: not an agent
-    // yet, looked up again): no hash of an id's text per message. One int per distinct name the
-    // log holds; cleared with the graph (a store reset makes a new log).
-    std::vector<int> m_rowByName;
+    AgentRowsByName m_agentRows;    // messages' senders and recipients; cleared with the graph
     std::vector<ScopeGroup> m_scopes;
     // One edge per pair (sender, recipient agent or scope) that ever exchanged a message: bounded
     // by the agents the store keeps. The ranking's state below is one entry per edge too.
