@@ -194,14 +194,18 @@ int main(int argc, char **argv)
                 break;
             // Event and message ids get a per-copy prefix; agent and scope ids stay, so the
             // model keeps the scenario's 20 agents and grows only in events and messages.
+            // The prefix takes the place of the ULIDs' first 6 characters (their time in units of
+            // about 17 minutes, the same in the whole capture), so that the ids keep the order a
+            // server's ULIDs have: ascending (8 characters, as before 2026-11-27, wrapped 10 times
+            // a copy).
             QByteArray f = t;
-            const QByteArray prefix = QByteArray::number(i).rightJustified(8, '0');
+            const QByteArray prefix = QByteArray::number(i).rightJustified(6, '0');
             for (const char *key : {"\"eventId\":\"", "\"messageId\":\"", "\"message\":{\"id\":\""}) {
                 const QByteArray k(key);
                 int at = t.indexOf(k);
                 while (at >= 0) {
                     const QByteArray oldId = t.mid(at + k.size(), 26);
-                    f.replace(oldId, QByteArray(prefix + oldId.right(18)));
+                    f.replace(oldId, QByteArray(prefix + oldId.right(20)));
                     at = t.indexOf(k, at + 1);
                 }
             }

@@ -86,14 +86,14 @@ int ulidDigit(char16_t c)
     return c < 128 ? table[c] : -1;
 }
 
-// `text` as the 128-bit number it writes, big-endian; false when it is no ULID (its first
-// character must be 0–7: 26 characters hold 130 bits).
-bool packUlid(QStringView text, quint8 *out)
+} // namespace
+
+bool ulidValue(QStringView text, quint64 &high, quint64 &low)
 {
     if (text.size() != kUlidChars)
         return false;
-    quint64 high = 0;
-    quint64 low = 0;
+    high = 0;
+    low = 0;
     for (qsizetype i = 0; i < kUlidChars; ++i) {
         const int digit = ulidDigit(text[i].unicode());
         if (digit < 0 || (i == 0 && digit > 7))
@@ -101,6 +101,18 @@ bool packUlid(QStringView text, quint8 *out)
         high = (high << 5) | (low >> 59);
         low = (low << 5) | quint64(digit);
     }
+    return true;
+}
+
+namespace {
+
+// `text` as the 128-bit number it writes, big-endian; false when it is no ULID.
+bool packUlid(QStringView text, quint8 *out)
+{
+    quint64 high = 0;
+    quint64 low = 0;
+    if (!ulidValue(text, high, low))
+        return false;
     for (size_t i = 0; i < 8; ++i) {
         out[i] = quint8(high >> (56 - 8 * i));
         out[8 + i] = quint8(low >> (56 - 8 * i));
@@ -202,17 +214,24 @@ TextArena::Ref TextArena::append(QStringView text)
         ascii = chars[i].unicode() < 0x80;
     if (!ascii)
         return appendUtf8(text.toUtf8());
+    if (quint64 high = 0, low = 0; ulidValue(text, high, low))
+        return appendUlid(high, low);
     Ref ref = 0;
-    quint8 packed[kUlidBytes];
-    if (packUlid(text, packed)) {
-        char *out = reserve(1 + kUlidBytes, ref);
-        out[0] = kPackedUlid;
-        std::memcpy(out + 1, packed, kUlidBytes);
-        return ref;
-    }
     char *out = writeVarint(reserve(varintSize(size) + size, ref), size);
     for (size_t i = 0; i < size; ++i)
         out[i] = char(chars[i].unicode());
+    return ref;
+}
+
+TextArena::Ref TextArena::appendUlid(quint64 high, quint64 low)
+{
+    Ref ref = 0;
+    char *out = reserve(1 + kUlidBytes, ref);
+    out[0] = kPackedUlid;
+    for (size_t i = 0; i < 8; ++i) {
+        out[1 + i] = char(quint8(high >> (56 - 8 * i)));
+        out[9 + i] = char(quint8(low >> (56 - 8 * i)));
+    }
     return ref;
 }
 
@@ -292,7 +311,26 @@ void placeSlot(std::vector<quint64> &table, quint64 slot)
 
 } // namespace
 
-void IdIndex::insert(quint32 hash, int row)
+void IdIndex::placePending()
+{
+    if (!m_generations.empty()) {
+        const std::vector<quint64> &table = m_generations.back().table;
+        const size_t mask = table.size() - 1;
+        for (const quint64 slot : m_pending) {
+            // Where the slot goes, unless a new or grown table takes it: then nothing is lost.
+            if (!table.empty()) {
+#if defined(__GNUC__) || defined(__clang__)
+                __builtin_prefetch(&table[size_t(slot >> 32) & mask], 1);
+#endif
+            }
+        }
+    }
+    for (const quint64 slot : m_pending)
+        place(slot);
+    m_pending.clear();
+}
+
+void IdIndex::place(quint64 slot)
 {
     if (m_generations.empty() || m_generations.back().count >= m_generationRows) {
         m_generations.emplace_back();
@@ -311,13 +349,14 @@ void IdIndex::insert(quint32 hash, int row)
                 placeSlot(grown, slot);
         g.table.swap(grown);
     }
-    placeSlot(g.table, (quint64(hash) << 32) | quint64(quint32(row) + 1));
+    placeSlot(g.table, slot);
     ++g.count;
-    g.lastRow = row;
+    g.lastRow = int(quint32(slot) - 1);
 }
 
 void IdIndex::eraseRowsBefore(int row)
 {
+    placePending();
     m_firstRow = std::max(m_firstRow, row);
     size_t gone = 0;
     while (gone < m_generations.size() && m_generations[gone].lastRow < m_firstRow)
@@ -330,6 +369,8 @@ size_t IdIndex::size() const
     size_t rows = 0;
     for (const Generation &g : m_generations)
         rows += g.count;
+    for (const quint64 slot : m_pending)
+        rows += int(quint32(slot) - 1) >= m_firstRow ? 1 : 0;
     if (!m_generations.empty()) { // the oldest may hold trimmed rows
         const Generation &oldest = m_generations.front();
         for (const quint64 slot : oldest.table)
@@ -341,7 +382,7 @@ size_t IdIndex::size() const
 
 size_t IdIndex::memoryBytes() const
 {
-    size_t bytes = m_generations.capacity() * sizeof(Generation);
+    size_t bytes = m_generations.capacity() * sizeof(Generation) + m_pending.capacity() * sizeof(quint64);
     for (const Generation &g : m_generations)
         bytes += g.table.capacity() * sizeof(quint64);
     return bytes;
@@ -350,6 +391,7 @@ size_t IdIndex::memoryBytes() const
 void IdIndex::clear()
 {
     m_generations = {};
+    m_pending = {};
     m_firstRow = 0;
 }
 

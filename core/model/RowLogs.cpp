@@ -13,13 +13,33 @@ const EventEntry EventLog::kTrimmed = [] {
     return e;
 }();
 
-int EventLog::find(QStringView eventId, quint32 hash) const
+EventLog::IdKey EventLog::idKey(QStringView eventId)
 {
-    // The index holds kept rows only (trimBefore() erases the others).
-    return m_ids.find(hash, [&](int row) { return m_text.equals(m_rows[size_t(row) - m_first].idRef, eventId); });
+    IdKey key;
+    key.text = eventId;
+    key.hash = eventId.isEmpty() ? 0 : IdIndex::hashOf(eventId);
+    key.ulid = ulidValue(eventId, key.high, key.low);
+    return key;
 }
 
-void EventLog::append(EventEntry entry, const QString &eventId, quint32 idHash, const QString &type, EventKind kind,
+int EventLog::find(QStringView eventId, quint32 hash) const
+{
+    IdKey key;
+    key.text = eventId;
+    key.hash = hash;
+    key.ulid = ulidValue(eventId, key.high, key.low);
+    return find(key);
+}
+
+int EventLog::find(const IdKey &id) const
+{
+    if (id.ulid && (!m_anyUlid || id.high > m_maxUlidHigh || (id.high == m_maxUlidHigh && id.low > m_maxUlidLow)))
+        return -1; // above every id appended: never appended
+    // The index holds kept rows only (trimBefore() erases the others).
+    return m_ids.find(id.hash, [&](int row) { return m_text.equals(m_rows[size_t(row) - m_first].idRef, id.text); });
+}
+
+void EventLog::append(EventEntry entry, const IdKey &eventId, const QString &type, EventKind kind,
                       const QString &agentId, qint64 receivedMs, const QByteArray &frame, const FrameRef &journalRef)
 {
     const int row = int(size());
@@ -27,7 +47,13 @@ void EventLog::append(EventEntry entry, const QString &eventId, quint32 idHash, 
     // Past 4 GiB of kept ids (some 150 million events) a reference no longer fits the row: the
     // id is not kept (the event still is, and its frame still has it).
     m_text.setOwner(row);
-    const TextArena::Ref idRef = m_text.append(eventId);
+    const TextArena::Ref idRef = eventId.ulid ? m_text.appendUlid(eventId.high, eventId.low) : m_text.append(eventId.text);
+    if (eventId.ulid
+        && (!m_anyUlid || eventId.high > m_maxUlidHigh || (eventId.high == m_maxUlidHigh && eventId.low > m_maxUlidLow))) {
+        m_anyUlid = true;
+        m_maxUlidHigh = eventId.high;
+        m_maxUlidLow = eventId.low;
+    }
     entry.idRef = idRef <= std::numeric_limits<quint32>::max() ? quint32(idRef) : 0;
     if (idRef > std::numeric_limits<quint32>::max())
         ++m_textsNotKept;
@@ -50,8 +76,8 @@ void EventLog::append(EventEntry entry, const QString &eventId, quint32 idHash, 
     ++m_typeAppended[size_t(entry.typeRow)];
     entry.agentName = m_names.intern(agentId);
     m_rows.push_back(entry);
-    if (!eventId.isEmpty() && entry.idRef)
-        m_ids.insert(idHash, row);
+    if (!eventId.text.isEmpty() && entry.idRef)
+        m_ids.insert(eventId.hash, row);
     if (!frame.isEmpty()) {
         m_frames.resize(kept); // rows before it kept none
         m_frames.push_back(frame);
@@ -133,6 +159,8 @@ void EventLog::clear()
 {
     m_first = 0;
     m_textsNotKept = 0;
+    m_anyUlid = false;
+    m_maxUlidHigh = m_maxUlidLow = 0;
     m_rows = {};
     m_types.clear();
     m_typeAppended.clear();

@@ -49,8 +49,8 @@ QByteArray SystemStore::messagePayload(int row) const
 void SystemStore::applyEvent(const EventInput &input)
 {
     const MapEvent &e = input.event;
-    const quint32 idHash = e.eventId.isEmpty() ? 0 : IdIndex::hashOf(e.eventId);
-    if (!e.eventId.isEmpty() && m_events.find(e.eventId, idHash) >= 0) {
+    const EventLog::IdKey id = EventLog::idKey(e.eventId);
+    if (!e.eventId.isEmpty() && m_events.find(id) >= 0) {
         ++m_counters.duplicateEvents;
         m_pending.countersChanged = true;
         return;
@@ -79,7 +79,7 @@ void SystemStore::applyEvent(const EventInput &input)
         entry.stateRow = qint16(stateRowOf(*e.agent->state));
     if (!e.previousState.isEmpty())
         entry.previousStateRow = qint16(stateRowOf(e.previousState));
-    m_events.append(entry, e.eventId, idHash, e.type, e.kind, e.agentId.isEmpty() ? e.sourceAgentId : e.agentId,
+    m_events.append(entry, id, e.type, e.kind, e.agentId.isEmpty() ? e.sourceAgentId : e.agentId,
                     input.receivedMs, e.rawFrame, e.journalRef);
     if (m_pending.firstNewEvent < 0)
         m_pending.firstNewEvent = eventIndex;

@@ -96,6 +96,7 @@ private Q_SLOTS:
     void messageLogKeepsEveryField();
     void recipientListsKeepIdOrderAndFreeOnTrim();
     void nonAsciiEventIdsAreDeduplicated();
+    void ulidEventIdsAreDeduplicatedInAnyOrder();
     void manyEventIdsStayDistinct();
     void eventsRecordAnnouncedStates();
     void eventFrameFallsBackToTheFrameSource();
@@ -187,6 +188,55 @@ void TestStore::manyEventIdsStayDistinct()
     store.apply(make(3));
     QCOMPARE(store.counters().eventsApplied, qint64(1));
     QCOMPARE(store.counters().duplicateEvents, qint64(0));
+}
+
+void TestStore::ulidEventIdsAreDeduplicatedInAnyOrder()
+{
+    // A ULID above every one applied is new without a look into the index (EventLog::find), and
+    // the index places its rows in groups (IdIndex::insert): ids in order, again (the newest
+    // still waiting to be placed), new ones below the largest, and after a reset, all must be
+    // told apart exactly.
+    SystemStore store;
+    QString error;
+    const auto ulid = [](int i) {
+        static const char digits[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+        QString text(26, QLatin1Char('0'));
+        for (int at = 25; i > 0; --at, i /= 32)
+            text[at] = QLatin1Char(digits[i % 32]);
+        text[1] = QLatin1Char('1'); // a time in this century, as servers write
+        return text;
+    };
+    const auto make = [&](const QString &id, int at) {
+        auto e = eventFromNotification(Json{{"eventId", id.toStdString()}, {"event", {{"type", "x.custom"}, {"data", Json::object()}}}},
+                                       error);
+        return ModelInput(EventInput{*e, at});
+    };
+    for (int i = 1000; i < 6000; i += 2)
+        store.apply(make(ulid(i), i));
+    QCOMPARE(store.counters().eventsApplied, qint64(2500));
+    store.apply(make(ulid(5998), 1)); // the newest again: its row is not placed in the table yet
+    store.apply(make(ulid(5996), 1));
+    for (int i = 1000; i < 6000; i += 14)
+        store.apply(make(ulid(i), 1));
+    QCOMPARE(store.counters().eventsApplied, qint64(2500));
+    QCOMPARE(store.counters().duplicateEvents, qint64(2 + (5000 + 13) / 14));
+    // New ids below the largest (another source, a clock behind): applied, then known.
+    for (int i = 5999; i > 0; i -= 4)
+        store.apply(make(ulid(i), i));
+    QCOMPARE(store.counters().eventsApplied, qint64(2500 + 1500));
+    store.apply(make(ulid(3), 1));
+    store.apply(make(ulid(5999), 1));
+    store.apply(make(ulid(5999).toLower(), 1)); // no ULID as servers write them: a text id, new
+    store.apply(make(ulid(5999).toLower(), 1));
+    QCOMPARE(store.counters().eventsApplied, qint64(4001));
+    QCOMPARE(store.counters().duplicateEvents, qint64(2 + (5000 + 13) / 14 + 3));
+    QCOMPARE(store.events().eventId(2500), ulid(5999));
+    // A reset forgets the largest: a smaller id applies, and again is a duplicate.
+    store.reset();
+    store.apply(make(ulid(7), 1));
+    store.apply(make(ulid(7), 1));
+    QCOMPARE(store.counters().eventsApplied, qint64(1));
+    QCOMPARE(store.counters().duplicateEvents, qint64(1));
 }
 
 void TestStore::eventsRecordAnnouncedStates()
@@ -1100,7 +1150,7 @@ void TestStore::messageLogKeepsEveryField()
     EventLog events;
     EventEntry entry;
     entry.timestampMs = 5;
-    events.append(entry, QStringLiteral("ev-1"), IdIndex::hashOf(QStringLiteral("ev-1")), QStringLiteral("message.sent"),
+    events.append(entry, EventLog::idKey(QStringLiteral("ev-1")), QStringLiteral("message.sent"),
                   EventKind::MessageSent, QStringLiteral("agent-1"), 7, QByteArray("{\"frame\":1}"));
     QCOMPARE(events.eventId(0), QStringLiteral("ev-1"));
     QCOMPARE(events.type(events[0]), QStringLiteral("message.sent"));
@@ -1113,15 +1163,15 @@ void TestStore::messageLogKeepsEveryField()
         EventLog more;
         EventEntry seconds;
         seconds.timestampMs = 1795401363; // seconds, not ms
-        more.append(seconds, QStringLiteral("a"), IdIndex::hashOf(QStringLiteral("a")), QStringLiteral("x.y"),
+        more.append(seconds, EventLog::idKey(QStringLiteral("a")), QStringLiteral("x.y"),
                     EventKind::Other, QString(), 1795401363849, {});
         EventEntry near;
         near.timestampMs = 1795401363849;
-        more.append(near, QStringLiteral("b"), IdIndex::hashOf(QStringLiteral("b")), QStringLiteral("x.y"),
+        more.append(near, EventLog::idKey(QStringLiteral("b")), QStringLiteral("x.y"),
                     EventKind::AgentRegistered, QString(), 1795401363849 - 5, {});
         EventEntry late;
         late.timestampMs = 0;
-        more.append(late, QStringLiteral("c"), IdIndex::hashOf(QStringLiteral("c")), QStringLiteral("x.y"),
+        more.append(late, EventLog::idKey(QStringLiteral("c")), QStringLiteral("x.y"),
                     EventKind::Other, QString(), std::numeric_limits<qint64>::max() / 2, {});
         QCOMPARE(more.receivedMs(0), qint64(1795401363849));
         QCOMPARE(more.receivedMs(1), qint64(1795401363849 - 5));
@@ -1305,9 +1355,12 @@ void TestStore::idIndexErasesTrimmedRows()
         const int found = index.find(hashOf(row), [&](int candidate) { return candidate == row; });
         QCOMPARE(found, row < kRows / 2 ? -1 : row);
     }
-    // The table still takes new rows and finds them.
-    for (int row = kRows; row < kRows + 1000; ++row)
+    // The table still takes new rows and finds them, the newest before they are placed too.
+    for (int row = kRows; row < kRows + 1000; ++row) {
         index.insert(hashOf(row), row);
+        QCOMPARE(index.find(hashOf(row), [&](int c) { return c == row; }), row);
+    }
+    QCOMPARE(index.size(), size_t(kRows / 2 + 1000));
     QCOMPARE(index.find(hashOf(kRows + 999), [&](int c) { return c == kRows + 999; }), kRows + 999);
     index.eraseRowsBefore(kRows + 1000);
     QCOMPARE(index.size(), size_t(0));
