@@ -46,6 +46,31 @@ private:
 // (`high` and `low` then undefined) when `text` is no such ULID.
 bool ulidValue(QStringView text, quint64 &high, quint64 &low);
 
+// The largest ULID among the ids a log appended (trimmed ones too): an id above it was never
+// appended, so the log answers "not found" without a look into its IdIndex. A server's ULIDs grow
+// with time, so nearly every new event's and message's id is above it; that look was a cache
+// miss per id (one per generation of the index), a fifth of applying an event at a million.
+class UlidWatermark
+{
+public:
+    // Whether the ULID (high, low) is above every one noted: then it was never noted.
+    bool above(quint64 high, quint64 low) const { return !m_any || high > m_high || (high == m_high && low > m_low); }
+    void note(quint64 high, quint64 low)
+    {
+        if (above(high, low)) {
+            m_any = true;
+            m_high = high;
+            m_low = low;
+        }
+    }
+    void clear() { *this = UlidWatermark(); }
+
+private:
+    bool m_any = false;
+    quint64 m_high = 0;
+    quint64 m_low = 0;
+};
+
 // Text written once and read rarely (event and message ids, payloads): UTF-8 with a length
 // prefix in 1 MiB blocks. A reference is 64 bits; 0 is the empty text. append() keeps a ULID (26
 // characters of Crockford's base32, as MAP servers write event and message ids) as its 16 bytes

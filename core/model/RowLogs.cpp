@@ -33,8 +33,8 @@ int EventLog::find(QStringView eventId, quint32 hash) const
 
 int EventLog::find(const IdKey &id) const
 {
-    if (id.ulid && (!m_anyUlid || id.high > m_maxUlidHigh || (id.high == m_maxUlidHigh && id.low > m_maxUlidLow)))
-        return -1; // above every id appended: never appended
+    if (id.ulid && m_newestId.above(id.high, id.low))
+        return -1; // never appended
     // The index holds kept rows only (trimBefore() erases the others).
     return m_ids.find(id.hash, [&](int row) { return m_text.equals(m_rows[size_t(row) - m_first].idRef, id.text); });
 }
@@ -48,12 +48,8 @@ void EventLog::append(EventEntry entry, const IdKey &eventId, const QString &typ
     // id is not kept (the event still is, and its frame still has it).
     m_text.setOwner(row);
     const TextArena::Ref idRef = eventId.ulid ? m_text.appendUlid(eventId.high, eventId.low) : m_text.append(eventId.text);
-    if (eventId.ulid
-        && (!m_anyUlid || eventId.high > m_maxUlidHigh || (eventId.high == m_maxUlidHigh && eventId.low > m_maxUlidLow))) {
-        m_anyUlid = true;
-        m_maxUlidHigh = eventId.high;
-        m_maxUlidLow = eventId.low;
-    }
+    if (eventId.ulid)
+        m_newestId.note(eventId.high, eventId.low);
     entry.idRef = idRef <= std::numeric_limits<quint32>::max() ? quint32(idRef) : 0;
     if (idRef > std::numeric_limits<quint32>::max())
         ++m_textsNotKept;
@@ -159,8 +155,7 @@ void EventLog::clear()
 {
     m_first = 0;
     m_textsNotKept = 0;
-    m_anyUlid = false;
-    m_maxUlidHigh = m_maxUlidLow = 0;
+    m_newestId.clear();
     m_rows = {};
     m_types.clear();
     m_typeAppended.clear();
@@ -309,6 +304,8 @@ int MessageLog::find(QStringView messageId) const
 {
     if (messageId.isEmpty())
         return -1;
+    if (quint64 high = 0, low = 0; ulidValue(messageId, high, low) && m_newestId.above(high, low))
+        return -1; // never appended
     return m_ids.find(IdIndex::hashOf(messageId),
                       [&](int row) { return m_text.equals(m_rows[size_t(row) - m_first].id, messageId); });
 }
@@ -345,6 +342,8 @@ int MessageLog::append(const Message &m)
     m_text.setOwner(row);
     Row r;
     r.id = narrowRef(m_text.append(m.id));
+    if (quint64 high = 0, low = 0; ulidValue(m.id, high, low))
+        m_newestId.note(high, low);
     r.payload = narrowRef(m_text.appendUtf8(m.payloadText));
     r.correlationId = narrowRef(m_text.append(m.correlationId));
     r.timestampMs = m.timestampMs;
@@ -455,6 +454,7 @@ void MessageLog::clear()
 {
     m_first = 0;
     m_textsNotKept = 0;
+    m_newestId.clear();
     m_rows = {};
     m_lists = {};
     m_listBytes = 0;

@@ -133,13 +133,7 @@ private:
     TextArena m_text;
     NameTable m_names;
     IdIndex m_ids;
-    // The largest ULID among the ids ever appended (trimmed ones too): an id above it was never
-    // appended, so find() answers without a look into m_ids. A server's ULIDs grow with time, so
-    // nearly every new event's id is above it, and that look was a cache miss per event (one per
-    // generation of the index), a fifth of applying an event at a million events.
-    bool m_anyUlid = false;
-    quint64 m_maxUlidHigh = 0;
-    quint64 m_maxUlidLow = 0;
+    UlidWatermark m_newestId;
 };
 
 class MessageLog
@@ -328,6 +322,7 @@ private:
     TextArena m_text;
     NameTable m_names;
     IdIndex m_ids;
+    UlidWatermark m_newestId;          // messages' ids: find() answers ids above it without m_ids
 };
 
 // Every task's transitions in one log (a loaded trace has tens of thousands of tasks with about

@@ -97,6 +97,7 @@ private Q_SLOTS:
     void recipientListsKeepIdOrderAndFreeOnTrim();
     void nonAsciiEventIdsAreDeduplicated();
     void ulidEventIdsAreDeduplicatedInAnyOrder();
+    void ulidMessageIdsAreFoundInAnyOrder();
     void manyEventIdsStayDistinct();
     void eventsRecordAnnouncedStates();
     void eventFrameFallsBackToTheFrameSource();
@@ -237,6 +238,36 @@ void TestStore::ulidEventIdsAreDeduplicatedInAnyOrder()
     store.apply(make(ulid(7), 1));
     QCOMPARE(store.counters().eventsApplied, qint64(1));
     QCOMPARE(store.counters().duplicateEvents, qint64(1));
+}
+
+void TestStore::ulidMessageIdsAreFoundInAnyOrder()
+{
+    // The message log answers ids above its largest ULID without its index (MessageLog::find):
+    // deliveries of messages sent before, and messages sent with an id below the largest, must
+    // still be found.
+    SystemStore store;
+    Wire wire(store);
+    wire.registerAgent(QStringLiteral("a"), QStringLiteral("a"), QStringLiteral("sess-a"));
+    const QString id10 = QStringLiteral("01ARZ3NDEKTSV4RRFFQ69G5F10");
+    const QString id15 = QStringLiteral("01ARZ3NDEKTSV4RRFFQ69G5F15");
+    const QString id20 = QStringLiteral("01ARZ3NDEKTSV4RRFFQ69G5F20");
+    const QString id30 = QStringLiteral("01ARZ3NDEKTSV4RRFFQ69G5F30");
+    const QString id40 = QStringLiteral("01ARZ3NDEKTSV4RRFFQ69G5F40");
+    for (const QString &id : {id10, id20, id30})
+        wire.message(id, QStringLiteral("sess-a"), "b", Json{{"x", 1}});
+    QCOMPARE(store.messages().find(id40), -1);
+    QCOMPARE(store.messages().find(id20), 1);
+    wire.event(QStringLiteral("message.delivered"), {{"messageId", id20.toStdString()}, {"agentId", "b"}});
+    QCOMPARE(store.messages()[1].status, QStringLiteral("delivered"));
+    wire.message(id15, QStringLiteral("sess-a"), "b", Json{{"x", 2}}); // below the largest, new
+    QCOMPARE(store.counters().messages, qint64(4));
+    QCOMPARE(store.messages().find(id15), 3);
+    wire.event(QStringLiteral("message.queued"), {{"messageId", id15.toStdString()}, {"agentId", "b"}});
+    QCOMPARE(store.messages()[3].status, QStringLiteral("queued"));
+    wire.event(QStringLiteral("message.queued"), {{"messageId", id40.toStdString()}, {"agentId", "b"}}); // never sent
+    QCOMPARE(store.counters().messages, qint64(4));
+    QCOMPARE(store.messages()[0].status, QStringLiteral("sent"));
+    QCOMPARE(store.messages()[2].status, QStringLiteral("sent"));
 }
 
 void TestStore::eventsRecordAnnouncedStates()
