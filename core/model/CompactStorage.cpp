@@ -313,18 +313,15 @@ void placeSlot(std::vector<quint64> &table, quint64 slot)
 
 void IdIndex::placePending()
 {
-    if (!m_generations.empty()) {
+#if defined(__GNUC__) || defined(__clang__)
+    // Where each slot goes, unless a new or grown table takes it: then only the fetch is wasted.
+    if (!m_generations.empty() && !m_generations.back().table.empty()) {
         const std::vector<quint64> &table = m_generations.back().table;
         const size_t mask = table.size() - 1;
-        for (const quint64 slot : m_pending) {
-            // Where the slot goes, unless a new or grown table takes it: then nothing is lost.
-            if (!table.empty()) {
-#if defined(__GNUC__) || defined(__clang__)
-                __builtin_prefetch(&table[size_t(slot >> 32) & mask], 1);
-#endif
-            }
-        }
+        for (const quint64 slot : m_pending)
+            __builtin_prefetch(&table[size_t(slot >> 32) & mask], 1);
     }
+#endif
     for (const quint64 slot : m_pending)
         place(slot);
     m_pending.clear();

@@ -341,9 +341,12 @@ int MessageLog::append(const Message &m)
     const int row = int(size());
     m_text.setOwner(row);
     Row r;
-    r.id = narrowRef(m_text.append(m.id));
-    if (quint64 high = 0, low = 0; ulidValue(m.id, high, low))
+    if (quint64 high = 0, low = 0; ulidValue(m.id, high, low)) {
+        r.id = narrowRef(m_text.appendUlid(high, low));
         m_newestId.note(high, low);
+    } else {
+        r.id = narrowRef(m_text.append(m.id));
+    }
     r.payload = narrowRef(m_text.appendUtf8(m.payloadText));
     r.correlationId = narrowRef(m_text.append(m.correlationId));
     r.timestampMs = m.timestampMs;

@@ -166,6 +166,7 @@ private:
     void updateScope(int row, const SystemStore &store);
     void addMessages(const SystemStore &store, int firstRow);
     void rankChangedEdges();
+    static double rankKeyOf(TrafficEdge &edge); // edge.rankKey, made when NaN
     void rebuildStructure();
     std::vector<QRectF> scopeBoxes(bool atRest) const;
     void addTreeLine(const TreeLine &line, bool coarseToo);
