@@ -499,15 +499,18 @@ int main(int argc, char **argv)
             return 1;
         }
         const qint64 hwmKb = statusKb("VmHWM:");
+        const qint64 afterKb = statusKb("VmRSS:"); // a second after the load: what stays
         const double events = std::max(1.0, double(store->events().size()));
         const double traceBytes = double(hwmKb - emptyWindowKb) * 1024.0 - double(QFileInfo(path).size());
         std::printf("window: %lld events, %zu agents, %zu messages; first view %lld ms, fully loaded %lld ms, "
                     "longest GUI stall %lld ms; peak RSS %.1f MB (%.0f B/event; the empty window %.1f MB, the trace "
-                    "beyond it and the file %.0f B/event)\n",
+                    "beyond it and the file %.0f B/event; a second after the load %.1f MB, %.0f B/event beyond the "
+                    "empty window)\n",
                     static_cast<long long>(store->events().size()), store->agents().size(), store->messages().size(),
                     static_cast<long long>(firstViewMs), static_cast<long long>(loadedMs),
                     static_cast<long long>(stalls.longestMs()), double(hwmKb) / 1024.0, double(hwmKb) * 1024.0 / events,
-                    double(emptyWindowKb) / 1024.0, traceBytes / events);
+                    double(emptyWindowKb) / 1024.0, traceBytes / events, double(afterKb) / 1024.0,
+                    double(afterKb - emptyWindowKb) * 1024.0 / events);
         return 0;
     }
     if (mode == QLatin1String("export")) {

@@ -180,7 +180,13 @@ int generate(const QString &path, qint64 target, const QString &from, bool captu
     qint64 written = 0;
     qint64 recordMs = t0;
     for (qint64 copy = 0; written < target; ++copy) {
-        const QByteArray prefix = QByteArray::number(copy).rightJustified(8, '0');
+        // In place of a ULID's first 6 characters (its time in units of about 17 minutes, the same
+        // throughout a recording): the copies' ids ascend as a server's ULIDs do (an 8-character
+        // prefix, before 2026-11-27, cut into the time and put ids out of order within a copy).
+        // Crockford's base 32, 6 digits: a billion copies.
+        QByteArray prefix(6, '0');
+        for (qint64 rest = copy, at = 5; rest > 0 && at >= 0; rest /= 32, --at)
+            prefix[at] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"[rest % 32];
         const QByteArray copyHex = QByteArray::number(copy, 16).rightJustified(8, '0');
         const QByteArray agentPrefix = "A" + QByteArray::number(copy % agentSets, 36).toUpper().rightJustified(7, '0');
         const qint64 shift = copy * span;
@@ -197,7 +203,7 @@ int generate(const QString &path, qint64 target, const QString &from, bool captu
                                             .toLatin1());
                     break;
                 case Varying::Id:
-                    f.replace(v.at, 8, prefix);
+                    f.replace(v.at, 6, prefix);
                     break;
                 case Varying::TaskNumber:
                     f.replace(v.at, 6, QByteArray::number(copy * tasksPerCopy + v.value).rightJustified(6, '0'));

@@ -235,6 +235,22 @@ TextArena::Ref TextArena::appendUlid(quint64 high, quint64 low)
     return ref;
 }
 
+bool TextArena::ulidAt(Ref ref, quint64 &high, quint64 &low) const
+{
+    if (!ref)
+        return false;
+    const char *bytes = at(ref);
+    if (*bytes != kPackedUlid)
+        return false;
+    high = 0;
+    low = 0;
+    for (size_t i = 1; i <= 8; ++i) {
+        high = (high << 8) | quint8(bytes[i]);
+        low = (low << 8) | quint8(bytes[8 + i]);
+    }
+    return true;
+}
+
 const char *TextArena::at(Ref ref) const
 {
     const size_t slot = size_t(ref >> kOffsetBits) - 1;

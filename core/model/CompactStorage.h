@@ -98,6 +98,9 @@ public:
     QByteArrayView utf8(Ref ref) const;  // texts of appendUtf8(); empty for a packed ULID
     QString text(Ref ref) const;
     bool equals(Ref ref, QStringView text) const;
+    // The value of a ULID kept packed (appendUlid(), or append() of a ULID's text); false for
+    // any other text.
+    bool ulidAt(Ref ref, quint64 &high, quint64 &low) const;
     // Frees every block whose texts all belong to owners before `owner`; their references
     // must not be read again.
     void releaseOwnersBefore(qint64 owner);

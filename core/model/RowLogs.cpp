@@ -35,8 +35,45 @@ int EventLog::find(const IdKey &id) const
 {
     if (id.ulid && m_newestId.above(id.high, id.low))
         return -1; // never appended
+    if (id.ulid)
+        if (const int row = findAscending(id.high, id.low); row >= 0)
+            return row;
     // The index holds kept rows only (trimBefore() erases the others).
     return m_ids.find(id.hash, [&](int row) { return m_text.equals(m_rows[size_t(row) - m_first].idRef, id.text); });
+}
+
+int EventLog::findAscending(quint64 high, quint64 low) const
+{
+    const auto below = [&](int row) { // the row's id is below (high, low)
+        quint64 h = 0;
+        quint64 l = 0;
+        keptUlid(row, h, l);
+        return h < high || (h == high && l < low);
+    };
+    const auto isId = [&](int row) {
+        quint64 h = 0;
+        quint64 l = 0;
+        return keptUlid(row, h, l) && h == high && l == low;
+    };
+    // Ids ascend across runs too: the first run whose first id is not below the one sought
+    // starts with it, or the id is in the run before (if anywhere).
+    const auto next = std::partition_point(m_ascending.begin(), m_ascending.end(),
+                                           [&](const AscendingRun &r) { return below(r.first); });
+    if (next != m_ascending.end() && isId(next->first))
+        return next->first;
+    if (next == m_ascending.begin())
+        return -1;
+    const AscendingRun &run = *std::prev(next);
+    int lo = run.first;
+    int hi = run.end;
+    while (lo < hi) { // the first row of the run whose id is not below
+        const int mid = lo + (hi - lo) / 2;
+        if (below(mid))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < run.end && isId(lo) ? lo : -1;
 }
 
 void EventLog::append(EventEntry entry, const IdKey &eventId, const QString &type, EventKind kind,
@@ -48,6 +85,7 @@ void EventLog::append(EventEntry entry, const IdKey &eventId, const QString &typ
     // id is not kept (the event still is, and its frame still has it).
     m_text.setOwner(row);
     const TextArena::Ref idRef = eventId.ulid ? m_text.appendUlid(eventId.high, eventId.low) : m_text.append(eventId.text);
+    const bool ascending = eventId.ulid && m_newestId.above(eventId.high, eventId.low);
     if (eventId.ulid)
         m_newestId.note(eventId.high, eventId.low);
     entry.idRef = idRef <= std::numeric_limits<quint32>::max() ? quint32(idRef) : 0;
@@ -72,8 +110,14 @@ void EventLog::append(EventEntry entry, const IdKey &eventId, const QString &typ
     ++m_typeAppended[size_t(entry.typeRow)];
     entry.agentName = m_names.intern(agentId);
     m_rows.push_back(entry);
-    if (!eventId.text.isEmpty() && entry.idRef)
+    if (ascending && entry.idRef) {
+        if (!m_ascending.empty() && m_ascending.back().end == row)
+            ++m_ascending.back().end;
+        else
+            m_ascending.push_back({row, row + 1});
+    } else if (!eventId.text.isEmpty() && entry.idRef) {
         m_ids.insert(eventId.hash, row);
+    }
     if (!frame.isEmpty()) {
         m_frames.resize(kept); // rows before it kept none
         m_frames.push_back(frame);
@@ -96,6 +140,10 @@ void EventLog::trimBefore(size_t row)
         return;
     const size_t count = row - m_first;
     m_ids.eraseRowsBefore(int(row));
+    while (!m_ascending.empty() && size_t(m_ascending.front().end) <= row)
+        m_ascending.pop_front();
+    if (!m_ascending.empty())
+        m_ascending.front().first = std::max(m_ascending.front().first, int(row));
     m_rows.erase(m_rows.begin(), m_rows.begin() + qsizetype(count));
     const size_t framesGone = std::min(count, m_frames.size());
     for (size_t i = 0; i < framesGone; ++i)
@@ -128,7 +176,7 @@ size_t EventLog::memoryBytes() const
 {
     return m_rows.size() * sizeof(EventEntry) + m_frames.size() * sizeof(QByteArray) + m_frameBytes
         + m_journalRefs.size() * sizeof(FrameRef) + m_text.memoryBytes()
-        + m_ids.memoryBytes() + m_farReceipts.size() * sizeof(m_farReceipts[0]) + m_causes.size() * (sizeof(m_causes[0]) + 48);
+        + m_ids.memoryBytes() + m_ascending.size() * sizeof(AscendingRun) + m_farReceipts.size() * sizeof(m_farReceipts[0]) + m_causes.size() * (sizeof(m_causes[0]) + 48);
 }
 
 std::vector<int> EventLog::causesOf(size_t row) const
@@ -156,6 +204,7 @@ void EventLog::clear()
     m_first = 0;
     m_textsNotKept = 0;
     m_newestId.clear();
+    m_ascending = {};
     m_rows = {};
     m_types.clear();
     m_typeAppended.clear();

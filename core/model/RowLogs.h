@@ -101,10 +101,27 @@ public:
     // trace): the id index's generations follow it.
     void setExpectedRows(size_t rows, bool bounded) { m_ids.setGenerationRows(rows / 4, bounded); }
     size_t memoryBytes() const; // rows, texts and the id index (names: distinct strings only, not counted)
+    // Kept rows whose ids are in the hash index: those not in an ascending run (find()).
+    size_t indexedIdCount() const { return m_ids.size(); }
     void clear();
 
 private:
     static const EventEntry kTrimmed;
+    // Rows first, end (one past the last) whose ids are ULIDs each above every id appended
+    // before it, as a server writes them: found by binary search on the ids (findAscending()),
+    // so they take no place in the id index (17 bytes an event at a million). A row out of that
+    // order (a text id, a ULID below the largest) ends a run and goes to the index. Runs are
+    // trimmed with the rows: at most one per two rows (ids that alternate), usually one.
+    struct AscendingRun
+    {
+        int first = 0;
+        int end = 0;
+    };
+    int findAscending(quint64 high, quint64 low) const;
+    bool keptUlid(int row, quint64 &high, quint64 &low) const
+    {
+        return m_text.ulidAt(m_rows[size_t(row) - m_first].idRef, high, low);
+    }
     // An event type as received and the kind it was read as (a handful of them).
     struct TypeRow
     {
@@ -134,6 +151,7 @@ private:
     NameTable m_names;
     IdIndex m_ids;
     UlidWatermark m_newestId;
+    std::deque<AscendingRun> m_ascending;
 };
 
 class MessageLog

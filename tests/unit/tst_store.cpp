@@ -98,6 +98,7 @@ private Q_SLOTS:
     void nonAsciiEventIdsAreDeduplicated();
     void ulidEventIdsAreDeduplicatedInAnyOrder();
     void ulidMessageIdsAreFoundInAnyOrder();
+    void ascendingEventIdsAreFoundWithoutTheIndex();
     void manyEventIdsStayDistinct();
     void eventsRecordAnnouncedStates();
     void eventFrameFallsBackToTheFrameSource();
@@ -238,6 +239,78 @@ void TestStore::ulidEventIdsAreDeduplicatedInAnyOrder()
     store.apply(make(ulid(7), 1));
     QCOMPARE(store.counters().eventsApplied, qint64(1));
     QCOMPARE(store.counters().duplicateEvents, qint64(1));
+}
+
+void TestStore::ascendingEventIdsAreFoundWithoutTheIndex()
+{
+    // Rows whose ULID is above every id before them are found by binary search over runs of
+    // such rows (EventLog::findAscending), not through the id index; every other row (a text id,
+    // a ULID below the largest) is indexed and ends a run. Every kept row must be found, no
+    // absent id must be, and trimming mid-run must forget exactly the trimmed rows.
+    const auto ulid = [](int i) {
+        static const char digits[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+        QString text(26, QLatin1Char('0'));
+        for (int at = 25; i > 0; --at, i /= 32)
+            text[at] = QLatin1Char(digits[i % 32]);
+        text[1] = QLatin1Char('1');
+        return text;
+    };
+    EventLog log;
+    QStringList ids; // by row
+    const auto append = [&](const QString &id) {
+        EventEntry entry;
+        entry.timestampMs = 1000 + ids.size();
+        log.append(entry, EventLog::idKey(id), QStringLiteral("x.custom"), EventKind::Other, QString(), entry.timestampMs, {});
+        ids.append(id);
+    };
+    int indexed = 0;
+    for (int i = 10; i < 4000; i += 3) {
+        append(ulid(i)); // ascending
+        if (i % 7 == 1) { // a run ends: a text id, then a ULID below the largest
+            append(QStringLiteral("text-%1").arg(i));
+            append(ulid(i - 2));
+            indexed += 2;
+        }
+        if (i % 11 == 4) { // two in a row
+            append(ulid(i - 1));
+            append(QStringLiteral("more-%1").arg(i));
+            indexed += 2;
+        }
+    }
+    QVERIFY(indexed > 40);
+    QCOMPARE(int(log.indexedIdCount()), indexed);
+    const auto everyRowIsFound = [&] {
+        for (int row = int(log.firstRow()); row < int(log.size()); ++row)
+            if (log.find(EventLog::idKey(ids[row])) != row)
+                return row;
+        return -1;
+    };
+    QCOMPARE(everyRowIsFound(), -1);
+    // Absent: below every id, in the gaps between ascending ids, in a run's gaps, a text.
+    QCOMPARE(log.find(EventLog::idKey(ulid(1))), -1);
+    for (int i = 11; i < 4000; i += 3)
+        if (!ids.contains(ulid(i)))
+            QCOMPARE(log.find(EventLog::idKey(ulid(i))), -1);
+    QCOMPARE(log.find(EventLog::idKey(ulid(4100))), -1);
+    QCOMPARE(log.find(EventLog::idKey(QStringLiteral("text-0"))), -1);
+
+    // Trimmed in the middle of a run: its kept part is still found, its trimmed part no more.
+    const int cut = int(ids.indexOf(ulid(2005)));
+    QVERIFY(cut > 0);
+    log.trimBefore(size_t(cut));
+    QCOMPARE(everyRowIsFound(), -1);
+    for (int row = 0; row < cut; ++row)
+        QCOMPARE(log.find(EventLog::idKey(ids[row])), -1);
+    QVERIFY(int(log.indexedIdCount()) < indexed);
+    // Ascending ids go on after the trim; one below the largest (a trimmed one again) is new.
+    append(ulid(5000));
+    append(ulid(13));
+    QCOMPARE(log.find(EventLog::idKey(ulid(5000))), int(ids.size()) - 2);
+    QCOMPARE(log.find(EventLog::idKey(ulid(13))), int(ids.size()) - 1);
+    QCOMPARE(everyRowIsFound(), -1);
+    log.clear();
+    QCOMPARE(log.find(EventLog::idKey(ulid(5000))), -1);
+    QCOMPARE(int(log.indexedIdCount()), 0);
 }
 
 void TestStore::ulidMessageIdsAreFoundInAnyOrder()
