@@ -33,8 +33,8 @@ TraceTimeline::~TraceTimeline()
 void TraceTimeline::reserve(qint64 records)
 {
     if (records > 0) {
-        m_sortTimes.reserve(size_t(records));
-        m_refs.reserve(size_t(records));
+        m_sortOffsets.reserve(size_t(records));
+        m_offsets.reserve(size_t(records));
         m_flags.reserve(size_t(records));
         m_inputs.reserve(size_t(records));
     }
@@ -67,7 +67,7 @@ void TraceTimeline::appendRecord(const TraceRecord &r)
         bytes = action.data();
         size = qsizetype(action.size());
     }
-    const qint64 index = qint64(m_sortTimes.size());
+    const qint64 index = recordCount();
     if (m_chunks.empty() || m_chunks.back().closed || m_chunks.back().raw.size() + size > kChunkBytes) {
         if (!m_chunks.empty() && !m_chunks.back().closed)
             settle(quint32(m_chunks.size() - 1));
@@ -96,11 +96,14 @@ void TraceTimeline::appendRecord(const TraceRecord &r)
         if (!m_waiting.empty())
             settleWaiting(false);
     }
-    const qint64 previous = m_sortTimes.empty() ? r.timeMs : m_sortTimes.back();
+    const qint64 previous = index == 0 ? r.timeMs : m_lastSortTimeMs;
     if (r.timeMs < previous)
         m_earlierTimes.emplace_back(index, r.timeMs);
-    m_sortTimes.push_back(std::max(previous, r.timeMs));
-    m_refs.push_back({quint32(m_chunks.size() - 1), offset});
+    m_lastSortTimeMs = std::max(previous, r.timeMs);
+    if (m_timeSpans.empty() || m_lastSortTimeMs - m_timeSpans.back().baseMs > qint64(std::numeric_limits<quint32>::max()))
+        m_timeSpans.push_back({index, m_lastSortTimeMs});
+    m_sortOffsets.push_back(quint32(m_lastSortTimeMs - m_timeSpans.back().baseMs));
+    m_offsets.push_back(offset);
     m_flags.push_back(quint8((quint8(dir) & kDirMask) | (r.binary ? kBinary : 0)));
     if (m_connections.empty() || m_connections.back().second != qint32(r.connection))
         m_connections.emplace_back(index, qint32(r.connection));
@@ -158,15 +161,30 @@ qint64 TraceTimeline::recordTimeMs(qint64 index) const
 {
     const auto it = std::lower_bound(m_earlierTimes.begin(), m_earlierTimes.end(), index,
                                      [](const std::pair<qint64, qint64> &e, qint64 i) { return e.first < i; });
-    return it != m_earlierTimes.end() && it->first == index ? it->second : m_sortTimes[size_t(index)];
+    return it != m_earlierTimes.end() && it->first == index ? it->second : sortTimeMs(index);
 }
 
-quint32 TraceTimeline::recordSize(qint64 index) const
+qint64 TraceTimeline::sortTimeMs(qint64 index) const
 {
-    const Ref &ref = m_refs[size_t(index)];
-    if (size_t(index) + 1 < m_refs.size() && m_refs[size_t(index) + 1].chunk == ref.chunk)
-        return m_refs[size_t(index) + 1].offset - ref.offset;
-    return quint32(m_chunks[ref.chunk].rawSize - ref.offset);
+    const auto span = std::upper_bound(m_timeSpans.begin(), m_timeSpans.end(), index,
+                                       [](qint64 i, const TimeSpan &s) { return i < s.firstRecord; });
+    return std::prev(span)->baseMs + qint64(m_sortOffsets[size_t(index)]);
+}
+
+quint32 TraceTimeline::chunkOf(qint64 index) const
+{
+    const auto chunk = std::upper_bound(m_chunks.begin(), m_chunks.end(), index,
+                                        [](qint64 i, const Chunk &c) { return i < c.firstRecord; });
+    return quint32(std::prev(chunk) - m_chunks.begin());
+}
+
+quint32 TraceTimeline::recordSize(qint64 index, quint32 chunk) const
+{
+    const qint64 next = index + 1;
+    const bool nextInChunk = next < recordCount()
+        && (size_t(chunk) + 1 == m_chunks.size() || next < m_chunks[size_t(chunk) + 1].firstRecord);
+    const quint32 offset = m_offsets[size_t(index)];
+    return nextInChunk ? m_offsets[size_t(next)] - offset : quint32(m_chunks[chunk].rawSize - offset);
 }
 
 qint32 TraceTimeline::connectionOf(qint64 index) const
@@ -214,19 +232,19 @@ const char *TraceTimeline::chunkData(quint32 index, ChunkCache &cache) const
 
 bool TraceTimeline::recordBytes(qint64 index, ChunkCache &cache, QByteArray &out) const
 {
-    const Ref &ref = m_refs[size_t(index)];
-    const quint32 size = recordSize(index);
+    const quint32 chunkIndex = chunkOf(index);
+    const quint32 size = recordSize(index, chunkIndex);
     if (!size) {
         out = QByteArray();
         return true;
     }
-    if (!m_chunks[ref.chunk].inSource) {
-        out = QByteArray(chunkData(ref.chunk, cache) + ref.offset, qsizetype(size));
+    if (!m_chunks[chunkIndex].inSource) {
+        out = QByteArray(chunkData(chunkIndex, cache) + m_offsets[size_t(index)], qsizetype(size));
         return true;
     }
     out.resize(qsizetype(size));
     QString error;
-    const Chunk &chunk = m_chunks[ref.chunk];
+    const Chunk &chunk = m_chunks[chunkIndex];
     const qint64 at = chunk.sourceStart + chunk.sourceOffsets[size_t(index - chunk.firstRecord)];
     if (m_source->read(at, qsizetype(size), out.data(), cache.source, &error))
         return true;
@@ -263,7 +281,18 @@ TraceRecord TraceTimeline::record(qint64 index) const
 
 qint64 TraceTimeline::recordsUpTo(qint64 timeMs) const
 {
-    return qint64(std::upper_bound(m_sortTimes.begin(), m_sortTimes.end(), timeMs) - m_sortTimes.begin());
+    // Sort times never decrease: records of later spans are all at or after their span's base.
+    const auto next = std::upper_bound(m_timeSpans.begin(), m_timeSpans.end(), timeMs,
+                                       [](qint64 t, const TimeSpan &s) { return t < s.baseMs; });
+    if (next == m_timeSpans.begin())
+        return 0;
+    const TimeSpan &span = *std::prev(next);
+    const qint64 spanEnd = next == m_timeSpans.end() ? recordCount() : next->firstRecord;
+    const qint64 offset = timeMs - span.baseMs; // >= 0
+    if (offset >= qint64(std::numeric_limits<quint32>::max()))
+        return spanEnd;
+    const auto begin = m_sortOffsets.begin() + span.firstRecord;
+    return qint64(std::upper_bound(begin, m_sortOffsets.begin() + spanEnd, quint32(offset)) - m_sortOffsets.begin());
 }
 
 int TraceTimeline::inputsOf(qint64 index) const
@@ -307,7 +336,8 @@ QByteArray TraceTimeline::frameForEvent(int eventIndex) const
 
 size_t TraceTimeline::memoryBytes() const
 {
-    size_t bytes = m_sortTimes.capacity() * sizeof(qint64) + m_refs.capacity() * sizeof(Ref) + m_flags.capacity()
+    size_t bytes = m_sortOffsets.capacity() * sizeof(quint32) + m_timeSpans.capacity() * sizeof(TimeSpan)
+        + m_offsets.capacity() * sizeof(quint32) + m_flags.capacity()
         + m_earlierTimes.capacity() * sizeof(m_earlierTimes[0]) + m_connections.capacity() * sizeof(m_connections[0])
         + m_inputs.capacity() + m_eventRecord.capacity() * sizeof(quint32) + m_chunks.capacity() * sizeof(Chunk);
     for (const Chunk &c : m_chunks)

@@ -42,12 +42,12 @@ public:
     ~TraceTimeline();
     Q_DISABLE_COPY(TraceTimeline)
 
-    qint64 recordCount() const { return qint64(m_sortTimes.size()); }
+    qint64 recordCount() const { return qint64(m_offsets.size()); }
     TraceRecord record(qint64 index) const;
     qint64 recordTimeMs(qint64 index) const;
     RecordDir recordDirOf(qint64 index) const { return RecordDir(m_flags[size_t(index)] & kDirMask); }
-    qint64 startTimeMs() const { return m_sortTimes.empty() ? 0 : recordTimeMs(0); }
-    qint64 endTimeMs() const { return m_sortTimes.empty() ? 0 : m_sortTimes.back(); }
+    qint64 startTimeMs() const { return m_offsets.empty() ? 0 : recordTimeMs(0); }
+    qint64 endTimeMs() const { return m_offsets.empty() ? 0 : m_lastSortTimeMs; }
     // Number of records at or before `timeMs` (records are ordered as recorded; times are
     // taken as non-decreasing, a clock step back counts as no time passing).
     qint64 recordsUpTo(qint64 timeMs) const;
@@ -93,12 +93,6 @@ public:
     void reserve(qint64 records);
 
 private:
-    // Where a record's bytes are: its size is up to the next record's offset in the same chunk.
-    struct Ref
-    {
-        quint32 chunk;
-        quint32 offset;
-    };
     static constexpr quint8 kDirMask = 0x7f;
     static constexpr quint8 kBinary = 0x80;
     struct Chunk
@@ -132,15 +126,29 @@ private:
     // The record's bytes; false (and sourceError() set) when the source no longer gives them.
     bool recordBytes(qint64 index, ChunkCache &cache, QByteArray &out) const;
     TraceRecord recordWith(qint64 index, ChunkCache &cache) const;
-    quint32 recordSize(qint64 index) const;
+    quint32 chunkOf(qint64 index) const; // the chunk holding the record
+    quint32 recordSize(qint64 index, quint32 chunk) const;
+    qint64 sortTimeMs(qint64 index) const;
     qint32 connectionOf(qint64 index) const;
 
     CodecLimits m_limits;
     bool m_fastParser;
     bool m_dropRawFrames = true;
-    // Per record, in parallel (a million records: 18 MB):
-    std::vector<qint64> m_sortTimes; // running maximum of the record times: what seeks search
-    std::vector<Ref> m_refs;
+    // Per record, in parallel (a million records: 10 MB):
+    // Where its bytes begin in its chunk (chunkOf()); its size is up to the next record's offset
+    // in the same chunk.
+    std::vector<quint32> m_offsets;
+    // The running maximum of the record times (what seeks search), as an offset from the base of
+    // its span of records: a span ends where the offset would pass 32 bits (49 days), so a
+    // trace has one span unless its clock jumps by weeks. 4 bytes a record instead of 8.
+    struct TimeSpan
+    {
+        qint64 firstRecord = 0;
+        qint64 baseMs = 0;
+    };
+    std::vector<TimeSpan> m_timeSpans;
+    std::vector<quint32> m_sortOffsets;
+    qint64 m_lastSortTimeMs = 0;
     std::vector<quint8> m_flags;     // RecordDir | kBinary
     // Rare, so kept aside: records whose time is before an earlier record's (a clock stepped
     // back), with that time; and the connection of each run of records (first record, connection).

@@ -612,14 +612,20 @@ void TestTrace::replayEqualsLiveProcessing()
 
 
 // The timeline keeps records in compact parallel arrays (sizes from offsets, connections as runs,
-// times stepping back aside): every field must come back as appended, across sealed chunks.
+// times stepping back aside, times as 32-bit offsets in spans): every field must come back as
+// appended, across sealed chunks and clock jumps of weeks.
 void TestTrace::timelineGivesBackEveryRecord()
 {
     std::vector<TraceRecord> records;
     qint64 t = 1000;
+    constexpr qint64 kDay = 24 * 3600 * 1000;
     for (int i = 0; i < 6000; ++i) {
         TraceRecord r;
         t += (i % 97 == 5) ? -40 : (i % 3); // a clock stepping back now and then
+        if (i == 2000 || i == 2001 || i == 4500)
+            t += 60 * kDay; // a jump past what 32 bits of milliseconds hold (49.7 days)
+        if (i == 2002)
+            t -= 61 * kDay; // and back by more than that
         r.timeMs = t;
         r.connection = 1 + (i / 1500) % 3;
         static const char *dirs[] = {"recv", "send", "recv", "open", "close", "action"};
@@ -653,15 +659,22 @@ void TestTrace::timelineGivesBackEveryRecord()
         latest = std::max(latest, r.timeMs);
     }
     QCOMPARE(timeline.endTimeMs(), latest);
-    // Seeks count records whose running maximum time is at or before T.
-    const qint64 at = records[4000].timeMs;
-    qint64 expected = 0;
-    for (qint64 max = 0; size_t(expected) < records.size(); ++expected) {
-        max = std::max(max, records[size_t(expected)].timeMs);
-        if (max > at)
-            break;
-    }
-    QCOMPARE(timeline.recordsUpTo(at), expected);
+    // Seeks count records whose running maximum time is at or before T: at each record's time,
+    // just before and after it, before the first and past the last.
+    const auto recordsUpTo = [&](qint64 at) {
+        qint64 expected = 0;
+        for (qint64 max = 0; size_t(expected) < records.size(); ++expected) {
+            max = std::max(max, records[size_t(expected)].timeMs);
+            if (max > at)
+                break;
+        }
+        return expected;
+    };
+    for (size_t i = 0; i < records.size(); i += 7)
+        for (const qint64 at : {records[i].timeMs - 1, records[i].timeMs, records[i].timeMs + 1})
+            QCOMPARE(timeline.recordsUpTo(at), recordsUpTo(at));
+    for (const qint64 at : {qint64(0), latest, latest + 1, records[2000].timeMs + 30 * kDay, records[4500].timeMs - 30 * kDay})
+        QCOMPARE(timeline.recordsUpTo(at), recordsUpTo(at));
 }
 
 // The recorder's event loop may be too busy for the flush timer (records keep coming): the
