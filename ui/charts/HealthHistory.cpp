@@ -90,27 +90,37 @@ struct UsageReport
     std::optional<double> cost;
 };
 
-// Walks changes in time order and keeps per-group counts.
+// Walks changes in time order and keeps per-group counts. Two lists of changes, each sorted here
+// by time (stably): `first` (the entities' initial groups) goes before `then` at equal times, as
+// if the two were one list sorted stably. Kept apart rather than joined: a trace's state changes
+// are a few MB, and a joined copy (with a sort's buffer) was the window's peak after a load.
 class GroupSweep
 {
 public:
-    GroupSweep(std::vector<GroupChange> changes, size_t entities, size_t groups)
-        : m_changes(std::move(changes))
+    GroupSweep(std::vector<GroupChange> first, std::vector<GroupChange> then, size_t entities, size_t groups)
+        : m_first(std::move(first))
+        , m_then(std::move(then))
         , m_current(entities, kNotCounted)
         , m_counts(groups, 0)
     {
-        std::stable_sort(m_changes.begin(), m_changes.end(),
-                         [](const GroupChange &a, const GroupChange &b) { return a.timeMs < b.timeMs; });
+        sortByTime(m_first);
+        sortByTime(m_then);
     }
     // Applies every change before `endMs`.
     void advanceTo(qint64 endMs)
     {
-        for (; m_next < m_changes.size() && m_changes[m_next].timeMs < endMs; ++m_next) {
-            const GroupChange &c = m_changes[m_next];
-            int &current = m_current[size_t(c.entity)];
+        for (;;) {
+            const bool fromFirst = m_nextFirst < m_first.size()
+                && (m_nextThen == m_then.size() || m_first[m_nextFirst].timeMs <= m_then[m_nextThen].timeMs);
+            const GroupChange *c = fromFirst ? &m_first[m_nextFirst]
+                                             : (m_nextThen < m_then.size() ? &m_then[m_nextThen] : nullptr);
+            if (!c || c->timeMs >= endMs)
+                return;
+            ++(fromFirst ? m_nextFirst : m_nextThen);
+            int &current = m_current[size_t(c->entity)];
             if (current != kNotCounted)
                 --m_counts[size_t(current)];
-            current = c.group;
+            current = c->group;
             if (current != kNotCounted)
                 ++m_counts[size_t(current)];
         }
@@ -118,10 +128,18 @@ public:
     int count(int group) const { return m_counts[size_t(group)]; }
 
 private:
-    std::vector<GroupChange> m_changes;
+    static void sortByTime(std::vector<GroupChange> &changes)
+    {
+        const auto earlier = [](const GroupChange &a, const GroupChange &b) { return a.timeMs < b.timeMs; };
+        if (!std::is_sorted(changes.begin(), changes.end(), earlier)) // a trace's usually are: no buffer then
+            std::stable_sort(changes.begin(), changes.end(), earlier);
+    }
+    std::vector<GroupChange> m_first;
+    std::vector<GroupChange> m_then;
     std::vector<int> m_current;
     std::vector<int> m_counts;
-    size_t m_next = 0;
+    size_t m_nextFirst = 0;
+    size_t m_nextThen = 0;
 };
 
 // What an event says an agent's state became: kNotCounted when it says nothing.
@@ -310,19 +328,17 @@ private:
             return;
         // Each agent counts from when the model first heard of it: in the state its first state
         // event says it left, or (no such event) in its final state.
-        std::vector<GroupChange> agentChanges;
-        agentChanges.reserve(m_agentCount + m_agentChanges.size());
+        std::vector<GroupChange> initialGroups;
         const std::vector<Agent> &agents = m_store.agents();
         for (size_t row = 0; row < m_agentCount; ++row) {
             const Agent &agent = agents[row];
             const int before = m_agentBefore[row];
             const int initial = before == kNoStateEvent ? int(stateGroup(agent.state, agent.unregistered)) : before;
             if (initial != kNotCounted)
-                agentChanges.push_back({agent.knownSinceMs, int(row), initial});
+                initialGroups.push_back({agent.knownSinceMs, int(row), initial});
         }
-        agentChanges.insert(agentChanges.end(), m_agentChanges.begin(), m_agentChanges.end());
-        GroupSweep agentSweep(std::move(agentChanges), m_agentCount, kStateGroupCount);
-        GroupSweep taskSweep(std::move(m_taskChanges), m_taskCount, OutcomeCount);
+        GroupSweep agentSweep(std::move(initialGroups), std::move(m_agentChanges), m_agentCount, kStateGroupCount);
+        GroupSweep taskSweep({}, std::move(m_taskChanges), m_taskCount, OutcomeCount);
         std::stable_sort(m_usage.begin(), m_usage.end(),
                          [](const UsageReport &a, const UsageReport &b) { return a.timeMs < b.timeMs; });
 
