@@ -1169,7 +1169,10 @@ void TestStore::textArenaKeepsAnyText()
                                  QStringLiteral("01M8343ZPVEF2ZXXNV867JXBKI"),   // not in the alphabet
                                  QStringLiteral("01M8343ZPVEF2ZXXNV867JXBK"),    // 25 characters
                                  QStringLiteral("01M8343ZPVEF2ZXXNV867JXBKDD"),  // 27
-                                 QStringLiteral("01M8343ZPVEF2ZXXNV867JXBK\u00c9")};
+                                 QStringLiteral("01M8343ZPVEF2ZXXNV867JXBK\u00c9"),
+                                 QStringLiteral("01M8343ZPV\u00c9F2ZXXNV867JXBKD"), // in each part of the value
+                                 QStringLiteral("0@M8343ZPVEF2ZXXNV867JXBKD"),
+                                 QStringLiteral("01M8343ZPVEF2ZXXNVU67JXBKD")};
     std::vector<TextArena::Ref> packed;
     for (const QString &id : ulids)
         packed.push_back(ids.append(id));
@@ -1181,7 +1184,28 @@ void TestStore::textArenaKeepsAnyText()
         for (qsizetype j = 0; j < all.size(); ++j)
             QCOMPARE(ids.equals(packed[size_t(i)], all[j]), i == j);
         QCOMPARE(ids.utf8(packed[size_t(i)]).isEmpty(), i < ulids.size()); // packed: no UTF-8 to view
+        quint64 high = 0, low = 0, keptHigh = 0, keptLow = 0;
+        QCOMPARE(ulidValue(all[i], high, low), i < ulids.size());
+        QCOMPARE(ids.ulidAt(packed[size_t(i)], keptHigh, keptLow), i < ulids.size());
+        if (i < ulids.size()) {
+            QCOMPARE(keptHigh, high);
+            QCOMPARE(keptLow, low);
+        }
     }
+    // The value is the number the text writes: ids sort as their values do.
+    quint64 high = 0, low = 0;
+    QVERIFY(ulidValue(QStringLiteral("7ZZZZZZZZZZZZZZZZZZZZZZZZZ"), high, low));
+    QCOMPARE(high, ~quint64(0));
+    QCOMPARE(low, ~quint64(0));
+    QVERIFY(ulidValue(QStringLiteral("0000000000000000000000000Z"), high, low));
+    QCOMPARE(high, quint64(0));
+    QCOMPARE(low, quint64(31));
+    QVERIFY(ulidValue(QStringLiteral("0000000000000100000000000Z"), high, low)); // bit 60: across the parts
+    QCOMPARE(high, quint64(0));
+    QCOMPARE(low, (quint64(1) << 60) | 31);
+    QVERIFY(ulidValue(QStringLiteral("01000000000000000000000000"), high, low));
+    QCOMPARE(high, quint64(1) << 56);
+    QCOMPARE(low, quint64(0));
     QVERIFY(!ids.equals(packed[0], QString()));
     // 17 bytes each for the ULIDs: the next text starts 17 bytes after one.
     QCOMPARE(packed[1] - packed[0], TextArena::Ref(17));
