@@ -208,10 +208,24 @@ void TraceTimeline::mapEvents(int firstEvent, int endEvent, qint64 record)
 {
     if (firstEvent < 0 || endEvent <= firstEvent)
         return;
-    if (size_t(firstEvent) > m_eventRecord.size())
-        m_eventRecord.resize(size_t(firstEvent), quint32(-1));
-    m_eventRecord.resize(size_t(firstEvent));
-    m_eventRecord.resize(size_t(endEvent), quint32(record));
+    // Events from firstEvent on are mapped again (a replay from an earlier point): forget them.
+    while (!m_eventRuns.empty() && m_eventRuns.back().firstEvent >= firstEvent)
+        m_eventRuns.pop_back();
+    if (!m_eventRuns.empty())
+        m_eventRuns.back().endEvent = std::min(m_eventRuns.back().endEvent, firstEvent);
+    m_eventCount = endEvent;
+    if (!m_eventRuns.empty()) {
+        EventRun &last = m_eventRuns.back();
+        const qint64 lastRecord = last.stepping ? qint64(last.firstRecord) + (last.endEvent - 1 - last.firstEvent)
+                                                : qint64(last.firstRecord);
+        const bool canStep = last.stepping || last.endEvent - last.firstEvent == 1;
+        if (endEvent - firstEvent == 1 && last.endEvent == firstEvent && canStep && lastRecord + 1 == record) {
+            last.stepping = true;
+            last.endEvent = endEvent;
+            return;
+        }
+    }
+    m_eventRuns.push_back({firstEvent, endEvent, quint32(record), false});
 }
 
 const char *TraceTimeline::chunkData(quint32 index, ChunkCache &cache) const
@@ -318,9 +332,14 @@ qint64 TraceTimeline::previousChangingRecord(qint64 before) const
 
 qint64 TraceTimeline::recordForEvent(int eventIndex) const
 {
-    if (eventIndex < 0 || size_t(eventIndex) >= m_eventRecord.size() || m_eventRecord[size_t(eventIndex)] == quint32(-1))
+    const auto next = std::upper_bound(m_eventRuns.begin(), m_eventRuns.end(), eventIndex,
+                                       [](int e, const EventRun &run) { return e < run.firstEvent; });
+    if (eventIndex < 0 || next == m_eventRuns.begin())
         return -1;
-    return m_eventRecord[size_t(eventIndex)];
+    const EventRun &run = *std::prev(next);
+    if (eventIndex >= run.endEvent)
+        return -1;
+    return qint64(run.firstRecord) + (run.stepping ? eventIndex - run.firstEvent : 0);
 }
 
 QByteArray TraceTimeline::frameForEvent(int eventIndex) const
@@ -339,7 +358,7 @@ size_t TraceTimeline::memoryBytes() const
     size_t bytes = m_sortOffsets.capacity() * sizeof(quint32) + m_timeSpans.capacity() * sizeof(TimeSpan)
         + m_offsets.capacity() * sizeof(quint32) + m_flags.capacity()
         + m_earlierTimes.capacity() * sizeof(m_earlierTimes[0]) + m_connections.capacity() * sizeof(m_connections[0])
-        + m_inputs.capacity() + m_eventRecord.capacity() * sizeof(quint32) + m_chunks.capacity() * sizeof(Chunk);
+        + m_inputs.capacity() + m_eventRuns.capacity() * sizeof(EventRun) + m_chunks.capacity() * sizeof(Chunk);
     for (const Chunk &c : m_chunks)
         bytes += size_t(c.raw.capacity() + c.compressed.size()) + c.sourceOffsets.capacity() * sizeof(quint32);
     return bytes;

@@ -61,7 +61,7 @@ public:
     // text: EventEntry::rawFrame is left empty for loaded traces to save memory (TraceLoadOptions).
     qint64 recordForEvent(int eventIndex) const;
     QByteArray frameForEvent(int eventIndex) const;
-    qint64 eventCount() const { return qint64(m_eventRecord.size()); }
+    qint64 eventCount() const { return m_eventCount; }
 
     // Applies records [from, to) to `store` through `decoder` (whose pipelines must have seen
     // records [0, from)). Decodes on a helper thread when the range is large.
@@ -167,7 +167,19 @@ private:
     mutable std::atomic<qint64> m_unreadable{0}; // records the source failed to give back
     std::vector<quint8> m_inputs;      // per record, saturated at 255
     std::vector<qint64> m_damaged;     // records from damaged lines, ascending
-    std::vector<quint32> m_eventRecord; // per store event: its record
+    // Store events → their records, as runs: events [firstEvent, endEvent) came from records
+    // firstRecord, firstRecord + 1, … (`stepping`: one event a record, as map/event frames give)
+    // or all from firstRecord (a frame of many events). A trace of map/event frames is one run;
+    // at most one run a record (16 bytes), where a vector of every event's record took 4 a event.
+    struct EventRun
+    {
+        qint32 firstEvent = 0;
+        qint32 endEvent = 0;
+        quint32 firstRecord = 0;
+        bool stepping = false;
+    };
+    std::vector<EventRun> m_eventRuns;
+    qint64 m_eventCount = 0; // events mapped, or not, before the last mapped one
 };
 
 // Bookmarks with notes, kept next to the trace in "<trace>.bookmarks.json".

@@ -8,6 +8,7 @@
 #include "trace/TraceTimeline.h"
 
 #include <QJsonArray>
+#include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QThread>
 #include <QElapsedTimer>
@@ -122,6 +123,7 @@ private Q_SLOTS:
     void missingFileIsAnError();
     void replayEqualsLiveProcessing();
     void timelineGivesBackEveryRecord();
+    void timelineMapsEventsToTheirRecords();
     void timelineCompressesWhatItsFileCannotGiveBack_data();
     void writerFlushesEverySecondEvenWithoutItsTimer();
     void timelineCompressesWhatItsFileCannotGiveBack();
@@ -675,6 +677,51 @@ void TestTrace::timelineGivesBackEveryRecord()
             QCOMPARE(timeline.recordsUpTo(at), recordsUpTo(at));
     for (const qint64 at : {qint64(0), latest, latest + 1, records[2000].timeMs + 30 * kDay, records[4500].timeMs - 30 * kDay})
         QCOMPARE(timeline.recordsUpTo(at), recordsUpTo(at));
+}
+
+// The timeline keeps which record each store event came from as runs (TraceTimeline::
+// mapEvents): one event a record, many from one record, records giving none, events mapped
+// again from an earlier point (a replay) must all answer as a plain list of every event's record.
+void TestTrace::timelineMapsEventsToTheirRecords()
+{
+    TraceTimeline timeline;
+    std::vector<qint64> expected; // per event: its record, -1 none
+    const auto map = [&](int first, int end, qint64 record) {
+        timeline.mapEvents(first, end, record);
+        if (first < 0 || end <= first)
+            return;
+        expected.resize(size_t(first), -1);
+        expected.resize(size_t(end), record);
+    };
+    QRandomGenerator random(21);
+    int event = 0;
+    qint64 record = 1;
+    for (int step = 0; step < 3000; ++step) {
+        const int kind = int(random.bounded(20));
+        if (kind == 0) {
+            record += 1 + random.bounded(3); // records that gave no event
+        } else if (kind == 1) {
+            const int count = 2 + int(random.bounded(5)); // a frame of several events
+            map(event, event + count, record++);
+            event += count;
+        } else if (kind == 2 && event > 10) {
+            event -= 1 + int(random.bounded(10)); // mapped again from an earlier event
+            record -= 1 + random.bounded(3);
+            map(event, event + 1, record++);
+            ++event;
+        } else if (kind == 3) {
+            event += 2; // events not from a record (mapped by no one)
+            map(event, event + 1, record++);
+            ++event;
+        } else {
+            map(event, event + 1, record++);
+            ++event;
+        }
+        map(event, event, record); // an empty range changes nothing
+    }
+    QCOMPARE(timeline.eventCount(), qint64(expected.size()));
+    for (int e = -2; e < int(expected.size()) + 3; ++e)
+        QCOMPARE(timeline.recordForEvent(e), e >= 0 && e < int(expected.size()) ? expected[size_t(e)] : qint64(-1));
 }
 
 // The recorder's event loop may be too busy for the flush timer (records keep coming): the
