@@ -30,16 +30,6 @@ TraceTimeline::~TraceTimeline()
     ZSTD_freeCCtx(static_cast<ZSTD_CCtx *>(m_cctx));
 }
 
-void TraceTimeline::reserve(qint64 records)
-{
-    if (records > 0) {
-        m_sortOffsets.reserve(size_t(records));
-        m_offsets.reserve(size_t(records));
-        m_flags.reserve(size_t(records));
-        m_inputs.reserve(size_t(records));
-    }
-}
-
 void TraceTimeline::seal(Chunk &chunk)
 {
     std::vector<quint32>().swap(chunk.sourceOffsets); // its bytes stay here

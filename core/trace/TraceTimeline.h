@@ -90,7 +90,6 @@ public:
     // replays skip it as the load did.
     void markDamaged(qint64 record);
     void mapEvents(int firstEvent, int endEvent, qint64 record);
-    void reserve(qint64 records);
 
 private:
     static constexpr quint8 kDirMask = 0x7f;
