@@ -14,6 +14,7 @@
 #include "timeline/TimelineView.h"
 #include "trace/Trace.h"
 
+#include <QSet>
 #include <QComboBox>
 #include <QHelpEvent>
 #include <QWheelEvent>
@@ -344,6 +345,24 @@ void TimelineTest::laneIndexesMatchTheStore()
         QCOMPARE(int(index.endpointTimes(a).size()), expected[size_t(a)]);
         QVERIFY(std::is_sorted(index.endpointTimes(a).begin(), index.endpointTimes(a).end()));
     }
+    // Every message's recipients as the view draws its arrow: the store's, as agent rows.
+    int severalRecipients = 0;
+    for (size_t row = 0; row < store.messages().size(); ++row) {
+        QSet<int> inStore;
+        for (const QString &to : store.messages()[row].toAgentIds)
+            if (const int r = store.agentRow(to); r >= 0)
+                inStore.insert(r);
+        QSet<int> drawn;
+        int calls = 0;
+        index.forEachRecipient(store, int(row), [&](int agentRow) {
+            drawn.insert(agentRow);
+            ++calls;
+        });
+        QCOMPARE(drawn, inStore);
+        QCOMPARE(calls, int(inStore.size()));
+        severalRecipients += inStore.size() > 1;
+    }
+    QVERIFY2(severalRecipients > 30, qPrintable(QString::number(severalRecipients))); // 37 in this capture
     // Lifecycle marks: one per registration, state change and unregistration, each with the
     // state the event announced.
     int lifecycle = 0;

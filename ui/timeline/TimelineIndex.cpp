@@ -50,8 +50,6 @@ void TimelineIndex::dropTrimmedRows(const SystemStore &store)
         m_recipientsIndexed.erase(m_recipientsIndexed.begin(), m_recipientsIndexed.begin() + qsizetype(gone));
         m_firstRecipient.erase(m_firstRecipient.begin(), m_firstRecipient.begin() + qsizetype(gone));
         m_conventions.erase(m_conventions.begin(), m_conventions.begin() + qsizetype(gone));
-        for (auto it = m_moreRecipients.begin(); it != m_moreRecipients.end();)
-            it = it.key() < firstMessage ? m_moreRecipients.erase(it) : std::next(it);
         // Sorted by time, which follows arrival nearly always: the leading run of trimmed rows
         // goes now (cost: the rows trimmed, not the rows kept); a trimmed row that arrived out
         // of order goes with a later trim, once the rows before it have gone.
@@ -198,11 +196,8 @@ bool TimelineIndex::indexNewRecipients(const SystemStore &store, int messageRow)
         const int recipient = m_agentRows.row(store, messages.recipientNameRow(size_t(messageRow), i));
         if (recipient < 0)
             continue;
-        int &first = m_firstRecipient[size_t(messageRow - m_messageBase)];
-        if (first < 0)
+        if (int &first = m_firstRecipient[size_t(messageRow - m_messageBase)]; first < 0)
             first = recipient;
-        else
-            m_moreRecipients[messageRow].push_back(recipient);
         if (recipient != sender)
             addEndpoint(recipient, timeMs);
     }

@@ -9,8 +9,9 @@
 // Painting and hit-testing find the visible part of every list with binary searches on time.
 //
 // Memory: 16 bytes per message in the global index, 8 bytes per message endpoint (sender and
-// each recipient) in the per-lane lists, 7 bytes per message for recipients and convention (plus
-// 4 per extra recipient), 24 bytes per agent state change.
+// each recipient) in the per-lane lists, 7 bytes per message for its first recipient, recipients
+// indexed and convention (any other recipient is read from the store), 24 bytes per agent state
+// change.
 // Thread: GUI thread (reads the store, which lives there).
 #pragma once
 
@@ -91,20 +92,28 @@ public:
         return messageRow >= m_messageBase && size_t(messageRow - m_messageBase) < m_conventions.size()
             ? ConventionKind(m_conventions[size_t(messageRow - m_messageBase)]) : ConventionKind::None;
     }
-    // Calls f(agentRow) for each resolved recipient of a message (SystemStore::messages() row),
-    // in the order they became known. Painting uses this instead of looking ids up.
+    // Calls f(agentRow) for each resolved recipient of an indexed message (SystemStore::messages()
+    // row): the first one known from here, the others (a message of several) read from the
+    // store's own list (a copy here was a hash entry and a vector per such message: 3 MB at a
+    // million events). GUI thread (the store's): the agent rows' cache is filled as it goes.
     template<typename F>
-    void forEachRecipient(int messageRow, F &&f) const
+    void forEachRecipient(const SystemStore &store, int messageRow, F &&f) const
     {
         if (messageRow < m_messageBase || size_t(messageRow - m_messageBase) >= m_firstRecipient.size())
             return;
-        const int first = m_firstRecipient[size_t(messageRow - m_messageBase)];
-        if (first < 0)
+        const size_t at = size_t(messageRow - m_messageBase);
+        const int first = m_firstRecipient[at];
+        if (first >= 0)
+            f(first);
+        if (m_recipientsIndexed[at] < (first >= 0 ? 2 : 1))
             return;
-        f(first);
-        const auto more = m_moreRecipients.constFind(messageRow);
-        if (more != m_moreRecipients.constEnd())
-            for (const int agentRow : *more)
+        const MessageLog &messages = store.messages();
+        if (!messages.isKept(size_t(messageRow)))
+            return;
+        const int total = messages.recipientCount(size_t(messageRow));
+        for (int i = 0; i < total; ++i)
+            if (const int agentRow = m_agentRows.row(store, messages.recipientNameRow(size_t(messageRow), i));
+                agentRow >= 0 && agentRow != first)
                 f(agentRow);
     }
 
@@ -142,10 +151,9 @@ private:
     // Per message row from m_messageBase (the store's first kept message when last trimmed):
     std::deque<quint16> m_recipientsIndexed;   // recipients already in lanes
     std::deque<int> m_firstRecipient;          // first recipient's agent row, -1 none
-    AgentRowsByName m_agentRows;               // cleared with the index (a store reset makes a new log)
+    mutable AgentRowsByName m_agentRows;       // cleared with the index (a store reset makes a new log)
     std::deque<quint8> m_conventions;          // its ConventionKind
     int m_messageBase = 0;
-    QHash<int, std::vector<int>> m_moreRecipients; // message row → agent rows of the 2nd, 3rd… recipients
     std::vector<Lane> m_lanes;                 // per agent row
     std::vector<ActionRef> m_actions;
     std::vector<GapRef> m_gaps;

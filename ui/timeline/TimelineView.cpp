@@ -492,7 +492,7 @@ TimelineView::VisibleRows TimelineView::visibleRows() const
 int TimelineView::messageEndpointRows(int messageRow, int senderAgentRow, std::vector<int> &recipientRows) const
 {
     recipientRows.clear();
-    m_index.forEachRecipient(messageRow, [&](int agentRow) {
+    m_index.forEachRecipient(*m_store, messageRow, [&](int agentRow) {
         const int row = m_lanes.rowOfAgent(agentRow);
         if (row >= 0 && std::find(recipientRows.begin(), recipientRows.end(), row) == recipientRows.end())
             recipientRows.push_back(row);
