@@ -127,6 +127,7 @@ private Q_SLOTS:
     void collapseAndExpand();
     void groupBySubtree();
     void denseColumnsAggregate();
+    void recipientsLearnedLaterLandOnTheirLanes();
     void resetEmptiesTheView();
     void trimmedHistoryLeavesTheIndexAndIsMarked();
 };
@@ -321,6 +322,36 @@ void TimelineTest::lanesForEveryAgent()
         QCOMPARE(f.view->lanes().rows()[size_t(f.view->lanes().rowOfAgent(a))].agentRow, a);
     auto *summary = f.panel.findChild<QLabel *>(QStringLiteral("timelineSummary"));
     QVERIFY(summary->text().contains(QStringLiteral("102 messages")));
+}
+
+// A message indexed with one recipient learns a second from a delivery (as the official server's
+// do): each recipient's lane gets the message once, whichever order the store keeps them in.
+void TimelineTest::recipientsLearnedLaterLandOnTheirLanes()
+{
+    SystemStore store;
+    ProtocolPipeline pipeline;
+    qint64 now = 1'000'000;
+    int sequence = 0;
+    const auto event = [&](const char *type, const Json &data, const char *agent) {
+        now += 10;
+        const std::string id = "evt-" + std::to_string(++sequence);
+        const Json frame = {{"jsonrpc", "2.0"}, {"method", "map/event"},
+                            {"params", {{"subscriptionId", "s"}, {"sequenceNumber", sequence}, {"eventId", id},
+                                        {"event", {{"id", id}, {"type", type}, {"timestamp", now},
+                                                   {"source", {{"agentId", agent}}}, {"data", data}}}}}};
+        store.apply(pipeline.frameReceived(QByteArray::fromStdString(frame.dump()), now).inputs);
+    };
+    for (const char *agent : {"zed", "amy", "kim"})
+        event("agent.registered", {{"agent", {{"id", agent}, {"name", agent}, {"state", "idle"}}}}, agent);
+    TimelineIndex index;
+    // Sent to "zed"; delivered to "amy" too, whom the store's list then keeps first (by id).
+    event("message.sent", {{"message", {{"id", "m1"}, {"from", "kim"}, {"to", "zed"}, {"payload", {{"x", 1}}}}}}, "kim");
+    index.ingest(store);
+    event("message.delivered", {{"messageId", "m1"}, {"agentId", "amy"}}, "amy");
+    index.ingest(store);
+    QCOMPARE(store.messages().recipientCount(0), 2);
+    for (const char *agent : {"zed", "amy", "kim"})
+        QCOMPARE(int(index.endpointTimes(store.agentRow(QString::fromLatin1(agent))).size()), 1);
 }
 
 void TimelineTest::laneIndexesMatchTheStore()

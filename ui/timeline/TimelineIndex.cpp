@@ -192,6 +192,20 @@ bool TimelineIndex::indexNewRecipients(const SystemStore &store, int messageRow)
         return false;
     const qint64 timeMs = messages.timestampMs(size_t(messageRow));
     const int sender = m_agentRows.row(store, messages.fromAgentNameRow(size_t(messageRow)));
+    // The store keeps a message's recipients sorted by id, so one learned later (a delivery naming
+    // another agent, as the official server's do) may come before those counted. From one
+    // counted recipient, known here, every other is new. From more (rare: a message that gains
+    // recipients twice after it was indexed), those past the count are taken as the new ones,
+    // which can put one on a neighbour's lane instead.
+    if (const int first = m_firstRecipient[size_t(messageRow - m_messageBase)]; done == 1 && first >= 0) {
+        for (int i = 0; i < total; ++i) {
+            const int recipient = m_agentRows.row(store, messages.recipientNameRow(size_t(messageRow), i));
+            if (recipient >= 0 && recipient != first && recipient != sender)
+                addEndpoint(recipient, timeMs);
+        }
+        done = quint16(total);
+        return true;
+    }
     for (int i = done; i < total; ++i) {
         const int recipient = m_agentRows.row(store, messages.recipientNameRow(size_t(messageRow), i));
         if (recipient < 0)
