@@ -120,28 +120,9 @@ bool ulidValue(QStringView text, quint64 &high, quint64 &low)
 
 namespace {
 
-// `text` as the 128-bit number it writes, big-endian; false when it is no ULID.
-bool packUlid(QStringView text, quint8 *out)
+// The ULID of ulidValue() (high, low) as its text.
+QString ulidText(quint64 high, quint64 low)
 {
-    quint64 high = 0;
-    quint64 low = 0;
-    if (!ulidValue(text, high, low))
-        return false;
-    for (size_t i = 0; i < 8; ++i) {
-        out[i] = quint8(high >> (56 - 8 * i));
-        out[8 + i] = quint8(low >> (56 - 8 * i));
-    }
-    return true;
-}
-
-QString unpackUlid(const char *bytes)
-{
-    quint64 high = 0;
-    quint64 low = 0;
-    for (size_t i = 0; i < 8; ++i) {
-        high = (high << 8) | quint8(bytes[i]);
-        low = (low << 8) | quint8(bytes[8 + i]);
-    }
     QString text(kUlidChars, Qt::Uninitialized);
     QChar *chars = text.data();
     for (qsizetype i = kUlidChars - 1; i >= 0; --i) {
@@ -273,8 +254,8 @@ const char *TextArena::at(Ref ref) const
 
 QString TextArena::text(Ref ref) const
 {
-    if (ref && *at(ref) == kPackedUlid)
-        return unpackUlid(at(ref) + 1);
+    if (quint64 high = 0, low = 0; ulidAt(ref, high, low))
+        return ulidText(high, low);
     return QString::fromUtf8(utf8(ref));
 }
 
@@ -295,9 +276,10 @@ QByteArrayView TextArena::utf8(Ref ref) const
 
 bool TextArena::equals(Ref ref, QStringView text) const
 {
-    if (ref && *at(ref) == kPackedUlid) {
-        quint8 packed[kUlidBytes];
-        return packUlid(text, packed) && std::memcmp(packed, at(ref) + 1, kUlidBytes) == 0;
+    if (quint64 keptHigh = 0, keptLow = 0; ulidAt(ref, keptHigh, keptLow)) {
+        quint64 high = 0;
+        quint64 low = 0;
+        return ulidValue(text, high, low) && high == keptHigh && low == keptLow;
     }
     const QByteArrayView bytes = utf8(ref);
     if (bytes.size() == text.size()) { // ASCII on both sides is the common case

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace mapi {
 
@@ -44,17 +45,14 @@ int EventLog::find(const IdKey &id) const
 
 int EventLog::findAscending(quint64 high, quint64 low) const
 {
-    const auto below = [&](int row) { // the row's id is below (high, low)
-        quint64 h = 0;
-        quint64 l = 0;
-        keptUlid(row, h, l);
-        return h < high || (h == high && l < low);
+    const std::pair<quint64, quint64> wanted(high, low);
+    const auto idOf = [&](int row) { // rows of a run hold packed ULIDs
+        std::pair<quint64, quint64> id;
+        keptUlid(row, id.first, id.second);
+        return id;
     };
-    const auto isId = [&](int row) {
-        quint64 h = 0;
-        quint64 l = 0;
-        return keptUlid(row, h, l) && h == high && l == low;
-    };
+    const auto below = [&](int row) { return idOf(row) < wanted; };
+    const auto isId = [&](int row) { return idOf(row) == wanted; };
     // Ids ascend across runs too: the first run whose first id is not below the one sought
     // starts with it, or the id is in the run before (if anywhere).
     const auto next = std::partition_point(m_ascending.begin(), m_ascending.end(),

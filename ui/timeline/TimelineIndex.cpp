@@ -197,20 +197,13 @@ bool TimelineIndex::indexNewRecipients(const SystemStore &store, int messageRow)
     // counted recipient, known here, every other is new. From more (rare: a message that gains
     // recipients twice after it was indexed), those past the count are taken as the new ones,
     // which can put one on a neighbour's lane instead.
-    if (const int first = m_firstRecipient[size_t(messageRow - m_messageBase)]; done == 1 && first >= 0) {
-        for (int i = 0; i < total; ++i) {
-            const int recipient = m_agentRows.row(store, messages.recipientNameRow(size_t(messageRow), i));
-            if (recipient >= 0 && recipient != first && recipient != sender)
-                addEndpoint(recipient, timeMs);
-        }
-        done = quint16(total);
-        return true;
-    }
-    for (int i = done; i < total; ++i) {
+    int &first = m_firstRecipient[size_t(messageRow - m_messageBase)];
+    const bool oneKnown = done == 1 && first >= 0;
+    for (int i = oneKnown ? 0 : done; i < total; ++i) {
         const int recipient = m_agentRows.row(store, messages.recipientNameRow(size_t(messageRow), i));
-        if (recipient < 0)
+        if (recipient < 0 || (oneKnown && recipient == first))
             continue;
-        if (int &first = m_firstRecipient[size_t(messageRow - m_messageBase)]; first < 0)
+        if (first < 0)
             first = recipient;
         if (recipient != sender)
             addEndpoint(recipient, timeMs);
