@@ -81,7 +81,21 @@ void TraceTimeline::appendRecord(const TraceRecord &r)
             std::vector<quint32>().swap(chunk.sourceOffsets);
         } else {
             chunk.sourceEnd = at + size;
-            chunk.sourceOffsets.push_back(quint32(at - chunk.sourceStart));
+            const qint64 inChunk = index - chunk.firstRecord;
+            const qint64 fromStart = at - chunk.sourceStart;
+            if (inChunk == 1 && chunk.sourceOffsets.empty() && fromStart >= offset
+                && fromStart - offset <= std::numeric_limits<qint32>::max())
+                chunk.sourceGap = qint32(fromStart - offset);
+            const bool followsGap = chunk.sourceOffsets.empty()
+                && (inChunk == 0 || (chunk.sourceGap >= 0 && qint64(offset) + inChunk * chunk.sourceGap == fromStart));
+            if (!followsGap && chunk.sourceOffsets.empty()) { // the gaps differ from here on: keep them all
+                chunk.sourceOffsets.reserve(size_t(inChunk) + 1);
+                for (qint64 k = 0; k < inChunk; ++k)
+                    chunk.sourceOffsets.push_back(
+                        quint32(qint64(m_offsets[size_t(chunk.firstRecord + k)]) + k * std::max(chunk.sourceGap, 0)));
+            }
+            if (!chunk.sourceOffsets.empty() || !followsGap)
+                chunk.sourceOffsets.push_back(quint32(fromStart));
         }
         if (!m_waiting.empty())
             settleWaiting(false);
@@ -168,6 +182,13 @@ quint32 TraceTimeline::chunkOf(qint64 index) const
     return quint32(std::prev(chunk) - m_chunks.begin());
 }
 
+qint64 TraceTimeline::sourceOffsetOf(qint64 index, const Chunk &chunk) const
+{
+    const qint64 inChunk = index - chunk.firstRecord;
+    return chunk.sourceOffsets.empty() ? qint64(m_offsets[size_t(index)]) + inChunk * std::max(chunk.sourceGap, 0)
+                                       : qint64(chunk.sourceOffsets[size_t(inChunk)]);
+}
+
 quint32 TraceTimeline::recordSize(qint64 index, quint32 chunk) const
 {
     const qint64 next = index + 1;
@@ -249,7 +270,7 @@ bool TraceTimeline::recordBytes(qint64 index, ChunkCache &cache, QByteArray &out
     out.resize(qsizetype(size));
     QString error;
     const Chunk &chunk = m_chunks[chunkIndex];
-    const qint64 at = chunk.sourceStart + chunk.sourceOffsets[size_t(index - chunk.firstRecord)];
+    const qint64 at = chunk.sourceStart + sourceOffsetOf(index, chunk);
     if (m_source->read(at, qsizetype(size), out.data(), cache.source, &error))
         return true;
     out = QByteArray();

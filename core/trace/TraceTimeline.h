@@ -1,8 +1,9 @@
 // Time travel over a loaded trace: the records kept compactly in memory, rebuilding the model
 // "as it was at time T", stepping event by event, timed playback, and bookmarks.
 //
-// TraceTimeline holds every record of a trace (18 bytes of index per record, 4 more for a record
-// read back from the file; the frames' bytes in 1 MiB chunks), so a seek re-decodes records
+// TraceTimeline holds every record of a trace (10 bytes of index per record: its offset, time,
+// direction and model inputs; 4 more for a record read back from a file whose line ends vary;
+// the frames' bytes in 1 MiB chunks), so a seek re-decodes records
 // through the same ProtocolPipeline as live traffic into the same SystemStore: no second model,
 // no snapshot format to keep in sync. Going back rebuilds from the start (store.reset(), then
 // the records up to T); going forward applies only the records in between. Decoding runs on a helper thread while the calling thread applies, so
@@ -101,10 +102,14 @@ private:
         qsizetype rawSize = 0;
         qint64 firstRecord = 0;
         // Where its records are in the source's content: [sourceStart, sourceEnd); sourceEnd -1:
-        // some record is not a verbatim piece of it. Each record's offset from sourceStart, kept
-        // while the chunk may be read back from the source.
+        // some record is not a verbatim piece of it. A record's offset from sourceStart is its
+        // offset in the chunk plus `sourceGap` bytes for each record before it in the chunk
+        // (the line ends between records: 1 for "\n"), while every gap is the same; from the
+        // first record where they differ (blank lines, mixed line ends), every record's offset
+        // is kept in sourceOffsets (4 bytes a record, a million records: 4 MB).
         qint64 sourceStart = -1;
         qint64 sourceEnd = 0;
+        qint32 sourceGap = -1;    // -1: not known yet (one record so far)
         std::vector<quint32> sourceOffsets;
         bool closed = false;   // full (or the load ended): nothing more is appended
         bool inSource = false; // its bytes were dropped: read them from m_source
@@ -127,13 +132,14 @@ private:
     TraceRecord recordWith(qint64 index, ChunkCache &cache) const;
     quint32 chunkOf(qint64 index) const; // the chunk holding the record
     quint32 recordSize(qint64 index, quint32 chunk) const;
+    qint64 sourceOffsetOf(qint64 index, const Chunk &chunk) const; // from chunk.sourceStart
     qint64 sortTimeMs(qint64 index) const;
     qint32 connectionOf(qint64 index) const;
 
     CodecLimits m_limits;
     bool m_fastParser;
     bool m_dropRawFrames = true;
-    // Per record, in parallel (a million records: 10 MB):
+    // Per record, in parallel (a million records: 10 MB with m_inputs):
     // Where its bytes begin in its chunk (chunkOf()); its size is up to the next record's offset
     // in the same chunk.
     std::vector<quint32> m_offsets;

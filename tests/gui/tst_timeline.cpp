@@ -12,6 +12,7 @@
 #include "style/Colors.h"
 #include "timeline/TimelineColors.h"
 #include "timeline/TimelineView.h"
+#include "timeline/SortedTimes.h"
 #include "trace/Trace.h"
 
 #include <QSet>
@@ -26,6 +27,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <random>
 #include <set>
 
 using namespace mapi;
@@ -112,6 +114,7 @@ private Q_SLOTS:
     void tickSteps();
     void naturalOrder();
     void stateStripsFollowTheStateClass();
+    void sortedTimesKeepEveryTime();
 
     void lanesForEveryAgent();
     void laneIndexesMatchTheStore();
@@ -326,6 +329,61 @@ void TimelineTest::lanesForEveryAgent()
 
 // A message indexed with one recipient learns a second from a delivery (as the official server's
 // do): each recipient's lane gets the message once, whichever order the store keeps them in.
+// The lanes' endpoint times in 4 bytes: against a plain sorted list, through times weeks apart
+// (more spans than one), out of order, equal, and trimmed from the front.
+void TimelineTest::sortedTimesKeepEveryTime()
+{
+    std::mt19937_64 random(21);
+    const qint64 day = 24LL * 3600 * 1000;
+    const qint64 clusters[] = {1795252123457LL, 1795252123457LL + 60 * day, 1795252123457LL - 90 * day,
+                               1795252123457LL + 200 * day};
+    SortedTimes times;
+    std::vector<qint64> plain;
+    int reorders = 0;
+    size_t mostSpans = 0;
+    for (int i = 0; i < 6000; ++i) {
+        qint64 t;
+        if (i % 500 < 400) // mostly in order within a cluster, as messages arrive
+            t = (plain.empty() ? clusters[0] : plain.back()) + qint64(random() % 50);
+        else
+            t = clusters[random() % 4] + qint64(random() % (2 * day)) - day;
+        if (i % 97 == 0 && !plain.empty())
+            t = plain[size_t(random() % plain.size())]; // equal to one kept
+        const auto at = std::upper_bound(plain.begin(), plain.end(), t);
+        const bool appended = at == plain.end();
+        plain.insert(at, t);
+        QCOMPARE(times.insert(t), appended);
+        reorders += !appended;
+        mostSpans = std::max(mostSpans, times.spanCount());
+        QVERIFY(times.spanCount() <= times.size());
+        if (i % 1000 == 999) { // trimmed from the front
+            const size_t gone = size_t(random() % (plain.size() / 3));
+            plain.erase(plain.begin(), plain.begin() + qsizetype(gone));
+            times.eraseFront(gone);
+        }
+        if (i % 50 == 0 || i == 5999) {
+            QCOMPARE(times.toVector(), plain);
+            for (int probe = 0; probe < 20; ++probe) {
+                const double at = double(clusters[random() % 4] + qint64(random() % (2 * day)) - day) + 0.5 * (probe % 2);
+                const size_t from = plain.empty() ? 0 : size_t(random() % plain.size()) / 4;
+                const size_t expected = size_t(std::lower_bound(plain.begin() + qsizetype(from), plain.end(), at,
+                                                                [](qint64 e, double v) { return double(e) < v; })
+                                               - plain.begin());
+                QCOMPARE(times.lowerBound(at, std::min(from, expected)), expected);
+                QCOMPARE(times.upperBound(qint64(at)), size_t(std::upper_bound(plain.begin(), plain.end(), qint64(at)) - plain.begin()));
+            }
+        }
+    }
+    QVERIFY(reorders > 500);
+    QVERIFY2(mostSpans > 3, qPrintable(QString::number(mostSpans))); // the weeks apart made spans
+    // One span when the times lie within 49 days: 4 bytes each.
+    SortedTimes near;
+    for (int i = 0; i < 1000; ++i)
+        near.insert(clusters[0] + qint64(i) * 3 * day / 1000);
+    QCOMPARE(near.spanCount(), size_t(1));
+    QVERIFY(near.memoryBytes() < 1000 * 6);
+}
+
 void TimelineTest::recipientsLearnedLaterLandOnTheirLanes()
 {
     SystemStore store;
@@ -374,7 +432,8 @@ void TimelineTest::laneIndexesMatchTheStore()
     }
     for (int a = 0; a < int(store.agents().size()); ++a) {
         QCOMPARE(int(index.endpointTimes(a).size()), expected[size_t(a)]);
-        QVERIFY(std::is_sorted(index.endpointTimes(a).begin(), index.endpointTimes(a).end()));
+        const std::vector<qint64> times = index.endpointTimes(a).toVector();
+        QVERIFY(std::is_sorted(times.begin(), times.end()));
     }
     // Every message's recipients as the view draws its arrow: the store's, as agent rows.
     int severalRecipients = 0;
@@ -405,12 +464,12 @@ void TimelineTest::laneIndexesMatchTheStore()
         for (const TimelineIndex::StateMark &mark : index.stateMarks(a)) {
             ++marks;
             QCOMPARE(store.events().agentId(store.events()[size_t(mark.eventRow)]), store.agents()[size_t(a)].id);
-            if (mark.kind == EventKind::AgentStateChanged)
+            if (mark.kind() == EventKind::AgentStateChanged)
                 QVERIFY(!index.stateName(mark.stateId).isEmpty());
         }
         // The newest mark carries the agent's current state.
         const auto &list = index.stateMarks(a);
-        if (!list.empty() && list.back().kind != EventKind::AgentUnregistered)
+        if (!list.empty() && list.back().kind() != EventKind::AgentUnregistered)
             QCOMPARE(index.stateName(list.back().stateId), store.agents()[size_t(a)].state);
     }
     QCOMPARE(marks, lifecycle);
@@ -435,7 +494,7 @@ void TimelineTest::slicedIngestGivesTheSameIndex()
         QCOMPARE(sliced.messages()[i].senderAgentRow, whole.messages()[i].senderAgentRow);
     }
     for (int a = 0; a < whole.laneCount(); ++a) {
-        QCOMPARE(sliced.endpointTimes(a), whole.endpointTimes(a));
+        QCOMPARE(sliced.endpointTimes(a).toVector(), whole.endpointTimes(a).toVector());
         const auto &wholeMarks = whole.stateMarks(a);
         const auto &slicedMarks = sliced.stateMarks(a);
         QCOMPARE(slicedMarks.size(), wholeMarks.size());
@@ -487,7 +546,7 @@ void TimelineTest::clickMarkFocusesEvent()
     for (int a = 0; a < int(store.agents().size()); ++a) {
         const auto &marks = f.view->index().stateMarks(a);
         for (size_t k = 0; k < marks.size(); ++k) {
-            if (marks[k].kind != EventKind::AgentStateChanged)
+            if (marks[k].kind() != EventKind::AgentStateChanged)
                 continue;
             if ((k > 0 && marks[k].timeMs - marks[k - 1].timeMs < 3)
                 || (k + 1 < marks.size() && marks[k + 1].timeMs - marks[k].timeMs < 3))

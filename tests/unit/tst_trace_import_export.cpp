@@ -1666,18 +1666,25 @@ void TestTraceImportExport::exportJobCancelAndResetLeaveNoFile()
 
 // A trace of sent requests (they change no model: any problem in the store is the timeline's),
 // about 11 MiB of frames: more than ContentIndex::kMaxFrameBytes in one frame.
-static std::vector<QByteArray> writeRequestTrace(const QString &path, bool oneZstdFrame)
+// `varyLines`: the lines around the frames change length as a hand-edited or foreign file's
+// may (times of more digits, "\r\n" ends, blank lines), so the gaps between frames differ.
+static std::vector<QByteArray> writeRequestTrace(const QString &path, bool oneZstdFrame, bool varyLines = false)
 {
     std::vector<QByteArray> frames;
     QByteArray lines = encodeHeaderLine(QStringLiteral("ws://127.0.0.1:1/client"), 1000);
     for (int i = 0; i < 11000; ++i) {
         TraceRecord r;
-        r.timeMs = 1000 + i;
+        r.timeMs = varyLines ? 1000 + qint64(i) * 97 : 1000 + i; // 4 digits, then 5, then 6
         r.dir = QStringLiteral("send");
         r.raw = R"({"jsonrpc":"2.0","id":)" + QByteArray::number(i + 1) + R"(,"method":"map/agents/list","params":{"pad":")"
             + QByteArray(900 + i % 200, char('a' + i % 26)) + R"("}})";
         frames.push_back(r.raw);
-        lines += encodeRecordLine(r);
+        QByteArray line = encodeRecordLine(r);
+        if (varyLines && i % 7 == 3)
+            line.insert(line.size() - 1, '\r');
+        if (varyLines && i % 13 == 5)
+            line += '\n';
+        lines += line;
     }
     CompressingWriter out;
     QString error;
@@ -1701,10 +1708,13 @@ void TestTraceImportExport::timelineReadsFramesBackFromTheFile_data()
     QTest::addColumn<QString>("name");
     QTest::addColumn<bool>("oneFrame");
     QTest::addColumn<bool>("readBack"); // from the file; otherwise kept compressed in memory
-    QTest::newRow("plain") << QStringLiteral("t.jsonl") << false << true;
-    QTest::newRow("zstd, as written here") << QStringLiteral("t.jsonl.zst") << false << true;
-    QTest::newRow("zstd, one 11 MiB frame") << QStringLiteral("one.jsonl.zst") << true << false;
-    QTest::newRow("gzip") << QStringLiteral("t.jsonl.gz") << false << false;
+    QTest::addColumn<bool>("varyLines");
+    QTest::newRow("plain") << QStringLiteral("t.jsonl") << false << true << false;
+    QTest::newRow("plain, lines that vary") << QStringLiteral("v.jsonl") << false << true << true;
+    QTest::newRow("zstd, as written here") << QStringLiteral("t.jsonl.zst") << false << true << false;
+    QTest::newRow("zstd, lines that vary") << QStringLiteral("v.jsonl.zst") << false << true << true;
+    QTest::newRow("zstd, one 11 MiB frame") << QStringLiteral("one.jsonl.zst") << true << false << false;
+    QTest::newRow("gzip") << QStringLiteral("t.jsonl.gz") << false << false << false;
 }
 
 void TestTraceImportExport::timelineReadsFramesBackFromTheFile()
@@ -1712,9 +1722,10 @@ void TestTraceImportExport::timelineReadsFramesBackFromTheFile()
     QFETCH(QString, name);
     QFETCH(bool, oneFrame);
     QFETCH(bool, readBack);
+    QFETCH(bool, varyLines);
     QTemporaryDir dir;
     const QString path = dir.filePath(name);
-    const std::vector<QByteArray> frames = writeRequestTrace(path, oneFrame);
+    const std::vector<QByteArray> frames = writeRequestTrace(path, oneFrame, varyLines);
     SystemStore store;
     const TraceLoadResult loaded = loadTraceInto(store, path);
     QVERIFY2(loaded.ok, qPrintable(loaded.error));

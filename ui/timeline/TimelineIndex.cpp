@@ -29,7 +29,7 @@ bool isLifecycleEvent(EventKind kind)
         || kind == EventKind::AgentUnregistered;
 }
 
-const std::vector<qint64> kNoTimes;
+const SortedTimes kNoTimes;
 const std::deque<TimelineIndex::StateMark> kNoMarks;
 
 } // namespace
@@ -68,11 +68,11 @@ void TimelineIndex::dropTrimmedRows(const SystemStore &store)
                          }));
         // Endpoint times only shade the density strip, which the trimmed stretch covers: they
         // go once they are half the lane (a move of the rest costs as much as the rows gone).
-        const auto keptTimes = std::lower_bound(lane.endpointTimes.begin(), lane.endpointTimes.end(), endpointsFrom);
-        if (keptTimes != lane.endpointTimes.end())
-            m_firstTimeMs = std::min(m_firstTimeMs, *keptTimes);
-        if (size_t(keptTimes - lane.endpointTimes.begin()) * 2 >= lane.endpointTimes.size())
-            lane.endpointTimes.erase(lane.endpointTimes.begin(), keptTimes);
+        const size_t keptTimes = lane.endpointTimes.lowerBound(double(endpointsFrom));
+        if (keptTimes < lane.endpointTimes.size())
+            m_firstTimeMs = std::min(m_firstTimeMs, lane.endpointTimes.at(keptTimes));
+        if (keptTimes * 2 >= lane.endpointTimes.size())
+            lane.endpointTimes.eraseFront(keptTimes);
         if (!lane.marks.empty())
             m_firstTimeMs = std::min(m_firstTimeMs, lane.marks.front().timeMs);
     }
@@ -176,7 +176,8 @@ void TimelineIndex::ingestStateEvents(const SystemStore &store, const std::vecto
         const QString state = lastEventOfAgent.value(agentRow) == row ? store.agents()[size_t(agentRow)].state
                                                                        : store.stateName(e.stateRow);
         insertByTime(m_lanes[size_t(agentRow)].marks,
-                     StateMark{e.timestampMs, row, state.isEmpty() ? -1 : internState(state), store.events().kind(e)});
+                     StateMark{e.timestampMs, row, state.isEmpty() ? qint16(-1) : internState(state),
+                               quint8(store.events().kind(e))});
         extendTimeRange(e.timestampMs);
     }
 }
@@ -216,13 +217,8 @@ void TimelineIndex::addEndpoint(int agentRow, qint64 timeMs)
 {
     if (agentRow >= int(m_lanes.size()))
         m_lanes.resize(size_t(agentRow) + 1);
-    std::vector<qint64> &times = m_lanes[size_t(agentRow)].endpointTimes;
-    if (times.empty() || times.back() <= timeMs)
-        times.push_back(timeMs);
-    else {
-        times.insert(std::upper_bound(times.begin(), times.end(), timeMs), timeMs);
+    if (!m_lanes[size_t(agentRow)].endpointTimes.insert(timeMs))
         ++m_endpointReorders;
-    }
 }
 
 void TimelineIndex::extendTimeRange(qint64 timeMs)
@@ -237,15 +233,17 @@ void TimelineIndex::extendTimeRange(qint64 timeMs)
     m_lastTimeMs = std::max(m_lastTimeMs, timeMs);
 }
 
-int TimelineIndex::internState(const QString &state)
+qint16 TimelineIndex::internState(const QString &state)
 {
     const auto found = m_stateIds.constFind(state);
     if (found != m_stateIds.constEnd())
-        return *found;
+        return qint16(*found);
+    if (m_stateNames.size() >= kMaxStates)
+        return -1;
     const int id = int(m_stateNames.size());
     m_stateNames << state;
     m_stateIds.insert(state, id);
-    return id;
+    return qint16(id);
 }
 
 int TimelineIndex::firstMessageAtOrAfter(double timeMs) const
@@ -255,7 +253,7 @@ int TimelineIndex::firstMessageAtOrAfter(double timeMs) const
     return int(at - m_messages.begin());
 }
 
-const std::vector<qint64> &TimelineIndex::endpointTimes(int agentRow) const
+const SortedTimes &TimelineIndex::endpointTimes(int agentRow) const
 {
     return agentRow >= 0 && agentRow < int(m_lanes.size()) ? m_lanes[size_t(agentRow)].endpointTimes : kNoTimes;
 }

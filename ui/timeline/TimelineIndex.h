@@ -8,10 +8,10 @@
 // a few places from the end when it is older than the newest (binary search, short move).
 // Painting and hit-testing find the visible part of every list with binary searches on time.
 //
-// Memory: 16 bytes per message in the global index, 8 bytes per message endpoint (sender and
-// each recipient) in the per-lane lists, 7 bytes per message for its first recipient, recipients
-// indexed and convention (any other recipient is read from the store), 24 bytes per agent state
-// change.
+// Memory: 16 bytes per message in the global index, 4 bytes per message endpoint (sender and
+// each recipient) in the per-lane lists (SortedTimes), 7 bytes per message for its first
+// recipient, recipients indexed and convention (any other recipient is read from the store),
+// 16 bytes per agent state change.
 // Thread: GUI thread (reads the store, which lives there).
 #pragma once
 
@@ -19,6 +19,7 @@
 #include "map/PayloadConventions.h"
 #include "model/AgentRowsByName.h"
 #include "protocol/FastHash.h"
+#include "timeline/SortedTimes.h"
 
 #include <QHash>
 #include <QString>
@@ -45,12 +46,14 @@ public:
         int senderAgentRow = -1;  // SystemStore::agents() row, -1 when the sender is unresolved
     };
     // A change of an agent's lifecycle: registration, a state change or unregistration.
+    // 16 bytes (a trace of a million events may hold a few hundred thousand).
     struct StateMark
     {
         qint64 timeMs = 0;
         int eventRow = -1;        // SystemStore::events() row
-        int stateId = -1;         // stateName(); -1 when the state could not be told
-        EventKind kind = EventKind::AgentStateChanged;
+        qint16 stateId = -1;      // stateName(); -1 when the state could not be told
+        quint8 kindValue = quint8(EventKind::AgentStateChanged);
+        EventKind kind() const { return EventKind(kindValue); }
     };
     struct ActionRef
     {
@@ -119,7 +122,7 @@ public:
 
     int laneCount() const { return int(m_lanes.size()); }
     // Times of the messages an agent sent or received, sorted; one entry per message per lane.
-    const std::vector<qint64> &endpointTimes(int agentRow) const;
+    const SortedTimes &endpointTimes(int agentRow) const;
     // How many endpoint times were inserted before the end of their lane so far. Caches built
     // from lane tails (merged lanes of collapsed groups) start over when this changes.
     quint64 endpointReorders() const { return m_endpointReorders; }
@@ -136,14 +139,17 @@ public:
 private:
     struct Lane
     {
-        std::vector<qint64> endpointTimes;
+        SortedTimes endpointTimes;
         std::deque<StateMark> marks;        // a deque: trimming drops its head without moving the rest
     };
 
     void extendTimeRange(qint64 timeMs);
     void addEndpoint(int agentRow, qint64 timeMs);
     bool indexNewRecipients(const SystemStore &store, int messageRow);
-    int internState(const QString &state);
+    qint16 internState(const QString &state); // -1 past kMaxStates names
+    // Distinct state names kept (StateMark::stateId is 16 bits): a server inventing more is
+    // shown as unknown states from there on, not given ever more memory.
+    static constexpr int kMaxStates = std::numeric_limits<qint16>::max();
     void ingestStateEvents(const SystemStore &store, const std::vector<int> &eventRows, bool reachedNewest);
     void dropTrimmedRows(const SystemStore &store);
 

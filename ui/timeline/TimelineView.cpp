@@ -209,7 +209,7 @@ void TimelineView::rebuildLanes()
     Q_EMIT lanesChanged();
 }
 
-const std::vector<qint64> &TimelineView::rowEndpointTimes(const LaneRow &row) const
+const SortedTimes &TimelineView::rowEndpointTimes(const LaneRow &row) const
 {
     if (!row.collapsed)
         return m_index.endpointTimes(row.agentRow);
@@ -224,18 +224,23 @@ const std::vector<qint64> &TimelineView::rowEndpointTimes(const LaneRow &row) co
     }
     std::vector<qint64> fresh;
     for (size_t i = 0; i < merged.members.size(); ++i) {
-        const std::vector<qint64> &lane = m_index.endpointTimes(merged.members[i]);
-        if (lane.size() > merged.consumed[i]) {
-            fresh.insert(fresh.end(), lane.begin() + qsizetype(merged.consumed[i]), lane.end());
-            merged.consumed[i] = lane.size();
-        }
+        const SortedTimes &lane = m_index.endpointTimes(merged.members[i]);
+        for (size_t k = merged.consumed[i]; k < lane.size(); ++k)
+            fresh.push_back(lane.at(k));
+        merged.consumed[i] = std::max(merged.consumed[i], lane.size());
     }
     if (!fresh.empty()) {
         std::sort(fresh.begin(), fresh.end());
-        const auto oldSize = qsizetype(merged.times.size());
-        merged.times.insert(merged.times.end(), fresh.begin(), fresh.end());
-        if (oldSize > 0 && merged.times[size_t(oldSize - 1)] > merged.times[size_t(oldSize)])
-            std::inplace_merge(merged.times.begin(), merged.times.begin() + oldSize, merged.times.end());
+        if (!merged.times.empty() && merged.times.back() > fresh.front()) { // rare: merge, then rebuild
+            std::vector<qint64> all = merged.times.toVector();
+            const auto oldSize = qsizetype(all.size());
+            all.insert(all.end(), fresh.begin(), fresh.end());
+            std::inplace_merge(all.begin(), all.begin() + oldSize, all.end());
+            merged.times = SortedTimes();
+            fresh = std::move(all);
+        }
+        for (const qint64 t : fresh)
+            merged.times.insert(t); // in order: appends
     }
     return merged.times;
 }

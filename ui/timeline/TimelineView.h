@@ -143,7 +143,7 @@ private:
     {
         std::vector<int> members;
         std::vector<size_t> consumed;
-        std::vector<qint64> times;
+        SortedTimes times;
         quint64 reorders = 0;
     };
 
@@ -158,7 +158,7 @@ private:
     void pauseFollowing();
     void toggleRow(int row);
     void clickAt(const QPoint &pos, Qt::KeyboardModifiers modifiers);
-    const std::vector<qint64> &rowEndpointTimes(const LaneRow &row) const;
+    const SortedTimes &rowEndpointTimes(const LaneRow &row) const;
 
     struct VisibleRows
     {

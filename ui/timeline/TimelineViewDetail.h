@@ -77,13 +77,6 @@ int firstAtOrAfter(const List &list, double timeMs, int from = 0)
     return int(at - list.begin());
 }
 
-inline int firstTimeAtOrAfter(const std::vector<qint64> &times, double timeMs, int from)
-{
-    const auto at = std::lower_bound(times.begin() + std::clamp(from, 0, int(times.size())), times.end(), timeMs,
-                                     [](qint64 entry, double t) { return double(entry) < t; });
-    return int(at - times.begin());
-}
-
 // A message's short label: its convention, else the payload's own type.
 inline QString messageLabel(ConventionKind convention, const QString &payloadType)
 {

@@ -196,7 +196,7 @@ void TimelineView::paintStates(QPainter &p, const VisibleRows &rows) const
         while (i < int(marks.size()) && double(marks[size_t(i)].timeMs) <= t1) {
             const TimelineIndex::StateMark &mark = marks[size_t(i)];
             const double next = i + 1 < int(marks.size()) ? double(marks[size_t(i + 1)].timeMs) : edge;
-            if (mark.kind != EventKind::AgentUnregistered)
+            if (mark.kind() != EventKind::AgentUnregistered)
                 fillStrip(double(mark.timeMs), next, agentStateColor(m_index.stateName(mark.stateId)));
             const double markX = m_axis.mapTimeToX(double(mark.timeMs));
             i = m_axis.mapTimeToX(next) - markX < 1 ? std::max(i + 1, firstAtOrAfter(marks, m_axis.mapXToTime(std::floor(markX) + 1), i))
@@ -210,10 +210,10 @@ void TimelineView::paintStates(QPainter &p, const VisibleRows &rows) const
             const double x = std::floor(m_axis.mapTimeToX(double(mark.timeMs))) + 0.5;
             const double top = rowTopY(r) + 2;
             const double bottom = rowTopY(r) + row.height - 2;
-            if (mark.kind == EventKind::AgentRegistered) {
+            if (mark.kind() == EventKind::AgentRegistered) {
                 p.setPen(QPen(healthColor(Health::Healthy), 2));
                 p.drawLine(QPointF(x, top), QPointF(x, bottom));
-            } else if (mark.kind == EventKind::AgentUnregistered) {
+            } else if (mark.kind() == EventKind::AgentUnregistered) {
                 p.setPen(QPen(pal.color(QPalette::Text), 2));
                 p.drawLine(QPointF(x, top), QPointF(x, bottom));
                 p.drawLine(QPointF(x - 3, bottom - 6), QPointF(x + 3, bottom));
@@ -432,7 +432,7 @@ void TimelineView::paintDensity(QPainter &p, const VisibleRows &rows, const std:
         const LaneRow &row = m_lanes.rows()[size_t(r)];
         if (row.kind == LaneRow::Kind::Group && !row.collapsed)
             continue;
-        const std::vector<qint64> &times = rowEndpointTimes(row);
+        const SortedTimes &times = rowEndpointTimes(row);
         if (times.empty())
             continue;
         background = laneBackground(r);
@@ -445,11 +445,11 @@ void TimelineView::paintDensity(QPainter &p, const VisibleRows &rows, const std:
                 continue;
             }
             // One run of dense columns: walk the lane's times column by column.
-            int position = firstTimeAtOrAfter(times, m_axis.mapXToTime(plot.left() + c), 0);
+            size_t position = times.lowerBound(m_axis.mapXToTime(plot.left() + c));
             int runStart = -1, runAlpha = 0;
             for (; c < width && dense[size_t(c)]; ++c) {
-                const int end = firstTimeAtOrAfter(times, m_axis.mapXToTime(plot.left() + c + 1), position);
-                const int count = end - position;
+                const size_t end = times.lowerBound(m_axis.mapXToTime(plot.left() + c + 1), position);
+                const int count = int(end - position);
                 position = end;
                 const int alpha = count > 0 ? int(40 + 215 * std::min(1.0, std::log2(1.0 + count) / saturation)) : 0;
                 if (alpha != runAlpha) {
