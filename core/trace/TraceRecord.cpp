@@ -272,7 +272,9 @@ RecordLineParser::Result RecordLineParser::parse(const char *data, qsizetype siz
                                                  TraceRecord &out)
 {
     const char *const lineStart = data;
+    const qsizetype lineSize = size;
     out.contentOffset = -1;
+    out.contentLineSize = 0;
     while (size > 0 && (data[size - 1] == ' ' || data[size - 1] == '\t' || data[size - 1] == '\r'))
         --size;
     while (size > 0 && (*data == ' ' || *data == '\t')) {
@@ -372,9 +374,12 @@ RecordLineParser::Result RecordLineParser::parse(const char *data, qsizetype siz
     } else if (frame) {
         // Our own lines give the frame's bytes as written (four members: nothing follows the
         // frame); a line edited into another shape gives the frame minified (same JSON).
-        out.raw = writtenByUs && object.size() == 4
-                      ? bytes(std::string_view(frameLine.frame, size_t(frameLine.frameSize)))
-                      : bytes(simdjson::to_string(*frame));
+        if (writtenByUs && object.size() == 4) {
+            out.raw = bytes(std::string_view(frameLine.frame, size_t(frameLine.frameSize)));
+            out.contentOffset = frameLine.frame - lineStart; // verbatim, as above
+            return Result::Record;
+        }
+        out.raw = bytes(simdjson::to_string(*frame));
     } else if (std::string_view text; raw && raw->get_string().get(text) == SUCCESS) {
         out.raw = bytes(text);
         // Base64 when the record says so, and for binary frames of traces written before
@@ -383,6 +388,12 @@ RecordLineParser::Result RecordLineParser::parse(const char *data, qsizetype siz
             out.raw = QByteArray::fromBase64(out.raw);
     } else if (url && dir == "open" && url->get_string().get(text) == SUCCESS) {
         out.raw = bytes(text);
+    }
+    // The line gives `raw` back when parsed again by a parser that has seen no header, unless
+    // the header made a binary frame base64 (a map-inspector trace from before "encoding").
+    if (dir != "action" && !(binary && m_base64)) {
+        out.contentOffset = 0; // the reader adds the line's offset
+        out.contentLineSize = lineSize;
     }
     return Result::Record;
 }

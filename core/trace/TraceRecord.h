@@ -40,6 +40,9 @@ struct TraceRecord
     // Where `raw`'s bytes are in the decompressed content of that file when they are a verbatim
     // piece of it (a "frame" line read by TraceFileReader); -1: they are not (base64, "raw").
     qint64 contentOffset = -1;
+    // > 0: `raw` is not a verbatim piece of the file, but parsing its line again gives it back
+    // (RecordLineParser, as a capture's "raw" string): the line is at contentOffset, this long.
+    qint64 contentLineSize = 0;
 };
 
 // Skip: an incident bundle's "skip" record (event numbers left out on purpose, trace/IncidentBundle.h).

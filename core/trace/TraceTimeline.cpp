@@ -72,21 +72,27 @@ void TraceTimeline::appendRecord(const TraceRecord &r)
     m_frameBytes += size;
     if (m_source) {
         const qint64 at = dir == RecordDir::Action ? -1 : r.contentOffset;
+        const bool line = r.contentLineSize > 0;
+        const qint64 sourceSize = line ? r.contentLineSize : size;
         if (at >= 0)
-            m_contentEnd = std::max(m_contentEnd, at + size);
-        if (chunk.sourceStart < 0)
+            m_contentEnd = std::max(m_contentEnd, at + sourceSize);
+        if (chunk.sourceStart < 0) {
             chunk.sourceStart = at;
-        if (at < 0 || chunk.sourceEnd < 0 || at - chunk.sourceStart > std::numeric_limits<quint32>::max()) {
+            chunk.sourceLines = line;
+        }
+        if (at < 0 || chunk.sourceEnd < 0 || line != chunk.sourceLines
+            || at - chunk.sourceStart > std::numeric_limits<quint32>::max()) {
             chunk.sourceEnd = -1; // not all of it can come back from the source
             std::vector<quint32>().swap(chunk.sourceOffsets);
         } else {
-            chunk.sourceEnd = at + size;
+            chunk.sourceEnd = at + sourceSize;
             const qint64 inChunk = index - chunk.firstRecord;
             const qint64 fromStart = at - chunk.sourceStart;
             if (inChunk == 1 && chunk.sourceOffsets.empty() && fromStart >= offset
                 && fromStart - offset <= std::numeric_limits<qint32>::max())
                 chunk.sourceGap = qint32(fromStart - offset);
-            const bool followsGap = chunk.sourceOffsets.empty()
+            // A line's length is not its record's: a chunk of lines keeps every offset.
+            const bool followsGap = !chunk.sourceLines && chunk.sourceOffsets.empty()
                 && (inChunk == 0 || (chunk.sourceGap >= 0 && qint64(offset) + inChunk * chunk.sourceGap == fromStart));
             if (!followsGap && chunk.sourceOffsets.empty()) { // the gaps differ from here on: keep them all
                 chunk.sourceOffsets.reserve(size_t(inChunk) + 1);
@@ -182,6 +188,30 @@ quint32 TraceTimeline::chunkOf(qint64 index) const
     return quint32(std::prev(chunk) - m_chunks.begin());
 }
 
+bool TraceTimeline::lineRecordBytes(qint64 index, const Chunk &chunk, qint64 at, ChunkCache &cache, QByteArray &out,
+                                    QString &error) const
+{
+    // The record's line runs to the next record's (skipped lines between end at its first
+    // line break), the chunk's last to the chunk's end.
+    const size_t inChunk = size_t(index - chunk.firstRecord);
+    const qint64 end = inChunk + 1 < chunk.sourceOffsets.size() ? chunk.sourceStart + chunk.sourceOffsets[inChunk + 1]
+                                                               : chunk.sourceEnd;
+    const qsizetype span = qsizetype(end - at);
+    constexpr qsizetype kParserPadding = 64; // RecordLineParser::parse(): no copy with 64 bytes past the line
+    QByteArray line(span + kParserPadding, Qt::Uninitialized);
+    if (span <= 0 || !m_source->read(at, span, line.data(), cache.source, &error))
+        return false;
+    const qsizetype lineEnd = line.indexOf('\n');
+    const qsizetype lineSize = lineEnd >= 0 && lineEnd < span ? lineEnd : span;
+    if (!cache.lines)
+        cache.lines = std::make_unique<RecordLineParser>(); // no header seen: as TraceRecord::contentLineSize says
+    TraceRecord record;
+    if (cache.lines->parse(line.constData(), lineSize, line.size(), record) != RecordLineParser::Result::Record)
+        return false;
+    out = std::move(record.raw);
+    return true;
+}
+
 qint64 TraceTimeline::sourceOffsetOf(qint64 index, const Chunk &chunk) const
 {
     const qint64 inChunk = index - chunk.firstRecord;
@@ -267,12 +297,19 @@ bool TraceTimeline::recordBytes(qint64 index, ChunkCache &cache, QByteArray &out
         out = QByteArray(chunkData(chunkIndex, cache) + m_offsets[size_t(index)], qsizetype(size));
         return true;
     }
-    out.resize(qsizetype(size));
     QString error;
     const Chunk &chunk = m_chunks[chunkIndex];
     const qint64 at = chunk.sourceStart + sourceOffsetOf(index, chunk);
-    if (m_source->read(at, qsizetype(size), out.data(), cache.source, &error))
-        return true;
+    if (chunk.sourceLines) {
+        if (lineRecordBytes(index, chunk, at, cache, out, error) && out.size() == qsizetype(size))
+            return true;
+        if (error.isEmpty())
+            error = QStringLiteral("line %1 of the trace no longer gives its record back").arg(index + 1);
+    } else {
+        out.resize(qsizetype(size));
+        if (m_source->read(at, qsizetype(size), out.data(), cache.source, &error))
+            return true;
+    }
     out = QByteArray();
     ++m_unreadable;
     std::lock_guard<std::mutex> lock(m_errorMutex);

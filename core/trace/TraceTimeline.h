@@ -10,7 +10,8 @@
 // both cores work (seek times: docs/benchmarks.md, bench_trace_load seek).
 //
 // A full chunk's bytes are dropped when the file they were read from can give them back
-// (setSource(): a plain file, or a zstd file of small frames as this program writes them), and
+// (setSource(): a plain file, or a zstd file of small frames as this program writes them; the
+// frames themselves, or for a capture's "raw" strings their lines, parsed again), and
 // zstd-compressed otherwise (about a tenth of the frames' size). Reading them back checks that
 // the file still holds the same bytes; when it does not, the records are reported unavailable
 // (sourceError(), and a problem in the store after a replay), never misread.
@@ -111,6 +112,9 @@ private:
         qint64 sourceEnd = 0;
         qint32 sourceGap = -1;    // -1: not known yet (one record so far)
         std::vector<quint32> sourceOffsets;
+        // Its records come back by parsing their lines again (TraceRecord::contentLineSize: a
+        // capture's "raw" strings), each line from its offset to the next record's.
+        bool sourceLines = false;
         bool closed = false;   // full (or the load ended): nothing more is appended
         bool inSource = false; // its bytes were dropped: read them from m_source
     };
@@ -120,6 +124,7 @@ private:
         qint64 chunk = -1;
         QByteArray data;
         ContentIndex::Cache source;
+        std::unique_ptr<RecordLineParser> lines; // for chunks of lines, made when first needed
     };
     static constexpr qsizetype kChunkBytes = 1024 * 1024;
 
@@ -133,6 +138,8 @@ private:
     quint32 chunkOf(qint64 index) const; // the chunk holding the record
     quint32 recordSize(qint64 index, quint32 chunk) const;
     qint64 sourceOffsetOf(qint64 index, const Chunk &chunk) const; // from chunk.sourceStart
+    bool lineRecordBytes(qint64 index, const Chunk &chunk, qint64 at, ChunkCache &cache, QByteArray &out,
+                         QString &error) const;
     qint64 sortTimeMs(qint64 index) const;
     qint32 connectionOf(qint64 index) const;
 

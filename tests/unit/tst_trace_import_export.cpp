@@ -1668,10 +1668,13 @@ void TestTraceImportExport::exportJobCancelAndResetLeaveNoFile()
 // about 11 MiB of frames: more than ContentIndex::kMaxFrameBytes in one frame.
 // `varyLines`: the lines around the frames change length as a hand-edited or foreign file's
 // may (times of more digits, "\r\n" ends, blank lines), so the gaps between frames differ.
-static std::vector<QByteArray> writeRequestTrace(const QString &path, bool oneZstdFrame, bool varyLines = false)
+// `capture`: lines as the captures of ../shared/captures hold frames, a JSON string in "raw" (the
+// timeline reads them back by parsing the line again).
+static std::vector<QByteArray> writeRequestTrace(const QString &path, bool oneZstdFrame, bool varyLines = false,
+                                                 bool capture = false)
 {
     std::vector<QByteArray> frames;
-    QByteArray lines = encodeHeaderLine(QStringLiteral("ws://127.0.0.1:1/client"), 1000);
+    QByteArray lines = capture ? QByteArray() : encodeHeaderLine(QStringLiteral("ws://127.0.0.1:1/client"), 1000);
     for (int i = 0; i < 11000; ++i) {
         TraceRecord r;
         r.timeMs = varyLines ? 1000 + qint64(i) * 97 : 1000 + i; // 4 digits, then 5, then 6
@@ -1679,11 +1682,16 @@ static std::vector<QByteArray> writeRequestTrace(const QString &path, bool oneZs
         r.raw = R"({"jsonrpc":"2.0","id":)" + QByteArray::number(i + 1) + R"(,"method":"map/agents/list","params":{"pad":")"
             + QByteArray(900 + i % 200, char('a' + i % 26)) + R"("}})";
         frames.push_back(r.raw);
-        QByteArray line = encodeRecordLine(r);
+        QByteArray line = capture ? QByteArray::fromStdString(Json{{"seq", i + 1}, {"dir", "send"}, {"bytes", r.raw.size()},
+                                                                  {"raw", r.raw.toStdString()}, {"t", double(r.timeMs) + 0.25}}
+                                                                 .dump()) + '\n'
+                                  : encodeRecordLine(r);
         if (varyLines && i % 7 == 3)
             line.insert(line.size() - 1, '\r');
         if (varyLines && i % 13 == 5)
             line += '\n';
+        if (varyLines && capture && i % 17 == 9)
+            line += "{\"a damaged line\"\n"; // skipped by the load; not part of the record before it
         lines += line;
     }
     CompressingWriter out;
@@ -1709,12 +1717,17 @@ void TestTraceImportExport::timelineReadsFramesBackFromTheFile_data()
     QTest::addColumn<bool>("oneFrame");
     QTest::addColumn<bool>("readBack"); // from the file; otherwise kept compressed in memory
     QTest::addColumn<bool>("varyLines");
-    QTest::newRow("plain") << QStringLiteral("t.jsonl") << false << true << false;
-    QTest::newRow("plain, lines that vary") << QStringLiteral("v.jsonl") << false << true << true;
-    QTest::newRow("zstd, as written here") << QStringLiteral("t.jsonl.zst") << false << true << false;
-    QTest::newRow("zstd, lines that vary") << QStringLiteral("v.jsonl.zst") << false << true << true;
-    QTest::newRow("zstd, one 11 MiB frame") << QStringLiteral("one.jsonl.zst") << true << false << false;
-    QTest::newRow("gzip") << QStringLiteral("t.jsonl.gz") << false << false << false;
+    QTest::addColumn<bool>("capture");
+    QTest::newRow("plain") << QStringLiteral("t.jsonl") << false << true << false << false;
+    QTest::newRow("plain, lines that vary") << QStringLiteral("v.jsonl") << false << true << true << false;
+    QTest::newRow("zstd, as written here") << QStringLiteral("t.jsonl.zst") << false << true << false << false;
+    QTest::newRow("zstd, lines that vary") << QStringLiteral("v.jsonl.zst") << false << true << true << false;
+    QTest::newRow("zstd, one 11 MiB frame") << QStringLiteral("one.jsonl.zst") << true << false << false << false;
+    QTest::newRow("gzip") << QStringLiteral("t.jsonl.gz") << false << false << false << false;
+    QTest::newRow("capture") << QStringLiteral("c.ndjson") << false << true << false << true;
+    QTest::newRow("capture, lines that vary") << QStringLiteral("cv.ndjson") << false << true << true << true;
+    QTest::newRow("capture, zstd") << QStringLiteral("c.ndjson.zst") << false << true << false << true;
+    QTest::newRow("capture, gzip") << QStringLiteral("c.ndjson.gz") << false << false << false << true;
 }
 
 void TestTraceImportExport::timelineReadsFramesBackFromTheFile()
@@ -1723,9 +1736,10 @@ void TestTraceImportExport::timelineReadsFramesBackFromTheFile()
     QFETCH(bool, oneFrame);
     QFETCH(bool, readBack);
     QFETCH(bool, varyLines);
+    QFETCH(bool, capture);
     QTemporaryDir dir;
     const QString path = dir.filePath(name);
-    const std::vector<QByteArray> frames = writeRequestTrace(path, oneFrame, varyLines);
+    const std::vector<QByteArray> frames = writeRequestTrace(path, oneFrame, varyLines, capture);
     SystemStore store;
     const TraceLoadResult loaded = loadTraceInto(store, path);
     QVERIFY2(loaded.ok, qPrintable(loaded.error));
