@@ -73,6 +73,61 @@ constexpr char kUlidDigits[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 constexpr qsizetype kUlidChars = 26;
 constexpr size_t kUlidBytes = 16;
 constexpr char kPackedUlid = 0; // in place of a length: no kept text is empty
+// A UUID in its usual form (36 characters, lower-case hex, dashes after 8, 12, 16 and 20), as
+// agents write envelope ids: 16 bytes after these two, which no length writes (a varint never
+// ends in a zero byte after a continued one). 18 bytes in place of 37.
+constexpr char kPackedUuid[2] = {char(0x80), 0};
+constexpr qsizetype kUuidChars = 36;
+
+bool isUuidDash(qsizetype i) { return i == 8 || i == 13 || i == 18 || i == 23; }
+
+// The 16 bytes of a UUID of the usual form; false for any other text (upper case included:
+// it would not be written back the same).
+bool uuidBytes(QStringView text, quint8 *bytes)
+{
+    if (text.size() != kUuidChars)
+        return false;
+    int nibbles = 0;
+    for (qsizetype i = 0; i < kUuidChars; ++i) {
+        const char16_t c = text[i].unicode();
+        if (isUuidDash(i)) {
+            if (c != u'-')
+                return false;
+            continue;
+        }
+        int value;
+        if (c >= u'0' && c <= u'9')
+            value = c - u'0';
+        else if (c >= u'a' && c <= u'f')
+            value = c - u'a' + 10;
+        else
+            return false;
+        if (nibbles % 2 == 0)
+            bytes[nibbles / 2] = quint8(value << 4);
+        else
+            bytes[nibbles / 2] |= quint8(value);
+        ++nibbles;
+    }
+    return true;
+}
+
+QString uuidText(const char *bytes)
+{
+    static constexpr char kHex[] = "0123456789abcdef";
+    QString text(kUuidChars, Qt::Uninitialized);
+    QChar *out = text.data();
+    int nibble = 0;
+    for (qsizetype i = 0; i < kUuidChars; ++i) {
+        if (isUuidDash(i)) {
+            out[i] = QLatin1Char('-');
+            continue;
+        }
+        const quint8 byte = quint8(bytes[nibble / 2]);
+        out[i] = QLatin1Char(kHex[nibble % 2 == 0 ? byte >> 4 : byte & 0xf]);
+        ++nibble;
+    }
+    return text;
+}
 
 // Each character's digit, 0xff for any that is no digit (a compile-time table: no guard to
 // check per call, which was a tenth of applying an event with its two ids).
@@ -212,6 +267,12 @@ TextArena::Ref TextArena::append(QStringView text)
     if (quint64 high = 0, low = 0; ulidValue(text, high, low))
         return appendUlid(high, low);
     Ref ref = 0;
+    if (quint8 uuid[kUlidBytes]; uuidBytes(text, uuid)) {
+        char *out = reserve(sizeof(kPackedUuid) + kUlidBytes, ref);
+        std::memcpy(out, kPackedUuid, sizeof(kPackedUuid));
+        std::memcpy(out + sizeof(kPackedUuid), uuid, kUlidBytes);
+        return ref;
+    }
     char *out = writeVarint(reserve(varintSize(size) + size, ref), size);
     for (size_t i = 0; i < size; ++i)
         out[i] = char(chars[i].unicode());
@@ -252,16 +313,26 @@ const char *TextArena::at(Ref ref) const
     return m_blocks[slot].data.get() + (ref & ((Ref(1) << kOffsetBits) - 1));
 }
 
+const char *TextArena::uuidAt(Ref ref) const
+{
+    if (!ref)
+        return nullptr;
+    const char *bytes = at(ref);
+    return bytes[0] == kPackedUuid[0] && bytes[1] == kPackedUuid[1] ? bytes + sizeof(kPackedUuid) : nullptr;
+}
+
 QString TextArena::text(Ref ref) const
 {
     if (quint64 high = 0, low = 0; ulidAt(ref, high, low))
         return ulidText(high, low);
+    if (const char *uuid = uuidAt(ref))
+        return uuidText(uuid);
     return QString::fromUtf8(utf8(ref));
 }
 
 QByteArrayView TextArena::utf8(Ref ref) const
 {
-    if (!ref || *at(ref) == kPackedUlid)
+    if (!ref || *at(ref) == kPackedUlid || uuidAt(ref))
         return {};
     const char *at = this->at(ref);
     size_t size = 0;
@@ -280,6 +351,10 @@ bool TextArena::equals(Ref ref, QStringView text) const
         quint64 high = 0;
         quint64 low = 0;
         return ulidValue(text, high, low) && high == keptHigh && low == keptLow;
+    }
+    if (const char *kept = uuidAt(ref)) {
+        quint8 uuid[kUlidBytes];
+        return uuidBytes(text, uuid) && std::memcmp(uuid, kept, kUlidBytes) == 0;
     }
     const QByteArrayView bytes = utf8(ref);
     if (bytes.size() == text.size()) { // ASCII on both sides is the common case

@@ -92,10 +92,10 @@ public:
     explicit TextArena(size_t blockBytes = kDefaultBlockBytes) : m_blockBytes(std::min(blockBytes, kDefaultBlockBytes)) {}
     // Texts appended from now on belong to `owner` (>= every earlier owner).
     void setOwner(qint64 owner) { m_owner = owner; }
-    Ref append(QStringView text);
+    Ref append(QStringView text); // a ULID, or a UUID in lower case, kept packed in 17 or 18 bytes
     Ref appendUlid(quint64 high, quint64 low); // the ULID of ulidValue(): as append() of its text
     Ref appendUtf8(QByteArrayView utf8); // kept as given (payloads): utf8() reads it
-    QByteArrayView utf8(Ref ref) const;  // texts of appendUtf8(); empty for a packed ULID
+    QByteArrayView utf8(Ref ref) const;  // texts of appendUtf8(); empty for a packed ULID or UUID
     QString text(Ref ref) const;
     bool equals(Ref ref, QStringView text) const;
     // The value of a ULID kept packed (appendUlid(), or append() of a ULID's text); false for
@@ -114,6 +114,7 @@ private:
     char *reserve(size_t bytes, Ref &ref);
     size_t openSlot(size_t bytes); // a free slot (or a new one) holding a block of `bytes`
     const char *at(Ref ref) const;
+    const char *uuidAt(Ref ref) const; // a packed UUID's 16 bytes (append() packs them), else null
 
     struct Block
     {

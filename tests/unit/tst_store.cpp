@@ -1192,6 +1192,39 @@ void TestStore::textArenaKeepsAnyText()
             QCOMPARE(keptLow, low);
         }
     }
+    // UUIDs in their usual form (agents' envelope ids) are kept in 18 bytes and read back the
+    // same; upper case and near misses are kept as text; none equals another.
+    TextArena envelopes;
+    const QStringList uuids{QStringLiteral("00000000-9cd3-4878-8477-20201ef0267b"), QStringLiteral("ffffffff-ffff-ffff-ffff-ffffffffffff"),
+                            QStringLiteral("00000000-0000-0000-0000-000000000000"), QStringLiteral("0a1b2c3d-4e5f-6789-abcd-ef0123456789"),
+                            QStringLiteral("00000000-9cd3-4878-8477-20201ef0267c")}; // the first's last bits differ
+    const QStringList uuidLookAlikes{QStringLiteral("00000000-9CD3-4878-8477-20201EF0267B"),  // upper case
+                                     QStringLiteral("00000000-9cd3-4878-8477-20201ef0267g"),  // not hex
+                                     QStringLiteral("00000000-9cd3-4878-8477_20201ef0267b"),  // no dash
+                                     QStringLiteral("000000009-cd3-4878-8477-20201ef0267b"),  // dash moved
+                                     QStringLiteral("00000000-9cd3-4878-8477-20201ef0267"),   // 35 characters
+                                     QStringLiteral("00000000-9cd3-4878-8477-20201ef0267bb"), // 37
+                                     QStringLiteral("00000000-9cd3-4878-8477-20201ef0267é")};
+    const QStringList allUuids = uuids + uuidLookAlikes;
+    std::vector<TextArena::Ref> uuidRefs;
+    for (const QString &id : allUuids)
+        uuidRefs.push_back(envelopes.append(id));
+    for (qsizetype i = 0; i + 1 < uuids.size(); ++i) // one after the other in the arena's first block
+        QCOMPARE(uuidRefs[size_t(i) + 1] - uuidRefs[size_t(i)], TextArena::Ref(18));
+    for (qsizetype i = 0; i < allUuids.size(); ++i) {
+        QCOMPARE(envelopes.text(uuidRefs[size_t(i)]), allUuids[i]);
+        for (qsizetype j = 0; j < allUuids.size(); ++j)
+            QCOMPARE(envelopes.equals(uuidRefs[size_t(i)], allUuids[j]), i == j);
+        QVERIFY2(envelopes.utf8(uuidRefs[size_t(i)]).isEmpty() == (i < uuids.size()), qPrintable(QString::number(i))); // packed: no UTF-8 to view
+        quint64 high = 0, low = 0;
+        QVERIFY(!envelopes.ulidAt(uuidRefs[size_t(i)], high, low));
+    }
+    // A text of 128 characters begins with the bytes 0x80 0x01 (its length): not a UUID.
+    const QString long128(128, QLatin1Char('u'));
+    const TextArena::Ref longRef = envelopes.append(long128);
+    QCOMPARE(envelopes.text(longRef), long128);
+    QVERIFY(!envelopes.equals(longRef, uuids[0]));
+
     // The value is the number the text writes: ids sort as their values do.
     quint64 high = 0, low = 0;
     QVERIFY(ulidValue(QStringLiteral("7ZZZZZZZZZZZZZZZZZZZZZZZZZ"), high, low));
