@@ -8,32 +8,6 @@
 
 namespace mapi {
 
-#ifdef MAPI_HAVE_MIMALLOC
-namespace {
-
-// Pages that empty are given back to the system 2 ms after, not kept: loading a trace frees
-// many of them (lines, decoded batches, vectors that grew by doubling), mostly in another
-// thread than the one that made them, and kept they were 6 to 9 MB of a million-event load's
-// peak memory that nothing used again. Measured (docs/benchmarks.md, "Memory the allocator
-// kept"): 0 ms saves more but costs the load a quarter more CPU in system calls; 2 ms costs
-// nothing measurable. mimalloc 2.1 renamed the delay (purge) and gives pages back by default.
-struct AllocatorTuning
-{
-    AllocatorTuning()
-    {
-#if MI_MALLOC_VERSION < 210
-        mi_option_enable(mi_option_page_reset);
-        mi_option_set(mi_option_decommit_delay, 2);
-#else
-        mi_option_set(mi_option_purge_delay, 2);
-#endif
-    }
-};
-const AllocatorTuning tuning; // before main(): every executable links this file (app/CMakeLists.txt)
-
-} // namespace
-#endif
-
 // Linked into every executable (app/CMakeLists.txt). Its reference to mimalloc also keeps the
 // library among the executable's dependencies where the linker drops unused ones (--as-needed):
 // loaded before the C library, it then serves malloc and free for the whole process, Qt included.
@@ -45,13 +19,7 @@ std::string allocatorName()
     std::free(probe);
     if (replaced) {
         const int v = mi_version(); // e.g. 209 for 2.0.9
-#if MI_MALLOC_VERSION < 210
-        const long giveBackMs = mi_option_is_enabled(mi_option_page_reset) ? mi_option_get(mi_option_decommit_delay) : -1;
-#else
-        const long giveBackMs = mi_option_get(mi_option_purge_delay);
-#endif
-        return "mimalloc " + std::to_string(v / 100) + '.' + std::to_string(v / 10 % 10) + '.' + std::to_string(v % 10)
-            + (giveBackMs >= 0 ? ", empty pages given back after " + std::to_string(giveBackMs) + " ms" : std::string());
+        return "mimalloc " + std::to_string(v / 100) + '.' + std::to_string(v / 10 % 10) + '.' + std::to_string(v % 10);
     }
 #endif
     return "system";

@@ -5,7 +5,7 @@
 
 namespace mapi {
 
-// "mimalloc 2.0.9, empty pages given back after 2 ms" when the build links mimalloc (CMake option MAPI_USE_MIMALLOC) and it has
+// "mimalloc 2.0.9" when the build links mimalloc (CMake option MAPI_USE_MIMALLOC) and it has
 // replaced the system's malloc for the whole process; "system" otherwise.
 std::string allocatorName();
 
