@@ -304,7 +304,7 @@ bool TraceTimeline::recordBytes(qint64 index, ChunkCache &cache, QByteArray &out
         if (lineRecordBytes(index, chunk, at, cache, out, error) && out.size() == qsizetype(size))
             return true;
         if (error.isEmpty())
-            error = QStringLiteral("line %1 of the trace no longer gives its record back").arg(index + 1);
+            error = QStringLiteral("the line of record %1 no longer gives its frame back").arg(index + 1);
     } else {
         out.resize(qsizetype(size));
         if (m_source->read(at, qsizetype(size), out.data(), cache.source, &error))
