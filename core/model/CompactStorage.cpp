@@ -78,6 +78,7 @@ constexpr char kPackedUlid = 0; // in place of a length: no kept text is empty
 // ends in a zero byte after a continued one). 18 bytes in place of 37.
 constexpr char kPackedUuid[2] = {char(0x80), 0};
 constexpr qsizetype kUuidChars = 36;
+constexpr size_t kUuidBytes = 16;
 
 bool isUuidDash(qsizetype i) { return i == 8 || i == 13 || i == 18 || i == 23; }
 
@@ -267,10 +268,10 @@ TextArena::Ref TextArena::append(QStringView text)
     if (quint64 high = 0, low = 0; ulidValue(text, high, low))
         return appendUlid(high, low);
     Ref ref = 0;
-    if (quint8 uuid[kUlidBytes]; uuidBytes(text, uuid)) {
-        char *out = reserve(sizeof(kPackedUuid) + kUlidBytes, ref);
+    if (quint8 uuid[kUuidBytes]; uuidBytes(text, uuid)) {
+        char *out = reserve(sizeof(kPackedUuid) + kUuidBytes, ref);
         std::memcpy(out, kPackedUuid, sizeof(kPackedUuid));
-        std::memcpy(out + sizeof(kPackedUuid), uuid, kUlidBytes);
+        std::memcpy(out + sizeof(kPackedUuid), uuid, kUuidBytes);
         return ref;
     }
     char *out = writeVarint(reserve(varintSize(size) + size, ref), size);
@@ -353,8 +354,8 @@ bool TextArena::equals(Ref ref, QStringView text) const
         return ulidValue(text, high, low) && high == keptHigh && low == keptLow;
     }
     if (const char *kept = uuidAt(ref)) {
-        quint8 uuid[kUlidBytes];
-        return uuidBytes(text, uuid) && std::memcmp(uuid, kept, kUlidBytes) == 0;
+        quint8 uuid[kUuidBytes];
+        return uuidBytes(text, uuid) && std::memcmp(uuid, kept, kUuidBytes) == 0;
     }
     const QByteArrayView bytes = utf8(ref);
     if (bytes.size() == text.size()) { // ASCII on both sides is the common case

@@ -95,10 +95,11 @@ void TraceTimeline::appendRecord(const TraceRecord &r)
             const bool followsGap = !chunk.sourceLines && chunk.sourceOffsets.empty()
                 && (inChunk == 0 || (chunk.sourceGap >= 0 && qint64(offset) + inChunk * chunk.sourceGap == fromStart));
             if (!followsGap && chunk.sourceOffsets.empty()) { // the gaps differ from here on: keep them all
-                chunk.sourceOffsets.reserve(size_t(inChunk) + 1);
+                std::vector<quint32> kept;
+                kept.reserve(size_t(inChunk) + 1);
                 for (qint64 k = 0; k < inChunk; ++k)
-                    chunk.sourceOffsets.push_back(
-                        quint32(qint64(m_offsets[size_t(chunk.firstRecord + k)]) + k * std::max(chunk.sourceGap, 0)));
+                    kept.push_back(quint32(sourceOffsetOf(chunk.firstRecord + k, chunk)));
+                chunk.sourceOffsets = std::move(kept);
             }
             if (!chunk.sourceOffsets.empty() || !followsGap)
                 chunk.sourceOffsets.push_back(quint32(fromStart));
@@ -198,11 +199,12 @@ bool TraceTimeline::lineRecordBytes(qint64 index, const Chunk &chunk, qint64 at,
                                                                : chunk.sourceEnd;
     const qsizetype span = qsizetype(end - at);
     constexpr qsizetype kParserPadding = 64; // RecordLineParser::parse(): no copy with 64 bytes past the line
-    QByteArray line(span + kParserPadding, Qt::Uninitialized);
+    QByteArray &line = cache.line; // reused: one record after another in a replay
+    line.resize(std::max<qsizetype>(span, 0) + kParserPadding);
     if (span <= 0 || !m_source->read(at, span, line.data(), cache.source, &error))
         return false;
-    const qsizetype lineEnd = line.indexOf('\n');
-    const qsizetype lineSize = lineEnd >= 0 && lineEnd < span ? lineEnd : span;
+    const qsizetype lineEnd = QByteArrayView(line.constData(), span).indexOf('\n');
+    const qsizetype lineSize = lineEnd >= 0 ? lineEnd : span;
     if (!cache.lines)
         cache.lines = std::make_unique<RecordLineParser>(); // no header seen: as TraceRecord::contentLineSize says
     TraceRecord record;

@@ -125,6 +125,7 @@ private:
         QByteArray data;
         ContentIndex::Cache source;
         std::unique_ptr<RecordLineParser> lines; // for chunks of lines, made when first needed
+        QByteArray line;                         // the line being parsed again (grows to the longest read)
     };
     static constexpr qsizetype kChunkBytes = 1024 * 1024;
 

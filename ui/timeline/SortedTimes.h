@@ -36,9 +36,9 @@ public:
         // The span of the entry before (its times are at or below timeMs), else the span of the
         // entry after: both hold timeMs when it lies within 2^32 ms of their base.
         size_t span = m_spans.size();
-        if (at > 0 && fits(spanOf(at - 1), timeMs))
+        if (at > 0 && fits(m_spans[spanOf(at - 1)].base, timeMs))
             span = spanOf(at - 1);
-        else if (at < size() && fits(spanOf(at), timeMs))
+        else if (at < size() && fits(m_spans[spanOf(at)].base, timeMs))
             span = spanOf(at);
         if (span == m_spans.size()) { // a span of its own, after the entry before's
             span = at == 0 ? 0 : spanOf(at - 1) + 1;
@@ -57,7 +57,7 @@ public:
         if (count == 0)
             return;
         m_offsets.erase(m_offsets.begin(), m_offsets.begin() + qsizetype(count));
-        const size_t keptFrom = m_offsets.empty() ? m_spans.size() : spanOfUnshifted(count);
+        const size_t keptFrom = m_offsets.empty() ? m_spans.size() : spanOf(count); // by `first` as it stands
         m_spans.erase(m_spans.begin(), m_spans.begin() + qsizetype(keptFrom));
         for (Span &s : m_spans)
             s.first = s.first > count ? s.first - count : 0;
@@ -118,10 +118,8 @@ private:
     {
         return timeMs >= base && quint64(timeMs - base) <= std::numeric_limits<quint32>::max();
     }
-    bool fits(size_t span, qint64 timeMs) const { return fits(m_spans[span].base, timeMs); }
-    size_t spanOf(size_t index) const { return spanOfUnshifted(index); }
     // The span holding entry `index` by the spans' `first` as they stand.
-    size_t spanOfUnshifted(size_t index) const
+    size_t spanOf(size_t index) const
     {
         if (m_spans.size() == 1)
             return 0;
