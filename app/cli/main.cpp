@@ -666,12 +666,12 @@ int commandChain(const QCommandLineParser &p, const Common &common)
         const int event = events.find(eventId, IdIndex::hashOf(eventId));
         if (event < 0)
             return failWith(Usage, QStringLiteral("no event %1 in the trace").arg(eventId));
-        row = events[size_t(event)].messageIndex;
+        row = events[size_t(event)].messageIndex();
         if (row < 0 || !store.messages().isKept(size_t(row))) {
             auto brief = [&](int e) {
                 const EventEntry &entry = events[size_t(e)];
                 return Json{{"id", events.eventId(size_t(e)).toStdString()},
-                            {"type", events.typeName(entry.typeRow).toStdString()},
+                            {"type", events.type(entry).toStdString()},
                             {"agent", store.agentName(events.agentId(entry)).toStdString()},
                             {"time", isoTime(entry.timestampMs).toStdString()}};
             };

@@ -252,7 +252,7 @@ OrderedJson messageJson(const SystemStore &store, int row, int *originEventRow, 
     int originRow = -1;
     OrderedJson related = OrderedJson::array();
     for (size_t i = std::max(size_t(std::max(row, m.eventRow)), events.firstRow()); i < events.size(); ++i) {
-        if (events[i].messageIndex != row)
+        if (events[i].messageIndex() != row)
             continue;
         if (originRow < 0)
             originRow = int(i);
@@ -297,14 +297,14 @@ OrderedJson eventJson(const SystemStore &store, int row, const QByteArray &frame
     const EventEntry &e = store.events()[size_t(row)];
     const QString &type = store.events().type(e);
     const QString &agentId = store.events().agentId(e);
-    const bool hasMessage = e.messageIndex >= 0 && store.messages().isKept(size_t(e.messageIndex));
+    const bool hasMessage = e.messageIndex() >= 0 && store.messages().isKept(size_t(e.messageIndex()));
     return {{"row", row},
                  {"eventId", optionalText(store.events().eventId(size_t(row)))},
                  {"type", text(type)},
                  {"timestamp", timeJson(e.timestampMs)},
                  {"receivedAt", timeJson(store.events().receivedMs(size_t(row)))},
                  {"agentId", optionalText(agentId)},
-                 {"messageId", hasMessage ? text(store.messages()[size_t(e.messageIndex)].id) : OrderedJson()},
+                 {"messageId", hasMessage ? text(store.messages()[size_t(e.messageIndex())].id) : OrderedJson()},
                  {"frameBytes", frame.size()},
                  {"frame", frameJson(frame)}};
 }

@@ -189,7 +189,7 @@ struct OperatorAction
     QString confirmingEventId;
 };
 
-// One applied event, in arrival order (the timeline's backbone). 32 bytes: a million of them is
+// One applied event, in arrival order (the timeline's backbone). 24 bytes: a million of them is
 // much of a loaded trace's memory, so the row keeps numbers; its id, type, kind, agent id and
 // receipt time are read through the EventLog that holds it (SystemStore::events()).
 struct EventEntry
@@ -197,13 +197,27 @@ struct EventEntry
     qint64 timestampMs = 0;
     quint32 idRef = 0;             // EventLog::eventId()
     qint32 receivedDeltaMs = 0;    // EventLog::receivedMs()
-    int messageIndex = -1;
-    int typeRow = 0;               // EventLog::type(), EventLog::kind()
-    int agentName = 0;             // EventLog::agentId(): the agent it is about, else its source agent
-    // Agent events: the state announced and the previous state they name, rows of
-    // SystemStore::stateNames() (-1: none).
-    qint16 stateRow = -1;
-    qint16 previousStateRow = -1;
+    // Its type and the agent it is about (else its source agent), as one row of the log's
+    // table of such pairs: EventLog::type(), kind(), agentId(); -1 in a trimmed row.
+    int subjectRow = 0;
+    // The message it carried or, for an agent event, the state it announced and the previous
+    // state it named: one field, as MAP's message events name no agent state and its agent
+    // events carry no message. link >= 0: the message's row; link < 0: ~link holds the two
+    // state rows plus one, 15 bits each (rows of SystemStore::stateNames(), at most 32,767).
+    qint32 link = -1;
+
+    int messageIndex() const { return link >= 0 ? link : -1; }
+    int stateRow() const { return link >= 0 ? -1 : int(~quint32(link) & kStateMask) - 1; }
+    int previousStateRow() const { return link >= 0 ? -1 : int((~quint32(link) >> kStateBits) & kStateMask) - 1; }
+    // Rows -1 (none) to 32,766; the message's row, once set, replaces them.
+    void setStates(int state, int previous)
+    {
+        link = qint32(~(quint32(state + 1) | quint32(previous + 1) << kStateBits));
+    }
+    void setMessageIndex(int message) { link = message; }
+
+    static constexpr int kStateBits = 15;
+    static constexpr quint32 kStateMask = (1u << kStateBits) - 1;
 };
 
 struct Gap

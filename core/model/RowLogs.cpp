@@ -10,7 +10,7 @@ namespace mapi {
 
 const EventEntry EventLog::kTrimmed = [] {
     EventEntry e;
-    e.typeRow = -1;
+    e.subjectRow = -1;
     return e;
 }();
 
@@ -96,17 +96,8 @@ void EventLog::append(EventEntry entry, const IdKey &eventId, const QString &typ
         entry.receivedDeltaMs = kFarReceipt;
         m_farReceipts.emplace_back(row, receivedMs);
     }
-    const int typeName = m_names.intern(type);
-    const quint64 typeKey = quint64(typeName) << 8 | quint64(kind);
-    auto it = m_typeRows.constFind(typeKey);
-    if (it == m_typeRows.constEnd()) {
-        it = m_typeRows.insert(typeKey, int(m_types.size()));
-        m_types.push_back({typeName, kind});
-        m_typeAppended.push_back(0);
-    }
-    entry.typeRow = *it;
-    ++m_typeAppended[size_t(entry.typeRow)];
-    entry.agentName = m_names.intern(agentId);
+    entry.subjectRow = subjectRowOf(m_names.intern(type), kind, m_names.intern(agentId));
+    ++m_typeAppended[size_t(m_subjects[size_t(entry.subjectRow)].typeRow)];
     m_rows.push_back(entry);
     if (ascending && entry.idRef) {
         if (!m_ascending.empty() && m_ascending.back().end == row)
@@ -129,6 +120,48 @@ void EventLog::append(EventEntry entry, const IdKey &eventId, const QString &typ
     } else if (!m_journalRefs.empty()) {
         m_journalRefs.emplace_back();
     }
+}
+
+int EventLog::subjectRowOf(int typeName, EventKind kind, int agentName)
+{
+    // Both names are small row numbers and the kind a small one: a multiplicative hash spreads
+    // them over the table.
+    const auto slotOf = [](int type, EventKind kindOf, int name, size_t mask) {
+        const quint64 key = (quint64(quint32(type)) << 40 | quint64(kindOf) << 32 | quint32(name)) * 0x9E3779B97F4A7C15ull;
+        return size_t(key >> 32) & mask;
+    };
+    size_t mask = m_subjectSlots.size() - 1;
+    size_t at = 0;
+    if (!m_subjectSlots.empty())
+        for (at = slotOf(typeName, kind, agentName, mask); m_subjectSlots[at]; at = (at + 1) & mask) {
+            const SubjectRow &pair = m_subjects[m_subjectSlots[at] - 1];
+            const TypeRow &t = m_types[size_t(pair.typeRow)];
+            if (pair.agentName == agentName && t.name == typeName && t.kind == kind)
+                return int(m_subjectSlots[at] - 1);
+        }
+    // A pair not seen before: its type's row (a type not seen before gets one).
+    const quint64 typeKey = quint64(typeName) << 8 | quint64(kind);
+    auto type = m_typeRows.constFind(typeKey);
+    if (type == m_typeRows.constEnd()) {
+        type = m_typeRows.insert(typeKey, int(m_types.size()));
+        m_types.push_back({typeName, kind});
+        m_typeAppended.push_back(0);
+    }
+    m_subjects.push_back({*type, agentName});
+    if (m_subjects.size() * 2 > m_subjectSlots.size()) { // at most half full: grow, place all again
+        std::vector<quint32> table(std::max<size_t>(64, m_subjectSlots.size() * 2), 0);
+        mask = table.size() - 1;
+        for (size_t row = 0; row < m_subjects.size(); ++row) {
+            const TypeRow &t = m_types[size_t(m_subjects[row].typeRow)];
+            for (at = slotOf(t.name, t.kind, m_subjects[row].agentName, mask); table[at]; at = (at + 1) & mask) {
+            }
+            table[at] = quint32(row + 1);
+        }
+        m_subjectSlots.swap(table);
+    } else {
+        m_subjectSlots[at] = quint32(m_subjects.size());
+    }
+    return int(m_subjects.size() - 1);
 }
 
 void EventLog::trimBefore(size_t row)
@@ -174,6 +207,7 @@ size_t EventLog::memoryBytes() const
 {
     return m_rows.size() * sizeof(EventEntry) + m_frames.size() * sizeof(QByteArray) + m_frameBytes
         + m_journalRefs.size() * sizeof(FrameRef) + m_text.memoryBytes()
+        + m_subjects.capacity() * sizeof(SubjectRow) + m_subjectSlots.capacity() * sizeof(quint32)
         + m_ids.memoryBytes() + m_ascending.size() * sizeof(AscendingRun) + m_farReceipts.size() * sizeof(m_farReceipts[0]) + m_causes.size() * (sizeof(m_causes[0]) + 48);
 }
 
@@ -207,6 +241,8 @@ void EventLog::clear()
     m_types.clear();
     m_typeAppended.clear();
     m_typeRows.clear();
+    m_subjects = {};
+    m_subjectSlots = {};
     m_farReceipts = {};
     m_frames = {};
     m_frameBytes = 0;

@@ -41,14 +41,17 @@ public:
     auto end() const { return m_rows.end(); }
 
     QString eventId(size_t row) const { return isKept(row) ? m_text.text(m_rows[row - m_first].idRef) : QString(); }
-    const QString &type(const EventEntry &e) const { return typeName(e.typeRow); }
+    const QString &type(const EventEntry &e) const { return typeName(typeRow(e)); }
     const QString &typeName(int typeRow) const { return typeRow >= 0 ? m_names.name(m_types[size_t(typeRow)].name) : m_names.name(0); }
-    EventKind kind(const EventEntry &e) const { return e.typeRow >= 0 ? m_types[size_t(e.typeRow)].kind : EventKind::Other; }
+    EventKind kind(const EventEntry &e) const { return e.subjectRow >= 0 ? m_types[size_t(subject(e).typeRow)].kind : EventKind::Other; }
+    int typeRow(const EventEntry &e) const { return e.subjectRow >= 0 ? subject(e).typeRow : -1; } // -1: trimmed
     int typeCount() const { return int(m_types.size()); }
+    int subjectCount() const { return int(m_subjects.size()); } // distinct (type, agent) pairs
     // Events of this type ever appended (trimmed ones too): counts stay when history goes.
     qint64 appendedOfType(int typeRow) const { return m_typeAppended[size_t(typeRow)]; }
-    const QString &agentId(const EventEntry &e) const { return m_names.name(e.agentName); }
-    const QString &name(int nameRow) const { return m_names.name(nameRow); } // EventEntry::agentName
+    const QString &agentId(const EventEntry &e) const { return m_names.name(agentNameRow(e)); }
+    int agentNameRow(const EventEntry &e) const { return e.subjectRow >= 0 ? subject(e).agentName : 0; }
+    const QString &name(int nameRow) const { return m_names.name(nameRow); } // agentNameRow()
     // When the event arrived (the record's time in a trace), in ms since the epoch.
     qint64 receivedMs(size_t row) const;
     // The frame text kept with the event (live traffic); empty when none was kept.
@@ -76,13 +79,13 @@ public:
     int find(const IdKey &id) const;
     int find(QStringView eventId, quint32 hash) const;
 
-    // The store's side. `entry`'s idRef, receivedDeltaMs, typeRow and agentName are filled here.
+    // The store's side. `entry`'s idRef, receivedDeltaMs and subjectRow are filled here.
     void append(EventEntry entry, const IdKey &eventId, const QString &type, EventKind kind,
                 const QString &agentId, qint64 receivedMs, const QByteArray &frame, const FrameRef &journalRef = {});
     void setMessageIndex(size_t row, int message)
     {
         if (isKept(row))
-            m_rows[row - m_first].messageIndex = message;
+            m_rows[row - m_first].setMessageIndex(message);
     }
     // MAP causedBy between events, for the events that name causes (sparse: about 56 bytes a
     // link with the reverse index, trimmed with the rows). `effect` is the newest row; `cause` an earlier kept one.
@@ -128,6 +131,16 @@ private:
         int name = 0;
         EventKind kind = EventKind::Other;
     };
+    // An event's type (a row of m_types) and the agent it is about (a row of m_names): the
+    // pairs the log has seen, one row each (EventEntry::subjectRow). A few per agent (the types
+    // of events about it): 8 bytes a pair, and about 8 more in their index.
+    struct SubjectRow
+    {
+        int typeRow = 0;
+        int agentName = 0;
+    };
+    const SubjectRow &subject(const EventEntry &e) const { return m_subjects[size_t(e.subjectRow)]; }
+    int subjectRowOf(int typeName, EventKind kind, int agentName); // names: rows of m_names
     static constexpr qint32 kFarReceipt = std::numeric_limits<qint32>::min();
 
     size_t m_first = 0;               // row number of m_rows.front()
@@ -135,6 +148,10 @@ private:
     std::vector<TypeRow> m_types;
     std::vector<qint64> m_typeAppended; // per m_types row
     QHash<quint64, int> m_typeRows;   // (name << 8 | kind) -> row of m_types
+    std::vector<SubjectRow> m_subjects;
+    // Open addressing, at most half full: row of m_subjects + 1 (0: empty slot), by the pair's
+    // hash. Never trimmed: it grows with distinct pairs, not with events.
+    std::vector<quint32> m_subjectSlots;
     // Receipt times more than 24 days from the event's own time (receivedDeltaMs is then
     // kFarReceipt), by ascending row: rare (a server clock far off, a timestamp in seconds).
     std::deque<std::pair<int, qint64>> m_farReceipts;

@@ -16,8 +16,8 @@ int SystemStore::stateRowOf(const QString &state)
     if (it != m_stateRow.constEnd())
         return *it;
     const int row = int(m_stateNames.size());
-    if (row > std::numeric_limits<qint16>::max())
-        return -1; // EventEntry keeps 16 bits: past 32,768 distinct state names, new ones are not charted
+    if (row >= int(EventEntry::kStateMask))
+        return -1; // EventEntry keeps 15 bits: past 32,767 distinct state names, new ones are not charted
     m_stateNames.push_back(state);
     m_stateRow.insert(state, row);
     return row;
@@ -75,10 +75,8 @@ void SystemStore::applyEvent(const EventInput &input)
     const int eventIndex = int(m_events.size());
     EventEntry entry;
     entry.timestampMs = t;
-    if (e.agent && e.agent->state)
-        entry.stateRow = qint16(stateRowOf(*e.agent->state));
-    if (!e.previousState.isEmpty())
-        entry.previousStateRow = qint16(stateRowOf(e.previousState));
+    entry.setStates(e.agent && e.agent->state ? stateRowOf(*e.agent->state) : -1,
+                    e.previousState.isEmpty() ? -1 : stateRowOf(e.previousState));
     m_events.append(entry, id, e.type, e.kind, e.agentId.isEmpty() ? e.sourceAgentId : e.agentId,
                     input.receivedMs, e.rawFrame, e.journalRef);
     if (m_pending.firstNewEvent < 0)
@@ -365,7 +363,7 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
     if (m.parentRef.isEmpty())
         for (const QString &cause : e.causedBy) {
             const int causeEvent = m_events.find(cause, IdIndex::hashOf(cause));
-            const int carried = causeEvent >= 0 ? m_events[size_t(causeEvent)].messageIndex : -1;
+            const int carried = causeEvent >= 0 ? m_events[size_t(causeEvent)].messageIndex() : -1;
             if (carried >= 0 && m_messages.isKept(size_t(carried))) {
                 m.parentRef = m_messages.id(size_t(carried));
                 break;

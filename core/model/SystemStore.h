@@ -164,7 +164,7 @@ public:
     // Reads a frame back from a live session's journal (EventLog::journalRef); kept across reset().
     using JournalReader = std::function<QByteArray(const FrameRef &ref)>;
     void setJournalReader(JournalReader reader) { m_journalReader = std::move(reader); }
-    // Agent state names announced by events (EventEntry::stateRow, previousStateRow).
+    // Agent state names announced by events (EventEntry::stateRow(), previousStateRow()).
     const std::vector<QString> &stateNames() const { return m_stateNames; }
     QString stateName(int row) const { return row >= 0 && size_t(row) < m_stateNames.size() ? m_stateNames[size_t(row)] : QString(); }
     // The first kMaxGaps gaps (a gap is one reconnect or one jump in a subscription's sequence
@@ -211,7 +211,7 @@ private:
     void applyScopeEvent(const MapEvent &event, qint64 timeMs);
     void applyDeliveryEvent(const MapEvent &event, qint64 timeMs, int eventIndex); // queued, delivered, dropped, …
     void applySessionEvent(const MapEvent &event, qint64 timeMs);
-    int stateRowOf(const QString &state); // -1: the table is full (EventEntry keeps 16 bits)
+    int stateRowOf(const QString &state); // -1: the table is full (EventEntry keeps 15 bits)
     void applyAgentsSnapshot(const AgentsSnapshot &snapshot);
     void applyScopesSnapshot(const ScopesSnapshot &snapshot);
     void applyMembers(const MembersSnapshot &members);

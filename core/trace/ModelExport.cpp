@@ -203,7 +203,7 @@ private:
     // Filters and threads read single fields of the message (no copy of it per event).
     bool hasMessage(const EventEntry &e) const
     {
-        return e.messageIndex >= 0 && m_store.messages().isKept(size_t(e.messageIndex));
+        return e.messageIndex() >= 0 && m_store.messages().isKept(size_t(e.messageIndex()));
     }
     bool keepEvent(const EventEntry &e) const
     {
@@ -215,7 +215,7 @@ private:
             return true;
         if (!hasMessage(e))
             return false;
-        const size_t m = size_t(e.messageIndex);
+        const size_t m = size_t(e.messageIndex());
         if (selected(messages.fromAgentId(m)))
             return true;
         for (int i = 0; i < messages.recipientCount(m); ++i)
@@ -228,8 +228,8 @@ private:
     {
         const auto &messages = m_store.messages();
         if (m_store.events().kind(e) == EventKind::MessageSent && hasMessage(e)
-            && !messages.fromAgentId(size_t(e.messageIndex)).isEmpty())
-            return tidOf(messages.fromAgentId(size_t(e.messageIndex)));
+            && !messages.fromAgentId(size_t(e.messageIndex())).isEmpty())
+            return tidOf(messages.fromAgentId(size_t(e.messageIndex())));
         return tidOf(m_store.events().agentId(e));
     }
     static const QString &taskThread(const Task &t) { return t.assigneeId.isEmpty() ? t.requesterId : t.assigneeId; }
@@ -271,7 +271,7 @@ private:
         if (const QString &agentId = events.agentId(e); !agentId.isEmpty())
             args["agent"] = s(agentId);
         if (hasMessage(e)) {
-            const Message m = m_store.messages()[size_t(e.messageIndex)];
+            const Message m = m_store.messages()[size_t(e.messageIndex())];
             args["message"] = s(m.id);
             args["from"] = s(m.fromAgentId.isEmpty() ? m.fromRaw : m.fromAgentId);
             args["to"] = s(m.toDisplay);

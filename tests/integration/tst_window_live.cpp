@@ -830,7 +830,7 @@ private Q_SLOTS:
         // holds the state of each agent's newest event.
         for (size_t row = store->events().size() - 50; row < store->events().size(); ++row) {
             const EventEntry &e = store->events()[row];
-            QCOMPARE(store->agent(store->events().agentId(e))->state, store->stateName(e.stateRow));
+            QCOMPARE(store->agent(store->events().agentId(e))->state, store->stateName(e.stateRow()));
         }
         QVERIFY(window.session()->journalRecordsDropped() > 0);
         QVERIFY(window.session()->journalDroppedBeforeMs() > 0);

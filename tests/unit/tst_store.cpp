@@ -101,6 +101,7 @@ private Q_SLOTS:
     void ascendingEventIdsAreFoundWithoutTheIndex();
     void manyEventIdsStayDistinct();
     void eventsRecordAnnouncedStates();
+    void eventRowsShareTheirFields();
     void eventFrameFallsBackToTheFrameSource();
     void replayOverlappingLiveIsDeduplicated();
     void messageToUnknownAgentMakesPlaceholder();
@@ -355,15 +356,73 @@ void TestStore::eventsRecordAnnouncedStates()
     QCOMPARE(int(store.events().size()), 3);
     const EventEntry &registered = store.events()[0];
     const EventEntry &changed = store.events()[1];
-    QCOMPARE(store.stateName(registered.stateRow), QStringLiteral("idle"));
-    QCOMPARE(registered.previousStateRow, -1);
-    QCOMPARE(store.stateName(changed.stateRow), QStringLiteral("busy"));
-    QCOMPARE(store.stateName(changed.previousStateRow), QStringLiteral("idle"));
-    QCOMPARE(changed.previousStateRow, registered.stateRow); // one row per distinct name
-    QCOMPARE(store.events()[2].stateRow, -1);
+    QCOMPARE(store.stateName(registered.stateRow()), QStringLiteral("idle"));
+    QCOMPARE(registered.previousStateRow(), -1);
+    QCOMPARE(store.stateName(changed.stateRow()), QStringLiteral("busy"));
+    QCOMPARE(store.stateName(changed.previousStateRow()), QStringLiteral("idle"));
+    QCOMPARE(changed.previousStateRow(), registered.stateRow()); // one row per distinct name
+    QCOMPARE(store.events()[2].stateRow(), -1);
     QCOMPARE(int(store.stateNames().size()), 2);
     store.reset();
     QVERIFY(store.stateNames().empty());
+}
+
+// An event row keeps its message or its two states in one field, and its type and agent as one
+// row of the log's pairs: each comes back as it went in, whatever the order of the pairs.
+void TestStore::eventRowsShareTheirFields()
+{
+    EventEntry none;
+    QCOMPARE(none.messageIndex(), -1);
+    QCOMPARE(none.stateRow(), -1);
+    QCOMPARE(none.previousStateRow(), -1);
+    const int states[] = {-1, 0, 1, 2, 255, 16384, 32765, 32766};
+    for (const int state : states)
+        for (const int previous : states) {
+            EventEntry e;
+            e.setStates(state, previous);
+            QCOMPARE(e.stateRow(), state);
+            QCOMPARE(e.previousStateRow(), previous);
+            QCOMPARE(e.messageIndex(), -1);
+        }
+    for (const int message : {0, 1, 65536, std::numeric_limits<int>::max()}) {
+        EventEntry e;
+        e.setStates(7, 3);
+        e.setMessageIndex(message);
+        QCOMPARE(e.messageIndex(), message);
+        QCOMPARE(e.stateRow(), -1);
+        QCOMPARE(e.previousStateRow(), -1);
+    }
+
+    // 3 types (one name read as two kinds) x 3,001 agents (the empty one too), in two orders.
+    EventLog log;
+    const std::pair<QString, EventKind> types[] = {{QStringLiteral("agent.registered"), EventKind::AgentRegistered},
+                                                   {QStringLiteral("x.custom"), EventKind::Other},
+                                                   {QStringLiteral("agent.registered"), EventKind::Other}};
+    const auto agentOf = [](int a) { return a == 3000 ? QString() : QStringLiteral("agent-%1").arg(a); };
+    std::vector<std::pair<int, int>> expected; // (type, agent) per row
+    for (int round = 0; round < 2; ++round)
+        for (int i = 0; i < 3 * 3001; ++i) {
+            const int type = round == 0 ? i % 3 : i / 3001;
+            const int agent = round == 0 ? i / 3 : i % 3001;
+            EventEntry e;
+            e.timestampMs = 1000 + i;
+            log.append(e, EventLog::idKey(QStringLiteral("e%1-%2").arg(round).arg(i)), types[type].first,
+                       types[type].second, agentOf(agent), 1000 + i, {});
+            expected.emplace_back(type, agent);
+        }
+    QCOMPARE(log.subjectCount(), 3 * 3001); // each pair once
+    QCOMPARE(log.typeCount(), 3);
+    for (size_t row = 0; row < expected.size(); ++row) {
+        const EventEntry &e = log[row];
+        QCOMPARE(log.type(e), types[expected[row].first].first);
+        QCOMPARE(log.kind(e), types[expected[row].first].second);
+        QCOMPARE(log.agentId(e), agentOf(expected[row].second));
+    }
+    log.trimBefore(5);
+    QCOMPARE(log.typeRow(log[2]), -1); // trimmed: no type, no agent
+    QCOMPARE(log.kind(log[2]), EventKind::Other);
+    QVERIFY(log.agentId(log[2]).isEmpty());
+    QCOMPARE(log.agentId(log[5]), agentOf(expected[5].second));
 }
 
 void TestStore::eventFrameFallsBackToTheFrameSource()
@@ -733,7 +792,7 @@ void TestStore::messageStatusFollowsEvents()
     QCOMPARE(store.messages().back().status, QStringLiteral("queued"));
     wire.event(QStringLiteral("message.expired"), {{"messageId", "m1"}, {"agentId", "b"}});
     QCOMPARE(store.messages().back().status, QStringLiteral("expired"));
-    QCOMPARE(store.events().back().messageIndex, 0);
+    QCOMPARE(store.events().back().messageIndex(), 0);
     QCOMPARE(store.counters().messages, qint64(1));
 }
 
@@ -1317,7 +1376,7 @@ void TestStore::messageLogKeepsEveryField()
     QCOMPARE(events.type(events[0]), QStringLiteral("message.sent"));
     QCOMPARE(events.kind(events[0]), EventKind::MessageSent);
     QCOMPARE(events.receivedMs(0), qint64(7));
-    static_assert(sizeof(EventEntry) == 32);
+    static_assert(sizeof(EventEntry) == 24);
     {
         // Receipt times far from the event's own time (a clock off by years, a time in seconds)
         // and the same type name read as another kind come back exactly.
@@ -1340,7 +1399,7 @@ void TestStore::messageLogKeepsEveryField()
         QCOMPARE(more.kind(more[0]), EventKind::Other);
         QCOMPARE(more.kind(more[1]), EventKind::AgentRegistered);
         QCOMPARE(more.kind(more[2]), EventKind::Other);
-        QCOMPARE(more[0].typeRow, more[2].typeRow);
+        QCOMPARE(more.typeRow(more[0]), more.typeRow(more[2]));
         QCOMPARE(more.type(more[1]), QStringLiteral("x.y"));
         QCOMPARE(more.find(QStringLiteral("c"), IdIndex::hashOf(QStringLiteral("c"))), 2);
     }
@@ -1626,7 +1685,7 @@ void TestStore::historyBudgetTrimsOldestAndKeepsStateExact()
     // Trimmed rows read as empty ones; kept rows read as in the unbounded store.
     const size_t gone = bounded.events().firstRow() - 1;
     QVERIFY(bounded.events().eventId(gone).isEmpty());
-    QCOMPARE(bounded.events()[gone].typeRow, -1);
+    QCOMPARE(bounded.events().typeRow(bounded.events()[gone]), -1);
     QVERIFY(bounded.eventFrame(int(gone)).isEmpty());
     QVERIFY(bounded.messages().id(bounded.messages().firstRow() - 1).isEmpty());
     QCOMPARE(bounded.messages().find(full.messages().id(0)), -1);

@@ -814,8 +814,8 @@ void TestTraceImportExport::chromeExportOfSomeAgents()
     int involving = 0;
     for (const EventEntry &e : store.events()) {
         bool keep = store.events().agentId(e) == agent;
-        if (!keep && e.messageIndex >= 0) {
-            const Message &m = store.messages()[size_t(e.messageIndex)];
+        if (!keep && e.messageIndex() >= 0) {
+            const Message &m = store.messages()[size_t(e.messageIndex())];
             keep = m.fromAgentId == agent || m.toAgentIds.contains(agent);
         }
         involving += keep ? 1 : 0;

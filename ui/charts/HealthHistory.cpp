@@ -150,12 +150,12 @@ int groupOfEvent(const SystemStore &store, const EventEntry &entry, int *before)
     if (kind == EventKind::AgentRegistered)
         *before = kNotCounted;
     else
-        *before = int(entry.previousStateRow < 0 ? StateGroup::Other
-                                                 : stateGroup(store.stateName(entry.previousStateRow), false));
+        *before = int(entry.previousStateRow() < 0 ? StateGroup::Other
+                                                   : stateGroup(store.stateName(entry.previousStateRow()), false));
     if (kind == EventKind::AgentUnregistered)
         return int(StateGroup::Stopped);
-    if (entry.stateRow >= 0)
-        return int(stateGroup(store.stateName(entry.stateRow), false));
+    if (entry.stateRow() >= 0)
+        return int(stateGroup(store.stateName(entry.stateRow()), false));
     return kNotCounted;
 }
 
@@ -316,9 +316,9 @@ private:
         const size_t bucket = bucketOf(entry.timestampMs);
         ++m_eventsIn[bucket];
         // Messages are appended in event order, so the first event naming a new row created it.
-        if (entry.messageIndex >= m_messagesSeen) {
+        if (entry.messageIndex() >= m_messagesSeen) {
             ++m_messagesIn[bucket];
-            m_messagesSeen = entry.messageIndex + 1;
+            m_messagesSeen = entry.messageIndex() + 1;
         }
     }
 

@@ -472,7 +472,7 @@ bool InspectorPanel::concernsShownItem(const ChangeSet &changes) const
         const int row = m_key.toInt();
         const auto &events = m_store->events();
         for (size_t i = std::max(size_t(changes.firstNewEvent), events.firstRow()); i < events.size(); ++i)
-            if (events[i].messageIndex == row)
+            if (events[i].messageIndex() == row)
                 return true;
         return false;
     }
@@ -548,7 +548,7 @@ int InspectorPanel::chainMessageRow() const
     case Kind::Message: return rowKey(m_key, messages.size(), messages.firstRow());
     case Kind::Event:
         if (const int row = rowKey(m_key, m_store->events().size(), m_store->events().firstRow()); row >= 0) {
-            const int message = m_store->events()[size_t(row)].messageIndex;
+            const int message = m_store->events()[size_t(row)].messageIndex();
             return message >= 0 && messages.isKept(size_t(message)) ? message : -1;
         }
         return -1;
@@ -608,7 +608,7 @@ QTreeWidgetItem *InspectorPanel::eventChainItem(int event, QTreeWidgetItem *pare
     const EventLog &events = m_store->events();
     const EventEntry &e = events[size_t(event)];
     const QString agent = m_store->agentName(events.agentId(e));
-    const QString text = tr("%1 · %2").arg(events.typeName(e.typeRow), agent.isEmpty() ? tr("(no agent)") : agent);
+    const QString text = tr("%1 · %2").arg(events.type(e), agent.isEmpty() ? tr("(no agent)") : agent);
     const QStringList columns{text, timeOfDay(e.timestampMs, TimePrecision::Milliseconds), tr("causedBy")};
     QTreeWidgetItem *item = addChainRow(columns, parent, focused);
     item->setData(0, Qt::UserRole + 1, event);

@@ -127,7 +127,7 @@ TimelineIndex::Ingested TimelineIndex::ingest(const SystemStore &store, int maxR
     std::vector<int> lifecycleRows;
     for (int row = m_eventRows; row < eventEnd; ++row) {
         const EventEntry &e = events[size_t(row)];
-        if (e.messageIndex >= 0 && e.messageIndex < m_messageRows && indexNewRecipients(store, e.messageIndex))
+        if (e.messageIndex() >= 0 && e.messageIndex() < m_messageRows && indexNewRecipients(store, e.messageIndex()))
             result.anything = true;
         if (isLifecycleEvent(events.kind(e)))
             lifecycleRows.push_back(row);
@@ -174,7 +174,7 @@ void TimelineIndex::ingestStateEvents(const SystemStore &store, const std::vecto
         if (agentRow < 0)
             continue;
         const QString state = lastEventOfAgent.value(agentRow) == row ? store.agents()[size_t(agentRow)].state
-                                                                       : store.stateName(e.stateRow);
+                                                                       : store.stateName(e.stateRow());
         insertByTime(m_lanes[size_t(agentRow)].marks,
                      StateMark{e.timestampMs, row, state.isEmpty() ? qint16(-1) : internState(state),
                                quint8(store.events().kind(e))});
