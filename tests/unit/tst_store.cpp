@@ -1256,14 +1256,17 @@ void TestStore::textArenaKeepsAnyText()
     TextArena envelopes;
     const QStringList uuids{QStringLiteral("00000000-9cd3-4878-8477-20201ef0267b"), QStringLiteral("ffffffff-ffff-ffff-ffff-ffffffffffff"),
                             QStringLiteral("00000000-0000-0000-0000-000000000000"), QStringLiteral("0a1b2c3d-4e5f-6789-abcd-ef0123456789"),
-                            QStringLiteral("00000000-9cd3-4878-8477-20201ef0267c")}; // the first's last bits differ
+                            QStringLiteral("00000000-9cd3-4878-8477-20201ef0267c"),  // the first's last bits differ
+                            QStringLiteral("00000000-9cd3-4878-8477-20201ef02670")}; // a look-alike below ends in U+0130
     const QStringList uuidLookAlikes{QStringLiteral("00000000-9CD3-4878-8477-20201EF0267B"),  // upper case
                                      QStringLiteral("00000000-9cd3-4878-8477-20201ef0267g"),  // not hex
                                      QStringLiteral("00000000-9cd3-4878-8477_20201ef0267b"),  // no dash
                                      QStringLiteral("000000009-cd3-4878-8477-20201ef0267b"),  // dash moved
                                      QStringLiteral("00000000-9cd3-4878-8477-20201ef0267"),   // 35 characters
                                      QStringLiteral("00000000-9cd3-4878-8477-20201ef0267bb"), // 37
-                                     QStringLiteral("00000000-9cd3-4878-8477-20201ef0267é")};
+                                     QStringLiteral("00000000-9cd3-4878-8477-20201ef0267é"),
+                                     QStringLiteral("00000000-9cd3-4878-8477-20201ef0267\u0130"), // low 7 bits: '0'
+                                     QStringLiteral("g0000000-9cd3-4878-8477-20201ef0267b")};
     const QStringList allUuids = uuids + uuidLookAlikes;
     std::vector<TextArena::Ref> uuidRefs;
     for (const QString &id : allUuids)
