@@ -358,7 +358,7 @@ int main(int argc, char **argv)
         const double s = double(timer.nsecsElapsed()) / 1e9;
         const double n = double(frames.size());
         std::printf("two threads (decode | apply, as live): %9.0f events/s; CPU per event: decoding thread %4.0f ns, "
-                    "applying thread %4.0f ns (waits included)  (%lld applied)\n",
+                    "applying thread %4.0f ns (CPU time: waiting costs none)  (%lld applied)\n",
                     n / s, decoderCpuS * 1e9 / n, applyCpuS * 1e9 / n, static_cast<long long>(store.counters().eventsApplied));
     }
 
