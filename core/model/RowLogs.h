@@ -133,7 +133,7 @@ private:
     };
     // An event's type (a row of m_types) and the agent it is about (a row of m_names): the
     // pairs the log has seen, one row each (EventEntry::subjectRow). A few per agent (the types
-    // of events about it): 8 bytes a pair, and about 8 more in their index.
+    // of events about it): 8 bytes a pair, and 8 to 16 more in their index.
     struct SubjectRow
     {
         int typeRow = 0;
