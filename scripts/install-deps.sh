@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(
-  cmake ninja-build g++ pkg-config
+  cmake ninja-build g++ make pkg-config
   qt6-base-dev qt6-websockets-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev
   nlohmann-json3-dev libsimdjson-dev qtkeychain-qt6-dev libzstd-dev zlib1g-dev libxxhash-dev libmimalloc-dev
   xvfb xauth
@@ -39,4 +39,18 @@ fi
 # OTLP protobuf definitions, pinned in tools/otel-check/package-lock.json.
 if [[ ! -d tools/otel-check/node_modules/otlp-protobuf-definitions ]]; then
   (cd tools/otel-check && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+fi
+# Third-party MAP programs for the interop tests (tests/integration/tst_third_party, tools/interop):
+# macro-agent and agent-inbox, pinned in tools/interop/package-lock.json. macro-agent's SQLite
+# module (better-sqlite3) is built from source against Node's headers, about two minutes on two
+# cores: --ignore-scripts skips its install script, which would try to download a prebuilt one.
+# Debian's own nodejs has its headers in libnode-dev.
+if [[ ! -f /usr/include/node/node.h ]]; then
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends libnode-dev >/dev/null
+fi
+if [[ ! -f tools/interop/node_modules/.mapi-built ]]; then
+  (cd tools/interop && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error \
+     && npm rebuild better-sqlite3 --build-from-source --nodedir=/usr --loglevel=error >/dev/null \
+     && touch node_modules/.mapi-built)
 fi

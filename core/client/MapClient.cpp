@@ -2,6 +2,7 @@
 
 #include "common/Redaction.h"
 #include "map/Dialect.h"
+#include "map/MethodTable.h"
 #include "protocol/SimdJsonParser.h"
 
 #include <QDateTime>
@@ -143,22 +144,62 @@ void MapClient::stop()
 
 void MapClient::request(const QString &method, const Json &params, Reply reply, int timeoutMs)
 {
-    if (!m_transport->isOpen()) {
+    if (m_options.observerOnly && methodEffect(method, params) == MethodEffect::Changes) {
         if (reply)
-            reply(false, Json(), RpcError{kTimeoutCode, QStringLiteral("not connected"), Json()});
+            reply(false, Json(), RpcError{kRefusedCode, QStringLiteral("refused: an observer-only session does not send %1, "
+                                                                       "which changes the system").arg(method), Json()});
+        return;
+    }
+    Pending pending;
+    pending.method = method;
+    const QString spelling = m_methodSpelling.value(method);
+    pending.sentAs = spelling.isEmpty() ? method : spelling;
+    pending.params = params;
+    pending.reply = std::move(reply);
+    pending.timeoutMs = timeoutMs;
+    sendRequest(std::move(pending));
+}
+
+void MapClient::sendRequest(Pending pending)
+{
+    if (!m_transport->isOpen()) {
+        if (pending.reply)
+            pending.reply(false, Json(), RpcError{kTimeoutCode, QStringLiteral("not connected"), Json()});
         return;
     }
     const qint64 id = m_nextId++;
-    const QByteArray frame = FrameCodec::encodeRequest(Json(id), method, params);
-    Pending pending;
-    pending.method = method;
-    pending.reply = std::move(reply);
-    pending.deadlineMs = nowMs() + (timeoutMs > 0 ? timeoutMs : m_options.requestTimeoutMs);
-    m_pending.insert(jsonIdKey(Json(id)), std::move(pending));
+    const QByteArray frame = FrameCodec::encodeRequest(Json(id), pending.sentAs, pending.params);
     const qint64 t = nowMs();
+    pending.sentAtMs = t;
+    pending.deadlineMs = t + (pending.timeoutMs > 0 ? pending.timeoutMs : m_options.requestTimeoutMs);
+    if (methodEffect(pending.method, pending.params) == MethodEffect::Changes) {
+        m_lastChangeMethod = pending.sentAs;
+        m_lastChangeAtMs = t;
+    }
+    m_pending.insert(jsonIdKey(Json(id)), std::move(pending));
     m_pipeline.frameSent(frame, t);
     noteFrameSent(frame, t);
     m_transport->sendText(frame);
+}
+
+bool MapClient::tryOtherSpelling(Pending &pending, const RpcError &error)
+{
+    // Only the lists the observation is built from: a method that changes something is never
+    // sent twice, and a probe must not turn into two.
+    const QString other = alternativeMethodName(pending.method);
+    if (other.isEmpty() || observationLossOf(pending.method).isEmpty() || pending.sentAs != pending.method
+        || m_methodSpelling.contains(pending.method))
+        return false;
+    m_methodSpelling.insert(pending.method, QString()); // asked once: never again on this server
+    pending.sentAs = other;
+    // Neither spelling known (or the other one unanswered): the caller hears the first refusal.
+    pending.reply = [original = std::move(pending.reply), error](bool ok, const Json &result, const RpcError &otherError) {
+        const bool refused = !ok && (otherError.code == -32601 || otherError.code == kTimeoutCode);
+        if (original)
+            original(!refused && ok, result, refused ? error : otherError);
+    };
+    sendRequest(std::move(pending));
+    return true;
 }
 
 void MapClient::onOpened()
@@ -172,9 +213,13 @@ void MapClient::onOpened()
     sendConnect();
 }
 
-void MapClient::onClosed(const QString &reason)
+void MapClient::onClosed(const QString &transportReason)
 {
     const qint64 t = nowMs();
+    // A socket we dropped closes for the reason we dropped it (the transport only knows that we
+    // closed it); that reason is what traces record, so replay says the same.
+    const QString reason = m_dropReason.isEmpty() ? transportReason : m_dropReason;
+    m_dropReason.clear();
     emitInputs(m_pipeline.connectionClosed(reason, t));
     for (FrameSink *sink : std::as_const(m_sinks))
         sink->socketClosed(reason, t);
@@ -185,7 +230,7 @@ void MapClient::onClosed(const QString &reason)
         m_tick.stop();
         return;
     }
-    setLastError(reason);
+    setLastError(reason + afterOurAction(t));
     if (!m_subscriptionId.isEmpty()) {
         m_previousSubscriptionId = m_subscriptionId;
         m_lastEventIdBeforeDrop = m_pipeline.lastEventId(m_subscriptionId);
@@ -214,12 +259,7 @@ void MapClient::scheduleReconnect()
 void MapClient::dropAndReconnect(const QString &reason)
 {
     setLastError(reason);
-    ProtocolProblem note;
-    note.kind = ProblemKind::Malformed;
-    note.detail = reason;
-    note.timeMs = nowMs();
-    if (reason.startsWith(QLatin1String("server silent")))
-        emitInputs({ProblemInput{note}});
+    m_dropReason = reason;
     m_transport->abort();
 }
 
@@ -337,10 +377,16 @@ void MapClient::onText(const QByteArray &frame)
             break;
         Pending pending = std::move(*it);
         m_pending.erase(it);
-        if (msg.kind == MessageKind::Error && msg.error.code == -32601)
+        if (msg.kind == MessageKind::Error && msg.error.code == -32601) {
+            if (tryOtherSpelling(pending, msg.error))
+                break;
             noteSupport(pending.method, false);
-        else
+        } else {
+            // The other spelling worked: kept for this server (the pipeline says so: MethodFallback).
+            if (pending.sentAs != pending.method)
+                m_methodSpelling.insert(pending.method, pending.sentAs);
             noteSupport(pending.method, true);
+        }
         if (pending.reply)
             pending.reply(msg.kind == MessageKind::Result, msg.result, msg.error);
         break;
@@ -369,21 +415,77 @@ void MapClient::onTick()
         if (pending.reply)
             pending.reply(false, Json(), RpcError{kTimeoutCode, QStringLiteral("%1 timed out").arg(pending.method), Json()});
     }
-    if (m_state != ClientState::Live || !m_probeId.isEmpty())
+    if (m_state != ClientState::Live)
         return;
-    if (t - m_lastReceiveMs < m_options.probeAfterSilenceMs)
+    if (m_options.reconcileIntervalMs > 0 && t - m_lastReconcileMs >= m_options.reconcileIntervalMs)
+        reconcile();
+    if (!m_probeId.isEmpty())
+        return;
+    const bool silent = t - m_lastReceiveMs >= m_options.probeAfterSilenceMs;
+    const bool due = m_options.livenessIntervalMs > 0 && t - m_lastProbeMs >= m_options.livenessIntervalMs;
+    if (silent || due)
+        checkLiveness();
+}
+
+void MapClient::checkLiveness()
+{
+    if (m_state != ClientState::Live || !m_probeId.isEmpty())
         return;
     // Application-level probe: a WebSocket pong would not prove the MAP router is alive.
     const QString method = support(QStringLiteral("map/session/info")) == Support::Absent
         ? QStringLiteral("map/scopes/list")
         : QStringLiteral("map/session/info");
     m_probeId = method;
-    request(method, Json::object(), [this](bool ok, const Json &, const RpcError &error) {
+    m_lastProbeMs = nowMs();
+    request(method, Json::object(), [this, method](bool ok, const Json &, const RpcError &error) {
         m_probeId.clear();
         if (!ok && error.code == kTimeoutCode && m_state == ClientState::Live)
-            dropAndReconnect(QStringLiteral("server silent: no answer to a liveness probe within %1 ms")
-                                 .arg(m_options.probeTimeoutMs));
+            notAnswering(method, m_options.probeTimeoutMs);
     }, m_options.probeTimeoutMs);
+}
+
+void MapClient::reconcile(std::function<void(bool answered)> done)
+{
+    m_lastReconcileMs = nowMs();
+    if (m_state != ClientState::Live || m_reconciling || support(QStringLiteral("map/agents/list")) == Support::Absent) {
+        if (done)
+            done(m_state == ClientState::Live && !m_reconciling);
+        return;
+    }
+    m_reconciling = true;
+    // The pipeline reads a complete list after the snapshot as a reconciliation (AgentsSnapshot::reconcile).
+    request(QStringLiteral("map/agents/list"), Json::object(), [this, done](bool ok, const Json &, const RpcError &error) {
+        m_reconciling = false;
+        const bool timedOut = !ok && error.code == kTimeoutCode;
+        if (timedOut && m_state == ClientState::Live)
+            notAnswering(QStringLiteral("map/agents/list"), m_options.probeTimeoutMs);
+        if (done)
+            done(!timedOut);
+    }, m_options.probeTimeoutMs);
+}
+
+void MapClient::notAnswering(const QString &method, int waitedMs)
+{
+    // The socket closes for this reason; the pipeline makes it a NotAnswering problem (live and
+    // in replay alike: ProtocolPipeline::kServerSilent).
+    const qint64 since = m_lastReceiveMs;
+    dropAndReconnect(ProtocolPipeline::kServerSilent
+                     + QStringLiteral("the server is not answering since %1: no answer to %2 within %3 s%4")
+                           .arg(QDateTime::fromMSecsSinceEpoch(since).toUTC().toString(Qt::ISODateWithMs), method)
+                           .arg(double(waitedMs) / 1000.0, 0, 'f', 1)
+                           .arg(afterOurAction(since)));
+}
+
+QString MapClient::afterOurAction(qint64 stoppedAtMs) const
+{
+    // Within 5 s: the stock SDK WebSocket adapter fails within a tick of the request.
+    const qint64 after = stoppedAtMs - m_lastChangeAtMs;
+    if (m_lastChangeMethod.isEmpty() || after < -1000 || after > 5000)
+        return {};
+    return QStringLiteral(", %1 s after our %2 (a known failure of servers built on the SDK's stock WebSocket adapter when "
+                          "one request emits two events)")
+        .arg(double(std::max<qint64>(after, 0)) / 1000.0, 0, 'f', 1)
+        .arg(m_lastChangeMethod);
 }
 
 // ---- handshake -------------------------------------------------------------------------
@@ -601,6 +703,7 @@ void MapClient::goLive()
     m_replayPartial = false;
     m_replayedAfterReconnect = 0;
     m_attempt = 0;
+    m_lastProbeMs = m_lastReconcileMs = t; // the snapshot just read the server
     setState(ClientState::Live);
     Q_EMIT live();
 }
@@ -636,178 +739,5 @@ void MapClient::flushInputs()
 }
 
 // ---- operator actions ------------------------------------------------------------------
-
-void MapClient::recordAction(ActionUpdate update)
-{
-    for (FrameSink *sink : std::as_const(m_sinks))
-        sink->actionRecorded(update);
-    Q_EMIT actionRecorded(update);
-    emitInputs({std::move(update)});
-}
-
-QString MapClient::startAction(ActionKind kind, const QString &agentId, const QString &method, const Json &params,
-                               const QString &actionId)
-{
-    ActionUpdate created;
-    created.step = ActionUpdate::Step::Created;
-    created.timeMs = nowMs();
-    created.action.id = actionId.isEmpty() ? QStringLiteral("action-%1-%2").arg(created.timeMs).arg(++m_actionCounter) : actionId;
-    created.action.kind = kind;
-    created.action.agentId = agentId;
-    created.action.params = params;
-    created.action.method = method;
-    const QString id = created.action.id;
-    recordAction(std::move(created));
-    return id;
-}
-
-void MapClient::sendAction(const QString &actionId, const QString &method, const Json &params,
-                           const QString &fallbackMethod, const Json &fallbackParams, const QString &fallbackNote)
-{
-    auto settle = [this, actionId](ActionUpdate::Step step, const QString &detail, const QString &messageId = {}) {
-        ActionUpdate u;
-        u.step = step;
-        u.timeMs = nowMs();
-        u.action.id = actionId;
-        u.action.detail = detail;
-        u.action.messageId = messageId;
-        recordAction(std::move(u));
-    };
-    auto answerHandler = [settle](bool ok, const Json &result, const RpcError &error) {
-        if (ok) {
-            QString messageId = jsonString(result, "messageId");
-            QString detail;
-            if (const Json *injected = jsonChild(result, "injected"); injected && injected->is_boolean() && !injected->get<bool>()) {
-                settle(ActionUpdate::Step::Failed, QStringLiteral("the server did not inject the message"));
-                return;
-            }
-            if (const QString used = jsonString(result, "delivery"); !used.isEmpty())
-                detail = QStringLiteral("delivery used: %1").arg(used);
-            settle(ActionUpdate::Step::Answered, detail, messageId);
-        } else if (error.code == kTimeoutCode) { // sent, but the answer never came: it may have been done
-            settle(ActionUpdate::Step::AnswerLost,
-                   QStringLiteral("no answer (%1): it may have taken effect; its confirming event will tell").arg(error.message));
-        } else {
-            settle(ActionUpdate::Step::Failed, QStringLiteral("%1 (code %2)").arg(error.message).arg(error.code));
-        }
-    };
-    auto useFallback = [this, actionId, fallbackMethod, fallbackParams, fallbackNote, answerHandler] {
-        ActionUpdate u;
-        u.step = ActionUpdate::Step::Fallback;
-        u.timeMs = nowMs();
-        u.action.id = actionId;
-        u.action.method = fallbackMethod;
-        u.action.note = fallbackNote;
-        recordAction(std::move(u));
-        request(fallbackMethod, fallbackParams, answerHandler);
-    };
-    if (m_options.observerOnly) {
-        settle(ActionUpdate::Step::Failed, QStringLiteral("refused: an observer-only session sends no control method"));
-        return;
-    }
-    if (m_state != ClientState::Live) {
-        settle(ActionUpdate::Step::Failed, QStringLiteral("not connected (%1)").arg(clientStateName(m_state)));
-        return;
-    }
-    if (support(method) == Support::Absent) {
-        if (!fallbackMethod.isEmpty())
-            useFallback();
-        else
-            settle(ActionUpdate::Step::Unsupported, QStringLiteral("%1 is not supported by this server").arg(method));
-        return;
-    }
-    request(method, params, [settle, answerHandler, useFallback, method, fallbackMethod](bool ok, const Json &result, const RpcError &error) {
-        if (!ok && error.code == -32601) {
-            if (!fallbackMethod.isEmpty())
-                useFallback();
-            else
-                settle(ActionUpdate::Step::Unsupported, QStringLiteral("%1 is not supported by this server").arg(method));
-            return;
-        }
-        answerHandler(ok, result, error);
-    });
-}
-
-static const char *deliveryName(MapClient::Delivery delivery)
-{
-    switch (delivery) {
-    case MapClient::Delivery::Interrupt: return "interrupt";
-    case MapClient::Delivery::Queue: return "queue";
-    case MapClient::Delivery::BestEffort: return "best-effort";
-    }
-    return "best-effort";
-}
-
-QString MapClient::inject(const QString &agentId, const Json &content, Delivery delivery, const QString &actionId)
-{
-    const Json params = {{"agentId", agentId.toStdString()}, {"content", content}, {"delivery", deliveryName(delivery)}};
-    const QString id = startAction(ActionKind::Inject, agentId, QStringLiteral("map/inject"), params, actionId);
-    // Fallback (map-wire.md §5): a message to the agent whose payload marks it as steering.
-    const Json fallbackParams = {
-        {"to", {{"agent", agentId.toStdString()}}},
-        {"payload", {{"type", "STEERING"}, {"content", content}, {"delivery", deliveryName(delivery)}, {"to", agentId.toStdString()}}},
-    };
-    sendAction(id, QStringLiteral("map/inject"), params, QStringLiteral("map/send"), fallbackParams,
-               QStringLiteral("map/inject is not supported by this server; sent as a STEERING message with map/send"));
-    return id;
-}
-
-QString MapClient::lifecycleAction(ActionKind kind, const QString &agentId, const QString &method, const Json &params,
-                                   const char *fallbackState, const QString &actionId, const QString &fallbackCaveat)
-{
-    const QString id = startAction(kind, agentId, method, params, actionId);
-    sendAction(id, method, params, QStringLiteral("map/agents/update"),
-               Json{{"agentId", agentId.toStdString()}, {"state", fallbackState}},
-               QStringLiteral("%1 is not supported by this server; set state \"%2\" with map/agents/update%3")
-                   .arg(method, QLatin1String(fallbackState), fallbackCaveat));
-    return id;
-}
-
-QString MapClient::stopAgent(const QString &agentId, const QString &reason, bool force, const QString &actionId)
-{
-    Json params = {{"agentId", agentId.toStdString()}, {"force", force}};
-    if (!reason.isEmpty())
-        params["reason"] = reason.toStdString();
-    return lifecycleAction(ActionKind::Stop, agentId, QStringLiteral("map/agents/stop"), params, "stopped", actionId,
-                           QStringLiteral(" (changes the registry only: the agent process is not told)"));
-}
-
-QString MapClient::suspendAgent(const QString &agentId, const QString &reason, const QString &actionId)
-{
-    Json params = {{"agentId", agentId.toStdString()}};
-    if (!reason.isEmpty())
-        params["reason"] = reason.toStdString();
-    return lifecycleAction(ActionKind::Suspend, agentId, QStringLiteral("map/agents/suspend"), params, "suspended", actionId);
-}
-
-QString MapClient::resumeAgent(const QString &agentId, const QString &actionId)
-{
-    return lifecycleAction(ActionKind::Resume, agentId, QStringLiteral("map/agents/resume"),
-                           Json{{"agentId", agentId.toStdString()}}, "idle", actionId);
-}
-
-QString MapClient::sendMessage(const Json &to, const Json &payload)
-{
-    const Json params = {{"to", to}, {"payload", payload}};
-    const QString target = to.is_string() ? toQString(to) : jsonString(to, "agent");
-    const QString id = startAction(ActionKind::Send, target, QStringLiteral("map/send"), params);
-    sendAction(id, QStringLiteral("map/send"), params, QString(), Json(), QString());
-    return id;
-}
-
-void MapClient::refreshAuth(const QString &credential)
-{
-    m_options.auth.credential = credential;
-    const Json params = {{"method", m_options.auth.methodName().toStdString()}, {"credential", credential.toStdString()}};
-    request(QStringLiteral("map/auth/refresh"), params, [this](bool ok, const Json &result, const RpcError &error) {
-        // Any result shape (a non-boolean success counts as a refusal); nothing here may throw.
-        const Json *success = jsonChild(result, "success");
-        const bool refused = !ok || (success && !(success->is_boolean() && success->get<bool>()));
-        const Json *refusal = jsonChild(result, "error");
-        if (refused)
-            setLastError(QStringLiteral("token refresh failed: %1").arg(ok && refusal ? jsonString(*refusal, "message") : error.message));
-        Q_EMIT authRefreshed(!refused, refused ? m_lastError : QString());
-    });
-}
 
 } // namespace mapi

@@ -45,6 +45,13 @@ struct ClientOptions
     // 250 ms tick bounds the detection of an open-but-silent socket (defaults: 10.25 s).
     int probeAfterSilenceMs = 4000;
     int probeTimeoutMs = 6000;
+    // Liveness while live (issue 40): a probe at least this often even while events flow (a
+    // server can send events and answer nothing), and a reconciliation of the server's agent
+    // list with the model this often (map/agents/list; a difference is drift: events were
+    // missed). 0 turns either off. A reconciliation costs one list (all agents: MAPServer does
+    // not page; some 300 bytes an agent, 3 MB a minute at 10,000 agents).
+    int livenessIntervalMs = 10000;
+    int reconcileIntervalMs = 60000;
     bool reconnect = true;
     int backoffInitialMs = 500;
     int backoffMaxMs = 30000;
@@ -113,10 +120,24 @@ public:
     void stop();
 
     // Generic request. The callback runs once: with the result, or with an error (code,
-    // message); timeouts use code kTimeoutCode.
+    // message); timeouts use code kTimeoutCode. `method` is canonical: a server that answers
+    // -32601 to a list the observation is built from (map/agents/list, map/scopes/list,
+    // map/scopes/members) is asked once under its other spelling (alternativeMethodName:
+    // map/agents.list), and the spelling that worked is used from then on (the pipeline reports a
+    // MethodFallback).
+    // Observer-only: a method that changes the system (MethodTable.h) is refused without being
+    // sent, with code kRefusedCode.
     static constexpr int kTimeoutCode = -32099;
+    static constexpr int kRefusedCode = -32098;
     using Reply = std::function<void(bool ok, const Json &result, const RpcError &error)>;
     void request(const QString &method, const Json &params, Reply reply, int timeoutMs = -1);
+
+    // Asks the server something cheap now (as the periodic probe does); no answer within
+    // probeTimeoutMs is a NotAnswering problem and a reconnect.
+    void checkLiveness();
+    // Compares the server's agent list with the model now (as every reconcileIntervalMs); `done`
+    // runs once with whether the server answered (a drift, if any, reaches the model first).
+    void reconcile(std::function<void(bool answered)> done = {});
 
     // Operator actions. Each returns the action id (`actionId` when given: a caller in another
     // thread names its actions before they exist) and is tracked in the model.
@@ -149,10 +170,23 @@ Q_SIGNALS:
 private:
     struct Pending
     {
-        QString method;
+        QString method;    // canonical
+        QString sentAs;    // as spelled on the wire
+        Json params;       // kept to ask again under the other spelling
         Reply reply;
+        qint64 sentAtMs = 0;
         qint64 deadlineMs = 0;
+        int timeoutMs = -1;
     };
+    void sendRequest(Pending pending);
+    // The server answered -32601 to `pending` under its usual spelling: true when it was asked
+    // again under the other one.
+    bool tryOtherSpelling(Pending &pending, const RpcError &error);
+    // A probe (or a reconciliation) got no answer: a NotAnswering problem, then a reconnect.
+    void notAnswering(const QString &method, int waitedMs);
+    // " 0.2 s after our map/send (…)" when the server went quiet or closed shortly after one of
+    // our methods that changes the system; empty otherwise.
+    QString afterOurAction(qint64 stoppedAtMs) const;
 
     void setState(ClientState state);
     void setLastError(const QString &error); // before the state change it explains
@@ -217,11 +251,20 @@ private:
     QString m_previousSubscriptionId;
     QString m_lastEventIdBeforeDrop;
     QString m_lastError;
+    QString m_dropReason; // why dropAndReconnect() closed the socket, for the close that follows
     int m_snapshotOutstanding = 0;
     int m_replayedAfterReconnect = 0;
     bool m_replayOk = false;
     bool m_replayPartial = false;  // the last replay stopped at replayMaxPages with events still missing
     QHash<QString, Support> m_support;
+    // canonical method -> the spelling this server answers to (empty: asked under both, neither
+    // known). For the client's life: one server, whatever its reconnects.
+    QHash<QString, QString> m_methodSpelling;
+    qint64 m_lastProbeMs = 0;
+    qint64 m_lastReconcileMs = 0;
+    bool m_reconciling = false;
+    QString m_lastChangeMethod;   // our last method that changes the system, as sent ...
+    qint64 m_lastChangeAtMs = 0;  // ... and when
     ModelInputs m_batch;
     bool m_flushQueued = false;
     int m_actionCounter = 0;

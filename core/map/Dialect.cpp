@@ -321,6 +321,20 @@ static QString scalarField(const View &object, std::string_view key, Text text =
     return scalarText(child, text);
 }
 
+// The scope a message address names ({scope: id}, "scope:id"), else empty.
+static QString scopeOfAddress(const Json &to)
+{
+    if (to.is_object()) {
+        if (const Json *scope = jsonChild(to, "scope"); scope && scope->is_string())
+            return toQString(*scope);
+    } else if (to.is_string()) {
+        const QString text = toQString(to);
+        if (text.startsWith(QLatin1String("scope:")))
+            return text.mid(6);
+    }
+    return {};
+}
+
 // The event's subject, read from its data (`d`, the view of e.data).
 template<typename View>
 static void fillSubject(MapEvent &e, const View &d)
@@ -368,26 +382,54 @@ static void fillSubject(MapEvent &e, const View &d)
         e.agentId = optString(d, "agentId").value_or(e.sourceAgentId);
         break;
     case EventKind::MessageSent:
-    case EventKind::MessageDelivered:
-        if (const View msg = d.child("message"); msg.isObject())
-            e.message = messageFrom(msg, e.kind == EventKind::MessageDelivered);
+    case EventKind::MessageDelivered: {
+        const bool delivery = e.kind == EventKind::MessageDelivered;
+        if (const View msg = d.child("message"); msg.isObject()) {
+            e.message = messageFrom(msg, delivery);
+        } else if (d.child("messageId").present() || d.child("from").present() || d.child("payload").present()) {
+            // The SDK's typed data (MessageSentEventData, MessageDeliveredEventData): the
+            // message's own fields at the top of data.
+            e.message = messageFrom(d, delivery);
+        }
         e.messageId = optString(d, "messageId", Text::Unique).value_or(e.message ? e.message->id : QString());
         if (e.message && e.message->id.isEmpty())
             e.message->id = e.messageId;
         e.scopeId = optString(d, "scopeId").value_or(e.sourceScopeId);
+        // A sent message's address names its scope ({scope: id}); a delivery's scope is what the
+        // event says (its address may be left in the frame: MessageRecord::toInFrame).
+        if (e.message && e.scopeId.isEmpty() && !delivery)
+            e.scopeId = scopeOfAddress(e.message->to);
         e.agentId = optString(d, "agentId").value_or(QString());
-        if (e.agentId.isEmpty()) {
-            if (const View to = d.child("deliveredTo"); to.isArray() && !to.empty())
+        if (const View to = d.child("deliveredTo"); to.isArray() && !to.empty()) {
+            if (e.agentId.isEmpty())
                 e.agentId = scalarText(to.front());
+            // Every recipient, where the message names no address of its own.
+            if (e.message && !e.message->toInFrame && e.message->to.is_null())
+                e.message->to = to.toJson();
         }
         break;
+    }
     case EventKind::MessageQueued:
     case EventKind::MessageDropped:
     case EventKind::MessageExpired:
     case EventKind::MessageFailed:
         e.messageId = optString(d, "messageId", Text::Unique).value_or(QString());
-        e.agentId = eitherString(d, "agentId", "to");
+        e.agentId = optString(d, "agentId").value_or(QString());
+        if (e.agentId.isEmpty()) { // the address it was for: an id, or {agent} / {agents:[...]} (the first)
+            if (const View to = d.child("to"); to.isString() || to.isNumber()) {
+                e.agentId = scalarText(to);
+            } else if (to.isObject()) {
+                if (const View agent = to.child("agent"); agent.isString())
+                    e.agentId = agent.string();
+                else if (const View agents = to.child("agents"); agents.isArray() && !agents.empty())
+                    e.agentId = scalarText(agents.front());
+                else
+                    e.agentId = optString(to, "id").value_or(QString());
+            }
+        }
         e.reason = optString(d, "reason").value_or(QString());
+        if (isUnresolvableAddress(e.agentId))
+            e.agentId.clear();
         break;
     case EventKind::SessionConnected:
     case EventKind::SessionResumed:
@@ -419,15 +461,43 @@ static void fillSubject(MapEvent &e, const View &d)
         if (e.task.id.isEmpty())
             e.task.id = scalarField(d, "taskId", Text::Unique);
         e.task.title = scalarField(fields, "title");
+        if (e.task.title.isEmpty())
+            e.task.title = scalarField(fields, "name");
         e.task.assignee = scalarField(fields, "assignee");
-        e.task.status = scalarField(fields, "status");
-        e.task.current = scalarField(d, "current");
-        e.agentId = optString(d, "agentId").value_or(QString());
+        e.task.status = canonicalTaskStatus(scalarField(fields, "status"));
+        e.task.current = canonicalTaskStatus(scalarField(d, "current"));
+        if (e.task.current.isEmpty() && e.kind == EventKind::TaskStatus)
+            e.task.current = canonicalTaskStatus(scalarField(d, "status"));
+        e.task.previous = canonicalTaskStatus(scalarField(d, "previous"));
+        e.agentId = optString(d, "agentId").value_or(e.task.assignee); // who holds it
         break;
     }
-    case EventKind::Other:
-        e.agentId = optString(d, "agentId").value_or(e.sourceAgentId);
+    case EventKind::Other: {
+        // Kept raw; its subject agent read where the SDK's typed data puts it (mail, trajectory,
+        // permissions), else its source. A client's permissions name a client, not an agent.
+        e.agentId = optString(d, "agentId").value_or(QString());
+        if (e.agentId.isEmpty()) {
+            if (const View checkpoint = d.child("checkpoint"); checkpoint.isObject()) {
+                e.agentId = optString(checkpoint, "agentId").value_or(QString());
+            } else if (const View participant = d.child("participant"); participant.isObject()) {
+                if (const View info = participant.child("agentInfo"); info.isObject())
+                    e.agentId = optString(info, "agentId").value_or(QString());
+                if (e.agentId.isEmpty() && scalarField(participant, "type") == QLatin1String("agent"))
+                    e.agentId = scalarField(participant, "id");
+            } else if (const View turn = d.child("turn"); turn.isObject()) {
+                e.agentId = scalarField(turn, "participant");
+                if (const View source = turn.child("source"); source.isObject())
+                    e.messageId = scalarField(source, "messageId", Text::Unique);
+            }
+        }
+        if (e.agentId.isEmpty()) {
+            if (const QString client = scalarField(d, "clientId"); !client.isEmpty())
+                e.sessionId = client;
+            else if (!d.child("conversationId").present())
+                e.agentId = e.sourceAgentId; // a conversation's own events are about no agent
+        }
         break;
+    }
     }
 }
 
@@ -670,6 +740,53 @@ QByteArray messagePayloadInFrame(const QByteArray &frame, QStringView messageId)
 {
     const std::optional<MessageRecord> message = messageInFrame(frame, messageId);
     return message ? message->payloadText : QByteArray();
+}
+
+QString canonicalTaskStatus(const QString &status)
+{
+    if (status.isEmpty())
+        return status;
+    QString s = status.trimmed().toLower();
+    s.replace(QLatin1Char('_'), QLatin1Char('-'));
+    s.replace(QLatin1Char(' '), QLatin1Char('-'));
+    return s;
+}
+
+QString canonicalMethodName(const QString &method)
+{
+    // Only names under map/ with a dot after a slash; map/subscribe.ack is a notification of
+    // its own name, not a spelling of another method.
+    if (!method.startsWith(QLatin1String("map/")) || !method.contains(QLatin1Char('.'))
+        || method == QLatin1String("map/subscribe.ack"))
+        return method;
+    QString canonical = method;
+    canonical.replace(QLatin1Char('.'), QLatin1Char('/'));
+    return canonical;
+}
+
+QString alternativeMethodName(const QString &canonical)
+{
+    const qsizetype second = canonical.indexOf(QLatin1Char('/'), 4);
+    if (!canonical.startsWith(QLatin1String("map/")) || second < 0)
+        return {};
+    QString alternative = canonical;
+    for (qsizetype i = second; i < alternative.size(); ++i)
+        if (alternative[i] == QLatin1Char('/'))
+            alternative[i] = QLatin1Char('.');
+    return alternative;
+}
+
+QString observationLossOf(const QString &method)
+{
+    static const QHash<QString, QString> losses = {
+        {QStringLiteral("map/connect"), QStringLiteral("the server did not say who it is, and the session is the socket's own")},
+        {QStringLiteral("map/subscribe"), QStringLiteral("no events are delivered: the model is what the lists say, read again "
+                                                         "every reconciliation")},
+        {QStringLiteral("map/agents/list"), QStringLiteral("this server does not list agents: agents are inferred from events")},
+        {QStringLiteral("map/scopes/list"), QStringLiteral("this server does not list scopes: scopes are inferred from events")},
+        {QStringLiteral("map/scopes/members"), QStringLiteral("scope members are inferred from events")},
+    };
+    return losses.value(method);
 }
 
 ErrorClass classifyError(int code, const QString &message)

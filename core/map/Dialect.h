@@ -46,6 +46,24 @@ std::optional<MessageRecord> messageInFrame(const QByteArray &frame, QStringView
 // Its payload text (empty: no such message, or no payload).
 QByteArray messagePayloadInFrame(const QByteArray &frame, QStringView messageId);
 
+// A task status as the model keeps it: lowercase, words joined by '-' ("in_progress" ->
+// "in-progress", as the seed conventions spell it). Nothing else changes: a status is never
+// read as another ("blocked", "working", "x-waiting" stay what the server said).
+QString canonicalTaskStatus(const QString &status);
+
+// "[object Object]": what a JavaScript server makes of an address object it does not know
+// (MAPServer given agent-inbox's {agentId} addresses). It names nobody: never an agent.
+inline bool isUnresolvableAddress(QStringView ref) { return ref == QLatin1String("[object Object]"); }
+
+// Method names. Some servers spell the core methods with dots after the namespace
+// ("map/agents.list" for "map/agents/list"). The client tries that spelling once after a -32601
+// on the usual one and keeps to what worked; the pipeline reads either as the canonical name.
+QString canonicalMethodName(const QString &method);     // "map/agents.list" -> "map/agents/list"
+QString alternativeMethodName(const QString &canonical); // "map/agents/list" -> "map/agents.list"; empty: none
+// What the observation loses when `method` (canonical) fails, as the end of a sentence ("agents
+// are inferred from events"); empty for methods the observation does not depend on.
+QString observationLossOf(const QString &method);
+
 // Error classification (map-wire.md §6): [M] reports nearly everything as -32603 with a text.
 enum class ErrorClass {
     MethodNotFound,

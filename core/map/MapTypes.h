@@ -154,7 +154,8 @@ struct MapEvent
         QString title;
         QString assignee;
         QString status;   // task.status
-        QString current;  // data.current (task.status events)
+        QString current;  // data.current (task.status events); statuses canonical (canonicalTaskStatus)
+        QString previous; // data.previous (task.status events)
     } task;
 
     Json data;                // event.data as received, for EventKind::Other only

@@ -1,4 +1,5 @@
 #include "map/PayloadConventions.h"
+#include "map/Dialect.h"
 #include "map/JsonViews.h"
 
 #include <QHash>
@@ -16,6 +17,9 @@ QString conventionName(ConventionKind kind)
     case ConventionKind::TaskUpdate: return QStringLiteral("task-update");
     case ConventionKind::TaskComplete: return QStringLiteral("task-complete");
     case ConventionKind::TaskFailed: return QStringLiteral("task-failed");
+    case ConventionKind::TaskCreated: return QStringLiteral("task-created");
+    case ConventionKind::TaskStatus: return QStringLiteral("task-status");
+    case ConventionKind::TaskAssigned: return QStringLiteral("task-assigned");
     case ConventionKind::Heartbeat: return QStringLiteral("heartbeat");
     case ConventionKind::StatusUpdate: return QStringLiteral("status-update");
     case ConventionKind::StatusQuery: return QStringLiteral("status-query");
@@ -50,6 +54,9 @@ static ConventionKind kindForType(const QString &rawType)
         {QStringLiteral("TASK_COMPLETE"), ConventionKind::TaskComplete},
         {QStringLiteral("TASK_COMPLETED"), ConventionKind::TaskComplete},
         {QStringLiteral("TASK_FAILED"), ConventionKind::TaskFailed},
+        {QStringLiteral("TASK_CREATED"), ConventionKind::TaskCreated},
+        {QStringLiteral("TASK_STATUS"), ConventionKind::TaskStatus},
+        {QStringLiteral("TASK_ASSIGNED"), ConventionKind::TaskAssigned},
         {QStringLiteral("HEARTBEAT"), ConventionKind::Heartbeat},
         {QStringLiteral("STATUS_UPDATE"), ConventionKind::StatusUpdate},
         {QStringLiteral("STATUS_QUERY"), ConventionKind::StatusQuery},
@@ -153,6 +160,20 @@ static void readBody(ConventionInfo &c, const View &body)
         c.taskStatus = firstString(body, {"status", "outcome"}, Text::Repeats).toUpper();
     if (c.kind == ConventionKind::TaskHandoff)
         c.handoffTo = firstString(body, {"to_agent", "toAgent", "to"}, Text::Repeats);
+    if (c.kind == ConventionKind::TaskCreated) {
+        if (const View task = body.child("task"); task.isObject()) {
+            if (c.taskId.isEmpty())
+                c.taskId = firstString(task, {"id", "taskId", "task_id"});
+            c.taskType = firstString(task, {"title", "name"}, Text::Repeats);
+            c.taskStatus = canonicalTaskStatus(str(task, "status", Text::Repeats));
+            c.assignee = str(task, "assignee", Text::Repeats);
+        }
+    } else if (c.kind == ConventionKind::TaskStatus) {
+        c.taskStatus = canonicalTaskStatus(firstString(body, {"current", "status"}, Text::Repeats));
+        c.previousStatus = canonicalTaskStatus(str(body, "previous", Text::Repeats));
+    } else if (c.kind == ConventionKind::TaskAssigned) {
+        c.assignee = firstString(body, {"agentId", "assignee"}, Text::Repeats);
+    }
     if (c.reason.isEmpty())
         c.reason = firstString(body, {"reason", "error_message"});
 

@@ -27,6 +27,12 @@ enum class ConventionKind {
     TaskUpdate,     // TASK_UPDATE
     TaskComplete,
     TaskFailed,
+    // The SDK's task shapes carried as payloads (macro-agent's task bridge): {type:"task.created",
+    // task:{id,title,status,assignee}}, {type:"task.status",taskId,previous,current},
+    // {type:"task.assigned",taskId,agentId}. Statuses canonical (Dialect: canonicalTaskStatus).
+    TaskCreated,
+    TaskStatus,
+    TaskAssigned,
     Heartbeat,
     StatusUpdate,
     StatusQuery,
@@ -67,8 +73,11 @@ struct ConventionInfo
 
     QString taskId;
     QString taskType;
-    QString taskStatus;        // SUCCESS/FAILED/PARTIAL/TIMEOUT for completions
+    QString taskStatus;        // SUCCESS/FAILED/PARTIAL/TIMEOUT for completions; TaskCreated, TaskStatus:
+                               // the task's status, canonical ("in-progress", "blocked", "failed")
     QString handoffTo;
+    QString assignee;          // TaskCreated (task.assignee), TaskAssigned (agentId)
+    QString previousStatus;    // TaskStatus: its `previous`, canonical
     QString reason;
 
     QString heartbeatStatus;   // ACTIVE/IDLE/BUSY/MAINTENANCE/ERROR

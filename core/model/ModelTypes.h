@@ -263,7 +263,10 @@ const QString &shownName(const Named &item)
     return item.name.isEmpty() ? item.id : item.name;
 }
 
-struct AgentsSnapshot { SnapshotAgents data; qint64 timeMs = 0; bool complete = true; };
+// `reconcile`: a later complete list on the same connection (the client's periodic check, not the
+// snapshot after connecting): the store compares it with the model before applying it, and a
+// difference is drift (events were missed: ObservationNotes).
+struct AgentsSnapshot { SnapshotAgents data; qint64 timeMs = 0; bool complete = true; bool reconcile = false; };
 struct ScopesSnapshot { SnapshotScopes data; qint64 timeMs = 0; };
 struct MembersSnapshot { SnapshotMembers data; qint64 timeMs = 0; };
 struct EventInput { MapEvent event; qint64 receivedMs = 0; };

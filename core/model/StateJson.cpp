@@ -109,6 +109,32 @@ Json stateToJson(const SystemStore &store, const StateJsonOptions &options)
                   {"recipientsNotKept", c.recipientsNotKept},
                   {"agentsNotKept", c.agentsNotKept},
                   {"textsNotKept", store.events().textsNotKept() + store.messages().textsNotKept()}}}};
+    // Event types the model does not understand, each with its count and the first one as a
+    // sample (ObservationNotes); and what the server did not give, one sentence each.
+    const ObservationNotes &notes = store.observation();
+    Json unknownTypes = Json::array();
+    for (const UnknownEventType &u : notes.unknownTypes()) {
+        Json sample = Json::parse(u.sample.constData(), u.sample.constData() + u.sample.size(), nullptr, false);
+        if (sample.is_discarded()) // cut at kMaxSampleBytes: the text as it is
+            sample = u.sample.toStdString();
+        unknownTypes.push_back({{"type", u.type.toStdString()}, {"count", u.count}, {"sample", std::move(sample)}});
+    }
+    if (notes.unknownOfOtherTypes() > 0)
+        unknownTypes.push_back({{"type", "(more types)"}, {"count", notes.unknownOfOtherTypes()}});
+    out["unknownEventTypes"] = unknownTypes;
+    // Every task with its title and true status (as the server or its agents said it).
+    Json tasks = Json::array();
+    for (const Task &t : store.tasks())
+        tasks.push_back({{"id", t.id.toStdString()},
+                         {"title", t.type.toStdString()},
+                         {"status", t.status.toStdString()},
+                         {"assignee", t.assigneeId.toStdString()},
+                         {"requester", t.requesterId.toStdString()}});
+    out["tasks"] = tasks;
+    Json missing = Json::array();
+    for (const QString &reason : notes.missing())
+        missing.push_back(reason.toStdString());
+    out["missing"] = missing;
     const ConnectionInfo &conn = store.connection();
     out["connection"] = {{"url", conn.url.toStdString()},
                          {"state", conn.state.toStdString()},

@@ -4,6 +4,8 @@
 
 #include "map/Dialect.h"
 
+#include <QDateTime>
+
 #include <algorithm>
 
 namespace mapi {
@@ -101,6 +103,7 @@ void SystemStore::applyEvent(const EventInput &input)
     case EventFamily::Task: m_tasks.applyEvent(e, t); break;
     case EventFamily::Other:
         ++m_counters.unknownEvents;
+        noteUnknownEvent(e, input.receivedMs);
         touchAgent(resolveAgentRef(e.agentId), t);
         break;
     }
@@ -195,12 +198,20 @@ void SystemStore::applyDeliveryEvent(const MapEvent &e, qint64 t, int eventIndex
         {EventKind::MessageFailed, QStringLiteral("failed")},
     };
     m_messages.setStatus(size_t(row), statusFor.value(e.kind));
-    if (!e.agentId.isEmpty() && e.agentId != QLatin1String("*") && !m_messages.hasRecipient(size_t(row), e.agentId)) {
-        if (!m_messages.addRecipient(size_t(row), e.agentId))
+    const auto addRecipient = [&](const QString &agentId) {
+        if (agentId.isEmpty() || agentId == QLatin1String("*") || m_messages.hasRecipient(size_t(row), agentId))
+            return;
+        if (!m_messages.addRecipient(size_t(row), agentId))
             ++m_counters.recipientsNotKept;
         if (e.kind == EventKind::MessageQueued || e.kind == EventKind::MessageDelivered)
-            ensureAgent(e.agentId, t).messagesReceived++;
-    }
+            ensureAgent(agentId, t).messagesReceived++;
+    };
+    addRecipient(e.agentId);
+    // The SDK's flat delivery names every recipient (deliveredTo, read into the record's address).
+    if (e.kind == EventKind::MessageDelivered && e.message && !e.message->toInFrame && e.message->to.is_array())
+        for (const Json &agent : e.message->to)
+            if (agent.is_string())
+                addRecipient(toQString(agent));
     if (e.kind == EventKind::MessageDelivered && !m_actions.empty()) { // a copy only when an action may wait on it
         const Message m = m_messages[size_t(row)];
         confirmActions(e, &m);
@@ -239,7 +250,7 @@ static QString shortAddress(QString text)
     return text;
 }
 
-void SystemStore::resolveRecipients(Message &m, const Json &to)
+void SystemStore::resolveRecipients(Message &m, const Json &to, const QString &eventScopeId)
 {
     // Repeats are dropped as they come: a scan of the few named so far, then a set (a message to
     // a million agents is linear, one to three agents allocates nothing more). Past
@@ -263,9 +274,12 @@ void SystemStore::resolveRecipients(Message &m, const Json &to)
             m.scopeId = ref.mid(6);
             return;
         }
-        if (ref.isEmpty() || ref == QLatin1String("*"))
+        // "[object Object]": a JavaScript client addressed an object the server turned into text
+        // (agent-inbox's {agentId} addresses on MAPServer): nobody, not an agent of that name.
+        if (ref.isEmpty() || ref == QLatin1String("*") || isUnresolvableAddress(ref))
             return;
-        if (m_scopeRow.contains(ref) && !m_agentRow.contains(ref)) {
+        // A scope's id as the address: the event's own scope, or a scope the model knows.
+        if (ref == eventScopeId || (m_scopeRow.contains(ref) && !m_agentRow.contains(ref))) {
             m.scopeId = ref;
             return;
         }
@@ -334,7 +348,7 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
     m.priority = r.priority;
     m.timestampMs = r.timestampMs ? r.timestampMs : t;
     m.status = e.kind == EventKind::MessageDelivered ? QStringLiteral("delivered") : QStringLiteral("sent");
-    resolveRecipients(m, r.toInFrame && full ? full->to : r.to);
+    resolveRecipients(m, r.toInFrame && full ? full->to : r.to, e.scopeId);
     if (!e.scopeId.isEmpty())
         m.scopeId = e.scopeId;
     if (!e.agentId.isEmpty() && !m.toAgentIds.contains(e.agentId)) {
@@ -465,6 +479,31 @@ void SystemStore::applyConvention(Message &m, int messageRow, const ConventionIn
             m_tasks.transition(c.taskId, QStringLiteral("requested"), sender, c.taskType, messageRow, t);
         }
         break;
+    case ConventionKind::TaskCreated:
+        if (!c.taskId.isEmpty()) {
+            Task &task = m_tasks.ensure(c.taskId, t);
+            if (!c.taskType.isEmpty())
+                task.type = c.taskType;
+            task.requesterId = sender;
+            if (!c.assignee.isEmpty())
+                task.assigneeId = c.assignee;
+            m_tasks.transition(c.taskId, c.taskStatus.isEmpty() ? QStringLiteral("open") : c.taskStatus, sender, QString(),
+                               messageRow, t);
+        }
+        break;
+    case ConventionKind::TaskStatus:
+        if (!c.taskId.isEmpty() && !c.taskStatus.isEmpty())
+            m_tasks.transition(c.taskId, c.taskStatus, sender, c.reason, messageRow, t);
+        break;
+    case ConventionKind::TaskAssigned:
+        if (!c.taskId.isEmpty()) {
+            Task &task = m_tasks.ensure(c.taskId, t);
+            if (!c.assignee.isEmpty())
+                task.assigneeId = c.assignee;
+            const QString status = task.status.isEmpty() ? QStringLiteral("open") : task.status; // unchanged
+            m_tasks.transition(c.taskId, status, sender, QStringLiteral("assigned to %1").arg(c.assignee), messageRow, t);
+        }
+        break;
     case ConventionKind::TaskAccept:
         if (!c.taskId.isEmpty()) {
             m_tasks.ensure(c.taskId, t).assigneeId = sender;
@@ -538,8 +577,71 @@ void SystemStore::takeTaskChanges()
         m_pending.firstNewTaskRow = firstNew;
 }
 
+// The first event of a type the model does not understand: a Problems row with a sample; every
+// one counted by type (ObservationNotes).
+void SystemStore::noteUnknownEvent(const MapEvent &e, qint64 receivedMs)
+{
+    Json sample = {{"type", e.type.toStdString()}, {"data", e.data}};
+    if (!e.sourceAgentId.isEmpty())
+        sample["source"] = {{"agentId", e.sourceAgentId.toStdString()}};
+    const QByteArray text = QByteArray::fromStdString(sample.dump(-1, ' ', false, Json::error_handler_t::replace));
+    if (!m_observation.countUnknown(e.type, receivedMs, text))
+        return;
+    ProtocolProblem p;
+    p.kind = ProblemKind::UnknownEvent;
+    p.detail = QStringLiteral("events of type \"%1\" are not understood by the model: kept raw (timeline, inspector) "
+                              "and counted by type")
+                   .arg(e.type);
+    p.frame = text.left(ObservationNotes::kMaxSampleBytes);
+    p.timeMs = receivedMs;
+    applyProblem(p);
+}
+
+// A reconciliation list against the model, before it is applied: the agents the server lists
+// that the model does not show as present, and the ones it shows that the server no longer lists.
+void SystemStore::checkDrift(const AgentsSnapshot &snapshot)
+{
+    QSet<QString> listed;
+    QStringList unseen, stale;
+    for (const AgentRecord &r : snapshot.data.agents) {
+        listed.insert(r.id);
+        const Agent *a = agent(r.id);
+        if (!a || a->placeholder || a->unregistered)
+            unseen << r.id;
+    }
+    for (const Agent &a : m_agents)
+        if (!a.placeholder && !a.unregistered && !listed.contains(a.id))
+            stale << a.id;
+    if (unseen.isEmpty() && stale.isEmpty())
+        return;
+    const auto some = [this](const QStringList &ids) {
+        QStringList names;
+        for (const QString &id : ids.mid(0, 5))
+            names << agentName(id);
+        return names.join(QStringLiteral(", ")) + (ids.size() > 5 ? QStringLiteral(", …") : QString());
+    };
+    QStringList parts;
+    if (!unseen.isEmpty())
+        parts << QStringLiteral("lists %1 agent(s) the model did not show (%2)").arg(unseen.size()).arg(some(unseen));
+    if (!stale.isEmpty())
+        parts << QStringLiteral("no longer lists %1 agent(s) the model showed as present (%2)").arg(stale.size()).arg(some(stale));
+    const qint64 lastEvent = m_events.keptCount() ? m_events.back().timestampMs : 0;
+    ProtocolProblem p;
+    p.kind = ProblemKind::Drift;
+    p.detail = QStringLiteral("the server's agent list differs from the model: it %1; events were missed%2. The model "
+                              "now follows the server's list")
+                   .arg(parts.join(QStringLiteral(" and ")),
+                        lastEvent ? QStringLiteral(" (the last event arrived at %1)")
+                                        .arg(QDateTime::fromMSecsSinceEpoch(lastEvent).toUTC().toString(Qt::ISODateWithMs))
+                                  : QString());
+    p.timeMs = snapshot.timeMs;
+    applyProblem(p);
+}
+
 void SystemStore::applyAgentsSnapshot(const AgentsSnapshot &snapshot)
 {
+    if (snapshot.reconcile && snapshot.complete)
+        checkDrift(snapshot);
     const qint64 t = serverTime(snapshot.timeMs);
     m_nowMs = std::max(m_nowMs, t);
     QSet<QString> listed;
@@ -631,6 +733,7 @@ void SystemStore::applyGap(const Gap &gap)
 
 void SystemStore::applyProblem(const ProtocolProblem &problem)
 {
+    m_observation.note(problem);
     const auto bytesOf = [](const ProtocolProblem &p) { return qint64(p.frame.size() + p.detail.size() * 2); };
     m_problems.push_back(problem);
     m_problemBytes += bytesOf(problem);

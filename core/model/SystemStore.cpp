@@ -353,6 +353,7 @@ void SystemStore::reset()
     m_gaps.clear();
     m_problems.clear();
     m_problemsDropped = 0;
+    m_observation.clear();
     m_problemBytes = 0;
     m_sessions.clear();
     m_counters = StoreCounters();
@@ -388,6 +389,7 @@ void SystemStore::swapContents(SystemStore &other)
     std::swap(m_gaps, other.m_gaps);
     std::swap(m_problems, other.m_problems);
     std::swap(m_problemsDropped, other.m_problemsDropped);
+    std::swap(m_observation, other.m_observation);
     std::swap(m_problemBytes, other.m_problemBytes);
     std::swap(m_sessions, other.m_sessions);
     std::swap(m_counters, other.m_counters);
@@ -457,7 +459,7 @@ void SystemStore::sayIfTextsNotKept(qint64 timeMs)
     applyProblem({ProblemKind::LimitReached,
                   tr("More than 4 GiB of ids and payloads held at once: texts past that are not kept "
                      "(counts.textsNotKept); the frames still hold them"),
-                  {}, timeMs});
+                  {}, timeMs, {}});
 }
 
 Agent &SystemStore::ensureAgent(const QString &id, qint64 timeMs)
@@ -467,7 +469,7 @@ Agent &SystemStore::ensureAgent(const QString &id, qint64 timeMs)
             applyProblem({ProblemKind::LimitReached,
                           tr("More than %1 agents: agents past that are not modelled; the events that name them "
                              "are kept and counted (counts.agentsNotKept)").arg(m_maxAgents),
-                          {}, timeMs});
+                          {}, timeMs, {}});
         m_pending.countersChanged = true;
         m_agentPastLimit = Agent();
         m_agentPastLimit.id = id;

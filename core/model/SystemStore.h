@@ -13,6 +13,7 @@
 
 #include "model/ActionTracker.h"
 #include "model/ModelTypes.h"
+#include "model/ObservationNotes.h"
 #include "model/RowLogs.h"
 #include "model/TaskLedger.h"
 
@@ -160,7 +161,13 @@ public:
     // trace, read again from the frame of the event that carried it (parses that frame).
     QByteArray messagePayload(int row) const;
     using FrameSource = std::function<QByteArray(int eventRow)>;
-    void setFrameSource(FrameSource source) { m_frameSource = std::move(source); } // kept across reset()
+    // `files`: the files it reads from, which no export may replace (ExportJob). Kept across reset().
+    void setFrameSource(FrameSource source, QStringList files = {})
+    {
+        m_frameSource = std::move(source);
+        m_frameFiles = std::move(files);
+    }
+    const QStringList &frameFiles() const { return m_frameFiles; }
     // Reads a frame back from a live session's journal (EventLog::journalRef); kept across reset().
     using JournalReader = std::function<QByteArray(const FrameRef &ref)>;
     void setJournalReader(JournalReader reader) { m_journalReader = std::move(reader); }
@@ -180,6 +187,9 @@ public:
     static constexpr qint64 kMaxProblemBytes = 32LL << 20;
     const std::vector<ProtocolProblem> &problems() const { return m_problems; }
     qint64 problemsDropped() const { return m_problemsDropped; }
+    // What the observation could not learn (failed methods, unknown event types, a silent server,
+    // drift from the server's own list): model/ObservationNotes.h.
+    const ObservationNotes &observation() const { return m_observation; }
     const QHash<FastString, Session> &sessions() const { return m_sessions; }
     const StoreCounters &counters() const { return m_counters; }
     const ConnectionInfo &connection() const { return m_connection; }
@@ -213,6 +223,8 @@ private:
     void applySessionEvent(const MapEvent &event, qint64 timeMs);
     int stateRowOf(const QString &state); // -1: the table is full (EventEntry keeps 15 bits)
     void applyAgentsSnapshot(const AgentsSnapshot &snapshot);
+    void checkDrift(const AgentsSnapshot &snapshot);
+    void noteUnknownEvent(const MapEvent &e, qint64 receivedMs);
     void applyScopesSnapshot(const ScopesSnapshot &snapshot);
     void applyMembers(const MembersSnapshot &members);
     void applyGap(const Gap &gap);
@@ -235,7 +247,9 @@ private:
     void confirmActions(const MapEvent &event, const Message *message);
     void takeActionChanges(); // the tracker's changed rows into the pending change set
     QString resolveAgentRef(const QString &ref) const; // agent id, or a session's first agent
-    void resolveRecipients(Message &message, const Json &to);
+    // `eventScopeId`: the scope the event names (data.scopeId): an address equal to it is that
+    // scope, never an agent.
+    void resolveRecipients(Message &message, const Json &to, const QString &eventScopeId = {});
 
     // Copies `from` into `to`; while applying an rvalue input (apply(ModelInput &&)) swaps them
     // instead, so the old value is freed with the input, in the thread that made it.
@@ -268,11 +282,13 @@ private:
     std::vector<QString> m_stateNames;
     QHash<FastString, int> m_stateRow;
     FrameSource m_frameSource;
+    QStringList m_frameFiles;
     JournalReader m_journalReader;
     bool m_takeFromInput = false;        // inside apply(ModelInput &&)
     std::vector<Gap> m_gaps;
     std::vector<ProtocolProblem> m_problems;
     qint64 m_problemsDropped = 0;
+    ObservationNotes m_observation;
     qint64 m_problemBytes = 0;           // frames and details of m_problems
     QHash<FastString, Session> m_sessions;
     StoreCounters m_counters;

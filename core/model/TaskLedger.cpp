@@ -46,16 +46,26 @@ void TaskLedger::applyEvent(const MapEvent &e, qint64 t)
     const QString assignee = fields.assignee.isEmpty() ? e.agentId : fields.assignee;
     if (!assignee.isEmpty())
         task.assigneeId = assignee;
-    QString status;
+    // Statuses come canonical (Dialect: canonicalTaskStatus). An assignment changes who holds
+    // the task, not its status; a completion the task already reached (a server that sends
+    // task.status completed, then task.completed) is not a second transition.
+    QString status, detail;
     switch (e.kind) {
     case EventKind::TaskCreated: status = fields.status.isEmpty() ? QStringLiteral("open") : fields.status; break;
-    case EventKind::TaskAssigned: status = QStringLiteral("assigned"); break;
-    case EventKind::TaskStatus: status = fields.current; break;
-    case EventKind::TaskCompleted: status = QStringLiteral("completed"); break;
+    case EventKind::TaskAssigned:
+        status = task.status.isEmpty() ? QStringLiteral("open") : task.status;
+        detail = QStringLiteral("assigned to %1").arg(assignee);
+        break;
+    case EventKind::TaskStatus: status = fields.current.isEmpty() ? fields.status : fields.current; break;
+    case EventKind::TaskCompleted:
+        if (task.status == QLatin1String("completed"))
+            return;
+        status = QStringLiteral("completed");
+        break;
     default: break;
     }
     if (!status.isEmpty())
-        transition(fields.id, status, assignee, QString(), -1, t);
+        transition(fields.id, status, assignee, detail, -1, t);
 }
 
 void TaskLedger::clear()

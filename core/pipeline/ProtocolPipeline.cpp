@@ -47,6 +47,7 @@ ModelInputs ProtocolPipeline::connectionOpened(const QString &url, qint64 timeMs
 {
     m_url = url;
     m_pending.clear();
+    m_agentsListed = false;
     for (Subscription &sub : m_subscriptions)
         sub.expectedSequence = 1;
     m_clock.restart();
@@ -64,6 +65,13 @@ ModelInputs ProtocolPipeline::connectionClosed(const QString &reason, qint64 tim
     info.url = m_url;
     info.state = reason.isEmpty() ? QStringLiteral("closed") : QStringLiteral("closed: ") + reason;
     info.timeMs = timeMs;
+    if (reason.startsWith(kServerSilent)) {
+        ProtocolProblem p;
+        p.kind = ProblemKind::NotAnswering;
+        p.detail = reason.mid(kServerSilent.size());
+        p.timeMs = timeMs;
+        return {info, ProblemInput{std::move(p)}};
+    }
     return {info};
 }
 
@@ -74,7 +82,7 @@ bool ProtocolPipeline::frameSent(const QByteArray &frame, qint64 timeMs)
         return !decoded.problem || decoded.problem->kind != ProblemKind::InvalidJson;
     if (decoded.message->kind == MessageKind::Request) {
         const RpcMessage &msg = *decoded.message;
-        m_pending.insert(jsonIdKey(msg.id), {msg.method, msg.params});
+        m_pending.insert(jsonIdKey(msg.id), {canonicalMethodName(msg.method), msg.params, msg.method});
     }
     return true;
 }
@@ -177,9 +185,21 @@ InterpretedFrame ProtocolPipeline::frameReceived(const QByteArray &frame, qint64
         }
         out.requestMethod = it->method;
         out.requestParams = std::move(it->params);
+        const QString sentAs = std::move(it->sentAs);
         m_pending.erase(it);
+        if (msg.kind == MessageKind::Result && sentAs != out.requestMethod) {
+            ProtocolProblem p;
+            p.kind = ProblemKind::MethodFallback;
+            p.method = out.requestMethod;
+            p.detail = QStringLiteral("%1 is not known to this server (-32601); it answers %2, used instead")
+                           .arg(out.requestMethod, sentAs);
+            p.timeMs = timeMs;
+            out.inputs.push_back(ProblemInput{std::move(p)});
+        }
         if (msg.kind == MessageKind::Result)
             interpretResult(out, msg, timeMs);
+        else
+            interpretError(out, msg, sentAs, frame, timeMs);
         break;
     }
     }
@@ -271,6 +291,25 @@ ProtocolPipeline::Subscription &ProtocolPipeline::subscription(const QString &id
     return *m_lastSubscription;
 }
 
+// An error answer to a method the observation depends on: said as a problem (MethodFailed), with
+// the method, the server's words and what the model loses. When the client then asks under the
+// other spelling and that works, a MethodFallback follows (interpretFrame) and takes it back.
+void ProtocolPipeline::interpretError(InterpretedFrame &out, const RpcMessage &msg, const QString &sentAs,
+                                      const QByteArray &frame, qint64 timeMs)
+{
+    const QString &method = out.requestMethod;
+    const QString loss = observationLossOf(method);
+    if (loss.isEmpty())
+        return;
+    ProtocolProblem p;
+    p.kind = ProblemKind::MethodFailed;
+    p.method = method;
+    p.detail = QStringLiteral("%1 failed (%2 %3): %4").arg(sentAs).arg(msg.error.code).arg(msg.error.message, loss);
+    p.frame = frame.left(ProtocolProblem::kMaxKeptProblemBytes);
+    p.timeMs = timeMs;
+    out.inputs.push_back(ProblemInput{std::move(p)});
+}
+
 void ProtocolPipeline::interpretResult(InterpretedFrame &out, const RpcMessage &msg, qint64 timeMs)
 {
     const QString &method = out.requestMethod;
@@ -300,6 +339,9 @@ void ProtocolPipeline::interpretResult(InterpretedFrame &out, const RpcMessage &
             && (p.contains("filter") || p.contains("state") || p.contains("role") || p.contains("sessionId")
                 || p.contains("cursor"));
         snap.complete = !filtered && !jsonChild(result, "nextCursor");
+        // The first complete list of a connection is its snapshot; later ones check the model.
+        snap.reconcile = snap.complete && m_agentsListed;
+        m_agentsListed = m_agentsListed || snap.complete;
         out.inputs.push_back(std::move(snap));
     } else if (method == QLatin1String("map/agents/get")) {
         if (const Json *agent = jsonChild(result, "agent")) {

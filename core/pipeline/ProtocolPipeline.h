@@ -47,6 +47,10 @@ public:
     void setKeepPayloadText(bool keep) { m_keepPayloadText = keep; }
     const FrameCodec &codec() const { return m_codec; }
 
+    // The start of a close reason that says the server stopped answering (MapClient's probe):
+    // connectionClosed() turns the rest into a NotAnswering problem.
+    static inline const QString kServerSilent = QStringLiteral("server silent: ");
+
     // A new socket: sequence tracking restarts (numbers are per subscription).
     ModelInputs connectionOpened(const QString &url, qint64 timeMs);
     ModelInputs connectionClosed(const QString &reason, qint64 timeMs);
@@ -71,6 +75,8 @@ public:
 
 private:
     void interpretResult(InterpretedFrame &out, const RpcMessage &msg, qint64 timeMs);
+    void interpretError(InterpretedFrame &out, const RpcMessage &msg, const QString &sentAs, const QByteArray &frame,
+                        qint64 timeMs);
     void interpretEvent(InterpretedFrame &out, const RpcMessage &msg, const QByteArray &frame, qint64 timeMs);
     // map/event frames read straight from simdjson's DOM (no nlohmann tree of the frame; the
     // message's params stay null). false: not a well-formed map/event, take the general path.
@@ -78,7 +84,8 @@ private:
     // The event at out.inputs[at], just decoded: its frame, its receipt, sequence tracking.
     void addEventAt(InterpretedFrame &out, qsizetype at, const QByteArray &frame, qint64 timeMs);
 
-    struct PendingRequest { QString method; Json params; };
+    // `method`: canonical (canonicalMethodName); `sentAs`: as it went on the wire.
+    struct PendingRequest { QString method; Json params; QString sentAs; };
     bool m_fastEvents = false;                      // the parser is SimdJsonParser
     bool m_keepPayloadText = true;
     FrameCodec m_codec;
@@ -97,6 +104,7 @@ private:
     QString m_lastAnyEventId;
     ClockSkewEstimator m_clock; // from live map/event notifications only
     QString m_url;
+    bool m_agentsListed = false; // this connection had its complete agent list (the snapshot)
 };
 
 } // namespace mapi

@@ -18,6 +18,11 @@ QString problemKindName(ProblemKind kind)
     case ProblemKind::Malformed: return QStringLiteral("malformed");
     case ProblemKind::TraceUnreadable: return QStringLiteral("trace-unreadable");
     case ProblemKind::LimitReached: return QStringLiteral("limit-reached");
+    case ProblemKind::MethodFailed: return QStringLiteral("method-failed");
+    case ProblemKind::MethodFallback: return QStringLiteral("method-fallback");
+    case ProblemKind::UnknownEvent: return QStringLiteral("unknown-event");
+    case ProblemKind::NotAnswering: return QStringLiteral("not-answering");
+    case ProblemKind::Drift: return QStringLiteral("drift");
     }
     return QStringLiteral("unknown");
 }

@@ -35,6 +35,12 @@ enum class ProblemKind {
     Malformed,        // a MAP-level shape that cannot be used (e.g. map/event without event)
     TraceUnreadable,  // records of a loaded trace that its file no longer gives back (TraceTimeline)
     LimitReached,     // the model reached one of its bounds (SystemStore::maxAgents())
+    // What the observation could not learn, said rather than guessed (issue 40):
+    MethodFailed,     // a method the observation needs (connect, subscribe, a snapshot list) failed: `method` names it
+    MethodFallback,   // a method answered -32601 under its usual name and was used under another spelling
+    UnknownEvent,     // the first event of a type the model does not understand (kept raw; counted by type)
+    NotAnswering,     // the server stopped answering requests (a liveness probe timed out)
+    Drift,            // the server's own agent list differs from the model (events were missed)
 };
 
 QString problemKindName(ProblemKind kind);
@@ -45,6 +51,7 @@ struct ProtocolProblem
     QString detail;      // one readable sentence for the operator
     QByteArray frame;    // the offending frame, truncated to kMaxKeptProblemBytes
     qint64 timeMs = 0;   // local receive time, ms since epoch
+    QString method;      // MethodFailed, MethodFallback: the (canonical) method concerned
     static constexpr qsizetype kMaxKeptProblemBytes = 64 * 1024;
 };
 

@@ -216,7 +216,7 @@ void InspectorSession::connectTo(const ClientOptions &options, bool observerOnly
 bool InspectorSession::connectAndRecord(const ClientOptions &options, const QString &path,
                                         const TraceWriterOptions &writerOptions, QString *error)
 {
-    TraceWriter *writer = openWriter(path, writerOptions, error); // nothing changes when it fails
+    TraceWriter *writer = openWriter(path, writerOptions, options.url, error); // nothing changes when it fails
     if (!writer)
         return false;
     prepareLive(options, options.observerOnly);
@@ -292,13 +292,14 @@ void InspectorSession::disconnectFromServer()
     Q_EMIT sourceChanged();
 }
 
-TraceWriter *InspectorSession::openWriter(const QString &path, const TraceWriterOptions &options, QString *error)
+TraceWriter *InspectorSession::openWriter(const QString &path, const TraceWriterOptions &options, const QUrl &serverUrl,
+                                          QString *error)
 {
     // The writer lives in the worker, next to the client whose frames it writes: opening the
     // file, compressing and writing never happen in the session's thread.
     TraceWriter *writer = nullptr;
     QString why;
-    const QString url = redactedUrl(m_options.url);
+    const QString url = redactedUrl(serverUrl);
     runInWorker([&writer, &why, path, url, options] {
         auto w = std::make_unique<TraceWriter>();
         w->setOptions(options);
@@ -333,7 +334,7 @@ bool InspectorSession::startRecording(const QString &path, QString *error, qint6
     stopRecording();
     TraceWriterOptions options;
     options.maxBytes = rotateBytes;
-    TraceWriter *writer = openWriter(path, options, error);
+    TraceWriter *writer = openWriter(path, options, m_options.url, error);
     if (!writer)
         return false;
     adoptWriter(writer, path);
@@ -560,7 +561,7 @@ void InspectorSession::replayFrom(const std::shared_ptr<TraceTimeline> &timeline
     m_store.setFrameSource([weak = std::weak_ptr<TraceTimeline>(timeline)](int row) {
         const std::shared_ptr<TraceTimeline> t = weak.lock();
         return t ? t->frameForEvent(row) : QByteArray();
-    });
+    }, {m_tracePath});
     m_replay = new ReplayController(&m_store, timeline, true, this);
     connect(m_replay, &ReplayController::positionChanged, this, &InspectorSession::replayPositionChanged);
 }
@@ -732,6 +733,22 @@ ActionStart InspectorSession::startActions(
             send(client, agentIds[i], ids[i]);
     });
     return start;
+}
+
+void InspectorSession::reconcileNow(std::function<void(bool answered)> done)
+{
+    if (!m_client || m_source != Source::Live) {
+        done(false);
+        return;
+    }
+    onClient([client = m_client, self = QPointer<InspectorSession>(this), done = std::move(done)] {
+        client->reconcile([self, done](bool answered) {
+            QMetaObject::invokeMethod(self.data(), [self, done, answered] {
+                if (self)
+                    done(answered);
+            }, Qt::QueuedConnection);
+        });
+    });
 }
 
 void InspectorSession::refreshCredential(const QString &credential)

@@ -119,6 +119,10 @@ public:
     // The model the live connection feeds: store(), or the background one while time travelling.
     const SystemStore *liveStore() const { return m_timeTravel ? &m_background : &m_store; }
     void disconnectFromServer();
+    // Compares the live server's agent list with the model now (MapClient::reconcile: a drift
+    // or a silent server becomes a problem in the store); `done` runs in this thread with whether
+    // the server answered. Without a live client, `done(false)` at once.
+    void reconcileNow(std::function<void(bool answered)> done);
 
     // Trace: closes the live connection, resets the store and starts loading `path` on a worker
     // thread. The source is Trace at once (the views fill as batches arrive); traceLoadProgress
@@ -226,7 +230,8 @@ private:
     void openJournal();                  // a new journal for the live connection to come
     void closeJournal();                 // before the store is reset: its rows refer to it
     void startClient(TraceWriter *writer);
-    TraceWriter *openWriter(const QString &path, const TraceWriterOptions &options, QString *error);
+    // `serverUrl`: the header's (redacted); the connection's options may not be set yet.
+    TraceWriter *openWriter(const QString &path, const TraceWriterOptions &options, const QUrl &serverUrl, QString *error);
     void adoptWriter(TraceWriter *writer, const QString &path);
     void prepareLive(const ClientOptions &options, bool observerOnly);
     // Runs `f` in the worker and waits: the client's backlog wait is released meanwhile.

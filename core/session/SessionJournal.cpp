@@ -166,11 +166,12 @@ bool SessionJournal::takeFolder(QString *error)
 
 void SessionJournal::writeSessionInfo()
 {
-    QFile meta(m_folder + QStringLiteral("/session.json"));
-    if (!meta.open(QIODevice::WriteOnly | QIODevice::Truncate))
+    QSaveFile meta(m_folder + QStringLiteral("/session.json"));
+    if (!meta.open(QIODevice::WriteOnly))
         return; // the journal itself says what it holds; this only names it
     const QJsonObject o{{QStringLiteral("url"), m_url}, {QStringLiteral("startedAt"), double(m_startedAt)}};
     meta.write(QJsonDocument(o).toJson(QJsonDocument::Compact));
+    meta.commit();
 }
 
 FrameRef SessionJournal::write(const TraceRecord &record)
@@ -202,7 +203,8 @@ bool SessionJournal::openPart(QString *error)
     const int number = m_partNumber + 1;
     const QString path = m_folder + QLatin1Char('/') + partFileName(number);
     m_file.setFileName(path);
-    if (m_failWrites || !m_file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+    // A part is read while it grows: written in place, and never over a file already there.
+    if (m_failWrites || !m_file.open(QIODevice::WriteOnly | QIODevice::NewOnly)) {
         if (error)
             *error = m_failWrites ? tr("cannot write %1: no space left on device").arg(path)
                                   : tr("cannot write %1: %2").arg(path, m_file.errorString());

@@ -3,6 +3,8 @@
 #include "protocol/FastHash.h"
 
 #include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
 
 #include <zlib.h>
 #include <zstd.h>
@@ -416,7 +418,10 @@ qint64 DecompressingReader::read(char *data, qint64 max)
 
 struct CompressingWriter::Impl
 {
-    QFile file;
+    // A QSaveFile (Mode::Replace) or a QFile (Mode::CreateNew); always set.
+    std::unique_ptr<QFileDevice> device = std::make_unique<QFile>();
+    QFileDevice &file() const { return *device; }
+    Mode mode = Mode::Replace;
     Compression compression = Compression::None;
     ZSTD_CCtx *zstd = nullptr;
     z_stream zlib{};
@@ -429,6 +434,8 @@ struct CompressingWriter::Impl
     QString error;
 
     ~Impl() { release(); }
+
+    QSaveFile *saveFile() const { return mode == Mode::Replace ? static_cast<QSaveFile *>(device.get()) : nullptr; }
 
     void release()
     {
@@ -446,8 +453,8 @@ struct CompressingWriter::Impl
     {
         if (size <= 0)
             return true;
-        if (file.write(data, size) != size) {
-            error = QStringLiteral("cannot write %1: %2").arg(file.fileName(), file.errorString());
+        if (file().write(data, size) != size) {
+            error = QStringLiteral("cannot write %1: %2").arg(file().fileName(), file().errorString());
             return false;
         }
         onDisk += size;
@@ -499,18 +506,36 @@ CompressingWriter::CompressingWriter()
 
 CompressingWriter::~CompressingWriter()
 {
-    close();
+    // A Replace output that was not closed is abandoned: half a file never takes an old one's place.
+    if (d->mode == Mode::Replace)
+        discard();
+    else
+        close();
 }
 
-bool CompressingWriter::open(const QString &path, Compression compression, QString *error, int level)
+bool CompressingWriter::open(const QString &path, Compression compression, QString *error, int level, Mode mode)
 {
-    close();
+    if (d->mode == Mode::Replace)
+        discard();
+    else
+        close();
     d = std::make_unique<Impl>();
     d->compression = compression;
-    d->file.setFileName(path);
-    if (!d->file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-        if (error)
-            *error = QStringLiteral("cannot write %1: %2").arg(path, d->file.errorString());
+    d->mode = mode;
+    if (mode == Mode::Replace) {
+        d->device = std::make_unique<QSaveFile>(path);
+    } else {
+        d->device = std::make_unique<QFile>(path);
+    }
+    QFileDevice &file = *d->device;
+    // CreateNew: NewOnly fails when anything (a file, a link) is at the path already.
+    const QIODevice::OpenMode openMode = mode == Mode::Replace ? QIODevice::WriteOnly : (QIODevice::WriteOnly | QIODevice::NewOnly);
+    if (!file.open(openMode)) {
+        if (error) {
+            *error = mode == Mode::CreateNew && QFileInfo::exists(path)
+                ? QStringLiteral("cannot write %1: it exists already (a recording never overwrites a file)").arg(path)
+                : QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+        }
         return false;
     }
     if (compression == Compression::Zstd) {
@@ -525,7 +550,7 @@ bool CompressingWriter::open(const QString &path, Compression compression, QStri
             != Z_OK) {
             if (error)
                 *error = QStringLiteral("cannot start gzip compression");
-            d->file.close();
+            discard();
             return false;
         }
         d->zlibReady = true;
@@ -536,13 +561,13 @@ bool CompressingWriter::open(const QString &path, Compression compression, QStri
 
 bool CompressingWriter::isOpen() const
 {
-    return d->file.isOpen();
+    return d->file().isOpen();
 }
 
 bool CompressingWriter::write(const char *data, qint64 size)
 {
-    if (!d->file.isOpen() || size <= 0)
-        return d->file.isOpen();
+    if (!d->file().isOpen() || size <= 0)
+        return d->file().isOpen();
     d->accepted += size;
     d->dirty = true;
     switch (d->compression) {
@@ -574,7 +599,7 @@ bool CompressingWriter::write(const char *data, qint64 size)
 
 bool CompressingWriter::flush()
 {
-    if (!d->file.isOpen())
+    if (!d->file().isOpen())
         return false;
     if (!d->dirty)
         return true;
@@ -584,12 +609,12 @@ bool CompressingWriter::flush()
         ok = d->zstdRun(nullptr, 0, ZSTD_e_flush);
     else if (d->compression == Compression::Gzip)
         ok = d->zlibRun(nullptr, 0, Z_SYNC_FLUSH);
-    return d->file.flush() && ok;
+    return d->file().flush() && ok;
 }
 
 bool CompressingWriter::close()
 {
-    if (!d->file.isOpen())
+    if (!d->file().isOpen())
         return true;
     bool ok = true;
     if (d->compression == Compression::Zstd)
@@ -597,9 +622,34 @@ bool CompressingWriter::close()
     else if (d->compression == Compression::Gzip)
         ok = d->zlibRun(nullptr, 0, Z_FINISH);
     d->release();
-    ok = d->file.flush() && ok;
-    d->file.close();
+    ok = d->file().flush() && ok;
+    if (QSaveFile *save = d->saveFile()) {
+        if (!ok) {
+            save->cancelWriting();
+            save->commit(); // only removes the temporary file
+            return false;
+        }
+        if (!save->commit()) {
+            d->error = QStringLiteral("cannot write %1: %2").arg(save->fileName(), save->errorString());
+            return false;
+        }
+        return true;
+    }
+    d->file().close();
     return ok;
+}
+
+void CompressingWriter::discard()
+{
+    if (!d->file().isOpen())
+        return;
+    if (QSaveFile *save = d->saveFile()) {
+        d->release();
+        save->cancelWriting();
+        save->commit(); // cancelled: removes the temporary file and reports false
+        return;
+    }
+    close();
 }
 
 qint64 CompressingWriter::bytesOnDisk() const

@@ -133,16 +133,30 @@ public:
     ~CompressingWriter();
     Q_DISABLE_COPY(CompressingWriter)
 
+    // How the file comes to be at `path`.
+    enum class Mode {
+        // A file written in one go (convert, bundle, exports, saved sessions and ranges): written
+        // to a temporary file beside `path` and renamed over it by close() only once everything
+        // was written (QSaveFile). A failed, abandoned or destroyed write leaves an old file whole.
+        Replace,
+        // A streaming output (a recording and its parts, the session journal): read while it
+        // grows, so written in place; the file must not exist yet, nothing existing is truncated.
+        CreateNew,
+    };
+
     // `level`: 0 = the library's default (zstd 3, gzip 6).
-    bool open(const QString &path, Compression compression, QString *error, int level = 0);
+    bool open(const QString &path, Compression compression, QString *error, int level = 0, Mode mode = Mode::Replace);
     bool isOpen() const;
     bool write(const char *data, qint64 size);
     bool write(const QByteArray &data) { return write(data.constData(), data.size()); }
     // Pushes everything written so far to disk in a decodable state (zstd: end of block,
     // gzip: sync flush). Costs a few bytes of ratio; the trace writer calls it every second.
     bool flush();
-    // Ends the compressed stream and closes the file.
+    // Ends the compressed stream and closes the file (Replace: puts it in place). False when
+    // anything failed; a Replace output is then not put in place.
     bool close();
+    // Replace: drops what was written, leaving whatever was at the path. CreateNew: as close().
+    void discard();
     qint64 bytesOnDisk() const;   // compressed bytes handed to the file so far
     qint64 bytesWritten() const;  // uncompressed bytes accepted so far
     QString errorString() const;

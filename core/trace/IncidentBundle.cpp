@@ -1,4 +1,5 @@
 #include "trace/IncidentBundle.h"
+#include "common/FileIdentity.h"
 
 #include "map/Dialect.h"
 #include "protocol/FastHash.h"
@@ -437,80 +438,35 @@ bool redactRecord(TraceRecord &record, BundleRedactor &redactor, bool &changed)
     return true;
 }
 
-// Writes beside the target, then replaces it: a failure leaves the target as it was.
+// The bundle's file, or nothing (counting only). Written beside the target and put in its place
+// only once whole (CompressingWriter::Mode::Replace): a failure leaves the target as it was.
 class BundleOutput
 {
 public:
     // Empty path: counting only.
     bool open(const QString &path, QString *error)
     {
-        m_path = path;
-        if (path.isEmpty())
-            return true;
-        m_partPath = path + QStringLiteral(".part");
-        return m_writer.open(m_partPath, compressionFromPath(path), error);
+        m_counting = path.isEmpty();
+        return m_counting || m_writer.open(path, compressionFromPath(path), error);
     }
-    bool write(const QByteArray &line) { return m_path.isEmpty() || m_writer.write(line); }
+    bool write(const QByteArray &line) { return m_counting || m_writer.write(line); }
     QString errorString() const { return m_writer.errorString(); }
     bool commit(QString *error)
     {
-        if (m_path.isEmpty())
+        if (m_counting || m_writer.close())
             return true;
-        if (!m_writer.close()) {
-            *error = m_writer.errorString();
-            return false;
-        }
-        // No portable rename over a file in Qt 6.4: the old file steps aside first and comes
-        // back if the new one cannot take its place.
-        QString aside = m_path + QStringLiteral(".old");
-        for (int n = 2; QFile::exists(aside); ++n) // never someone else's file
-            aside = m_path + QStringLiteral(".old%1").arg(n);
-        const bool existed = QFile::exists(m_path);
-        if (existed && !QFile::rename(m_path, aside)) {
-            *error = QStringLiteral("Cannot replace %1").arg(m_path);
-            return false;
-        }
-        QFile part(m_partPath);
-        if (!part.rename(m_path)) {
-            *error = QStringLiteral("Cannot move %1 to %2: %3").arg(m_partPath, m_path, part.errorString());
-            if (existed)
-                QFile::rename(aside, m_path);
-            return false;
-        }
-        if (existed)
-            QFile::remove(aside);
-        m_partPath.clear();
-        return true;
-    }
-    ~BundleOutput()
-    {
-        if (!m_partPath.isEmpty()) {
-            m_writer.close();
-            QFile::remove(m_partPath);
-        }
+        *error = m_writer.errorString();
+        return false;
     }
 
 private:
-    QString m_path, m_partPath;
-    CompressingWriter m_writer;
+    bool m_counting = true;
+    CompressingWriter m_writer; // abandoned (the old file kept) unless committed
 };
 
 enum class Pass { First, Rewrite };
 
 } // namespace
-
-bool isSameFile(const QString &a, const QString &b)
-{
-    const QFileInfo fa(a), fb(b);
-    if (fa.exists() && fb.exists())
-        return fa.canonicalFilePath() == fb.canonicalFilePath();
-#if defined(Q_OS_WIN) || defined(Q_OS_MACOS)
-    constexpr Qt::CaseSensitivity sensitivity = Qt::CaseInsensitive;
-#else
-    constexpr Qt::CaseSensitivity sensitivity = Qt::CaseSensitive;
-#endif
-    return QDir::cleanPath(fa.absoluteFilePath()).compare(QDir::cleanPath(fb.absoluteFilePath()), sensitivity) == 0;
-}
 
 namespace {
 
@@ -529,7 +485,7 @@ BundleResult writeBundle(const QString &inPath, const QString &outPath, const Bu
     if (options.fromMs && options.toMs && *options.fromMs > *options.toMs)
         return fail(BundleResult::Failure::BadOptions, QStringLiteral("The range ends before it starts"));
     if (!outPath.isEmpty()) {
-        if (isSameFile(inPath, outPath) || isSameFile(inPath, outPath + QStringLiteral(".part")))
+        if (isSameFile(inPath, outPath))
             return fail(BundleResult::Failure::BadOptions, QStringLiteral("The bundle cannot replace the trace it is cut from"));
     }
     BundleRedactor redactor = std::move(*made);

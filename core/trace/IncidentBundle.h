@@ -38,6 +38,8 @@
 // Thread: any (no QObject). Memory: one record at a time, plus the bundle's data.
 #pragma once
 
+#include "common/FileIdentity.h" // isSameFile(): a bundle never replaces its source
+
 #include "common/ErrorOr.h"
 #include "protocol/JsonRpc.h"
 #include "trace/Trace.h"
@@ -191,10 +193,6 @@ struct BundleResult
     qint64 alertsWritten = 0;
     bool ok() const { return failure == Failure::None; }
 };
-
-// Whether two paths name one file: the same file when both exist, else the same absolute path
-// (without case on Windows and macOS, whose usual file systems ignore it).
-bool isSameFile(const QString &a, const QString &b);
 
 // Writes the bundle of `inPath` (any readable trace format) to `outPath` (compression from its
 // extension: use .jsonl.zst). An empty `outPath` writes nothing and only counts: the preview.

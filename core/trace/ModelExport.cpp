@@ -1,5 +1,7 @@
 #include "trace/ModelExport.h"
 
+#include "common/FileIdentity.h"
+
 #include "common/Redaction.h"
 #include "map/Dialect.h"
 #include "trace/TraceTimeline.h"
@@ -446,6 +448,11 @@ ExportJob::~ExportJob()
 void ExportJob::start()
 {
     const quint64 ticket = beginAttempt();
+    // The trace the model reads its frames from is never replaced by an export of it.
+    if (const QString same = outputOverwritesInput(m_path, m_store->frameFiles()); !same.isEmpty()) {
+        end(JobOutcome::failed(same));
+        return;
+    }
     m_file = std::make_unique<QSaveFile>(m_path);
     if (!m_file->open(QIODevice::WriteOnly)) {
         end(JobOutcome::failed(QStringLiteral("cannot write %1: %2").arg(m_path, m_file->errorString())));

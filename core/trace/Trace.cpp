@@ -1,5 +1,7 @@
 #include "trace/Trace.h"
 
+#include "common/FileIdentity.h"
+
 #include "trace/Otlp.h"
 #include "trace/TraceImport.h"
 
@@ -51,7 +53,8 @@ bool TraceWriter::openPart(int part, QString *error)
 {
     const QString path = partPath(m_path, part);
     QString why;
-    if (!m_out.open(path, compressionFromPath(m_path), &why, m_options.compressionLevel)) {
+    // A recording is read while it grows: written in place, and never over an existing file.
+    if (!m_out.open(path, compressionFromPath(m_path), &why, m_options.compressionLevel, CompressingWriter::Mode::CreateNew)) {
         if (error)
             *error = why;
         return false;
@@ -570,11 +573,13 @@ TraceSlice writeTraceSlice(const QString &inPath, const QString &outPath, std::o
         result.error = error;
         return result;
     };
+    if (const QString same = outputOverwritesInput(outPath, {inPath}); !same.isEmpty())
+        return fail(TraceSlice::Failure::OutputIsInput, same);
     TraceFileReader reader;
     QString error;
     if (!reader.open(inPath, &error))
         return fail(TraceSlice::Failure::InputUnreadable, error);
-    CompressingWriter out;
+    CompressingWriter out; // Replace: put in place by close() only once whole
     if (!out.open(outPath, compressionFromPath(outPath), &error))
         return fail(TraceSlice::Failure::OutputUnwritable, error);
     const QString inName = QFileInfo(inPath).fileName();

@@ -187,7 +187,8 @@ private:
 // server), or one is made for the converted file.
 struct TraceSlice
 {
-    enum class Failure { None, InputUnreadable, OutputUnwritable };
+    // OutputIsInput: `outPath` is `inPath` (by identity, links included): refused before either opens.
+    enum class Failure { None, InputUnreadable, OutputUnwritable, OutputIsInput };
     Failure failure = Failure::None;
     QString error;
     qint64 written = 0;      // records

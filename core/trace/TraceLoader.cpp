@@ -230,7 +230,7 @@ TraceLoadResult loadTraceInto(SystemStore &store, const QString &path, const Tra
     // What the load left in the trace (frames, payloads) is read from the timeline, which the
     // store keeps alive from now on (the window instead holds it weakly: InspectorSession).
     if (timeline && !options.keepRawFrames)
-        store.setFrameSource([timeline](int row) { return timeline->frameForEvent(row); });
+        store.setFrameSource([timeline](int row) { return timeline->frameForEvent(row); }, {path});
     store.flushChanges();
     return result;
 }

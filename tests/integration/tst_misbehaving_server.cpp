@@ -161,7 +161,7 @@ private Q_SLOTS:
         QVERIFY2(detectedAfter <= 15000, qPrintable(QString::number(detectedAfter)));
         bool noted = false;
         for (const ProtocolProblem &p : store.problems())
-            noted |= p.detail.startsWith(QLatin1String("server silent"));
+            noted |= p.kind == ProblemKind::NotAnswering && p.detail.startsWith(QLatin1String("the server is not answering since"));
         QVERIFY(noted);
         server.silent = false;
         QTRY_VERIFY_WITH_TIMEOUT(client.state() == ClientState::Live, 10000);

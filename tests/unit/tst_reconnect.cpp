@@ -562,13 +562,10 @@ void TestReconnect::handshakeTimeoutReconnects()
     QTRY_COMPARE(int(rec.gaps(Gap::Kind::Reconnect).size()), 1);
     const auto gaps = rec.gaps(Gap::Kind::Reconnect);
     QCOMPARE(rec.fatal.size(), 0);
-    // The operator should learn why the connection was dropped.
-    // known bug, reported: MapClient::dropAndReconnect() stores the cause in m_lastError, but
-    // the synchronous closed() from abort() reaches onClosed(), which overwrites it with the
-    // transport's reason ("closed by client", MapClient.cpp:157); the Reconnect gap detail and
-    // lastError() therefore never name the timeout (nor "server silent" for the probe).
-    QEXPECT_FAIL("", "known bug, reported: drop cause overwritten by \"closed by client\" (MapClient.cpp:157)", Continue);
+    // The operator learns why the connection was dropped: the cause, not the transport's
+    // "closed by client" (onClosed keeps dropAndReconnect's reason).
     QVERIFY2(gaps.front()->detail.contains(QStringLiteral("timed out")), qPrintable(gaps.front()->detail));
+    QVERIFY2(!gaps.front()->detail.contains(QStringLiteral("closed by client")), qPrintable(gaps.front()->detail));
 }
 
 void TestReconnect::silentServerIsDetectedByProbe()
@@ -602,7 +599,9 @@ void TestReconnect::silentServerIsDetectedByProbe()
     bool silentProblem = false;
     for (const ModelInput &in : rec.inputs)
         if (const auto *p = std::get_if<ProblemInput>(&in))
-            silentProblem |= p->problem.detail.startsWith(QStringLiteral("server silent"));
+            silentProblem |= p->problem.kind == ProblemKind::NotAnswering
+                && p->problem.detail.startsWith(QStringLiteral("the server is not answering since"))
+                && p->problem.detail.contains(QStringLiteral("map/session/info"));
     QVERIFY(silentProblem);
     QTRY_COMPARE(client.state(), ClientState::Live); // and it came back
 }

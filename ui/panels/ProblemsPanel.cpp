@@ -22,6 +22,14 @@ ProblemsPanel::ProblemsPanel(InspectorSession *session, SelectionHub *selection,
     , m_problems(new ProblemModel(session->store(), this))
     , m_gaps(new GapModel(session->store(), this))
 {
+    m_missing = new QLabel(this);
+    m_missing->setObjectName(QStringLiteral("observationMissing"));
+    m_missing->setWordWrap(true);
+    m_missing->setTextFormat(Qt::RichText);
+    m_missing->setFrameShape(QFrame::StyledPanel);
+    m_missing->setMargin(6);
+    m_missing->setToolTip(tr("What the server did not give: the model shows what it could learn, and says here what "
+                             "it could not. Each is also a row below."));
     m_problemsTitle = new QLabel(this);
     m_problemsTitle->setObjectName(QStringLiteral("problemsTitle"));
     m_problemsTitle->setWordWrap(true);
@@ -59,6 +67,7 @@ ProblemsPanel::ProblemsPanel(InspectorSession *session, SelectionHub *selection,
     splitter->setStretchFactor(1, 1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_missing);
     layout->addWidget(splitter);
 
     // Selection, not the current index: keyboard focus entering the table sets a current index
@@ -109,6 +118,14 @@ void ProblemsPanel::updateTitles()
     if (keptGaps < gaps)
         gapsText = tr("<b>Gaps</b> · %1 · the first %2 listed, %3 of them not recovered").arg(gaps).arg(keptGaps).arg(lost);
     m_gapsTitle->setText(gapsText);
+    const QStringList missing = m_store->observation().missing();
+    m_missing->setVisible(!missing.isEmpty());
+    if (!missing.isEmpty()) {
+        QString text = tr("<b>This observation is incomplete</b>");
+        for (const QString &reason : missing)
+            text += QStringLiteral("<br>• ") + reason.toHtmlEscaped();
+        m_missing->setText(text);
+    }
 }
 
 void ProblemsPanel::followFocus(SelectionHub::Kind kind, const QString &key, QObject *origin)

@@ -1,4 +1,6 @@
-// Problems panel: what the client could not use and what it missed, in two sections.
+// Problems panel: what the client could not use and what it missed, in two sections, under a
+// banner that says what the observation lacks (ObservationNotes: a method the server failed, a
+// server not answering, drift from its own list), hidden while nothing is lacking.
 //   - Protocol problems (SystemStore::problems()): invalid JSON or UTF-8, oversized or too deep
 //     frames, non-JSON-RPC frames, wrong types, unmatched responses, binary frames. Selecting one
 //     focuses it, so the inspector shows the offending frame.
@@ -42,6 +44,7 @@ private:
     const SystemStore *m_store;
     ProblemModel *m_problems;
     GapModel *m_gaps;
+    QLabel *m_missing;
     QLabel *m_problemsTitle;
     QLabel *m_gapsTitle;
     QTableView *m_problemsTable;

@@ -28,6 +28,9 @@ QColor messageColor(ConventionKind kind, const QPalette &palette)
     case ConventionKind::TaskHandoff:
     case ConventionKind::TaskUpdate:
     case ConventionKind::TaskComplete:
+    case ConventionKind::TaskCreated:
+    case ConventionKind::TaskStatus:
+    case ConventionKind::TaskAssigned:
         return shade(palette, 0x1f6feb, 0x6ea8fe);
     case ConventionKind::TaskReject:
     case ConventionKind::TaskFailed:

@@ -1,0 +1,149 @@
+#include "CliSupport.h"
+
+#include "common/Redaction.h"
+#include "model/SystemStore.h"
+
+#include <QDateTime>
+#include <QFile>
+
+#ifdef Q_OS_WIN
+#include <io.h>
+#else
+#include <unistd.h>
+#endif
+
+namespace mapi::cli {
+
+int failWith(int code, const QString &message)
+{
+    std::fprintf(stderr, "map-inspector-cli: %s\n", qPrintable(redactSecrets(message)));
+    return code;
+}
+
+void printJson(const Json &json)
+{
+    // Agents' metadata, action parameters and server text can carry credentials: the output is
+    // redacted like every other way out (common/Redaction.h).
+    std::fputs(redactSecrets(QByteArray::fromStdString(json.dump(2, ' ', false, Json::error_handler_t::replace))).constData(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+}
+
+// A credential file: its text without surrounding white space (a trailing newline is usual).
+ErrorOr<QString> readTokenFile(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return Failure{QStringLiteral("cannot read %1: %2").arg(path, file.errorString())};
+    const QByteArray text = file.read(64 * 1024).trimmed(); // a token, not a file of megabytes
+    if (text.isEmpty())
+        return Failure{QStringLiteral("%1 is empty").arg(path)};
+    return QString::fromUtf8(text);
+}
+
+ErrorOr<AuthConfig> readAuth(const QCommandLineParser &p)
+{
+    AuthConfig auth;
+    QString token = p.value(QStringLiteral("token"));
+    if (p.isSet(QStringLiteral("token-file"))) {
+        const ErrorOr<QString> fromFile = readTokenFile(p.value(QStringLiteral("token-file")));
+        if (!fromFile)
+            return Failure{fromFile.error()};
+        token = *fromFile;
+    }
+    if (p.isSet(QStringLiteral("token-env"))) {
+        const QByteArray name = p.value(QStringLiteral("token-env")).toUtf8();
+        if (!qEnvironmentVariableIsSet(name.constData()))
+            return Failure{QStringLiteral("environment variable %1 is not set").arg(QString::fromUtf8(name))};
+        token = qEnvironmentVariable(name.constData());
+    }
+    if (token.isEmpty())
+        return auth;
+    const QString method = p.value(QStringLiteral("auth"));
+    if (method == QLatin1String("api-key"))
+        auth.method = AuthConfig::Method::ApiKey;
+    else if (method == QLatin1String("bearer"))
+        auth.method = AuthConfig::Method::Bearer;
+    else
+        return Failure{QStringLiteral("--auth must be api-key or bearer, not \"%1\"").arg(method)};
+    auth.credential = token;
+    return auth;
+}
+
+// ---- traces ------------------------------------------------------------------------------
+
+Json badLinesJson(const TraceReadStats &stats, int max)
+{
+    Json bad = Json::array();
+    for (qint64 line : std::as_const(stats.badLines)) {
+        if (max >= 0 && qsizetype(bad.size()) >= max)
+            break;
+        bad.push_back(line);
+    }
+    return bad;
+}
+
+// Warnings about a damaged file, on stderr (the data that could be read is still used).
+void reportDamage(const TraceReadStats &stats)
+{
+    if (stats.badLineCount > 0) {
+        // Named by number, the first 20 (the JSON of state and stats lists them too).
+        QStringList first;
+        for (qint64 line : stats.badLines.mid(0, 20))
+            first << QString::number(line);
+        std::fprintf(stderr, "map-inspector-cli: %lld unreadable line(s) skipped: %s%s\n",
+                     static_cast<long long>(stats.badLineCount), qPrintable(first.join(QStringLiteral(", "))),
+                     stats.badLineCount > first.size() ? ", ..." : "");
+    }
+    if (!stats.streamError.isEmpty())
+        std::fprintf(stderr, "map-inspector-cli: %s; what came before was read\n", qPrintable(stats.streamError));
+}
+
+// The same, and the model's bounds that the trace reached (SystemStore::maxAgents()).
+void reportDamage(const TraceReadStats &stats, const SystemStore &store)
+{
+    reportDamage(stats);
+    for (const ProtocolProblem &p : store.problems())
+        if (p.kind == ProblemKind::LimitReached)
+            std::fprintf(stderr, "map-inspector-cli: %s (%lld)\n", qPrintable(p.detail),
+                         static_cast<long long>(store.counters().agentsNotKept));
+}
+
+bool ReadProgress::stderrIsTerminal()
+{
+#ifdef Q_OS_WIN
+    return _isatty(_fileno(stderr)) != 0;
+#else
+    return isatty(fileno(stderr)) != 0;
+#endif
+}
+
+TraceLoadOptions loadOptions(const Common &common)
+{
+    TraceLoadOptions options;
+    options.limits = common.options.limits;
+    return options;
+}
+
+QString isoTime(qint64 ms)
+{
+    return QDateTime::fromMSecsSinceEpoch(ms).toUTC().toString(Qt::ISODateWithMs);
+}
+
+// An optional time: nullopt when the option is not given.
+ErrorOr<std::optional<qint64>> timeOption(const QCommandLineParser &p, const QString &name)
+{
+    if (!p.isSet(name))
+        return std::optional<qint64>();
+    const QString text = p.value(name);
+    bool ok = false;
+    const qint64 ms = text.toLongLong(&ok);
+    if (ok)
+        return std::optional<qint64>(ms);
+    const QDateTime t = QDateTime::fromString(text, Qt::ISODateWithMs);
+    if (t.isValid())
+        return std::optional<qint64>(t.toMSecsSinceEpoch());
+    return Failure{QStringLiteral("--%1 must be epoch milliseconds or an ISO 8601 time").arg(name)};
+}
+
+} // namespace mapi::cli

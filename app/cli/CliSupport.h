@@ -1,0 +1,118 @@
+// What the commands of map-inspector-cli share: exit codes, output, credentials, progress and
+// the options every command reads. Everything here runs on the main thread.
+#pragma once
+
+#include "common/ErrorOr.h"
+#include "client/MapClient.h"
+#include "trace/TraceLoader.h"
+
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+
+#include <cstdio>
+#include <functional>
+#include <optional>
+
+namespace mapi {
+class SystemStore;
+}
+
+namespace mapi::cli {
+
+// Exit codes (documented in the README and --help).
+enum Exit {
+    Ok = 0,
+    Usage = 1,
+    ConnectionFailed = 2,
+    AuthRefused = 3,
+    ActionFailed = 4,
+    ActionTimedOut = 5,
+    TraceUnreadable = 6,
+    OutputUnwritable = 7,
+    Different = 1,        // diff: the runs differ (the JSON on stdout says how; a usage error prints none)
+    ObservedWithGaps = 8, // an observation (state --url --duration, record, watch) lost the connection or events on the way
+    AlertRaised = 9       // watch --exit-on SEVERITY: an alert of that severity or worse was raised
+};
+
+// Prints "map-inspector-cli: MESSAGE" (redacted) on stderr and returns `code`.
+int failWith(int code, const QString &message);
+// JSON on stdout, redacted like every other way out (common/Redaction.h).
+void printJson(const Json &json);
+
+struct Common
+{
+    ClientOptions options;
+    double durationS = 0;
+    // An observation for a duration the operator asked for (state --url --duration S, record):
+    // it survives drops, reports them, and exits with ObservedWithGaps when it lost anything.
+    bool observing = false;
+    QString tokenFile; // --token-file: read again when the server says the credential expires
+};
+
+// A credential file: its text without surrounding white space (a trailing newline is usual).
+ErrorOr<QString> readTokenFile(const QString &path);
+// --token, --token-file, --token-env and --auth.
+ErrorOr<AuthConfig> readAuth(const QCommandLineParser &p);
+
+// The memory budget of a one-shot command (InspectorSession::setMemoryBudget): 40 % of it, 16 MB,
+// holds recent history (some 100,000 events: enough to tell a replayed event from a new one), so
+// memory grows with agents, scopes and open tasks, not with events.
+constexpr qint64 kCliMemoryBudgetBytes = 40 << 20;
+
+
+Json badLinesJson(const TraceReadStats &stats, int max = -1);
+// Warnings about a damaged file, on stderr (the data that could be read is still used).
+void reportDamage(const TraceReadStats &stats);
+// The same, and the model's bounds that the trace reached (SystemStore::maxAgents()).
+void reportDamage(const TraceReadStats &stats, const SystemStore &store);
+
+// A long read's progress on stderr, for a person at a terminal: from 2 s on, every 2 s, "read 1,234
+// of 3,456 MB (35 %)" on one line; nothing for a script (stderr is not a terminal) or a short read.
+// Ctrl+C stops the command, as any other.
+class ReadProgress
+{
+public:
+    ReadProgress()
+        : m_terminal(stderrIsTerminal())
+    {
+        m_clock.start();
+    }
+    ~ReadProgress() { done(); }
+    // Ends the progress line (before anything else is printed).
+    void done()
+    {
+        if (m_shown)
+            std::fputc('\n', stderr);
+        m_shown = false;
+        m_terminal = false;
+    }
+    std::function<void(const TraceLoadBatch &)> callback()
+    {
+        if (!m_terminal)
+            return {};
+        return [this](const TraceLoadBatch &b) {
+            if (m_clock.elapsed() < m_nextMs || b.bytesTotal <= 0)
+                return;
+            m_nextMs = m_clock.elapsed() + 2000;
+            m_shown = true;
+            std::fprintf(stderr, "\rmap-inspector-cli: read %lld of %lld MB (%d %%), %lld records",
+                         static_cast<long long>(b.bytesRead >> 20), static_cast<long long>(b.bytesTotal >> 20),
+                         int(100 * b.bytesRead / b.bytesTotal), static_cast<long long>(b.recordsRead));
+            std::fflush(stderr);
+        };
+    }
+
+private:
+    static bool stderrIsTerminal();
+    QElapsedTimer m_clock;
+    qint64 m_nextMs = 2000;
+    bool m_terminal = false;
+    bool m_shown = false;
+};
+
+TraceLoadOptions loadOptions(const Common &common);
+QString isoTime(qint64 ms);
+// An optional time: nullopt when the option is not given.
+ErrorOr<std::optional<qint64>> timeOption(const QCommandLineParser &p, const QString &name);
+
+} // namespace mapi::cli

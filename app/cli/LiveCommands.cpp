@@ -1,0 +1,318 @@
+// The commands that connect to a server: state --url, record, watch, rules, inject, stop,
+// suspend, resume.
+#include "Commands.h"
+#include "LiveRun.h"
+
+#include "alerts/AlertEngine.h"
+#include "map/PayloadConventions.h"
+#include "model/CausalChains.h"
+#include "model/StateJson.h"
+#include "model/SystemStore.h"
+#include "session/InspectorSession.h"
+#include "trace/Trace.h"
+#include "trace/ModelExport.h"
+#include "trace/IncidentBundle.h"
+#include "trace/Otlp.h"
+#include "trace/RunDiff.h"
+#include "trace/TraceLoader.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QTimer>
+
+#include <algorithm>
+#include <cmath>
+#ifdef Q_OS_WIN
+#include <io.h>
+#else
+#include <unistd.h>
+#endif
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <optional>
+
+using namespace mapi;
+namespace mapi::cli {
+
+// What an observation lost on the way: its drops (each with its reason and when the connection
+// was back, null when not by the end), the gaps the model recorded (reconnects, jumps in the
+// events' sequence numbers, events the server could not replay) and what the server did not
+// give (failed methods, a silent server, drift from its own agent list: ObservationNotes).
+Json observationJson(const LiveRun &run, const SystemStore &store, double durationS)
+{
+    Json drops = Json::array();
+    for (const LiveRun::Drop &d : run.drops)
+        drops.push_back({{"at", isoTime(d.atMs).toStdString()},
+                         {"reason", d.reason.toStdString()},
+                         {"backAt", d.backAtMs ? Json(isoTime(d.backAtMs).toStdString()) : Json()}});
+    Json missing = Json::array();
+    for (const QString &reason : store.observation().missing())
+        missing.push_back(reason.toStdString());
+    const bool complete = run.drops.empty() && store.counters().gaps == 0 && store.observation().complete();
+    return {{"durationS", durationS}, {"complete", complete}, {"drops", drops},
+            {"dropsNotListed", run.dropsNotListed}, {"gaps", store.counters().gaps}, {"missing", missing}};
+}
+
+// Ok for a whole observation; ObservedWithGaps, said on stderr, when it lost anything.
+int observationExit(const LiveRun &run, const SystemStore &store)
+{
+    const ObservationNotes &notes = store.observation();
+    if (run.drops.empty() && store.counters().gaps == 0 && notes.complete())
+        return Ok;
+    const bool backAtEnd = run.drops.empty() || run.drops.back().backAtMs != 0;
+    std::fprintf(stderr, "map-inspector-cli: the observation is incomplete: %zu connection drop(s), %lld gap(s) in the model%s\n",
+                 run.drops.size() + size_t(run.dropsNotListed), static_cast<long long>(store.counters().gaps),
+                 backAtEnd ? "" : "; not reconnected by the end");
+    for (const QString &reason : notes.missing())
+        std::fprintf(stderr, "map-inspector-cli: %s\n", qPrintable(redactSecrets(reason)));
+    return ObservedWithGaps;
+}
+
+int commandState(const QCommandLineParser &p, const Common &common)
+{
+    if (p.isSet(QStringLiteral("trace"))) {
+        SystemStore store;
+        ReadProgress progress;
+        const TraceLoadResult r = loadTraceInto(store, p.value(QStringLiteral("trace")), loadOptions(common), progress.callback());
+        progress.done();
+        if (!r.ok)
+            return failWith(TraceUnreadable, r.error);
+        const TraceReadStats &stats = r.stats;
+        Json out = stateToJson(store);
+        out["trace"] = {{"records", stats.records},
+                        {"format", stats.format.toStdString()},
+                        {"compression", stats.compression.toStdString()},
+                        {"badLines", badLinesJson(stats)}};
+        if (!stats.streamError.isEmpty())
+            out["trace"]["streamError"] = stats.streamError.toStdString();
+        printJson(out);
+        reportDamage(stats, store);
+        return Ok;
+    }
+    LiveRun run(common);
+    run.onLive = [&] {
+        QTimer::singleShot(int(common.durationS * 1000), &run.session, [&] { run.finishAfterCheck(Ok); });
+    };
+    const int code = run.run();
+    if (code != Ok)
+        return failWith(code, run.error);
+    // A look (no --duration) says what it could not learn too: a server that failed a method,
+    // stopped answering or drifted from its own list is no complete picture.
+    Json out = stateToJson(run.store());
+    out["observation"] = observationJson(run, run.store(), common.durationS);
+    printJson(out);
+    return observationExit(run, run.store());
+}
+
+int commandRecord(const QCommandLineParser &p, const Common &common)
+{
+    if (!p.isSet(QStringLiteral("out")))
+        return failWith(Usage, QStringLiteral("record needs --out FILE"));
+    LiveRun run(common);
+    TraceWriterOptions writerOptions;
+    writerOptions.maxBytes = qint64(p.value(QStringLiteral("rotate-mb")).toDouble() * 1024 * 1024);
+    writerOptions.maxSeconds = p.value(QStringLiteral("rotate-seconds")).toLongLong();
+    if (common.durationS > 0)
+        QTimer::singleShot(int(common.durationS * 1000), &run.session, [&] { run.finishAfterCheck(Ok); });
+    // Without --duration: record until interrupted is not supported headless (no signal
+    // handling across platforms); a duration keeps runs bounded.
+    QString error;
+    const int code = run.runRecording(p.value(QStringLiteral("out")), writerOptions, &error);
+    if (code == Usage)
+        return failWith(Usage, error);
+    if (code != Ok)
+        return failWith(code, run.error);
+    std::fprintf(stderr, "map-inspector-cli: recorded %lld records, %lld events to %s\n",
+                 static_cast<long long>(run.recordedRecords), static_cast<long long>(run.store().counters().eventsApplied),
+                 qPrintable(run.recordedFiles.join(QStringLiteral(", "))));
+    if (!run.recordingError.isEmpty())
+        return failWith(OutputUnwritable, run.recordingError);
+    return observationExit(run, run.store());
+}
+
+// The alert rules of --rules FILE (defaults without it) with --heartbeat-interval over them.
+ErrorOr<AlertRules> rulesOption(const QCommandLineParser &p)
+{
+    AlertRules rules;
+    if (p.isSet(QStringLiteral("rules"))) {
+        ErrorOr<AlertRules> read = readAlertRulesFile(p.value(QStringLiteral("rules")));
+        if (!read)
+            return Failure{read.error()};
+        rules = *read;
+    }
+    if (p.isSet(QStringLiteral("heartbeat-interval"))) {
+        bool ok = false;
+        const double s = p.value(QStringLiteral("heartbeat-interval")).toDouble(&ok);
+        if (!ok || !(s >= 0.1 && s <= 86400))
+            return Failure{QStringLiteral("--heartbeat-interval must be a number of seconds from 0.1 to 86400")};
+        rules.heartbeatIntervalMs = qint64(std::llround(s * 1000));
+    }
+    return rules;
+}
+
+// rules: the alert rules in effect (the defaults, or --rules FILE checked and completed).
+int commandRules(const QCommandLineParser &p)
+{
+    const ErrorOr<AlertRules> rules = rulesOption(p);
+    if (!rules)
+        return failWith(Usage, rules.error());
+    printJson(alertRulesToJson(*rules));
+    return Ok;
+}
+
+// watch: the detectors over a live connection, one JSON line per alert raised or cleared, until
+// --duration ends (or forever); then one "summary" line. Survives drops like every observation.
+int commandWatch(const QCommandLineParser &p, const Common &common)
+{
+    const ErrorOr<AlertRules> rules = rulesOption(p);
+    if (!rules)
+        return failWith(Usage, rules.error());
+    std::optional<AlertSeverity> exitOn;
+    if (p.isSet(QStringLiteral("exit-on"))) {
+        exitOn = alertSeverityFromName(p.value(QStringLiteral("exit-on")));
+        if (!exitOn)
+            return failWith(Usage, QStringLiteral("--exit-on must be info, warning or critical"));
+    }
+    LiveRun run(common);
+    SystemStore &store = run.store();
+    store.setHealthPolicy(healthPolicyForRules(*rules, store.healthPolicy()));
+    AlertEngine engine(*rules);
+    QObject::connect(&store, &SystemStore::wasReset, &store, [&engine] { engine.restartReading(); });
+    qint64 raised = 0;
+    QTimer tick;
+    tick.setInterval(1000); // the rules are defined in seconds; a second is the resolution they need
+    QObject::connect(&tick, &QTimer::timeout, &store, [&] {
+        store.advanceTime(QDateTime::currentMSecsSinceEpoch());
+        std::vector<AlertChange> changes = engine.update(store);
+        while (engine.isBehind(store)) // nothing to keep responsive here: read it all now
+            changes = engine.update(store);
+        for (const AlertChange &change : changes) {
+            const QByteArray line = QByteArray::fromStdString(alertChangeToJson(change).dump(-1, ' ', false, Json::error_handler_t::replace));
+            std::fputs(redactSecrets(line).constData(), stdout);
+            std::fputc('\n', stdout);
+            std::fflush(stdout);
+            if (change.raised) {
+                ++raised;
+                if (exitOn && change.alert.severity >= *exitOn)
+                    run.finish(AlertRaised, QStringLiteral("a %1 alert was raised (--exit-on %2)")
+                                                .arg(alertSeverityName(change.alert.severity), alertSeverityName(*exitOn)));
+            }
+        }
+    });
+    run.onLive = [&] {
+        tick.start();
+        if (common.durationS > 0)
+            QTimer::singleShot(int(common.durationS * 1000), &run.session, [&] { run.finishAfterCheck(Ok); });
+    };
+    const int code = run.run();
+    if (code == AlertRaised) {
+        std::fprintf(stderr, "map-inspector-cli: %s\n", qPrintable(run.error));
+        return AlertRaised;
+    }
+    if (code != Ok)
+        return failWith(code, run.error);
+    Json summary = observationJson(run, store, common.durationS);
+    summary["alertsRaised"] = raised;
+    summary["alertsOpen"] = engine.openAlerts().size();
+    summary["notTracked"] = engine.notTracked();
+    std::fputs(QByteArray::fromStdString(Json{{"summary", summary}}.dump()).constData(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+    return observationExit(run, store);
+}
+
+int commandAction(const QString &command, const QCommandLineParser &p, const Common &common)
+{
+    const QString agentId = p.value(QStringLiteral("agent"));
+    if (agentId.isEmpty())
+        return failWith(Usage, QStringLiteral("%1 needs --agent ID").arg(command));
+    MapClient::Delivery delivery = MapClient::Delivery::BestEffort;
+    Json content;
+    if (command == QLatin1String("inject")) {
+        const QString mode = p.value(QStringLiteral("delivery"));
+        if (mode == QLatin1String("interrupt"))
+            delivery = MapClient::Delivery::Interrupt;
+        else if (mode == QLatin1String("queue"))
+            delivery = MapClient::Delivery::Queue;
+        else if (mode != QLatin1String("best-effort"))
+            return failWith(Usage, QStringLiteral("--delivery must be interrupt, queue or best-effort"));
+        if (p.isSet(QStringLiteral("json"))) {
+            const QByteArray text = p.value(QStringLiteral("json")).toUtf8();
+            content = Json::parse(text.constBegin(), text.constEnd(), nullptr, false);
+            if (content.is_discarded())
+                return failWith(Usage, QStringLiteral("--json is not valid JSON"));
+        } else if (p.isSet(QStringLiteral("message"))) {
+            content = p.value(QStringLiteral("message")).toStdString();
+        } else {
+            return failWith(Usage, QStringLiteral("inject needs --message TEXT or --json JSON"));
+        }
+    }
+    HealthPolicy policy;
+    policy.actionConfirmTimeoutMs = qint64(p.value(QStringLiteral("timeout")).toDouble() * 1000);
+    if (policy.actionConfirmTimeoutMs <= 0)
+        return failWith(Usage, QStringLiteral("--timeout must be a positive number of seconds"));
+    LiveRun run(common);
+    SystemStore &store = run.store();
+    store.setHealthPolicy(policy);
+    QString actionId;
+    QTimer poll;
+    poll.setInterval(100);
+    QObject::connect(&poll, &QTimer::timeout, &run.session, [&] {
+        store.advanceTime(QDateTime::currentMSecsSinceEpoch());
+        const OperatorAction *a = store.action(actionId);
+        if (!a)
+            return;
+        switch (a->status) {
+        case ActionStatus::Confirmed: run.finish(Ok); break;
+        case ActionStatus::Failed:
+        case ActionStatus::Unsupported: run.finish(ActionFailed); break;
+        case ActionStatus::TimedOut: run.finish(ActionTimedOut); break;
+        case ActionStatus::Unknown: // its answer was lost: wait for its event until the timeout
+            if (store.now() - a->sentAtMs > policy.actionConfirmTimeoutMs)
+                run.finish(ActionTimedOut);
+            break;
+        default: break;
+        }
+    });
+    run.onLive = [&] {
+        const QString reason = p.value(QStringLiteral("reason"));
+        const QStringList agents{agentId};
+        ActionStart start;
+        if (command == QLatin1String("inject"))
+            start = run.session.inject(agents, content, delivery);
+        else if (command == QLatin1String("stop"))
+            start = run.session.stop(agents, reason, p.isSet(QStringLiteral("force")));
+        else if (command == QLatin1String("suspend"))
+            start = run.session.suspend(agents, reason);
+        else
+            start = run.session.resume(agents);
+        if (start.refused != ActionBlock::None) {
+            run.finish(ActionFailed, describeActionBlock(start.refused));
+            return;
+        }
+        actionId = start.actionIds.value(0);
+        poll.start();
+    };
+    const int code = run.run();
+    poll.stop();
+    const OperatorAction *a = store.action(actionId);
+    if (!a)
+        return failWith(code == Ok ? ConnectionFailed : code, run.error);
+    printJson(actionToJson(*a));
+    if (code == ActionFailed)
+        return failWith(code, QStringLiteral("%1 %2: %3").arg(command, actionStatusName(a->status), a->detail));
+    if (code == ActionTimedOut)
+        return failWith(code, QStringLiteral("%1 not confirmed: %2").arg(command, a->detail));
+    if (code != Ok)
+        return failWith(code, run.error);
+    if (a->fallback)
+        std::fprintf(stderr, "map-inspector-cli: fallback used: %s\n", qPrintable(a->note));
+    return Ok;
+}
+
+} // namespace mapi::cli

@@ -1,0 +1,439 @@
+// The commands that read traces: stats, convert, chain, bundle, diff.
+#include "Commands.h"
+
+#include "common/FileIdentity.h"
+
+#include "alerts/AlertEngine.h"
+#include "map/PayloadConventions.h"
+#include "model/CausalChains.h"
+#include "model/StateJson.h"
+#include "model/SystemStore.h"
+#include "session/InspectorSession.h"
+#include "trace/Trace.h"
+#include "trace/ModelExport.h"
+#include "trace/IncidentBundle.h"
+#include "trace/Otlp.h"
+#include "trace/RunDiff.h"
+#include "trace/TraceLoader.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QTimer>
+
+#include <algorithm>
+#include <cmath>
+#ifdef Q_OS_WIN
+#include <io.h>
+#else
+#include <unistd.h>
+#endif
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <optional>
+
+using namespace mapi;
+namespace mapi::cli {
+
+int commandStats(const QCommandLineParser &p, const Common &common)
+{
+    if (!p.isSet(QStringLiteral("trace")))
+        return failWith(Usage, QStringLiteral("stats needs --trace FILE"));
+    const QString path = p.value(QStringLiteral("trace"));
+    SystemStore store;
+    QElapsedTimer timer;
+    timer.start();
+    ReadProgress progress;
+    const TraceLoadResult r = loadTraceInto(store, path, loadOptions(common), progress.callback());
+    progress.done();
+    if (!r.ok)
+        return failWith(TraceUnreadable, r.error);
+    const double seconds = double(timer.nsecsElapsed()) / 1e9;
+    const TraceReadStats &st = r.stats;
+
+    std::map<std::string, qint64> byDir;
+    if (r.timeline)
+        for (qint64 i = 0; i < r.timeline->recordCount(); ++i)
+            {
+                const RecordDir dir = r.timeline->recordDirOf(i);
+                ++byDir[dir == RecordDir::Other ? std::string("other") : recordDirName(dir).toStdString()];
+            }
+    std::map<std::string, qint64> byType; // counted as appended (the same kind may be read twice)
+    for (int typeRow = 0; typeRow < store.events().typeCount(); ++typeRow)
+        byType[store.events().typeName(typeRow).toStdString()] += store.events().appendedOfType(typeRow);
+    qint64 registered = 0, placeholders = 0, departed = 0;
+    for (const Agent &a : store.agents()) {
+        if (a.unregistered)
+            ++departed;
+        else if (a.placeholder)
+            ++placeholders;
+        else
+            ++registered;
+    }
+    std::map<std::string, qint64> byConvention;
+    for (const Message &m : store.messages())
+        if (m.convention != ConventionKind::None)
+            ++byConvention[conventionName(m.convention).toStdString()];
+    std::map<std::string, qint64> byStatus;
+    for (const Task &t : store.tasks())
+        ++byStatus[t.status.toStdString()];
+    qint64 liveScopes = 0;
+    for (const Scope &sc : store.scopes())
+        liveScopes += sc.deleted ? 0 : 1;
+
+    Json out = {{"file", path.toStdString()},
+                {"format", st.format.toStdString()},
+                {"compression", st.compression.toStdString()},
+                {"bytes", st.bytesTotal},
+                {"lines", st.lines},
+                {"records", st.records},
+                {"recordsByDir", byDir},
+                {"events", store.counters().eventsApplied},
+                {"eventsByType", byType},
+                {"duplicateEvents", store.counters().duplicateEvents},
+                {"agents", {{"total", store.agents().size()}, {"registered", registered}, {"placeholders", placeholders}, {"departed", departed}}},
+                {"scopes", liveScopes},
+                {"messages", store.counters().messages},
+                {"messagesByConvention", byConvention},
+                {"tasks", {{"total", store.counters().tasks}, {"byStatus", byStatus}}},
+                {"gaps", store.counters().gaps},
+                {"problems", store.counters().problems},
+                {"badLines", {{"count", st.badLineCount}, {"lines", badLinesJson(st, 100)}}},
+                {"loadSeconds", std::round(seconds * 1000) / 1000}};
+    if (st.records > 0)
+        out["timeSpan"] = {{"firstMs", st.firstTimeMs},
+                           {"lastMs", st.lastTimeMs},
+                           {"durationMs", st.lastTimeMs - st.firstTimeMs},
+                           {"first", isoTime(st.firstTimeMs).toStdString()},
+                           {"last", isoTime(st.lastTimeMs).toStdString()}};
+    if (!st.streamError.isEmpty())
+        out["streamError"] = st.streamError.toStdString();
+    if (const std::optional<IncidentInfo> bundle = incidentFromHeader(st.header)) {
+        Json pictures = Json::array();
+        for (const BundlePicture &pic : bundle->content.pictures)
+            pictures.push_back({{"view", pic.view.toStdString()}, {"width", pic.width}, {"height", pic.height}, {"bytes", pic.png.size()}});
+        out["bundle"] = {{"note", bundle->content.note.toStdString()},
+                         {"from", bundle->fromMs ? Json(isoTime(*bundle->fromMs).toStdString()) : Json()},
+                         {"to", bundle->toMs ? Json(isoTime(*bundle->toMs).toStdString()) : Json()},
+                         {"bookmarks", bundle->content.bookmarks.size()},
+                         {"alerts", bundle->content.alerts.size()},
+                         {"selectedAgents", bundle->content.selectedAgents.size()},
+                         {"pictures", pictures},
+                         {"replacements", bundle->replacements},
+                         {"leftOutBeforeFrom", bundle->recordsLeftOutBeforeFrom},
+                         {"damagedMembers", bundle->damagedMembers}};
+    }
+    printJson(out);
+    reportDamage(st, store);
+    return Ok;
+}
+
+// Trace (any readable format) to a trace: recompress, convert imports and captures, cut a range.
+int convertToTrace(const QString &in, const QString &outPath, std::optional<qint64> from, std::optional<qint64> to)
+{
+    const TraceSlice slice = writeTraceSlice(in, outPath, from, to);
+    switch (slice.failure) {
+    case TraceSlice::Failure::InputUnreadable: return failWith(TraceUnreadable, slice.error);
+    case TraceSlice::Failure::OutputUnwritable:
+    case TraceSlice::Failure::OutputIsInput: return failWith(OutputUnwritable, slice.error);
+    case TraceSlice::Failure::None: break;
+    }
+    std::fprintf(stderr, "map-inspector-cli: %lld records (%s) written to %s (%s)\n", static_cast<long long>(slice.written),
+                 qPrintable(slice.stats.format), qPrintable(outPath), qPrintable(compressionName(compressionFromPath(outPath))));
+    reportDamage(slice.stats);
+    return Ok;
+}
+
+int commandConvert(const QCommandLineParser &p, const Common &common)
+{
+    if (!p.isSet(QStringLiteral("trace")) || !p.isSet(QStringLiteral("out")))
+        return failWith(Usage, QStringLiteral("convert needs --trace IN and --out OUT"));
+    const QString in = p.value(QStringLiteral("trace"));
+    const QString outPath = p.value(QStringLiteral("out"));
+    if (const QString same = outputOverwritesInput(outPath, {in}); !same.isEmpty())
+        return failWith(OutputUnwritable, same);
+    const ErrorOr<std::optional<qint64>> fromOption = timeOption(p, QStringLiteral("from"));
+    const ErrorOr<std::optional<qint64>> toOption = timeOption(p, QStringLiteral("to"));
+    for (const auto *option : {&fromOption, &toOption})
+        if (!*option)
+            return failWith(Usage, option->error());
+    const std::optional<qint64> from = *fromOption, to = *toOption;
+    const QString lower = outPath.toLower();
+    const bool csv = lower.endsWith(QLatin1String(".csv"));
+    const bool otlp = lower.endsWith(QLatin1String(".otlp.json")) || lower.endsWith(QLatin1String(".otlp.jsonl"));
+    const bool chrome = !otlp && lower.endsWith(QLatin1String(".json"));
+    if (!csv && !chrome && !otlp) {
+        if (p.isSet(QStringLiteral("table")))
+            return failWith(Usage, QStringLiteral("--table goes with a .csv output"));
+        return convertToTrace(in, outPath, from, to);
+    }
+    CsvTable table = CsvTable::Agents;
+    if (csv && !csvTableFromName(p.value(QStringLiteral("table")), table))
+        return failWith(Usage, QStringLiteral("a .csv output needs --table agents|messages|tasks"));
+
+    SystemStore store;
+    TraceLoadOptions options = loadOptions(common);
+    if (to)
+        options.untilTimeMs = *to;
+    ReadProgress progress;
+    const TraceLoadResult r = loadTraceInto(store, in, options, progress.callback());
+    progress.done();
+    if (!r.ok)
+        return failWith(TraceUnreadable, r.error);
+    if (to)
+        store.advanceTime(*to);
+    if (otlp) {
+        if (from)
+            return failWith(Usage, QStringLiteral("--from does not go with an OTLP output: cut the trace first (convert --from to a .jsonl.zst)"));
+        QString error;
+        OtlpOptions otlpOptions;
+        const QString url = jsonString(r.stats.header, "url");
+        otlpOptions.serviceName = url.isEmpty() ? QStringLiteral("MAP system (%1)").arg(QFileInfo(in).fileName())
+                                                : QStringLiteral("MAP system (%1)").arg(redactSecrets(url));
+        OtlpCounts counts;
+        if (!writeOtlpJson(store, outPath, otlpOptions, &counts, &error))
+            return failWith(OutputUnwritable, error);
+        std::fprintf(stderr, "map-inspector-cli: OTLP/JSON with %lld agent spans, %lld task spans, %lld message events "
+                             "(%lld lines) written to %s\n",
+                     static_cast<long long>(counts.agentSpans), static_cast<long long>(counts.taskSpans),
+                     static_cast<long long>(counts.messageEvents), static_cast<long long>(counts.lines), qPrintable(outPath));
+    } else if (csv) {
+        const ErrorOr<qint64> rows = writeCsv(store, table, outPath);
+        if (!rows)
+            return failWith(OutputUnwritable, rows.error());
+        std::fprintf(stderr, "map-inspector-cli: %lld %s written to %s\n", static_cast<long long>(*rows),
+                     qPrintable(p.value(QStringLiteral("table"))), qPrintable(outPath));
+    } else {
+        QString error;
+        ChromeTraceOptions chromeOptions;
+        if (from)
+            chromeOptions.fromMs = *from;
+        if (to)
+            chromeOptions.toMs = *to;
+        chromeOptions.timeline = r.timeline.get();
+        const QString url = jsonString(r.stats.header, "url");
+        chromeOptions.processName = url.isEmpty() ? QStringLiteral("MAP system (%1)").arg(QFileInfo(in).fileName())
+                                                  : QStringLiteral("MAP system (%1)").arg(url);
+        ChromeTraceCounts counts;
+        if (!writeChromeTrace(store, outPath, chromeOptions, &counts, &error))
+            return failWith(OutputUnwritable, error);
+        std::fprintf(stderr, "map-inspector-cli: Chrome trace with %lld events, %lld tasks, %lld threads written to %s\n",
+                     static_cast<long long>(counts.instantEvents), static_cast<long long>(counts.taskEvents),
+                     static_cast<long long>(counts.threads), qPrintable(outPath));
+    }
+    reportDamage(r.stats, store);
+    return Ok;
+}
+
+// A message's causal chain (model/CausalChains.h): what caused it, root first, and what it led to.
+int commandChain(const QCommandLineParser &p, const Common &common)
+{
+    if (!p.isSet(QStringLiteral("trace")) || p.isSet(QStringLiteral("message")) == p.isSet(QStringLiteral("event")))
+        return failWith(Usage, QStringLiteral("chain needs --trace FILE and --message ID or --event ID"));
+    SystemStore store;
+    ReadProgress progress;
+    const TraceLoadResult r = loadTraceInto(store, p.value(QStringLiteral("trace")), loadOptions(common), progress.callback());
+    progress.done();
+    if (!r.ok)
+        return failWith(TraceUnreadable, r.error);
+    int row = -1;
+    if (p.isSet(QStringLiteral("event"))) {
+        // An event: the chain of the message it carried; else its MAP causedBy links to events.
+        const QString eventId = p.value(QStringLiteral("event"));
+        const EventLog &events = store.events();
+        const int event = events.find(eventId, IdIndex::hashOf(eventId));
+        if (event < 0)
+            return failWith(Usage, QStringLiteral("no event %1 in the trace").arg(eventId));
+        row = events[size_t(event)].messageIndex();
+        if (row < 0 || !store.messages().isKept(size_t(row))) {
+            auto brief = [&](int e) {
+                const EventEntry &entry = events[size_t(e)];
+                return Json{{"id", events.eventId(size_t(e)).toStdString()},
+                            {"type", events.type(entry).toStdString()},
+                            {"agent", store.agentName(events.agentId(entry)).toStdString()},
+                            {"time", isoTime(entry.timestampMs).toStdString()}};
+            };
+            Json causedBy = Json::array();
+            std::vector<int> seen{event};
+            for (int at = event; causedBy.size() < 1000;) {
+                const std::vector<int> up = events.causesOf(size_t(at));
+                if (up.empty() || std::find(seen.begin(), seen.end(), up.front()) != seen.end())
+                    break;
+                seen.push_back(up.front());
+                causedBy.insert(causedBy.begin(), brief(up.front()));
+                at = up.front();
+            }
+            int shown = 0;
+            std::function<Json(int, int)> tree = [&](int e, int depth) {
+                Json node = brief(e);
+                Json effects = Json::array();
+                for (const int effect : events.effectsOf(size_t(e)))
+                    if (depth < 100 && ++shown <= 1000)
+                        effects.push_back(tree(effect, depth + 1));
+                node["ledTo"] = effects;
+                return node;
+            };
+            printJson({{"event", tree(event, 0)}, {"causedBy", causedBy}, {"truncated", shown > 1000}});
+            reportDamage(r.stats, store);
+            return Ok;
+        }
+    } else {
+        const QString id = p.value(QStringLiteral("message"));
+        row = store.messages().find(id);
+        if (row < 0)
+            row = store.messages().findByEnvelopeOrSpan(id);
+        if (row < 0)
+            return failWith(Usage, QStringLiteral("no message %1 in the trace").arg(id));
+    }
+    CausalChains chains(store);
+    chains.update();
+    const MessageLog &messages = store.messages();
+    auto brief = [&](int m) {
+        Json j = {{"id", messages.id(size_t(m)).toStdString()},
+                  {"time", isoTime(messages.timestampMs(size_t(m))).toStdString()},
+                  {"from", store.agentName(messages.fromAgentId(size_t(m))).toStdString()},
+                  {"type", (messages.payloadType(size_t(m)).isEmpty() ? conventionName(messages.convention(size_t(m)))
+                                                                      : messages.payloadType(size_t(m))).toStdString()}};
+        Json to = Json::array();
+        for (int i = 0; i < messages.recipientCount(size_t(m)) && i < 8; ++i)
+            to.push_back(store.agentName(messages.recipient(size_t(m), i)).toStdString());
+        j["to"] = to;
+        if (const QString envelope = messages.envelopeId(size_t(m)); !envelope.isEmpty())
+            j["envelopeId"] = envelope.toStdString();
+        if (chains.causeOf(m) >= 0)
+            j["causedByLink"] = CausalChains::linkName(chains.linkOf(m)).toStdString();
+        return j;
+    };
+    Json causedBy = Json::array();
+    const std::vector<int> chain = chains.chainTo(row);
+    for (size_t i = 0; i + 1 < chain.size(); ++i)
+        causedBy.push_back(brief(chain[i]));
+    // What it led to, as a tree (depth first), at most kMaxShown messages.
+    constexpr int kMaxShown = 1000;
+    int shown = 0;
+    std::function<Json(int)> tree = [&](int m) {
+        Json node = brief(m);
+        Json effects = Json::array();
+        for (const int e : chains.effectsOf(m)) {
+            if (++shown > kMaxShown)
+                break;
+            effects.push_back(tree(e));
+        }
+        node["ledTo"] = effects;
+        return node;
+    };
+    Json out = {{"message", tree(row)}, {"causedBy", causedBy}, {"ledToCount", qint64(chains.ledTo(row, 1 << 30).size()) - 1},
+                {"truncated", shown > kMaxShown}};
+    printJson(out);
+    reportDamage(r.stats, store);
+    return Ok;
+}
+
+// bundle: an incident bundle (trace/IncidentBundle.h) of a trace's range, with the bookmarks kept
+// beside the trace, the alerts that are open when the range ends (the detectors replayed over the
+// redacted slice, with --rules), a note, and the operator's redaction. --preview counts only.
+int commandBundle(const QCommandLineParser &p, const Common &common)
+{
+    const bool preview = p.isSet(QStringLiteral("preview"));
+    if (!p.isSet(QStringLiteral("trace")) || (!preview && !p.isSet(QStringLiteral("out"))))
+        return failWith(Usage, QStringLiteral("bundle needs --trace IN and --out FILE (or --preview)"));
+    const QString in = p.value(QStringLiteral("trace"));
+    const QString outPath = preview ? QString() : p.value(QStringLiteral("out"));
+    if (const QString same = outputOverwritesInput(outPath, {in}); !same.isEmpty())
+        return failWith(OutputUnwritable, same);
+    const ErrorOr<std::optional<qint64>> fromOption = timeOption(p, QStringLiteral("from"));
+    const ErrorOr<std::optional<qint64>> toOption = timeOption(p, QStringLiteral("to"));
+    for (const auto *option : {&fromOption, &toOption})
+        if (!*option)
+            return failWith(Usage, option->error());
+    const ErrorOr<AlertRules> rules = rulesOption(p);
+    if (!rules)
+        return failWith(Usage, rules.error());
+    BundleOptions options;
+    options.fromMs = *fromOption;
+    options.toMs = *toOption;
+    options.redactPatterns = p.values(QStringLiteral("redact"));
+    options.redactKeyNames = p.values(QStringLiteral("redact-key"));
+    options.content.note = p.value(QStringLiteral("note"));
+    if (const ErrorOr<QList<Bookmark>> marks = loadBookmarks(in))
+        options.content.bookmarks = *marks;
+    else
+        std::fprintf(stderr, "map-inspector-cli: bookmarks beside the trace not read: %s\n", qPrintable(marks.error()));
+
+    auto failed = [](const BundleResult &r) {
+        switch (r.failure) {
+        case BundleResult::Failure::BadOptions: return failWith(Usage, r.error);
+        case BundleResult::Failure::InputUnreadable: return failWith(TraceUnreadable, r.error);
+        default: return failWith(OutputUnwritable, r.error);
+        }
+    };
+    // The slice first (redacted), then the alerts found replaying it, then the bundle with them.
+    const QString slicePath = preview ? QString() : outPath + QStringLiteral(".slice.jsonl.zst");
+    const BundleResult slice = writeIncidentBundle(in, slicePath, options);
+    if (!slice.ok())
+        return failed(slice);
+    BundleResult written = slice;
+    if (!preview) {
+        SystemStore store;
+        store.setHealthPolicy(healthPolicyForRules(*rules, store.healthPolicy()));
+        const TraceLoadResult loaded = loadTraceInto(store, slicePath, loadOptions(common));
+        if (!loaded.ok) {
+            QFile::remove(slicePath);
+            return failWith(TraceUnreadable, loaded.error);
+        }
+        AlertEngine engine(*rules);
+        engine.update(store);
+        while (engine.isBehind(store))
+            engine.update(store);
+        for (const auto &[key, alert] : engine.openAlerts())
+            options.content.alerts.push_back(alertChangeToJson(AlertChange{alert, true, alert.sinceMs}));
+        written = rewriteIncidentBundle(slicePath, outPath, options, slice);
+        QFile::remove(slicePath);
+        if (!written.ok())
+            return failed(written);
+    }
+    Json keys = Json::array(), patterns = Json::array();
+    for (size_t i = 0; i < slice.redaction.perKeyName.size() && i < size_t(slice.keyNames.size()); ++i)
+        keys.push_back({{"keyName", slice.keyNames[int(i)].toStdString()}, {"replacements", slice.redaction.perKeyName[i]}});
+    // The patterns by number only (their place among the --redact given): a pattern may spell
+    // the very secret it removes.
+    for (size_t i = 0; i < slice.redaction.perPattern.size() && i < slice.patternNumbers.size(); ++i)
+        patterns.push_back({{"pattern", slice.patternNumbers[i]}, {"replacements", slice.redaction.perPattern[i]}});
+    Json out = {{"records", slice.recordsWritten},
+                {"leftOutBeforeFrom", slice.recordsLeftOutBeforeFrom},
+                {"recordsChanged", slice.redaction.recordsChanged},
+                {"binaryFramesLeftOut", slice.redaction.binaryFramesLeftOut},
+                {"keyNames", keys},
+                {"patterns", patterns},
+                {"replacements", slice.redaction.total()},
+                {"dataReplacements", written.dataReplacements},
+                {"bookmarks", slice.bookmarksInRange},
+                {"alerts", written.alertsWritten}};
+    if (!preview)
+        out["file"] = outPath.toStdString();
+    printJson(out);
+    reportDamage(slice.stats);
+    return Ok;
+}
+
+int commandDiff(const QString &pathA, const QString &pathB, const TraceLoadOptions &options)
+{
+    SystemStore a, b;
+    for (const auto &[store, path] : {std::pair<SystemStore *, QString>{&a, pathA}, {&b, pathB}}) {
+        ReadProgress progress;
+        const TraceLoadResult r = loadTraceInto(*store, path, options, progress.callback());
+        progress.done();
+        if (!r.ok)
+            return failWith(TraceUnreadable, r.error);
+        reportDamage(r.stats, *store);
+    }
+    const Json result = diffRuns(profileRun(a, QFileInfo(pathA).fileName()), profileRun(b, QFileInfo(pathB).fileName()), &a, &b);
+    printJson(result);
+    return result.value("equal", false) ? Ok : Different;
+}
+
+} // namespace mapi::cli

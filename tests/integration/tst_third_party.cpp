@@ -1,0 +1,303 @@
+// MAP programs that others wrote, from npm, pinned in tools/interop (no LLM, no key, loopback):
+//   - macro-agent 0.2.4 hosting its own MAP server (MAPServer behind the SDK's stock WebSocket
+//     adapter, which stops delivering events to a subscriber after the first direct message);
+//   - agent-inbox 0.2.3 agents on the official MAPServer.
+// The CLI records each; the model is then checked against what the server itself holds (its
+// agent list, reported by the launcher) and against the frames it sent (parsed here with
+// QJsonDocument, not with core's code): messages, tasks with titles and true statuses, scope
+// addresses kept as scopes, and the deaf server caught (exit 8, said in "missing").
+#include "DemoSystem.h"
+#include "map/Dialect.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSet>
+#include <QTcpServer>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace mapi;
+using namespace mapi::test;
+
+namespace {
+
+const QString kInterop = QStringLiteral(MAPI_SOURCE_DIR "/tools/interop");
+
+int freePort()
+{
+    QTcpServer s;
+    s.listen(QHostAddress::LocalHost, 0);
+    return s.serverPort();
+}
+
+// One launcher of tools/interop: its stdout is one JSON object a line (ready, trafficDone, summary).
+class Launcher
+{
+public:
+    ~Launcher()
+    {
+        if (m_process.state() != QProcess::NotRunning) {
+            m_process.terminate();
+            if (!m_process.waitForFinished(5000))
+                m_process.kill();
+            m_process.waitForFinished(3000);
+        }
+    }
+    bool start(const QString &script, int port)
+    {
+        m_process.setProcessChannelMode(QProcess::SeparateChannels);
+        m_process.setWorkingDirectory(kInterop);
+        m_process.start(QStringLiteral(MAPI_NODE), {QStringLiteral("--experimental-websocket"), kInterop + u'/' + script,
+                                                    QStringLiteral("--port"), QString::number(port), QStringLiteral("--wait-clients"),
+                                                    QStringLiteral("1"), QStringLiteral("--settle-ms"), QStringLiteral("1500"),
+                                                    QStringLiteral("--duration"), QStringLiteral("120")});
+        return m_process.waitForStarted(10000);
+    }
+    // The first line with `key` true, within `ms` (the event loop turns meanwhile).
+    QJsonObject waitFor(const QString &key, int ms)
+    {
+        QElapsedTimer clock;
+        clock.start();
+        while (clock.elapsed() < ms) {
+            while (m_process.canReadLine()) {
+                const QJsonObject o = QJsonDocument::fromJson(m_process.readLine()).object();
+                m_lines << o;
+            }
+            for (const QJsonObject &o : std::as_const(m_lines))
+                if (o.value(key).toBool())
+                    return o;
+            if (m_process.state() == QProcess::NotRunning)
+                break;
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+            m_process.waitForReadyRead(50);
+        }
+        qWarning("no %s line; stderr: %s", qPrintable(key), m_process.readAllStandardError().right(3000).constData());
+        return {};
+    }
+
+private:
+    QProcess m_process;
+    QList<QJsonObject> m_lines;
+};
+
+// The CLI, started now and left running while the test waits for the launcher.
+struct RunningCli
+{
+    QProcess process;
+    void start(const QStringList &args) { process.start(QStringLiteral(MAPI_CLI_PATH), args); }
+    CliResult finish(int ms)
+    {
+        QElapsedTimer clock;
+        clock.start();
+        while (process.state() != QProcess::NotRunning && clock.elapsed() < ms) {
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+            process.waitForFinished(50);
+        }
+        CliResult r;
+        if (process.state() != QProcess::NotRunning) {
+            process.kill();
+            process.waitForFinished(3000);
+            return r;
+        }
+        r.crashed = process.exitStatus() != QProcess::NormalExit;
+        r.exitCode = r.crashed ? -1 : process.exitCode();
+        r.out = process.readAllStandardOutput();
+        r.err = process.readAllStandardError();
+        return r;
+    }
+};
+
+// The inner events a trace received, in order, each once (our own parse of the file): map/event
+// notifications, and the events of map/replay answers (MAPServer's bare array) that the client
+// asked for after a reconnect.
+QList<QJsonObject> receivedEvents(const QString &tracePath)
+{
+    QList<QJsonObject> events;
+    QSet<QString> seen;
+    const auto add = [&](const QJsonObject &event) {
+        const QString id = event.value(QStringLiteral("id")).toString();
+        if (!event.isEmpty() && (id.isEmpty() || !seen.contains(id))) {
+            seen.insert(id);
+            events << event;
+        }
+    };
+    QFile f(tracePath);
+    if (!f.open(QIODevice::ReadOnly))
+        return events;
+    while (!f.atEnd()) {
+        const QJsonObject line = QJsonDocument::fromJson(f.readLine()).object();
+        if (line.value(QStringLiteral("dir")).toString() != QLatin1String("recv"))
+            continue;
+        QJsonObject frame = line.value(QStringLiteral("frame")).toObject();
+        if (frame.isEmpty())
+            frame = QJsonDocument::fromJson(line.value(QStringLiteral("raw")).toString().toUtf8()).object();
+        if (frame.value(QStringLiteral("method")).toString() == QLatin1String("map/event"))
+            add(frame.value(QStringLiteral("params")).toObject().value(QStringLiteral("event")).toObject());
+        for (const QJsonValue &item : frame.value(QStringLiteral("result")).toArray())
+            if (item.toObject().contains(QStringLiteral("type")))
+                add(item.toObject());
+    }
+    return events;
+}
+
+QSet<QString> ids(const Json &array)
+{
+    QSet<QString> out;
+    if (array.is_array())
+        for (const Json &item : array)
+            out.insert(QString::fromStdString(item.value("id", std::string())));
+    return out;
+}
+
+QSet<QString> ids(const QJsonArray &array)
+{
+    QSet<QString> out;
+    for (const QJsonValue &item : array)
+        out.insert(item.toObject().value(QStringLiteral("id")).toString());
+    return out;
+}
+
+// Every agent id the state names anywhere: live, departed, placeholders.
+QSet<QString> everyAgentId(const Json &state)
+{
+    QSet<QString> out = ids(state["agents"]);
+    for (const char *key : {"departedAgents", "placeholders"})
+        if (state.contains(key))
+            for (const Json &item : state[key])
+                out.insert(QString::fromStdString(item.is_string() ? item.get<std::string>() : item.value("id", std::string())));
+    return out;
+}
+
+} // namespace
+
+class ThirdPartyTest : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(QDir(kInterop + QStringLiteral("/node_modules/macro-agent")).exists(),
+                 "tools/interop is not installed: run scripts/install-deps.sh");
+    }
+
+    // macro-agent's own MAP server. Its stock adapter goes deaf to our subscription after the
+    // first direct message: the observation must end incomplete (exit 8) with the drift said,
+    // and the model must follow the server's own list at the end.
+    void macroAgentServer()
+    {
+        QTemporaryDir dir;
+        const int port = freePort();
+        Launcher launcher;
+        QVERIFY(launcher.start(QStringLiteral("macro-agent-server.mjs"), port));
+        const QJsonObject ready = launcher.waitFor(QStringLiteral("ready"), 60000);
+        QVERIFY(!ready.isEmpty());
+        QCOMPARE(ready.value(QStringLiteral("version")).toString(), QStringLiteral("0.2.4"));
+        const QString url = ready.value(QStringLiteral("url")).toString();
+        const QString trace = dir.filePath(QStringLiteral("macro.jsonl"));
+        RunningCli record;
+        record.start({QStringLiteral("record"), QStringLiteral("--url"), url, QStringLiteral("--duration"), QStringLiteral("25"),
+                      QStringLiteral("--out"), trace});
+        const QJsonObject done = launcher.waitFor(QStringLiteral("trafficDone"), 60000);
+        QVERIFY(!done.isEmpty());
+        QVERIFY2(record.process.state() != QProcess::NotRunning, "the recording ended before the traffic did");
+        const CliResult r = record.finish(90000);
+        // Deaf after the first direct message: caught, and said (its probe unanswered, or its
+        // list differing from the model), whichever the server's state shows first.
+        QCOMPARE(r.exitCode, 8);
+        QVERIFY2(r.err.contains("the server's agent list differs from the model") || r.err.contains("the server is not answering since"),
+                 r.err.constData());
+
+        const CliResult state = runCli({QStringLiteral("state"), QStringLiteral("--trace"), trace});
+        QCOMPARE(state.exitCode, 0);
+        const Json model = state.json();
+        QVERIFY(model.is_object());
+        // The server's own list (at the end of its traffic) is the model's, after the final check.
+        const QJsonObject server = done.value(QStringLiteral("server")).toObject();
+        QCOMPARE(ids(model["agents"]), ids(server.value(QStringLiteral("agents")).toArray()));
+        QVERIFY(!model["missing"].empty());
+        // Scope addresses stay scopes: macro-agent sends to "swarm:macro-agent", a scope nobody created.
+        const QList<QJsonObject> events = receivedEvents(trace);
+        QVERIFY(!events.isEmpty());
+        QVERIFY(!everyAgentId(model).contains(QStringLiteral("swarm:macro-agent")));
+        // Messages and tasks: exactly those of the frames it did send.
+        int sent = 0;
+        QHash<QString, std::pair<QString, QString>> tasks; // id -> (title, status)
+        for (const QJsonObject &e : events) {
+            if (e.value(QStringLiteral("type")).toString() != QLatin1String("message.sent"))
+                continue;
+            ++sent;
+            const QJsonObject payload = e.value(QStringLiteral("data")).toObject().value(QStringLiteral("message")).toObject()
+                                            .value(QStringLiteral("payload")).toObject();
+            const QString type = payload.value(QStringLiteral("type")).toString();
+            if (type == QLatin1String("task.created")) {
+                const QJsonObject t = payload.value(QStringLiteral("task")).toObject();
+                tasks[t.value(QStringLiteral("id")).toString()] = {t.value(QStringLiteral("title")).toString(),
+                                                                   t.value(QStringLiteral("status")).toString()};
+            } else if (type == QLatin1String("task.status")) {
+                tasks[payload.value(QStringLiteral("taskId")).toString()].second = payload.value(QStringLiteral("current")).toString();
+            } else if (type == QLatin1String("task.completed")) {
+                tasks[payload.value(QStringLiteral("taskId")).toString()].second = QStringLiteral("completed");
+            }
+        }
+        QCOMPARE(model["counts"]["messages"].get<int>(), sent);
+        // ... which, with the events the reconnect replayed, are all the server published.
+        QCOMPARE(sent, server.value(QStringLiteral("messagesSent")).toInt());
+        QVERIFY2(!tasks.isEmpty(), "no task message reached the observer: the test would prove nothing");
+        QHash<QString, std::pair<QString, QString>> modelled;
+        for (const Json &t : model["tasks"])
+            modelled[QString::fromStdString(t["id"].get<std::string>())] = {QString::fromStdString(t["title"].get<std::string>()),
+                                                                            QString::fromStdString(t["status"].get<std::string>())};
+        for (auto it = tasks.cbegin(); it != tasks.cend(); ++it) {
+            QVERIFY2(modelled.contains(it.key()), qPrintable(it.key()));
+            if (!it->first.isEmpty())
+                QCOMPARE(modelled[it.key()].first, it->first);
+            QCOMPARE(modelled[it.key()].second, canonicalTaskStatus(it->second));
+        }
+    }
+
+    // agent-inbox agents on the official MAPServer (with the lock-free adapter: nothing goes
+    // deaf): a complete observation whose messages are the server's, and whose "[object Object]"
+    // addresses (agent-inbox's {agentId} addresses, stringified by the server) are nobody.
+    void agentInboxAgents()
+    {
+        QTemporaryDir dir;
+        const int port = freePort();
+        Launcher launcher;
+        QVERIFY(launcher.start(QStringLiteral("agent-inbox-agents.mjs"), port));
+        const QJsonObject ready = launcher.waitFor(QStringLiteral("ready"), 60000);
+        QVERIFY(!ready.isEmpty());
+        QCOMPARE(ready.value(QStringLiteral("version")).toString(), QStringLiteral("0.2.3"));
+        const QString trace = dir.filePath(QStringLiteral("inbox.jsonl"));
+        RunningCli record;
+        record.start({QStringLiteral("record"), QStringLiteral("--url"), ready.value(QStringLiteral("url")).toString(),
+                      QStringLiteral("--duration"), QStringLiteral("15"), QStringLiteral("--out"), trace});
+        const QJsonObject done = launcher.waitFor(QStringLiteral("trafficDone"), 60000);
+        QVERIFY(!done.isEmpty());
+        const CliResult r = record.finish(60000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+
+        const CliResult state = runCli({QStringLiteral("state"), QStringLiteral("--trace"), trace});
+        QCOMPARE(state.exitCode, 0);
+        const Json model = state.json();
+        const QJsonObject server = done.value(QStringLiteral("server")).toObject();
+        QCOMPARE(ids(model["agents"]), ids(server.value(QStringLiteral("agents")).toArray()));
+        QCOMPARE(model["counts"]["messages"].get<int>(), server.value(QStringLiteral("messagesSent")).toInt());
+        QVERIFY(model["missing"].empty());
+        QVERIFY(!everyAgentId(model).contains(QStringLiteral("[object Object]")));
+        // The scope it sends to is a scope of the model, never an agent.
+        for (const QJsonValue &s : server.value(QStringLiteral("scopes")).toArray()) {
+            const QString scopeId = s.toObject().value(QStringLiteral("id")).toString();
+            QVERIFY(ids(model["scopes"]).contains(scopeId));
+            QVERIFY(!everyAgentId(model).contains(scopeId));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(ThirdPartyTest)
+#include "tst_third_party.moc"
