@@ -123,8 +123,8 @@ int commandRecord(const QCommandLineParser &p, const Common &common)
     // handling across platforms); a duration keeps runs bounded.
     QString error;
     const int code = run.runRecording(p.value(QStringLiteral("out")), writerOptions, &error);
-    if (code == Usage)
-        return failWith(Usage, error);
+    if (code == OutputUnwritable && !error.isEmpty()) // the file could not be created
+        return failWith(OutputUnwritable, error);
     if (code != Ok)
         return failWith(code, run.error);
     std::fprintf(stderr, "map-inspector-cli: recorded %lld records, %lld events to %s\n",

@@ -120,7 +120,7 @@ public:
     int runRecording(const QString &path, const TraceWriterOptions &writerOptions, QString *error)
     {
         if (!session.connectAndRecord(m_options, path, writerOptions, error))
-            return Usage;
+            return OutputUnwritable;
         m_recording = true;
         QCoreApplication::exec();
         return m_exitCode;

@@ -154,13 +154,15 @@ void MapClient::request(const QString &method, const Json &params, Reply reply, 
     pending.method = method;
     const QString spelling = m_methodSpelling.value(method);
     pending.sentAs = spelling.isEmpty() ? method : spelling;
-    pending.params = params;
+    // Kept only to ask again under the other spelling (tryOtherSpelling).
+    if (!observationLossOf(method).isEmpty() && !alternativeMethodName(method).isEmpty())
+        pending.params = params;
     pending.reply = std::move(reply);
     pending.timeoutMs = timeoutMs;
-    sendRequest(std::move(pending));
+    sendRequest(std::move(pending), params);
 }
 
-void MapClient::sendRequest(Pending pending)
+void MapClient::sendRequest(Pending pending, const Json &params)
 {
     if (!m_transport->isOpen()) {
         if (pending.reply)
@@ -168,11 +170,11 @@ void MapClient::sendRequest(Pending pending)
         return;
     }
     const qint64 id = m_nextId++;
-    const QByteArray frame = FrameCodec::encodeRequest(Json(id), pending.sentAs, pending.params);
+    const QByteArray frame = FrameCodec::encodeRequest(Json(id), pending.sentAs, params);
     const qint64 t = nowMs();
     pending.sentAtMs = t;
     pending.deadlineMs = t + (pending.timeoutMs > 0 ? pending.timeoutMs : m_options.requestTimeoutMs);
-    if (methodEffect(pending.method, pending.params) == MethodEffect::Changes) {
+    if (methodEffect(pending.method, params) == MethodEffect::Changes) {
         m_lastChangeMethod = pending.sentAs;
         m_lastChangeAtMs = t;
     }
@@ -186,19 +188,26 @@ bool MapClient::tryOtherSpelling(Pending &pending, const RpcError &error)
 {
     // Only the lists the observation is built from: a method that changes something is never
     // sent twice, and a probe must not turn into two.
+    // Every request refused under the usual spelling is asked again (a loop of scope members
+    // refused together, each), until the other spelling is known not to work either.
     const QString other = alternativeMethodName(pending.method);
     if (other.isEmpty() || observationLossOf(pending.method).isEmpty() || pending.sentAs != pending.method
-        || m_methodSpelling.contains(pending.method))
+        || m_spellingsRefused.contains(pending.method))
         return false;
-    m_methodSpelling.insert(pending.method, QString()); // asked once: never again on this server
+    const QString method = pending.method;
     pending.sentAs = other;
-    // Neither spelling known (or the other one unanswered): the caller hears the first refusal.
-    pending.reply = [original = std::move(pending.reply), error](bool ok, const Json &result, const RpcError &otherError) {
-        const bool refused = !ok && (otherError.code == -32601 || otherError.code == kTimeoutCode);
+    // Refused again: neither spelling works, and the caller hears the first refusal. Anything
+    // else (a result, another error, a timeout) reaches the caller as it is.
+    pending.reply = [this, method, original = std::move(pending.reply), error](bool ok, const Json &result,
+                                                                              const RpcError &otherError) {
+        const bool refused = !ok && otherError.code == -32601;
+        if (refused)
+            m_spellingsRefused.insert(method);
         if (original)
-            original(!refused && ok, result, refused ? error : otherError);
+            original(ok, result, refused ? error : otherError);
     };
-    sendRequest(std::move(pending));
+    const Json params = pending.params;
+    sendRequest(std::move(pending), params);
     return true;
 }
 
@@ -207,6 +216,8 @@ void MapClient::onOpened()
     const qint64 t = nowMs();
     m_lastReceiveMs = t;
     m_probeId.clear();
+    m_dropReason.clear();
+    m_unansweredWhileBusy = 0;
     emitInputs(m_pipeline.connectionOpened(redactedUrl(m_options.url), t));
     for (FrameSink *sink : std::as_const(m_sinks))
         sink->socketOpened(redactedUrl(m_options.url), t);
@@ -258,6 +269,8 @@ void MapClient::scheduleReconnect()
 
 void MapClient::dropAndReconnect(const QString &reason)
 {
+    if (!m_transport->isOpen())
+        return; // closed already (its pending requests were failed by that close): nothing to drop
     setLastError(reason);
     m_dropReason = reason;
     m_transport->abort();
@@ -436,12 +449,27 @@ void MapClient::checkLiveness()
         ? QStringLiteral("map/scopes/list")
         : QStringLiteral("map/session/info");
     m_probeId = method;
-    m_lastProbeMs = nowMs();
-    request(method, Json::object(), [this, method](bool ok, const Json &, const RpcError &error) {
+    const qint64 sentAt = m_lastProbeMs = nowMs();
+    request(method, Json::object(), [this, method, sentAt](bool ok, const Json &, const RpcError &error) {
         m_probeId.clear();
-        if (!ok && error.code == kTimeoutCode && m_state == ClientState::Live)
-            notAnswering(method, m_options.probeTimeoutMs);
+        unanswered(ok, error, method, sentAt, m_options.probeTimeoutMs);
     }, m_options.probeTimeoutMs);
+}
+
+void MapClient::unanswered(bool ok, const RpcError &error, const QString &method, qint64 sentAtMs, int waitedMs)
+{
+    if (ok || error.code != kTimeoutCode) {
+        m_unansweredWhileBusy = 0; // answered (an error is an answer too)
+        return;
+    }
+    // A deadline that passed on an open, live connection (a close fails its requests as well).
+    if (m_state != ClientState::Live || !m_transport->isOpen())
+        return;
+    // Frames kept arriving: the answer may wait behind them (a flood, or this client's own
+    // backpressure holding the socket). Three such misses in a row still count.
+    if (m_lastReceiveMs > sentAtMs && ++m_unansweredWhileBusy < 3)
+        return;
+    notAnswering(method, waitedMs);
 }
 
 void MapClient::reconcile(std::function<void(bool answered)> done)
@@ -453,15 +481,19 @@ void MapClient::reconcile(std::function<void(bool answered)> done)
         return;
     }
     m_reconciling = true;
-    // The pipeline reads a complete list after the snapshot as a reconciliation (AgentsSnapshot::reconcile).
-    request(QStringLiteral("map/agents/list"), Json::object(), [this, done](bool ok, const Json &, const RpcError &error) {
+    // The pipeline reads a complete list after the snapshot as a reconciliation
+    // (AgentsSnapshot::reconcile). The usual request timeout: a long list takes its time.
+    const qint64 sentAt = nowMs();
+    request(QStringLiteral("map/agents/list"), Json::object(), [this, done, sentAt](bool ok, const Json &, const RpcError &error) {
         m_reconciling = false;
-        const bool timedOut = !ok && error.code == kTimeoutCode;
-        if (timedOut && m_state == ClientState::Live)
-            notAnswering(QStringLiteral("map/agents/list"), m_options.probeTimeoutMs);
-        if (done)
-            done(!timedOut);
-    }, m_options.probeTimeoutMs);
+        unanswered(ok, error, QStringLiteral("map/agents/list"), sentAt, m_options.requestTimeoutMs);
+        if (!done)
+            return;
+        // After the inputs of this answer (their flush is queued already): the model has the
+        // drift, if any, by the time `done` runs.
+        const bool answered = ok || error.code != kTimeoutCode;
+        QMetaObject::invokeMethod(this, [done, answered] { done(answered); }, Qt::QueuedConnection);
+    });
 }
 
 void MapClient::notAnswering(const QString &method, int waitedMs)

@@ -18,6 +18,7 @@
 #include <QHash>
 #include <QObject>
 #include <QPointer>
+#include <QSet>
 #include <QTimer>
 #include <QUrl>
 
@@ -172,13 +173,16 @@ private:
     {
         QString method;    // canonical
         QString sentAs;    // as spelled on the wire
-        Json params;       // kept to ask again under the other spelling
+        Json params;       // kept only where it may be asked again under the other spelling
         Reply reply;
         qint64 sentAtMs = 0;
         qint64 deadlineMs = 0;
         int timeoutMs = -1;
     };
-    void sendRequest(Pending pending);
+    void sendRequest(Pending pending, const Json &params);
+    // A probe's or reconciliation's answer: a real deadline missed on a live connection is
+    // notAnswering(), unless frames kept arriving meanwhile (then only the third such miss in a row).
+    void unanswered(bool ok, const RpcError &error, const QString &method, qint64 sentAtMs, int waitedMs);
     // The server answered -32601 to `pending` under its usual spelling: true when it was asked
     // again under the other one.
     bool tryOtherSpelling(Pending &pending, const RpcError &error);
@@ -260,6 +264,8 @@ private:
     // canonical method -> the spelling this server answers to (empty: asked under both, neither
     // known). For the client's life: one server, whatever its reconnects.
     QHash<QString, QString> m_methodSpelling;
+    QSet<QString> m_spellingsRefused; // canonical methods refused under both spellings
+    int m_unansweredWhileBusy = 0;    // probes missed while frames kept arriving, in a row
     qint64 m_lastProbeMs = 0;
     qint64 m_lastReconcileMs = 0;
     bool m_reconciling = false;

@@ -401,12 +401,12 @@ static void fillSubject(MapEvent &e, const View &d)
             e.scopeId = scopeOfAddress(e.message->to);
         e.agentId = optString(d, "agentId").value_or(QString());
         if (const View to = d.child("deliveredTo"); to.isArray() && !to.empty()) {
-            if (e.agentId.isEmpty())
-                e.agentId = scalarText(to.front());
-            // Every recipient, where the message names no address of its own.
-            if (e.message && !e.message->toInFrame && e.message->to.is_null())
-                e.message->to = to.toJson();
+            e.deliveredTo = stringList(to); // every recipient ([C], the SDK's typed delivery)
+            if (e.agentId.isEmpty() && !e.deliveredTo.isEmpty())
+                e.agentId = e.deliveredTo.front();
         }
+        if (isUnresolvableAddress(e.agentId))
+            e.agentId.clear();
         break;
     }
     case EventKind::MessageQueued:

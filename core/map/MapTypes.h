@@ -140,6 +140,7 @@ struct MapEvent
     QString scopeId;
     HeapOptional<ScopeRecord> scope;
     QStringList deletedScopes; // scope.deleted descendants
+    QStringList deliveredTo;   // message.delivered: every recipient it names (data.deliveredTo)
     HeapOptional<MessageRecord> message;
     QString messageId;
     QString sessionId;

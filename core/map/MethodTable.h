@@ -4,7 +4,7 @@
 // An allow-list: the methods known to only read, or to touch only the caller's own connection,
 // session or subscription; every other method, known or not, counts as one that changes the
 // system. The table follows the SDK's method registry (@multi-agent-protocol/sdk 0.1.15: its
-// *_METHODS constants, MAPServer's handlers, TestServer's), checked by tst_dialect.
+// *_METHODS constants, MAPServer's handlers, TestServer's), checked by tst_sdk_events (methodEffects).
 #pragma once
 
 #include "map/MapTypes.h"

@@ -40,12 +40,17 @@ bool ObservationNotes::note(const ProtocolProblem &problem)
     }
 }
 
-bool ObservationNotes::countUnknown(const QString &type, qint64 timeMs, const QByteArray &sample)
+bool ObservationNotes::countUnknown(const QString &type)
 {
     if (const auto it = m_unknownRow.constFind(type); it != m_unknownRow.cend()) {
         ++m_unknown[size_t(*it)].count;
         return false;
     }
+    return true;
+}
+
+bool ObservationNotes::addUnknownType(const QString &type, qint64 timeMs, const QByteArray &sample)
+{
     if (int(m_unknown.size()) >= kMaxUnknownTypes) {
         ++m_unknownOther;
         return false;

@@ -34,9 +34,11 @@ public:
     // A problem of kind MethodFailed, MethodFallback (takes its method's failure back),
     // NotAnswering or Drift; false for any other kind.
     bool note(const ProtocolProblem &problem);
-    // An event the model does not understand; true for the first of its type (the caller then
-    // raises a Problems row with the sample).
-    bool countUnknown(const QString &type, qint64 timeMs, const QByteArray &sample);
+    // An event the model does not understand: counted; true when its type is new (the caller
+    // then makes a sample and calls addUnknownType()).
+    bool countUnknown(const QString &type);
+    // A new type's first event; false past kMaxUnknownTypes (then counted with the other types).
+    bool addUnknownType(const QString &type, qint64 timeMs, const QByteArray &sample);
     void clear();
 
     // Whether the observation saw everything it needed: no failed method, no silent server, no

@@ -207,11 +207,9 @@ void SystemStore::applyDeliveryEvent(const MapEvent &e, qint64 t, int eventIndex
             ensureAgent(agentId, t).messagesReceived++;
     };
     addRecipient(e.agentId);
-    // The SDK's flat delivery names every recipient (deliveredTo, read into the record's address).
-    if (e.kind == EventKind::MessageDelivered && e.message && !e.message->toInFrame && e.message->to.is_array())
-        for (const Json &agent : e.message->to)
-            if (agent.is_string())
-                addRecipient(toQString(agent));
+    for (const QString &agentId : e.deliveredTo) // a delivery that names every recipient
+        if (!isUnresolvableAddress(agentId))
+            addRecipient(agentId);
     if (e.kind == EventKind::MessageDelivered && !m_actions.empty()) { // a copy only when an action may wait on it
         const Message m = m_messages[size_t(row)];
         confirmActions(e, &m);
@@ -581,11 +579,13 @@ void SystemStore::takeTaskChanges()
 // one counted by type (ObservationNotes).
 void SystemStore::noteUnknownEvent(const MapEvent &e, qint64 receivedMs)
 {
+    if (!m_observation.countUnknown(e.type))
+        return; // a type seen before: counted
     Json sample = {{"type", e.type.toStdString()}, {"data", e.data}};
     if (!e.sourceAgentId.isEmpty())
         sample["source"] = {{"agentId", e.sourceAgentId.toStdString()}};
     const QByteArray text = QByteArray::fromStdString(sample.dump(-1, ' ', false, Json::error_handler_t::replace));
-    if (!m_observation.countUnknown(e.type, receivedMs, text))
+    if (!m_observation.addUnknownType(e.type, receivedMs, text))
         return;
     ProtocolProblem p;
     p.kind = ProblemKind::UnknownEvent;
@@ -603,14 +603,18 @@ void SystemStore::checkDrift(const AgentsSnapshot &snapshot)
 {
     QSet<QString> listed;
     QStringList unseen, stale;
+    const bool full = m_agents.size() >= size_t(m_maxAgents); // agents past the bound are not modelled
+    // An agent that left within the last seconds may have its event still on the way (a server
+    // may write the list before events it emitted just before): not drift.
+    const qint64 settled = serverTime(snapshot.timeMs) - kDriftSettleMs;
     for (const AgentRecord &r : snapshot.data.agents) {
         listed.insert(r.id);
         const Agent *a = agent(r.id);
-        if (!a || a->placeholder || a->unregistered)
+        if ((!a && !full) || (a && (a->placeholder || (a->unregistered && a->unregisteredAtMs < settled))))
             unseen << r.id;
     }
     for (const Agent &a : m_agents)
-        if (!a.placeholder && !a.unregistered && !listed.contains(a.id))
+        if (!a.placeholder && !a.unregistered && !listed.contains(a.id) && a.lastActivityMs < settled)
             stale << a.id;
     if (unseen.isEmpty() && stale.isEmpty())
         return;

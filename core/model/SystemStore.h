@@ -224,6 +224,7 @@ private:
     int stateRowOf(const QString &state); // -1: the table is full (EventEntry keeps 15 bits)
     void applyAgentsSnapshot(const AgentsSnapshot &snapshot);
     void checkDrift(const AgentsSnapshot &snapshot);
+    static constexpr qint64 kDriftSettleMs = 3000; // changes this recent are not drift (checkDrift)
     void noteUnknownEvent(const MapEvent &e, qint64 receivedMs);
     void applyScopesSnapshot(const ScopesSnapshot &snapshot);
     void applyMembers(const MembersSnapshot &members);

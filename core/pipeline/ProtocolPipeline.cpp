@@ -48,6 +48,7 @@ ModelInputs ProtocolPipeline::connectionOpened(const QString &url, qint64 timeMs
     m_url = url;
     m_pending.clear();
     m_agentsListed = false;
+    m_refused.clear();
     for (Subscription &sub : m_subscriptions)
         sub.expectedSequence = 1;
     m_clock.restart();
@@ -187,7 +188,7 @@ InterpretedFrame ProtocolPipeline::frameReceived(const QByteArray &frame, qint64
         out.requestParams = std::move(it->params);
         const QString sentAs = std::move(it->sentAs);
         m_pending.erase(it);
-        if (msg.kind == MessageKind::Result && sentAs != out.requestMethod) {
+        if (msg.kind == MessageKind::Result && sentAs != out.requestMethod && m_refused.remove(out.requestMethod)) {
             ProtocolProblem p;
             p.kind = ProblemKind::MethodFallback;
             p.method = out.requestMethod;
@@ -301,6 +302,12 @@ void ProtocolPipeline::interpretError(InterpretedFrame &out, const RpcMessage &m
     const QString loss = observationLossOf(method);
     if (loss.isEmpty())
         return;
+    // A scope deleted between the list and its members: nothing is missing.
+    if (method == QLatin1String("map/scopes/members")
+        && classifyError(msg.error.code, msg.error.message) == ErrorClass::ScopeNotFound)
+        return;
+    if (msg.error.code == -32601 && sentAs == method)
+        m_refused.insert(method); // a later answer under the other spelling is a MethodFallback
     ProtocolProblem p;
     p.kind = ProblemKind::MethodFailed;
     p.method = method;

@@ -11,6 +11,7 @@
 #include "protocol/JsonRpc.h"
 
 #include <QHash>
+#include <QSet>
 
 #include <optional>
 
@@ -105,6 +106,7 @@ private:
     ClockSkewEstimator m_clock; // from live map/event notifications only
     QString m_url;
     bool m_agentsListed = false; // this connection had its complete agent list (the snapshot)
+    QSet<QString> m_refused;     // observation methods refused (-32601) under their usual spelling, this connection
 };
 
 } // namespace mapi

@@ -622,7 +622,11 @@ bool CompressingWriter::close()
     else if (d->compression == Compression::Gzip)
         ok = d->zlibRun(nullptr, 0, Z_FINISH);
     d->release();
-    ok = d->file().flush() && ok;
+    if (!d->file().flush()) {
+        if (d->error.isEmpty())
+            d->error = QStringLiteral("cannot write %1: %2").arg(d->file().fileName(), d->file().errorString());
+        ok = false;
+    }
     if (QSaveFile *save = d->saveFile()) {
         if (!ok) {
             save->cancelWriting();

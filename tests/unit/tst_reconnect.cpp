@@ -318,6 +318,9 @@ private Q_SLOTS:
     void actionErrorsAndRefusals();
     void actionWithALostAnswerIsUnknownUntilItsEvent();
     void observerOnlyClientSendsNoControl();
+    void observerRefusesEveryMethodThatChanges();
+    void listsUnderTheOtherSpelling();
+    void neitherSpellingIsSaid();
     void serverRequestIsAnsweredMethodNotFound();
     void stopUnsubscribesAndCloses();
     void backlogCountsWhatTheClientHandsOut();
@@ -1122,3 +1125,78 @@ void TestReconnect::backlogHoldsTheProducerUntilThereIsRoom()
 }
 
 #include "tst_reconnect.moc"
+
+// Observer mode below the actions too: a generic request that changes the system is refused
+// without being sent; reads go out.
+void TestReconnect::observerRefusesEveryMethodThatChanges()
+{
+    auto *t = new FakeTransport;
+    ClientOptions options = fastOptions();
+    options.observerOnly = true;
+    MapClient client(options, t);
+    Recorder rec(client);
+    client.start();
+    QTRY_COMPARE(client.state(), ClientState::Live);
+    const int sentBefore = t->sent.size();
+    for (const char *method : {"map/scopes/create", "mail/turn", "map/agents/register", "trajectory/checkpoint", "x-vendor/do"}) {
+        int code = 0;
+        client.request(QString::fromLatin1(method), Json::object(), [&code](bool ok, const Json &, const RpcError &e) {
+            code = ok ? 1 : e.code;
+        });
+        QCOMPARE(code, MapClient::kRefusedCode);
+    }
+    QCOMPARE(t->sent.size(), sentBefore);
+    client.request(QStringLiteral("map/agents/get"), Json{{"agentId", "a1"}}, {});
+    QTRY_COMPARE(t->requestsFor(QStringLiteral("map/agents/get")).size(), 1);
+}
+
+// A server that knows its lists only as map/agents.list: asked once under that spelling, kept for
+// the server, said once (MethodFallback), and nothing is missing.
+void TestReconnect::listsUnderTheOtherSpelling()
+{
+    auto *t = new FakeTransport;
+    t->handlers[QStringLiteral("map/agents/list")] = [](const Json &) {
+        return std::optional<Answer>(Answer::error(-32601, QStringLiteral("Method not found")));
+    };
+    t->handlers[QStringLiteral("map/agents.list")] = [](const Json &) {
+        return std::optional<Answer>(Answer::ok({{"agents", Json::array({{{"id", "a1"}, {"name", "one"}, {"state", "idle"}}})}}));
+    };
+    MapClient client(fastOptions(), t);
+    Recorder rec(client);
+    client.start();
+    QTRY_COMPARE(client.state(), ClientState::Live);
+    QTRY_VERIFY(rec.store.agent(QStringLiteral("a1")));
+    QVERIFY2(rec.store.observation().complete(), qPrintable(rec.store.observation().missing().join(u'|')));
+    bool answered = false;
+    client.reconcile([&answered](bool ok) { answered = ok; });
+    QTRY_VERIFY(answered);
+    QCOMPARE(t->requestsFor(QStringLiteral("map/agents/list")).size(), 1); // asked once under the usual name
+    QCOMPARE(t->requestsFor(QStringLiteral("map/agents.list")).size(), 2); // then always the other
+    int fallbacks = 0, failures = 0;
+    for (const ProtocolProblem &p : rec.store.problems()) {
+        fallbacks += p.kind == ProblemKind::MethodFallback;
+        failures += p.kind == ProblemKind::MethodFailed;
+    }
+    QCOMPARE(fallbacks, 1);
+    QCOMPARE(failures, 1); // the first refusal, said, then taken back by the fallback
+}
+
+// Neither spelling: the observation goes live on what it can learn and says what it lacks.
+void TestReconnect::neitherSpellingIsSaid()
+{
+    auto *t = new FakeTransport;
+    for (const char *m : {"map/scopes/list", "map/scopes.list"})
+        t->handlers[QString::fromLatin1(m)] = [](const Json &) {
+            return std::optional<Answer>(Answer::error(-32601, QStringLiteral("Method not found")));
+        };
+    MapClient client(fastOptions(), t);
+    Recorder rec(client);
+    client.start();
+    QTRY_COMPARE(client.state(), ClientState::Live);
+    QTRY_VERIFY(!rec.store.observation().complete());
+    const QStringList missing = rec.store.observation().missing();
+    QCOMPARE(missing.size(), 1);
+    QVERIFY2(missing.front().contains(QLatin1String("does not list scopes: scopes are inferred from events")), qPrintable(missing.front()));
+    QVERIFY(missing.front().contains(QLatin1String("-32601")));
+}
+

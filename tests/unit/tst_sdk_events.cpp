@@ -8,6 +8,7 @@
 // snake_case and the dotted one), into a store.
 #include "TestSupport.h"
 
+#include "map/MethodTable.h"
 #include "protocol/SimdJsonParser.h"
 
 #include <QDir>
@@ -177,6 +178,10 @@ private slots:
                 QVERIFY2(e->message, qPrintable(name + u": no message read"));
                 QVERIFY(check("from", e->message->from));
             }
+            QString statusBefore;
+            if (expect.contains("taskId"))
+                if (const Task *before = store.task(q(expect["taskId"].get<std::string>().c_str())))
+                    statusBefore = before->status;
             store.apply(f.inputs);
             store.flushChanges();
             // What the store made of it.
@@ -205,6 +210,8 @@ private slots:
                     QCOMPARE(task->type, q(expect["taskTitle"].get<std::string>().c_str()));
                 if (expect.contains("taskStatus") && !expect["taskStatus"].is_null())
                     QCOMPARE(task->status, canonicalTaskStatus(q(expect["taskStatus"].get<std::string>().c_str())));
+                else if (expect.contains("taskStatus")) // null: the event must not change it
+                    QCOMPARE(task->status, statusBefore);
                 if (expect.contains("previousState"))
                     QCOMPARE(e->task.previous, canonicalTaskStatus(q(expect["previousState"].get<std::string>().c_str())));
             }
@@ -236,6 +243,23 @@ private slots:
         QCOMPARE(canonicalTaskStatus(QStringLiteral("canceled")), QStringLiteral("canceled"));
         QCOMPARE(canonicalTaskStatus(QStringLiteral("Done")), QStringLiteral("done"));
         QCOMPARE(canonicalTaskStatus(QStringLiteral("x-waiting-for-review")), QStringLiteral("x-waiting-for-review"));
+    }
+
+    // Observer mode's table (map/MethodTable.h): reads and the caller's own connection pass;
+    // every method that changes the system, and every unknown one, does not.
+    void methodEffects()
+    {
+        for (const char *m : {"map/agents/list", "map/scopes/members", "map/replay", "mail/list", "mail/turns/list",
+                              "trajectory/content", "workspace/read", "map/agents.list"})
+            QCOMPARE(int(methodEffect(q(m))), int(MethodEffect::Reads));
+        for (const char *m : {"map/connect", "map/subscribe", "map/unsubscribe", "map/resume", "map/subscribe.ack"})
+            QCOMPARE(int(methodEffect(q(m))), int(MethodEffect::OwnConnection));
+        for (const char *m : {"map/send", "map/inject", "map/agents/stop", "map/agents/resume", "map/agents/update",
+                              "map/scopes/create", "mail/turn", "mail/join", "trajectory/checkpoint", "cred/get",
+                              "map/session/close", "map/federation/route", "x-vendor/anything", ""})
+            QCOMPARE(int(methodEffect(q(m))), int(MethodEffect::Changes));
+        QCOMPARE(int(methodEffect(QStringLiteral("mail/summary"))), int(MethodEffect::Reads));
+        QCOMPARE(int(methodEffect(QStringLiteral("mail/summary"), Json{{"regenerate", true}})), int(MethodEffect::Changes));
     }
 
     // Method names: the canonical and the dotted spelling read as one; map/subscribe.ack is its own.
