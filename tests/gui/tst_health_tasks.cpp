@@ -9,6 +9,7 @@
 #include "models/TaskModels.h"
 #include "panels/HealthPanel.h"
 #include "panels/TasksPanel.h"
+#include "pipeline/ProtocolPipeline.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 #include "style/Theme.h"
@@ -405,6 +406,37 @@ private Q_SLOTS:
         filter->setText(QStringLiteral("rejected"));
         QTRY_COMPARE(table->model()->rowCount(), 1);
         QCOMPARE(table->model()->index(0, 0).data(TaskTableModel::TaskIdRole).toString(), QStringLiteral("t-two"));
+    }
+
+    // Tasks in the SDK's shapes keep their true statuses: a blocked task is blocked, never "in
+    // progress", in the table's colour and in the panel's counts.
+    void blockedAndFailedTasksAreShownAsTheyAre()
+    {
+        InspectorSession session;
+        SelectionHub hub;
+        SystemStore &store = *session.store();
+        TasksPanel panel(&session, &hub);
+        ProtocolPipeline pipeline;
+        qint64 t = 1000;
+        const auto event = [&](const char *type, const Json &data) {
+            const Json frame = {{"jsonrpc", "2.0"}, {"method", "map/event"}, {"params", {{"event", {{"type", type}, {"data", data}}}}}};
+            store.apply(pipeline.frameReceived(QByteArray::fromStdString(frame.dump()), t += 10).inputs);
+        };
+        event("task_created", {{"task", {{"id", "t-b"}, {"title", "wait for review"}, {"status", "in_progress"}}}});
+        event("task_status", {{"taskId", "t-b"}, {"previous", "in_progress"}, {"current", "blocked"}});
+        event("task.created", {{"task", {{"id", "t-f"}, {"title", "parse"}, {"status", "open"}}}});
+        event("task.status", {{"taskId", "t-f"}, {"previous", "open"}, {"current", "failed"}});
+        event("task.created", {{"task", {{"id", "t-w"}, {"title", "write"}, {"status", "in_progress"}}}});
+        store.flushChanges();
+        QCOMPARE(store.task(QStringLiteral("t-b"))->status, QStringLiteral("blocked"));
+        QCOMPARE(store.task(QStringLiteral("t-b"))->type, QStringLiteral("wait for review"));
+        QCOMPARE(store.task(QStringLiteral("t-f"))->status, QStringLiteral("failed"));
+        QCOMPARE(int(taskPhase(QStringLiteral("blocked"))), int(TaskPhase::Blocked));
+        QVERIFY(taskPhaseColor(TaskPhase::Blocked, panel.palette()) != taskPhaseColor(TaskPhase::Active, panel.palette()));
+        const QString counts = panel.findChild<QLabel *>(QStringLiteral("taskCounts"))->text();
+        QVERIFY2(counts.contains(QLatin1String("1&nbsp;blocked")), qPrintable(counts));
+        QVERIFY2(counts.contains(QLatin1String("1&nbsp;in progress")), qPrintable(counts));
+        QVERIFY2(counts.contains(QLatin1String("1&nbsp;failed")), qPrintable(counts));
     }
 
     void chartSeriesGainPointsWhenCountersChange()

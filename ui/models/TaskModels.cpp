@@ -51,6 +51,8 @@ TaskPhase taskPhase(const QString &status)
         {QStringLiteral("pending"), TaskPhase::Pending},     {QStringLiteral("created"), TaskPhase::Pending},
         {QStringLiteral("accepted"), TaskPhase::Active},     {QStringLiteral("assigned"), TaskPhase::Active},
         {QStringLiteral("in-progress"), TaskPhase::Active},  {QStringLiteral("in_progress"), TaskPhase::Active},
+        {QStringLiteral("blocked"), TaskPhase::Blocked},     {QStringLiteral("waiting"), TaskPhase::Blocked},
+        {QStringLiteral("input-required"), TaskPhase::Blocked}, {QStringLiteral("paused"), TaskPhase::Blocked},
     };
     if (status.isEmpty())
         return TaskPhase::Pending;
@@ -66,6 +68,7 @@ QColor taskPhaseColor(TaskPhase phase, const QPalette &palette)
     switch (phase) {
     case TaskPhase::Pending: return palette.color(QPalette::PlaceholderText);
     case TaskPhase::Active: return palette.color(QPalette::Highlight);
+    case TaskPhase::Blocked: return healthColor(Health::Late);
     case TaskPhase::HandedOff: return healthColor(Health::Late);
     case TaskPhase::Completed: return healthColor(Health::Healthy);
     case TaskPhase::Failed: return healthColor(Health::Failed);

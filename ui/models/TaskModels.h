@@ -20,7 +20,9 @@ namespace mapi::ui {
 // Where a task status sits in its lifecycle. The store uses the seed vocabulary (requested,
 // accepted, rejected, handed-off, in-progress, completed, failed); servers' task.* events
 // add their own words (open, assigned, cancelled, …), folded here.
-enum class TaskPhase { Pending, Active, HandedOff, Completed, Failed, Rejected, Cancelled };
+// Blocked: the task waits on something (the SDK's "blocked", "waiting", A2A's "input-required"):
+// not under way, and never shown as if it were.
+enum class TaskPhase { Pending, Active, Blocked, HandedOff, Completed, Failed, Rejected, Cancelled };
 TaskPhase taskPhase(const QString &status);
 // Colour of a status, legible on the palette's base in light and dark themes.
 QColor taskPhaseColor(TaskPhase phase, const QPalette &palette);

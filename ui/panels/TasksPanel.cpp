@@ -193,12 +193,13 @@ void TasksPanel::updateCounts()
         m_counts->setText(tr("No tasks yet"));
         return;
     }
-    std::array<int, 7> perPhase{};
+    std::array<int, 8> perPhase{};
     for (const Task &task : tasks)
         ++perPhase[size_t(taskPhase(task.status))];
-    const std::array<std::pair<TaskPhase, QString>, 7> labels{{
-        {TaskPhase::Pending, tr("requested")},
+    const std::array<std::pair<TaskPhase, QString>, 8> labels{{
+        {TaskPhase::Pending, tr("open")},
         {TaskPhase::Active, tr("in progress")},
+        {TaskPhase::Blocked, tr("blocked")},
         {TaskPhase::HandedOff, tr("handed off")},
         {TaskPhase::Completed, tr("completed")},
         {TaskPhase::Failed, tr("failed")},
