@@ -1,6 +1,7 @@
 #include "map/Dialect.h"
 #include "map/DialectSimd.h"
 #include "map/JsonViews.h"
+#include "protocol/Utf16Repair.h"
 
 #include <QHash>
 
@@ -720,7 +721,12 @@ std::optional<MessageRecord> messageInFrame(const QByteArray &frame, QStringView
         if (MapEvent e; eventFromNotification(params, e, error, differs) && !differs && found(e))
             return std::move(*e.message);
     }
-    const Json json = Json::parse(frame.constBegin(), frame.constEnd(), nullptr, false);
+    Json json = Json::parse(frame.constBegin(), frame.constEnd(), nullptr, false);
+    if (json.is_discarded()) { // read as the pipeline read it: lone surrogates as U+FFFD
+        QByteArray repaired = frame;
+        if (repairLoneSurrogates(repaired) > 0)
+            json = Json::parse(repaired.constBegin(), repaired.constEnd(), nullptr, false);
+    }
     if (!json.is_object())
         return std::nullopt;
     QString error;

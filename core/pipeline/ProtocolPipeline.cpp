@@ -164,6 +164,16 @@ InterpretedFrame ProtocolPipeline::frameReceived(const QByteArray &frame, qint64
         out.inputs.push_back(ProblemInput{std::move(*decoded.problem)});
         return out;
     }
+    if (decoded.surrogatesReplaced > 0) { // used, and said (the frame is kept as it came)
+        ProtocolProblem p;
+        p.kind = ProblemKind::Repaired;
+        p.detail = QStringLiteral("%1 lone UTF-16 surrogate(s) (a string cut inside a character) replaced with U+FFFD; "
+                                  "the frame was used")
+                       .arg(decoded.surrogatesReplaced);
+        p.frame = frame.left(ProtocolProblem::kMaxKeptProblemBytes);
+        p.timeMs = timeMs;
+        out.inputs.push_back(ProblemInput{std::move(p)});
+    }
     RpcMessage &msg = *decoded.message;
     switch (msg.kind) {
     case MessageKind::Notification:

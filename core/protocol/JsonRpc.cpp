@@ -1,4 +1,5 @@
 #include "JsonRpc.h"
+#include "Utf16Repair.h"
 
 #include <cstring>
 #include <limits>
@@ -23,6 +24,7 @@ QString problemKindName(ProblemKind kind)
     case ProblemKind::UnknownEvent: return QStringLiteral("unknown-event");
     case ProblemKind::NotAnswering: return QStringLiteral("not-answering");
     case ProblemKind::Drift: return QStringLiteral("drift");
+    case ProblemKind::Repaired: return QStringLiteral("repaired");
     }
     return QStringLiteral("unknown");
 }
@@ -118,8 +120,16 @@ DecodeOutcome FrameCodec::decode(const QByteArray &frame, qint64 timeMs) const
 
     Json doc;
     QString parseError;
-    if (!m_parser->parse(frame, doc, parseError))
-        return fail(ProblemKind::InvalidJson, QStringLiteral("invalid JSON: %1").arg(parseError));
+    if (!m_parser->parse(frame, doc, parseError)) {
+        // A JavaScript string cut in half: usable once its lone surrogates are U+FFFD.
+        QByteArray repaired = frame;
+        QString ignored;
+        out.surrogatesReplaced = repairLoneSurrogates(repaired);
+        if (out.surrogatesReplaced == 0 || !m_parser->parse(repaired, doc, ignored)) {
+            out.surrogatesReplaced = 0;
+            return fail(ProblemKind::InvalidJson, QStringLiteral("invalid JSON: %1").arg(parseError));
+        }
+    }
     if (doc.is_array())
         return fail(ProblemKind::NotJsonRpc, QStringLiteral("JSON-RPC batches are not part of MAP"));
     if (!doc.is_object())

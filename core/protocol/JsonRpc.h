@@ -41,6 +41,7 @@ enum class ProblemKind {
     UnknownEvent,     // the first event of a type the model does not understand (kept raw; counted by type)
     NotAnswering,     // the server stopped answering requests (a liveness probe timed out)
     Drift,            // the server's own agent list differs from the model (events were missed)
+    Repaired,         // a frame usable only once its lone UTF-16 surrogates were replaced (U+FFFD)
 };
 
 QString problemKindName(ProblemKind kind);
@@ -79,6 +80,7 @@ struct DecodeOutcome
 {
     std::optional<RpcMessage> message;
     std::optional<ProtocolProblem> problem;
+    int surrogatesReplaced = 0; // lone UTF-16 surrogates replaced to make the frame usable (Utf16Repair.h)
     bool ok() const { return message.has_value(); }
 };
 

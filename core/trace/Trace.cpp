@@ -1,6 +1,7 @@
 #include "trace/Trace.h"
 
 #include "common/FileIdentity.h"
+#include "protocol/Utf16Repair.h"
 
 #include "trace/Otlp.h"
 #include "trace/TraceImport.h"
@@ -436,7 +437,12 @@ bool TraceFileReader::next(TraceRecord &record)
                 m_stats.addBadLine(line);
                 continue;
             }
-            const Json object = Json::parse(text.constBegin(), text.constEnd(), nullptr, false);
+            Json object = Json::parse(text.constBegin(), text.constEnd(), nullptr, false);
+            if (object.is_discarded()) { // a lone UTF-16 surrogate: read with U+FFFD (protocol/Utf16Repair.h)
+                QByteArray repaired = text;
+                if (repairLoneSurrogates(repaired) > 0)
+                    object = Json::parse(repaired.constBegin(), repaired.constEnd(), nullptr, false);
+            }
             s.converted.clear();
             if (object.is_discarded() || !s.importer.convert(object, s.converted)) {
                 m_stats.addBadLine(line);

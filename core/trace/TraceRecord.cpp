@@ -1,4 +1,5 @@
 #include "trace/TraceRecord.h"
+#include "protocol/Utf16Repair.h"
 
 #include "protocol/SimdJsonConvert.h"
 
@@ -302,6 +303,16 @@ RecordLineParser::Result RecordLineParser::parse(const char *data, qsizetype siz
     dom::element root;
     const bool copy = paddedCapacity < size + qsizetype(SIMDJSON_PADDING);
     if (const error_code e = d->parser.parse(data, size_t(size), copy).get(root); e != SUCCESS) {
+        // A line with a lone UTF-16 surrogate (a JavaScript string cut in half): read with it
+        // replaced by U+FFFD rather than lost (protocol/Utf16Repair.h).
+        QByteArray repaired(data, size);
+        if (repairLoneSurrogates(repaired) > 0) {
+            repaired.reserve(repaired.size() + qsizetype(SIMDJSON_PADDING));
+            const Result again = parse(repaired.constData(), repaired.size(), repaired.capacity(), out);
+            out.contentOffset = -1; // not the file's bytes: read back by parsing the line again
+            out.contentLineSize = 0;
+            return again;
+        }
         m_error = QString::fromUtf8(error_message(e));
         return Result::Bad;
     }
