@@ -146,4 +146,15 @@ ErrorOr<std::optional<qint64>> timeOption(const QCommandLineParser &p, const QSt
     return Failure{QStringLiteral("--%1 must be epoch milliseconds or an ISO 8601 time").arg(name)};
 }
 
+ErrorOr<TimeRange> timeRangeOption(const QCommandLineParser &p)
+{
+    const ErrorOr<std::optional<qint64>> from = timeOption(p, QStringLiteral("from"));
+    if (!from)
+        return Failure{from.error()};
+    const ErrorOr<std::optional<qint64>> to = timeOption(p, QStringLiteral("to"));
+    if (!to)
+        return Failure{to.error()};
+    return TimeRange{*from, *to};
+}
+
 } // namespace mapi::cli

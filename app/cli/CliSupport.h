@@ -114,5 +114,11 @@ TraceLoadOptions loadOptions(const Common &common);
 QString isoTime(qint64 ms);
 // An optional time: nullopt when the option is not given.
 ErrorOr<std::optional<qint64>> timeOption(const QCommandLineParser &p, const QString &name);
+// --from and --to (convert, bundle).
+struct TimeRange
+{
+    std::optional<qint64> from, to;
+};
+ErrorOr<TimeRange> timeRangeOption(const QCommandLineParser &p);
 
 } // namespace mapi::cli

@@ -156,12 +156,10 @@ int commandConvert(const QCommandLineParser &p, const Common &common)
     const QString outPath = p.value(QStringLiteral("out"));
     if (const QString same = outputOverwritesInput(outPath, {in}); !same.isEmpty())
         return failWith(OutputUnwritable, same);
-    const ErrorOr<std::optional<qint64>> fromOption = timeOption(p, QStringLiteral("from"));
-    const ErrorOr<std::optional<qint64>> toOption = timeOption(p, QStringLiteral("to"));
-    for (const auto *option : {&fromOption, &toOption})
-        if (!*option)
-            return failWith(Usage, option->error());
-    const std::optional<qint64> from = *fromOption, to = *toOption;
+    const ErrorOr<TimeRange> range = timeRangeOption(p);
+    if (!range)
+        return failWith(Usage, range.error());
+    const std::optional<qint64> from = range->from, to = range->to;
     const QString lower = outPath.toLower();
     const bool csv = lower.endsWith(QLatin1String(".csv"));
     const bool otlp = lower.endsWith(QLatin1String(".otlp.json")) || lower.endsWith(QLatin1String(".otlp.jsonl"));
@@ -345,17 +343,15 @@ int commandBundle(const QCommandLineParser &p, const Common &common)
     const QString outPath = preview ? QString() : p.value(QStringLiteral("out"));
     if (const QString same = outputOverwritesInput(outPath, {in}); !same.isEmpty())
         return failWith(OutputUnwritable, same);
-    const ErrorOr<std::optional<qint64>> fromOption = timeOption(p, QStringLiteral("from"));
-    const ErrorOr<std::optional<qint64>> toOption = timeOption(p, QStringLiteral("to"));
-    for (const auto *option : {&fromOption, &toOption})
-        if (!*option)
-            return failWith(Usage, option->error());
+    const ErrorOr<TimeRange> range = timeRangeOption(p);
+    if (!range)
+        return failWith(Usage, range.error());
     const ErrorOr<AlertRules> rules = rulesOption(p);
     if (!rules)
         return failWith(Usage, rules.error());
     BundleOptions options;
-    options.fromMs = *fromOption;
-    options.toMs = *toOption;
+    options.fromMs = range->from;
+    options.toMs = range->to;
     options.redactPatterns = p.values(QStringLiteral("redact"));
     options.redactKeyNames = p.values(QStringLiteral("redact-key"));
     options.content.note = p.value(QStringLiteral("note"));

@@ -587,14 +587,11 @@ void SystemStore::noteUnknownEvent(const MapEvent &e, qint64 receivedMs)
     const QByteArray text = QByteArray::fromStdString(sample.dump(-1, ' ', false, Json::error_handler_t::replace));
     if (!m_observation.addUnknownType(e.type, receivedMs, text))
         return;
-    ProtocolProblem p;
-    p.kind = ProblemKind::UnknownEvent;
-    p.detail = QStringLiteral("events of type \"%1\" are not understood by the model: kept raw (timeline, inspector) "
-                              "and counted by type")
-                   .arg(e.type);
-    p.frame = text.left(ObservationNotes::kMaxSampleBytes);
-    p.timeMs = receivedMs;
-    applyProblem(p);
+    applyProblem(makeProblem(ProblemKind::UnknownEvent,
+                             QStringLiteral("events of type \"%1\" are not understood by the model: kept raw (timeline, "
+                                            "inspector) and counted by type")
+                                 .arg(e.type),
+                             text.left(ObservationNotes::kMaxSampleBytes), receivedMs));
 }
 
 // A reconciliation list against the model, before it is applied: the agents the server lists
@@ -630,16 +627,15 @@ void SystemStore::checkDrift(const AgentsSnapshot &snapshot)
     if (!stale.isEmpty())
         parts << QStringLiteral("no longer lists %1 agent(s) the model showed as present (%2)").arg(stale.size()).arg(some(stale));
     const qint64 lastEvent = m_events.keptCount() ? m_events.back().timestampMs : 0;
-    ProtocolProblem p;
-    p.kind = ProblemKind::Drift;
-    p.detail = QStringLiteral("the server's agent list differs from the model: it %1; events were missed%2. The model "
-                              "now follows the server's list")
-                   .arg(parts.join(QStringLiteral(" and ")),
-                        lastEvent ? QStringLiteral(" (the last event arrived at %1)")
-                                        .arg(QDateTime::fromMSecsSinceEpoch(lastEvent).toUTC().toString(Qt::ISODateWithMs))
-                                  : QString());
-    p.timeMs = snapshot.timeMs;
-    applyProblem(p);
+    applyProblem(makeProblem(
+        ProblemKind::Drift,
+        QStringLiteral("the server's agent list differs from the model: it %1; events were missed%2. The model now follows "
+                       "the server's list")
+            .arg(parts.join(QStringLiteral(" and ")),
+                 lastEvent ? QStringLiteral(" (the last event arrived at %1)")
+                                 .arg(QDateTime::fromMSecsSinceEpoch(lastEvent).toUTC().toString(Qt::ISODateWithMs))
+                           : QString()),
+        {}, snapshot.timeMs));
 }
 
 void SystemStore::applyAgentsSnapshot(const AgentsSnapshot &snapshot)

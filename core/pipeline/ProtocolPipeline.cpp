@@ -66,13 +66,8 @@ ModelInputs ProtocolPipeline::connectionClosed(const QString &reason, qint64 tim
     info.url = m_url;
     info.state = reason.isEmpty() ? QStringLiteral("closed") : QStringLiteral("closed: ") + reason;
     info.timeMs = timeMs;
-    if (reason.startsWith(kServerSilent)) {
-        ProtocolProblem p;
-        p.kind = ProblemKind::NotAnswering;
-        p.detail = reason.mid(kServerSilent.size());
-        p.timeMs = timeMs;
-        return {info, ProblemInput{std::move(p)}};
-    }
+    if (reason.startsWith(kServerSilent))
+        return {info, ProblemInput{makeProblem(ProblemKind::NotAnswering, reason.mid(kServerSilent.size()), {}, timeMs)}};
     return {info};
 }
 
@@ -165,14 +160,11 @@ InterpretedFrame ProtocolPipeline::frameReceived(const QByteArray &frame, qint64
         return out;
     }
     if (decoded.surrogatesReplaced > 0) { // used, and said (the frame is kept as it came)
-        ProtocolProblem p;
-        p.kind = ProblemKind::Repaired;
-        p.detail = QStringLiteral("%1 lone UTF-16 surrogate(s) (a string cut inside a character) replaced with U+FFFD; "
-                                  "the frame was used")
-                       .arg(decoded.surrogatesReplaced);
-        p.frame = frame.left(ProtocolProblem::kMaxKeptProblemBytes);
-        p.timeMs = timeMs;
-        out.inputs.push_back(ProblemInput{std::move(p)});
+        out.inputs.push_back(ProblemInput{makeProblem(
+            ProblemKind::Repaired,
+            QStringLiteral("%1 lone UTF-16 surrogate(s) (a string cut inside a character) replaced with U+FFFD; the frame was used")
+                .arg(decoded.surrogatesReplaced),
+            frame, timeMs)});
     }
     RpcMessage &msg = *decoded.message;
     switch (msg.kind) {
@@ -199,13 +191,10 @@ InterpretedFrame ProtocolPipeline::frameReceived(const QByteArray &frame, qint64
         const QString sentAs = std::move(it->sentAs);
         m_pending.erase(it);
         if (msg.kind == MessageKind::Result && sentAs != out.requestMethod && m_refused.remove(out.requestMethod)) {
-            ProtocolProblem p;
-            p.kind = ProblemKind::MethodFallback;
-            p.method = out.requestMethod;
-            p.detail = QStringLiteral("%1 is not known to this server (-32601); it answers %2, used instead")
-                           .arg(out.requestMethod, sentAs);
-            p.timeMs = timeMs;
-            out.inputs.push_back(ProblemInput{std::move(p)});
+            out.inputs.push_back(ProblemInput{makeProblem(
+                ProblemKind::MethodFallback,
+                QStringLiteral("%1 is not known to this server (-32601); it answers %2, used instead").arg(out.requestMethod, sentAs),
+                {}, timeMs, out.requestMethod)});
         }
         if (msg.kind == MessageKind::Result)
             interpretResult(out, msg, timeMs);
@@ -318,13 +307,9 @@ void ProtocolPipeline::interpretError(InterpretedFrame &out, const RpcMessage &m
         return;
     if (msg.error.code == -32601 && sentAs == method)
         m_refused.insert(method); // a later answer under the other spelling is a MethodFallback
-    ProtocolProblem p;
-    p.kind = ProblemKind::MethodFailed;
-    p.method = method;
-    p.detail = QStringLiteral("%1 failed (%2 %3): %4").arg(sentAs).arg(msg.error.code).arg(msg.error.message, loss);
-    p.frame = frame.left(ProtocolProblem::kMaxKeptProblemBytes);
-    p.timeMs = timeMs;
-    out.inputs.push_back(ProblemInput{std::move(p)});
+    out.inputs.push_back(ProblemInput{makeProblem(
+        ProblemKind::MethodFailed, QStringLiteral("%1 failed (%2 %3): %4").arg(sentAs).arg(msg.error.code).arg(msg.error.message, loss),
+        frame, timeMs, method)});
 }
 
 void ProtocolPipeline::interpretResult(InterpretedFrame &out, const RpcMessage &msg, qint64 timeMs)

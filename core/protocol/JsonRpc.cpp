@@ -92,13 +92,14 @@ int FrameCodec::nestingDepth(const QByteArray &text, int limit)
     return maxDepth;
 }
 
-static ProtocolProblem makeProblem(ProblemKind kind, QString detail, const QByteArray &frame, qint64 timeMs)
+ProtocolProblem makeProblem(ProblemKind kind, QString detail, const QByteArray &frame, qint64 timeMs, QString method)
 {
     ProtocolProblem p;
     p.kind = kind;
     p.detail = std::move(detail);
     p.frame = frame.left(ProtocolProblem::kMaxKeptProblemBytes);
     p.timeMs = timeMs;
+    p.method = std::move(method);
     return p;
 }
 

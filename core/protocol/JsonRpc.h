@@ -56,6 +56,10 @@ struct ProtocolProblem
     static constexpr qsizetype kMaxKeptProblemBytes = 64 * 1024;
 };
 
+// A problem with its frame cut at kMaxKeptProblemBytes.
+ProtocolProblem makeProblem(ProblemKind kind, QString detail, const QByteArray &frame = {}, qint64 timeMs = 0,
+                            QString method = {});
+
 enum class MessageKind { Request, Notification, Result, Error };
 
 struct RpcError
