@@ -63,8 +63,6 @@ bool isProgress(ConventionKind kind)
     case ConventionKind::TaskUpdate:
     case ConventionKind::TaskComplete:
     case ConventionKind::TaskFailed:
-    case ConventionKind::TaskStatus:
-    case ConventionKind::TaskAssigned:
         return true;
     default:
         return false;
