@@ -615,7 +615,7 @@ void SystemStore::checkDrift(const AgentsSnapshot &snapshot)
             stale << a.id;
     if (unseen.isEmpty() && stale.isEmpty())
         return;
-    const auto some = [this](const QStringList &ids) {
+    const auto some = [this](const QStringList &ids) -> QString { // a QString: a QStringBuilder would outlive its parts
         QStringList names;
         for (const QString &id : ids.mid(0, 5))
             names << agentName(id);

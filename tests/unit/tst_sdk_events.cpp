@@ -245,6 +245,41 @@ private slots:
         QCOMPARE(canonicalTaskStatus(QStringLiteral("x-waiting-for-review")), QStringLiteral("x-waiting-for-review"));
     }
 
+    // A reconciliation list that differs from the model is drift, said with the agents named
+    // (the first five, then "…"); a list equal to the model is not. (The fuzzer found the
+    // sentence built from freed text once: this keeps it covered.)
+    void driftIsSaidWithItsAgents()
+    {
+        SystemStore store;
+        AgentsSnapshot first;
+        for (int i = 1; i <= 7; ++i) {
+            AgentRecord r;
+            r.id = QStringLiteral("agent-%1").arg(i);
+            r.name = QStringLiteral("worker %1").arg(i);
+            first.data.agents.push_back(r);
+        }
+        first.timeMs = 1000;
+        store.apply(ModelInput(first));
+        AgentsSnapshot same = first;
+        same.reconcile = true;
+        same.timeMs = 100000;
+        store.apply(ModelInput(same));
+        QCOMPARE(store.observation().driftCount(), qint64(0));
+        AgentsSnapshot later;
+        later.data.agents.push_back(first.data.agents.front());
+        later.reconcile = true;
+        later.timeMs = 200000;
+        store.apply(ModelInput(later));
+        QCOMPARE(store.observation().driftCount(), qint64(1));
+        const QString detail = store.observation().lastDrift().detail;
+        QVERIFY2(detail.contains(QLatin1String("no longer lists 6 agent(s) the model showed as present (worker 2, worker 3, "
+                                               "worker 4, worker 5, worker 6, ")),
+                 qPrintable(detail));
+        QVERIFY(detail.contains(QChar(0x2026)));
+        QVERIFY(!store.observation().complete());
+        QVERIFY(store.agent(QStringLiteral("agent-7"))->unregistered); // and the model follows the server
+    }
+
     // Observer mode's table (map/MethodTable.h): reads and the caller's own connection pass;
     // every method that changes the system, and every unknown one, does not.
     void methodEffects()
