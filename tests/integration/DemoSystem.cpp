@@ -117,9 +117,14 @@ CliResult runCli(const QStringList &args, int timeoutMs)
 {
     QProcess process;
     process.start(QStringLiteral(MAPI_CLI_PATH), args);
-    CliResult result;
     if (!process.waitForStarted(10000))
-        return result;
+        return CliResult();
+    return finishCli(process, timeoutMs);
+}
+
+CliResult finishCli(QProcess &process, int timeoutMs)
+{
+    CliResult result;
     // Keep the event loop turning while waiting: the test may own servers in this thread.
     QDeadlineTimer deadline(timeoutMs);
     while (process.state() != QProcess::NotRunning && !deadline.hasExpired()) {

@@ -43,6 +43,9 @@ struct CliResult
     Json json() const;              // stdout parsed, or null
 };
 CliResult runCli(const QStringList &args, int timeoutMs = 60000);
+// Waits for a CLI started by the caller (the event loop turning meanwhile), then its result;
+// killed when still running after `timeoutMs` (exitCode -1).
+CliResult finishCli(QProcess &process, int timeoutMs);
 
 // Compares the CLI's `state` JSON with the server's /view: agents (id, name, role, state,
 // parentId, scopes) and scopes (id, name, parentId, members). Empty when equal, else the

@@ -90,26 +90,7 @@ struct RunningCli
 {
     QProcess process;
     void start(const QStringList &args) { process.start(QStringLiteral(MAPI_CLI_PATH), args); }
-    CliResult finish(int ms)
-    {
-        QElapsedTimer clock;
-        clock.start();
-        while (process.state() != QProcess::NotRunning && clock.elapsed() < ms) {
-            QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-            process.waitForFinished(50);
-        }
-        CliResult r;
-        if (process.state() != QProcess::NotRunning) {
-            process.kill();
-            process.waitForFinished(3000);
-            return r;
-        }
-        r.crashed = process.exitStatus() != QProcess::NormalExit;
-        r.exitCode = r.crashed ? -1 : process.exitCode();
-        r.out = process.readAllStandardOutput();
-        r.err = process.readAllStandardError();
-        return r;
-    }
+    CliResult finish(int ms) { return finishCli(process, ms); }
 };
 
 // The inner events a trace received, in order, each once (our own parse of the file): map/event

@@ -33,7 +33,7 @@ import { WebSocketServer } from 'ws';
 
 import {
   ensureWebSocketGlobal, parseArgs, emit, log, setVerbose, consoleToStderr, sleep, waitFor,
-  countEvents, publicAgent, runUntilDone, wireTapper,
+  countEvents, publicAgent, runUntilDone, wireTapper, pkgVersion,
 } from './lib/common.mjs';
 import { wsStream } from '../demo-system/lib/wsStream.mjs';
 
@@ -197,11 +197,5 @@ function report() {
   };
 }
 
-function pkgVersion(name) {
-  try {
-    const p = path.join(path.dirname(new URL(import.meta.url).pathname), 'node_modules', name, 'package.json');
-    return JSON.parse(fs.readFileSync(p, 'utf8')).version;
-  } catch { return null; }
-}
 
 void stop;

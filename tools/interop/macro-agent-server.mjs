@@ -28,7 +28,7 @@ import http from 'node:http';
 
 import {
   ensureWebSocketGlobal, parseArgs, emit, log, debug, setVerbose, consoleToStderr, sleep, waitFor,
-  countEvents, publicAgent, runUntilDone, wireTapper,
+  countEvents, publicAgent, runUntilDone, wireTapper, pkgVersion,
 } from './lib/common.mjs';
 
 const OPTS = parseArgs(process.argv.slice(2));
@@ -242,12 +242,6 @@ function health() {
   });
 }
 
-function pkgVersion(name) {
-  try {
-    const p = path.join(path.dirname(new URL(import.meta.url).pathname), 'node_modules', name, 'package.json');
-    return JSON.parse(fs.readFileSync(p, 'utf8')).version;
-  } catch { return null; }
-}
 
 void stop;
 void debug;

@@ -115,3 +115,11 @@ export function wireTapper(file) {
     return { readable, writable: stream.writable };
   };
 }
+
+// The version of an npm package installed in tools/interop (null when it is not there).
+export function pkgVersion(name) {
+  try {
+    const p = new URL(`../node_modules/${name}/package.json`, import.meta.url);
+    return JSON.parse(fs.readFileSync(p, 'utf8')).version;
+  } catch { return null; }
+}
