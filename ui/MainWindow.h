@@ -40,6 +40,8 @@ class RunDiffDialog;
 class IncidentDialog;
 class ScopesPanel;
 class TasksPanel;
+class ConversationsPanel;
+class AgentWorkPanel;
 class TimelinePanel;
 class WelcomePage;
 class TopologyPanel;
@@ -84,7 +86,7 @@ public:
     // no trace file is shown: a live session has no file to point at).
     QString deepLinkHere() const;
 
-    enum class ExportKind { ChromeTrace, OpenTelemetry, AgentsCsv, MessagesCsv, TasksCsv, TopologyPicture, TimelinePicture };
+    enum class ExportKind { ChromeTrace, OpenTelemetry, AgentsCsv, MessagesCsv, TasksCsv, TurnsCsv, CheckpointsCsv, AcpCsv, TopologyPicture, TimelinePicture };
     // Writes what the model holds now (a replayed trace: as it was at the replay position);
     // exportFinished() follows. ChromeTrace: only the selected agents' events when agents are
     // selected. Tables and Chrome traces are written a slice at a time (ExportJob: the window
@@ -155,6 +157,8 @@ private:
     TimelinePanel *m_timeline = nullptr;
     HealthPanel *m_health = nullptr;
     TasksPanel *m_tasks = nullptr;
+    ConversationsPanel *m_conversations = nullptr;
+    AgentWorkPanel *m_work = nullptr;
     InspectorPanel *m_inspector = nullptr;
     ActionsPanel *m_actions = nullptr;
     ProblemsPanel *m_problems = nullptr;
@@ -220,6 +224,7 @@ private:
     QToolButton *m_traceDamageButton = nullptr;
     QLabel *m_recordingLabel = nullptr;
     QLabel *m_journalLabel = nullptr;   // shown while the session journal cannot be written
+    QLabel *m_silenceLabel = nullptr;   // the connected server stopped answering, or its events stopped
 };
 
 } // namespace mapi::ui

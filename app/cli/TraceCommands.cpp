@@ -171,7 +171,7 @@ int commandConvert(const QCommandLineParser &p, const Common &common)
     }
     CsvTable table = CsvTable::Agents;
     if (csv && !csvTableFromName(p.value(QStringLiteral("table")), table))
-        return failWith(Usage, QStringLiteral("a .csv output needs --table agents|messages|tasks"));
+        return failWith(Usage, QStringLiteral("a .csv output needs --table agents|messages|tasks|turns|checkpoints|acp"));
 
     SystemStore store;
     TraceLoadOptions options = loadOptions(common);

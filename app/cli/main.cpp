@@ -28,7 +28,7 @@ int main(int argc, char **argv)
         "          record every frame to a trace (.jsonl, .jsonl.zst or .jsonl.gz)\n"
         "  state   --url URL [--duration S] | --trace FILE   print the system model as JSON\n"
         "  stats   --trace FILE   records, events by type, agents, messages, tasks, time span, bad lines\n"
-        "  convert --trace IN --out OUT [--table agents|messages|tasks] [--from T] [--to T]\n"
+        "  convert --trace IN --out OUT [--table agents|messages|tasks|turns|checkpoints|acp] [--from T] [--to T]\n"
         "          OUT by extension: .jsonl[.zst|.gz] a trace (recompress, or convert a capture or\n"
         "          a seed-format log), .otlp.json OpenTelemetry (OTLP/JSON, GenAI conventions),\n"
         "          .json a Chrome trace (Perfetto), .csv a table (--table)\n"
@@ -73,7 +73,7 @@ int main(int argc, char **argv)
         {QStringLiteral("duration"), QStringLiteral("Seconds to observe after the snapshot (state: default 1; record: required)."), QStringLiteral("S")},
         {QStringLiteral("out"), QStringLiteral("File to write (record: the trace; convert: by extension)."), QStringLiteral("FILE")},
         {QStringLiteral("trace"), QStringLiteral("Trace, capture or seed-format log to read instead of connecting."), QStringLiteral("FILE")},
-        {QStringLiteral("table"), QStringLiteral("convert to .csv: agents, messages or tasks."), QStringLiteral("TABLE")},
+        {QStringLiteral("table"), QStringLiteral("convert to .csv: agents, messages, tasks, turns (conversations), checkpoints or acp."), QStringLiteral("TABLE")},
         {QStringLiteral("from"), QStringLiteral("convert, bundle: start of the time range (epoch ms or ISO 8601)."), QStringLiteral("T")},
         {QStringLiteral("to"), QStringLiteral("convert, bundle: end of the time range (epoch ms or ISO 8601)."), QStringLiteral("T")},
         {QStringLiteral("rotate-mb"), QStringLiteral("record: start a new part after N MiB on disk."), QStringLiteral("N"), QStringLiteral("0")},

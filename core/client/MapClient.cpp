@@ -373,6 +373,8 @@ void MapClient::onText(const QByteArray &frame)
     case MessageKind::Notification:
         if (msg.method == QLatin1String("map/auth/expiring"))
             Q_EMIT authExpiring(jsonInt(msg.params, "expiresAt"), jsonInt(msg.params, "expiresInMs"));
+        else if (msg.method == QLatin1String("trajectory/content.chunk"))
+            Q_EMIT contentChunk(QByteArray::fromStdString(msg.params.dump(-1, ' ', false, Json::error_handler_t::replace)));
         break;
     case MessageKind::Request: {
         // MAP defines no server→client requests; answer so the server does not wait forever.
@@ -578,6 +580,7 @@ void MapClient::onConnectResult(const Json &result)
 
 void MapClient::noteServer(const Json &connectResult)
 {
+    noteExtensions(connectResult);
     const Json *sys = jsonChild(connectResult, "systemInfo");
     if (!sys || !sys->is_object())
         return;
@@ -738,6 +741,7 @@ void MapClient::goLive()
     m_lastProbeMs = m_lastReconcileMs = t; // the snapshot just read the server
     setState(ClientState::Live);
     Q_EMIT live();
+    readExtensionHistory();
 }
 
 // ---- model output ----------------------------------------------------------------------

@@ -166,6 +166,8 @@ Q_SIGNALS:
     // The server's answer to refreshAuth(): accepted, or refused with why (no secret in it).
     void authRefreshed(bool accepted, const QString &why);
     void supportChanged(const QString &method, mapi::Support support);
+    // A trajectory/content.chunk notification: its params as JSON text (ContentStreams reads it).
+    void contentChunk(const QByteArray &paramsJson);
     void actionRecorded(const mapi::ActionUpdate &update); // also given to every frame sink
 
 private:
@@ -207,6 +209,11 @@ private:
     void replayGap(const QString &oldSubscriptionId, const QString &since, int page, int replayed);
     void snapshot();
     void goLive();
+    // MapClientExtensions.cpp: conversations and checkpoints from before this connection.
+    void noteExtensions(const Json &connectResult);
+    void readExtensionHistory();
+    void listConversations(const QString &cursor, int page, QStringList ids);
+    void listCheckpoints(const QString &cursor, int page);
     void dropAndReconnect(const QString &reason);
     void scheduleReconnect();
     void fail(ClientFailure failure, const QString &message);
@@ -257,6 +264,7 @@ private:
     QString m_lastError;
     QString m_dropReason; // why dropAndReconnect() closed the socket, for the close that follows
     int m_snapshotOutstanding = 0;
+    bool m_mailAdvertised = false; // this connection's map/connect advertised capabilities.mail
     int m_replayedAfterReconnect = 0;
     bool m_replayOk = false;
     bool m_replayPartial = false;  // the last replay stopped at replayMaxPages with events still missing

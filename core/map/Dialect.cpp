@@ -376,6 +376,14 @@ static void fillSubject(MapEvent &e, const View &d)
         e.agentId = optString(d, "agentId").value_or(e.task.assignee); // who holds it
         break;
     }
+    case EventKind::ConversationCreated:
+    case EventKind::ConversationClosed:
+    case EventKind::ParticipantJoined:
+    case EventKind::ParticipantLeft:
+    case EventKind::TurnAdded:
+    case EventKind::TurnUpdated:
+    case EventKind::ThreadCreated:
+    case EventKind::TrajectoryCheckpoint:
     case EventKind::Other: {
         // Kept raw; its subject agent read where the SDK's typed data puts it (mail, trajectory,
         // permissions), else its source. A client's permissions name a client, not an agent.
@@ -443,7 +451,8 @@ static std::pair<QString, EventKind> typeAndKind(const QString &rawType)
 // cost of loading a trace.
 static bool keepsData(EventKind kind)
 {
-    return kind == EventKind::Other;
+    const EventFamily family = eventFamily(kind);
+    return family == EventFamily::Other || family == EventFamily::Conversation || family == EventFamily::Trajectory;
 }
 
 // Fills `e` (default-constructed: the caller's slot, so that the event is made where it stays,

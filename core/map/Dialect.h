@@ -17,7 +17,7 @@ QString canonicalEventType(const QString &rawType);
 EventKind eventKindFor(const QString &canonicalType);
 
 // What an event is about: the store applies each family in one handler, exports name it.
-enum class EventFamily { Agent, Scope, Message, Delivery, Session, Task, Other };
+enum class EventFamily { Agent, Scope, Message, Delivery, Session, Task, Conversation, Trajectory, Other };
 EventFamily eventFamily(EventKind kind);
 const char *eventFamilyName(EventFamily family); // "agent", "scope", "message", "delivery", ...
 

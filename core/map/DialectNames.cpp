@@ -53,6 +53,14 @@ EventFamily eventFamily(EventKind kind)
     case EventKind::TaskAssigned:
     case EventKind::TaskStatus:
     case EventKind::TaskCompleted: return EventFamily::Task;
+    case EventKind::ConversationCreated:
+    case EventKind::ConversationClosed:
+    case EventKind::ParticipantJoined:
+    case EventKind::ParticipantLeft:
+    case EventKind::TurnAdded:
+    case EventKind::TurnUpdated:
+    case EventKind::ThreadCreated: return EventFamily::Conversation;
+    case EventKind::TrajectoryCheckpoint: return EventFamily::Trajectory;
     case EventKind::Other: break;
     }
     return EventFamily::Other;
@@ -67,6 +75,8 @@ const char *eventFamilyName(EventFamily family)
     case EventFamily::Delivery: return "delivery";
     case EventFamily::Session: return "session";
     case EventFamily::Task: return "task";
+    case EventFamily::Conversation: return "conversation";
+    case EventFamily::Trajectory: return "trajectory";
     case EventFamily::Other: break;
     }
     return "other";
@@ -99,6 +109,14 @@ EventKind eventKindFor(const QString &t)
         {QStringLiteral("task.assigned"), EventKind::TaskAssigned},
         {QStringLiteral("task.status"), EventKind::TaskStatus},
         {QStringLiteral("task.completed"), EventKind::TaskCompleted},
+        {QStringLiteral("mail.created"), EventKind::ConversationCreated},
+        {QStringLiteral("mail.closed"), EventKind::ConversationClosed},
+        {QStringLiteral("mail.participant.joined"), EventKind::ParticipantJoined},
+        {QStringLiteral("mail.participant.left"), EventKind::ParticipantLeft},
+        {QStringLiteral("mail.turn.added"), EventKind::TurnAdded},
+        {QStringLiteral("mail.turn.updated"), EventKind::TurnUpdated},
+        {QStringLiteral("mail.thread.created"), EventKind::ThreadCreated},
+        {QStringLiteral("trajectory.checkpoint"), EventKind::TrajectoryCheckpoint},
     };
     return kinds.value(t, EventKind::Other);
 }
@@ -146,6 +164,11 @@ QString observationLossOf(const QString &method)
         {QStringLiteral("map/agents/list"), QStringLiteral("this server does not list agents: agents are inferred from events")},
         {QStringLiteral("map/scopes/list"), QStringLiteral("this server does not list scopes: scopes are inferred from events")},
         {QStringLiteral("map/scopes/members"), QStringLiteral("scope members are inferred from events")},
+        // Asked only of a server that advertises mail (MapClientExtensions.cpp).
+        {QStringLiteral("mail/list"), QStringLiteral("conversations from before this connection are not shown")},
+        {QStringLiteral("mail/get"), QStringLiteral("a conversation's participants from before this connection are not shown")},
+        {QStringLiteral("mail/turns/list"), QStringLiteral("a conversation's turns from before this connection are not shown")},
+        {QStringLiteral("mail/thread/list"), QStringLiteral("a conversation's threads from before this connection are not shown")},
     };
     return losses.value(method);
 }

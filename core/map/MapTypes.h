@@ -102,6 +102,18 @@ enum class EventKind {
     TaskAssigned,
     TaskStatus,
     TaskCompleted,
+    // Mail (conversations; MAPServer with mail enabled): event.data kept, read by the store's
+    // ConversationLedger.
+    ConversationCreated,
+    ConversationClosed,
+    ParticipantJoined,
+    ParticipantLeft,
+    TurnAdded,
+    TurnUpdated,
+    ThreadCreated,
+    // trajectory.checkpoint (hosts that wire the SDK's trajectory handlers): event.data kept,
+    // read by the store's TrajectoryLedger.
+    TrajectoryCheckpoint,
     Other, // kept and shown raw, never dropped
 };
 
@@ -159,8 +171,9 @@ struct MapEvent
         QString previous; // data.previous (task.status events)
     } task;
 
-    Json data;                // event.data as received, for EventKind::Other only
-                              // (the other kinds' fields are all read into the members above)
+    Json data;                // event.data as received, for the conversation, trajectory and
+                              // Other kinds only (the other kinds' fields are all read into the
+                              // members above)
     QByteArray rawFrame;      // the exact frame text that carried this event (may be empty for replayed batches)
     FrameRef journalRef;      // live, journaled: where that frame is kept on disk (rawFrame is then empty)
 };

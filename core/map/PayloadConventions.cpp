@@ -142,6 +142,60 @@ static QString normaliseSeverity(QString s)
     return s;
 }
 
+// An ACP frame (AcpFrame): what it is, and the words a person reads of it.
+template<typename View>
+static std::shared_ptr<const AcpFrame> readAcpFrame(const View &acp, const View &context)
+{
+    auto f = std::make_shared<AcpFrame>();
+    f->streamId = str(context, "streamId");
+    f->sessionId = str(context, "sessionId");
+    f->direction = str(context, "direction", Text::Repeats);
+    f->method = str(acp, "method", Text::Repeats);
+    f->id = str(acp, "id");
+    f->kind = f->method.isEmpty() ? AcpFrame::Kind::Response
+        : f->id.isEmpty()         ? AcpFrame::Kind::Notification
+                                  : AcpFrame::Kind::Request;
+    const View params = acp.child("params");
+    const auto textOfContent = [](const View &content) {
+        if (content.isObject())
+            return str(content, "text");
+        QString joined; // a prompt: [{type:"text", text}, ...]
+        if (content.isArray())
+            content.forEachItem([&](const View &block) {
+                if (block.isObject() && !str(block, "text").isEmpty())
+                    joined += (joined.isEmpty() ? QString() : QStringLiteral("\n")) + str(block, "text");
+            });
+        return joined;
+    };
+    if (f->method == QLatin1String("session/prompt") && params.isObject()) {
+        f->text = textOfContent(params.child("prompt"));
+    } else if (f->method == QLatin1String("session/update") && params.isObject()) {
+        const View update = params.child("update");
+        if (update.isObject()) {
+            f->update = str(update, "sessionUpdate", Text::Repeats);
+            f->toolCallId = str(update, "toolCallId");
+            f->toolStatus = str(update, "status", Text::Repeats);
+            f->text = textOfContent(update.child("content"));
+            if (f->text.isEmpty())
+                f->text = str(update, "title");
+        }
+    } else if (params.isObject() && params.child("toolCall").isObject()) { // request_permission
+        f->toolCallId = str(params.child("toolCall"), "toolCallId");
+        f->text = str(params.child("toolCall"), "title");
+    } else if (const View error = acp.child("error"); error.isObject()) {
+        f->error = true;
+        f->text = str(error, "message");
+    } else if (const View result = acp.child("result"); result.isObject()) {
+        if (const QString stop = str(result, "stopReason", Text::Repeats); !stop.isEmpty())
+            f->text = QStringLiteral("stop: ") + stop;
+        else if (const QString session = str(result, "sessionId"); !session.isEmpty())
+            f->text = QStringLiteral("session ") + session;
+    }
+    if (f->text.size() > AcpFrame::kMaxTextChars)
+        f->text.truncate(AcpFrame::kMaxTextChars);
+    return f;
+}
+
 template<typename View>
 static void readBody(ConventionInfo &c, const View &body)
 {
@@ -301,6 +355,9 @@ static ConventionInfo interpret(const View &payload)
         if (!idText.isEmpty() && (request || response))
             c.rpcRef = (request ? QLatin1Char('>') : QLatin1Char('<')) + idText;
     }
+    if (const View acp = payload.child("acp"); acp.isObject())
+        if (const View context = payload.child("acpContext"); context.isObject() && context.child("streamId").isString())
+            c.acp = readAcpFrame(acp, context);
     // W3C trace context (MAP's _meta, or an envelope's metadata): "00-<trace id>-<span id>-<flags>".
     // Its trace id groups the messages of one distributed trace (CausalChains).
     if (c.traceId.isEmpty()) {

@@ -14,6 +14,7 @@
 #include <QByteArray>
 #include <QString>
 
+#include <memory>
 #include <optional>
 
 namespace mapi {
@@ -52,6 +53,28 @@ enum class Severity : quint8 { None, Info, Warning, Error, Critical };
 // INFO, WARNING, ERROR, CRITICAL (FATAL reads as CRITICAL); None for anything else.
 Severity severityOf(const QString &normalisedSeverity);
 
+// One ACP (Agent Client Protocol) frame tunnelled in a MAP message's payload, as the SDK's
+// createACPStream / ACPAgentAdapter send it (the SDK's isACPEnvelope): payload.acp, a JSON-RPC
+// message, and payload.acpContext {streamId, sessionId, direction}.
+struct AcpFrame
+{
+    enum class Kind : quint8 { Request, Response, Notification };
+    Kind kind = Kind::Notification;
+    QString streamId;
+    QString sessionId;        // the ACP session (absent until session/new answered)
+    QString direction;        // "client-to-agent" or "agent-to-client"
+    QString id;               // requests and responses: the JSON-RPC id, as text
+    QString method;           // requests and notifications
+    // Readable: a prompt's text, a chunk's text (session/update), a tool call's title, a
+    // permission request's tool, an error's message, a prompt's stop reason. Cut at kMaxTextChars.
+    QString text;
+    static constexpr int kMaxTextChars = 4000;
+    QString update;           // session/update: its sessionUpdate (agent_message_chunk, tool_call, ...)
+    QString toolCallId;       // tool_call, tool_call_update, request_permission
+    QString toolStatus;
+    bool error = false;       // a response with an error
+};
+
 struct ConventionInfo
 {
     ConventionKind kind = ConventionKind::None;
@@ -70,6 +93,7 @@ struct ConventionInfo
     // written (a string, or the number's text).
     QString rpcRef;
     std::optional<int> priority; // 1..10 scale where given numerically
+    std::shared_ptr<const AcpFrame> acp; // an ACP frame (null: none)
 
     QString taskId;
     QString taskType;

@@ -245,6 +245,10 @@ struct ConnectionInfo
     // events measured it (0: not measured yet, the offset is taken as 0).
     qint64 clockOffsetMs = 0;
     int clockSamples = 0;
+    // What map/connect advertised beyond the core (capabilities.mail, .workspace: enabled).
+    bool mail = false;
+    bool workspace = false;
+    qint64 handshakeMs = 0;        // the last map/connect answer's time (local, ms; 0: none yet)
 };
 
 // Action lifecycle updates emitted by the client.
@@ -270,6 +274,10 @@ struct AgentsSnapshot { SnapshotAgents data; qint64 timeMs = 0; bool complete = 
 struct ScopesSnapshot { SnapshotScopes data; qint64 timeMs = 0; };
 struct MembersSnapshot { SnapshotMembers data; qint64 timeMs = 0; };
 struct EventInput { MapEvent event; qint64 receivedMs = 0; };
+// A page of what a server keeps beyond the core, as it answered `method` (canonical) asked with
+// `params`: conversations (mail/list, mail/get, mail/turns/list, mail/thread/list, mail/replay)
+// and trajectory checkpoints (trajectory/list, trajectory/get). The store's ledgers read it.
+struct ExtensionPage { QString method; Json params; Json result; qint64 timeMs = 0; };
 struct ProblemInput { ProtocolProblem problem; };
 struct GapInput { Gap gap; };
 // The server's clock against ours (server minus local, ms; pipeline/ClockSkew.h), from `samples`
@@ -277,7 +285,7 @@ struct GapInput { Gap gap; };
 struct ClockInput { qint64 offsetMs = 0; int samples = 0; qint64 timeMs = 0; };
 
 using ModelInput = std::variant<EventInput, AgentsSnapshot, ScopesSnapshot, MembersSnapshot, GapInput,
-                                ProblemInput, ActionUpdate, ConnectionInfo, ClockInput>;
+                                ProblemInput, ActionUpdate, ConnectionInfo, ClockInput, ExtensionPage>;
 // Implicitly shared: the client's queued inputsReady signal hands a batch to the store's thread
 // by reference count, not by a deep copy of every event's JSON (which cost the client thread
 // about as much as decoding, and the store's thread as much again to free).

@@ -59,6 +59,86 @@ Json actionToJson(const OperatorAction &a)
             {"confirmingEventId", optionalString(a.confirmingEventId)}};
 }
 
+// Conversations as the console shows them: participants by agent, threads, turns in order.
+static Json conversationsToJson(const SystemStore &store)
+{
+    Json out = Json::array();
+    for (const Conversation &c : store.conversations().conversations()) {
+        Json participants = Json::array();
+        for (const SystemStore::ParticipantRow &p : store.conversationParticipants(c))
+            participants.push_back({{"agentId", optionalString(p.agentId)},
+                                    {"name", p.name.toStdString()},
+                                    {"type", p.type.toStdString()},
+                                    {"role", p.role.toStdString()},
+                                    {"left", p.leftMs != 0}});
+        Json threads = Json::array();
+        for (const ConversationThread &t : c.threads)
+            threads.push_back({{"id", t.id.toStdString()}, {"subject", t.subject.toStdString()},
+                               {"rootTurnId", t.rootTurnId.toStdString()}});
+        Json turns = Json::array();
+        for (const ConversationTurn &t : c.turns)
+            turns.push_back({{"id", t.id.toStdString()},
+                             {"participant", store.participantName(t.participant).toStdString()},
+                             {"time", t.timeMs},
+                             {"contentType", t.contentType.toStdString()},
+                             {"text", t.text.toStdString()},
+                             {"threadId", optionalString(t.threadId)},
+                             {"inReplyTo", optionalString(t.inReplyTo)},
+                             {"interceptedMessageId", optionalString(t.interceptedMessageId)}});
+        out.push_back({{"id", c.id.toStdString()},
+                       {"type", c.type.toStdString()},
+                       {"subject", c.subject.toStdString()},
+                       {"status", c.status.toStdString()},
+                       {"closeReason", optionalString(c.closeReason)},
+                       {"participants", std::move(participants)},
+                       {"threads", std::move(threads)},
+                       {"turns", std::move(turns)},
+                       {"turnsNotKept", c.turnsNotKept}});
+    }
+    return out;
+}
+
+static Json checkpointsToJson(const SystemStore &store)
+{
+    Json out = Json::array();
+    for (const Checkpoint &c : store.checkpoints().checkpoints())
+        out.push_back({{"id", c.id.toStdString()},
+                       {"agentId", c.agentId.toStdString()},
+                       {"agent", store.agentName(c.agentId).toStdString()},
+                       {"label", c.label.toStdString()},
+                       {"time", c.timeMs}});
+    return out;
+}
+
+// ACP sessions: each stream with its requests paired to their responses, and its updates.
+static Json acpToJson(const SystemStore &store)
+{
+    Json out = Json::array();
+    for (const AcpStream &s : store.acpStreams().streams()) {
+        Json exchanges = Json::array();
+        for (const AcpExchange &x : s.exchanges)
+            exchanges.push_back({{"id", x.id.toStdString()},
+                                 {"method", x.method.toStdString()},
+                                 {"text", x.text.toStdString()},
+                                 {"answered", x.responseRow >= 0},
+                                 {"answer", x.answer.toStdString()},
+                                 {"error", x.error}});
+        Json updates = Json::array();
+        for (const AcpNotice &n : s.notices)
+            updates.push_back({{"method", n.method.toStdString()}, {"update", n.update.toStdString()}, {"text", n.text.toStdString()},
+                               {"toolCallId", optionalString(n.toolCallId)}});
+        out.push_back({{"streamId", s.streamId.toStdString()},
+                       {"sessionId", optionalString(s.sessionId)},
+                       {"agentId", optionalString(s.agentId)},
+                       {"agent", store.agentName(s.agentId).toStdString()},
+                       {"exchanges", std::move(exchanges)},
+                       {"updates", std::move(updates)},
+                       {"transcript", s.transcript().toStdString()},
+                       {"framesNotKept", s.framesNotKept}});
+    }
+    return out;
+}
+
 Json stateToJson(const SystemStore &store, const StateJsonOptions &options)
 {
     std::vector<const Agent *> agents;
@@ -131,6 +211,12 @@ Json stateToJson(const SystemStore &store, const StateJsonOptions &options)
                          {"assignee", t.assigneeId.toStdString()},
                          {"requester", t.requesterId.toStdString()}});
     out["tasks"] = tasks;
+    out["conversations"] = conversationsToJson(store);
+    out["checkpoints"] = checkpointsToJson(store);
+    out["acpStreams"] = acpToJson(store);
+    out["counts"]["conversations"] = store.conversations().conversations().size();
+    out["counts"]["turns"] = store.conversations().turnCount();
+    out["counts"]["checkpoints"] = store.checkpoints().checkpoints().size();
     Json missing = Json::array();
     for (const QString &reason : notes.missing())
         missing.push_back(reason.toStdString());

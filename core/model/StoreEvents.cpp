@@ -101,13 +101,15 @@ void SystemStore::applyEvent(const EventInput &input)
     case EventFamily::Delivery: applyDeliveryEvent(e, t, eventIndex); break;
     case EventFamily::Session: applySessionEvent(e, t); break;
     case EventFamily::Task: m_tasks.applyEvent(e, t); break;
+    case EventFamily::Conversation:
+    case EventFamily::Trajectory: applyExtensionEvent(e, t, eventIndex); break;
     case EventFamily::Other:
         ++m_counters.unknownEvents;
         noteUnknownEvent(e, input.receivedMs);
         touchAgent(resolveAgentRef(e.agentId), t);
         break;
     }
-    if (e.kind != EventKind::Other)
+    if (eventFamily(e.kind) != EventFamily::Other)
         touchAgent(resolveAgentRef(e.sourceAgentId), t);
     if (m_tasks.hasChanges())
         takeTaskChanges();
@@ -409,6 +411,8 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
 
     applyConvention(m, int(m_messages.size()), info, t);
     const int row = m_messages.append(m);
+    if (info.acp)
+        applyAcpFrame(*info.acp, row, t, m.fromAgentId, r.from, m.toAgentIds.value(0));
     sayIfTextsNotKept(t);
     m_events.setMessageIndex(size_t(eventIndex), row);
     if (m_pending.firstNewMessage < 0)
@@ -762,6 +766,13 @@ void SystemStore::applyConnection(const ConnectionInfo &info)
     m_connection.sessionId = session;
     m_connection.clockOffsetMs = clock.clockOffsetMs;
     m_connection.clockSamples = clock.clockSamples;
+    if (info.sessionId.isEmpty()) { // a state change, not a map/connect answer: what it advertised stays
+        m_connection.mail = clock.mail;
+        m_connection.workspace = clock.workspace;
+        m_connection.handshakeMs = clock.handshakeMs;
+    } else {
+        m_connection.handshakeMs = info.timeMs;
+    }
     m_nowMs = std::max(m_nowMs, serverTime(info.timeMs));
     m_pending.connectionChanged = true;
 }

@@ -62,7 +62,7 @@ QString gapKindName(Gap::Kind kind)
 bool ChangeSet::isEmpty() const
 {
     return agentRows.isEmpty() && activeAgentRows.isEmpty() && scopeRows.isEmpty() && taskRows.isEmpty() && actionRows.isEmpty()
-        && firstNewMessage < 0 && firstNewEvent < 0 && !countersChanged && !connectionChanged && !historyTrimmed;
+        && conversationRows.isEmpty() && !checkpointsChanged && !acpChanged && firstNewMessage < 0 && firstNewEvent < 0 && !countersChanged && !connectionChanged && !historyTrimmed;
 }
 
 QStringList toStringList(const IdSet &ids)
@@ -145,6 +145,8 @@ void SystemStore::apply(const ModelInput &input)
                 applyConnection(value);
             else if constexpr (std::is_same_v<T, ClockInput>)
                 applyClock(value);
+            else if constexpr (std::is_same_v<T, ExtensionPage>)
+                applyExtensionPage(value);
         },
         input);
     scheduleFlush();
@@ -347,6 +349,9 @@ void SystemStore::reset()
     if (dropped->events.size() + dropped->messages.size() > 10000)
         QThreadPool::globalInstance()->start([dropped = std::move(dropped)]() mutable { dropped.reset(); });
     m_tasks.clear();
+    m_conversations.clear();
+    m_checkpoints.clear();
+    m_acp.clear();
     m_actions.clear();
     m_stateNames.clear();
     m_stateRow.clear();
@@ -381,6 +386,9 @@ void SystemStore::swapContents(SystemStore &other)
     m_messages.setEventLog(&m_events); // each message log reads the event log of its own store
     other.m_messages.setEventLog(&other.m_events);
     m_tasks.swap(other.m_tasks);
+    m_conversations.swap(other.m_conversations);
+    m_checkpoints.swap(other.m_checkpoints);
+    m_acp.swap(other.m_acp);
     m_actions.swap(other.m_actions);
     std::swap(m_stateNames, other.m_stateNames);
     std::swap(m_stateRow, other.m_stateRow);
@@ -415,6 +423,10 @@ void SystemStore::announceEverything()
         all.firstNewTaskRow = 0;
     if (!m_actions.empty())
         all.firstNewActionRow = 0;
+    for (int row = 0; row < int(m_conversations.conversations().size()); ++row)
+        all.conversationRows.insert(row);
+    all.checkpointsChanged = !m_checkpoints.checkpoints().empty();
+    all.acpChanged = !m_acp.streams().empty();
     if (!m_messages.empty())
         all.firstNewMessage = int(m_messages.firstRow());
     if (!m_events.empty())

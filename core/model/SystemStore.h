@@ -11,11 +11,14 @@
 // Changes are reported through changed() at most every kFlushIntervalMs (≈30 Hz), coalesced.
 #pragma once
 
+#include "model/AcpLedger.h"
 #include "model/ActionTracker.h"
 #include "model/ModelTypes.h"
 #include "model/ObservationNotes.h"
 #include "model/RowLogs.h"
+#include "model/ConversationLedger.h"
 #include "model/TaskLedger.h"
+#include "model/TrajectoryLedger.h"
 
 #include <QHash>
 #include <QObject>
@@ -43,6 +46,9 @@ struct ChangeSet
     int firstNewTaskRow = -1;
     QSet<int> actionRows;
     int firstNewActionRow = -1;
+    QSet<int> conversationRows;    // changed or new (rows of conversations())
+    bool checkpointsChanged = false;
+    bool acpChanged = false;       // acpStreams() gained a stream or a frame
     int firstNewMessage = -1;
     int firstNewEvent = -1;
     bool countersChanged = false;
@@ -152,6 +158,20 @@ public:
     // or a budgeted pass).
     std::vector<TaskTransition> taskHistory(const Task &task) const { return m_tasks.history(task); }
     const std::vector<OperatorAction> &actions() const { return m_actions.actions(); }
+    // Conversations (mail) and trajectory checkpoints, bounded (their ledgers' headers say how).
+    const ConversationLedger &conversations() const { return m_conversations; }
+    const TrajectoryLedger &checkpoints() const { return m_checkpoints; }
+    // ACP sessions carried in messages, grouped by stream (AcpLedger.h).
+    const AcpLedger &acpStreams() const { return m_acp; }
+    // The participants of `conversation` by agent: one row per agent (a participant named by a
+    // session id is that session's agent), then the others (users, unknown sessions) as named.
+    struct ParticipantRow { QString agentId; QString name; QString role; QString type; qint64 joinedMs = 0; qint64 leftMs = 0; };
+    std::vector<ParticipantRow> conversationParticipants(const Conversation &conversation) const;
+    // The agent a reference names: itself when it is a known agent id, a known session's first
+    // agent, else empty.
+    QString agentBehind(const QString &ref) const { return resolveAgentRef(ref); }
+    // Who a participant id (a session id or an agent id) is, shown: an agent's name, else the id.
+    QString participantName(const QString &participant) const;
     const EventLog &events() const { return m_events; }
     // The frame text that carried event `row`: the frame kept with it (live), else what the
     // frame source reads (a loaded trace keeps its frames compressed in its TraceTimeline).
@@ -233,6 +253,10 @@ private:
     void applyAction(const ActionUpdate &update);
     void applyConnection(const ConnectionInfo &info);
     void applyClock(const ClockInput &clock);
+    void applyExtensionEvent(const MapEvent &event, qint64 timeMs, int eventIndex); // StoreExtensions.cpp
+    void applyExtensionPage(const ExtensionPage &page);
+    void applyAcpFrame(const AcpFrame &frame, int messageRow, qint64 timeMs, const QString &fromAgent, const QString &rawFrom,
+                       const QString &toAgent);
     // A local time (a snapshot's, an action's) on the server's clock.
     qint64 serverTime(qint64 localMs) const { return localMs + m_connection.clockOffsetMs; }
 
@@ -279,6 +303,9 @@ private:
     EventLog m_events;
     MessageLog m_messages{&m_events};
     TaskLedger m_tasks;
+    ConversationLedger m_conversations;
+    TrajectoryLedger m_checkpoints;
+    AcpLedger m_acp;
     ActionTracker m_actions;
     std::vector<QString> m_stateNames;
     QHash<FastString, int> m_stateRow;

@@ -329,6 +329,15 @@ void ProtocolPipeline::interpretResult(InterpretedFrame &out, const RpcMessage &
             info.serverName = jsonString(*sys, "name");
             info.serverVersion = jsonString(*sys, "version");
         }
+        if (const Json *caps = jsonChild(result, "capabilities"); caps && caps->is_object()) {
+            const auto enabled = [&](std::string_view name) {
+                const Json *cap = jsonChild(*caps, name);
+                const Json *on = cap ? jsonChild(*cap, "enabled") : nullptr;
+                return on && on->is_boolean() && on->get<bool>();
+            };
+            info.mail = enabled("mail");
+            info.workspace = enabled("workspace");
+        }
         info.timeMs = timeMs;
         out.inputs.push_back(info);
     } else if (method == QLatin1String("map/agents/list")) {
@@ -367,6 +376,17 @@ void ProtocolPipeline::interpretResult(InterpretedFrame &out, const RpcMessage &
         members.data.members = membersFromResult(result);
         members.timeMs = timeMs;
         out.inputs.push_back(std::move(members));
+    } else if (method.startsWith(QLatin1String("mail/")) || method == QLatin1String("trajectory/list")
+               || method == QLatin1String("trajectory/get")) {
+        // What the ledgers read of conversations and checkpoints (ExtensionPage); the other
+        // mail/ and trajectory/ answers (a created conversation, content) teach the model
+        // nothing the events do not.
+        static const QSet<QString> pages = {
+            QStringLiteral("mail/list"), QStringLiteral("mail/get"), QStringLiteral("mail/turns/list"),
+            QStringLiteral("mail/thread/list"), QStringLiteral("mail/replay"), QStringLiteral("mail/join"),
+            QStringLiteral("trajectory/list"), QStringLiteral("trajectory/get")};
+        if (pages.contains(method) && result.is_object())
+            out.inputs.push_back(ExtensionPage{method, out.requestParams, result, timeMs});
     } else if (method == QLatin1String("map/replay")) {
         bool hasMore = false;
         for (MapEvent &e : eventsFromReplayResult(result, hasMore)) {

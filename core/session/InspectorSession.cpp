@@ -138,6 +138,8 @@ void InspectorSession::resetStore()
 {
     ++m_storeEpoch;
     m_actionOrigins.clear(); // the actions they describe go with the store
+    for (const ReadReply &reply : std::exchange(m_reads, {})) // their connection is gone
+        reply(false, Json(), tr("the connection was closed"));
     m_pendingInputs.clear();
     m_pendingOffset = 0;
     m_backlog->clear();
@@ -271,6 +273,7 @@ void InspectorSession::startClient(TraceWriter *writer)
     }, Qt::QueuedConnection);
     connect(client, &MapClient::authExpiring, this, &InspectorSession::credentialExpiring, Qt::QueuedConnection);
     connect(client, &MapClient::authRefreshed, this, &InspectorSession::credentialRenewed, Qt::QueuedConnection);
+    wireReads(client);
     connect(client, &MapClient::supportChanged, this, [this](const QString &method, Support support) {
         m_support.insert(method, support);
         Q_EMIT supportChanged();

@@ -14,6 +14,7 @@
 #include "client/MapClient.h"
 #include "model/SystemStore.h"
 #include "pipeline/InputBacklog.h"
+#include "session/ContentStreams.h"
 #include "session/SessionJournal.h"
 #include "trace/Trace.h"
 
@@ -167,6 +168,24 @@ public:
     void refreshCredential(const QString &credential);
     bool usesCredential() const { return m_options.auth.method != AuthConfig::Method::None; }
 
+    // A read-only request to the live server: a method MethodTable calls Reads (conversation
+    // history, trajectory content, workspace files); anything else is refused without being
+    // sent. `done` runs once, in this thread, with the result or with why not (the server's
+    // words, a timeout, not live, too many reads at once). The id it returns cancels it:
+    // cancelRead() drops the answer when it comes. Reads are never journaled differently from
+    // other frames: their answers are in the journal and in a recording like everything else.
+    // SessionReads.cpp.
+    using ReadReply = std::function<void(bool ok, const Json &result, const QString &error)>;
+    static constexpr int kMaxReadsInFlight = 64;
+    quint64 readFromServer(const QString &method, const Json &params, ReadReply done, int timeoutMs = -1);
+    void cancelRead(quint64 id);
+    // Streamed content (a trajectory/content answer with streaming:true names `streamId`):
+    // `done` runs once, in this thread, with the reassembled and checked bytes or why not
+    // (ContentStreams.h: bounded, given up after 30 s without a chunk). cancelStream() forgets it.
+    void awaitContentStream(const QString &streamId, std::function<void(bool ok, const QByteArray &content, const QString &error)> done);
+    void cancelStream(const QString &streamId);
+    int readsInFlight() const { return int(m_reads.size()); }
+
     // Whether an action can be sent now, and if not, why.
     ActionBlock actionBlock() const;
     QString actionBlockedReason() const { return describeActionBlock(actionBlock()); }
@@ -289,6 +308,11 @@ private:
     bool m_observerOnly = false;
     QHash<QString, Support> m_support;
     QHash<QString, QString> m_actionOrigins; // action id → origin, for automatic actions only; emptied with the store (resetStore), so bounded like its actions
+    QHash<quint64, ReadReply> m_reads;   // readFromServer() calls waiting for their answer
+    ContentStreams m_contentStreams;     // trajectory/content.chunk notifications, reassembled
+    QTimer m_contentClock;               // gives stalled streams up (ContentStreams::expire)
+    void wireReads(MapClient *client);   // SessionReads.cpp: a new client's notifications for the reads
+    quint64 m_nextReadId = 0;
     QTimer m_clock;                      // 1 Hz: health and action timeouts follow wall time
     qint64 m_lastEventCount = 0;
     double m_eventRate = 0;

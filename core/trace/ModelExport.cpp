@@ -1,6 +1,7 @@
 #include "trace/ModelExport.h"
 
 #include "common/FileIdentity.h"
+#include "trace/ExportOutput.h"
 
 #include "common/Redaction.h"
 #include "map/Dialect.h"
@@ -17,37 +18,6 @@ namespace mapi {
 
 namespace {
 
-// Buffers output and writes it in large pieces.
-class Output
-{
-public:
-    explicit Output(QIODevice &device)
-        : m_device(device)
-    {
-        m_buffer.reserve(kFlushAt + 64 * 1024);
-    }
-    void append(const QByteArray &text)
-    {
-        m_buffer.append(text);
-        if (m_buffer.size() >= kFlushAt)
-            flush();
-    }
-    void append(const char *text) { append(QByteArray::fromRawData(text, qsizetype(std::strlen(text)))); }
-    bool flush()
-    {
-        if (!m_buffer.isEmpty() && m_device.write(m_buffer) != m_buffer.size())
-            m_failed = true;
-        m_buffer.clear();
-        return !m_failed;
-    }
-    bool failed() const { return m_failed; }
-
-private:
-    static constexpr qsizetype kFlushAt = 1 << 20;
-    QIODevice &m_device;
-    QByteArray m_buffer;
-    bool m_failed = false;
-};
 
 QByteArray dump(const Json &json)
 {
@@ -389,44 +359,11 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &device, const ChromeT
     return true;
 }
 
-template <typename Writer>
-static bool toFile(const QString &path, QString *error, Writer &&write)
-{
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        if (error)
-            *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    if (!write(file))
-        return false;
-    if (!file.commit()) {
-        if (error)
-            *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    return true;
-}
 
 bool writeChromeTrace(const SystemStore &store, const QString &path, const ChromeTraceOptions &options,
                       ChromeTraceCounts *counts, QString *error)
 {
     return toFile(path, error, [&](QIODevice &device) { return writeChromeTrace(store, device, options, counts, error); });
-}
-
-// ---- CSV -----------------------------------------------------------------------------------------
-
-bool csvTableFromName(const QString &name, CsvTable &table)
-{
-    if (name == QLatin1String("agents"))
-        table = CsvTable::Agents;
-    else if (name == QLatin1String("messages"))
-        table = CsvTable::Messages;
-    else if (name == QLatin1String("tasks"))
-        table = CsvTable::Tasks;
-    else
-        return false;
-    return true;
 }
 
 // ---- export jobs --------------------------------------------------------------------------------
@@ -512,192 +449,6 @@ void ExportJob::end(JobOutcome outcome)
         m_file.reset();
     }
     endAttempt(currentTicket(), std::move(outcome));
-}
-
-QByteArray csvField(const QString &text, bool neutraliseFormula)
-{
-    QByteArray bytes = text.toUtf8();
-    if (neutraliseFormula && !bytes.isEmpty()
-        && (bytes[0] == '=' || bytes[0] == '+' || bytes[0] == '-' || bytes[0] == '@' || bytes[0] == '\t' || bytes[0] == '\r'))
-        bytes.prepend('\'');
-    bool quote = false;
-    for (const char ch : std::as_const(bytes))
-        if (ch == ',' || ch == '"' || ch == '\n' || ch == '\r') {
-            quote = true;
-            break;
-        }
-    if (!quote && !bytes.isEmpty() && (bytes.front() == ' ' || bytes.back() == ' '))
-        quote = true;
-    if (!quote)
-        return bytes;
-    bytes.replace("\"", "\"\"");
-    return '"' + bytes + '"';
-}
-
-static QString isoTime(qint64 ms)
-{
-    if (ms <= 0)
-        return {};
-    return QDateTime::fromMSecsSinceEpoch(ms).toUTC().toString(Qt::ISODateWithMs);
-}
-
-template <typename T>
-static QString optionalNumber(const std::optional<T> &value)
-{
-    return value ? QString::number(*value) : QString();
-}
-
-namespace {
-
-// A CSV table, a slice at a time: the rows of the store when the writer was made.
-class CsvWriter final : public ExportWriter
-{
-public:
-    CsvWriter(const SystemStore &store, CsvTable table, QIODevice &device)
-        : m_store(store)
-        , m_table(table)
-        , m_device(device)
-        , m_out(device)
-    {
-        switch (table) {
-        case CsvTable::Agents: m_rows = store.agents().size(); break;
-        case CsvTable::Messages: // the kept ones: a live session trims its oldest
-            m_rows = store.messages().size();
-            m_next = store.messages().firstRow();
-            break;
-        case CsvTable::Tasks: m_rows = store.tasks().size(); break;
-        }
-        m_total = qint64(m_rows - m_next);
-    }
-
-    bool writeSome(qint64 maxRows) override
-    {
-        if (!m_headerWritten) {
-            writeHeader();
-            m_headerWritten = true;
-        }
-        for (qint64 budget = std::max<qint64>(1, maxRows); m_next < m_rows && budget > 0; ++m_next, --budget, ++m_done)
-            writeRow(m_next);
-        if (m_out.failed() || (m_next >= m_rows && !m_out.flush())) {
-            m_error = QStringLiteral("cannot write the CSV: %1").arg(m_device.errorString());
-            return false;
-        }
-        return m_next < m_rows;
-    }
-
-private:
-    // Numbers and times are written as they are; text is redacted and goes through csvField().
-    static QByteArray t(const QString &text) { return csvField(redactSecrets(text)); }
-    static QByteArray n(const QString &number) { return csvField(number, false); }
-    void row(std::initializer_list<QByteArray> fields)
-    {
-        QByteArray line;
-        bool firstField = true;
-        for (const QByteArray &f : fields) {
-            if (!firstField)
-                line.append(',');
-            firstField = false;
-            line.append(f);
-        }
-        line.append("\r\n");
-        m_out.append(line);
-    }
-
-    void writeHeader()
-    {
-        switch (m_table) {
-        case CsvTable::Agents:
-            row({"id", "name", "role", "state", "health", "placeholder", "unregistered", "parentId", "sessionId", "scopes",
-                 "registeredAt", "lastActivity", "lastHeartbeat", "messagesSent", "messagesReceived", "currentTaskId",
-                 "heartbeatStatus", "load", "progress", "tokensUsed", "costUsd", "lastErrorSeverity", "lastErrorMessage"});
-            break;
-        case CsvTable::Messages:
-            row({"id", "time", "eventId", "from", "fromRaw", "to", "toAgents", "scope", "status", "convention", "taskId",
-                 "correlationId", "priority", "payload"});
-            break;
-        case CsvTable::Tasks:
-            row({"id", "type", "status", "requester", "assignee", "progress", "createdAt", "updatedAt", "transitions", "history"});
-            break;
-        }
-    }
-
-    void writeRow(size_t index)
-    {
-        switch (m_table) {
-        case CsvTable::Agents: {
-            const Agent &a = m_store.agents()[index];
-            row({t(a.id), t(a.name), t(a.role), t(a.state), t(healthName(a.health)),
-                 n(a.placeholder ? QStringLiteral("true") : QStringLiteral("false")),
-                 n(a.unregistered ? QStringLiteral("true") : QStringLiteral("false")), t(a.parentId), t(a.sessionId),
-                 t(toStringList(a.scopes).join(QLatin1Char(';'))), n(isoTime(a.registeredAtMs)), n(isoTime(a.lastActivityMs)),
-                 n(isoTime(a.lastHeartbeatMs)), n(QString::number(a.messagesSent)), n(QString::number(a.messagesReceived)),
-                 t(a.currentTaskId), t(a.heartbeatStatus), n(optionalNumber(a.load)), n(optionalNumber(a.progress)),
-                 n(optionalNumber(a.tokensUsed)), n(optionalNumber(a.costUsd)), t(a.lastErrorSeverity), t(a.lastErrorMessage)});
-            break;
-        }
-        case CsvTable::Messages: {
-            if (!m_store.messages().isKept(index)) // trimmed by a live session while exporting
-                break;
-            const Message m = m_store.messages()[index];
-            row({t(m.id), n(isoTime(m.timestampMs)), t(m.eventId), t(m.fromAgentId), t(m.fromRaw), t(m.toDisplay),
-                 t(m.toAgentIds.join(QLatin1Char(';'))), t(m.scopeId), t(m.status), t(conventionName(m.convention)),
-                 t(m.taskId), t(m.correlationId), n(optionalNumber(m.priority)),
-                 t(QString::fromUtf8(m_store.messagePayload(int(index))))});
-            break;
-        }
-        case CsvTable::Tasks: {
-            const Task &task = m_store.tasks()[index];
-            QStringList history;
-            for (const TaskTransition &tr : m_store.taskHistory(task))
-                history << QStringLiteral("%1 %2%3").arg(isoTime(tr.timeMs), tr.status,
-                                                         tr.agentId.isEmpty() ? QString() : QStringLiteral(" by ") + tr.agentId);
-            row({t(task.id), t(task.type), t(task.status), t(task.requesterId), t(task.assigneeId),
-                 n(optionalNumber(task.progress)), n(isoTime(task.createdAtMs)), n(isoTime(task.updatedAtMs)),
-                 n(QString::number(task.historySize)), t(history.join(QStringLiteral("; ")))});
-            break;
-        }
-        }
-    }
-
-    const SystemStore &m_store;
-    const CsvTable m_table;
-    QIODevice &m_device;
-    Output m_out;
-    size_t m_rows = 0;
-    size_t m_next = 0;
-    bool m_headerWritten = false;
-};
-
-} // namespace
-
-std::unique_ptr<ExportWriter> makeCsvWriter(const SystemStore &store, CsvTable table, QIODevice &device)
-{
-    return std::make_unique<CsvWriter>(store, table, device);
-}
-
-ErrorOr<qint64> writeCsv(const SystemStore &store, CsvTable table, QIODevice &device)
-{
-    CsvWriter writer(store, table, device);
-    while (writer.writeSome(std::numeric_limits<qint64>::max())) {
-    }
-    if (!writer.error().isEmpty())
-        return Failure{writer.error()};
-    return writer.total();
-}
-
-ErrorOr<qint64> writeCsv(const SystemStore &store, CsvTable table, const QString &path)
-{
-    ErrorOr<qint64> rows = Failure{};
-    QString error;
-    const bool written = toFile(path, &error, [&](QIODevice &device) {
-        rows = writeCsv(store, table, device);
-        if (!rows)
-            error = rows.error();
-        return rows.ok();
-    });
-    if (!written)
-        return Failure{error};
-    return rows;
 }
 
 } // namespace mapi

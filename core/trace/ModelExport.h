@@ -56,8 +56,12 @@ bool writeChromeTrace(const SystemStore &store, QIODevice &out, const ChromeTrac
 bool writeChromeTrace(const SystemStore &store, const QString &path, const ChromeTraceOptions &options = {},
                       ChromeTraceCounts *counts = nullptr, QString *error = nullptr);
 
-enum class CsvTable { Agents, Messages, Tasks };
-bool csvTableFromName(const QString &name, CsvTable &table); // "agents", "messages", "tasks"
+// Turns: one row per conversation turn kept (conversation, subject, participant by name);
+// Checkpoints: one per trajectory checkpoint; Acp: one per ACP request (with its response) or
+// notification, by stream.
+enum class CsvTable { Agents, Messages, Tasks, Turns, Checkpoints, Acp };
+// "agents", "messages", "tasks", "turns", "checkpoints", "acp"
+bool csvTableFromName(const QString &name, CsvTable &table);
 
 // Writes the table; the number of data rows written (without the header), or why it could not.
 ErrorOr<qint64> writeCsv(const SystemStore &store, CsvTable table, QIODevice &out);

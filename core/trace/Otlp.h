@@ -28,6 +28,13 @@
 //     map.task.* (id, type, status, requester_id, assignee_id), status ERROR when it failed or
 //     was rejected, its transitions as events "map.task.transition" (map.task.status,
 //     map.agent.id, map.task.detail, map.task.from_message: whether a message made it).
+//   - a conversation (mail): a span "conversation {subject}" (map.conversation.*: id, type,
+//     subject, status, close_reason, participants by name), its turns as events
+//     "map.conversation.turn" (map.turn.*: id, participant, content_type, thread_id,
+//     in_reply_to, intercepted_message_id, text).
+//   - an agent's trajectory checkpoints: a span "trajectory {agent}" under the agent's span,
+//     each checkpoint an event "map.trajectory.checkpoint" (map.checkpoint.*: id, label,
+//     work_session, metadata). ACP frames are messages, with their payloads, like any other.
 //   - one resource per file: service.name (the system's name); one scope "map-inspector".
 //
 // Reading (OtlpImporter) turns spans back into MAP events for the usual pipeline: the agent
@@ -60,6 +67,8 @@ struct OtlpCounts
 {
     qint64 agentSpans = 0;
     qint64 taskSpans = 0;
+    qint64 conversationSpans = 0;
+    qint64 trajectorySpans = 0;
     qint64 messageEvents = 0;
     qint64 lines = 0; // requests written
 };

@@ -179,7 +179,12 @@ public:
         , m_nextMessage(store.messages().firstRow())
         , m_sent(m_agentCount + 1)             // the last: messages of no known sender
         , m_taskCount(store.tasks().size())    // likewise the tasks
+        , m_conversationCount(store.conversations().conversations().size())
     {
+        // Checkpoints by agent: one span each (the agents of the checkpoints, in first-seen order).
+        for (const Checkpoint &c : store.checkpoints().checkpoints())
+            if (!m_checkpointAgents.contains(c.agentId))
+                m_checkpointAgents << c.agentId;
         const EventLog &events = store.events();
         const size_t first = events.firstRow();
         QByteArray seed = "map-inspector:";
@@ -187,7 +192,8 @@ public:
             seed += events.eventId(first).toUtf8() + ':' + QByteArray::number(events[first].timestampMs);
         seed += ':' + QByteArray::number(qulonglong(events.size()));
         m_traceId = hexId(seed, 16);
-        m_total = qint64(m_messageEnd - m_nextMessage) * 2 + qint64(m_agentCount) + qint64(m_taskCount);
+        m_total = qint64(m_messageEnd - m_nextMessage) * 2 + qint64(m_agentCount) + qint64(m_taskCount)
+            + qint64(m_conversationCount) + qint64(m_checkpointAgents.size());
         if (m_counts)
             *m_counts = {};
     }
@@ -221,7 +227,23 @@ public:
             if (!flushIfFull())
                 return false;
         }
-        if (m_nextAgent <= agentCount || m_nextTask < m_taskCount)
+        // 4. Conversations, with their turns; 5. each agent's checkpoints.
+        while (budget > 0 && m_nextTask >= m_taskCount && m_nextConversation < m_conversationCount) {
+            writeConversation(m_store.conversations().conversations()[m_nextConversation++]);
+            --budget;
+            ++m_done;
+            if (!flushIfFull())
+                return false;
+        }
+        while (budget > 0 && m_nextConversation >= m_conversationCount && m_nextCheckpointAgent < m_checkpointAgents.size()) {
+            writeCheckpoints(m_checkpointAgents[m_nextCheckpointAgent++]);
+            --budget;
+            ++m_done;
+            if (!flushIfFull())
+                return false;
+        }
+        if (m_nextAgent <= agentCount || m_nextTask < m_taskCount || m_nextConversation < m_conversationCount
+            || m_nextCheckpointAgent < m_checkpointAgents.size())
             return true;
         if (!flushLine())
             return false;
@@ -398,6 +420,68 @@ private:
             ++m_counts->taskSpans;
     }
 
+    // A conversation: a span from its creation to its close (or now), its turns as events.
+    void writeConversation(const Conversation &c)
+    {
+        SpanText span;
+        span.traceId = m_traceId;
+        span.spanId = hexId(m_traceId + ":conversation:" + c.id.toUtf8(), 8);
+        span.name = QStringLiteral("conversation %1").arg(c.subject.isEmpty() ? c.id : c.subject);
+        span.startMs = c.createdMs > 0 ? c.createdMs : (c.turns.empty() ? c.updatedMs : c.turns.front().timeMs);
+        span.endMs = c.closedMs > 0 ? c.closedMs : std::max(c.updatedMs, m_store.now());
+        span.attributes.text("map.conversation.id", c.id);
+        span.attributes.text("map.conversation.type", c.type);
+        span.attributes.text("map.conversation.subject", c.subject);
+        span.attributes.text("map.conversation.status", c.status);
+        span.attributes.text("map.conversation.close_reason", c.closeReason);
+        QStringList participants;
+        for (const SystemStore::ParticipantRow &p : m_store.conversationParticipants(c))
+            participants << p.name;
+        span.attributes.texts("map.conversation.participants", participants);
+        for (const ConversationTurn &t : c.turns) {
+            Attributes a;
+            a.text("map.turn.id", t.id);
+            a.text("map.turn.participant", m_store.participantName(t.participant));
+            a.text("map.turn.content_type", t.contentType);
+            a.text("map.turn.thread_id", t.threadId);
+            a.text("map.turn.in_reply_to", t.inReplyTo);
+            a.text("map.turn.intercepted_message_id", t.interceptedMessageId);
+            a.text("map.turn.text", t.text);
+            span.addEvent("map.conversation.turn", t.timeMs, a);
+        }
+        span.appendTo(spanBuffer());
+        if (m_counts)
+            ++m_counts->conversationSpans;
+    }
+
+    // An agent's trajectory: a span under the agent's, its checkpoints as events.
+    void writeCheckpoints(const QString &agentId)
+    {
+        SpanText span;
+        span.traceId = m_traceId;
+        span.spanId = hexId(m_traceId + ":trajectory:" + agentId.toUtf8(), 8);
+        if (exported(agentId))
+            span.parentSpanId = agentSpanId(agentId);
+        span.name = QStringLiteral("trajectory %1").arg(m_store.agentName(agentId));
+        // Not gen_ai.agent.id: read back (OtlpImporter), an agent span inside its own agent's
+        // would be a task; under the agent's span it belongs to that agent anyway.
+        span.attributes.text("map.checkpoint.agent_id", agentId);
+        const std::vector<const Checkpoint *> checkpoints = m_store.checkpoints().of(agentId);
+        span.startMs = checkpoints.front()->timeMs;
+        span.endMs = checkpoints.back()->timeMs;
+        for (const Checkpoint *c : checkpoints) {
+            Attributes a;
+            a.text("map.checkpoint.id", c->id);
+            a.text("map.checkpoint.label", c->label);
+            a.text("map.checkpoint.work_session", c->workSessionId);
+            a.text("map.checkpoint.metadata", c->metadata);
+            span.addEvent("map.trajectory.checkpoint", c->timeMs, a);
+        }
+        span.appendTo(spanBuffer());
+        if (m_counts)
+            ++m_counts->trajectorySpans;
+    }
+
     QByteArray &spanBuffer()
     {
         if (!m_spans.isEmpty())
@@ -451,6 +535,10 @@ private:
     qint64 m_agentStartMs = 0; // m_nextAgent's whole span
     qint64 m_agentEndMs = 0;
     size_t m_nextTask = 0;
+    size_t m_conversationCount;
+    size_t m_nextConversation = 0;
+    QStringList m_checkpointAgents;
+    qsizetype m_nextCheckpointAgent = 0;
     QByteArray m_spans; // the spans of the line being filled, comma-separated
 };
 

@@ -1,12 +1,13 @@
 // How the views show what issue 16's hardening counts: an action whose answer was lost
 // ("unknown"), a gap the server's replay filled only in part, and a message whose recipients went
 // past the bound the store names; and the window's status bar when the server says the credential
-// expires. Each view is grabbed to a PNG in the build folder (actions-unknown.png,
-// gaps-partly-recovered.png, inspector-recipients-not-kept.png, credential-expiring.png), looked at.
+// expires or stops answering. Each view is grabbed to a PNG in the build folder (actions-unknown.png,
+// gaps-partly-recovered.png, inspector-recipients-not-kept.png, credential-expiring.png, server-not-answering.png), looked at.
 #include "GuiTestSupport.h"
 
 #include "MainWindow.h"
 #include "model/RowLogs.h"
+#include "pipeline/ProtocolPipeline.h"
 #include "panels/ActionsPanel.h"
 #include "panels/InspectorPanel.h"
 #include "panels/ProblemsPanel.h"
@@ -14,6 +15,7 @@
 #include "session/SelectionHub.h"
 
 #include <QApplication>
+#include <QDateTime>
 #include <QLabel>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -51,6 +53,41 @@ private Q_SLOTS:
         QCOMPARE(message, QStringLiteral("The server says the credential expires in 4 minute(s): File → Renew credential…"));
         QTest::qWait(50); // the status bar lays out and paints the message
         QVERIFY(window.grab().save(QStringLiteral("credential-expiring.png")));
+    }
+
+    // Issue 40: a server that stopped answering is said in the status bar, with the time it last
+    // answered and, in the tooltip, the whole sentence; a later handshake (it answers again)
+    // takes it away.
+    void windowSaysTheServerStoppedAnswering()
+    {
+        ui::MainWindow window;
+        window.resize(1200, 700);
+        window.show();
+        SystemStore *store = window.session()->store();
+        ProtocolPipeline pipeline;
+        store->apply(pipeline.connectionOpened(QStringLiteral("ws://127.0.0.1:1"), kStart));
+        ConnectionInfo connected;
+        connected.sessionId = QStringLiteral("s-1");
+        connected.timeMs = kStart;
+        store->apply(connected);
+        const QDateTime lastAnswer = QDateTime::fromMSecsSinceEpoch(kStart + 5000).toUTC(); // as MapClient writes it
+        const QString reason = ProtocolPipeline::kServerSilent
+            + QStringLiteral("the server is not answering since %1: no answer to map/agents/list within 6.0 s")
+                  .arg(lastAnswer.toString(Qt::ISODateWithMs));
+        store->apply(pipeline.connectionClosed(reason, kStart + 11000));
+        store->flushChanges();
+        auto *label = window.findChild<QLabel *>(QStringLiteral("silenceLabel"));
+        QVERIFY(label);
+        QVERIFY(label->isVisible());
+        QCOMPARE(label->text(), QStringLiteral("⚠ not answering since %1").arg(lastAnswer.toLocalTime().toString(QStringLiteral("HH:mm:ss"))));
+        QVERIFY(label->toolTip().contains(QStringLiteral("no answer to map/agents/list")));
+        QTest::qWait(50);
+        QVERIFY(window.grab().save(QStringLiteral("server-not-answering.png")));
+        // The next handshake: answering again.
+        connected.timeMs = kStart + 20000;
+        store->apply(connected);
+        store->flushChanges();
+        QVERIFY(!label->isVisible());
     }
 
     void actionsPanelCountsAnswersLost()

@@ -2,6 +2,10 @@
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QTcpServer>
 #include <QEventLoop>
 #include <QFile>
 #include <QNetworkAccessManager>
@@ -141,6 +145,50 @@ CliResult finishCli(QProcess &process, int timeoutMs)
     result.out = process.readAllStandardOutput();
     result.err = process.readAllStandardError();
     return result;
+}
+
+int freePort()
+{
+    QTcpServer s;
+    s.listen(QHostAddress::LocalHost, 0);
+    return s.serverPort();
+}
+
+Launcher::~Launcher()
+{
+    if (m_process.state() != QProcess::NotRunning) {
+        m_process.terminate();
+        if (!m_process.waitForFinished(5000))
+            m_process.kill();
+        m_process.waitForFinished(3000);
+    }
+}
+
+bool Launcher::start(const QString &node, const QString &script, const QStringList &args)
+{
+    m_process.setProcessChannelMode(QProcess::SeparateChannels);
+    m_process.setWorkingDirectory(QFileInfo(script).absolutePath());
+    m_process.start(node, QStringList{QStringLiteral("--experimental-websocket"), script} + args);
+    return m_process.waitForStarted(10000);
+}
+
+QJsonObject Launcher::waitFor(const QString &key, int ms)
+{
+    QElapsedTimer clock;
+    clock.start();
+    while (clock.elapsed() < ms) {
+        while (m_process.canReadLine())
+            m_lines << QJsonDocument::fromJson(m_process.readLine()).object();
+        for (const QJsonObject &o : std::as_const(m_lines))
+            if (o.value(key).toBool())
+                return o;
+        if (m_process.state() == QProcess::NotRunning)
+            break;
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        m_process.waitForReadyRead(50);
+    }
+    qWarning("no %s line; stderr: %s", qPrintable(key), m_process.readAllStandardError().right(3000).constData());
+    return {};
 }
 
 static std::string str(const Json &j, const char *key)

@@ -28,70 +28,12 @@ namespace {
 
 const QString kInterop = QStringLiteral(MAPI_SOURCE_DIR "/tools/interop");
 
-int freePort()
+// What both launchers are given: a port, one client to wait for, time to settle, two minutes.
+QStringList launcherArgs(int port)
 {
-    QTcpServer s;
-    s.listen(QHostAddress::LocalHost, 0);
-    return s.serverPort();
+    return {QStringLiteral("--port"), QString::number(port), QStringLiteral("--wait-clients"), QStringLiteral("1"),
+            QStringLiteral("--settle-ms"), QStringLiteral("1500"), QStringLiteral("--duration"), QStringLiteral("120")};
 }
-
-// One launcher of tools/interop: its stdout is one JSON object a line (ready, trafficDone, summary).
-class Launcher
-{
-public:
-    ~Launcher()
-    {
-        if (m_process.state() != QProcess::NotRunning) {
-            m_process.terminate();
-            if (!m_process.waitForFinished(5000))
-                m_process.kill();
-            m_process.waitForFinished(3000);
-        }
-    }
-    bool start(const QString &script, int port)
-    {
-        m_process.setProcessChannelMode(QProcess::SeparateChannels);
-        m_process.setWorkingDirectory(kInterop);
-        m_process.start(QStringLiteral(MAPI_NODE), {QStringLiteral("--experimental-websocket"), kInterop + u'/' + script,
-                                                    QStringLiteral("--port"), QString::number(port), QStringLiteral("--wait-clients"),
-                                                    QStringLiteral("1"), QStringLiteral("--settle-ms"), QStringLiteral("1500"),
-                                                    QStringLiteral("--duration"), QStringLiteral("120")});
-        return m_process.waitForStarted(10000);
-    }
-    // The first line with `key` true, within `ms` (the event loop turns meanwhile).
-    QJsonObject waitFor(const QString &key, int ms)
-    {
-        QElapsedTimer clock;
-        clock.start();
-        while (clock.elapsed() < ms) {
-            while (m_process.canReadLine()) {
-                const QJsonObject o = QJsonDocument::fromJson(m_process.readLine()).object();
-                m_lines << o;
-            }
-            for (const QJsonObject &o : std::as_const(m_lines))
-                if (o.value(key).toBool())
-                    return o;
-            if (m_process.state() == QProcess::NotRunning)
-                break;
-            QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-            m_process.waitForReadyRead(50);
-        }
-        qWarning("no %s line; stderr: %s", qPrintable(key), m_process.readAllStandardError().right(3000).constData());
-        return {};
-    }
-
-private:
-    QProcess m_process;
-    QList<QJsonObject> m_lines;
-};
-
-// The CLI, started now and left running while the test waits for the launcher.
-struct RunningCli
-{
-    QProcess process;
-    void start(const QStringList &args) { process.start(QStringLiteral(MAPI_CLI_PATH), args); }
-    CliResult finish(int ms) { return finishCli(process, ms); }
-};
 
 // The inner events a trace received, in order, each once (our own parse of the file): map/event
 // notifications, and the events of map/replay answers (MAPServer's bare array) that the client
@@ -175,7 +117,7 @@ private slots:
         QTemporaryDir dir;
         const int port = freePort();
         Launcher launcher;
-        QVERIFY(launcher.start(QStringLiteral("macro-agent-server.mjs"), port));
+        QVERIFY(launcher.start(QStringLiteral(MAPI_NODE), kInterop + QStringLiteral("/macro-agent-server.mjs"), launcherArgs(port)));
         const QJsonObject ready = launcher.waitFor(QStringLiteral("ready"), 60000);
         QVERIFY(!ready.isEmpty());
         QCOMPARE(ready.value(QStringLiteral("version")).toString(), QStringLiteral("0.2.4"));
@@ -250,7 +192,7 @@ private slots:
         QTemporaryDir dir;
         const int port = freePort();
         Launcher launcher;
-        QVERIFY(launcher.start(QStringLiteral("agent-inbox-agents.mjs"), port));
+        QVERIFY(launcher.start(QStringLiteral(MAPI_NODE), kInterop + QStringLiteral("/agent-inbox-agents.mjs"), launcherArgs(port)));
         const QJsonObject ready = launcher.waitFor(QStringLiteral("ready"), 60000);
         QVERIFY(!ready.isEmpty());
         QCOMPARE(ready.value(QStringLiteral("version")).toString(), QStringLiteral("0.2.3"));

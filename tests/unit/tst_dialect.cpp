@@ -244,7 +244,7 @@ void TestDialect::canonicalEventType_data()
     QTest::newRow("README alias") << "session.started" << "session.connected" << true;
     QTest::newRow("doc 03 alias") << "agent.state" << "agent.state.changed" << true;
     QTest::newRow("surrounding blanks") << "  message_sent " << "message.sent" << true;
-    QTest::newRow("unknown stays readable") << "Trajectory_Checkpoint" << "trajectory.checkpoint" << false;
+    QTest::newRow("unknown stays readable") << "Trajectory_Content_Available" << "trajectory.content.available" << false;
 }
 
 void TestDialect::canonicalEventType()
@@ -631,12 +631,12 @@ void TestDialect::replayResults()
 void TestDialect::unknownEventTypesAreKept()
 {
     const Json data = {{"checkpointId", "cp-1"}, {"nested", {{"k", {1, 2, 3}}}}, {"agentId", "a7"}};
-    const Json params = {{"eventId", "u1"}, {"event", {{"id", "u1"}, {"type", "trajectory.checkpoint"}, {"data", data}}}};
+    const Json params = {{"eventId", "u1"}, {"event", {{"id", "u1"}, {"type", "trajectory.content.available"}, {"data", data}}}};
     QString error;
     const auto e = eventFromNotification(params, error);
     QVERIFY2(e, qPrintable(error));
     QCOMPARE(e->kind, EventKind::Other);
-    QCOMPARE(e->rawType, QStringLiteral("trajectory.checkpoint"));
+    QCOMPARE(e->rawType, QStringLiteral("trajectory.content.available"));
     QCOMPARE(e->data, data);
     QCOMPARE(e->agentId, QStringLiteral("a7"));
 

@@ -83,6 +83,14 @@ const char *kindName(EventKind kind)
     case EventKind::TaskAssigned: return "TaskAssigned";
     case EventKind::TaskStatus: return "TaskStatus";
     case EventKind::TaskCompleted: return "TaskCompleted";
+    case EventKind::ConversationCreated: return "ConversationCreated";
+    case EventKind::ConversationClosed: return "ConversationClosed";
+    case EventKind::ParticipantJoined: return "ParticipantJoined";
+    case EventKind::ParticipantLeft: return "ParticipantLeft";
+    case EventKind::TurnAdded: return "TurnAdded";
+    case EventKind::TurnUpdated: return "TurnUpdated";
+    case EventKind::ThreadCreated: return "ThreadCreated";
+    case EventKind::TrajectoryCheckpoint: return "TrajectoryCheckpoint";
     case EventKind::Other: return "Other";
     }
     return "?";
@@ -220,9 +228,34 @@ private slots:
         QCOMPARE(store.task(QStringLiteral("task-7"))->status, QStringLiteral("failed"));
         QCOMPARE(store.task(QStringLiteral("task-7"))->assigneeId, QStringLiteral("worker-3"));
         QCOMPARE(store.task(QStringLiteral("task-8"))->status, QStringLiteral("completed"));
-        // Every event the model does not understand is counted by type with a sample.
+        // The mail vectors make one conversation: its subject, its close, the participant who
+        // joined and left, both turns in time order (the intercepted one linked to its message),
+        // the thread, and the turn's later status.
+        const Conversation *c = store.conversations().find(QStringLiteral("conv-01JDX8Q2M3K4N5P6R7S8T9V0W1"));
+        QVERIFY(c);
+        QCOMPARE(store.conversations().conversations().size(), size_t(1));
+        QCOMPARE(c->subject, QStringLiteral("Q3 incident review"));
+        QCOMPARE(c->type, QStringLiteral("multi-agent"));
+        QCOMPARE(c->status, QStringLiteral("completed"));
+        QCOMPARE(c->closeReason, QStringLiteral("Review finished"));
+        QCOMPARE(c->participants.size(), size_t(1));
+        QCOMPARE(c->participants[0].id, QStringLiteral("worker-2"));
+        QVERIFY(c->participants[0].leftMs > 0);
+        QCOMPARE(c->turns.size(), size_t(2));
+        QCOMPARE(c->turns[0].text, QStringLiteral("Three incidents in Q3; INC-2291 is still open."));
+        QCOMPARE(c->turns[0].status, QStringLiteral("failed"));
+        QCOMPARE(c->turns[0].inReplyTo, QStringLiteral("turn-01JDX8Q4A1B2C3D4E5F6G7H8J9"));
+        QCOMPARE(c->turns[1].interceptedMessageId, QStringLiteral("msg-42"));
+        QVERIFY(c->turns[0].eventRow >= 0 && c->turns[1].eventRow > c->turns[0].eventRow);
+        QCOMPARE(c->threads.size(), size_t(1));
+        QCOMPARE(c->threads[0].subject, QStringLiteral("INC-2291 follow-up"));
+        // Both checkpoints, on worker-2's work (not the reporter's).
+        QCOMPARE(store.checkpoints().of(QStringLiteral("worker-2")).size(), size_t(2));
+        QCOMPARE(store.checkpoints().checkpoints().front().label, QStringLiteral("Parsed the Q3 incident log"));
+        // Every event the model does not understand is counted by type with a sample: the
+        // permission updates and the two types no SDK server emits.
         const ObservationNotes &notes = store.observation();
-        QVERIFY(notes.unknownTypes().size() >= 10);
+        QCOMPARE(notes.unknownTypes().size(), size_t(4));
         for (const UnknownEventType &u : notes.unknownTypes()) {
             QVERIFY(u.count >= 1);
             QVERIFY2(u.sample.contains("\"data\""), u.sample.constData());

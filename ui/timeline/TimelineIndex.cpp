@@ -29,8 +29,14 @@ bool isLifecycleEvent(EventKind kind)
         || kind == EventKind::AgentUnregistered;
 }
 
+bool isWorkEvent(EventKind kind)
+{
+    return kind == EventKind::TrajectoryCheckpoint || kind == EventKind::TurnAdded;
+}
+
 const SortedTimes kNoTimes;
 const std::deque<TimelineIndex::StateMark> kNoMarks;
+const std::deque<TimelineIndex::WorkMark> kNoWorkMarks;
 
 } // namespace
 
@@ -66,6 +72,9 @@ void TimelineIndex::dropTrimmedRows(const SystemStore &store)
         lane.marks.erase(lane.marks.begin(), std::find_if(lane.marks.begin(), lane.marks.end(), [&](const StateMark &mark) {
                              return mark.eventRow >= firstEvent;
                          }));
+        lane.work.erase(lane.work.begin(), std::find_if(lane.work.begin(), lane.work.end(), [&](const WorkMark &mark) {
+                            return mark.eventRow >= firstEvent;
+                        }));
         // Endpoint times only shade the density strip, which the trimmed stretch covers: they
         // go once they are half the lane (a move of the rest costs as much as the rows gone).
         const size_t keptTimes = lane.endpointTimes.lowerBound(double(endpointsFrom));
@@ -129,8 +138,17 @@ TimelineIndex::Ingested TimelineIndex::ingest(const SystemStore &store, int maxR
         const EventEntry &e = events[size_t(row)];
         if (e.messageIndex() >= 0 && e.messageIndex() < m_messageRows && indexNewRecipients(store, e.messageIndex()))
             result.anything = true;
-        if (isLifecycleEvent(events.kind(e)))
+        if (isLifecycleEvent(events.kind(e))) {
             lifecycleRows.push_back(row);
+        } else if (isWorkEvent(events.kind(e))) {
+            // A turn names its participant by session id or agent id: the agent behind it.
+            const int agentRow = store.agentRow(store.agentBehind(events.agentId(e)));
+            if (agentRow >= 0 && size_t(agentRow) < m_lanes.size()) {
+                insertByTime(m_lanes[size_t(agentRow)].work, WorkMark{e.timestampMs, row, quint8(events.kind(e))});
+                extendTimeRange(e.timestampMs);
+                result.anything = true;
+            }
+        }
     }
     m_eventRows = eventEnd;
     result.complete = m_messageRows == int(messages.size()) && m_eventRows == int(events.size());
@@ -261,6 +279,11 @@ const SortedTimes &TimelineIndex::endpointTimes(int agentRow) const
 const std::deque<TimelineIndex::StateMark> &TimelineIndex::stateMarks(int agentRow) const
 {
     return agentRow >= 0 && agentRow < int(m_lanes.size()) ? m_lanes[size_t(agentRow)].marks : kNoMarks;
+}
+
+const std::deque<TimelineIndex::WorkMark> &TimelineIndex::workMarks(int agentRow) const
+{
+    return agentRow >= 0 && agentRow < int(m_lanes.size()) ? m_lanes[size_t(agentRow)].work : kNoWorkMarks;
 }
 
 const QString &TimelineIndex::stateName(int stateId) const

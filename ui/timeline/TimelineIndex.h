@@ -55,6 +55,15 @@ public:
         quint8 kindValue = quint8(EventKind::AgentStateChanged);
         EventKind kind() const { return EventKind(kindValue); }
     };
+    // A conversation turn (on its participant's lane) or a trajectory checkpoint (on the lane of
+    // the agent whose work it records): a mark above the state strip.
+    struct WorkMark
+    {
+        qint64 timeMs = 0;
+        int eventRow = -1;        // SystemStore::events() row (mail.turn.added, trajectory.checkpoint)
+        quint8 kindValue = quint8(EventKind::TrajectoryCheckpoint);
+        EventKind kind() const { return EventKind(kindValue); }
+    };
     struct ActionRef
     {
         qint64 timeMs = 0;        // when the operator sent it
@@ -127,6 +136,7 @@ public:
     // from lane tails (merged lanes of collapsed groups) start over when this changes.
     quint64 endpointReorders() const { return m_endpointReorders; }
     const std::deque<StateMark> &stateMarks(int agentRow) const;
+    const std::deque<WorkMark> &workMarks(int agentRow) const;
     const QString &stateName(int stateId) const;
 
     const std::vector<ActionRef> &actions() const { return m_actions; }   // sorted by time
@@ -141,6 +151,7 @@ private:
     {
         SortedTimes endpointTimes;
         std::deque<StateMark> marks;        // a deque: trimming drops its head without moving the rest
+        std::deque<WorkMark> work;          // likewise
     };
 
     void extendTimeRange(qint64 timeMs);

@@ -111,9 +111,9 @@ public:
 
     struct Hit
     {
-        enum class Kind { None, Message, StateMark, Action, Alert, Gap, LaneHeader, GroupToggle, Dense };
+        enum class Kind { None, Message, StateMark, WorkMark, Action, Alert, Gap, LaneHeader, GroupToggle, Dense };
         Kind kind = Kind::None;
-        int index = -1;   // message / event / action / gap row, alert span, or the lane row for headers
+        int index = -1;   // message / event (StateMark, WorkMark) / action / gap row, alert span, or the lane row for headers
         int count = 0;    // Dense: messages in the pixel column
     };
     Hit hitTest(const QPoint &viewportPos) const;
@@ -186,6 +186,9 @@ private:
     void paintGaps(QPainter &p) const;
     void paintTrimmedHistory(QPainter &p) const;
     void paintStates(QPainter &p, const VisibleRows &rows) const;
+    // A lane's turns (round) and checkpoints (flags), at the top of row `r`, thinned to one per
+    // few pixels like the state marks.
+    void paintWorkMarks(QPainter &p, int r, const LaneRow &row, int focusedEvent) const;
     void paintMessages(QPainter &p, const VisibleRows &rows, const std::vector<int> &bounds) const;
     void paintMessage(QPainter &p, const TimelineIndex::MessageRef &ref, const VisibleRows &rows, int focusedMessage,
                       std::vector<int> &labelRightEdge) const;
@@ -200,6 +203,7 @@ private:
 
     QString messageToolTip(int messageRow) const;
     QString markToolTip(int eventRow) const;
+    QString workMarkToolTip(int eventRow) const; // a checkpoint's label, a turn's words
     QString actionToolTip(int actionRow) const;
     QString gapToolTip(int gapRow) const;
     QString alertToolTip(int span) const;

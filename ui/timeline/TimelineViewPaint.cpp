@@ -177,6 +177,8 @@ void TimelineView::paintStates(QPainter &p, const VisibleRows &rows) const
             continue;
         const Agent &agent = m_store->agents()[size_t(row.agentRow)];
         const auto &marks = m_index.stateMarks(row.agentRow);
+        if (marks.empty())
+            paintWorkMarks(p, r, row, focusedEvent); // the strip below may end this row early
         const int stripTop = rowTopY(r) + row.height - kStateStripHeight - 2;
         auto fillStrip = [&](double from, double to, const QColor &color) {
             const double x0 = std::max(double(plot.left()), m_axis.mapTimeToX(from));
@@ -235,6 +237,7 @@ void TimelineView::paintStates(QPainter &p, const VisibleRows &rows) const
             }
             j = std::max(j + 1, firstAtOrAfter(marks, m_axis.mapXToTime(x + kMarkerSize / 2.0), j));
         }
+        paintWorkMarks(p, r, row, focusedEvent);
     }
     p.setRenderHint(QPainter::Antialiasing, false);
     p.setBrush(Qt::NoBrush);
@@ -283,6 +286,43 @@ bool TimelineView::columnIsDense(int from, int to, const VisibleRows &rows) cons
             return true;
     }
     return false;
+}
+
+void TimelineView::paintWorkMarks(QPainter &p, int r, const LaneRow &row, int focusedEvent) const
+{
+    const auto &marks = m_index.workMarks(row.agentRow);
+    if (marks.empty())
+        return;
+    const QRect plot = plotRect();
+    const QPalette &pal = palette();
+    static const QColor checkpointColor(0x7b, 0x3f, 0xbf); // violet: apart from every state and health colour
+    static const QColor turnColor(0x1f, 0x8a, 0x8a);       // teal
+    const double top = rowTopY(r) + 3;
+    const double h = kMarkerSize / 2.0;
+    int j = firstAtOrAfter(marks, m_axis.mapXToTime(plot.left() - kMarkerSize));
+    const double lastTime = m_axis.mapXToTime(plot.right() + kMarkerSize);
+    while (j < int(marks.size()) && double(marks[size_t(j)].timeMs) <= lastTime) {
+        const TimelineIndex::WorkMark &mark = marks[size_t(j)];
+        const double x = std::floor(m_axis.mapTimeToX(double(mark.timeMs))) + 0.5;
+        p.setPen(QPen(pal.color(QPalette::Base), 1));
+        if (mark.kind() == EventKind::TrajectoryCheckpoint) {
+            // A flag: its pole at the time, its cloth to the right.
+            p.setBrush(checkpointColor);
+            p.drawPolygon(QPolygonF({QPointF(x, top), QPointF(x + 2 * h, top + h * 0.7), QPointF(x, top + 1.4 * h)}));
+            p.setPen(QPen(checkpointColor, 1.5));
+            p.drawLine(QPointF(x, top), QPointF(x, top + 2.4 * h));
+        } else {
+            p.setBrush(turnColor);
+            p.drawEllipse(QPointF(x, top + h * 0.8), h * 0.8, h * 0.8);
+        }
+        if (mark.eventRow == focusedEvent) {
+            p.setPen(QPen(pal.color(QPalette::Highlight), 2));
+            p.setBrush(Qt::NoBrush);
+            p.drawEllipse(QPointF(x + h * 0.5, top + h), h * 1.6, h * 1.6);
+        }
+        j = std::max(j + 1, firstAtOrAfter(marks, m_axis.mapXToTime(x + kMarkerSize / 2.0), j));
+    }
+    p.setBrush(Qt::NoBrush);
 }
 
 void TimelineView::paintMessages(QPainter &p, const VisibleRows &rows, const std::vector<int> &bounds) const

@@ -1,0 +1,569 @@
+// MainWindow: its actions, docks, menus and status bar (built once), and the status bar kept up to date.
+#include "MainWindow.h"
+
+#include "dialogs/ActionDialogs.h"
+#include "dialogs/ConnectDialog.h"
+#include "dialogs/ConnectionProfiles.h"
+#include "dialogs/RecoverDialog.h"
+#include "dialogs/IncidentDialog.h"
+#include "dialogs/RunDiffDialog.h"
+#include "panels/WelcomePage.h"
+#include "panels/ActionsPanel.h"
+#include "panels/AlertsPanel.h"
+#include "alerts/AlertMonitor.h"
+#include "alerts/AlertWebhook.h"
+#include "common/AlertNotifier.h"
+#include "dialogs/SupervisionDialog.h"
+#include "panels/AgentsPanel.h"
+#include "panels/HealthPanel.h"
+#include "panels/InspectorPanel.h"
+#include "panels/ProblemsPanel.h"
+#include "panels/ScopesPanel.h"
+#include "panels/TasksPanel.h"
+#include "panels/ConversationsPanel.h"
+#include "panels/AgentWorkPanel.h"
+#include "panels/TimelinePanel.h"
+#include "panels/TopologyPanel.h"
+#include "common/PictureExport.h"
+#include "replay/ReplayBar.h"
+#include "replay/SampleTrace.h"
+#include "session/InspectorSession.h"
+#include "session/SelectionHub.h"
+#include "style/Theme.h"
+#include "timeline/TimelineView.h"
+#include "topology/TopologyView.h"
+#include "trace/ModelExport.h"
+#include "trace/Otlp.h"
+#include "common/Redaction.h"
+#include "trace/TraceTimeline.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGuiApplication>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QThread>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace mapi::ui {
+
+// ---- construction ----------------------------------------------------------------------
+
+void MainWindow::buildActions()
+{
+    auto make = [this](const char *name, const QString &text, const QKeySequence &key) {
+        auto *a = new QAction(text, this);
+        a->setObjectName(QLatin1String(name));
+        a->setShortcut(key);
+        a->setShortcutContext(Qt::ApplicationShortcut);
+        addAction(a);
+        return a;
+    };
+    m_connectAction = make("connect", tr("&Connect…"), QKeySequence(Qt::CTRL | Qt::Key_K));
+    m_disconnectAction = make("disconnect", tr("&Disconnect"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
+    m_renewCredentialAction = make("renewCredential", tr("Re&new credential…"), QKeySequence());
+    m_renewCredentialAction->setToolTip(tr("Give the live connection a new token before the current one expires"));
+    m_openTraceAction = make("openTrace", tr("&Open trace…"), QKeySequence::Open);
+    m_openSampleAction = make("openSampleTrace", tr("Open the &sample trace"), QKeySequence());
+    m_recordAction = make("record", tr("&Record to file…"), QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_recordAction->setCheckable(true);
+    m_saveSessionAction = make("saveSession", tr("&Save session as…"), QKeySequence::SaveAs);
+    m_saveRangeAction = make("saveSessionRange", tr("Save &visible range as…"), QKeySequence());
+    // The focused message's causal chain, walked from the keyboard (InspectorPanel's Chain tab).
+    const struct { const char *name; QString text; int key; int step; } walks[] = {
+        {"goToCause", tr("Go to its &cause"), Qt::Key_Up, 0},
+        {"goToEffect", tr("Go to its first &effect"), Qt::Key_Down, 1},
+        {"goToPreviousSibling", tr("Previous effect of the same cause"), Qt::Key_Left, 2},
+        {"goToNextSibling", tr("Next effect of the same cause"), Qt::Key_Right, 3},
+    };
+    for (const auto &w : walks) {
+        QAction *a = make(w.name, w.text, QKeySequence(Qt::ALT | w.key));
+        connect(a, &QAction::triggered, this, [this, step = w.step] {
+            const bool moved = step == 0 ? m_inspector->goToCause()
+                : step == 1              ? m_inspector->goToEffect()
+                                         : m_inspector->goToSibling(step == 2 ? -1 : 1);
+            if (!moved)
+                statusBar()->showMessage(tr("No further link in this causal chain"), 3000);
+        });
+        m_chainActions << a;
+    }
+    m_compareRunsAction = make("compareRuns", tr("&Compare with another run…"), QKeySequence());
+    m_compareRunsAction->setToolTip(tr("Compare the run shown with another trace: agents, conversations, first divergence, counts"));
+    connect(m_compareRunsAction, &QAction::triggered, this, [this] { compareRuns(); });
+    m_exportIncidentAction = make("exportIncident", tr("Export &incident…"), QKeySequence());
+    m_exportIncidentAction->setToolTip(tr("One file to hand on: a time range of the run with your note, bookmarks, selection, "
+                                          "alerts and pictures, redacted as you choose"));
+    connect(m_exportIncidentAction, &QAction::triggered, this, [this] { exportIncident(); });
+    m_incidentInfoAction = make("incidentInfo", tr("Incident &details…"), QKeySequence());
+    m_incidentInfoAction->setToolTip(tr("What the incident bundle shown carries: range, note, redaction, alerts, pictures"));
+    connect(m_incidentInfoAction, &QAction::triggered, this, [this] {
+        if (!m_incident)
+            return;
+        auto *info = new IncidentInfoDialog(*m_incident, this);
+        info->setAttribute(Qt::WA_DeleteOnClose);
+        info->show();
+    });
+    m_copyLinkAction = make("copyLink", tr("Copy &link to this moment"), QKeySequence());
+    m_copyLinkAction->setToolTip(tr("A map-inspector:// link to this trace, at the replay position, with the selected agent"));
+    connect(m_copyLinkAction, &QAction::triggered, this, [this] {
+        const QString link = deepLinkHere();
+        if (link.isEmpty())
+            return;
+        QGuiApplication::clipboard()->setText(link);
+        statusBar()->showMessage(tr("Link copied: %1").arg(link), 8000);
+    });
+    m_timeTravelAction = make("timeTravel", tr("&Travel back in time"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
+    m_backToLiveAction = make("backToLive", tr("Back to &live"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
+    m_backToLiveAction->setToolTip(tr("Show the live system again (it was followed all along)"));
+    const struct { const char *name; QString text; ExportKind kind; QString suffix; QString filter; } exports[] = {
+        {"exportChromeTrace", tr("&Chrome trace (Perfetto)…"), ExportKind::ChromeTrace, QStringLiteral("json"), tr("Chrome trace (*.json)")},
+        {"exportOpenTelemetry", tr("&OpenTelemetry (OTLP/JSON)…"), ExportKind::OpenTelemetry, QStringLiteral("otlp.json"), tr("OpenTelemetry OTLP/JSON (*.otlp.json)")},
+        {"exportAgentsCsv", tr("&Agents table (CSV)…"), ExportKind::AgentsCsv, QStringLiteral("csv"), tr("CSV (*.csv)")},
+        {"exportMessagesCsv", tr("&Messages table (CSV)…"), ExportKind::MessagesCsv, QStringLiteral("csv"), tr("CSV (*.csv)")},
+        {"exportTasksCsv", tr("&Tasks table (CSV)…"), ExportKind::TasksCsv, QStringLiteral("csv"), tr("CSV (*.csv)")},
+        {"exportTurnsCsv", tr("Conversation t&urns (CSV)…"), ExportKind::TurnsCsv, QStringLiteral("csv"), tr("CSV (*.csv)")},
+        {"exportCheckpointsCsv", tr("Trajectory c&heckpoints (CSV)…"), ExportKind::CheckpointsCsv, QStringLiteral("csv"), tr("CSV (*.csv)")},
+        {"exportAcpCsv", tr("AC&P sessions (CSV)…"), ExportKind::AcpCsv, QStringLiteral("csv"), tr("CSV (*.csv)")},
+        {"exportTopologyPicture", tr("T&opology picture (PNG, SVG)…"), ExportKind::TopologyPicture, QStringLiteral("png"), tr("PNG (*.png);;SVG (*.svg)")},
+        {"exportTimelinePicture", tr("Time&line picture (PNG, SVG)…"), ExportKind::TimelinePicture, QStringLiteral("png"), tr("PNG (*.png);;SVG (*.svg)")},
+    };
+    for (const auto &e : exports) {
+        QAction *a = make(e.name, e.text, QKeySequence());
+        connect(a, &QAction::triggered, this, [this, kind = e.kind, suffix = e.suffix, filter = e.filter] {
+            exportWithDialog(kind, suffix, filter);
+        });
+        m_exportActions << a;
+    }
+    m_quitAction = make("quit", tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q));
+    m_injectAction = make("inject", tr("&Inject message…"), QKeySequence(Qt::CTRL | Qt::Key_I));
+    m_suspendAction = make("suspend", tr("&Suspend…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    m_resumeAction = make("resume", tr("&Resume…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+    m_stopAction = make("stop", tr("S&top…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_X));
+    m_observerAction = make("observer", tr("&Observer only"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    m_observerAction->setCheckable(true);
+    m_findAction = make("find", tr("&Filter agents"), QKeySequence::Find);
+    m_darkAction = make("darkTheme", tr("&Dark theme"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+    m_darkAction->setCheckable(true);
+    m_resetLayoutAction = make("resetLayout", tr("Reset &layout"), QKeySequence());
+    m_shortcutsAction = make("shortcuts", tr("&Keyboard shortcuts"), QKeySequence(Qt::Key_F1));
+    m_aboutAction = make("about", tr("&About MAP Inspector"), QKeySequence());
+
+    connect(m_connectAction, &QAction::triggered, this, &MainWindow::showConnectDialog);
+    connect(m_disconnectAction, &QAction::triggered, m_session, &InspectorSession::disconnectFromServer);
+    connect(m_renewCredentialAction, &QAction::triggered, this, &MainWindow::renewCredential);
+    connect(m_openTraceAction, &QAction::triggered, this, &MainWindow::showOpenTraceDialog);
+    connect(m_openSampleAction, &QAction::triggered, this, &MainWindow::openSampleTrace);
+    connect(m_recordAction, &QAction::triggered, this, [this](bool checked) { chooseRecordingFile(checked); });
+    connect(m_saveSessionAction, &QAction::triggered, this, [this] { saveSessionWithDialog(false); });
+    connect(m_saveRangeAction, &QAction::triggered, this, [this] { saveSessionWithDialog(true); });
+    connect(m_timeTravelAction, &QAction::triggered, this, [this] {
+        QString error;
+        if (!m_session->startTimeTravel(&error)) {
+            showWarning(tr("Cannot travel back in time"), error);
+            return;
+        }
+        m_loadProgress->setValue(0);
+        m_loadProgress->show();
+        statusBar()->showMessage(tr("Reading the session's journal… the live system is still followed"), 5000);
+    });
+    connect(m_backToLiveAction, &QAction::triggered, m_session, &InspectorSession::returnToLive);
+    connect(m_session, &InspectorSession::sessionSaved, this, [this](bool ok, const QString &path, const QString &error) {
+        if (path.startsWith(QDir::tempPath()) && path.endsWith(IncidentDialog::kLiveCopyName))
+            return; // an incident dialog's own copy: it reports on it
+        if (ok)
+            statusBar()->showMessage(tr("Session saved to %1").arg(QDir::toNativeSeparators(path)), 10000);
+        else
+            showWarning(tr("Cannot save the session"), error);
+    });
+    connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
+    connect(m_injectAction, &QAction::triggered, this, &MainWindow::injectIntoSelection);
+    connect(m_stopAction, &QAction::triggered, this, &MainWindow::stopSelection);
+    connect(m_suspendAction, &QAction::triggered, this, &MainWindow::suspendSelection);
+    connect(m_resumeAction, &QAction::triggered, this, &MainWindow::resumeSelection);
+    connect(m_observerAction, &QAction::toggled, this, [this](bool on) {
+        if (!on && m_forcedObserver) {
+            m_observerAction->setChecked(true); // --observer cannot be switched off in the window
+            return;
+        }
+        m_session->setObserverOnly(on);
+    });
+    connect(m_findAction, &QAction::triggered, this, [this] {
+        if (QDockWidget *d = dock(QStringLiteral("agentsDock"))) {
+            d->show();
+            d->raise();
+        }
+        m_agents->focusFilter();
+    });
+    connect(m_darkAction, &QAction::toggled, this, [this](bool dark) { setTheme(dark ? QStringLiteral("dark") : QStringLiteral("light")); });
+    connect(m_resetLayoutAction, &QAction::triggered, this, [this] {
+        restoreState(m_defaultLayout);
+        for (QDockWidget *d : std::as_const(m_docks))
+            d->show();
+    });
+    connect(m_shortcutsAction, &QAction::triggered, this, [this] {
+        ShortcutsDialog dialog(actions(), this);
+        dialog.exec();
+    });
+    connect(m_aboutAction, &QAction::triggered, this, [this] {
+        QMessageBox::about(this, tr("About MAP Inspector"),
+                           tr("<h3>MAP Inspector %1</h3><p>An operator console for multi-agent systems that speak "
+                              "MAP (Multi-Agent Protocol).</p><p>Qt %2 · GPL-3.0-or-later</p>")
+                               .arg(QStringLiteral(MAPI_VERSION), QString::fromLatin1(qVersion())));
+    });
+    m_darkAction->setChecked(isDarkTheme());
+}
+
+QDockWidget *MainWindow::addPanel(const QString &objectName, const QString &title, QWidget *panel, Qt::DockWidgetArea area,
+                                  const QKeySequence &toggleShortcut)
+{
+    auto *d = new QDockWidget(title, this);
+    d->setObjectName(objectName);
+    d->setWidget(panel);
+    addDockWidget(area, d);
+    QAction *toggle = d->toggleViewAction();
+    toggle->setObjectName(objectName + QStringLiteral("Toggle"));
+    toggle->setText(tr("%1 panel").arg(title));
+    toggle->setShortcut(toggleShortcut);
+    toggle->setShortcutContext(Qt::ApplicationShortcut);
+    addAction(toggle);
+    m_docks << d;
+    return d;
+}
+
+void MainWindow::buildDocks()
+{
+    m_agents = new AgentsPanel(m_session, m_selection, this);
+    m_scopes = new ScopesPanel(m_session, m_selection, this);
+    m_timeline = new TimelinePanel(m_session, m_selection, this);
+    m_health = new HealthPanel(m_session, m_selection, this);
+    m_tasks = new TasksPanel(m_session, m_selection, this);
+    m_conversations = new ConversationsPanel(m_session, m_selection, this);
+    m_work = new AgentWorkPanel(m_session, m_selection, this);
+    m_inspector = new InspectorPanel(m_session, m_selection, this);
+    m_actions = new ActionsPanel(m_session, m_selection, this);
+    m_problems = new ProblemsPanel(m_session, m_selection, this);
+    m_alerts = new AlertsPanel(m_session, m_selection, m_alertMonitor, this);
+    connect(m_alerts, &AlertsPanel::injectRequested, this, &MainWindow::injectIntoSelection);
+    connect(m_alerts, &AlertsPanel::suspendRequested, this, &MainWindow::suspendSelection);
+    connect(m_alerts, &AlertsPanel::stopRequested, this, &MainWindow::stopSelection);
+    connect(m_alerts, &AlertsPanel::superviseRequested, this, &MainWindow::superviseWithDialog);
+    connect(m_alerts, &AlertsPanel::settingsRequested, this, &MainWindow::editAlertSettings);
+    // The timeline draws every alert as a bar on its agents' lanes; a click on one shows it here.
+    connect(m_alertMonitor, &AlertMonitor::alertsChanged, m_timeline->view(), &TimelineView::takeAlertChanges);
+    connect(m_alertMonitor, &AlertMonitor::alertsReset, m_timeline->view(), &TimelineView::clearAlerts);
+
+    auto *agents = addPanel(QStringLiteral("agentsDock"), tr("Agents"), m_agents, Qt::LeftDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_1));
+    auto *scopes = addPanel(QStringLiteral("scopesDock"), tr("Scopes"), m_scopes, Qt::LeftDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_2));
+    auto *timeline = addPanel(QStringLiteral("timelineDock"), tr("Timeline"), m_timeline, Qt::BottomDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_3));
+    auto *health = addPanel(QStringLiteral("healthDock"), tr("Health"), m_health, Qt::RightDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_4));
+    auto *tasks = addPanel(QStringLiteral("tasksDock"), tr("Tasks"), m_tasks, Qt::BottomDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_5));
+    auto *inspector = addPanel(QStringLiteral("inspectorDock"), tr("Inspector"), m_inspector, Qt::RightDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_6));
+    auto *actionsDock = addPanel(QStringLiteral("actionsDock"), tr("Actions"), m_actions, Qt::BottomDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_7));
+    auto *problems = addPanel(QStringLiteral("problemsDock"), tr("Problems"), m_problems, Qt::BottomDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_8));
+    auto *alertsDock = addPanel(QStringLiteral("alertsDock"), tr("Alerts"), m_alerts, Qt::RightDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_9));
+    auto *conversations = addPanel(QStringLiteral("conversationsDock"), tr("Conversations"), m_conversations, Qt::BottomDockWidgetArea,
+                                   QKeySequence(Qt::ALT | Qt::Key_0));
+    auto *work = addPanel(QStringLiteral("workDock"), tr("Agent work"), m_work, Qt::RightDockWidgetArea,
+                          QKeySequence(Qt::ALT | Qt::SHIFT | Qt::Key_0));
+    // Shown where the server serves them (capabilities.mail, a trajectory or workspace), or a
+    // recording holds them; hidden otherwise, so a core-only server shows no empty panels. The
+    // operator's own choice (View menu, Alt+0) still opens them.
+    const auto showWhenAvailable = [](QDockWidget *dock) {
+        return [dock](bool available) {
+            if (available && dock->isHidden())
+                dock->show();
+            else if (!available && !dock->isHidden())
+                dock->hide();
+        };
+    };
+    connect(m_conversations, &ConversationsPanel::availabilityChanged, conversations, showWhenAvailable(conversations));
+    connect(m_work, &AgentWorkPanel::availabilityChanged, work, showWhenAvailable(work));
+    conversations->hide(); // until a source has them (a saved layout may show them again)
+    work->hide();
+    connect(m_alerts, &AlertsPanel::attentionChanged, alertsDock, [alertsDock](int waiting, int critical) {
+        alertsDock->setWindowTitle(waiting == 0 ? tr("Alerts")
+                                   : critical > 0 ? tr("Alerts (%1, %2 critical)").arg(waiting).arg(critical)
+                                                  : tr("Alerts (%1)").arg(waiting));
+    });
+    connect(m_timeline->view(), &TimelineView::alertClicked, this, [this, alertsDock](const QString &key) {
+        alertsDock->show();
+        alertsDock->raise();
+        m_alerts->selectKey(key);
+    });
+    connect(m_alerts, &AlertsPanel::timelineRequested, this, [this, timeline](qint64 atMs) {
+        timeline->show();
+        timeline->raise();
+        TimelineView *view = m_timeline->view();
+        const double span = view->axis().spanMs() > 0 ? view->axis().spanMs() : TimelineView::kDefaultSpanMs;
+        view->showTimeRange(double(atMs) - span / 4, double(atMs) + span * 3 / 4); // the moment, and what came after
+        const QStringList agents = m_selection->selectedAgents();
+        if (!agents.isEmpty())
+            view->scrollRowIntoView(view->lanes().rowOfAgent(m_session->store()->agentRow(agents.first())));
+    });
+    tabifyDockWidget(agents, scopes);
+    tabifyDockWidget(timeline, tasks);
+    tabifyDockWidget(tasks, actionsDock);
+    tabifyDockWidget(actionsDock, problems);
+    tabifyDockWidget(problems, conversations);
+    tabifyDockWidget(health, inspector);
+    tabifyDockWidget(inspector, alertsDock);
+    tabifyDockWidget(alertsDock, work);
+    agents->raise();
+    timeline->raise();
+    health->raise();
+    resizeDocks({agents, health}, {420, 380}, Qt::Horizontal);
+    resizeDocks({timeline}, {300}, Qt::Vertical);
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(m_connectAction);
+    file->addAction(m_disconnectAction);
+    file->addAction(m_renewCredentialAction);
+    file->addSeparator();
+    file->addAction(m_openTraceAction);
+    file->addAction(m_openSampleAction);
+    QMenu *recent = file->addMenu(tr("Open &recent"));
+    connect(recent, &QMenu::aboutToShow, this, [this, recent] {
+        recent->clear();
+        for (const QString &url : ConnectionProfiles::recentServers())
+            recent->addAction(url, this, [this, url] {
+                ConnectDialog dialog(this);
+                dialog.setUrl(url);
+                if (dialog.exec() == QDialog::Accepted)
+                    connectTo(dialog.options(), dialog.observerOnly());
+            });
+        recent->addSeparator();
+        for (const QString &path : ConnectionProfiles::recentTraces())
+            recent->addAction(path, this, [this, path] { openTrace(path); });
+        if (recent->isEmpty())
+            recent->addAction(tr("(nothing yet)"))->setEnabled(false);
+    });
+    file->addAction(m_saveSessionAction);
+    file->addAction(m_saveRangeAction);
+    file->addAction(m_recordAction);
+    file->addAction(tr("Recover &sessions…"), this, [this] { offerRecovery(true); });
+    file->addAction(m_compareRunsAction);
+    file->addAction(m_exportIncidentAction);
+    file->addAction(m_incidentInfoAction);
+    file->addAction(m_copyLinkAction);
+    QMenu *exportMenu = file->addMenu(tr("&Export"));
+    exportMenu->setObjectName(QStringLiteral("exportMenu"));
+    exportMenu->addActions(m_exportActions);
+    file->addSeparator();
+    file->addAction(m_quitAction);
+
+    QMenu *replay = menuBar()->addMenu(tr("&Replay"));
+    replay->addAction(m_timeTravelAction);
+    replay->addAction(m_backToLiveAction);
+    replay->addSeparator();
+    replay->addActions(m_replayBar->windowActions());
+
+    QMenu *agent = menuBar()->addMenu(tr("&Agent"));
+    agent->addAction(m_injectAction);
+    agent->addSeparator();
+    agent->addAction(m_suspendAction);
+    agent->addAction(m_resumeAction);
+    agent->addAction(m_stopAction);
+    agent->addSeparator();
+    agent->addAction(m_observerAction);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(m_findAction);
+    view->addSeparator();
+    QMenu *chain = view->addMenu(tr("Causal &chain"));
+    chain->addActions(m_chainActions);
+    view->addSeparator();
+    for (QDockWidget *d : std::as_const(m_docks))
+        view->addAction(d->toggleViewAction());
+    view->addSeparator();
+    view->addAction(m_darkAction);
+    view->addAction(m_resetLayoutAction);
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(m_shortcutsAction);
+    help->addAction(m_aboutAction);
+}
+
+void MainWindow::buildStatusBar()
+{
+    m_stateLabel = new QLabel(this);
+    m_stateLabel->setObjectName(QStringLiteral("connectionState"));
+    m_serverLabel = new QLabel(this);
+    m_serverLabel->setObjectName(QStringLiteral("serverName"));
+    m_clockLabel = new QLabel(this);
+    m_clockLabel->setObjectName(QStringLiteral("clockOffset"));
+    m_clockLabel->hide();
+    m_rateLabel = new QLabel(this);
+    m_rateLabel->setObjectName(QStringLiteral("eventRate"));
+    m_gapsButton = new QToolButton(this);
+    m_gapsButton->setObjectName(QStringLiteral("gapsButton"));
+    m_gapsButton->setAutoRaise(true);
+    m_problemsButton = new QToolButton(this);
+    m_problemsButton->setObjectName(QStringLiteral("problemsButton"));
+    m_problemsButton->setAutoRaise(true);
+    m_problemsButton->setToolTip(tr("Show the frames the inspector could not use"));
+    m_gapsButton->setToolTip(tr("Show the gaps: events the server sent that never arrived"));
+    auto showProblems = [this] {
+        QDockWidget *d = dock(QStringLiteral("problemsDock"));
+        d->show();
+        d->raise();
+    };
+    connect(m_problemsButton, &QToolButton::clicked, this, showProblems);
+    connect(m_gapsButton, &QToolButton::clicked, this, showProblems);
+    // A long job's progress and Cancel button, shown while it runs.
+    auto progressWidgets = [this](const char *name, const QString &format, const QString &cancelTip,
+                                  QProgressBar *&bar, QToolButton *&cancel) {
+        bar = new QProgressBar(this);
+        bar->setObjectName(QLatin1String(name) + QStringLiteral("Progress"));
+        bar->setRange(0, 100);
+        bar->setMaximumWidth(160);
+        bar->setFormat(format);
+        bar->hide();
+        cancel = new QToolButton(this);
+        cancel->setObjectName(QLatin1String(name) + QStringLiteral("Cancel"));
+        cancel->setText(tr("Cancel"));
+        cancel->setToolTip(cancelTip);
+        cancel->hide();
+    };
+    progressWidgets("traceLoad", tr("Loading %p%"), tr("Stop loading the trace"), m_loadProgress, m_loadCancel);
+    connect(m_loadCancel, &QToolButton::clicked, m_session, &InspectorSession::cancelTraceLoad);
+    progressWidgets("export", tr("Exporting %p%"), tr("Stop the export (no file is written)"), m_exportProgress,
+                    m_exportCancel);
+    connect(m_exportCancel, &QToolButton::clicked, this, &MainWindow::cancelExport);
+    m_traceDamageButton = new QToolButton(this);
+    m_traceDamageButton->setObjectName(QStringLiteral("traceDamageButton"));
+    m_traceDamageButton->setAutoRaise(true);
+    m_traceDamageButton->setStyleSheet(QStringLiteral("color: #d0312d; font-weight: bold"));
+    m_traceDamageButton->hide();
+    connect(m_traceDamageButton, &QToolButton::clicked, this, &MainWindow::reportTraceDamage);
+    m_recordingLabel = new QLabel(this);
+    m_recordingLabel->setObjectName(QStringLiteral("recordingLabel"));
+    m_recordingLabel->setStyleSheet(QStringLiteral("color: #d0312d"));
+    m_recordingLabel->hide();
+    m_journalLabel = new QLabel(tr("⚠ Journal in memory only"), this);
+    m_journalLabel->setObjectName(QStringLiteral("journalLabel"));
+    m_journalLabel->setStyleSheet(QStringLiteral("color: #b35c00; font-weight: bold"));
+    m_journalLabel->hide();
+    m_silenceLabel = new QLabel(this);
+    m_silenceLabel->setObjectName(QStringLiteral("silenceLabel"));
+    m_silenceLabel->setStyleSheet(QStringLiteral("color: #d0312d; font-weight: bold"));
+    m_silenceLabel->hide();
+    statusBar()->addWidget(m_stateLabel);
+    statusBar()->addWidget(m_serverLabel);
+    statusBar()->addPermanentWidget(m_loadProgress);
+    statusBar()->addPermanentWidget(m_loadCancel);
+    statusBar()->addPermanentWidget(m_exportProgress);
+    statusBar()->addPermanentWidget(m_exportCancel);
+    statusBar()->addPermanentWidget(m_traceDamageButton);
+    statusBar()->addPermanentWidget(m_recordingLabel);
+    statusBar()->addPermanentWidget(m_journalLabel);
+    statusBar()->addPermanentWidget(m_silenceLabel);
+    statusBar()->addPermanentWidget(m_clockLabel);
+    statusBar()->addPermanentWidget(m_rateLabel);
+    statusBar()->addPermanentWidget(m_gapsButton);
+    statusBar()->addPermanentWidget(m_problemsButton);
+}
+
+// ---- status ----------------------------------------------------------------------------
+
+void MainWindow::updateStatusBar()
+{
+    const SystemStore *store = m_session->store();
+    QString state;
+    switch (m_session->source()) {
+    case InspectorSession::Source::None: state = tr("Not connected"); break;
+    case InspectorSession::Source::Trace:
+        state = m_session->isLoadingTrace() ? tr("Loading trace")
+                                            : tr("Trace · %n record(s)", nullptr, int(m_session->traceStats().records));
+        break;
+    case InspectorSession::Source::Live:
+        state = clientStateName(m_session->clientState());
+        if (m_session->isTimeTravelling())
+            state = tr("Viewing the past · live %1, %n event(s) so far", nullptr,
+                       int(std::min<qint64>(m_session->liveStore()->counters().eventsApplied, INT_MAX)))
+                        .arg(state);
+        break;
+    }
+    if (m_session->observerOnly())
+        state += tr(" · observer");
+    m_stateLabel->setText(state);
+    const ConnectionInfo &c = store->connection();
+    m_serverLabel->setText(c.serverName.isEmpty() ? m_session->sourceLabel()
+                                                  : QStringLiteral("%1 %2 · %3").arg(c.serverName, c.serverVersion, m_session->sourceLabel()));
+    m_rateLabel->setText(tr("%1 events/s").arg(m_session->eventRate(), 0, 'f', 0));
+    m_rateLabel->setVisible(m_session->source() == InspectorSession::Source::Live);
+    // The clock: shown from one second of difference (transit alone is well under that), with
+    // what the model does about it; ages and timeouts are already corrected.
+    const bool skewed = c.clockSamples > 0 && std::abs(c.clockOffsetMs) >= 1000;
+    m_clockLabel->setVisible(skewed || store->counters().futureTimestamps > 0);
+    const QString offset = QString::number(std::abs(double(c.clockOffsetMs)) / 1000.0, 'f', 1);
+    m_clockLabel->setText(!skewed ? tr("clock ok")
+                          : c.clockOffsetMs < 0 ? tr("server clock %1 s behind").arg(offset)
+                                                : tr("server clock %1 s ahead").arg(offset));
+    m_clockLabel->setToolTip(tr("Measured from %n live event(s): the server's timestamps against the time they arrived. "
+                                "Health ages and action timeouts are on the server's clock, so the difference does not "
+                                "make agents look late.", nullptr, c.clockSamples)
+                             + (store->counters().futureTimestamps > 0
+                                    ? QLatin1Char('\n') + tr("%n event(s) stamped far ahead of their arrival were taken as "
+                                                               "arriving when they arrived.", nullptr,
+                                                               int(std::min<qint64>(store->counters().futureTimestamps, INT_MAX)))
+                                    : QString()));
+    // A server that stopped answering, or whose agent list drifted from the model while no
+    // events came (ObservationNotes), since this connection's handshake: said where the operator
+    // looks, the whole sentence (and what our own action had to do with it) in the tooltip.
+    const ObservationNotes &notes = store->observation();
+    const auto noticedHere = [&](qint64 count, const ProtocolProblem &p) { return count > 0 && p.timeMs >= c.handshakeMs; };
+    QString silence;
+    QString silenceDetail;
+    if (noticedHere(notes.notAnsweringCount(), notes.lastNotAnswering())) {
+        silenceDetail = notes.lastNotAnswering().detail;
+        static const QRegularExpression since(QStringLiteral("since (\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(?:\\.\\d+)?(?:Z|[+-]\\d\\d:\\d\\d))"));
+        const QRegularExpressionMatch m = since.match(silenceDetail);
+        const QDateTime at = m.hasMatch() ? QDateTime::fromString(m.captured(1), Qt::ISODateWithMs) : QDateTime();
+        silence = tr("⚠ not answering since %1")
+                      .arg((at.isValid() ? at : QDateTime::fromMSecsSinceEpoch(notes.lastNotAnswering().timeMs))
+                               .toLocalTime().toString(QStringLiteral("HH:mm:ss")));
+    } else if (noticedHere(notes.driftCount(), notes.lastDrift())) {
+        silenceDetail = notes.lastDrift().detail;
+        silence = tr("⚠ events stopped since %1")
+                      .arg(QDateTime::fromMSecsSinceEpoch(notes.lastDrift().timeMs).toLocalTime().toString(QStringLiteral("HH:mm:ss")));
+    }
+    m_silenceLabel->setText(silence);
+    m_silenceLabel->setToolTip(silenceDetail);
+    m_silenceLabel->setVisible(!silence.isEmpty());
+    const auto &counters = store->counters();
+    m_gapsButton->setText(tr("%n gap(s)", nullptr, int(counters.gaps)));
+    m_problemsButton->setText(tr("%n problem(s)", nullptr, int(counters.problems)));
+    const QString warn = QStringLiteral("color: #d0312d; font-weight: bold");
+    m_gapsButton->setStyleSheet(counters.gaps ? warn : QString());
+    m_problemsButton->setStyleSheet(counters.problems ? warn : QString());
+}
+
+} // namespace mapi::ui
