@@ -146,9 +146,9 @@ private:
     InspectorSession *m_session;
     SelectionHub *m_selection;
     bool m_forcedObserver = false;
-    QByteArray m_defaultLayout;
+    QByteArray m_defaultLayout; // the docks as first built: View → Reset layout goes back to it
 
-    QStackedWidget *m_center = nullptr;
+    QStackedWidget *m_center = nullptr; // the welcome page; once a source is open, the topology over the replay bar
     WelcomePage *m_welcome = nullptr;
     ReplayBar *m_replayBar = nullptr;
     TopologyPanel *m_topology = nullptr;
@@ -216,12 +216,12 @@ private:
     QLabel *m_clockLabel = nullptr; // the server's clock against ours, when it matters
     QToolButton *m_gapsButton = nullptr;
     QToolButton *m_problemsButton = nullptr;
-    QProgressBar *m_loadProgress = nullptr;
+    QProgressBar *m_loadProgress = nullptr; // with m_loadCancel: while a trace loads
     QToolButton *m_loadCancel = nullptr;
-    QProgressBar *m_exportProgress = nullptr;
+    QProgressBar *m_exportProgress = nullptr; // with m_exportCancel: while m_exportJob runs
     QToolButton *m_exportCancel = nullptr;
     ExportJob *m_exportJob = nullptr;
-    QToolButton *m_traceDamageButton = nullptr;
+    QToolButton *m_traceDamageButton = nullptr; // the trace loaded was damaged: reportTraceDamage()
     QLabel *m_recordingLabel = nullptr;
     QLabel *m_journalLabel = nullptr;   // shown while the session journal cannot be written
     QLabel *m_silenceLabel = nullptr;   // the connected server stopped answering, or its events stopped

@@ -6,6 +6,9 @@
 #include <QDateTime>
 #include <QFile>
 
+#include <algorithm>
+#include <vector>
+
 #ifdef Q_OS_WIN
 #include <io.h>
 #else
@@ -155,6 +158,50 @@ ErrorOr<TimeRange> timeRangeOption(const QCommandLineParser &p)
     if (!to)
         return Failure{to.error()};
     return TimeRange{*from, *to};
+}
+
+namespace {
+
+const QStringList kCommands = {QStringLiteral("state"),  QStringLiteral("stats"),  QStringLiteral("convert"), QStringLiteral("chain"),
+                               QStringLiteral("bundle"), QStringLiteral("record"), QStringLiteral("watch"),   QStringLiteral("inject"),
+                               QStringLiteral("stop"),   QStringLiteral("suspend"), QStringLiteral("resume"), QStringLiteral("rules"),
+                               QStringLiteral("diff")};
+
+// Levenshtein distance (command names are short: a full table is nothing).
+int editDistance(const QString &a, const QString &b)
+{
+    std::vector<int> row(size_t(b.size()) + 1);
+    for (size_t j = 0; j < row.size(); ++j)
+        row[j] = int(j);
+    for (qsizetype i = 1; i <= a.size(); ++i) {
+        int diagonal = row[0];
+        row[0] = int(i);
+        for (qsizetype j = 1; j <= b.size(); ++j) {
+            const int above = row[size_t(j)];
+            row[size_t(j)] = std::min({above + 1, row[size_t(j - 1)] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row.back();
+}
+
+} // namespace
+
+bool isCommand(const QString &name)
+{
+    return kCommands.contains(name);
+}
+
+QString nearestCommand(const QString &name)
+{
+    QString best;
+    int bestDistance = 3; // more than two edits away: no guess
+    for (const QString &command : kCommands)
+        if (const int d = editDistance(name.toLower(), command); d < bestDistance) {
+            bestDistance = d;
+            best = command;
+        }
+    return best;
 }
 
 } // namespace mapi::cli

@@ -34,6 +34,11 @@ enum Exit {
     AlertRaised = 9       // watch --exit-on SEVERITY: an alert of that severity or worse was raised
 };
 
+// Whether `name` is one of the commands; else the command a slip of the keys most likely meant
+// (at most two letters off), or empty.
+bool isCommand(const QString &name);
+QString nearestCommand(const QString &name);
+
 // Prints "map-inspector-cli: MESSAGE" (redacted) on stderr and returns `code`.
 int failWith(int code, const QString &message);
 // JSON on stdout, redacted like every other way out (common/Redaction.h).

@@ -167,6 +167,12 @@ int commandConvert(const QCommandLineParser &p, const Common &common)
     if (!csv && !chrome && !otlp) {
         if (p.isSet(QStringLiteral("table")))
             return failWith(Usage, QStringLiteral("--table goes with a .csv output"));
+        // A trace, and only under a name that says so: x.txt is a slip, not a request for a trace.
+        if (!lower.endsWith(QLatin1String(".jsonl")) && !lower.endsWith(QLatin1String(".jsonl.zst"))
+            && !lower.endsWith(QLatin1String(".jsonl.gz")))
+            return failWith(Usage, QStringLiteral("--out %1: the output's name says what to write: .jsonl, .jsonl.zst or .jsonl.gz "
+                                                  "(a trace), .json (Chrome trace), .otlp.json (OpenTelemetry), .csv (a table)")
+                                       .arg(outPath));
         return convertToTrace(in, outPath, from, to);
     }
     CsvTable table = CsvTable::Agents;
@@ -416,6 +422,54 @@ int commandBundle(const QCommandLineParser &p, const Common &common)
     return Ok;
 }
 
+// The diff for people, a few lines (the JSON on stdout has it all): equal or not, the agents only
+// in one run or changed, where the runs first part, and the counts that moved.
+static QString diffSummary(const Json &d)
+{
+    static const Json kNone = Json::object();
+    const auto child = [](const Json &j, const char *key) -> const Json & {
+        const Json *c = jsonChild(j, key);
+        return c && c->is_object() ? *c : kNone;
+    };
+    const auto size = [](const Json &j, const char *key) {
+        const Json *c = jsonChild(j, key);
+        return c && c->is_array() ? int(c->size()) : 0;
+    };
+    const Json &agents = child(d, "agents");
+    const Json &conversations = child(d, "conversations");
+    const Json *equal = jsonChild(d, "equal");
+    QString out = equal && equal->is_boolean() && equal->get<bool>() ? QStringLiteral("the runs are equal\n")
+                                                                     : QStringLiteral("the runs differ\n");
+    out += QStringLiteral("  agents: %1 matched, %2 only in A, %3 only in B, %4 changed\n")
+               .arg(jsonInt(agents, "matched"))
+               .arg(size(agents, "onlyA"))
+               .arg(size(agents, "onlyB"))
+               .arg(size(agents, "changed"));
+    out += QStringLiteral("  conversations: %1 compared, %2 differing, %3 only in A, %4 only in B\n")
+               .arg(jsonInt(conversations, "compared"))
+               .arg(size(conversations, "differing"))
+               .arg(size(conversations, "onlyA"))
+               .arg(size(conversations, "onlyB"));
+    if (const Json &first = child(d, "firstDivergence"); !first.empty()) {
+        QStringList who;
+        if (const Json *list = jsonChild(first, "agents"); list && list->is_array())
+            for (const Json &a : *list)
+                who << toQString(a);
+        out += QStringLiteral("  first divergence: %1 s in, %2 (%3)\n")
+                   .arg(double(jsonInt(first, "offsetMs")) / 1000.0, 0, 'f', 3)
+                   .arg(jsonString(first, "kind"), who.join(QStringLiteral(" → ")));
+    }
+    const Json &deltas = child(d, "deltas");
+    for (auto it = deltas.begin(); it != deltas.end(); ++it) {
+        const Json *delta = jsonChild(*it, "delta");
+        const Json *a = jsonChild(*it, "a");
+        const Json *b = jsonChild(*it, "b");
+        if (delta && a && b && delta->is_number() && delta->get<double>() != 0)
+            out += QStringLiteral("  %1: %2 → %3\n").arg(QString::fromStdString(it.key()), toQString(*a), toQString(*b));
+    }
+    return out;
+}
+
 int commandDiff(const QString &pathA, const QString &pathB, const TraceLoadOptions &options)
 {
     SystemStore a, b;
@@ -429,6 +483,7 @@ int commandDiff(const QString &pathA, const QString &pathB, const TraceLoadOptio
     }
     const Json result = diffRuns(profileRun(a, QFileInfo(pathA).fileName()), profileRun(b, QFileInfo(pathB).fileName()), &a, &b);
     printJson(result);
+    std::fprintf(stderr, "%s", qPrintable(diffSummary(result)));
     return result.value("equal", false) ? Ok : Different;
 }
 

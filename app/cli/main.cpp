@@ -119,6 +119,11 @@ int main(int argc, char **argv)
     if (!diff && args.size() != 1)
         return failWith(Usage, QStringLiteral("give exactly one command (see --help)"));
     const QString command = args.first();
+    if (!diff && !isCommand(command)) {
+        const QString near = nearestCommand(command);
+        return failWith(Usage, near.isEmpty() ? QStringLiteral("unknown command '%1' (see --help)").arg(command)
+                                              : QStringLiteral("unknown command '%1': did you mean '%2'?").arg(command, near));
+    }
 
     Common common;
     if (p.isSet(QStringLiteral("max-frame-bytes"))) {

@@ -189,6 +189,7 @@ private:
     bool pruneLoopEdges(qint64 now, const std::function<bool()> &outOfTime);
 
     void evaluateAgents(const SystemStore &store, qint64 now, std::map<QString, Alert> &out);
+    void evaluateServer(const SystemStore &store, std::map<QString, Alert> &out) const; // with the agents' step
     // False when `outOfTime` said stop before every candidate group was looked at: the next
     // call goes on from where it stopped (m_nextLoop).
     bool evaluateLoops(const SystemStore &store, qint64 now, std::map<QString, Alert> &out,

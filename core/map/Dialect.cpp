@@ -376,15 +376,7 @@ static void fillSubject(MapEvent &e, const View &d)
         e.agentId = optString(d, "agentId").value_or(e.task.assignee); // who holds it
         break;
     }
-    case EventKind::ConversationCreated:
-    case EventKind::ConversationClosed:
-    case EventKind::ParticipantJoined:
-    case EventKind::ParticipantLeft:
-    case EventKind::TurnAdded:
-    case EventKind::TurnUpdated:
-    case EventKind::ThreadCreated:
-    case EventKind::TrajectoryCheckpoint:
-    case EventKind::Other: {
+    default: { // Other, and the conversation and trajectory kinds (DialectNames.cpp: eventFamily)
         // Kept raw; its subject agent read where the SDK's typed data puts it (mail, trajectory,
         // permissions), else its source. A client's permissions name a client, not an agent.
         e.agentId = optString(d, "agentId").value_or(QString());

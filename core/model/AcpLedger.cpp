@@ -52,61 +52,26 @@ void AcpLedger::apply(const AcpFrame &f, int messageRow, qint64 t, const QString
         return;
     }
     switch (f.kind) {
-    case AcpFrame::Kind::Request: {
-        AcpExchange &x = s.exchanges.emplace_back();
-        x.id = f.id;
-        x.method = f.method;
-        x.direction = f.direction;
-        x.text = f.text;
-        x.requestRow = messageRow;
-        x.requestMs = t;
+    case AcpFrame::Kind::Request:
+        s.exchanges.push_back({f.id, f.method, f.direction, f.text, QString(), false, messageRow, -1, t, 0});
         break;
-    }
     case AcpFrame::Kind::Response: {
-        // The latest request of that id still waiting (ids are unique per stream in the SDK).
-        const auto it = std::find_if(s.exchanges.rbegin(), s.exchanges.rend(),
-                                     [&](const AcpExchange &x) { return x.id == f.id && x.responseRow < 0; });
-        if (it == s.exchanges.rend()) { // an answer to nothing seen: kept as a lone exchange
-            AcpExchange &x = s.exchanges.emplace_back();
-            x.id = f.id;
-            x.answer = f.text;
-            x.error = f.error;
-            x.responseRow = messageRow;
-            x.responseMs = t;
-            break;
-        }
-        it->answer = f.text;
-        it->error = f.error;
-        it->responseRow = messageRow;
-        it->responseMs = t;
+        // The latest request of that id still waiting (ids are unique per stream in the SDK); an
+        // answer to nothing seen is kept as an exchange of its own.
+        const auto waiting = std::find_if(s.exchanges.rbegin(), s.exchanges.rend(),
+                                          [&](const AcpExchange &x) { return x.id == f.id && x.responseRow < 0; });
+        AcpExchange &x = waiting != s.exchanges.rend() ? *waiting : s.exchanges.emplace_back();
+        x.id = f.id;
+        x.answer = f.text;
+        x.error = f.error;
+        x.responseRow = messageRow;
+        x.responseMs = t;
         break;
     }
-    case AcpFrame::Kind::Notification: {
-        AcpNotice &n = s.notices.emplace_back();
-        n.method = f.method;
-        n.update = f.update;
-        n.text = f.text;
-        n.toolCallId = f.toolCallId;
-        n.toolStatus = f.toolStatus;
-        n.messageRow = messageRow;
-        n.timeMs = t;
+    case AcpFrame::Kind::Notification:
+        s.notices.push_back({f.method, f.update, f.text, f.toolCallId, f.toolStatus, messageRow, t});
         break;
     }
-    }
-}
-
-void AcpLedger::clear()
-{
-    AcpLedger empty;
-    swap(empty);
-}
-
-void AcpLedger::swap(AcpLedger &other)
-{
-    std::swap(m_streams, other.m_streams);
-    std::swap(m_row, other.m_row);
-    std::swap(m_streamsNotKept, other.m_streamsNotKept);
-    std::swap(m_changed, other.m_changed);
 }
 
 } // namespace mapi

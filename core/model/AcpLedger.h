@@ -76,8 +76,7 @@ public:
     void apply(const AcpFrame &frame, int messageRow, qint64 timeMs, const QString &fromAgent, const QString &toAgent);
 
     bool takeChanged() { return std::exchange(m_changed, false); }
-    void clear();
-    void swap(AcpLedger &other);
+    void clear() { *this = AcpLedger(); }
 
 private:
     std::vector<AcpStream> m_streams;

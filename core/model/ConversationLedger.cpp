@@ -277,21 +277,4 @@ void ConversationLedger::dropOldestTurn()
     }
 }
 
-void ConversationLedger::clear()
-{
-    ConversationLedger empty;
-    swap(empty);
-}
-
-void ConversationLedger::swap(ConversationLedger &other)
-{
-    std::swap(m_conversations, other.m_conversations);
-    std::swap(m_row, other.m_row);
-    std::swap(m_turnOrder, other.m_turnOrder);
-    std::swap(m_turnIds, other.m_turnIds);
-    std::swap(m_turnCount, other.m_turnCount);
-    std::swap(m_conversationsNotKept, other.m_conversationsNotKept);
-    std::swap(m_changed, other.m_changed);
-}
-
 } // namespace mapi

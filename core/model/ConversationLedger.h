@@ -68,13 +68,10 @@ struct Conversation
     QString type;                 // user-session, agent-task, multi-agent, mixed, or any string
     QString subject;
     QString status;               // active, completed, ...
-    QString createdBy;
-    QString closedBy;
+    qint64 createdMs = 0, updatedMs = 0, closedMs = 0; // ms since the epoch, the server's clock
+    QString createdBy, closedBy;  // participant ids, as the server names them
     QString closeReason;
     QString parentConversationId;
-    qint64 createdMs = 0;
-    qint64 updatedMs = 0;
-    qint64 closedMs = 0;
     std::vector<ConversationParticipant> participants;
     std::vector<ConversationThread> threads;
     std::deque<ConversationTurn> turns; // by time (ties: arrival order)
@@ -105,8 +102,7 @@ public:
     bool hasChanges() const { return !m_changed.isEmpty(); }
     QSet<int> takeChangedRows() { return std::exchange(m_changed, {}); }
 
-    void clear();
-    void swap(ConversationLedger &other);
+    void clear() { *this = ConversationLedger(); }
 
 private:
     Conversation *ensure(const QString &id, qint64 timeMs); // null past kMaxConversations

@@ -249,6 +249,7 @@ struct ConnectionInfo
     bool mail = false;
     bool workspace = false;
     qint64 handshakeMs = 0;        // the last map/connect answer's time (local, ms; 0: none yet)
+    bool handshake = false;        // this is a map/connect answer (else a state change: the above stay)
 };
 
 // Action lifecycle updates emitted by the client.

@@ -200,7 +200,8 @@ void SystemStore::applyDeliveryEvent(const MapEvent &e, qint64 t, int eventIndex
         {EventKind::MessageFailed, QStringLiteral("failed")},
     };
     m_messages.setStatus(size_t(row), statusFor.value(e.kind));
-    const auto addRecipient = [&](const QString &agentId) {
+    const auto addRecipient = [&](const QString &named) {
+        const QString agentId = recipientAgent(named);
         if (agentId.isEmpty() || agentId == QLatin1String("*") || m_messages.hasRecipient(size_t(row), agentId))
             return;
         if (!m_messages.addRecipient(size_t(row), agentId))
@@ -283,7 +284,8 @@ void SystemStore::resolveRecipients(Message &m, const Json &to, const QString &e
             m.scopeId = ref;
             return;
         }
-        if (seen(ref))
+        ref = recipientAgent(ref);
+        if (ref.isEmpty() || seen(ref))
             return;
         if (m.toAgentIds.size() < MessageLog::kMaxRecipients)
             m.toAgentIds << ref;
@@ -766,7 +768,7 @@ void SystemStore::applyConnection(const ConnectionInfo &info)
     m_connection.sessionId = session;
     m_connection.clockOffsetMs = clock.clockOffsetMs;
     m_connection.clockSamples = clock.clockSamples;
-    if (info.sessionId.isEmpty()) { // a state change, not a map/connect answer: what it advertised stays
+    if (!info.handshake) { // a state change, not a map/connect answer: what it advertised stays
         m_connection.mail = clock.mail;
         m_connection.workspace = clock.workspace;
         m_connection.handshakeMs = clock.handshakeMs;

@@ -386,9 +386,9 @@ void SystemStore::swapContents(SystemStore &other)
     m_messages.setEventLog(&m_events); // each message log reads the event log of its own store
     other.m_messages.setEventLog(&other.m_events);
     m_tasks.swap(other.m_tasks);
-    m_conversations.swap(other.m_conversations);
-    m_checkpoints.swap(other.m_checkpoints);
-    m_acp.swap(other.m_acp);
+    std::swap(m_conversations, other.m_conversations);
+    std::swap(m_checkpoints, other.m_checkpoints);
+    std::swap(m_acp, other.m_acp);
     m_actions.swap(other.m_actions);
     std::swap(m_stateNames, other.m_stateNames);
     std::swap(m_stateRow, other.m_stateRow);
@@ -568,6 +568,18 @@ void SystemStore::touchAgent(const QString &id, qint64 timeMs)
         a.lastActivityMs = timeMs;
         markActive(row);
     }
+}
+
+QString SystemStore::recipientAgent(const QString &ref) const
+{
+    // A client's session (MAPServer names senders by session, and queues replies to them): its
+    // agent if it has one, else nobody's lane, never a placeholder agent.
+    if (m_agentRow.contains(ref))
+        return ref;
+    const auto session = m_sessions.constFind(ref);
+    if (session == m_sessions.constEnd())
+        return ref;
+    return session->agentIds.empty() ? QString() : QString(*session->agentIds.begin());
 }
 
 QString SystemStore::resolveAgentRef(const QString &ref) const

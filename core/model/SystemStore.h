@@ -272,6 +272,9 @@ private:
     void confirmActions(const MapEvent &event, const Message *message);
     void takeActionChanges(); // the tracker's changed rows into the pending change set
     QString resolveAgentRef(const QString &ref) const; // agent id, or a session's first agent
+    // A recipient as named: an agent id, the agent of a known session, empty for a known session
+    // without an agent (a client), else the name itself (a placeholder agent to be).
+    QString recipientAgent(const QString &ref) const;
     // `eventScopeId`: the scope the event names (data.scopeId): an address equal to it is that
     // scope, never an agent.
     void resolveRecipients(Message &message, const Json &to, const QString &eventScopeId = {});

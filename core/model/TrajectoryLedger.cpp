@@ -78,18 +78,4 @@ void TrajectoryLedger::add(const Json &o, qint64 t, int eventRow)
     m_changed = true;
 }
 
-void TrajectoryLedger::clear()
-{
-    TrajectoryLedger empty;
-    swap(empty);
-}
-
-void TrajectoryLedger::swap(TrajectoryLedger &other)
-{
-    std::swap(m_checkpoints, other.m_checkpoints);
-    std::swap(m_ids, other.m_ids);
-    std::swap(m_notKept, other.m_notKept);
-    std::swap(m_changed, other.m_changed);
-}
-
 } // namespace mapi

@@ -46,8 +46,7 @@ public:
     void applyPage(const QString &method, const Json &result);
 
     bool takeChanged() { return std::exchange(m_changed, false); }
-    void clear();
-    void swap(TrajectoryLedger &other);
+    void clear() { *this = TrajectoryLedger(); }
 
 private:
     void add(const Json &checkpoint, qint64 timeMs, int eventRow);

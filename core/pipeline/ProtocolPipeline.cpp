@@ -322,6 +322,7 @@ void ProtocolPipeline::interpretResult(InterpretedFrame &out, const RpcMessage &
         ConnectionInfo info;
         info.url = m_url;
         info.state = QStringLiteral("connected");
+        info.handshake = true;
         info.sessionId = jsonString(result, "sessionId");
         if (const Json *version = jsonChild(result, "protocolVersion")) // any result shape: never throws
             info.protocolVersion = toQString(*version);

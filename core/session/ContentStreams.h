@@ -44,15 +44,14 @@ public:
 private:
     struct Stream
     {
-        QMap<qint64, QByteArray> chunks; // index -> decoded bytes
-        qint64 bytes = 0;
-        qint64 finalIndex = -1;
-        QString checksum;
-        qint64 firstMs = 0;
-        qint64 lastMs = 0;
+        QMap<qint64, QByteArray> chunks; // index -> decoded bytes, in index order whatever the arrival
+        qint64 bytes = 0;                // decoded, against kMaxBytes
+        qint64 finalIndex = -1;          // the final chunk's index, once it came
+        QString checksum;                // its SHA-256 (hex, lower case); empty: none sent
+        qint64 firstMs = 0, lastMs = 0;  // local times of the first and the latest chunk (kStallMs)
         bool failed = false;
-        QString error;
-        Done done;
+        QString error;                   // why it failed, for people
+        Done done;                       // the waiter (await()), run once
     };
     void settle(const QString &streamId); // runs the waiter when the stream is complete or failed
 

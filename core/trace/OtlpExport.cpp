@@ -420,13 +420,20 @@ private:
             ++m_counts->taskSpans;
     }
 
-    // A conversation: a span from its creation to its close (or now), its turns as events.
-    void writeConversation(const Conversation &c)
+    // A span of this trace named `name`, its id made from `kind` and `id` (stable across exports).
+    SpanText spanFor(const char *kind, const QString &id, const QString &name) const
     {
         SpanText span;
         span.traceId = m_traceId;
-        span.spanId = hexId(m_traceId + ":conversation:" + c.id.toUtf8(), 8);
-        span.name = QStringLiteral("conversation %1").arg(c.subject.isEmpty() ? c.id : c.subject);
+        span.spanId = hexId(m_traceId + ':' + kind + ':' + id.toUtf8(), 8);
+        span.name = name;
+        return span;
+    }
+
+    // A conversation: a span from its creation to its close (or now), its turns as events.
+    void writeConversation(const Conversation &c)
+    {
+        SpanText span = spanFor("conversation", c.id, QStringLiteral("conversation %1").arg(c.subject.isEmpty() ? c.id : c.subject));
         span.startMs = c.createdMs > 0 ? c.createdMs : (c.turns.empty() ? c.updatedMs : c.turns.front().timeMs);
         span.endMs = c.closedMs > 0 ? c.closedMs : std::max(c.updatedMs, m_store.now());
         span.attributes.text("map.conversation.id", c.id);
@@ -457,12 +464,9 @@ private:
     // An agent's trajectory: a span under the agent's, its checkpoints as events.
     void writeCheckpoints(const QString &agentId)
     {
-        SpanText span;
-        span.traceId = m_traceId;
-        span.spanId = hexId(m_traceId + ":trajectory:" + agentId.toUtf8(), 8);
+        SpanText span = spanFor("trajectory", agentId, QStringLiteral("trajectory %1").arg(m_store.agentName(agentId)));
         if (exported(agentId))
             span.parentSpanId = agentSpanId(agentId);
-        span.name = QStringLiteral("trajectory %1").arg(m_store.agentName(agentId));
         // Not gen_ai.agent.id: read back (OtlpImporter), an agent span inside its own agent's
         // would be a task; under the agent's span it belongs to that agent anyway.
         span.attributes.text("map.checkpoint.agent_id", agentId);

@@ -68,6 +68,7 @@ private Q_SLOTS:
         store->apply(pipeline.connectionOpened(QStringLiteral("ws://127.0.0.1:1"), kStart));
         ConnectionInfo connected;
         connected.sessionId = QStringLiteral("s-1");
+        connected.handshake = true;
         connected.timeMs = kStart;
         store->apply(connected);
         const QDateTime lastAnswer = QDateTime::fromMSecsSinceEpoch(kStart + 5000).toUTC(); // as MapClient writes it
@@ -75,6 +76,11 @@ private Q_SLOTS:
             + QStringLiteral("the server is not answering since %1: no answer to map/agents/list within 6.0 s")
                   .arg(lastAnswer.toString(Qt::ISODateWithMs));
         store->apply(pipeline.connectionClosed(reason, kStart + 11000));
+        ConnectionInfo reconnecting; // the client's state changes carry its session id too: not a handshake
+        reconnecting.state = QStringLiteral("backoff");
+        reconnecting.sessionId = QStringLiteral("s-1");
+        reconnecting.timeMs = kStart + 12000;
+        store->apply(reconnecting);
         store->flushChanges();
         auto *label = window.findChild<QLabel *>(QStringLiteral("silenceLabel"));
         QVERIFY(label);

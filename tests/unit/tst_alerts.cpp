@@ -184,6 +184,32 @@ private Q_SLOTS:
         QVERIFY(f.at(kStart + 4300).contains(QStringLiteral("cleared unresponsive:a")));
     }
 
+    // Issue 40: a server that stops answering (or whose list drifted from the model while no
+    // events came) is an alert of its own, about the server, until a handshake that stays answered.
+    void serverNotAnsweringIsAnAlert()
+    {
+        Fixture f(AlertRules(), true);
+        ConnectionInfo handshake;
+        handshake.handshake = true;
+        handshake.sessionId = QStringLiteral("s-obs");
+        handshake.timeMs = kStart;
+        f.store.apply(handshake);
+        QVERIFY(!f.at(kStart + 1000).join(u';').contains(QStringLiteral("/server")));
+        f.store.apply(f.wire.pipeline().connectionClosed(
+            ProtocolPipeline::kServerSilent + QStringLiteral("the server is not answering since 2026-09-21T14:13:20.000Z: no answer "
+                                                             "to map/agents/list within 6.0 s"),
+            kStart + 2000));
+        const QStringList raised = f.at(kStart + 3000);
+        QVERIFY2(raised.contains(QStringLiteral("raised unresponsive/server:")), qPrintable(raised.join(u';')));
+        const Alert *alert = f.open(QStringLiteral("unresponsive/server"));
+        QVERIFY(alert);
+        QVERIFY(alert->agents.isEmpty());
+        QVERIFY(alert->reason.contains(QStringLiteral("not answering since")));
+        handshake.timeMs = kStart + 4000; // reconnected, answering
+        f.store.apply(handshake);
+        QVERIFY(f.at(kStart + 5000).contains(QStringLiteral("cleared unresponsive/server:")));
+    }
+
     void failedByCriticalReportOrState()
     {
         Fixture f;

@@ -58,8 +58,9 @@ private slots:
                    {"capabilities", {{"mail", {{"enabled", true}}}, {"workspace", {{"enabled", true}, {"canRead", true}}}}}});
         QVERIFY(store.connection().mail);
         QVERIFY(store.connection().workspace);
-        ConnectionInfo state;
+        ConnectionInfo state; // the client's state changes name its session too
         state.state = QStringLiteral("backoff");
+        state.sessionId = QStringLiteral("s-obs");
         store.apply(state);
         QVERIFY(store.connection().mail);
         QVERIFY(store.connection().handshakeMs > 0);

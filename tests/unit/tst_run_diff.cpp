@@ -6,6 +6,7 @@
 #include "pipeline/ProtocolPipeline.h"
 #include "trace/RunDiff.h"
 
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 
@@ -143,13 +144,15 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString sample = QStringLiteral(MAPI_SOURCE_DIR "/resources/sample/demo-system.jsonl.zst");
-        auto cli = [](const QStringList &args, QByteArray *out = nullptr) {
+        QByteArray err;
+        auto cli = [&err](const QStringList &args, QByteArray *out = nullptr) {
             QProcess p;
             p.start(QStringLiteral(MAPI_CLI_PATH), args);
             if (!p.waitForFinished(60000))
                 return -1;
             if (out)
                 *out = p.readAllStandardOutput();
+            err = p.readAllStandardError();
             return p.exitCode();
         };
         QByteArray out;
@@ -164,10 +167,22 @@ private Q_SLOTS:
         QCOMPARE(d["equal"], Json(false));
         QVERIFY(d["firstDivergence"]["timeA"].get<qint64>() > 1795401348102);
         QVERIFY(d["deltas"]["messages"]["delta"].get<qint64>() < 0);
+        // And for people, on stderr: a summary (issue 41), not 50 KB of JSON.
+        QVERIFY2(err.contains("the runs differ") && err.contains("first divergence:") && err.contains("messages:"), err.constData());
+        QVERIFY(err.size() < 4000);
         QCOMPARE(cli({QStringLiteral("diff"), sample, dir.filePath(QStringLiteral("absent.jsonl"))}, &out), 6);
         QVERIFY(out.isEmpty());
         QCOMPARE(cli({QStringLiteral("diff"), sample}, &out), 1);
         QVERIFY(out.isEmpty()); // a usage error prints no JSON
+        // Slips (issue 41): a mistyped command is named with what was meant; an output name that
+        // says no format writes nothing.
+        QCOMPARE(cli({QStringLiteral("stat"), QStringLiteral("--url"), QStringLiteral("ws://127.0.0.1:1")}), 1);
+        QVERIFY2(err.contains("unknown command 'stat': did you mean 'state'?"), err.constData());
+        QCOMPARE(cli({QStringLiteral("frobnicate")}), 1);
+        QVERIFY2(err.contains("unknown command 'frobnicate' (see --help)"), err.constData());
+        const QString txt = dir.filePath(QStringLiteral("x.txt"));
+        QCOMPARE(cli({QStringLiteral("convert"), QStringLiteral("--trace"), sample, QStringLiteral("--out"), txt}), 1);
+        QVERIFY(!QFile::exists(txt));
     }
 };
 

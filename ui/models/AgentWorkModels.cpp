@@ -112,7 +112,7 @@ ReadableText readableArtifacts(const Json &artifacts, qsizetype maxChars)
 // ---- CheckpointModel ---------------------------------------------------------------------
 
 CheckpointModel::CheckpointModel(const SystemStore *store, QObject *parent)
-    : QAbstractTableModel(parent)
+    : RowVectorModel<Checkpoint>(ColumnCount, parent)
     , m_store(store)
 {
     connect(store, &SystemStore::changed, this, [this](const ChangeSet &changes) {
@@ -178,26 +178,13 @@ int CheckpointModel::rowOfCheckpoint(const QString &checkpointId) const
     return it == m_rows.end() ? -1 : int(it - m_rows.begin());
 }
 
-int CheckpointModel::rowCount(const QModelIndex &parent) const
+QVariant CheckpointModel::rowData(const Checkpoint &c, int column, int role) const
 {
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int CheckpointModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant CheckpointModel::data(const QModelIndex &index, int role) const
-{
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const Checkpoint &c = m_rows[size_t(index.row())];
     switch (role) {
     case CheckpointIdRole: return c.id;
     case EventRowRole: return c.eventRow;
     case Qt::DisplayRole:
-        switch (index.column()) {
+        switch (column) {
         case TimeColumn: return timeOfDay(c.timeMs, TimePrecision::Milliseconds);
         case LabelColumn: return c.label.isEmpty() ? c.id : c.label;
         case WorkSessionColumn: return c.workSessionId;
@@ -207,7 +194,7 @@ QVariant CheckpointModel::data(const QModelIndex &index, int role) const
         }
         return {};
     case Qt::ToolTipRole:
-        switch (index.column()) {
+        switch (column) {
         case TimeColumn: return dateAndTime(c.timeMs);
         case LabelColumn: return tr("checkpoint %1").arg(c.id);
         case WorkSessionColumn:
@@ -228,7 +215,7 @@ QVariant CheckpointModel::headerData(int section, Qt::Orientation orientation, i
 // ---- WorkspaceFileModel ------------------------------------------------------------------
 
 WorkspaceFileModel::WorkspaceFileModel(QObject *parent)
-    : QAbstractTableModel(parent)
+    : RowVectorModel<WorkspaceFile>(ColumnCount, parent)
 {
 }
 
@@ -259,7 +246,7 @@ int WorkspaceFileModel::setFiles(const Json &result)
         return naturalLess(a.path, b.path);
     });
     beginResetModel();
-    m_files = std::move(files);
+    m_rows = std::move(files);
     endResetModel();
     return leftOut;
 }
@@ -267,51 +254,36 @@ int WorkspaceFileModel::setFiles(const Json &result)
 void WorkspaceFileModel::clear()
 {
     beginResetModel();
-    m_files.clear();
+    m_rows.clear();
     endResetModel();
 }
 
 const WorkspaceFile *WorkspaceFileModel::file(int row) const
 {
-    return row >= 0 && size_t(row) < m_files.size() ? &m_files[size_t(row)] : nullptr;
+    return row >= 0 && size_t(row) < m_rows.size() ? &m_rows[size_t(row)] : nullptr;
 }
 
-int WorkspaceFileModel::rowCount(const QModelIndex &parent) const
+QVariant WorkspaceFileModel::rowData(const WorkspaceFile &f, int column, int role) const
 {
-    return parent.isValid() ? 0 : int(m_files.size());
-}
-
-int WorkspaceFileModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant WorkspaceFileModel::data(const QModelIndex &index, int role) const
-{
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const WorkspaceFile &f = m_files[size_t(index.row())];
     switch (role) {
     case PathRole: return f.path;
     case IsDirectoryRole: return f.isDirectory;
     case SizeRole: return f.size;
     case Qt::DisplayRole:
-        switch (index.column()) {
+        switch (column) {
         case PathColumn: return f.isDirectory ? QString(f.path + QLatin1Char('/')) : f.path;
         case KindColumn: return f.isDirectory ? tr("directory") : (f.mime.isEmpty() ? tr("file") : f.mime);
         case SizeColumn: return f.size >= 0 ? QLocale().formattedDataSize(f.size) : QString();
         }
         return {};
     case Qt::ToolTipRole:
-        if (index.column() == PathColumn)
+        if (column == PathColumn)
             return f.isDirectory ? tr("%1\ndouble-click to list it").arg(f.path) : tr("%1\ndouble-click to read it").arg(f.path);
-        if (index.column() == SizeColumn && f.size >= 0)
+        if (column == SizeColumn && f.size >= 0)
             return tr("%1 bytes").arg(f.size);
         return {};
-    case Qt::TextAlignmentRole:
-        if (index.column() == SizeColumn)
-            return int(Qt::AlignRight | Qt::AlignVCenter);
-        return {};
+    case Qt::TextAlignmentRole: // sizes line up on the right, like numbers
+        return column == SizeColumn ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter)) : QVariant();
     default:
         return {};
     }

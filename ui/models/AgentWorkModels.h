@@ -35,9 +35,39 @@ struct ReadableText
 };
 ReadableText readableArtifacts(const Json &artifacts, qsizetype maxChars);
 
+// What both tables share: their rows are copies held in a vector (no pointer into the store or
+// into an answer is kept), and every cell is asked of rowData() once the index is checked.
+template<typename Row>
+class RowVectorModel : public QAbstractTableModel
+{
+public:
+    int rowCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : int(m_rows.size()); }
+    int columnCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : m_columns; }
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const final
+    {
+        if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+            return {};
+        return rowData(m_rows[size_t(index.row())], index.column(), role);
+    }
+
+protected:
+    RowVectorModel(int columns, QObject *parent)
+        : QAbstractTableModel(parent)
+        , m_columns(columns)
+    {
+    }
+    // What `column` of `row` shows for `role`.
+    virtual QVariant rowData(const Row &row, int column, int role) const = 0;
+
+    std::vector<Row> m_rows;
+
+private:
+    const int m_columns;
+};
+
 // The checkpoints of one agent (TrajectoryLedger::of), oldest first. Copies: the ledger's deque
 // moves its entries when one is inserted by time, so no pointer into it is kept.
-class CheckpointModel : public QAbstractTableModel
+class CheckpointModel : public RowVectorModel<Checkpoint>
 {
     Q_OBJECT
 public:
@@ -55,18 +85,15 @@ public:
     QString agentId() const { return m_agentId; }
     int rowOfCheckpoint(const QString &checkpointId) const;
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    QVariant rowData(const Checkpoint &c, int column, int role) const override;
     std::vector<Checkpoint> checkpointsOfAgent() const;
     void refresh(); // new checkpoints appended become inserts; anything else a reset
 
     const SystemStore *m_store;
     QString m_agentId;
-    std::vector<Checkpoint> m_rows;
 };
 
 // A file or directory of an agent's workspace, as the server's file service described it.
@@ -78,13 +105,14 @@ struct WorkspaceFile
     QString mime;
 };
 
-class WorkspaceFileModel : public QAbstractTableModel
+// The entries of one listing or search, as the panel gives them (setFiles).
+class WorkspaceFileModel : public RowVectorModel<WorkspaceFile>
 {
     Q_OBJECT
 public:
     enum Column { PathColumn, KindColumn, SizeColumn, ColumnCount };
     enum Role {
-        PathRole = Qt::UserRole + 1,
+        PathRole = Qt::UserRole + 1, // QString: the path workspace/read and workspace/list take
         IsDirectoryRole,     // bool
         SizeRole,            // qint64, -1 when not said
     };
@@ -100,13 +128,10 @@ public:
     void clear();
     const WorkspaceFile *file(int row) const;
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    std::vector<WorkspaceFile> m_files;
+    QVariant rowData(const WorkspaceFile &f, int column, int role) const override;
 };
 
 } // namespace mapi::ui

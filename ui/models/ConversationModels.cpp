@@ -91,16 +91,6 @@ ConversationListModel::ConversationListModel(const SystemStore *store, QObject *
     });
 }
 
-int ConversationListModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : m_rows;
-}
-
-int ConversationListModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 int ConversationListModel::rowOfConversation(const QString &conversationId) const
 {
     const Conversation *c = m_store->conversations().find(conversationId);
@@ -366,16 +356,6 @@ void TurnListModel::onChanged(const ChangeSet &changes)
         refresh();
     else if (namesChanged && !m_rows.empty())
         Q_EMIT dataChanged(index(0, ParticipantColumn), index(int(m_rows.size()) - 1, ParticipantColumn));
-}
-
-int TurnListModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int TurnListModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
 }
 
 QVariant TurnListModel::data(const QModelIndex &index, int role) const

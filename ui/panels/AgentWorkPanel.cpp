@@ -1,8 +1,11 @@
 #include "panels/AgentWorkPanel.h"
 
+#include "panels/AcpView.h"
+
 #include "common/TableSetup.h"
 #include "models/AgentWorkModels.h"
 #include "models/JsonTreeModel.h"
+#include "panels/ConversationsPanel.h"
 #include "session/InspectorSession.h"
 
 #include <QFontDatabase>
@@ -33,26 +36,6 @@ bool isMethodNotFound(const QString &error)
     return error.endsWith(QLatin1String("(-32601)"));
 }
 
-QLabel *wrappingLabel(const char *objectName, QWidget *parent)
-{
-    auto *label = new QLabel(parent);
-    label->setObjectName(QLatin1String(objectName));
-    label->setTextFormat(Qt::PlainText); // servers' words (errors, names) are never markup
-    label->setWordWrap(true);
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    return label;
-}
-
-QPlainTextEdit *readOnlyText(const char *objectName, QWidget *parent)
-{
-    auto *text = new QPlainTextEdit(parent);
-    text->setObjectName(QLatin1String(objectName));
-    text->setReadOnly(true);
-    text->setLineWrapMode(QPlainTextEdit::NoWrap);
-    text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    return text;
-}
-
 } // namespace
 
 AgentWorkPanel::AgentWorkPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent)
@@ -60,14 +43,14 @@ AgentWorkPanel::AgentWorkPanel(InspectorSession *session, SelectionHub *selectio
     , m_session(session)
     , m_selection(selection)
 {
-    m_title = new QLabel(this);
-    m_title->setObjectName(QStringLiteral("agentWorkTitle"));
-    m_title->setTextFormat(Qt::RichText);
+    m_title = textLabel("agentWorkTitle", Qt::RichText, this);
     m_title->setWordWrap(true);
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("agentWorkTabs"));
     m_tabs->addTab(buildCheckpointsTab(), tr("Checkpoints"));
     m_filesTab = m_tabs->addTab(buildFilesTab(), tr("Files"));
+    m_acp = new AcpView(session, selection, m_tabs);
+    m_tabs->addTab(m_acp, tr("ACP sessions"));
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -89,12 +72,7 @@ AgentWorkPanel::AgentWorkPanel(InspectorSession *session, SelectionHub *selectio
     connect(store, &SystemStore::changed, this, &AgentWorkPanel::onStoreChanged);
     connect(store, &SystemStore::wasReset, this, [this] {
         cancelAllReads(); // a new connection or trace: what was fetched belongs to the last one
-        clearContent();
-        clearFiles();
-        updateTitle();
-        updateCheckpointSummary();
-        updateFetchState();
-        updateFilesState();
+        showAfresh();
         updateAvailability();
     });
     const auto liveStateChanged = [this] {
@@ -129,18 +107,13 @@ QWidget *AgentWorkPanel::buildCheckpointsTab()
 {
     auto *page = new QWidget(this);
     m_checkpoints = new CheckpointModel(m_session->store(), this);
-    m_checkpointSummary = wrappingLabel("checkpointSummary", page);
+    m_checkpointSummary = selectableLabel("checkpointSummary", Qt::PlainText, page);
 
-    const QFontMetrics metrics = fontMetrics();
-    auto widthOf = [&metrics](const QString &sample) { return metrics.horizontalAdvance(sample) + 16; };
-    m_checkpointTable = new QTableView(page);
-    m_checkpointTable->setObjectName(QStringLiteral("checkpointsTable"));
-    m_checkpointTable->setModel(m_checkpoints);
-    setUpReadOnlyTable(m_checkpointTable, QAbstractItemView::SingleSelection, CheckpointModel::MetadataColumn);
-    QHeaderView *header = m_checkpointTable->horizontalHeader();
-    header->resizeSection(CheckpointModel::TimeColumn, widthOf(QStringLiteral("00:00:00.000")));
-    header->resizeSection(CheckpointModel::LabelColumn, widthOf(QStringLiteral("Parsed the incident log, part 2")));
-    header->resizeSection(CheckpointModel::WorkSessionColumn, widthOf(QStringLiteral("claude-session-7f3a")));
+    m_checkpointTable = readOnlyTable("checkpointsTable", m_checkpoints, CheckpointModel::MetadataColumn, page);
+    sizeColumnsFor(m_checkpointTable->horizontalHeader(), fontMetrics(),
+                   {{CheckpointModel::TimeColumn, QStringLiteral("00:00:00.000")},
+                    {CheckpointModel::LabelColumn, QStringLiteral("Parsed the incident log, part 2")},
+                    {CheckpointModel::WorkSessionColumn, QStringLiteral("claude-session-7f3a")}});
 
     m_fetch = new QPushButton(tr("Fetch content"), page);
     m_fetch->setObjectName(QStringLiteral("fetchCheckpointContent"));
@@ -158,37 +131,21 @@ QWidget *AgentWorkPanel::buildCheckpointsTab()
     fetchRow->addWidget(m_fetch);
     fetchRow->addWidget(m_fetching);
     fetchRow->addStretch(1);
-    m_fetchReason = wrappingLabel("checkpointFetchReason", page);
-    m_contentStatus = wrappingLabel("checkpointContentStatus", page);
+    m_fetchReason = selectableLabel("checkpointFetchReason", Qt::PlainText, page);
+    m_contentStatus = selectableLabel("checkpointContentStatus", Qt::PlainText, page);
 
     m_contentModel = new JsonTreeModel(this);
     m_contentTree = new QTreeView(page);
     m_contentTree->setObjectName(QStringLiteral("checkpointContentTree"));
     m_contentTree->setModel(m_contentModel);
     setUpReadOnlyTree(m_contentTree, QAbstractItemView::SingleSelection);
-    m_contentText = readOnlyText("checkpointContentText", page);
-    m_contentText->setLineWrapMode(QPlainTextEdit::WidgetWidth); // transcripts are prose
-    m_contentText->setPlaceholderText(tr("The readable artifacts (transcripts, prompts) of the fetched content."));
-    auto *contentSplitter = new QSplitter(Qt::Horizontal, page);
-    contentSplitter->setChildrenCollapsible(false);
-    contentSplitter->addWidget(m_contentTree);
-    contentSplitter->addWidget(m_contentText);
-
-    auto *contentBox = new QWidget(page);
-    auto *contentLayout = new QVBoxLayout(contentBox);
-    contentLayout->setContentsMargins(0, 0, 0, 0);
-    contentLayout->setSpacing(2);
-    contentLayout->addLayout(fetchRow);
-    contentLayout->addWidget(m_fetchReason);
-    contentLayout->addWidget(m_contentStatus);
-    contentLayout->addWidget(contentSplitter, 1);
-
-    auto *splitter = new QSplitter(Qt::Vertical, page);
-    splitter->setChildrenCollapsible(false);
-    splitter->addWidget(m_checkpointTable);
-    splitter->addWidget(contentBox);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
+    m_contentText = readOnlyText("checkpointContentText",
+                                 tr("The readable artifacts (transcripts, prompts) of the fetched content."), page);
+    // The files' fixed-width font, but wrapped: transcripts are prose.
+    m_contentText->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    QWidget *contentBox = columnBox({fetchRow, m_fetchReason, m_contentStatus},
+                                    twoPanes(Qt::Horizontal, m_contentTree, m_contentText, page), page);
+    QSplitter *splitter = twoPanes(Qt::Vertical, m_checkpointTable, contentBox, page, 2, 3);
 
     auto *layout = new QVBoxLayout(page);
     layout->setContentsMargins(0, 4, 0, 0);
@@ -213,7 +170,7 @@ QWidget *AgentWorkPanel::buildFilesTab()
 {
     auto *page = new QWidget(this);
     m_files = new WorkspaceFileModel(this);
-    m_filesReason = wrappingLabel("workspaceReason", page);
+    m_filesReason = selectableLabel("workspaceReason", Qt::PlainText, page);
 
     m_path = new QLineEdit(page);
     m_path->setObjectName(QStringLiteral("workspacePath"));
@@ -226,40 +183,24 @@ QWidget *AgentWorkPanel::buildFilesTab()
     pathRow->addWidget(m_path, 1);
     pathRow->addWidget(m_up);
     pathRow->addWidget(m_list);
-    m_search = new QLineEdit(page);
-    m_search->setObjectName(QStringLiteral("workspaceSearch"));
-    m_search->setPlaceholderText(tr("Search the workspace…"));
-    m_search->setClearButtonEnabled(true);
+    m_search = searchBox("workspaceSearch", tr("Search the workspace…"), page);
     m_searchButton = new QPushButton(tr("Search"), page);
     m_searchButton->setObjectName(QStringLiteral("workspaceSearchButton"));
     auto *searchRow = new QHBoxLayout;
     searchRow->addWidget(m_search, 1);
     searchRow->addWidget(m_searchButton);
 
-    m_fileTable = new QTableView(page);
-    m_fileTable->setObjectName(QStringLiteral("workspaceFiles"));
-    m_fileTable->setModel(m_files);
-    setUpReadOnlyTable(m_fileTable, QAbstractItemView::SingleSelection, WorkspaceFileModel::PathColumn);
+    m_fileTable = readOnlyTable("workspaceFiles", m_files, WorkspaceFileModel::PathColumn, page);
     const int em = fontMetrics().horizontalAdvance(QLatin1Char('m'));
     m_fileTable->horizontalHeader()->resizeSection(WorkspaceFileModel::KindColumn, 9 * em);
     m_fileTable->horizontalHeader()->resizeSection(WorkspaceFileModel::SizeColumn, 6 * em);
-    m_fileHeader = wrappingLabel("workspaceFileHeader", page);
-    m_fileHeader->setTextFormat(Qt::RichText);
-    m_fileText = readOnlyText("workspaceFileText", page);
-    m_fileText->setPlaceholderText(tr("Double-click a file to read it (read-only)."));
-    auto *fileBox = new QWidget(page);
-    auto *fileLayout = new QVBoxLayout(fileBox);
-    fileLayout->setContentsMargins(0, 0, 0, 0);
-    fileLayout->setSpacing(2);
-    fileLayout->addWidget(m_fileHeader);
-    fileLayout->addWidget(m_fileText, 1);
-    auto *splitter = new QSplitter(Qt::Horizontal, page);
-    splitter->setChildrenCollapsible(false);
-    splitter->addWidget(m_fileTable);
-    splitter->addWidget(fileBox);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
-    m_filesStatus = wrappingLabel("workspaceStatus", page);
+    m_fileHeader = selectableLabel("workspaceFileHeader", Qt::RichText, page);
+    m_fileText = readOnlyText("workspaceFileText", tr("Double-click a file to read it (read-only)."), page);
+    m_fileText->setLineWrapMode(QPlainTextEdit::NoWrap); // a file's lines as they are
+    m_fileText->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    QWidget *fileBox = columnBox({m_fileHeader}, m_fileText, page);
+    QSplitter *splitter = twoPanes(Qt::Horizontal, m_fileTable, fileBox, page, 2, 3);
+    m_filesStatus = selectableLabel("workspaceStatus", Qt::PlainText, page);
 
     auto *layout = new QVBoxLayout(page);
     layout->setContentsMargins(0, 4, 0, 0);
@@ -292,6 +233,12 @@ void AgentWorkPanel::setAgentId(const QString &agentId)
     cancelAllReads(); // answers about the last agent would land under this one
     m_agentId = agentId;
     m_checkpoints->setAgentId(agentId);
+    m_acp->setAgentId(agentId);
+    showAfresh();
+}
+
+void AgentWorkPanel::showAfresh()
+{
     clearContent();
     clearFiles();
     updateTitle();
@@ -306,6 +253,8 @@ void AgentWorkPanel::onStoreChanged(const ChangeSet &changes)
         updateCheckpointSummary();
         updateAvailability();
     }
+    if (changes.acpChanged)
+        updateAvailability();
     if (changes.connectionChanged) {
         updateFilesState();
         updateAvailability();
@@ -388,7 +337,7 @@ void AgentWorkPanel::updateTitle()
 void AgentWorkPanel::updateAvailability()
 {
     const SystemStore &store = *m_session->store();
-    const bool available = !store.checkpoints().checkpoints().empty()
+    const bool available = !store.checkpoints().checkpoints().empty() || !store.acpStreams().streams().empty()
         || m_session->support(QStringLiteral("trajectory/list")) == Support::Present || store.connection().workspace;
     if (available == m_available)
         return;

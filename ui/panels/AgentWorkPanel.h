@@ -2,7 +2,7 @@
 // trajectory.checkpoint events and trajectory/list pages in the store), and the content of one,
 // fetched on demand (trajectory/content). "Files": a read-only browser of its workspace
 // (workspace/list, workspace/search, workspace/read) where the server advertises
-// capabilities.workspace.
+// capabilities.workspace. "ACP sessions": the ACP streams it took part in (AcpView).
 //
 // The agent is the first of the selection (SelectionHub::selectedAgents), or the agent focused;
 // an empty selection keeps the agent shown. Every request goes through
@@ -10,7 +10,8 @@
 // Fetching needs a live server: a loaded trace still lists its checkpoints, and says why it
 // cannot fetch. Streamed content (streaming:true) is awaited through
 // InspectorSession::awaitContentStream and added, as the artifact it names, to the tree and the
-// text; if the stream does not come whole, the panel says so. Bounds: at most kMaxShownChars of text are shown (a content's readable
+// text; if the stream does not come whole, the panel says so.
+// Bounds: at most kMaxShownChars of text are shown (a content's readable
 // artifacts, a file), files over kPartialReadBytes are read in part (lines 1 to
 // kPartialReadLines), a listing holds WorkspaceFileModel::kMaxFiles entries.
 // Thread: GUI thread; the replies run there too.
@@ -39,6 +40,8 @@ struct ChangeSet;
 }
 
 namespace mapi::ui {
+
+class AcpView;
 
 class CheckpointModel;
 class JsonTreeModel;
@@ -85,6 +88,9 @@ private:
     QString liveReadBlock() const;
     void updateTitle();
     void updateAvailability();
+    // What was fetched or listed belonged to another agent or connection: cleared, and every
+    // state (title, summary, fetch, files) said again.
+    void showAfresh();
 
     // Checkpoints
     void updateCheckpointSummary();
@@ -114,32 +120,36 @@ private:
     QString m_awaitedStream;   // the content stream awaited (streaming:true), empty: none
     QString m_contentSummary;  // what the content's status says before the stream's part
 
-    QLabel *m_title = nullptr;
+    QLabel *m_title = nullptr;          // the agent's name and id, or what to select
     QTabWidget *m_tabs = nullptr;
-    int m_filesTab = -1;
+    AcpView *m_acp = nullptr;     // the third tab: the agent's ACP sessions
+    int m_filesTab = -1;                // the Files tab, disabled where the server serves no workspaces
 
+    // Checkpoints tab: the agent's checkpoints, and the content of one fetched on demand (one
+    // content read, or stream, at a time).
     CheckpointModel *m_checkpoints = nullptr;
     QLabel *m_checkpointSummary = nullptr;
     QTableView *m_checkpointTable = nullptr;
     QPushButton *m_fetch = nullptr;
     QWidget *m_fetching = nullptr;      // "Fetching… [Cancel]", shown while the answer is awaited
-    QLabel *m_fetchReason = nullptr;
-    QLabel *m_contentStatus = nullptr;
+    QLabel *m_fetchReason = nullptr;    // why Fetch is disabled, hidden when it is not
+    QLabel *m_contentStatus = nullptr;  // the artifacts counted, what is cut, the stream, or the error
     JsonTreeModel *m_contentModel = nullptr;
-    QTreeView *m_contentTree = nullptr;
-    QPlainTextEdit *m_contentText = nullptr;
+    QTreeView *m_contentTree = nullptr; // the artifacts whole
+    QPlainTextEdit *m_contentText = nullptr; // their readable text, at most kMaxShownChars
 
+    // Files tab: a listing (at most WorkspaceFileModel::kMaxFiles entries) and one file's text.
     WorkspaceFileModel *m_files = nullptr;
-    QLabel *m_filesReason = nullptr;
-    QLineEdit *m_path = nullptr;
+    QLabel *m_filesReason = nullptr;    // why the controls are disabled, hidden when they are not
+    QLineEdit *m_path = nullptr;        // the directory listed; empty: the workspace's root
     QPushButton *m_up = nullptr;
     QPushButton *m_list = nullptr;
     QLineEdit *m_search = nullptr;
     QPushButton *m_searchButton = nullptr;
     QTableView *m_fileTable = nullptr;
-    QLabel *m_fileHeader = nullptr;
-    QPlainTextEdit *m_fileText = nullptr;
-    QLabel *m_filesStatus = nullptr;
+    QLabel *m_fileHeader = nullptr;     // the file's path, size and type; what was left out
+    QPlainTextEdit *m_fileText = nullptr; // at most kMaxShownChars; lines 1 to kPartialReadLines of a large file
+    QLabel *m_filesStatus = nullptr;    // what the last listing or search found, or why it failed
 };
 
 } // namespace mapi::ui

@@ -47,95 +47,163 @@ QString participantHtml(const SystemStore::ParticipantRow &p, const QPalette &pa
     return text;
 }
 
+// The conversations as the table lists them: sorted by SortRole (numbers and times stay
+// numbers), filtered on one column that carries the whole filter text (subject, type, status,
+// participant names).
+QSortFilterProxyModel *sortedAndFiltered(ConversationListModel *model, QObject *parent)
+{
+    auto *proxy = new QSortFilterProxyModel(parent);
+    proxy->setSourceModel(model);
+    proxy->setSortRole(ConversationListModel::SortRole);
+    proxy->setSortCaseSensitivity(Qt::CaseInsensitive);
+    proxy->setFilterRole(ConversationListModel::FilterTextRole);
+    proxy->setFilterKeyColumn(ConversationListModel::SubjectColumn);
+    proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    proxy->setDynamicSortFilter(true);
+    return proxy;
+}
+
+// A new `W`, child of `parent`, named for the tests and the style sheets.
+template<typename W>
+W *named(const char *objectName, QWidget *parent)
+{
+    auto *widget = new W(parent);
+    widget->setObjectName(QLatin1String(objectName));
+    return widget;
+}
+
 } // namespace
+
+// ---- Widgets the panels build alike (declared in ConversationsPanel.h) ----------------------
+
+QLabel *textLabel(const char *objectName, Qt::TextFormat format, QWidget *parent)
+{
+    auto *label = named<QLabel>(objectName, parent);
+    label->setTextFormat(format);
+    return label;
+}
+
+QLabel *selectableLabel(const char *objectName, Qt::TextFormat format, QWidget *parent)
+{
+    QLabel *label = textLabel(objectName, format, parent);
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    return label;
+}
+
+QLineEdit *searchBox(const char *objectName, const QString &placeholder, QWidget *parent)
+{
+    auto *box = named<QLineEdit>(objectName, parent);
+    box->setPlaceholderText(placeholder);
+    box->setClearButtonEnabled(true);
+    return box;
+}
+
+QPlainTextEdit *readOnlyText(const char *objectName, const QString &placeholder, QWidget *parent)
+{
+    auto *text = named<QPlainTextEdit>(objectName, parent);
+    text->setReadOnly(true);
+    text->setPlaceholderText(placeholder);
+    return text;
+}
+
+QTableView *readOnlyTable(const char *objectName, QAbstractItemModel *model, int stretchColumn, QWidget *parent)
+{
+    auto *table = named<QTableView>(objectName, parent);
+    table->setModel(model);
+    setUpReadOnlyTable(table, QAbstractItemView::SingleSelection, stretchColumn);
+    return table;
+}
+
+void sizeColumnsFor(QHeaderView *header, const QFontMetrics &metrics,
+                    std::initializer_list<std::pair<int, QString>> samples)
+{
+    for (const auto &[column, sample] : samples)
+        header->resizeSection(column, metrics.horizontalAdvance(sample) + 16);
+}
+
+QWidget *columnBox(std::initializer_list<QObject *> above, QWidget *fill, QWidget *parent)
+{
+    auto *box = new QWidget(parent);
+    auto *column = new QVBoxLayout(box);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(2);
+    for (QObject *item : above) {
+        if (auto *layout = qobject_cast<QLayout *>(item))
+            column->addLayout(layout);
+        else
+            column->addWidget(qobject_cast<QWidget *>(item));
+    }
+    column->addWidget(fill, 1);
+    return box;
+}
+
+QSplitter *twoPanes(Qt::Orientation orientation, QWidget *first, QWidget *second, QWidget *parent, int firstShare,
+                    int secondShare)
+{
+    auto *panes = new QSplitter(orientation, parent);
+    panes->setChildrenCollapsible(false);
+    panes->addWidget(first);
+    panes->addWidget(second);
+    if (firstShare > 0 || secondShare > 0) {
+        panes->setStretchFactor(0, firstShare);
+        panes->setStretchFactor(1, secondShare);
+    }
+    return panes;
+}
+
+// ---- ConversationsPanel --------------------------------------------------------------------
 
 ConversationsPanel::ConversationsPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent)
     : QWidget(parent)
     , m_session(session)
     , m_selection(selection)
     , m_model(new ConversationListModel(session->store(), this))
-    , m_proxy(new QSortFilterProxyModel(this))
+    , m_proxy(sortedAndFiltered(m_model, this))
     , m_turns(new TurnListModel(session->store(), this))
 {
-    m_proxy->setSourceModel(m_model);
-    m_proxy->setSortRole(ConversationListModel::SortRole);
-    m_proxy->setSortCaseSensitivity(Qt::CaseInsensitive);
-    // One column carries the whole filter text (subject, type, status, participant names).
-    m_proxy->setFilterRole(ConversationListModel::FilterTextRole);
-    m_proxy->setFilterKeyColumn(ConversationListModel::SubjectColumn);
-    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
-    m_proxy->setDynamicSortFilter(true);
-
-    m_filter = new QLineEdit(this);
-    m_filter->setObjectName(QStringLiteral("conversationFilter"));
-    m_filter->setPlaceholderText(tr("Filter conversations: subject, participant, type, status"));
-    m_filter->setClearButtonEnabled(true);
-    m_counts = new QLabel(this);
-    m_counts->setObjectName(QStringLiteral("conversationCounts"));
-    m_counts->setTextFormat(Qt::PlainText);
+    m_filter = searchBox("conversationFilter", tr("Filter conversations: subject, participant, type, status"), this);
+    m_counts = textLabel("conversationCounts", Qt::PlainText, this);
     auto *top = new QHBoxLayout;
     top->addWidget(m_filter, 2);
     top->addWidget(m_counts, 3);
 
-    // Fixed widths from sample texts: ResizeToContents would measure every row on each change.
     const QFontMetrics metrics = fontMetrics();
-    auto widthOf = [&metrics](const QString &sample) { return metrics.horizontalAdvance(sample) + 16; };
-    m_table = new QTableView(this);
-    m_table->setObjectName(QStringLiteral("conversationsTable"));
-    m_table->setModel(m_proxy);
+    m_table = readOnlyTable("conversationsTable", m_proxy, ConversationListModel::SubjectColumn, this);
     m_table->setSortingEnabled(true);
     // Like an inbox: the most recently active first. The selection stays with its conversation
     // when a new turn moves it up.
     m_table->sortByColumn(ConversationListModel::LastActivityColumn, Qt::DescendingOrder);
-    setUpReadOnlyTable(m_table, QAbstractItemView::SingleSelection, ConversationListModel::SubjectColumn);
-    QHeaderView *header = m_table->horizontalHeader();
-    header->resizeSection(ConversationListModel::TypeColumn, widthOf(QStringLiteral("multi-agent")));
-    header->resizeSection(ConversationListModel::StatusColumn, widthOf(QStringLiteral("completed · review finished")));
-    header->resizeSection(ConversationListModel::ParticipantsColumn, widthOf(tr("Participants")));
-    header->resizeSection(ConversationListModel::TurnsColumn, widthOf(QStringLiteral("1000 (100 earlier not kept)")));
-    header->resizeSection(ConversationListModel::LastActivityColumn, widthOf(tr("Last activity")));
+    sizeColumnsFor(m_table->horizontalHeader(), metrics,
+                   {{ConversationListModel::TypeColumn, QStringLiteral("multi-agent")},
+                    {ConversationListModel::StatusColumn, QStringLiteral("completed · review finished")},
+                    {ConversationListModel::ParticipantsColumn, tr("Participants")},
+                    {ConversationListModel::TurnsColumn, QStringLiteral("1000 (100 earlier not kept)")},
+                    {ConversationListModel::LastActivityColumn, tr("Last activity")}});
 
-    m_header = new QLabel(this);
-    m_header->setObjectName(QStringLiteral("conversationHeader"));
-    m_header->setTextFormat(Qt::RichText);
-    m_header->setWordWrap(true);
-    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_participants = new QLabel(this);
-    m_participants->setObjectName(QStringLiteral("conversationParticipants"));
-    m_participants->setTextFormat(Qt::RichText);
-    m_participants->setWordWrap(true);
-    m_participants->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_header = selectableLabel("conversationHeader", Qt::RichText, this);
+    m_participants = selectableLabel("conversationParticipants", Qt::RichText, this);
 
-    m_turnTable = new QTableView(this);
-    m_turnTable->setObjectName(QStringLiteral("turnsTable"));
-    m_turnTable->setModel(m_turns);
-    setUpReadOnlyTable(m_turnTable, QAbstractItemView::SingleSelection, TurnListModel::TextColumn);
+    m_turnTable = readOnlyTable("turnsTable", m_turns, TurnListModel::TextColumn, this);
     m_turnTable->installEventFilter(this); // Enter opens the turn's event
     QHeaderView *turnHeader = m_turnTable->horizontalHeader();
     turnHeader->moveSection(turnHeader->visualIndex(TurnListModel::NumberColumn), 0); // the turn's number first
-    turnHeader->resizeSection(TurnListModel::NumberColumn, widthOf(QStringLiteral("0000")));
-    turnHeader->resizeSection(TurnListModel::TimeColumn, widthOf(QStringLiteral("00:00:00.000")));
-    turnHeader->resizeSection(TurnListModel::ParticipantColumn, widthOf(QStringLiteral("worker-10.sub-10")));
-    turnHeader->resizeSection(TurnListModel::ThreadColumn, widthOf(QStringLiteral("repro steps, part 2")));
-    turnHeader->resizeSection(TurnListModel::ReplyToColumn, widthOf(QStringLiteral("↩ #0000")));
-    turnHeader->resizeSection(TurnListModel::ContentTypeColumn, widthOf(QStringLiteral("data · intercepted (msg-000)")));
+    sizeColumnsFor(turnHeader, metrics,
+                   {{TurnListModel::NumberColumn, QStringLiteral("0000")},
+                    {TurnListModel::TimeColumn, QStringLiteral("00:00:00.000")},
+                    {TurnListModel::ParticipantColumn, QStringLiteral("worker-10.sub-10")},
+                    {TurnListModel::ThreadColumn, QStringLiteral("repro steps, part 2")},
+                    {TurnListModel::ReplyToColumn, QStringLiteral("↩ #0000")},
+                    {TurnListModel::ContentTypeColumn, QStringLiteral("data · intercepted (msg-000)")}});
 
     m_goToAnswered = new QPushButton(tr("Go to the turn it answers"), this);
     m_goToAnswered->setObjectName(QStringLiteral("goToAnsweredTurn"));
     m_goToAnswered->setEnabled(false);
-    m_turnText = new QPlainTextEdit(this);
-    m_turnText->setObjectName(QStringLiteral("turnText"));
-    m_turnText->setReadOnly(true);
-    m_turnText->setPlaceholderText(tr("Select a turn to read it whole."));
-    auto *textBox = new QWidget(this);
-    auto *textLayout = new QVBoxLayout(textBox);
-    textLayout->setContentsMargins(0, 0, 0, 0);
-    textLayout->setSpacing(2);
+    m_turnText = readOnlyText("turnText", tr("Select a turn to read it whole."), this);
     auto *textButtons = new QHBoxLayout;
     textButtons->addWidget(m_goToAnswered);
     textButtons->addStretch(1);
-    textLayout->addLayout(textButtons);
-    textLayout->addWidget(m_turnText, 1);
+    QWidget *textBox = columnBox({textButtons}, m_turnText, this);
 
     m_threads = new QTreeWidget(this);
     m_threads->setObjectName(QStringLiteral("conversationThreads"));
@@ -145,37 +213,14 @@ ConversationsPanel::ConversationsPanel(InspectorSession *session, SelectionHub *
     m_threads->setAlternatingRowColors(true);
     m_threads->setToolTip(tr("Double-click a thread to select its root turn"));
 
-    auto *lower = new QSplitter(Qt::Horizontal, this);
-    lower->setChildrenCollapsible(false);
-    lower->addWidget(textBox);
-    lower->addWidget(m_threads);
-    lower->setStretchFactor(0, 3);
-    lower->setStretchFactor(1, 1);
-    auto *turnSplitter = new QSplitter(Qt::Vertical, this);
-    turnSplitter->setChildrenCollapsible(false);
-    turnSplitter->addWidget(m_turnTable);
-    turnSplitter->addWidget(lower);
-    turnSplitter->setStretchFactor(0, 3);
-    turnSplitter->setStretchFactor(1, 2);
+    // The selected conversation below the table: its header and participants over its turns,
+    // and below those the selected turn's text beside the threads.
+    QSplitter *lower = twoPanes(Qt::Horizontal, textBox, m_threads, this, 3, 1);
+    QSplitter *turnSplitter = twoPanes(Qt::Vertical, m_turnTable, lower, this, 3, 2);
+    QWidget *detailBox = columnBox({m_header, m_participants}, turnSplitter, this);
+    QSplitter *splitter = twoPanes(Qt::Vertical, m_table, detailBox, this, 2, 3);
 
-    auto *detailBox = new QWidget(this);
-    auto *detailLayout = new QVBoxLayout(detailBox);
-    detailLayout->setContentsMargins(0, 0, 0, 0);
-    detailLayout->setSpacing(2);
-    detailLayout->addWidget(m_header);
-    detailLayout->addWidget(m_participants);
-    detailLayout->addWidget(turnSplitter, 1);
-
-    auto *splitter = new QSplitter(Qt::Vertical, this);
-    splitter->setChildrenCollapsible(false);
-    splitter->addWidget(m_table);
-    splitter->addWidget(detailBox);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
-
-    m_emptyText = new QLabel(this);
-    m_emptyText->setObjectName(QStringLiteral("conversationsEmpty"));
-    m_emptyText->setTextFormat(Qt::PlainText);
+    m_emptyText = textLabel("conversationsEmpty", Qt::PlainText, this);
     m_emptyText->setAlignment(Qt::AlignCenter);
     m_emptyText->setWordWrap(true);
     m_pages = new QStackedWidget(this);
