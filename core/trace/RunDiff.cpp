@@ -51,6 +51,14 @@ std::string s(const QString &text) { return text.toStdString(); }
 
 } // namespace
 
+static qint64 acpRequests(const SystemStore &store)
+{
+    qint64 n = 0;
+    for (const AcpStream &stream : store.acpStreams().streams())
+        n += qint64(stream.exchanges.size());
+    return n;
+}
+
 RunProfile profileRun(const SystemStore &store, const QString &name)
 {
     RunProfile p;
@@ -164,7 +172,14 @@ RunProfile profileRun(const SystemStore &store, const QString &name)
                 {"tasksFailed", failed},
                 {"errors", errors},
                 {"tokensUsed", tokens},
-                {"costUsd", std::round(cost * 1e6) / 1e6}};
+                {"costUsd", std::round(cost * 1e6) / 1e6},
+                // What servers keep beyond the core (issue 40): conversations and their turns,
+                // trajectory checkpoints, ACP sessions and their requests.
+                {"conversations", qint64(store.conversations().conversations().size())},
+                {"turns", store.conversations().turnCount()},
+                {"checkpoints", qint64(store.checkpoints().checkpoints().size())},
+                {"acpSessions", qint64(store.acpStreams().streams().size())},
+                {"acpRequests", acpRequests(store)}};
     return p;
 }
 

@@ -54,7 +54,8 @@ struct RunProfile
     std::map<QString, int> agentByKey;   // key → agents row
     std::vector<QString> types;
     std::map<std::pair<QString, QString>, std::vector<MessageEntry>> pairs; // (from key, to key)
-    // agents, messages, tasks, tasksCompleted, tasksFailed, errors, tokensUsed, costUsd (not events:
+    // agents, messages, tasks, tasksCompleted, tasksFailed, errors, tokensUsed, costUsd,
+    // conversations, turns, checkpoints, acpSessions, acpRequests (not events:
     // one run's events depend on how it was recorded, e.g. an import makes fewer)
     Json counts;
     std::vector<qint64> taskDurationsMs; // completed tasks

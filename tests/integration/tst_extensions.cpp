@@ -222,6 +222,14 @@ private slots:
                         }
                     }
         }
+        // And compared like the rest: a run against itself is equal, its counts of turns,
+        // checkpoints and ACP requests among the compared ones.
+        const CliResult diff = runCli({QStringLiteral("diff"), trace, trace});
+        QCOMPARE(diff.exitCode, 0);
+        const Json deltas = diff.json()["deltas"];
+        QCOMPARE(deltas["turns"]["a"].get<int>(), turnsCompared);
+        QCOMPARE(deltas["checkpoints"]["a"].get<int>(), int(checkpoints.size()));
+        QCOMPARE(deltas["acpRequests"]["a"].get<int>(), requests);
         QCOMPARE(conversationSpans, int(listed.size()));
         QCOMPARE(turnEvents, turnsCompared);
         QCOMPARE(checkpointEvents, int(checkpoints.size()));

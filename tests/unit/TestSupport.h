@@ -10,6 +10,7 @@
 #include "protocol/JsonRpc.h"
 
 #include <QFile>
+#include <QHash>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
@@ -198,6 +199,51 @@ inline QList<CaptureRecord> readCapture(const QString &path)
         r.raw = o.value(QStringLiteral("raw")).toString().toUtf8();
         r.binary = o.value(QStringLiteral("binary")).toBool();
         out << r;
+    }
+    return out;
+}
+
+// ---- captures parsed independently of core (QJsonDocument) ----------------------------------
+
+inline QJsonObject jsonObject(const QByteArray &frame)
+{
+    return QJsonDocument::fromJson(frame).object();
+}
+
+inline QString idKey(const QJsonValue &id)
+{
+    if (id.isString())
+        return QStringLiteral("s:") + id.toString();
+    if (id.isDouble())
+        return QStringLiteral("n:") + QString::number(id.toInteger());
+    if (id.isNull())
+        return QStringLiteral("null");
+    return QStringLiteral("other");
+}
+
+struct Answer
+{
+    QString method;
+    QJsonObject request;  // the params we sent
+    QJsonValue result;
+    int line = 0;
+};
+
+// Pairs every response of a capture with the request it answers (by id, in order), parsed with
+// QJsonDocument. Only successful results are returned.
+inline QList<Answer> answers(const QList<CaptureRecord> &records)
+{
+    QHash<QString, QJsonObject> pending;
+    QList<Answer> out;
+    for (const CaptureRecord &r : records) {
+        const QJsonObject o = jsonObject(r.raw);
+        if (r.dir == QLatin1String("send") && o.contains(QStringLiteral("method")) && o.contains(QStringLiteral("id")))
+            pending.insert(idKey(o.value(QStringLiteral("id"))), o);
+        if (r.dir == QLatin1String("recv") && !o.contains(QStringLiteral("method")) && o.contains(QStringLiteral("result"))) {
+            const QJsonObject request = pending.take(idKey(o.value(QStringLiteral("id"))));
+            out << Answer{request.value(QStringLiteral("method")).toString(),
+                          request.value(QStringLiteral("params")).toObject(), o.value(QStringLiteral("result")), r.line};
+        }
     }
     return out;
 }
