@@ -153,6 +153,8 @@ void ConversationLedger::applyPage(const QString &method, const Json &params, co
         return;
     const int row = m_row.value(id);
     each("participants", [&](const Json &p) { addParticipant(m_conversations[size_t(row)], row, p); });
+    if (const Json *joined = jsonChild(result, "participant"); joined && joined->is_object()) // mail/join, mail/create
+        addParticipant(m_conversations[size_t(row)], row, *joined);
     each("threads", [&](const Json &thread) { addThread(m_conversations[size_t(row)], row, thread); });
     for (const char *key : {"turns", "recentTurns", "history"})
         each(key, [&](const Json &turn) { addTurn(m_conversations[size_t(row)], row, turn, -1); });

@@ -89,6 +89,12 @@ private slots:
                   {{"turns", {turnJson(QStringLiteral("turn-2"), conv, QStringLiteral("s-alice"), 2000, QStringLiteral("second")),
                               turnJson(QStringLiteral("turn-1"), conv, QStringLiteral("s-alice"), 1000, QStringLiteral("first"))}},
                    {"hasMore", false}});
+        // mail/join's answer: the conversation, the one who joined, and the history it caught up on.
+        wire.call(QStringLiteral("mail/join"), {{"conversationId", "conv-1"}},
+                  {{"conversation", {{"id", "conv-1"}}},
+                   {"participant", {{"id", "s-bob"}, {"type", "user"}, {"role", "assistant"}, {"joinedAt", 1500}}},
+                   {"history", {turnJson(QStringLiteral("turn-1"), conv, QStringLiteral("s-alice"), 1000, QStringLiteral("first"))}}});
+        QCOMPARE(store.conversations().find(conv)->participants.size(), size_t(2));
         // Not a page: a created conversation's answer teaches nothing the events do not.
         wire.call(QStringLiteral("mail/create"), {{"subject", "x"}}, {{"conversation", {{"id", "conv-x"}}}});
         QCOMPARE(store.conversations().conversations().size(), size_t(1));
