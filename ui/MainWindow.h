@@ -98,6 +98,10 @@ public:
     void cancelExport();
 
     ReplayBar *replayBar() const { return m_replayBar; }
+    // What the confirmation of a control action says beside its targets: the fallback used where
+    // the server lacks `method`, and a caution when the server stopped answering right after one
+    // of our own actions before.
+    QString controlNote(const QString &method) const;
     void setForcedObserver(bool on);   // --observer: no control action whatever the profile says
 
     // Panels and actions by object name, for tests and the screenshot script.
@@ -137,7 +141,6 @@ private:
     void saveSessionWithDialog(bool visibleRange = false);
     void exportWithDialog(ExportKind kind, const QString &suffix, const QString &filter);
     void confirmAndRun(const QString &verb, const QString &method);
-    QString controlNote(const QString &method) const;
     QDockWidget *addPanel(const QString &objectName, const QString &title, QWidget *panel, Qt::DockWidgetArea area,
                           const QKeySequence &toggleShortcut);
     void setTheme(const QString &name);

@@ -83,9 +83,17 @@ QString MainWindow::controlNote(const QString &method) const
         {QStringLiteral("map/agents/resume"), tr("This server does not support map/agents/resume: the state is set to "
                                                  "\"idle\" with map/agents/update.")},
     };
-    if (m_session->support(method) == Support::Absent)
-        return fallbacks.value(method);
-    return {};
+    QString note = m_session->support(method) == Support::Absent ? fallbacks.value(method) : QString();
+    // Issue 40: a server that stopped answering just after one of our own actions (the SDK's
+    // stock WebSocket adapter when one request emits two events) may do so again: said before
+    // the operator repeats it, with the time and the method it followed.
+    const ObservationNotes &notes = m_session->store()->observation();
+    if (notes.notAnsweringCount() > 0 && notes.lastNotAnswering().detail.contains(QLatin1String(" after our ")))
+        note += (note.isEmpty() ? QString() : QStringLiteral("\n\n"))
+            + tr("Careful: this server stopped answering right after one of our actions before (%1). Sending this may "
+                 "make it stop again; the console will say so and reconnect.")
+                  .arg(notes.lastNotAnswering().detail);
+    return note;
 }
 
 void MainWindow::updateActionStates()
