@@ -245,12 +245,22 @@ QDockWidget *MainWindow::addPanel(const QString &objectName, const QString &titl
     d->setObjectName(objectName);
     d->setWidget(panel);
     addDockWidget(area, d);
-    QAction *toggle = d->toggleViewAction();
+    QAction *toggle = d->toggleViewAction(); // the View menu's check item (shows or hides)
     toggle->setObjectName(objectName + QStringLiteral("Toggle"));
     toggle->setText(tr("%1 panel").arg(title));
-    toggle->setShortcut(toggleShortcut);
-    toggle->setShortcutContext(Qt::ApplicationShortcut);
-    addAction(toggle);
+    // The shortcut brings the panel forward, never hides it (issue 41): shown, raised over the
+    // tabs it shares, and focused, however often it is pressed.
+    auto *show = new QAction(tr("Show the %1 panel").arg(title), this);
+    show->setObjectName(objectName + QStringLiteral("Show"));
+    show->setShortcut(toggleShortcut);
+    show->setShortcutContext(Qt::ApplicationShortcut);
+    connect(show, &QAction::triggered, d, [d] {
+        d->show();
+        d->raise();
+        if (QWidget *content = d->widget())
+            content->setFocus(Qt::ShortcutFocusReason);
+    });
+    addAction(show);
     m_docks << d;
     return d;
 }
@@ -400,6 +410,10 @@ void MainWindow::buildMenus()
     QMenu *chain = view->addMenu(tr("Causal &chain"));
     chain->addActions(m_chainActions);
     view->addSeparator();
+    QMenu *goTo = view->addMenu(tr("&Go to panel")); // Alt+N: brought forward, never hidden
+    for (QDockWidget *d : std::as_const(m_docks))
+        if (QAction *show = findChild<QAction *>(d->objectName() + QStringLiteral("Show")))
+            goTo->addAction(show);
     for (QDockWidget *d : std::as_const(m_docks))
         view->addAction(d->toggleViewAction());
     view->addSeparator();

@@ -16,6 +16,7 @@
 
 #include <QApplication>
 #include <QDateTime>
+#include <QDockWidget>
 #include <QLabel>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -100,6 +101,30 @@ private Q_SLOTS:
         store->apply(connected);
         store->flushChanges();
         QVERIFY(!label->isVisible());
+    }
+
+    // Issue 41 item 4: Alt+N brings its panel forward (shown, raised, focused); pressed again it
+    // stays, never hides.
+    void altNumberBringsItsPanelForward()
+    {
+        ui::MainWindow window;
+        window.resize(1200, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QDockWidget *tasks = window.dock(QStringLiteral("tasksDock"));
+        QDockWidget *timeline = window.dock(QStringLiteral("timelineDock"));
+        QVERIFY(tasks && timeline);
+        tasks->hide();
+        timeline->raise();
+        QAction *show = window.findChild<QAction *>(QStringLiteral("tasksDockShow"));
+        QVERIFY(show);
+        QCOMPARE(show->shortcut(), QKeySequence(Qt::ALT | Qt::Key_5));
+        for (int press = 0; press < 2; ++press) {
+            show->trigger();
+            QVERIFY(tasks->isVisible());
+            QVERIFY(!tasks->visibleRegion().isEmpty()); // in front of the tab it shares with the timeline
+        }
+        QVERIFY(window.findChild<QAction *>(QStringLiteral("tasksDockToggle"))->shortcut().isEmpty());
     }
 
     void actionsPanelCountsAnswersLost()
