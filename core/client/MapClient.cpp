@@ -485,8 +485,7 @@ void MapClient::reconcile(std::function<void(bool answered)> done)
     m_reconciling = true;
     // The pipeline reads a complete list after the snapshot as a reconciliation
     // (AgentsSnapshot::reconcile). The usual request timeout: a long list takes its time.
-    const qint64 sentAt = nowMs();
-    request(QStringLiteral("map/agents/list"), Json::object(), [this, done, sentAt](bool ok, const Json &, const RpcError &error) {
+    listAgents([this, done](bool ok, const RpcError &error, qint64 sentAt) {
         m_reconciling = false;
         unanswered(ok, error, QStringLiteral("map/agents/list"), sentAt, m_options.requestTimeoutMs);
         if (!done)
@@ -685,7 +684,7 @@ void MapClient::snapshot()
         if (error.code == kTimeoutCode)
             dropAndReconnect(QStringLiteral("snapshot: %1").arg(error.message));
     };
-    request(QStringLiteral("map/agents/list"), Json::object(), [done, failed](bool ok, const Json &, const RpcError &error) {
+    listAgents([done, failed](bool ok, const RpcError &error, qint64) {
         if (!ok && error.code == kTimeoutCode)
             return failed(error);
         done();

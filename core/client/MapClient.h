@@ -49,8 +49,9 @@ struct ClientOptions
     // Liveness while live (issue 40): a probe at least this often even while events flow (a
     // server can send events and answer nothing), and a reconciliation of the server's agent
     // list with the model this often (map/agents/list; a difference is drift: events were
-    // missed). 0 turns either off. A reconciliation costs one list (all agents: MAPServer does
-    // not page; some 300 bytes an agent, 3 MB a minute at 10,000 agents).
+    // missed). 0 turns either off. A reconciliation costs one list, walked page by page where
+    // the server pages (listAgents; MAPServer does not): some 300 bytes an agent on the wire, 3 MB
+    // a minute at 10,000 agents, and its comparison with the model (docs/benchmarks.md).
     int livenessIntervalMs = 10000;
     int reconcileIntervalMs = 60000;
     bool reconnect = true;
@@ -212,6 +213,10 @@ private:
     // MapClientExtensions.cpp: conversations and checkpoints from before this connection.
     void noteExtensions(const Json &connectResult);
     void readExtensionHistory();
+    // map/agents/list, walked while the server gives a nextCursor (MapClientAgentList.cpp);
+    // `done` once: the last page's outcome and when it was asked.
+    using AgentListDone = std::function<void(bool ok, const RpcError &error, qint64 sentAtMs)>;
+    void listAgents(AgentListDone done, const QString &cursor = {}, int page = 0);
     void listConversations(const QString &cursor, int page, QStringList ids);
     void listCheckpoints(const QString &cursor, int page);
     void dropAndReconnect(const QString &reason);

@@ -606,6 +606,7 @@ void SystemStore::checkDrift(const AgentsSnapshot &snapshot)
 {
     QSet<QString> listed;
     QStringList unseen, stale;
+    QHash<QString, QString> listedName; // an agent the model does not know yet: named as listed
     const bool full = m_agents.size() >= size_t(m_maxAgents); // agents past the bound are not modelled
     // An agent that left within the last seconds may have its event still on the way (a server
     // may write the list before events it emitted just before): not drift.
@@ -613,18 +614,21 @@ void SystemStore::checkDrift(const AgentsSnapshot &snapshot)
     for (const AgentRecord &r : snapshot.data.agents) {
         listed.insert(r.id);
         const Agent *a = agent(r.id);
-        if ((!a && !full) || (a && (a->placeholder || (a->unregistered && a->unregisteredAtMs < settled))))
+        if ((!a && !full) || (a && (a->placeholder || (a->unregistered && a->unregisteredAtMs < settled)))) {
             unseen << r.id;
+            if (r.name && !r.name->isEmpty())
+                listedName.insert(r.id, *r.name);
+        }
     }
     for (const Agent &a : m_agents)
         if (!a.placeholder && !a.unregistered && !listed.contains(a.id) && a.lastActivityMs < settled)
             stale << a.id;
     if (unseen.isEmpty() && stale.isEmpty())
         return;
-    const auto some = [this](const QStringList &ids) -> QString { // a QString: a QStringBuilder would outlive its parts
+    const auto some = [this, &listedName](const QStringList &ids) -> QString { // a QString: a QStringBuilder would outlive its parts
         QStringList names;
         for (const QString &id : ids.mid(0, 5))
-            names << agentName(id);
+            names << listedName.value(id, agentName(id));
         return names.join(QStringLiteral(", ")) + (ids.size() > 5 ? QStringLiteral(", …") : QString());
     };
     QStringList parts;

@@ -48,6 +48,8 @@ ModelInputs ProtocolPipeline::connectionOpened(const QString &url, qint64 timeMs
     m_url = url;
     m_pending.clear();
     m_agentsListed = false;
+    m_agentWalk.reset();
+    m_agentWalkPages = 0;
     m_refused.clear();
     for (Subscription &sub : m_subscriptions)
         sub.expectedSequence = 1;
@@ -62,13 +64,16 @@ ModelInputs ProtocolPipeline::connectionOpened(const QString &url, qint64 timeMs
 ModelInputs ProtocolPipeline::connectionClosed(const QString &reason, qint64 timeMs)
 {
     m_pending.clear();
+    ModelInputs out;
+    flushAgentWalk(out); // the pages that came: their agents count, nothing is retired
     ConnectionInfo info;
     info.url = m_url;
     info.state = reason.isEmpty() ? QStringLiteral("closed") : QStringLiteral("closed: ") + reason;
     info.timeMs = timeMs;
+    out.push_back(info);
     if (reason.startsWith(kServerSilent))
-        return {info, ProblemInput{makeProblem(ProblemKind::NotAnswering, reason.mid(kServerSilent.size()), {}, timeMs)}};
-    return {info};
+        out.push_back(ProblemInput{makeProblem(ProblemKind::NotAnswering, reason.mid(kServerSilent.size()), {}, timeMs)});
+    return out;
 }
 
 bool ProtocolPipeline::frameSent(const QByteArray &frame, qint64 timeMs)
@@ -298,6 +303,8 @@ void ProtocolPipeline::interpretError(InterpretedFrame &out, const RpcMessage &m
                                       const QByteArray &frame, qint64 timeMs)
 {
     const QString &method = out.requestMethod;
+    if (method == QLatin1String("map/agents/list"))
+        flushAgentWalk(out.inputs); // a page failed: the walk ends here
     const QString loss = observationLossOf(method);
     if (loss.isEmpty())
         return;
@@ -342,19 +349,7 @@ void ProtocolPipeline::interpretResult(InterpretedFrame &out, const RpcMessage &
         info.timeMs = timeMs;
         out.inputs.push_back(info);
     } else if (method == QLatin1String("map/agents/list")) {
-        AgentsSnapshot snap;
-        snap.data = agentsFromListResult(result);
-        snap.timeMs = timeMs;
-        // A filtered or paged list is not the whole truth: do not retire agents missing from it.
-        const Json &p = out.requestParams;
-        const bool filtered = p.is_object()
-            && (p.contains("filter") || p.contains("state") || p.contains("role") || p.contains("sessionId")
-                || p.contains("cursor"));
-        snap.complete = !filtered && !jsonChild(result, "nextCursor");
-        // The first complete list of a connection is its snapshot; later ones check the model.
-        snap.reconcile = snap.complete && m_agentsListed;
-        m_agentsListed = m_agentsListed || snap.complete;
-        out.inputs.push_back(std::move(snap));
+        interpretAgentList(out, result, timeMs);
     } else if (method == QLatin1String("map/agents/get")) {
         if (const Json *agent = jsonChild(result, "agent")) {
             AgentsSnapshot snap;
@@ -396,6 +391,69 @@ void ProtocolPipeline::interpretResult(InterpretedFrame &out, const RpcMessage &
             out.inputs.push_back(EventInput{std::move(e), timeMs});
         }
     }
+}
+
+// A map/agents/list answer. A server that pages (`nextCursor`; the spec's shape, not MAPServer's)
+// is walked by the client from a request without `cursor` to the page without `nextCursor`: the
+// pages are kept here and applied as one list when the last arrives, so that the reconciliation
+// compares the whole list with the model. A walk cut short (a failed page, a new walk, the page
+// bound) is applied as a partial list: its agents count, nothing is retired.
+void ProtocolPipeline::interpretAgentList(InterpretedFrame &out, const Json &result, qint64 timeMs)
+{
+    const Json &p = out.requestParams;
+    const bool filtered = p.is_object()
+        && (p.contains("filter") || p.contains("state") || p.contains("role") || p.contains("sessionId"));
+    const bool paged = p.is_object() && p.contains("cursor");
+    const Json *next = jsonChild(result, "nextCursor");
+    const bool more = next && next->is_string() && !next->get_ref<const std::string &>().empty();
+    AgentsSnapshot snap;
+    snap.data = agentsFromListResult(result);
+    snap.timeMs = timeMs;
+    snap.complete = false;
+    if (filtered) { // a filtered list is not the whole truth: do not retire agents missing from it
+        out.inputs.push_back(std::move(snap));
+        return;
+    }
+    if (!paged)
+        flushAgentWalk(out.inputs); // a new walk: an unfinished one is what it is
+    else if (!m_agentWalk) {
+        out.inputs.push_back(std::move(snap)); // a page of a walk whose start this pipeline did not see
+        return;
+    }
+    if (more) {
+        if (!m_agentWalk)
+            m_agentWalk.emplace();
+        auto &agents = m_agentWalk->data.agents;
+        agents.insert(agents.end(), std::make_move_iterator(snap.data.agents.begin()),
+                      std::make_move_iterator(snap.data.agents.end()));
+        m_agentWalk->timeMs = timeMs;
+        if (++m_agentWalkPages >= kAgentListMaxPages)
+            flushAgentWalk(out.inputs);
+        return;
+    }
+    if (m_agentWalk) { // the last page of a walk
+        auto &agents = m_agentWalk->data.agents;
+        agents.insert(agents.end(), std::make_move_iterator(snap.data.agents.begin()),
+                      std::make_move_iterator(snap.data.agents.end()));
+        snap.data = std::move(m_agentWalk->data);
+        m_agentWalk.reset();
+        m_agentWalkPages = 0;
+    }
+    snap.complete = true;
+    // The first complete list of a connection is its snapshot; later ones check the model.
+    snap.reconcile = m_agentsListed;
+    m_agentsListed = true;
+    out.inputs.push_back(std::move(snap));
+}
+
+void ProtocolPipeline::flushAgentWalk(ModelInputs &out)
+{
+    if (!m_agentWalk)
+        return;
+    m_agentWalk->complete = false;
+    out.push_back(std::move(*m_agentWalk));
+    m_agentWalk.reset();
+    m_agentWalkPages = 0;
 }
 
 } // namespace mapi

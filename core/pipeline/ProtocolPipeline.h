@@ -51,6 +51,9 @@ public:
     // The start of a close reason that says the server stopped answering (MapClient's probe):
     // connectionClosed() turns the rest into a NotAnswering problem.
     static inline const QString kServerSilent = QStringLiteral("server silent: ");
+    // The pages of one map/agents/list walk (MapClient::listAgents) read at most: a server that
+    // pages 100 agents at a time is read whole up to 20,000 agents, each page held until the last.
+    static constexpr int kAgentListMaxPages = 200;
 
     // A new socket: sequence tracking restarts (numbers are per subscription).
     ModelInputs connectionOpened(const QString &url, qint64 timeMs);
@@ -76,6 +79,8 @@ public:
 
 private:
     void interpretResult(InterpretedFrame &out, const RpcMessage &msg, qint64 timeMs);
+    void interpretAgentList(InterpretedFrame &out, const Json &result, qint64 timeMs);
+    void flushAgentWalk(ModelInputs &out);
     void interpretError(InterpretedFrame &out, const RpcMessage &msg, const QString &sentAs, const QByteArray &frame,
                         qint64 timeMs);
     void interpretEvent(InterpretedFrame &out, const RpcMessage &msg, const QByteArray &frame, qint64 timeMs);
@@ -106,6 +111,9 @@ private:
     ClockSkewEstimator m_clock; // from live map/event notifications only
     QString m_url;
     bool m_agentsListed = false; // this connection had its complete agent list (the snapshot)
+    // The pages of a map/agents/list walk so far (interpretAgentList), at most kAgentListMaxPages.
+    std::optional<AgentsSnapshot> m_agentWalk;
+    int m_agentWalkPages = 0;
     QSet<QString> m_refused;     // observation methods refused (-32601) under their usual spelling, this connection
 };
 
