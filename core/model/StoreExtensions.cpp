@@ -38,7 +38,14 @@ void SystemStore::applyAcpFrame(const AcpFrame &frame, int messageRow, qint64 t,
 QString SystemStore::participantName(const QString &participant) const
 {
     const QString agentId = resolveAgentRef(participant);
-    return agentId.isEmpty() ? participant : agentName(agentId);
+    if (!agentId.isEmpty())
+        return agentName(agentId);
+    // A session with no agent: a client (an IDE, a user's console), said as one, with its role.
+    if (const auto session = m_sessions.constFind(participant); session != m_sessions.constEnd())
+        return QStringLiteral("%1 session %2")
+            .arg(session->role.isEmpty() ? QStringLiteral("client") : session->role,
+                 participant.size() > 12 ? QString(participant.left(10) + u'…') : participant);
+    return participant;
 }
 
 std::vector<SystemStore::ParticipantRow> SystemStore::conversationParticipants(const Conversation &c) const
@@ -62,7 +69,7 @@ std::vector<SystemStore::ParticipantRow> SystemStore::conversationParticipants(c
         }
         ParticipantRow &row = rows.emplace_back();
         row.agentId = agentId;
-        row.name = agentId.isEmpty() ? p.id : agentName(agentId);
+        row.name = participantName(p.id);
         row.role = p.role;
         // The server calls a session-id participant "user" even when that session is an
         // agent's: what it resolves to says more.

@@ -170,7 +170,8 @@ public:
     // The agent a reference names: itself when it is a known agent id, a known session's first
     // agent, else empty.
     QString agentBehind(const QString &ref) const { return resolveAgentRef(ref); }
-    // Who a participant id (a session id or an agent id) is, shown: an agent's name, else the id.
+    // Who a participant id (a session id or an agent id) is, shown: an agent's name, a client
+    // session as one ("client session 01M8GD5K…"), else the id.
     QString participantName(const QString &participant) const;
     const EventLog &events() const { return m_events; }
     // The frame text that carried event `row`: the frame kept with it (live), else what the

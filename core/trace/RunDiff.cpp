@@ -83,6 +83,16 @@ RunProfile profileRun(const SystemStore &store, const QString &name)
         if (isFailedTask(t.status))
             ++failedTasks[t.assigneeId];
     }
+    // What each agent said in conversations, checkpointed and talked over ACP: compared like its
+    // messages, so a diff says which agent did less, not only that the run did.
+    std::map<QString, int> turnsSaid, checkpoints, acpSessions;
+    for (const Conversation &c : store.conversations().conversations())
+        for (const ConversationTurn &turn : c.turns)
+            ++turnsSaid[store.agentBehind(turn.participant)];
+    for (const Checkpoint &cp : store.checkpoints().checkpoints())
+        ++checkpoints[store.agentBehind(cp.agentId)];
+    for (const AcpStream &stream : store.acpStreams().streams())
+        ++acpSessions[stream.agentId];
     for (auto &[path, list] : byPath) {
         std::stable_sort(list.begin(), list.end(), [](const Agent *x, const Agent *y) {
             const qint64 tx = x->registeredAtMs ? x->registeredAtMs : x->knownSinceMs;
@@ -105,6 +115,9 @@ RunProfile profileRun(const SystemStore &store, const QString &name)
                        {"messagesReceived", a.messagesReceived},
                        {"tasksAssigned", assignedTasks[a.id]},
                        {"tasksFailed", failedTasks[a.id]},
+                       {"turnsSaid", turnsSaid[a.id]},
+                       {"checkpoints", checkpoints[a.id]},
+                       {"acpSessions", acpSessions[a.id]},
                        {"tokensUsed", optionalNumber(a.tokensUsed)},
                        {"costUsd", optionalNumber(a.costUsd)}};
             keyOfId.insert(a.id, e.key);

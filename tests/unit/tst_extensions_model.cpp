@@ -143,11 +143,14 @@ private slots:
         joined(QStringLiteral("s-carol"), "user", 100);      // carol from her session
         joined(QStringLiteral("agent-carol"), "agent", 200); // carol invited by agent id
         joined(QStringLiteral("s-unknown"), "user", 300);    // a session the console knows nothing of
+        wire.event(QStringLiteral("session.connected"), {{"session", {{"id", "s-ide-0123456789"}, {"role", "client"}}}});
+        joined(QStringLiteral("s-ide-0123456789"), "user", 400); // a client's session: no agent behind it
         const Conversation *c = store.conversations().find(QStringLiteral("conv-1"));
         QVERIFY(c);
-        QCOMPARE(c->participants.size(), size_t(3));
+        QCOMPARE(c->participants.size(), size_t(4));
         const auto rows = store.conversationParticipants(*c);
-        QCOMPARE(rows.size(), size_t(2));
+        QCOMPARE(rows.size(), size_t(3));
+        QCOMPARE(rows[2].name, QStringLiteral("client session s-ide-0123…"));
         QCOMPARE(rows[0].name, QStringLiteral("carol"));
         QCOMPARE(rows[0].type, QStringLiteral("agent"));
         QCOMPARE(rows[0].joinedMs, qint64(100));

@@ -39,6 +39,23 @@ public:
               {{"message", {{"id", mapi_test::s(id)}, {"from", mapi_test::s(from)}, {"to", mapi_test::s(to)}, {"payload", payload}}}},
               {{"agentId", mapi_test::s(from)}});
     }
+    // A turn said by `agentId` in conversation c-1 (mail.turn.added), and a checkpoint of its work.
+    void turn(const QString &agentId, qint64 atMs)
+    {
+        const QString id = QStringLiteral("turn%1-%2").arg(m_start).arg(++m_messages);
+        event(QStringLiteral("mail.turn.added"), atMs,
+              {{"conversationId", "c-1"},
+               {"turn", {{"id", mapi_test::s(id)}, {"conversationId", "c-1"}, {"participant", mapi_test::s(agentId)},
+                         {"timestamp", m_start + atMs}, {"contentType", "text"}, {"content", {{"text", "hi"}}}}}},
+              {{"agentId", mapi_test::s(agentId)}});
+    }
+    void checkpoint(const QString &agentId, qint64 atMs)
+    {
+        const QString id = QStringLiteral("cp%1-%2").arg(m_start).arg(++m_messages);
+        event(QStringLiteral("trajectory.checkpoint"), atMs,
+              {{"checkpoint", {{"id", mapi_test::s(id)}, {"agentId", mapi_test::s(agentId)}, {"timestamp", m_start + atMs}}}},
+              {{"agentId", mapi_test::s(agentId)}});
+    }
     SystemStore &store() { return m_store; }
 
 private:
@@ -140,6 +157,33 @@ private Q_SLOTS:
     }
 
     // The CLI: JSON on stdout, 0 for equal runs, 1 for different ones, 6 for an unreadable one.
+    // Conversations and checkpoints are compared per agent, like messages: the diff names the
+    // worker that said less and checkpointed less, not only that the run did.
+    void turnsAndCheckpointsComparedPerAgent()
+    {
+        Run a(1764000000000), b(1765000000000);
+        script(a, QStringLiteral("A"), false);
+        script(b, QStringLiteral("B"), false);
+        for (Run *run : {&a, &b}) {
+            const QString prefix = run == &a ? QStringLiteral("A") : QStringLiteral("B");
+            run->turn(prefix + QStringLiteral("-c"), 9500);
+            run->turn(prefix + QStringLiteral("-w1"), 9600);
+            run->checkpoint(prefix + QStringLiteral("-w1"), 9700);
+        }
+        a.turn(QStringLiteral("A-w1"), 9800); // only in A: a second turn and checkpoint of the first worker
+        a.checkpoint(QStringLiteral("A-w1"), 9900);
+        const Json d = diffRuns(profileRun(a.store()), profileRun(b.store()));
+        QCOMPARE(d["equal"], Json(false));
+        QCOMPARE(d["agents"]["changed"].size(), size_t(1));
+        const Json &changed = d["agents"]["changed"][0];
+        QCOMPARE(changed["key"], Json("coordinator/worker#worker"));
+        QCOMPARE(changed["fields"]["turnsSaid"], Json({2, 1}));
+        QCOMPARE(changed["fields"]["checkpoints"], Json({2, 1}));
+        QVERIFY(!changed["fields"].contains("messagesSent"));
+        QCOMPARE(d["deltas"]["turns"]["delta"], Json(-1));
+        QCOMPARE(d["deltas"]["checkpoints"]["delta"], Json(-1));
+    }
+
     void cliExitCodes()
     {
         QTemporaryDir dir;
