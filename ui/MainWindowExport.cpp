@@ -117,7 +117,7 @@ bool MainWindow::startRecording(const QString &path, QString *error)
 {
     if (!m_session->startRecording(path, error))
         return false;
-    statusBar()->showMessage(tr("Recording: reconnected so that the trace starts with the handshake and the snapshot"), 8000);
+    statusBar()->showMessage(m_session->recordingNote(), 8000);
     return true;
 }
 

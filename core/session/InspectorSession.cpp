@@ -296,16 +296,20 @@ void InspectorSession::disconnectFromServer()
 }
 
 TraceWriter *InspectorSession::openWriter(const QString &path, const TraceWriterOptions &options, const QUrl &serverUrl,
-                                          QString *error)
+                                          QString *error, const ConnectionInfo *server)
 {
     // The writer lives in the worker, next to the client whose frames it writes: opening the
     // file, compressing and writing never happen in the session's thread.
     TraceWriter *writer = nullptr;
     QString why;
     const QString url = redactedUrl(serverUrl);
-    runInWorker([&writer, &why, path, url, options] {
+    const QString serverName = server ? server->serverName : QString();
+    const QString serverVersion = server ? server->serverVersion : QString();
+    runInWorker([&writer, &why, path, url, options, serverName, serverVersion] {
         auto w = std::make_unique<TraceWriter>();
         w->setOptions(options);
+        if (!serverName.isEmpty() || !serverVersion.isEmpty())
+            w->setServerInfo(serverName, serverVersion); // the header of a recording that starts late
         if (w->open(path, url, &why))
             writer = w.release();
     });
@@ -314,69 +318,6 @@ TraceWriter *InspectorSession::openWriter(const QString &path, const TraceWriter
     return writer;
 }
 
-void InspectorSession::adoptWriter(TraceWriter *writer, const QString &path)
-{
-    m_writer = writer;
-    m_recordingPath = path;
-    m_recordsWritten = 0;
-    connect(writer, &TraceWriter::rotated, this, [this](const QString &part) {
-        m_recordingPath = part;
-        Q_EMIT recordingChanged(true);
-    });
-    connect(writer, &TraceWriter::writeFailed, this, [this] { stopRecording(); });
-}
-
-bool InspectorSession::startRecording(const QString &path, QString *error, qint64 rotateBytes)
-{
-    if (m_source != Source::Live || !m_client) {
-        if (error)
-            *error = tr("Recording needs a live connection");
-        return false;
-    }
-    returnToLive(); // the recording's fresh connection resets the live model
-    stopRecording();
-    TraceWriterOptions options;
-    options.maxBytes = rotateBytes;
-    TraceWriter *writer = openWriter(path, options, m_options.url, error);
-    if (!writer)
-        return false;
-    adoptWriter(writer, path);
-
-    // A fresh connection, so that the trace holds the handshake and the snapshot.
-    shutdownClient();
-    resetStore();
-    m_support.clear();
-    m_lastEventCount = 0;
-    startClient(writer);
-    Q_EMIT recordingChanged(true);
-    return true;
-}
-
-void InspectorSession::stopRecording()
-{
-    TraceWriter *writer = std::exchange(m_writer, nullptr);
-    if (!writer)
-        return;
-    m_recordingPath.clear();
-    disconnect(writer, nullptr, this, nullptr);
-    // Closing flushes the compressor: in the worker, after the client (if it goes on) stopped
-    // handing it frames. The outcome comes back queued.
-    QPointer<MapClient> client = m_client;
-    QMetaObject::invokeMethod(writer, [this, writer, client] {
-        if (client)
-            client->removeFrameSink(writer);
-        writer->close();
-        const QStringList files = writer->files();
-        const qint64 records = writer->recordsWritten();
-        const QString error = writer->lastError();
-        delete writer;
-        QMetaObject::invokeMethod(this, [this, files, records, error] {
-            m_recordsWritten = records;
-            Q_EMIT recordingFinished(files, records, error);
-        }, Qt::QueuedConnection);
-    }, Qt::QueuedConnection);
-    Q_EMIT recordingChanged(false);
-}
 
 void InspectorSession::openJournal()
 {
@@ -413,61 +354,6 @@ void InspectorSession::openJournal()
                                              .arg(QDir::toNativeSeparators(folder)));
 }
 
-bool InspectorSession::saveSessionAs(const QString &path, QString *error, std::optional<qint64> fromMs,
-                                     std::optional<qint64> toMs)
-{
-    if (!m_journal) {
-        if (error)
-            *error = tr("Saving the session needs a live connection");
-        return false;
-    }
-    const bool whole = !fromMs && !toMs;
-    const QString folder = m_journalFolder;
-    withFlushedParts([this, path, whole, fromMs, toMs, folder](const QList<SessionJournal::PartExtent> &parts) {
-        if (parts.isEmpty()) {
-            Q_EMIT sessionSaved(false, path, tr("The session journal has nothing on disk (it cannot be written: %1)").arg(folder));
-            return;
-        }
-        QPointer<InspectorSession> self(this);
-        QThread *copy = QThread::create([parts, path, self, whole, fromMs, toMs] {
-            QString why;
-            bool ok = false;
-            if (whole) {
-                ok = SessionJournal::copyParts(parts, path, &why);
-            } else {
-                // The parts as one trace next to the target, then the range cut from it.
-                const QString joined = path + QStringLiteral(".journal-copy.jsonl.zst");
-                ok = SessionJournal::copyParts(parts, joined, &why);
-                if (ok) {
-                    const TraceSlice slice = writeTraceSlice(joined, path, fromMs, toMs);
-                    ok = slice.ok();
-                    why = slice.error;
-                }
-                QFile::remove(joined);
-            }
-            QMetaObject::invokeMethod(qApp, [self, ok, path, why] {
-                if (self)
-                    Q_EMIT self->sessionSaved(ok, path, why);
-            }, Qt::QueuedConnection);
-        });
-        connect(copy, &QThread::finished, copy, &QObject::deleteLater);
-        copy->start();
-    });
-    return true;
-}
-
-void InspectorSession::withFlushedParts(std::function<void(const QList<SessionJournal::PartExtent> &)> then)
-{
-    // The journal's own thread flushes its open frame and says how far each part is whole; this
-    // thread does not wait for it (the worker, at nice +10 under a flood, can take a while to
-    // get there). The session outlives the lambda: its destructor waits for the worker.
-    SessionJournal *journal = m_journal;
-    QPointer<InspectorSession> self(this);
-    QMetaObject::invokeMethod(m_workerContext, [journal, self, then = std::move(then)] {
-        QList<SessionJournal::PartExtent> parts = journal->flushedParts();
-        QMetaObject::invokeMethod(self.data(), [then, parts = std::move(parts)] { then(parts); }, Qt::QueuedConnection);
-    }, Qt::QueuedConnection);
-}
 
 qint64 InspectorSession::journalRecordsDropped() const
 {

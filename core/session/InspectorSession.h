@@ -140,9 +140,15 @@ public:
     ReplayController *replay() const { return m_replay; }
 
     // Recording the live connection to `path` (.jsonl, .jsonl.zst, .jsonl.gz; new part after
-    // `rotateBytes`). Reconnects first, so that the trace starts with the handshake and the
-    // snapshot and replays on its own. Fails (error set, connection untouched) when not live or
-    // when the file cannot be created. Stops on disconnect, on a fatal error, on another source.
+    // `rotateBytes`), on the running connection: the trace starts with the session's journal (every
+    // connection's handshake, snapshot and frames so far, so it replays on its own), then the live
+    // frames; the model, alerts and acknowledgements stay as they are. Where the journal cannot
+    // give that history (retention dropped its start, or it has nothing on disk), it reconnects
+    // instead, so that the trace starts with a handshake and a snapshot; recordingNote() says which.
+    // Fails (error set, connection untouched) when not live or when the file cannot be created.
+    // Stops on disconnect, on a fatal error, on another source.
+    // The journal is copied in the worker before the first live frame: the socket waits meanwhile
+    // (some 100 MB of journal a second; docs/benchmarks.md).
     static constexpr qint64 kDefaultRotateBytes = 256LL * 1024 * 1024;
     bool startRecording(const QString &path, QString *error, qint64 rotateBytes = kDefaultRotateBytes);
     // Connects (as connectTo) with a recording to `path` from the first frame (the CLI's record).
@@ -151,6 +157,7 @@ public:
     qint64 recordsWritten() const { return m_recordsWritten; } // by the last recording, once it finished
     void stopRecording();
     bool isRecording() const { return m_writer != nullptr; }
+    QString recordingNote() const { return m_recordingNote; } // how the last recording began
     QString recordingPath() const { return m_recordingPath; } // the part being written
 
     enum class Source { None, Live, Trace };
@@ -250,7 +257,9 @@ private:
     void closeJournal();                 // before the store is reset: its rows refer to it
     void startClient(TraceWriter *writer);
     // `serverUrl`: the header's (redacted); the connection's options may not be set yet.
-    TraceWriter *openWriter(const QString &path, const TraceWriterOptions &options, const QUrl &serverUrl, QString *error);
+    // `server`: the name and version for the trace's header, when the connection already said them.
+    TraceWriter *openWriter(const QString &path, const TraceWriterOptions &options, const QUrl &serverUrl, QString *error,
+                            const ConnectionInfo *server = nullptr);
     void adoptWriter(TraceWriter *writer, const QString &path);
     void prepareLive(const ClientOptions &options, bool observerOnly);
     // Runs `f` in the worker and waits: the client's backlog wait is released meanwhile.
@@ -297,6 +306,7 @@ private:
     bool m_journalDegraded = false;
     qint64 m_journalDroppedBeforeMs = 0;
     QString m_recordingPath;
+    QString m_recordingNote;
     TraceLoadJob *m_loadJob = nullptr;   // while a trace loads
     ReplayController *m_replay = nullptr;
     QString m_tracePath;

@@ -127,6 +127,10 @@ public:
         writeRecord({update.timeMs, QStringLiteral("action"), m_connection, QByteArray(), false, actionUpdateToJson(update)});
     }
 
+    // The records that follow belong to connection `connection` (a sink that joins a running
+    // connection after writing its earlier records itself: InspectorSession::startRecording).
+    void continueConnection(int connection) { m_connection = connection; }
+
 protected:
     // Where the record is kept for reading back (invalid: it is not).
     virtual FrameRef writeRecord(const TraceRecord &record) = 0;

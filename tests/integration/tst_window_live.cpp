@@ -2,6 +2,7 @@
 // QTest mouse and keyboard events: connect, agents appear in the table and the graph, filter,
 // select, inject, stop, and the tracked outcome shows. Any Qt warning fails the test.
 #include "DemoSystem.h"
+#include "WindowLiveSupport.h"
 #include "dialogs/IncidentDialog.h"
 #include "trace/IncidentBundle.h"
 #include "trace/TraceLoader.h"
@@ -60,73 +61,6 @@
 using namespace mapi;
 using namespace mapi::test;
 
-namespace {
-
-void failOnWarnings(QtMsgType type, const QMessageLogContext &, const QString &message)
-{
-    if (type == QtDebugMsg || type == QtInfoMsg)
-        return;
-    if (message.contains(QLatin1String("XDG_RUNTIME_DIR")) || message.contains(QLatin1String("This plugin does not support")))
-        return;
-    std::fprintf(stderr, "Qt warning turned into a failure: %s\n", qPrintable(message));
-    std::abort();
-}
-
-// Runs `fill` on the next modal dialog that opens, then presses its OK button.
-void answerNextDialog(std::function<void(QDialog *)> fill)
-{
-    QTimer::singleShot(200, [fill] {
-        auto *dialog = qobject_cast<QDialog *>(QApplication::activeModalWidget());
-        if (!dialog) {
-            answerNextDialog(fill);
-            return;
-        }
-        fill(dialog);
-        auto *buttons = dialog->findChild<QDialogButtonBox *>();
-        QTest::mouseClick(buttons->button(QDialogButtonBox::Ok), Qt::LeftButton);
-        // A dialog that refused OK (or a failed check in `fill`) must fail the test, not hang it.
-        QPointer<QDialog> guard(dialog);
-        QTimer::singleShot(2000, [guard] {
-            if (guard && guard->isVisible()) {
-                std::fprintf(stderr, "dialog %s still open after OK: rejected by the test\n", qPrintable(guard->windowTitle()));
-                guard->reject();
-            }
-        });
-    });
-}
-
-QAbstractItemView *agentsView(ui::MainWindow &window)
-{
-    return window.dock(QStringLiteral("agentsDock"))->findChild<QTableView *>();
-}
-
-// The extended demo system both live-to-replay tests observe: 20 agents, enough traffic.
-const QStringList kDemoOptions{QStringLiteral("--agents"), QStringLiteral("20"), QStringLiteral("--rate"),
-                               QStringLiteral("40")};
-
-// The window connected (observer) to `url`, live, with at least 20 agents and 50 messages.
-void connectAndFill(ui::MainWindow &window, const QString &url)
-{
-    window.show();
-    ClientOptions options;
-    options.url = QUrl(url);
-    window.connectTo(options, true);
-    QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Live, 15000);
-    const SystemStore *store = window.session()->store();
-    QTRY_VERIFY_WITH_TIMEOUT(store->agents().size() >= 20 && store->messages().size() >= 50, 20000);
-}
-
-Json modelState(const SystemStore &store)
-{
-    StateJsonOptions options;
-    options.includeActions = false;
-    Json state = stateToJson(store, options);
-    for (Json &agent : state["agents"])
-        agent.erase("health"); // a function of the clock, not of the frames
-    return state;
-}
-
-} // namespace
 
 class WindowLiveTest : public QObject
 {
@@ -446,131 +380,6 @@ private Q_SLOTS:
         QCOMPARE(resumed->kind, ActionKind::Resume);
         QCOMPARE(resumed->agentId, agent);
         QTRY_VERIFY_WITH_TIMEOUT(store->action(started.actionIds.front())->status != ActionStatus::Sent, 15000);
-        window.close();
-    }
-
-    // File → Record on a live connection, then the recorded trace opened in the window: the
-    // replayed model equals the live one (agents with states, parents, scopes; scopes with
-    // members; events, messages and tasks counted).
-    void recordThenReplayEqualsLive()
-    {
-        DemoProcess demo;
-        QVERIFY2(demo.start(QStringLiteral("extended"), 0, kDemoOptions), qPrintable(demo.error()));
-        QTemporaryDir dir;
-        const QString path = dir.filePath(QStringLiteral("live.jsonl.zst"));
-
-        ui::MainWindow window;
-        connectAndFill(window, demo.url());
-        if (QTest::currentTestFailed())
-            return;
-        QString error;
-        QVERIFY2(window.startRecording(path, &error), qPrintable(error)); // reconnects: the store starts over
-        QVERIFY(window.action(QStringLiteral("record"))->isChecked());
-        QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Live, 15000);
-        const SystemStore *store = window.session()->store();
-        QTRY_VERIFY_WITH_TIMEOUT(store->agents().size() >= 20 && store->messages().size() >= 50, 20000);
-
-        QSignalSpy finished(window.session(), &InspectorSession::recordingFinished);
-        window.session()->disconnectFromServer();
-        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 10000);
-        QVERIFY(finished.first().at(2).toString().isEmpty());
-        QTest::qWait(300); // inputs the worker queued before it stopped
-        const Json live = modelState(*store);
-        QVERIFY(live["agents"].size() >= 20);
-
-        QVERIFY(window.openTrace(path));
-        QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isLoadingTrace(), 20000);
-        QVERIFY(window.session()->replay());
-        QCOMPARE(window.session()->traceStats().badLineCount, 0);
-        const Json replayed = modelState(*store);
-        QCOMPARE(QString::fromStdString(replayed["agents"].dump()), QString::fromStdString(live["agents"].dump()));
-        QCOMPARE(QString::fromStdString(replayed["scopes"].dump()), QString::fromStdString(live["scopes"].dump()));
-        for (const char *count : {"events", "messages", "tasks", "gaps", "problems", "duplicates"})
-            QVERIFY2(replayed["counts"][count] == live["counts"][count], count);
-        window.close();
-    }
-
-    // A live session journals from its first frame: the inspector's frame text for a live
-    // event is read back from the journal (no frame is kept in memory), "Save session as"
-    // writes everything from the first frame (the handshake and snapshot, before the command)
-    // as a trace whose replay equals the live model, and the journal's folder goes when the
-    // session is replaced.
-    void journalServesFramesAndSaveSessionReplaysLive()
-    {
-        DemoProcess demo;
-        QVERIFY2(demo.start(QStringLiteral("extended"), 0, kDemoOptions), qPrintable(demo.error()));
-        QTemporaryDir dir;
-        const QString path = dir.filePath(QStringLiteral("saved.jsonl.zst"));
-
-        ui::MainWindow window;
-        connectAndFill(window, demo.url());
-        if (QTest::currentTestFailed())
-            return;
-        const SystemStore *store = window.session()->store();
-        const QString folder = window.session()->journalFolder();
-        QVERIFY(QDir(folder).exists());
-        QVERIFY(window.action(QStringLiteral("saveSession"))->isEnabled());
-
-        // Frames come from the journal: none is kept with its event.
-        const size_t row = store->events().size() - 1;
-        QVERIFY(store->events().keptFrame(row).isEmpty());
-        QVERIFY(store->events().journalRef(row).isValid());
-        const QByteArray frame = store->eventFrame(int(row));
-        QVERIFY(frame.contains(store->events().eventId(row).toUtf8()));
-
-        QSignalSpy saved(window.session(), &InspectorSession::sessionSaved);
-        window.session()->disconnectFromServer();
-        QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Closed, 10000);
-        QTest::qWait(300); // inputs the worker queued before it stopped
-        QString error;
-        QVERIFY2(window.session()->saveSessionAs(path, &error), qPrintable(error));
-        QTRY_COMPARE_WITH_TIMEOUT(saved.size(), 1, 10000);
-        QVERIFY2(saved.first().at(0).toBool(), qPrintable(saved.first().at(2).toString()));
-        const Json live = modelState(*store);
-
-        // A time range of it: the frames received in the range, and before it only requests and
-        // socket records (the context later responses need).
-        QList<qint64> received;
-        {
-            TraceFileReader reader;
-            QVERIFY2(reader.open(path, &error), qPrintable(error));
-            TraceRecord r;
-            while (reader.next(r))
-                if (recordDir(r.dir) == RecordDir::Recv)
-                    received << r.timeMs;
-        }
-        QVERIFY(received.size() > 100);
-        const qint64 from = received[received.size() / 2];
-        const qint64 to = received[received.size() * 3 / 4];
-        const qint64 inRange = std::count_if(received.begin(), received.end(), [&](qint64 t) { return t >= from && t <= to; });
-        const QString rangePath = dir.filePath(QStringLiteral("range.jsonl.zst"));
-        QVERIFY2(window.session()->saveSessionAs(rangePath, &error, from, to), qPrintable(error));
-        QTRY_COMPARE_WITH_TIMEOUT(saved.size(), 2, 10000);
-        QVERIFY2(saved.at(1).at(0).toBool(), qPrintable(saved.at(1).at(2).toString()));
-        {
-            TraceFileReader reader;
-            QVERIFY2(reader.open(rangePath, &error), qPrintable(error));
-            TraceRecord r;
-            qint64 recv = 0;
-            while (reader.next(r)) {
-                QVERIFY(r.timeMs <= to);
-                if (recordDir(r.dir) == RecordDir::Recv) {
-                    QVERIFY(r.timeMs >= from);
-                    ++recv;
-                }
-            }
-            QCOMPARE(recv, inRange);
-            QVERIFY(!QFile::exists(rangePath + QStringLiteral(".journal-copy.jsonl.zst"))); // the copy went
-        }
-
-        QVERIFY(window.openTrace(path));
-        QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isLoadingTrace(), 20000);
-        QVERIFY(!QDir(folder).exists()); // the live session's journal went with it
-        QCOMPARE(window.session()->traceStats().badLineCount, 0);
-        const Json replayed = modelState(*store);
-        QCOMPARE(QString::fromStdString(replayed["agents"].dump()), QString::fromStdString(live["agents"].dump()));
-        for (const char *count : {"events", "messages", "tasks"})
-            QVERIFY2(replayed["counts"][count] == live["counts"][count], count);
         window.close();
     }
 
