@@ -261,6 +261,7 @@ MainWindow::MainWindow(QWidget *parent)
         if (ok) {
             m_replayBar->setController(m_session->replay(), QString());
             m_replayBar->setTrailingAction(m_backToLiveAction);
+            m_replayBar->setLiveEdge(true);
             if (const qint64 before = m_session->journalDroppedBeforeMs(); before > 0)
                 m_replayBar->setNote(tr("history before %1 dropped by retention (%n record(s))", nullptr,
                                         int(std::min<qint64>(m_session->journalRecordsDropped(), INT_MAX)))

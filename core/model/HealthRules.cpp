@@ -25,6 +25,10 @@ Health evaluateHealth(const Agent &a, const Session *session, const HealthPolicy
         return Health::Unresponsive;
     if (silentMs > policy.intervalMs * policy.lateAfterIntervals)
         return Health::Late;
+    // Listed, but no heartbeat and no event of its own since first sight: nothing says it is
+    // well (a snapshot lists silent agents too).
+    if (a.lastHeartbeatMs <= 0 && a.lastActivityMs <= 0)
+        return Health::Unknown;
     return Health::Healthy;
 }
 

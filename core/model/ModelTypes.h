@@ -19,7 +19,10 @@
 
 namespace mapi {
 
-enum class Health { Healthy, Late, Unresponsive, Suspended, Disconnected, Stopped, Failed };
+// Unknown: not heard from since it was first seen (listed by a snapshot, named by a message): no
+// heartbeat and no event of its own yet. Never "healthy" by default; it turns late, then
+// unresponsive, on the usual intervals counted from first sight (HealthRules).
+enum class Health { Healthy, Late, Unresponsive, Suspended, Disconnected, Stopped, Failed, Unknown };
 QString healthName(Health health);
 
 // Health rules. Units: milliseconds. Defaults follow seed 000 (heartbeat every 30 s,

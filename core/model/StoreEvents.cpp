@@ -621,7 +621,7 @@ void SystemStore::checkDrift(const AgentsSnapshot &snapshot)
         }
     }
     for (const Agent &a : m_agents)
-        if (!a.placeholder && !a.unregistered && !listed.contains(a.id) && a.lastActivityMs < settled)
+        if (!a.placeholder && !a.unregistered && !listed.contains(a.id) && std::max(a.lastActivityMs, a.knownSinceMs) < settled)
             stale << a.id;
     if (unseen.isEmpty() && stale.isEmpty())
         return;
@@ -666,8 +666,6 @@ void SystemStore::applyAgentsSnapshot(const AgentsSnapshot &snapshot)
             fresh.unregistered = false;
             fresh.unregisteredAtMs = 0;
         }
-        if (!fresh.lastActivityMs)
-            fresh.lastActivityMs = t; // first sight counts as activity; health starts from here
     }
     if (!snapshot.complete)
         return;

@@ -19,6 +19,7 @@ QString healthName(Health health)
     case Health::Disconnected: return QStringLiteral("disconnected");
     case Health::Stopped: return QStringLiteral("stopped");
     case Health::Failed: return QStringLiteral("failed");
+    case Health::Unknown: return QStringLiteral("unknown");
     }
     return {};
 }

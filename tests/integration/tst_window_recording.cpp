@@ -4,6 +4,7 @@
 // live model. Any Qt warning fails the test.
 #include "WindowLiveSupport.h"
 
+#include "alerts/AlertMonitor.h"
 #include "trace/Trace.h"
 
 #include <QDir>

@@ -76,6 +76,7 @@ private Q_SLOTS:
     void heartbeatAgeThresholds_data();
     void heartbeatAgeThresholds();
     void heartbeatRestoresHealthy();
+    void listedButNotHeardFromIsUnknown();
     void statesOverrideAge_data();
     void statesOverrideAge();
     void sessionDisconnectedThenBack();
@@ -128,6 +129,34 @@ void TestHealth::heartbeatRestoresHealthy()
     f.wire.setState(QStringLiteral("w1"), QStringLiteral("worker-1"), QStringLiteral("busy"), QStringLiteral("idle"),
                     kStart + 100 + 3600 + 1600);
     QCOMPARE(name(f.healthAt(kStart + 100 + 3600 + 1700)), name(Health::Healthy));
+}
+
+// An agent a snapshot lists, with no heartbeat and no event of its own: never "healthy" by
+// default. Unknown until the late threshold (counted from first sight), then late and
+// unresponsive as usual; an event about it makes it healthy.
+void TestHealth::listedButNotHeardFromIsUnknown()
+{
+    Fixture f;
+    AgentsSnapshot snapshot;
+    AgentRecord quiet;
+    quiet.id = QStringLiteral("quiet");
+    quiet.name = QStringLiteral("quiet-worker");
+    quiet.state = QStringLiteral("idle");
+    snapshot.data.agents.push_back(quiet);
+    snapshot.timeMs = kStart + 100;
+    snapshot.complete = false;
+    f.store.apply(ModelInputs{snapshot});
+    const auto healthOfQuiet = [&](qint64 t) {
+        f.store.advanceTime(t);
+        return name(f.store.agent(QStringLiteral("quiet"))->health);
+    };
+    QCOMPARE(healthOfQuiet(kStart + 100), name(Health::Unknown));
+    QCOMPARE(healthOfQuiet(kStart + 1100), name(Health::Unknown)); // one interval exactly
+    QCOMPARE(healthOfQuiet(kStart + 1101), name(Health::Late));
+    QCOMPARE(healthOfQuiet(kStart + 3101), name(Health::Unresponsive));
+    f.wire.setState(QStringLiteral("quiet"), QStringLiteral("quiet-worker"), QStringLiteral("busy"), QStringLiteral("idle"),
+                    kStart + 3200);
+    QCOMPARE(healthOfQuiet(kStart + 3300), name(Health::Healthy));
 }
 
 void TestHealth::statesOverrideAge_data()

@@ -33,7 +33,7 @@ const QStringList &healthNames()
     static const QStringList names = [] {
         QStringList out;
         for (Health h : {Health::Healthy, Health::Late, Health::Unresponsive, Health::Suspended, Health::Disconnected,
-                         Health::Stopped, Health::Failed})
+                         Health::Stopped, Health::Failed, Health::Unknown})
             out << healthName(h);
         return out;
     }();

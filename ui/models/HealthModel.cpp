@@ -27,9 +27,10 @@ int healthRank(Health health)
     case Health::Unresponsive: return 1;
     case Health::Disconnected: return 2;
     case Health::Late: return 3;
-    case Health::Suspended: return 4;
-    case Health::Healthy: return 5;
-    case Health::Stopped: return 6;
+    case Health::Unknown: return 4;
+    case Health::Suspended: return 5;
+    case Health::Healthy: return 6;
+    case Health::Stopped: return 7;
     }
     return kHealthCount;
 }
@@ -37,7 +38,7 @@ int healthRank(Health health)
 std::array<Health, kHealthCount> healthsWorstFirst()
 {
     return {Health::Failed, Health::Unresponsive, Health::Disconnected, Health::Late,
-            Health::Suspended, Health::Healthy, Health::Stopped};
+            Health::Unknown, Health::Suspended, Health::Healthy, Health::Stopped};
 }
 
 QString formatAge(qint64 sinceMs, qint64 nowMs)

@@ -17,7 +17,7 @@
 
 namespace mapi::ui {
 
-constexpr int kHealthCount = 7; // number of Health values
+constexpr int kHealthCount = 8; // number of Health values
 // Worst first: failed 0, unresponsive, disconnected, late, suspended, healthy, stopped 6.
 int healthRank(Health health);
 // Every Health value in worst-first order.

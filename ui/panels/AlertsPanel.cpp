@@ -1,3 +1,4 @@
+#include "common/FoldingBar.h"
 #include "panels/AlertsPanel.h"
 
 #include "alerts/AlertMonitor.h"
@@ -8,7 +9,7 @@
 #include "session/InspectorSession.h"
 
 #include <QDateTime>
-#include <QHBoxLayout>
+#include <QToolBar>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
@@ -118,21 +119,20 @@ AlertsPanel::AlertsPanel(InspectorSession *session, SelectionHub *selection, Ale
     m_settings = button(QStringLiteral("alertSettings"), tr("Settings…"),
                         tr("The detectors' rules and thresholds, desktop notifications and the webhook"), this);
     connect(m_settings, &QToolButton::clicked, this, &AlertsPanel::settingsRequested);
-    auto *buttons = new QHBoxLayout;
-    buttons->setContentsMargins(0, 0, 0, 0);
+    QToolBar *buttons = foldingBar(this, QStringLiteral("alertsBar"));
     for (QToolButton *b : {m_inspect, m_timeline, m_evidence, m_acknowledge, m_snooze})
         buttons->addWidget(b);
-    buttons->addSpacing(em);
+    buttons->addSeparator();
     for (QToolButton *b : {m_inject, m_suspend, m_stop})
         buttons->addWidget(b);
-    buttons->addStretch(1);
+    addStretch(buttons);
     buttons->addWidget(m_supervise);
     buttons->addWidget(m_settings);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_summary);
-    layout->addLayout(buttons);
+    layout->addWidget(buttons);
     layout->addWidget(m_table, 1);
 
     connect(monitor, &AlertMonitor::alertsChanged, this, [this](const std::vector<AlertChange> &changes) {

@@ -4,8 +4,10 @@
 #include "session/SelectionHub.h"
 #include "timeline/TimelineView.h"
 
+#include "common/FoldingBar.h"
+
 #include <QComboBox>
-#include <QHBoxLayout>
+#include <QToolBar>
 #include <QLabel>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -23,9 +25,7 @@ TimelinePanel::TimelinePanel(InspectorSession *session, SelectionHub *selection,
     , m_summary(new QLabel(this))
 {
     setObjectName(QStringLiteral("timelinePanel"));
-    auto *bar = new QHBoxLayout;
-    bar->setContentsMargins(4, 2, 4, 2);
-    bar->setSpacing(4);
+    QToolBar *bar = foldingBar(this, QStringLiteral("timelineBar"));
 
     m_grouping->setObjectName(QStringLiteral("timelineGrouping"));
     m_grouping->addItem(tr("By scope"), int(LaneGrouping::Scope));
@@ -48,14 +48,14 @@ TimelinePanel::TimelinePanel(InspectorSession *session, SelectionHub *selection,
             &QToolButton::clicked, m_view, &TimelineView::collapseAll);
     connect(addButton("timelineExpandAll", tr("Expand all"), tr("Show one lane per agent")), &QToolButton::clicked,
             m_view, &TimelineView::expandAll);
-    bar->addSpacing(8);
+    bar->addSeparator();
     connect(addButton("timelineZoomOut", tr("−"), tr("Zoom out (−, Ctrl+wheel)")), &QToolButton::clicked, m_view,
             [this] { m_view->zoomBy(1 / 1.5); });
     connect(addButton("timelineZoomIn", tr("+"), tr("Zoom in (+, Ctrl+wheel)")), &QToolButton::clicked, m_view,
             [this] { m_view->zoomBy(1.5); });
     connect(addButton("timelineFit", tr("Fit"), tr("Show everything (0)")), &QToolButton::clicked, m_view,
             &TimelineView::showAll);
-    bar->addSpacing(8);
+    bar->addSeparator();
 
     m_follow->setObjectName(QStringLiteral("timelineFollow"));
     m_follow->setText(tr("Follow live"));
@@ -66,7 +66,7 @@ TimelinePanel::TimelinePanel(InspectorSession *session, SelectionHub *selection,
     connect(m_follow, &QToolButton::toggled, m_view, &TimelineView::setFollowLive);
     connect(m_view, &TimelineView::followLiveChanged, m_follow, &QToolButton::setChecked);
     bar->addWidget(m_follow);
-    bar->addStretch(1);
+    addStretch(bar);
 
     m_summary->setObjectName(QStringLiteral("timelineSummary"));
     m_summary->setToolTip(tr("<b>Reading the timeline</b><br>"
@@ -85,7 +85,7 @@ TimelinePanel::TimelinePanel(InspectorSession *session, SelectionHub *selection,
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
-    layout->addLayout(bar);
+    layout->addWidget(bar);
     layout->addWidget(m_view, 1);
 
     connect(m_view, &TimelineView::dataChanged, this, &TimelinePanel::updateSummary);

@@ -1,15 +1,16 @@
 #include "panels/TopologyPanel.h"
 
+#include "common/FoldingBar.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 #include "topology/TopologyView.h"
 
 #include <QCompleter>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QStringListModel>
+#include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -80,24 +81,29 @@ TopologyPanel::TopologyPanel(InspectorSession *session, SelectionHub *selection,
     connect(expand, &QToolButton::clicked, m_view, &TopologyView::expandAll);
     connect(legend, &QToolButton::toggled, m_view, &TopologyView::setLegendVisible);
 
-    auto *bar = new QHBoxLayout;
-    bar->setContentsMargins(6, 4, 6, 4);
+    QToolButton *departed = button("topologyShowDeparted", tr("Departed"),
+                                   tr("Also draw subtrees whose agents all departed (the previous run of a restarted\n"
+                                      "server, say). A departed agent with present children is always drawn, greyed."));
+    departed->setCheckable(true);
+    connect(departed, &QToolButton::toggled, m_view, &TopologyView::setShowDeparted);
+
+    // A tool bar, not a row of widgets: what does not fit folds into its » menu, so that the
+    // panel (and the window) can be narrow without buttons overlapping.
+    QToolBar *bar = foldingBar(this, QStringLiteral("topologyBar"));
+    m_search->setMinimumWidth(140);
     bar->addWidget(m_search);
     bar->addWidget(m_searchStatus);
-    bar->addSpacing(12);
+    bar->addSeparator();
     bar->addWidget(hopsLabel);
     bar->addWidget(m_hops);
-    bar->addStretch();
-    bar->addWidget(collapse);
-    bar->addWidget(expand);
-    bar->addWidget(relayout);
-    bar->addWidget(fit);
-    bar->addWidget(legend);
+    addStretch(bar);
+    for (QToolButton *b : {collapse, expand, relayout, fit, departed, legend})
+        bar->addWidget(b);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
-    layout->addLayout(bar);
+    layout->addWidget(bar);
     layout->addWidget(m_view, 1);
 }
 

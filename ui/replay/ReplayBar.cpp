@@ -9,6 +9,7 @@
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QVBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -139,7 +140,7 @@ ReplayBar::ReplayBar(QWidget *parent)
             m_controller->setSpeed(m_speed->itemData(index).toDouble());
     });
 
-    m_scrubber = new QSlider(Qt::Horizontal, this);
+    m_scrubber = new ScrubberSlider(this);
     m_scrubber->setObjectName(QStringLiteral("replayScrubber"));
     m_scrubber->setToolTip(tr("Drag to show the system as it was at any time of the trace"));
     m_scrubber->setFocusPolicy(Qt::StrongFocus);
@@ -168,27 +169,37 @@ ReplayBar::ReplayBar(QWidget *parent)
     m_bookmarkButton->setMenu(m_bookmarkMenu);
     m_bookmarkButton->setAutoRaise(true);
 
-    auto *layout = new QHBoxLayout(this);
+    // Two rows: the scrubber alone on the first, across the bar's whole width (scrubbing is the
+    // heart of replay: it never shares its row with labels that squeeze it), the controls and
+    // the times under it. The labels give way first when the window is narrow.
+    m_time->setMinimumWidth(m_time->fontMetrics().horizontalAdvance(QStringLiteral("00:00:00.000 (+00 min 00 s)")));
+    m_range->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_range->setMinimumWidth(60);
+    auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 2, 6, 2);
-    layout->addWidget(button(m_toStartAction));
-    layout->addWidget(button(m_stepBackAction));
-    layout->addWidget(button(m_playAction));
-    layout->addWidget(button(m_stepForwardAction));
-    layout->addWidget(button(m_toEndAction));
-    layout->addWidget(m_speed);
-    layout->addWidget(m_time);
-    layout->addWidget(m_scrubber, 1);
-    layout->addWidget(m_range);
+    layout->setSpacing(0);
+    layout->addWidget(m_scrubber);
+    auto *controls = new QHBoxLayout;
+    layout->addLayout(controls);
+    controls->addWidget(button(m_toStartAction));
+    controls->addWidget(button(m_stepBackAction));
+    controls->addWidget(button(m_playAction));
+    controls->addWidget(button(m_stepForwardAction));
+    controls->addWidget(button(m_toEndAction));
+    controls->addWidget(m_speed);
+    controls->addWidget(m_time);
+    controls->addWidget(m_range, 1);
     m_note = new QLabel(this);
     m_note->setObjectName(QStringLiteral("replayNote"));
+    m_note->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_note->hide();
-    layout->addWidget(m_note);
-    layout->addWidget(m_bookmarkButton);
+    controls->addWidget(m_note, 1);
+    controls->addWidget(m_bookmarkButton);
     m_trailingButton = new QToolButton(this);
     m_trailingButton->setObjectName(QStringLiteral("replayTrailing"));
     m_trailingButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
     m_trailingButton->hide();
-    layout->addWidget(m_trailingButton);
+    controls->addWidget(m_trailingButton);
     addSpaceTarget(this);
     setController(nullptr, QString());
 }
@@ -205,9 +216,26 @@ void ReplayBar::setTrailingAction(QAction *action)
     m_trailingButton->setVisible(action != nullptr);
 }
 
+void ReplayBar::setLiveEdge(bool on)
+{
+    m_scrubber->setLiveEdge(on);
+}
+
+void ReplayBar::refreshTicks()
+{
+    std::vector<ScrubberSlider::Tick> ticks;
+    if (m_controller) {
+        const double span = double(std::max<qint64>(m_controller->endMs() - m_controller->startMs(), 1));
+        for (const Bookmark &b : std::as_const(m_bookmarks))
+            ticks.push_back({std::clamp(double(b.timeMs - m_controller->startMs()) / span, 0.0, 1.0), b.title});
+    }
+    m_scrubber->setTicks(std::move(ticks));
+}
+
 void ReplayBar::setNote(const QString &note)
 {
     m_note->setText(note);
+    m_note->setToolTip(note); // the label may be cut when the window is narrow
     m_note->setVisible(!note.isEmpty());
 }
 
@@ -234,6 +262,7 @@ void ReplayBar::setController(ReplayController *controller, const QString &trace
         a->setEnabled(controller != nullptr);
     m_speed->setEnabled(controller != nullptr);
     m_scrubber->setEnabled(controller != nullptr);
+    m_scrubber->setLiveEdge(false);
     // Bookmarks are kept next to a trace file; a live session's past has none to keep them by.
     m_bookmarkButton->setEnabled(controller != nullptr && !tracePath.isEmpty());
     m_addBookmarkAction->setEnabled(controller != nullptr && !tracePath.isEmpty());
@@ -269,6 +298,7 @@ void ReplayBar::setController(ReplayController *controller, const QString &trace
     connect(controller, &ReplayController::speedChanged, this, &ReplayBar::updateSpeed);
     updatePlaying(controller->isPlaying());
     updatePosition(controller->positionMs());
+    refreshTicks();
 }
 
 void ReplayBar::togglePlay()
@@ -337,12 +367,14 @@ bool ReplayBar::adoptBookmarks(const QList<Bookmark> &bookmarks)
     m_bookmarks = bookmarks;
     std::sort(m_bookmarks.begin(), m_bookmarks.end(), [](const Bookmark &a, const Bookmark &b) { return a.timeMs < b.timeMs; });
     fillBookmarkMenu();
+    refreshTicks();
     return true;
 }
 
 bool ReplayBar::saveBookmarkList()
 {
     std::stable_sort(m_bookmarks.begin(), m_bookmarks.end(), [](const Bookmark &a, const Bookmark &b) { return a.timeMs < b.timeMs; });
+    refreshTicks();
     QString error;
     if (saveBookmarks(m_tracePath, m_bookmarks, &error)) {
         m_saveError.clear();

@@ -13,6 +13,7 @@
 // in memory for the session. Thread: GUI thread.
 #pragma once
 
+#include "replay/ScrubberSlider.h"
 #include "trace/TraceTimeline.h"
 
 #include <QPointer>
@@ -23,7 +24,6 @@ class QAction;
 class QComboBox;
 class QLabel;
 class QMenu;
-class QSlider;
 class QToolButton;
 
 namespace mapi::ui {
@@ -50,6 +50,9 @@ public:
     // A button at the bar's end for `action` (null: none), e.g. "Back to live" while a live
     // session is viewed in the past.
     void setTrailingAction(QAction *action);
+    // The range ends at the live edge (a live session viewed in the past): marked on the scrubber.
+    void setLiveEdge(bool on);
+    ScrubberSlider *scrubber() const { return m_scrubber; }
     // A note after the range, e.g. "history before T dropped by retention" (empty: none).
     void setNote(const QString &note);
 
@@ -80,6 +83,7 @@ private:
     void scrubberMoved(int value);
     void fillBookmarkMenu();
     bool saveBookmarkList();
+    void refreshTicks(); // the scrubber's bookmark ticks from m_bookmarks
     QString clockText(qint64 timeMs) const;
 
     QToolButton *m_trailingButton = nullptr;
@@ -98,7 +102,7 @@ private:
     QAction *m_slowerAction;
     QAction *m_addBookmarkAction;
     QComboBox *m_speed;
-    QSlider *m_scrubber;
+    ScrubberSlider *m_scrubber;
     QLabel *m_time;
     QLabel *m_range;
     QToolButton *m_bookmarkButton;

@@ -17,6 +17,7 @@ inline QColor healthColor(Health h)
     case Health::Disconnected: return QColor(0x8a, 0x8a, 0x8a);  // grey
     case Health::Stopped: return QColor(0x55, 0x55, 0x55);       // dark grey
     case Health::Failed: return QColor(0xd0, 0x31, 0x2d);        // red
+    case Health::Unknown: return QColor(0xa8, 0x9f, 0x91);       // warm grey: not heard from yet
     }
     return Qt::gray;
 }

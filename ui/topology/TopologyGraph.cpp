@@ -144,7 +144,10 @@ void TopologyGraph::updateNode(int row, const Agent &agent, const QFontMetricsF 
     n.health = agent.health;
     n.badge = badgeForState(agent.state, agent.health);
     n.placeholder = agent.placeholder;
-    n.departed = agent.unregistered;
+    if (n.departed != agent.unregistered) {
+        n.departed = agent.unregistered;
+        result.structure = result.structure || m_hideDeparted; // a departed subtree may go, or come back
+    }
     if (n.parentId != agent.parentId) {
         n.parentId = agent.parentId;
         result.structure = true;
@@ -290,23 +293,35 @@ void TopologyGraph::rebuildStructure()
 
 void TopologyGraph::updateVisibility()
 {
+    // Parents before children.
     std::vector<int> order;
     order.reserve(m_nodes.size());
     for (size_t v = 0; v < m_nodes.size(); ++v)
         if (m_nodes[v].parent < 0)
             order.push_back(int(v));
-    for (size_t i = 0; i < order.size(); ++i) {
-        const int v = order[i];
+    for (size_t i = 0; i < order.size(); ++i)
+        for (int c : m_nodes[size_t(order[i])].children)
+            order.push_back(c);
+    // Subtrees where every agent departed (a restarted server's previous run): hidden unless shown.
+    std::vector<char> gone(m_nodes.size(), 0);
+    for (auto it = order.rbegin(); m_hideDeparted && it != order.rend(); ++it) {
+        const TopologyNode &n = m_nodes[size_t(*it)];
+        bool all = n.departed;
+        for (int c : n.children)
+            all = all && gone[size_t(c)];
+        gone[size_t(*it)] = all;
+    }
+    for (const int v : order) {
         TopologyNode &n = m_nodes[size_t(v)];
         const int p = n.parent;
-        n.hidden = p >= 0 && (m_nodes[size_t(p)].hidden || m_nodes[size_t(p)].collapsed);
-        m_representative[size_t(v)] = n.hidden ? m_representative[size_t(p)] : v;
+        n.hidden = gone[size_t(v)] || (p >= 0 && (m_nodes[size_t(p)].hidden || m_nodes[size_t(p)].collapsed));
+        // The node drawn for a hidden one: its collapsed ancestor (itself for a departed root:
+        // drawn nowhere, its edges skipped as unpositioned).
+        m_representative[size_t(v)] = n.hidden && p >= 0 ? m_representative[size_t(p)] : v;
         if (n.hidden)
             n.positioned = false; // when shown again, the layout places it afresh
         if (n.children.empty())
             n.collapsed = false;
-        for (int c : n.children)
-            order.push_back(c);
     }
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
         TopologyNode &n = m_nodes[size_t(*it)];
@@ -315,6 +330,15 @@ void TopologyGraph::updateVisibility()
             n.descendants += 1 + m_nodes[size_t(c)].descendants;
     }
     m_rankedDirty = true;
+}
+
+bool TopologyGraph::setHideDeparted(bool hide)
+{
+    if (m_hideDeparted == hide)
+        return false;
+    m_hideDeparted = hide;
+    updateVisibility();
+    return true;
 }
 
 int TopologyGraph::visibleCount() const

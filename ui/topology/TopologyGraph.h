@@ -47,7 +47,7 @@ struct TopologyNode
     int parent = -1;              // its row; -1 for a root, or where the link would close a cycle
     std::vector<int> children;    // rows
     bool collapsed = false;
-    bool hidden = false;          // inside a collapsed subtree
+    bool hidden = false;          // inside a collapsed subtree, or of a departed subtree not shown
     int descendants = 0;          // all of them, hidden or not
     QString sortKey;              // siblings order: deepest scope's name, then name (numbers compared as numbers)
     QString nameKey;              // naturalSortKey of its shown name (kept: 10,000 keys cost ~8 ms a rebuild)
@@ -123,6 +123,9 @@ public:
     bool expandAll();
     bool collapseBelowRoots();   // every node with children except the roots
     bool expandAncestors(int row);
+    // Hides subtrees in which every agent departed (default: hidden). False when nothing changed.
+    bool setHideDeparted(bool hide);
+    bool hidesDeparted() const { return m_hideDeparted; }
 
     // Layout: the immutable input of a job, and its result applied. Returns true when placed
     // nodes moved (a full layout): the caller animates with setMoveProgress().
@@ -204,6 +207,7 @@ private:
     std::vector<TreeLine> m_treeLines;
     std::vector<TreeLine> m_coarseTreeLines;
     LayoutMetrics m_metrics;
+    bool m_hideDeparted = true;
 };
 
 } // namespace mapi::ui

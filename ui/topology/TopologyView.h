@@ -73,6 +73,9 @@ public:
     int visibleNodeCount() const;                 // shown and placed
     std::optional<QPointF> nodePosition(const QString &agentId) const; // where the layout put it (world); none when hidden or unplaced
     bool isCollapsed(const QString &agentId) const;
+    // Departed agents whose whole subtree departed too (the previous run of a restarted server)
+    // are not drawn unless shown; a departed agent with present children stays, greyed.
+    void setShowDeparted(bool show);
     void setCollapsed(const QString &agentId, bool collapsed);
     int hiddenDescendantCount(const QString &agentId) const; // shown on a collapsed node's badge
     bool isDimmed(const QString &agentId) const;

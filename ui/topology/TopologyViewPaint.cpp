@@ -555,9 +555,12 @@ void TopologyView::paintNodeOverlays(QPainter &painter, const TopologyColors &co
 QRectF TopologyView::legendRect() const
 {
     constexpr double row = kLegendRow, column = kLegendColumn, pad = kLegendPad;
-    const QRectF box(pad, height() - pad - 7 * row - 2 * pad, 3 * column + pad, 7 * row + 2 * pad);
-    if (box.top() < 40 || box.right() > width() - 40)
-        return {}; // the view is too small for a legend
+    const QRectF box(pad, height() - pad - 8 * row - 2 * pad, 3 * column + pad, 8 * row + 2 * pad); // 8: the health column
+    // Only where it leaves the graph most of the view: at most half its width and half its height
+    // (on a laptop's narrow centre it would cover the graph; the Legend button shows it again
+    // once the view is larger).
+    if (box.height() * 2 > height() || box.width() * 2 > width())
+        return {};
     return box;
 }
 
@@ -635,9 +638,9 @@ void TopologyView::paintLegend(QPainter &painter, const TopologyColors &colors)
         painter.drawLine(slot(1, 6) - QPointF(7, 0), slot(1, 6) + QPointF(7, 0));
         caption(1, 6, tr("parent → child"));
     }
-    const Health healths[] = {Health::Healthy, Health::Late, Health::Unresponsive, Health::Suspended,
-                              Health::Disconnected, Health::Stopped, Health::Failed};
-    for (int i = 0; i < 7; ++i) {
+    const Health healths[] = {Health::Healthy, Health::Unknown, Health::Late, Health::Unresponsive,
+                              Health::Suspended, Health::Disconnected, Health::Stopped, Health::Failed};
+    for (int i = 0; i < 8; ++i) {
         painter.setPen(Qt::NoPen);
         painter.setBrush(healthColor(healths[i]));
         painter.drawEllipse(slot(2, i), 5, 5);

@@ -1,0 +1,176 @@
+// The window fits a laptop (issue 41 items 1 and 2): its minimum size is at most 1024×640 when
+// idle, replaying a trace and time travelling; at 1024×700 no two toolbar buttons overlap, every
+// shown dock is at least as large as its content's minimum, and the replay scrubber takes at
+// least half of the replay bar, with a tick for each bookmark. Offscreen; any Qt warning fails.
+// MAPI_TEST_SHOTS=DIR also saves the window at 1024×700 and 1366×768, live-idle and in replay.
+#include "GuiTestSupport.h"
+
+#include "MainWindow.h"
+#include "replay/ReplayBar.h"
+#include "session/InspectorSession.h"
+
+#include <QApplication>
+#include <QDockWidget>
+#include <QMainWindow>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QStandardPaths>
+#include <QToolBar>
+#include <QToolButton>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace mapi;
+
+namespace {
+
+constexpr QSize kLaptopMinimum(1024, 640);
+
+// What keeps the window wide or tall: every visible child whose minimum reaches `size`.
+QString widestChildren(const QWidget &window, const QSize &size)
+{
+    QStringList out;
+    for (const QWidget *w : window.findChildren<QWidget *>()) {
+        if (!w->isVisible())
+            continue;
+        const QSize min = w->minimumSizeHint().expandedTo(w->minimumSize());
+        if (min.width() > size.width() * 3 / 5 || min.height() > size.height() * 3 / 5)
+            out << QStringLiteral("%1 (%2) %3×%4").arg(w->objectName(), QString::fromLatin1(w->metaObject()->className()))
+                       .arg(min.width()).arg(min.height());
+    }
+    // The docks and the centre, whose minimums add up side by side.
+    if (const auto *main = qobject_cast<const QMainWindow *>(&window)) {
+        for (const QDockWidget *dock : main->findChildren<QDockWidget *>())
+            if (dock->isVisible())
+                out << QStringLiteral("dock %1 in %2: %3×%4").arg(dock->objectName()).arg(int(main->dockWidgetArea(const_cast<QDockWidget *>(dock))))
+                           .arg(dock->minimumSizeHint().width()).arg(dock->minimumSizeHint().height());
+        if (main->centralWidget())
+            out << QStringLiteral("centre %1×%2").arg(main->centralWidget()->minimumSizeHint().width()).arg(main->centralWidget()->minimumSizeHint().height());
+    }
+    return out.join(QStringLiteral("; "));
+}
+
+void checkMinimum(const ui::MainWindow &window, const char *mode)
+{
+    const QSize min = window.minimumSizeHint().expandedTo(window.minimumSize());
+    QVERIFY2(min.width() <= kLaptopMinimum.width() && min.height() <= kLaptopMinimum.height(),
+             qPrintable(QStringLiteral("%1: minimum %2×%3; held by: %4")
+                            .arg(QLatin1String(mode)).arg(min.width()).arg(min.height()).arg(widestChildren(window, min))));
+}
+
+// No two visible buttons of one toolbar overlap, and none sticks out of its toolbar.
+void checkToolbars(const ui::MainWindow &window)
+{
+    for (const QToolBar *bar : window.findChildren<QToolBar *>()) {
+        if (!bar->isVisible())
+            continue;
+        QList<const QWidget *> items;
+        for (const QWidget *w : bar->findChildren<QWidget *>(QString(), Qt::FindDirectChildrenOnly))
+            if (w->isVisible() && w->width() > 0 && !w->inherits("QToolBarExtension") && !w->inherits("QToolBarSeparator")
+                && w->parentWidget() == bar && w->geometry().intersects(bar->rect()))
+                items << w;
+        for (int i = 0; i < items.size(); ++i) {
+            QVERIFY2(bar->rect().contains(items[i]->geometry()),
+                     qPrintable(QStringLiteral("%1: %2 sticks out").arg(bar->objectName(), items[i]->objectName())));
+            for (int j = i + 1; j < items.size(); ++j)
+                QVERIFY2(!items[i]->geometry().intersects(items[j]->geometry()),
+                         qPrintable(QStringLiteral("%1: %2 overlaps %3").arg(bar->objectName(), items[i]->objectName(),
+                                                                                items[j]->objectName())));
+        }
+    }
+}
+
+void checkDocks(const ui::MainWindow &window)
+{
+    for (const QDockWidget *dock : window.findChildren<QDockWidget *>()) {
+        if (!dock->isVisible() || !dock->widget() || dock->visibleRegion().isEmpty())
+            continue; // tabbed behind another: shown when its tab is chosen
+        const QSize need = dock->widget()->minimumSizeHint().expandedTo(dock->widget()->minimumSize());
+        QVERIFY2(dock->widget()->width() >= need.width() && dock->widget()->height() >= need.height(),
+                 qPrintable(QStringLiteral("%1: %2×%3 for a content of at least %4×%5")
+                                .arg(dock->objectName()).arg(dock->widget()->width()).arg(dock->widget()->height())
+                                .arg(need.width()).arg(need.height())));
+    }
+}
+
+void shot(QWidget &window, const QString &name)
+{
+    const QString dir = qEnvironmentVariable("MAPI_TEST_SHOTS");
+    if (dir.isEmpty())
+        return;
+    QApplication::processEvents();
+    window.grab().save(dir + u'/' + name + QStringLiteral(".png"));
+}
+
+} // namespace
+
+class WindowFitTest : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QApplication::setOrganizationName(QStringLiteral("MAP Inspector tests"));
+        mapi::test::failOnQtWarnings();
+    }
+
+    void idleWindowFitsALaptop()
+    {
+        ui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        checkMinimum(window, "idle");
+        window.resize(1024, 700);
+        QTest::qWait(50);
+        QCOMPARE(window.size(), QSize(1024, 700));
+        checkToolbars(window);
+        checkDocks(window);
+        shot(window, QStringLiteral("fit-idle-1024x700"));
+        window.resize(1366, 768);
+        QTest::qWait(50);
+        checkToolbars(window);
+        checkDocks(window);
+        shot(window, QStringLiteral("fit-idle-1366x768"));
+    }
+
+    void replayFitsAndTheScrubberIsWide()
+    {
+        ui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTemporaryDir dir; // the bookmark is kept beside the trace: a copy, not the repository's file
+        const QString trace = dir.filePath(QStringLiteral("demo.jsonl.zst"));
+        QVERIFY(QFile::copy(QStringLiteral(MAPI_SAMPLE_TRACE), trace));
+        QVERIFY(window.openTrace(trace));
+        QVERIFY(QTest::qWaitFor([&] { return !window.session()->isLoadingTrace(); }, 20000));
+        QVERIFY(window.replayBar()->isVisible());
+        checkMinimum(window, "replay");
+        window.resize(1024, 700);
+        QTest::qWait(50);
+        QCOMPARE(window.size(), QSize(1024, 700));
+        checkToolbars(window);
+        checkDocks(window);
+        const ui::ReplayBar *bar = window.replayBar();
+        QVERIFY2(bar->scrubber()->width() * 2 >= bar->width(),
+                 qPrintable(QStringLiteral("scrubber %1 px of a %2 px bar").arg(bar->scrubber()->width()).arg(bar->width())));
+        // A bookmark is a tick on it, where its time is.
+        QVERIFY(window.replayBar()->addBookmark(QStringLiteral("here"), QString()));
+        QCOMPARE(bar->scrubber()->ticks().size(), size_t(1));
+        const ReplayController *replay = window.session()->replay();
+        const double expected = double(replay->positionMs() - replay->startMs()) / double(replay->endMs() - replay->startMs());
+        QVERIFY(std::abs(bar->scrubber()->ticks().front().at - expected) < 1e-9);
+        QVERIFY(!bar->scrubber()->liveEdge()); // a trace has no live edge
+        shot(window, QStringLiteral("fit-replay-1024x700"));
+        window.resize(1366, 768);
+        QTest::qWait(50);
+        checkDocks(window);
+        shot(window, QStringLiteral("fit-replay-1366x768"));
+        QVERIFY(window.replayBar()->removeBookmark(0));
+        QVERIFY(bar->scrubber()->ticks().empty());
+    }
+};
+
+QTEST_MAIN(WindowFitTest)
+#include "tst_window_fit.moc"
