@@ -614,6 +614,11 @@ void TestAgents::lastActivityRefreshesOncePerSecond()
     fillSmallSystem(store);
     AgentTableModel model(&store);
     const int w2 = store.agentRow(QStringLiteral("a-w2"));
+    // Listed but never heard from: no last activity to show.
+    QCOMPARE(model.index(w2, AgentTableModel::LastActivityColumn).data().toString(), QStringLiteral("\u2014"));
+    QCOMPARE(healthName(store.agent(QStringLiteral("a-w2"))->health), QStringLiteral("late")); // 40 s since first sight
+    store.apply({agentEvent(EventKind::AgentStateChanged, QStringLiteral("a-w2"), kStartMs, QStringLiteral("idle"))});
+    store.flushChanges();
     QCOMPARE(model.index(w2, AgentTableModel::LastActivityColumn).data().toString(), QStringLiteral("40 s ago"));
 
     store.advanceTime(kLaterMs + 5000); // no health changes at +5 s

@@ -46,7 +46,9 @@ struct Fixture
     std::unique_ptr<TopologyPanel> panel;
     TopologyView *view = nullptr;
 
-    bool open()
+    // `showDeparted`: the capture's departed leaf drawn too (the default hides it), so that every
+    // agent has a node.
+    bool open(bool showDeparted = true)
     {
         QString error;
         if (!session.openTraceAndWait(QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson"), &error))
@@ -55,6 +57,7 @@ struct Fixture
         panel->resize(1200, 800);
         panel->show();
         view = panel->view();
+        view->setShowDeparted(showDeparted);
         return QTest::qWaitForWindowExposed(panel.get());
     }
     const SystemStore &store() const { return *session.store(); }
@@ -184,9 +187,18 @@ private Q_SLOTS:
     void everyAgentHasANode()
     {
         Fixture f;
-        QVERIFY(f.open());
+        QVERIFY(f.open(false));
         QTRY_VERIFY(f.view->isSettled());
         QCOMPARE(int(f.store().agents().size()), 20);
+        // A departed leaf (a subtree that departed whole) is drawn only when asked for.
+        int departedLeaves = 0;
+        for (const Agent &a : f.store().agents())
+            departedLeaves += a.unregistered && std::none_of(f.store().agents().begin(), f.store().agents().end(),
+                                                             [&](const Agent &c) { return c.parentId == a.id; });
+        QVERIFY(departedLeaves > 0);
+        QCOMPARE(f.view->visibleNodeCount(), 20 - departedLeaves);
+        f.view->setShowDeparted(true);
+        QTRY_VERIFY(f.view->isSettled());
         QCOMPARE(f.view->visibleNodeCount(), 20);
         for (const Agent &a : f.store().agents())
             QVERIFY2(f.view->nodePosition(a.id).has_value(), qPrintable(a.id));

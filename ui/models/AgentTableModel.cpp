@@ -25,7 +25,7 @@ namespace mapi::ui {
 
 QIcon healthDotIcon(Health health)
 {
-    static std::array<QIcon, 7> cache;
+    static std::array<QIcon, kHealthCount> cache; // one per Health value
     QIcon &icon = cache[size_t(health)];
     if (icon.isNull()) {
         // Drawn at 1x and 2x so high-DPI screens get a crisp dot. The outline is a translucent
