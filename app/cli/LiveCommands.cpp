@@ -5,6 +5,7 @@
 
 #include "alerts/AlertEngine.h"
 #include "map/PayloadConventions.h"
+#include "model/AgentLookup.h"
 #include "model/CausalChains.h"
 #include "model/StateJson.h"
 #include "model/SystemStore.h"
@@ -228,9 +229,9 @@ int commandWatch(const QCommandLineParser &p, const Common &common)
 
 int commandAction(const QString &command, const QCommandLineParser &p, const Common &common)
 {
-    const QString agentId = p.value(QStringLiteral("agent"));
-    if (agentId.isEmpty())
-        return failWith(Usage, QStringLiteral("%1 needs --agent ID").arg(command));
+    const QString agentArg = p.value(QStringLiteral("agent"));
+    if (agentArg.isEmpty())
+        return failWith(Usage, QStringLiteral("%1 needs --agent ID|NAME").arg(command));
     MapClient::Delivery delivery = MapClient::Delivery::BestEffort;
     Json content;
     if (command == QLatin1String("inject")) {
@@ -281,7 +282,12 @@ int commandAction(const QString &command, const QCommandLineParser &p, const Com
     });
     run.onLive = [&] {
         const QString reason = p.value(QStringLiteral("reason"));
-        const QStringList agents{agentId};
+        const ErrorOr<QString> agentId = resolveAgentReference(store, agentArg);
+        if (!agentId) {
+            run.finish(Usage, agentId.error());
+            return;
+        }
+        const QStringList agents{agentId.value()};
         ActionStart start;
         if (command == QLatin1String("inject"))
             start = run.session.inject(agents, content, delivery);

@@ -78,7 +78,7 @@ int main(int argc, char **argv)
         {QStringLiteral("to"), QStringLiteral("convert, bundle: end of the time range (epoch ms or ISO 8601)."), QStringLiteral("T")},
         {QStringLiteral("rotate-mb"), QStringLiteral("record: start a new part after N MiB on disk."), QStringLiteral("N"), QStringLiteral("0")},
         {QStringLiteral("rotate-seconds"), QStringLiteral("record: start a new part every S seconds."), QStringLiteral("S"), QStringLiteral("0")},
-        {QStringLiteral("agent"), QStringLiteral("Target agent id."), QStringLiteral("ID")},
+        {QStringLiteral("agent"), QStringLiteral("Target agent: its id, or the name of exactly one present agent."), QStringLiteral("ID|NAME")},
         {QStringLiteral("message"), QStringLiteral("Steering text for inject; chain: the message's id (MAP or envelope id)."), QStringLiteral("TEXT")},
         {QStringLiteral("json"), QStringLiteral("Steering content for inject, as JSON."), QStringLiteral("JSON")},
         {QStringLiteral("delivery"), QStringLiteral("inject delivery: interrupt, queue or best-effort."), QStringLiteral("MODE"), QStringLiteral("best-effort")},

@@ -45,6 +45,13 @@ private:
         }
         return {};
     }
+    QString nameOf(const QString &id)
+    {
+        for (const Json &a : view().value("agents", Json::array()))
+            if (jsonString(a, "id") == id)
+                return jsonString(a, "name");
+        return {};
+    }
     QString agentState(const QString &id)
     {
         for (const Json &a : view().value("agents", Json::array()))
@@ -125,12 +132,15 @@ private Q_SLOTS:
     {
         const QString agent = pickAgent(QStringLiteral("worker"));
         QVERIFY(!agent.isEmpty());
-        const CliResult cli = runCli({QStringLiteral("inject"), QStringLiteral("--url"), m_url, QStringLiteral("--agent"), agent,
+        const QString name = nameOf(agent); // named as a person would: --agent takes a unique name
+        QVERIFY(!name.isEmpty() && name != agent);
+        const CliResult cli = runCli({QStringLiteral("inject"), QStringLiteral("--url"), m_url, QStringLiteral("--agent"), name,
                                       QStringLiteral("--message"), QStringLiteral("re-prioritise the review"),
                                       QStringLiteral("--delivery"), QStringLiteral("queue"), QStringLiteral("--timeout"),
                                       m_mode == QLatin1String("stock") ? QStringLiteral("3") : QStringLiteral("15")});
         const Json outcome = cli.json();
         QVERIFY2(!outcome.is_null(), cli.err.constData());
+        QCOMPARE(jsonString(outcome, "agentId"), agent);
         if (m_mode == QLatin1String("extended")) {
             QVERIFY2(cli.exitCode == 0, cli.err.constData());
             QCOMPARE(jsonString(outcome, "status"), QStringLiteral("confirmed"));
