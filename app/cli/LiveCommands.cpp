@@ -193,7 +193,7 @@ int commandWatch(const QCommandLineParser &p, const Common &common)
         while (engine.isBehind(store)) // nothing to keep responsive here: read it all now
             changes = engine.update(store);
         for (const AlertChange &change : changes) {
-            const QByteArray line = QByteArray::fromStdString(alertChangeToJson(change).dump(-1, ' ', false, Json::error_handler_t::replace));
+            const QByteArray line = QByteArray::fromStdString(alertChangeToJson(change, &store).dump(-1, ' ', false, Json::error_handler_t::replace));
             std::fputs(redactSecrets(line).constData(), stdout);
             std::fputc('\n', stdout);
             std::fflush(stdout);

@@ -74,7 +74,7 @@ QString Alert::key() const
     return k + u':' + sorted.join(u',');
 }
 
-Json alertChangeToJson(const AlertChange &change)
+Json alertChangeToJson(const AlertChange &change, const SystemStore *store)
 {
     const Alert &a = change.alert;
     Json agents = Json::array();
@@ -94,6 +94,12 @@ Json alertChangeToJson(const AlertChange &change)
                 {"evidence", evidence}};
     if (!a.subject.isEmpty())
         out["subject"] = a.subject.toStdString();
+    if (store) {
+        Json names = Json::array();
+        for (const QString &id : a.agents)
+            names.push_back(store->agentName(id).toStdString());
+        out["agentNames"] = std::move(names);
+    }
     return out;
 }
 
@@ -549,7 +555,10 @@ void AlertEngine::evaluateDeadlocks(const SystemStore &store, qint64 now, std::m
                     break;
                 }
         }
-        const QStringList shown = cycle + QStringList{cycle.first()};
+        QStringList shown; // by name: the reason is read by a person (the ids are the alert's agents)
+        for (const QString &id : cycle)
+            shown << store.agentName(id);
+        shown << shown.first();
         const QString knot = size[size_t(c)] > cycle.size()
             ? QStringLiteral(" (%1 agents wait in this knot)").arg(size[size_t(c)]) : QString();
         Alert alert = make(AlertKind::Deadlock, cycle, since,

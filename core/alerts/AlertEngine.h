@@ -55,8 +55,10 @@ struct AlertChange
     qint64 atMs = 0;               // model time of the change
 };
 
-// {"alert", "state", "severity", "agents", "agentId", "since", "reason", "evidence", "subject"?, "at"}
-Json alertChangeToJson(const AlertChange &change);
+// {"alert", "state", "severity", "agents", "agentId", "since", "reason", "evidence", "subject"?, "at"};
+// with `store`, also "agentNames" (the agents' shown names, in the order of "agents"): what a
+// person reads beside the ids a program matches on.
+Json alertChangeToJson(const AlertChange &change, const SystemStore *store = nullptr);
 
 // The health policy the rules imply (heartbeat interval, intervals until unresponsive) over `base`.
 struct HealthPolicy;

@@ -70,6 +70,10 @@ private Q_SLOTS:
         QStringList raised;
         for (const Json &c : lines.changes) {
             QVERIFY(c.contains("since") && c.contains("reason") && c.contains("evidence") && c.contains("agents"));
+            // Names beside the ids, for the person reading the line.
+            QVERIFY2(c.contains("agentNames") && c["agentNames"].size() == c["agents"].size() && !c["agents"].empty()
+                         && c["agentNames"][0] != c["agents"][0],
+                     c.dump().c_str());
             if (str(c, "state") != QLatin1String("raised"))
                 continue;
             const QString kind = str(c, "alert");
