@@ -63,6 +63,9 @@ public:
     // fill as it loads; the replay bar appears once loaded). False, with a message, when the
     // file cannot be read at all; errors found while loading are reported when it ends.
     bool openTrace(const QString &path);
+    // Before a trace takes a live connection's place (File → Open, the recent traces): asks while
+    // connected, Cancel the default; true when it may. openTrace() itself does not ask.
+    bool mayEndLiveConnection(const QString &tracePath);
     bool openSampleTrace();            // the trace embedded in the program (resources/sample)
     // Records the live connection to `path` (reconnects first, see InspectorSession::startRecording).
     bool startRecording(const QString &path, QString *error = nullptr);
@@ -115,6 +118,7 @@ public Q_SLOTS:
     void showConnectDialog();
     void renewCredential();
     void showOpenTraceDialog();
+    void revealActions(); // after an operator action: the Actions panel in front
     void injectIntoSelection();
     void stopSelection();
     void suspendSelection();

@@ -92,7 +92,8 @@ void MainWindow::buildActions()
     m_openSampleAction = make("openSampleTrace", tr("Open the &sample trace"), QKeySequence());
     m_recordAction = make("record", tr("&Record to file…"), QKeySequence(Qt::CTRL | Qt::Key_R));
     m_recordAction->setCheckable(true);
-    m_saveSessionAction = make("saveSession", tr("&Save session as…"), QKeySequence::SaveAs);
+    // Ctrl+Shift+S on every platform, shown in the menu (QKeySequence::SaveAs is empty on some).
+    m_saveSessionAction = make("saveSession", tr("&Save session as…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
     m_saveRangeAction = make("saveSessionRange", tr("Save &visible range as…"), QKeySequence());
     // The focused message's causal chain, walked from the keyboard (InspectorPanel's Chain tab).
     const struct { const char *name; QString text; int key; int step; } walks[] = {
@@ -371,7 +372,10 @@ void MainWindow::buildMenus()
             });
         recent->addSeparator();
         for (const QString &path : ConnectionProfiles::recentTraces())
-            recent->addAction(path, this, [this, path] { openTrace(path); });
+            recent->addAction(path, this, [this, path] {
+                if (mayEndLiveConnection(path))
+                    openTrace(path);
+            });
         if (recent->isEmpty())
             recent->addAction(tr("(nothing yet)"))->setEnabled(false);
     });

@@ -152,7 +152,8 @@ void MainWindow::injectIntoSelection()
     if (dialog.exec() != QDialog::Accepted)
         return;
     m_session->inject(targets, dialog.content(), dialog.delivery());
-    statusBar()->showMessage(tr("Injected into %n agent(s); follow the outcome in Actions", nullptr, int(targets.size())), 5000);
+    revealActions();
+    statusBar()->showMessage(tr("Injected into %n agent(s); the outcome shows in Actions", nullptr, int(targets.size())), 5000);
 }
 
 void MainWindow::confirmAndRun(const QString &verb, const QString &method)
@@ -169,7 +170,17 @@ void MainWindow::confirmAndRun(const QString &verb, const QString &method)
         m_session->suspend(dialog.targets(), dialog.reason());
     else
         m_session->resume(dialog.targets());
-    statusBar()->showMessage(tr("%1: %n agent(s); follow the outcome in Actions", nullptr, int(dialog.targets().size())).arg(verb), 5000);
+    revealActions();
+    statusBar()->showMessage(tr("%1: %n agent(s); the outcome shows in Actions", nullptr, int(dialog.targets().size())).arg(verb), 5000);
+}
+
+void MainWindow::revealActions()
+{
+    // Shown and raised over the tabs it shares, the focus left where it is: the operator sees the
+    // action go from sent to confirmed without looking for it.
+    QDockWidget *actions = dock(QStringLiteral("actionsDock"));
+    actions->show();
+    actions->raise();
 }
 
 void MainWindow::superviseWithDialog()

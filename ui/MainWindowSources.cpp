@@ -117,8 +117,33 @@ void MainWindow::showOpenTraceDialog()
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Open trace"), QString(),
         tr("Traces and logs (*.jsonl *.jsonl.zst *.jsonl.gz *.ndjson *.ndjson.zst *.ndjson.gz *.json *.zst *.gz);;All files (*)"));
-    if (!path.isEmpty())
+    if (!path.isEmpty() && mayEndLiveConnection(path))
         openTrace(path);
+}
+
+bool MainWindow::mayEndLiveConnection(const QString &tracePath)
+{
+    const ClientState state = m_session->clientState();
+    if (m_session->source() != InspectorSession::Source::Live || state == ClientState::Closed || state == ClientState::Failed
+        || state == ClientState::Idle)
+        return true;
+    // The window shows one system at a time: a trace takes the live connection's place. Said
+    // before, never done silently; Cancel is the default.
+    QMessageBox box(QMessageBox::Question, tr("End the live connection?"),
+                    tr("Opening %1 ends the live connection to %2.").arg(QFileInfo(tracePath).fileName(), m_session->sourceLabel()),
+                    QMessageBox::Cancel, this);
+    box.setObjectName(QStringLiteral("endLiveConnectionBox"));
+    QStringList more;
+    if (m_session->isRecording())
+        more << tr("The recording to %1 stops (what it holds so far is kept).")
+                    .arg(QDir::toNativeSeparators(m_session->recordingPath()));
+    more << tr("The live session's history goes with it unless you save it first (File → Save session as…).");
+    box.setInformativeText(more.join(u'\n'));
+    QPushButton *open = box.addButton(tr("Disconnect and open"), QMessageBox::AcceptRole);
+    open->setObjectName(QStringLiteral("disconnectAndOpen"));
+    box.setDefaultButton(QMessageBox::Cancel);
+    box.exec();
+    return box.clickedButton() == open;
 }
 
 bool MainWindow::openTrace(const QString &path)

@@ -274,7 +274,7 @@ int commandAction(const QString &command, const QCommandLineParser &p, const Com
         case ActionStatus::Unsupported: run.finish(ActionFailed); break;
         case ActionStatus::TimedOut: run.finish(ActionTimedOut); break;
         case ActionStatus::Unknown: // its answer was lost: wait for its event until the timeout
-            if (store.now() - a->sentAtMs > policy.actionConfirmTimeoutMs)
+            if (QDateTime::currentMSecsSinceEpoch() - a->sentAtMs > policy.actionConfirmTimeoutMs) // the actions' clock: ours
                 run.finish(ActionTimedOut);
             break;
         default: break;

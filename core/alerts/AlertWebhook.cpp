@@ -1,5 +1,7 @@
 #include "alerts/AlertWebhook.h"
 
+#include "common/Redaction.h"
+
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QNetworkAccessManager>
@@ -94,7 +96,9 @@ void AlertWebhook::sendTest()
 
 void AlertWebhook::enqueue(QByteArray body)
 {
-    m_queue.push_back(std::move(body));
+    // A way out of the program like any other: an alert's reason can quote an agent's error text
+    // ("Authorization: Bearer sk-…"), so the body gets the redaction every export gets.
+    m_queue.push_back(redactSecrets(body));
     while (m_queue.size() > size_t(kMaxQueued)) {
         m_queue.pop_front();
         ++m_dropped;

@@ -95,13 +95,13 @@ int ActionTracker::apply(const ActionUpdate &update, const Lookups &lookups)
     return row;
 }
 
-void ActionTracker::confirm(const MapEvent &e, const Message *message)
+void ActionTracker::confirm(const MapEvent &e, const Message *message, qint64 arrivedMs)
 {
     // Only actions that the server accepted, that await an answer, or whose answer was lost are candidates.
     for (OperatorAction &a : m_actions) {
         if (a.status != ActionStatus::Accepted && a.status != ActionStatus::Sent && a.status != ActionStatus::Unknown)
             continue;
-        const qint64 t = e.timestampMs;
+        const qint64 t = arrivedMs;
         switch (a.kind) {
         case ActionKind::Stop:
         case ActionKind::Suspend:
@@ -128,7 +128,7 @@ void ActionTracker::confirm(const MapEvent &e, const Message *message)
             const bool isReply = message->convention == ConventionKind::SteeringAck
                 || (!a.messageId.isEmpty() && e.message && e.message->replyTo == a.messageId);
             if (a.kind == ActionKind::Inject && e.kind == EventKind::MessageSent && message->fromAgentId == a.agentId
-                && isReply && message->timestampMs >= a.sentAtMs - 1000) {
+                && isReply && arrivedMs >= a.sentAtMs) { // a reply that arrived after we sent, on one clock
                 settle(a, ActionStatus::Confirmed, QStringLiteral("the agent acknowledged the steering message"), t,
                        e.eventId);
                 break;
@@ -142,14 +142,14 @@ void ActionTracker::confirm(const MapEvent &e, const Message *message)
     }
 }
 
-void ActionTracker::expire(qint64 nowMs, qint64 timeoutMs)
+void ActionTracker::expire(qint64 localNowMs, qint64 timeoutMs)
 {
     for (OperatorAction &a : m_actions) {
-        if ((a.status == ActionStatus::Accepted || a.status == ActionStatus::Sent) && nowMs - a.sentAtMs > timeoutMs)
+        if ((a.status == ActionStatus::Accepted || a.status == ActionStatus::Sent) && localNowMs - a.sentAtMs > timeoutMs)
             settle(a, ActionStatus::TimedOut,
                    a.status == ActionStatus::Sent ? QStringLiteral("no answer from the server")
                                                   : QStringLiteral("accepted, but no confirming event"),
-                   nowMs);
+                   localNowMs);
     }
 }
 

@@ -4,6 +4,11 @@
 // Part of the store (SystemStore::actions() reads it); kept apart because its rules are its own:
 // which event confirms which action, and when an action has waited too long. It reads the rest
 // of the model only through the Lookups it is handed. Rows are never removed.
+// One clock: every time of an action (sent, answered, settled) is on the console's clock (ms since
+// the epoch), where the client measured them; an event that confirms one counts from when it
+// arrived, not from its server timestamp. Durations and timeouts hold whatever the server's clock
+// says (a server 90 s ahead or behind); a view that draws an action among events puts it on the
+// server's clock (SystemStore::serverTime).
 // Thread: the store's.
 #pragma once
 
@@ -39,10 +44,11 @@ public:
     // Settles the open actions that `event` (and the message it carried, if any) shows took
     // effect: a state change for stop, suspend and resume; delivery, a reply or the steering
     // acknowledgement for inject and send.
-    void confirm(const MapEvent &event, const Message *message);
-    // Settles as timed out the open actions sent more than `timeoutMs` before `nowMs` (not those
-    // whose answer was lost: they stay unknown until an event confirms them).
-    void expire(qint64 nowMs, qint64 timeoutMs);
+    // `arrivedMs`: when the event arrived, on the console's clock.
+    void confirm(const MapEvent &event, const Message *message, qint64 arrivedMs);
+    // Settles as timed out the open actions sent more than `timeoutMs` before `localNowMs` (the
+    // console's clock; not those whose answer was lost: they stay unknown until an event confirms them).
+    void expire(qint64 localNowMs, qint64 timeoutMs);
 
     // The rows changed since the last call (new ones included), and the first new row (-1: none).
     QSet<int> takeChangedRows() { return std::exchange(m_changed, {}); }

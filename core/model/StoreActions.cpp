@@ -19,18 +19,19 @@ void SystemStore::applyAction(const ActionUpdate &update)
         const Agent *a = agent(id);
         return a ? std::optional<QString>(a->state) : std::nullopt;
     };
-    // The client stamps actions with the local clock; replies and events carry the server's.
-    ActionUpdate onServerClock = update;
-    onServerClock.timeMs = serverTime(update.timeMs);
-    const int row = m_actions.apply(onServerClock, lookups);
+    // Actions keep the client's stamps, on the local clock (ActionTracker: one clock for their
+    // durations, whatever offset the server's clock shows now or later).
+    const int row = m_actions.apply(update, lookups);
     if (row >= 0 && update.step == ActionUpdate::Step::Created && !update.action.agentId.isEmpty())
-        ensureAgent(update.action.agentId, onServerClock.timeMs).lastActionId = update.action.id;
+        ensureAgent(update.action.agentId, serverTime(update.timeMs)).lastActionId = update.action.id;
     takeActionChanges();
 }
 
 void SystemStore::confirmActions(const MapEvent &e, const Message *message)
 {
-    m_actions.confirm(e, message);
+    // When the event arrived, on the console's clock (the actions' clock); an event without a
+    // receipt time (a test's, an import's) counts at its timestamp brought onto that clock.
+    m_actions.confirm(e, message, m_eventArrivedMs > 0 ? m_eventArrivedMs : e.timestampMs - m_connection.clockOffsetMs);
     takeActionChanges();
 }
 
@@ -61,7 +62,7 @@ void SystemStore::advanceTime(qint64 localNowMs)
             markAgent(int(row));
         }
     }
-    m_actions.expire(m_nowMs, m_policy.actionConfirmTimeoutMs);
+    m_actions.expire(localNowMs, m_policy.actionConfirmTimeoutMs); // the actions' clock is the console's
     takeActionChanges();
     scheduleFlush();
 }

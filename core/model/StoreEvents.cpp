@@ -62,6 +62,7 @@ void SystemStore::applyEvent(const EventInput &input)
     // Until the offset is measured, a server ahead of us and one wrong timestamp look alike:
     // then only a day ahead is implausible, and event times do not move "now" (the local clock
     // does, through advanceTime()).
+    m_eventArrivedMs = input.receivedMs;
     const qint64 arrival = serverTime(input.receivedMs);
     const bool clockKnown = m_connection.clockSamples > 0 || input.receivedMs <= 0;
     qint64 t = e.timestampMs ? e.timestampMs : arrival;

@@ -88,7 +88,7 @@ SystemStore::SystemStore(QObject *parent)
 void SystemStore::setHealthPolicy(const HealthPolicy &policy)
 {
     m_policy = policy;
-    advanceTime(m_nowMs);
+    advanceTime(m_nowMs - m_connection.clockOffsetMs); // now, on the local clock: the clock does not move
 }
 
 void SystemStore::apply(const ModelInputs &inputs)

@@ -114,6 +114,8 @@ public:
     // (kFutureToleranceMs): one event stamped in the future cannot age everything else.
     void advanceTime(qint64 localNowMs);
     qint64 now() const { return m_nowMs; }
+    // A local time (a snapshot's, an action's) on the server's clock, with the offset measured so far.
+    qint64 serverTime(qint64 localMs) const { return localMs + m_connection.clockOffsetMs; }
     // An event stamped more than this ahead of its arrival (on the server's clock) is taken as
     // arriving when it arrived: counted in counters().futureTimestamps.
     static constexpr qint64 kFutureToleranceMs = 10000;
@@ -258,8 +260,6 @@ private:
     void applyExtensionPage(const ExtensionPage &page);
     void applyAcpFrame(const AcpFrame &frame, int messageRow, qint64 timeMs, const QString &fromAgent, const QString &rawFrom,
                        const QString &toAgent);
-    // A local time (a snapshot's, an action's) on the server's clock.
-    qint64 serverTime(qint64 localMs) const { return localMs + m_connection.clockOffsetMs; }
 
     Agent &ensureAgent(const QString &id, qint64 timeMs);
     Scope &ensureScope(const QString &id, qint64 timeMs);
@@ -295,6 +295,7 @@ private:
 
     HealthPolicy m_policy;
     qint64 m_nowMs = 0;
+    qint64 m_eventArrivedMs = 0; // the local receipt time of the event being applied (actions' clock)
 
     std::vector<Agent> m_agents;
     int m_maxAgents = kDefaultMaxAgents;

@@ -36,6 +36,11 @@ bool NlohmannJsonParser::parse(const QByteArray &text, Json &out, QString &error
         return true;
     } catch (const std::exception &e) {
         error = QString::fromUtf8(e.what());
+        // nlohmann quotes the input it read last ("…; last read: '\"hunter2…'"): the error goes
+        // to Problems, the CLI's output and logs, where a piece of a frame is a piece of a secret.
+        // The place (line, column) says where; the frame itself is kept with the problem.
+        if (const qsizetype quoted = error.indexOf(QLatin1String("; last read:")); quoted >= 0)
+            error.truncate(quoted);
     } catch (...) {
         error = QStringLiteral("unknown parser failure");
     }

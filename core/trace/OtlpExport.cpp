@@ -140,7 +140,7 @@ struct SpanText
         if (!parentSpanId.isEmpty())
             out += ",\"parentSpanId\":\"" + parentSpanId + '"';
         out += ",\"name\":";
-        appendString(out, name);
+        appendString(out, redactSecrets(name)); // made of agent names and task types: text from the system
         out += ",\"kind\":1,\"startTimeUnixNano\":" + nanos(startMs) + ",\"endTimeUnixNano\":" + nanos(std::max(startMs, endMs));
         attributes.appendTo(out);
         if (eventCount) {

@@ -6,6 +6,9 @@
 #include "GuiTestSupport.h"
 
 #include "MainWindow.h"
+#include "dialogs/ActionDialogs.h"
+#include "dialogs/ConnectDialog.h"
+#include "dialogs/ConnectionProfiles.h"
 #include "model/RowLogs.h"
 #include "pipeline/ProtocolPipeline.h"
 #include "panels/ActionsPanel.h"
@@ -16,8 +19,10 @@
 
 #include <QApplication>
 #include <QDateTime>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTableView>
@@ -202,6 +207,46 @@ private Q_SLOTS:
         // Three named, then the other 9,997 kept and the 5 not kept, counted together.
         QVERIFY2(header->text().contains(QStringLiteral("%1 more").arg(recipients - 3)), qPrintable(header->text()));
         QVERIFY(panel.grab().save(QStringLiteral("inspector-recipients-not-kept.png")));
+    }
+
+    // Issue 41 item 9: Ctrl+I, then typing, writes the message (the targets list takes no focus);
+    // File shows Save session's shortcut.
+    void injectTakesTypingAndSaveSessionHasAShortcut()
+    {
+        InspectorSession session;
+        mapi::test::FrameFeed feed(session.store(), kStart);
+        feed.agent("worker-3", "worker", kStart);
+        session.store()->flushChanges();
+        InjectDialog dialog(session.store(), {session.store()->agents().front().id}, QString());
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("write tests first"));
+        auto *message = dialog.findChild<QPlainTextEdit *>(QStringLiteral("injectMessage"));
+        QCOMPARE(message->toPlainText(), QStringLiteral("write tests first"));
+        dialog.reject();
+
+        ui::MainWindow window;
+        QCOMPARE(window.action(QStringLiteral("saveSession"))->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+        QVERIFY(!window.action(QStringLiteral("saveSession"))->shortcut().isEmpty());
+    }
+
+    // Issue 41 item 9: the Connect dialog comes with the profile used last preselected and filled.
+    void connectDialogPreselectsTheLastProfile()
+    {
+        ConnectionProfiles::upsert({QStringLiteral("staging"), QStringLiteral("ws://127.0.0.1:4321"), QStringLiteral("none"), true});
+        ConnectionProfiles::setLastProfile(QStringLiteral("staging"));
+        {
+            ConnectDialog dialog;
+            QCOMPARE(dialog.findChild<QComboBox *>(QStringLiteral("profile"))->currentText(), QStringLiteral("staging"));
+            QCOMPARE(dialog.options().url, QUrl(QStringLiteral("ws://127.0.0.1:4321")));
+            QVERIFY(dialog.observerOnly());
+        }
+        ConnectionProfiles::setLastProfile(QString()); // a new profile last time: nothing preselected
+        {
+            ConnectDialog dialog;
+            QCOMPARE(dialog.findChild<QComboBox *>(QStringLiteral("profile"))->currentIndex(), 0);
+        }
+        ConnectionProfiles::remove(QStringLiteral("staging"));
     }
 };
 

@@ -8,6 +8,7 @@
 #include "MainWindow.h"
 #include "replay/ReplayBar.h"
 #include "session/InspectorSession.h"
+#include "timeline/TimelineView.h"
 
 #include <QApplication>
 #include <QDockWidget>
@@ -122,6 +123,7 @@ private Q_SLOTS:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         checkMinimum(window, "idle");
+        QVERIFY(!window.findChild<ui::TimelineView *>()->replaying());
         window.resize(1024, 700);
         QTest::qWait(50);
         QCOMPARE(window.size(), QSize(1024, 700));
@@ -146,6 +148,9 @@ private Q_SLOTS:
         QVERIFY(window.openTrace(trace));
         QVERIFY(QTest::qWaitFor([&] { return !window.session()->isLoadingTrace(); }, 20000));
         QVERIFY(window.replayBar()->isVisible());
+        // Issue 41 item 9: the timeline follows the replay and says so, not "following" as if live.
+        QVERIFY(window.findChild<ui::TimelineView *>()->replaying());
+        QCOMPARE(window.findChild<QToolButton *>(QStringLiteral("timelineFollow"))->text(), QStringLiteral("Follow replay"));
         checkMinimum(window, "replay");
         window.resize(1024, 700);
         QTest::qWait(50);

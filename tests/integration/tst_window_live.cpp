@@ -331,6 +331,8 @@ private Q_SLOTS:
             return nullptr;
         };
         QTRY_VERIFY_WITH_TIMEOUT(actionFor(ActionKind::Inject) && actionFor(ActionKind::Inject)->status == ActionStatus::Confirmed, 15000);
+        // The outcome is in view: the Actions panel came forward (not just named in the status bar).
+        QVERIFY(!window.dock(QStringLiteral("actionsDock"))->visibleRegion().isEmpty());
 
         // Stop, with its confirmation dialog listing the agent.
         answerNextDialog([&](QDialog *dialog) {
@@ -462,6 +464,45 @@ private Q_SLOTS:
         QVERIFY2(healthy >= int(store->agents().size()) - 2, qPrintable(QStringLiteral("%1 of %2").arg(healthy).arg(store->agents().size())));
         if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty())
             window.grab().save(QDir(shots).filePath(QStringLiteral("clock-behind.png")));
+    }
+
+    // A trace never takes a live connection's place silently: the window asks, Cancel is the
+    // default and keeps the connection; "Disconnect and open" agrees. Not connected: no question.
+    void openingATraceWhileLiveAsksFirst()
+    {
+        DemoProcess demo;
+        QVERIFY2(demo.start(QStringLiteral("extended"), 0, kDemoOptions), qPrintable(demo.error()));
+        ui::MainWindow window;
+        connectAndFill(window, demo.url());
+        if (QTest::currentTestFailed())
+            return;
+        const auto answer = [](const char *button, QString *text) {
+            QTimer::singleShot(300, [button, text] {
+                auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+                if (!box || box->objectName() != QLatin1String("endLiveConnectionBox"))
+                    return; // the test's QVERIFYs below fail
+                *text = box->text() + u'\n' + box->informativeText();
+                if (qstrcmp(button, "cancel") == 0) {
+                    QCOMPARE(box->defaultButton(), box->button(QMessageBox::Cancel));
+                    box->button(QMessageBox::Cancel)->click();
+                } else {
+                    box->findChild<QPushButton *>(QString::fromLatin1(button))->click();
+                }
+            });
+        };
+        QString asked;
+        answer("cancel", &asked);
+        QVERIFY(!window.mayEndLiveConnection(QStringLiteral("/tmp/other.jsonl.zst")));
+        QVERIFY2(asked.contains(QLatin1String("other.jsonl.zst")) && asked.contains(window.session()->sourceLabel()), qPrintable(asked));
+        QCOMPARE(window.session()->clientState(), ClientState::Live); // still connected
+        asked.clear();
+        answer("disconnectAndOpen", &asked);
+        QVERIFY(window.mayEndLiveConnection(QStringLiteral("/tmp/other.jsonl.zst")));
+        QVERIFY(!asked.isEmpty());
+        window.session()->disconnectFromServer();
+        QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Closed, 10000);
+        QVERIFY(window.mayEndLiveConnection(QStringLiteral("/tmp/other.jsonl.zst"))); // nothing to end: no question
+        window.close();
     }
 
     void timeTravelWhileLiveThenBackEqualsAFreshSnapshot()

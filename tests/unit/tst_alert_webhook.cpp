@@ -162,6 +162,22 @@ private Q_SLOTS:
         }
     }
 
+    // Issue 42 item 2a: an alert's reason that quotes an agent's error text goes out redacted.
+    void bodiesAreRedacted()
+    {
+        Receiver receiver;
+        AlertWebhook hook;
+        QSignalSpy delivered(&hook, &AlertWebhook::delivered);
+        hook.setTarget(QUrl(receiver.url(QStringLiteral("/hook"))), QString(), AlertSeverity::Info);
+        AlertChange leaky = change(AlertKind::Failed, AlertSeverity::Critical, QStringLiteral("a"), true);
+        leaky.alert.reason = QStringLiteral("ERROR report: upstream refused Authorization: Bearer sk-live-4f9a8b7c6d5e4f3a2b1c");
+        hook.offer({leaky});
+        QTRY_COMPARE(delivered.count(), 1);
+        const QByteArray body = receiver.requests.at(0).body;
+        QVERIFY2(!body.contains("sk-live-4f9a8b7c6d5e4f3a2b1c"), body.constData());
+        QVERIFY2(body.contains("upstream refused"), body.constData()); // the rest is kept
+    }
+
     // After new rules (or a view of the past) the detectors raise again what still holds: not
     // sent twice; what is gone and whose clearing was never seen is sent as cleared.
     void raisedOnceAndReconciled()

@@ -5,7 +5,10 @@
 
 #include "pipeline/InputBacklog.h"
 
+#include <QDateTime>
+#include <QElapsedTimer>
 #include <QPointer>
+#include <QTimer>
 
 #include <atomic>
 #include <thread>
@@ -40,6 +43,8 @@ private Q_SLOTS:
     void neitherSpellingIsSaid();
     void agentListIsWalkedPageByPage();
     void agentListWalkCutShortRetiresNobody();
+    void actionsKeepOneClockWhateverTheServerSays_data();
+    void actionsKeepOneClockWhateverTheServerSays();
 };
 
 void TestClientActions::stopFallsBackToUpdate()
@@ -503,6 +508,92 @@ void TestClientActions::agentListWalkCutShortRetiresNobody()
     QString failed;
     QCOMPARE(problemsOf(rec.store, ProblemKind::MethodFailed, &failed), 1);
     QVERIFY2(failed.contains(QLatin1String("cursor expired")), qPrintable(failed));
+}
+
+void TestClientActions::actionsKeepOneClockWhateverTheServerSays_data()
+{
+    QTest::addColumn<qint64>("skewMs");
+    QTest::newRow("server 90 s ahead") << qint64(90000);
+    QTest::newRow("server 90 s behind") << qint64(-90000);
+    QTest::newRow("same clock") << qint64(0);
+}
+
+// An action's durations are measured on one clock (the console's), whatever the server's clock
+// says: with the server 90 s ahead, nothing is "timed out" at once; with it 90 s behind, nothing
+// waits 90 s too long. Its confirming event counts from when it arrived.
+void TestClientActions::actionsKeepOneClockWhateverTheServerSays()
+{
+    QFETCH(qint64, skewMs);
+    auto *t = new FakeTransport;
+    qint64 seq = 0;
+    const auto stamped = [&seq, skewMs](const QString &id, const QString &agent, const QString &state, const QString &type) {
+        return mapi_test::eventFrame(QStringLiteral("sub-1"), ++seq,
+                                     mapi_test::innerEvent(id, type, QDateTime::currentMSecsSinceEpoch() + skewMs,
+                                                           {{"agent", mapi_test::regAgent(agent, agent, state)}},
+                                                           {{"agentId", s(agent)}}));
+    };
+    bool confirmStops = true;
+    t->handlers[QStringLiteral("map/agents/stop")] = [&, t](const Json &params) {
+        const QString agent = QString::fromStdString(params.at("agentId").get<std::string>());
+        if (confirmStops) // the state change follows the answer by 300 ms
+            QTimer::singleShot(300, t, [&, t, agent] {
+                t->push(stamped(QStringLiteral("STOP-") + agent, agent, QStringLiteral("stopped"), QStringLiteral("agent.state.changed")));
+            });
+        return std::optional<Answer>(Answer::ok({{"agent", {{"id", params.at("agentId")}, {"state", "stopping"}}}}));
+    };
+    MapClient client(fastOptions(), t);
+    Recorder rec(client);
+    client.start();
+    QTRY_COMPARE(client.state(), ClientState::Live);
+    HealthPolicy policy;
+    policy.actionConfirmTimeoutMs = 2000;
+    rec.store.setHealthPolicy(policy);
+    const auto tick = [&rec] { rec.store.advanceTime(QDateTime::currentMSecsSinceEpoch()); }; // as the window's and the CLI's ticks do
+    const auto tickUntil = [&rec, &tick](const QString &id, ActionStatus status, int withinMs) {
+        QElapsedTimer waited;
+        waited.start();
+        while (waited.elapsed() < withinMs) {
+            tick();
+            const OperatorAction *a = rec.store.action(id);
+            if (a && a->status == status)
+                return true;
+            QTest::qWait(20);
+        }
+        return false;
+    };
+
+    // Sent before the server's clock is known: the events that show it come after (the
+    // offset then jumps from 0 to the skew). No event ever confirms it: timed out after the
+    // 2 s it may wait, not at once and not 90 s late.
+    confirmStops = false;
+    const QString lost = client.stopAgent(QStringLiteral("a2"));
+    QTRY_COMPARE(actionStatusName(rec.store.action(lost) ? rec.store.action(lost)->status : ActionStatus::Sent),
+                 QStringLiteral("accepted"));
+    for (int i = 1; i <= 7; ++i) { // events from which the client measures the server's clock: 5 at least, 100 ms apart
+        t->push(stamped(QStringLiteral("REG-%1").arg(i), QStringLiteral("a%1").arg(i), QStringLiteral("idle"),
+                        QStringLiteral("agent.registered")));
+        QTest::qWait(110);
+        tick();
+    }
+    QTRY_VERIFY(rec.store.agent(QStringLiteral("a7")) && rec.store.connection().clockSamples > 0);
+    QVERIFY2(std::abs(rec.store.connection().clockOffsetMs - skewMs) < 2000,
+             qPrintable(QString::number(rec.store.connection().clockOffsetMs)));
+    tick();
+    const OperatorAction *a = rec.store.action(lost);
+    QVERIFY2(QDateTime::currentMSecsSinceEpoch() - a->sentAtMs < 1900, "the test ran too slowly to mean anything");
+    QCOMPARE(actionStatusName(a->status), QStringLiteral("accepted")); // not timed out at once
+    QVERIFY(tickUntil(lost, ActionStatus::TimedOut, 2500));
+    a = rec.store.action(lost);
+    QVERIFY2(a->settledAtMs - a->sentAtMs > 2000 && a->settledAtMs - a->sentAtMs < 3000,
+             qPrintable(QStringLiteral("timed out %1 ms after it was sent").arg(a->settledAtMs - a->sentAtMs)));
+
+    // Confirmed by its event, 300 ms on: never timed out first; the wait measured on one clock.
+    confirmStops = true;
+    const QString confirmed = client.stopAgent(QStringLiteral("a1"));
+    QVERIFY(tickUntil(confirmed, ActionStatus::Confirmed, 4000));
+    a = rec.store.action(confirmed);
+    QVERIFY2(a->settledAtMs - a->sentAtMs >= 250 && a->settledAtMs - a->sentAtMs < 1800,
+             qPrintable(QStringLiteral("settled %1 ms after it was sent").arg(a->settledAtMs - a->sentAtMs)));
 }
 
 QTEST_GUILESS_MAIN(TestClientActions)

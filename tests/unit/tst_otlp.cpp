@@ -306,6 +306,24 @@ private Q_SLOTS:
         QCOMPARE(back.messages().size(), size_t(1200));
     }
 
+    // Issue 42 item 2e: span names are made of agent names and task types, text from the system:
+    // redacted like every other text of the file.
+    void spanNamesAreRedacted()
+    {
+        QTemporaryDir dir;
+        const QByteArray secret = "sk-live-9f8e7d6c5b4a3f2e1d0c";
+        const QByteArray log = "{\"message_id\":\"m1\",\"type\":\"TASK_REQUEST\",\"from\":\"" + secret
+            + "\",\"to\":\"sink\",\"timestamp\":1764000000000,\"payload\":{\"task_id\":\"t1\"}}\n";
+        const QString logPath = dir.filePath(QStringLiteral("leaky.jsonl"));
+        QVERIFY(writeFile(logPath, log));
+        SystemStore store;
+        QVERIFY(load(store, logPath));
+        QVERIFY(store.agent(QString::fromLatin1(secret))); // the model keeps what the system said
+        const QByteArray file = exportToBytes(store);
+        QVERIFY(!allSpans(file).isEmpty());
+        QVERIFY2(!file.contains(secret), file.left(2000).constData());
+    }
+
     // Spans of a framework instrumented with the GenAI conventions, in a pretty-printed file:
     // agents from invoke_agent spans (one with only the deprecated gen_ai.system, one known by
     // name only), parents from the span tree, tasks from invocations inside another agent's

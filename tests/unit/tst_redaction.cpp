@@ -6,6 +6,7 @@
 #include "client/MapClient.h"
 #include "common/Redaction.h"
 #include "model/SystemStore.h"
+#include "pipeline/ProtocolPipeline.h"
 #include "trace/ModelExport.h"
 #include "trace/TraceRecord.h"
 
@@ -34,6 +35,7 @@ private Q_SLOTS:
     void everyTraceRecordKindIsRedacted();
     void csvAndChromeTraceAreRedacted();
     void credentialOverPlainWsToARemoteHostIsRefused();
+    void parseErrorsDoNotQuoteTheFrame();
 };
 
 void TestRedaction::secretNames_data()
@@ -280,6 +282,27 @@ void TestRedaction::credentialOverPlainWsToARemoteHostIsRefused()
     QCOMPARE(failures[0].first, ClientFailure::CredentialInClear);
     QVERIFY(failures[0].second.contains(QLatin1String("unencrypted")));
     QCOMPARE(client.state(), ClientState::Failed);
+}
+
+// Issue 42 item 2c: a frame that does not parse is a problem whose text says where it broke,
+// never what it read there (nlohmann quotes the last bytes it read: a piece of a secret).
+void TestRedaction::parseErrorsDoNotQuoteTheFrame()
+{
+    const QByteArray broken = "{\"jsonrpc\":\"2.0\",\"method\":\"map/event\",\"params\":{\"token\":\"hunter2-SECRET-8d7f6e5c,}}";
+    QString error;
+    Json out;
+    QVERIFY(!NlohmannJsonParser().parse(broken, out, error));
+    QVERIFY2(!error.contains(QLatin1String("hunter2")), qPrintable(error));
+    QVERIFY2(error.contains(QLatin1String("column")), qPrintable(error)); // where it broke is still said
+    ProtocolPipeline pipeline;
+    const InterpretedFrame f = pipeline.frameReceived(broken, 1000);
+    int problems = 0;
+    for (const ModelInput &in : f.inputs)
+        if (const auto *p = std::get_if<ProblemInput>(&in)) {
+            ++problems;
+            QVERIFY2(!p->problem.detail.contains(QLatin1String("hunter2")), qPrintable(p->problem.detail));
+        }
+    QCOMPARE(problems, 1);
 }
 
 QTEST_GUILESS_MAIN(TestRedaction)

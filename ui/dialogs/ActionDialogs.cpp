@@ -49,7 +49,9 @@ InjectDialog::InjectDialog(const SystemStore *store, const QStringList &agentIds
     for (const QString &id : agentIds)
         targets->addItem(agentLabel(store, id));
     targets->setMaximumHeight(110);
+    targets->setFocusPolicy(Qt::NoFocus); // read-only: what the operator types goes to the message
     m_text = new QPlainTextEdit(this);
+    m_text->setObjectName(QStringLiteral("injectMessage"));
     m_text->setPlaceholderText(tr("Instruction for the agent(s), e.g. \"Stop the refactor and write tests first.\""));
     m_asJson = new QCheckBox(tr("Send as JSON"), this);
     m_delivery = new QComboBox(this);
@@ -72,6 +74,7 @@ InjectDialog::InjectDialog(const SystemStore *store, const QStringList &agentIds
     layout->addWidget(m_error);
     layout->addWidget(buttons);
     resize(520, 380);
+    m_text->setFocus(); // Ctrl+I, then type: the text lands in the message
 }
 
 Json InjectDialog::content() const

@@ -70,6 +70,9 @@ ConnectDialog::ConnectDialog(QWidget *parent)
     connect(m_auth, &QComboBox::currentIndexChanged, this, &ConnectDialog::updateState);
     connect(m_url, &QComboBox::currentTextChanged, this, &ConnectDialog::updateState);
     updateState();
+    // The profile used last comes preselected: reconnecting is Enter.
+    if (const int last = m_profile->findText(ConnectionProfiles::lastProfile()); last > 0)
+        m_profile->setCurrentIndex(last); // loadProfile() fills the fields
 }
 
 void ConnectDialog::setUrl(const QString &url)
@@ -147,6 +150,7 @@ void ConnectDialog::accept()
     }
     ConnectionProfiles::addRecentServer(url.toString());
     const QString name = m_name->text().trimmed();
+    ConnectionProfiles::setLastProfile(name);
     if (!name.isEmpty()) {
         ConnectionProfiles::upsert({name, url.toString(), method, m_observer->isChecked()});
         if (method != QLatin1String("none") && m_remember->isChecked())

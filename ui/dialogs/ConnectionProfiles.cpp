@@ -86,6 +86,16 @@ void ConnectionProfiles::addRecentServer(const QString &url)
     addRecent(QStringLiteral("recent/servers"), url);
 }
 
+QString ConnectionProfiles::lastProfile()
+{
+    return QSettings().value(QStringLiteral("recent/profile")).toString();
+}
+
+void ConnectionProfiles::setLastProfile(const QString &name)
+{
+    QSettings().setValue(QStringLiteral("recent/profile"), name);
+}
+
 QStringList ConnectionProfiles::recentTraces()
 {
     return QSettings().value(QStringLiteral("recent/traces")).toStringList();

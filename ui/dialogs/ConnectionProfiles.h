@@ -29,6 +29,9 @@ public:
 
     static QStringList recentServers();
     static void addRecentServer(const QString &url);   // the caller passes a credential-free URL
+    // The profile of the last connection made from the dialog (empty: none or a new one).
+    static QString lastProfile();
+    static void setLastProfile(const QString &name);
     static QStringList recentTraces();
     static void addRecentTrace(const QString &path);
 

@@ -65,6 +65,15 @@ TimelinePanel::TimelinePanel(InspectorSession *session, SelectionHub *selection,
     m_follow->setToolTip(tr("Keep the newest events in sight (End). Scrolling back pauses it; data keeps arriving."));
     connect(m_follow, &QToolButton::toggled, m_view, &TimelineView::setFollowLive);
     connect(m_view, &TimelineView::followLiveChanged, m_follow, &QToolButton::setChecked);
+    // A trace, or a live session's past: "follow" follows the replay's position, and says so.
+    const auto updateMode = [this, session] {
+        const bool replaying = session->source() == InspectorSession::Source::Trace || session->isTimeTravelling();
+        m_view->setReplaying(replaying);
+        m_follow->setText(replaying ? tr("Follow replay") : tr("Follow live"));
+    };
+    connect(session, &InspectorSession::sourceChanged, this, updateMode);
+    connect(session, &InspectorSession::timeTravelChanged, this, updateMode);
+    updateMode();
     bar->addWidget(m_follow);
     addStretch(bar);
 

@@ -160,8 +160,9 @@ TimelineIndex::Ingested TimelineIndex::ingest(const SystemStore &store, int maxR
     const auto &actions = store.actions();
     for (int row = m_actionRows; row < int(actions.size()); ++row) {
         const OperatorAction &a = actions[size_t(row)];
-        insertByTime(m_actions, ActionRef{a.sentAtMs, row, store.agentRow(a.agentId)});
-        extendTimeRange(a.sentAtMs);
+        const qint64 at = store.serverTime(a.sentAtMs); // the timeline's clock is the server's; an action's is ours
+        insertByTime(m_actions, ActionRef{at, row, store.agentRow(a.agentId)});
+        extendTimeRange(at);
         result.anything = true;
     }
     m_actionRows = int(actions.size());

@@ -295,6 +295,14 @@ double TimelineView::liveEdgeMs() const
     return std::max(m_index.isEmpty() ? 0.0 : double(m_index.lastTimeMs()), double(m_store->now()));
 }
 
+void TimelineView::setReplaying(bool on)
+{
+    if (m_replaying == on)
+        return;
+    m_replaying = on;
+    viewport()->update();
+}
+
 void TimelineView::setFollowLive(bool on)
 {
     if (on == m_followLive) {

@@ -74,6 +74,10 @@ public:
 
     bool followLive() const { return m_followLive; }
     void setFollowLive(bool on);
+    // Replaying (a trace, or a live session's past): following means following the replay's
+    // position, and the view says so instead of "following" as if it were live.
+    void setReplaying(bool on);
+    bool replaying() const { return m_replaying; }
 
     // Zoom by `factor` (> 1 zooms in) around viewport x; while following, around the live edge.
     void zoomAt(double x, double factor);
@@ -225,6 +229,7 @@ private:
     std::vector<AlertSpan> m_alertSpans;            // the two above, cleared first: what is painted
 
     bool m_followLive = true;
+    bool m_replaying = false;
     double m_autoSpanMs = 0;            // span chosen when the first data arrived (0: none yet)
     bool m_userZoomed = false;          // once the operator zooms, resizing keeps the scale
     bool m_ingestScheduled = false;     // a slice of a backlog is queued

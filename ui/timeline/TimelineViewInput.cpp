@@ -215,7 +215,7 @@ QString TimelineView::actionToolTip(int actionRow) const
     const OperatorAction &a = m_store->actions()[size_t(actionRow)];
     QString text = QStringLiteral("<b>%1 %2</b>: %3<br>%4 %5")
                        .arg(actionKindName(a.kind).toHtmlEscaped(), agentName(*m_store, a.agentId).toHtmlEscaped(),
-                            actionStatusName(a.status).toHtmlEscaped(), tr("sent"), formatTime(double(a.sentAtMs)));
+                            actionStatusName(a.status).toHtmlEscaped(), tr("sent"), formatTime(double(m_store->serverTime(a.sentAtMs))));
     if (!a.method.isEmpty())
         text += QStringLiteral("<br>") + a.method.toHtmlEscaped();
     if (!a.note.isEmpty())
