@@ -21,6 +21,7 @@
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QTemporaryDir>
 #include <QFileInfo>
 #include <QTimer>
 
@@ -374,12 +375,18 @@ int commandBundle(const QCommandLineParser &p, const Common &common)
         }
     };
     // The slice first (redacted), then the alerts found replaying it, then the bundle with them.
-    const QString slicePath = preview ? QString() : outPath + QStringLiteral(".slice.jsonl.zst");
+    // A preview makes the slice too, in a temporary folder, so that it counts the alerts the
+    // bundle would hold (it said 0 where the bundle then held 1).
+    QTemporaryDir previewDir;
+    if (preview && !previewDir.isValid())
+        return failWith(OutputUnwritable, QStringLiteral("no temporary folder for the preview: %1").arg(previewDir.errorString()));
+    const QString slicePath = preview ? previewDir.filePath(QStringLiteral("preview.slice.jsonl.zst"))
+                                      : outPath + QStringLiteral(".slice.jsonl.zst");
     const BundleResult slice = writeIncidentBundle(in, slicePath, options);
     if (!slice.ok())
         return failed(slice);
     BundleResult written = slice;
-    if (!preview) {
+    {
         SystemStore store;
         store.setHealthPolicy(healthPolicyForRules(*rules, store.healthPolicy()));
         const TraceLoadResult loaded = loadTraceInto(store, slicePath, loadOptions(common));
@@ -393,10 +400,14 @@ int commandBundle(const QCommandLineParser &p, const Common &common)
             engine.update(store);
         for (const auto &[key, alert] : engine.openAlerts())
             options.content.alerts.push_back(alertChangeToJson(AlertChange{alert, true, alert.sinceMs}));
-        written = rewriteIncidentBundle(slicePath, outPath, options, slice);
-        QFile::remove(slicePath);
-        if (!written.ok())
-            return failed(written);
+        if (preview) {
+            written.alertsWritten = qint64(options.content.alerts.size()); // what the bundle would hold
+        } else {
+            written = rewriteIncidentBundle(slicePath, outPath, options, slice);
+            QFile::remove(slicePath);
+            if (!written.ok())
+                return failed(written);
+        }
     }
     Json keys = Json::array(), patterns = Json::array();
     for (size_t i = 0; i < slice.redaction.perKeyName.size() && i < size_t(slice.keyNames.size()); ++i)

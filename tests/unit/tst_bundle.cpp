@@ -437,6 +437,8 @@ private Q_SLOTS:
         QCOMPARE(run(QStringList{QStringLiteral("bundle"), QStringLiteral("--out"), out} + common, &text), 0);
         const Json written = Json::parse(text.toStdString());
         QCOMPARE(written["records"], preview["records"]);
+        QVERIFY(written["alerts"].get<int>() >= 1);
+        QCOMPARE(preview["alerts"], written["alerts"]); // the preview counts what the bundle holds
         QVERIFY(QFile::exists(out));
         QVERIFY(!QFile::exists(out + QStringLiteral(".slice.jsonl.zst")));
         QVERIFY(!readAll(out).contains("planner"));
