@@ -7,6 +7,7 @@
 
 #include <QDateTime>
 #include <QHostAddress>
+#include <QUrlQuery>
 #include <QRandomGenerator>
 
 #include <algorithm>
@@ -100,8 +101,11 @@ void MapClient::setState(ClientState state)
 
 bool credentialTravelsInClear(const ClientOptions &options)
 {
-    if (options.auth.method == AuthConfig::Method::None || options.auth.credential.isEmpty()
-        || options.url.scheme().compare(QLatin1String("ws"), Qt::CaseInsensitive) != 0)
+    const bool token = options.auth.method != AuthConfig::Method::None && !options.auth.credential.isEmpty();
+    bool inUrl = !options.url.userInfo().isEmpty();
+    for (const auto &[name, value] : QUrlQuery(options.url).queryItems())
+        inUrl = inUrl || (!value.isEmpty() && isSecretName(name.toStdString()));
+    if ((!token && !inUrl) || options.url.scheme().compare(QLatin1String("ws"), Qt::CaseInsensitive) != 0)
         return false;
     const QString host = options.url.host();
     if (host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0

@@ -69,8 +69,9 @@ struct ClientOptions
 };
 
 // Whether connecting with `options` would send a credential unencrypted over the network: ws://
-// (not wss://), a credential set, and a host other than localhost, 127.0.0.0/8 or ::1 (a name
-// is not resolved for this: only "localhost" counts as loopback).
+// (not wss://), a credential (the token set, or one in the URL itself: user info, or a query
+// parameter with a secret's name such as ?token= or ?api_key=), and a host other than localhost,
+// 127.0.0.0/8 or ::1 (a name is not resolved for this: only "localhost" counts as loopback).
 bool credentialTravelsInClear(const ClientOptions &options);
 
 enum class ClientState { Idle, Connecting, Authenticating, Subscribing, Snapshotting, Live, Backoff, Failed, Closed };

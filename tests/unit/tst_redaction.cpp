@@ -270,6 +270,13 @@ void TestRedaction::credentialOverPlainWsToARemoteHostIsRefused()
     QVERIFY(!inClear("ws://[::1]:8080"));
     o.auth.method = AuthConfig::Method::None;
     QVERIFY(!inClear("ws://agents.example.org"));
+    // Issue 42 item 2d: a credential in the URL itself counts as one.
+    QVERIFY(inClear("ws://agents.example.org:8080/map?token=abc123"));
+    QVERIFY(inClear("ws://agents.example.org:8080/map?x=1&api_key=k-9"));
+    QVERIFY(inClear("ws://operator:hunter2@agents.example.org/"));
+    QVERIFY(!inClear("ws://agents.example.org:8080/map?room=ops")); // not a secret's name
+    QVERIFY(!inClear("wss://agents.example.org/map?token=abc123"));
+    QVERIFY(!inClear("ws://127.0.0.1:8080/map?token=abc123"));
 
     // The client refuses before opening anything, and says why.
     o.auth.method = AuthConfig::Method::Bearer;
