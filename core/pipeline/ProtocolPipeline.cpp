@@ -420,22 +420,19 @@ void ProtocolPipeline::interpretAgentList(InterpretedFrame &out, const Json &res
         out.inputs.push_back(std::move(snap)); // a page of a walk whose start this pipeline did not see
         return;
     }
-    if (more) {
+    if (more || m_agentWalk) { // a page of a walk: held until its last page
         if (!m_agentWalk)
             m_agentWalk.emplace();
         auto &agents = m_agentWalk->data.agents;
         agents.insert(agents.end(), std::make_move_iterator(snap.data.agents.begin()),
                       std::make_move_iterator(snap.data.agents.end()));
         m_agentWalk->timeMs = timeMs;
-        if (++m_agentWalkPages >= kAgentListMaxPages)
-            flushAgentWalk(out.inputs);
-        return;
-    }
-    if (m_agentWalk) { // the last page of a walk
-        auto &agents = m_agentWalk->data.agents;
-        agents.insert(agents.end(), std::make_move_iterator(snap.data.agents.begin()),
-                      std::make_move_iterator(snap.data.agents.end()));
-        snap.data = std::move(m_agentWalk->data);
+        if (more) {
+            if (++m_agentWalkPages >= kAgentListMaxPages)
+                flushAgentWalk(out.inputs);
+            return;
+        }
+        snap = std::move(*m_agentWalk); // the last page: the whole list
         m_agentWalk.reset();
         m_agentWalkPages = 0;
     }
