@@ -620,7 +620,8 @@ void TimelineView::paintRuler(QPainter &p, const std::vector<int> &bounds) const
 
     // Above the headers: what the window spans and whether it follows the newest data (the live
     // edge, or a replay's position).
-    const QString status = (m_followLive ? (m_replaying ? tr("▶ following the replay") : tr("● following live")) : tr("❚❚ paused"))
+    // Short: the header column is about 200 px wide, and the span must fit beside it.
+    const QString status = (m_followLive ? (m_replaying ? tr("▶ follows replay") : tr("● follows live")) : tr("❚❚ paused"))
                            + QStringLiteral("  ")
                            + tr("%1 shown").arg(formatDuration(m_axis.spanMs()));
     p.setPen(m_followLive ? healthColor(Health::Healthy) : pal.color(QPalette::WindowText));
