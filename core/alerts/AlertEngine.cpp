@@ -164,6 +164,22 @@ Alert AlertEngine::make(AlertKind kind, QStringList agents, qint64 since, QStrin
     return a;
 }
 
+void AlertEngine::dropAlertsOfDepartedAgents(const SystemStore &store, std::map<QString, Alert> &alerts)
+{
+    // An agent that unregistered (or that a fresh snapshot no longer lists: a restarted server)
+    // needs nobody's attention: an alert all of whose agents departed clears. Without this, a
+    // restarted server showed every loop and help request twice, once for the departed agent and
+    // once for its successor of the same name.
+    for (auto it = alerts.begin(); it != alerts.end();) {
+        const QStringList &agents = it->second.agents;
+        const bool allDeparted = !agents.isEmpty() && std::all_of(agents.cbegin(), agents.cend(), [&](const QString &id) {
+            const Agent *agent = store.agent(id);
+            return agent && agent->unregistered;
+        });
+        it = allDeparted ? alerts.erase(it) : std::next(it);
+    }
+}
+
 std::vector<AlertChange> AlertEngine::update(const SystemStore &store)
 {
     QElapsedTimer slice;
@@ -217,6 +233,7 @@ std::vector<AlertChange> AlertEngine::update(const SystemStore &store)
         case ErrorStorms: evaluateErrorStorms(store, m_current); break;
         case Budgets: evaluateBudgets(store, now, m_current); break;
         case Compare: {
+            dropAlertsOfDepartedAgents(store, m_current);
             std::vector<AlertChange> changes;
             for (const auto &[key, alert] : m_open)
                 if (!m_current.count(key))

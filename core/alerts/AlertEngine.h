@@ -190,6 +190,7 @@ private:
     void pruneWindows(qint64 now);
     bool pruneLoopEdges(qint64 now, const std::function<bool()> &outOfTime);
 
+    static void dropAlertsOfDepartedAgents(const SystemStore &store, std::map<QString, Alert> &alerts);
     void evaluateAgents(const SystemStore &store, qint64 now, std::map<QString, Alert> &out);
     void evaluateServer(const SystemStore &store, std::map<QString, Alert> &out) const; // with the agents' step
     // False when `outOfTime` said stop before every candidate group was looked at: the next

@@ -240,7 +240,7 @@ void TestAgentModels::modelsPassTheTesterOverACapture()
     QCOMPARE(Health(scopes.index(0, ScopeTreeModel::MembersColumn, project).data(ScopeTreeModel::HealthRole).toInt()),
              Health::Failed);
 
-    proxy.setShowInactive(false);
+    proxy.setShowDeparted(false);
     QCOMPARE(proxy.rowCount(), 13); // seven departed agents hidden (one is the coordinator)
     proxy.sort(AgentTableModel::LastActivityColumn, Qt::DescendingOrder);
 

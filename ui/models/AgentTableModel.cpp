@@ -391,11 +391,11 @@ bool AgentFilterProxy::setFilter(const AgentFilter &filter)
     return true;
 }
 
-void AgentFilterProxy::setShowInactive(bool show)
+void AgentFilterProxy::setShowDeparted(bool show)
 {
-    if (show == m_showInactive)
+    if (show == m_showDeparted)
         return;
-    m_showInactive = show;
+    m_showDeparted = show;
     invalidateFilter();
 }
 
@@ -406,7 +406,7 @@ bool AgentFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &source
     const Agent *agent = m_agents->agentAt(sourceRow);
     if (!agent)
         return false;
-    if (!m_showInactive && (agent->unregistered || agent->placeholder))
+    if (!m_showDeparted && agent->unregistered)
         return false;
     return m_filter.matchesEverything() || m_filter.matches(*agent, *m_agents->store());
 }

@@ -112,8 +112,10 @@ public:
     // An invalid filter is ignored (the previous one stays); returns whether it was applied.
     bool setFilter(const AgentFilter &filter);
     const AgentFilter &filter() const { return m_filter; }
-    void setShowInactive(bool show);
-    bool showInactive() const { return m_showInactive; }
+    // Departed (unregistered) agents listed or not; placeholders are always listed (they are
+    // agents the traffic names and the list does not: hiding them would hide traffic).
+    void setShowDeparted(bool show);
+    bool showDeparted() const { return m_showDeparted; }
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
@@ -124,7 +126,7 @@ private:
 
     AgentTableModel *m_agents = nullptr;
     AgentFilter m_filter;
-    bool m_showInactive = true;
+    bool m_showDeparted = true;
 };
 
 } // namespace mapi::ui

@@ -59,11 +59,13 @@ AgentsPanel::AgentsPanel(InspectorSession *session, SelectionHub *selection, QWi
     m_filterEdit->setClearButtonEnabled(true);
     m_filterEdit->setToolTip(filterHelp());
 
-    // Shown by default: an agent that vanished from the list would look like a display bug
-    // during an incident, and departed rows are greyed and marked, so they do not distract.
+    // Hidden by default: after a server restart every agent of the previous run is departed, and
+    // listing them beside their successors of the same names doubles the list. The count says
+    // how many are hidden, so that an agent that left is one click away, not silently gone.
     m_showDeparted->setObjectName(QStringLiteral("showDeparted"));
-    m_showDeparted->setChecked(true);
-    m_showDeparted->setToolTip(tr("Also list agents that unregistered and placeholders (referenced but never described)"));
+    m_showDeparted->setChecked(false);
+    m_proxy->setShowDeparted(false);
+    m_showDeparted->setToolTip(tr("Also list agents that unregistered, or that the server no longer lists (a restarted server's previous run)"));
     m_countLabel->setObjectName(QStringLiteral("agentCount"));
 
     m_view->setObjectName(QStringLiteral("agentsTable"));
@@ -98,7 +100,7 @@ AgentsPanel::AgentsPanel(InspectorSession *session, SelectionHub *selection, QWi
     layout->addWidget(m_countLabel);
 
     whenTypingSettles(m_filterEdit, [this] { applyFilter(); });
-    connect(m_showDeparted, &QCheckBox::toggled, m_proxy, &AgentFilterProxy::setShowInactive);
+    connect(m_showDeparted, &QCheckBox::toggled, m_proxy, &AgentFilterProxy::setShowDeparted);
 
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &AgentsPanel::pushSelection);
     connect(m_selection, &SelectionHub::agentSelectionChanged, this, &AgentsPanel::mirrorSelection);
@@ -238,6 +240,14 @@ void AgentsPanel::updateCount()
         text += tr(" · %1 selected").arg(int(selected));
     if (m_filterRejected)
         text += tr(" · previous filter");
+    if (!m_proxy->showDeparted()) {
+        int departed = 0;
+        for (int row = 0; row < total; ++row) // 10,000 agents: a few µs, once per change batch
+            if (const Agent *agent = m_model->agentAt(row); agent && agent->unregistered)
+                ++departed;
+        if (departed > 0)
+            text += tr(" · %n departed hidden", nullptr, departed);
+    }
     m_countLabel->setText(text);
 }
 
