@@ -216,6 +216,15 @@ MainWindow::MainWindow(QWidget *parent)
     if (!restoreState(settings.value(QStringLiteral("layout/state")).toByteArray()))
         resize(1400, 900);
 
+    // What the views hold of the previous system or trace goes before the new one shows: its
+    // alerts (not a second later, at the next evaluation), the selection and the evidence chain
+    // lit in the timeline and topology, the inspector's item, the topology's search. Filters
+    // (agents, tasks) are the operator's way of looking and stay.
+    connect(m_session, &InspectorSession::sourceReplaced, this, [this] {
+        m_alertMonitor->forgetAlerts();
+        m_selection->clear();
+        m_topology->clearSearch();
+    });
     connect(m_session, &InspectorSession::sourceChanged, this, [this] {
         m_incident.reset(); // a bundle's data goes with it (set again when a bundle has loaded)
         m_center->setCurrentIndex(m_session->source() == InspectorSession::Source::None ? 0 : 1);

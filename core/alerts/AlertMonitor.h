@@ -39,6 +39,14 @@ public:
     }
     bool isRunning() const { return m_tick.isActive(); }
 
+    // Another source replaced the store's content: every open alert is forgotten at once (not at
+    // the next evaluation: the previous system's alerts must not show over the new one).
+    void forgetAlerts()
+    {
+        m_engine.reset();
+        Q_EMIT alertsReset();
+    }
+
     // Reads everything new and evaluates now, without yielding (tests, and the CLI).
     void evaluateNow();
 

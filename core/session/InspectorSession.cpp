@@ -212,6 +212,7 @@ void InspectorSession::connectTo(const ClientOptions &options, bool observerOnly
 {
     prepareLive(options, observerOnly);
     startClient(nullptr);
+    Q_EMIT sourceReplaced();
     Q_EMIT sourceChanged();
 }
 
@@ -224,6 +225,7 @@ bool InspectorSession::connectAndRecord(const ClientOptions &options, const QStr
     prepareLive(options, options.observerOnly);
     adoptWriter(writer, path);
     startClient(writer);
+    Q_EMIT sourceReplaced();
     Q_EMIT sourceChanged();
     Q_EMIT recordingChanged(true);
     return true;
@@ -416,6 +418,7 @@ void InspectorSession::openTrace(const QString &path)
     TraceLoadOptions options; // frames stay in the timeline (compressed), read on demand below
     resetStore(); // now, not only in the job: late inputs of the last client are dropped
     m_loadJob->start(path, options);
+    Q_EMIT sourceReplaced();
     Q_EMIT sourceChanged();
 }
 

@@ -218,6 +218,11 @@ public:
 
 Q_SIGNALS:
     void sourceChanged();
+    // Another system (connectTo, connectAndRecord) or another trace (openTrace) takes the
+    // session's place, just before the sourceChanged() that says so: what the views hold of the
+    // previous one (alerts, selection, searches) goes. Not emitted for a disconnect, a reconnect
+    // or time travel, which keep the same system.
+    void sourceReplaced();
     void stateChanged(mapi::ClientState state);
     // The connection gave up for good (no retry will help): why, typed and for people.
     void fatalError(mapi::ClientFailure failure, const QString &message);

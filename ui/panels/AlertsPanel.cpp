@@ -19,6 +19,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <utility>
+
 namespace mapi::ui {
 
 namespace {
@@ -144,7 +146,12 @@ AlertsPanel::AlertsPanel(InspectorSession *session, SelectionHub *selection, Ale
     });
     connect(monitor, &AlertMonitor::alertsReset, this, [this] {
         m_model->clear();
+        m_evaluated = false; // "nothing needs attention" only once the detectors have read the new model
         updateSummary();
+    });
+    connect(monitor, &AlertMonitor::evaluated, this, [this] {
+        if (!std::exchange(m_evaluated, true))
+            updateSummary();
     });
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         selectAgentsOfSelection();
@@ -169,7 +176,11 @@ AlertsPanel::AlertsPanel(InspectorSession *session, SelectionHub *selection, Ale
     connect(m_suspend, &QToolButton::clicked, this, [act] { act(&AlertsPanel::suspendRequested); });
     connect(m_stop, &QToolButton::clicked, this, [act] { act(&AlertsPanel::stopRequested); });
     connect(session, &InspectorSession::stateChanged, this, &AlertsPanel::updateButtons);
-    connect(session, &InspectorSession::sourceChanged, this, &AlertsPanel::updateButtons);
+    connect(session, &InspectorSession::sourceChanged, this, [this] {
+        updateButtons();
+        updateSummary(); // a trace began or ended loading
+    });
+    connect(session, &InspectorSession::traceLoadFinished, this, &AlertsPanel::updateSummary);
     connect(session, &InspectorSession::observerOnlyChanged, this, &AlertsPanel::updateButtons);
 
     auto *refresh = new QTimer(this);
@@ -293,7 +304,11 @@ void AlertsPanel::updateSummary()
 {
     const AlertModel::Counts c = m_model->counts(QDateTime::currentMSecsSinceEpoch());
     const int waiting = c.open - c.acknowledged - c.snoozed;
-    if (c.open == 0) {
+    if (c.open == 0 && m_session->isLoadingTrace()) {
+        m_summary->setText(tr("Loading the trace: its alerts are shown once the detectors have read it."));
+    } else if (c.open == 0 && !m_evaluated) {
+        m_summary->setText(tr("The detectors are reading the model…"));
+    } else if (c.open == 0) {
         m_summary->setText(tr("Nothing needs attention: no open alert. The detectors are described in docs/alerts.md."));
     } else {
         QStringList parts{tr("%n open", nullptr, c.open)};

@@ -78,6 +78,7 @@ private:
     QToolButton *m_stop;
     QToolButton *m_supervise;
     QToolButton *m_settings;
+    bool m_evaluated = false; // the detectors evaluated the model since their last reset
 };
 
 } // namespace mapi::ui

@@ -113,6 +113,12 @@ void TopologyPanel::focusSearch()
     m_search->selectAll();
 }
 
+void TopologyPanel::clearSearch()
+{
+    m_search->clear();
+    m_searchStatus->clear();
+}
+
 void TopologyPanel::runSearch()
 {
     const QString text = m_search->text().trimmed();

@@ -26,6 +26,7 @@ public:
     TopologyPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent = nullptr);
 
     void focusSearch();             // puts the cursor in the search box
+    void clearSearch();             // empties the search box and its status (another source)
     TopologyView *view() const { return m_view; }
 
 private:

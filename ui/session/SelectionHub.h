@@ -50,6 +50,14 @@ public Q_SLOTS:
         Q_EMIT focusChanged(kind, key, origin);
     }
 
+    // Nothing selected, nothing focused, no chain: another source took the session's place.
+    void clear()
+    {
+        selectAgents({});
+        focus(Kind::None, QString());
+        setChain({});
+    }
+
     void setChain(const std::vector<int> &rows)
     {
         if (rows == m_chain)
