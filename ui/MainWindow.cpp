@@ -37,6 +37,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <optional>
+#include <utility>
 
 #include <QAction>
 #include <QClipboard>
@@ -56,6 +57,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QScreen>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSettings>
@@ -210,11 +212,21 @@ MainWindow::MainWindow(QWidget *parent)
     buildMenus();
     buildStatusBar();
 
-    m_defaultLayout = saveState();
+    m_defaultLayout = saveState(kLayoutVersion);
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("layout/geometry")).toByteArray());
-    if (!restoreState(settings.value(QStringLiteral("layout/state")).toByteArray()))
-        resize(1400, 900);
+    if (!restoreState(settings.value(QStringLiteral("layout/state")).toByteArray(), kLayoutVersion)) {
+        // 1400×900, within the screen where the screen can hold the window's minimum (a laptop's
+        // 1366×768); the docks are sized for the size the window has when first shown.
+        QSize initial(1400, 900);
+        if (const QScreen *screen = this->screen()) {
+            const QSize available = screen->availableGeometry().size();
+            if (available.width() >= 1024 && available.height() >= 640)
+                initial = initial.boundedTo(available);
+        }
+        resize(initial);
+        m_sizeDocksOnShow = true;
+    }
 
     // What the views hold of the previous system or trace goes before the new one shows: its
     // alerts (not a second later, at the next evaluation), the selection and the evidence chain
@@ -354,7 +366,14 @@ void MainWindow::saveLayout()
 {
     QSettings settings;
     settings.setValue(QStringLiteral("layout/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("layout/state"), saveState());
+    settings.setValue(QStringLiteral("layout/state"), saveState(kLayoutVersion));
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    if (std::exchange(m_sizeDocksOnShow, false))
+        applyDefaultSizes();
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

@@ -126,6 +126,7 @@ public Q_SLOTS:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    void showEvent(QShowEvent *event) override;
 
 private:
     void buildActions();
@@ -149,6 +150,13 @@ private:
                           const QKeySequence &toggleShortcut);
     void setTheme(const QString &name);
     void saveLayout();
+    // The docks' sizes of the default layout, from the window's size (first show without a
+    // saved layout, View → Reset layout).
+    void applyDefaultSizes();
+    // A saved layout of another version is not restored: the default layout changed (3: Alerts
+    // moved out of the inspector's tab group).
+    static constexpr int kLayoutVersion = 3;
+    bool m_sizeDocksOnShow = false;
 
     InspectorSession *m_session;
     SelectionHub *m_selection;

@@ -37,6 +37,7 @@
 #include "common/Redaction.h"
 #include "trace/TraceTimeline.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -222,9 +223,10 @@ void MainWindow::buildActions()
     });
     connect(m_darkAction, &QAction::toggled, this, [this](bool dark) { setTheme(dark ? QStringLiteral("dark") : QStringLiteral("light")); });
     connect(m_resetLayoutAction, &QAction::triggered, this, [this] {
-        restoreState(m_defaultLayout);
+        restoreState(m_defaultLayout, kLayoutVersion);
         for (QDockWidget *d : std::as_const(m_docks))
             d->show();
+        applyDefaultSizes();
     });
     connect(m_shortcutsAction, &QAction::triggered, this, [this] {
         ShortcutsDialog dialog(actions(), this);
@@ -296,7 +298,7 @@ void MainWindow::buildDocks()
     auto *inspector = addPanel(QStringLiteral("inspectorDock"), tr("Inspector"), m_inspector, Qt::RightDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_6));
     auto *actionsDock = addPanel(QStringLiteral("actionsDock"), tr("Actions"), m_actions, Qt::BottomDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_7));
     auto *problems = addPanel(QStringLiteral("problemsDock"), tr("Problems"), m_problems, Qt::BottomDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_8));
-    auto *alertsDock = addPanel(QStringLiteral("alertsDock"), tr("Alerts"), m_alerts, Qt::RightDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_9));
+    auto *alertsDock = addPanel(QStringLiteral("alertsDock"), tr("Alerts"), m_alerts, Qt::LeftDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_9));
     auto *conversations = addPanel(QStringLiteral("conversationsDock"), tr("Conversations"), m_conversations, Qt::BottomDockWidgetArea,
                                    QKeySequence(Qt::ALT | Qt::Key_0));
     auto *work = addPanel(QStringLiteral("workDock"), tr("Agent work"), m_work, Qt::RightDockWidgetArea,
@@ -336,19 +338,47 @@ void MainWindow::buildDocks()
         if (!agents.isEmpty())
             view->scrollRowIntoView(view->lanes().rowOfAgent(m_session->store()->agentRow(agents.first())));
     });
+    // Three tab groups, so that a panel never hides the one it opens: the lists that select
+    // (Agents, Scopes, Alerts) on the left; what is selected (Inspector) with Health and the
+    // agent's work on the right; time (Timeline) with Tasks, Actions, Problems and Conversations
+    // at the bottom. The Alerts panel's Evidence and Inspect show the inspector beside it.
     tabifyDockWidget(agents, scopes);
+    tabifyDockWidget(scopes, alertsDock);
     tabifyDockWidget(timeline, tasks);
     tabifyDockWidget(tasks, actionsDock);
     tabifyDockWidget(actionsDock, problems);
     tabifyDockWidget(problems, conversations);
     tabifyDockWidget(health, inspector);
-    tabifyDockWidget(inspector, alertsDock);
-    tabifyDockWidget(alertsDock, work);
+    tabifyDockWidget(inspector, work);
     agents->raise();
     timeline->raise();
-    health->raise();
-    resizeDocks({agents, health}, {420, 380}, Qt::Horizontal);
-    resizeDocks({timeline}, {300}, Qt::Vertical);
+    health->raise(); // nothing is inspected yet
+    // An item focused from a panel of another group brings the inspector forward (the panel that
+    // asked stays in view); from Health, which shares its group, it does not (Health would hide).
+    connect(m_selection, &SelectionHub::focusChanged, this, [this, inspector](SelectionHub::Kind kind, const QString &, QObject *origin) {
+        if (kind == SelectionHub::Kind::None || !origin || !inspector->isVisible())
+            return;
+        for (auto *w = qobject_cast<QWidget *>(origin); w; w = w->parentWidget())
+            if (auto *from = qobject_cast<QDockWidget *>(w)) {
+                if (from != inspector && !tabifiedDockWidgets(inspector).contains(from))
+                    inspector->raise();
+                return;
+            }
+        inspector->raise(); // the topology, in the centre
+    });
+    applyDefaultSizes();
+}
+
+void MainWindow::applyDefaultSizes()
+{
+    // Proportions of the window, bounded: at 1366×768 the left column is about 410 px (an
+    // agent's name, health, state and role), the right 330 and the bottom 320 (ten task rows);
+    // at 1920×1080, 560, 460 and 450.
+    const int left = std::clamp(width() * 30 / 100, 300, 560);
+    const int right = std::clamp(width() * 24 / 100, 280, 480);
+    const int bottom = std::clamp(height() * 42 / 100, 260, 480);
+    resizeDocks({dock(QStringLiteral("agentsDock")), dock(QStringLiteral("inspectorDock"))}, {left, right}, Qt::Horizontal);
+    resizeDocks({dock(QStringLiteral("timelineDock"))}, {bottom}, Qt::Vertical);
 }
 
 void MainWindow::buildMenus()

@@ -6,6 +6,8 @@
 #include "GuiTestSupport.h"
 
 #include "MainWindow.h"
+#include "alerts/AlertMonitor.h"
+#include "models/AgentTableModel.h"
 #include "replay/ReplayBar.h"
 #include "session/InspectorSession.h"
 #include "timeline/TimelineView.h"
@@ -14,6 +16,10 @@
 #include <QDockWidget>
 #include <QMainWindow>
 #include <QFile>
+#include <QHeaderView>
+#include <QSettings>
+#include <QTableView>
+#include <QTreeView>
 #include <QTemporaryDir>
 #include <QStandardPaths>
 #include <QToolBar>
@@ -174,6 +180,75 @@ private Q_SLOTS:
         shot(window, QStringLiteral("fit-replay-1366x768"));
         QVERIFY(window.replayBar()->removeBookmark(0));
         QVERIFY(bar->scrubber()->ticks().empty());
+    }
+
+    // The default layout serves the views (issue 41 item 6) at 1366×768 and 1920×1080: the agents
+    // table shows name, health, state and role; the scopes tree its names; the tasks table ten
+    // rows or more; the Alerts panel and the inspector are in different tab groups, and
+    // Evidence brings the inspector forward with the alerts still in view.
+    void defaultLayoutServesTheViews_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1366x768") << QSize(1366, 768);
+        QTest::newRow("1920x1080") << QSize(1920, 1080);
+    }
+    void defaultLayoutServesTheViews()
+    {
+        QFETCH(QSize, size);
+        QSettings().remove(QStringLiteral("layout")); // the default layout, not one an earlier test saved
+        ui::MainWindow window;
+        window.resize(size);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.openTrace(QStringLiteral(MAPI_SAMPLE_TRACE)));
+        QVERIFY(QTest::qWaitFor([&] { return !window.session()->isLoadingTrace(); }, 20000));
+        QVERIFY(QTest::qWaitFor([&] { return !window.alertMonitor()->openAlerts().empty(); }, 20000));
+        QTest::qWait(100);
+        QCOMPARE(window.size(), size);
+
+        auto *agents = window.dock(QStringLiteral("agentsDock"))->findChild<QTableView *>(QStringLiteral("agentsTable"));
+        QVERIFY(agents && !agents->visibleRegion().isEmpty());
+        for (int column : {int(ui::AgentTableModel::NameColumn), int(ui::AgentTableModel::HealthColumn), int(ui::AgentTableModel::StateColumn),
+                           int(ui::AgentTableModel::RoleColumn)}) {
+            QHeaderView *header = agents->horizontalHeader();
+            QVERIFY(!header->isSectionHidden(column));
+            const int right = header->sectionViewportPosition(column) + header->sectionSize(column);
+            QVERIFY2(right <= agents->viewport()->width(),
+                     qPrintable(QStringLiteral("agents column %1 ends at %2 of a %3 px view").arg(column).arg(right).arg(agents->viewport()->width())));
+        }
+
+        QDockWidget *scopesDock = window.dock(QStringLiteral("scopesDock"));
+        scopesDock->raise();
+        QTest::qWait(50);
+        auto *scopes = scopesDock->findChild<QTreeView *>();
+        QVERIFY(scopes && !scopes->visibleRegion().isEmpty());
+        QVERIFY2(scopes->header()->sectionSize(0) >= scopes->fontMetrics().horizontalAdvance(QStringLiteral("squad-a · 18")),
+                 qPrintable(QString::number(scopes->header()->sectionSize(0))));
+
+        QDockWidget *tasksDock = window.dock(QStringLiteral("tasksDock"));
+        tasksDock->raise();
+        QTest::qWait(50);
+        auto *tasks = tasksDock->findChild<QTableView *>(QStringLiteral("tasksTable"));
+        QVERIFY(tasks && !tasks->visibleRegion().isEmpty());
+        const int rows = tasks->viewport()->height() / tasks->verticalHeader()->defaultSectionSize();
+        QVERIFY2(rows >= 10, qPrintable(QStringLiteral("%1 task rows").arg(rows)));
+
+        QDockWidget *alertsDock = window.dock(QStringLiteral("alertsDock"));
+        QDockWidget *inspectorDock = window.dock(QStringLiteral("inspectorDock"));
+        QVERIFY(!window.tabifiedDockWidgets(inspectorDock).contains(alertsDock));
+        alertsDock->raise();
+        QTest::qWait(50);
+        QVERIFY(inspectorDock->visibleRegion().isEmpty()); // Health is in front of it at first
+        auto *alertsTable = alertsDock->findChild<QTableView *>();
+        QVERIFY(alertsTable && alertsTable->model()->rowCount() > 0);
+        alertsTable->selectRow(0);
+        auto *inspect = alertsDock->findChild<QToolButton *>(QStringLiteral("alertInspect"));
+        QVERIFY(inspect && inspect->isEnabled());
+        inspect->click();
+        QTest::qWait(50);
+        QVERIFY(!inspectorDock->visibleRegion().isEmpty());
+        QVERIFY(!alertsDock->visibleRegion().isEmpty());
+        shot(window, QStringLiteral("layout-replay-%1x%2").arg(size.width()).arg(size.height()));
     }
 };
 

@@ -78,14 +78,20 @@ AgentsPanel::AgentsPanel(InspectorSession *session, SelectionHub *selection, QWi
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
     QHeaderView *header = m_view->horizontalHeader();
     header->setContextMenuPolicy(Qt::CustomContextMenu);
-    const struct { int column; int width; } widths[] = {
-        {AgentTableModel::NameColumn, 165},   {AgentTableModel::RoleColumn, 80},   {AgentTableModel::StateColumn, 105},
-        {AgentTableModel::HealthColumn, 115}, {AgentTableModel::ParentColumn, 110}, {AgentTableModel::ScopesColumn, 130},
-        {AgentTableModel::SessionColumn, 75}, {AgentTableModel::LastActivityColumn, 90}, {AgentTableModel::TaskColumn, 110},
-        {AgentTableModel::TokensColumn, 75},  {AgentTableModel::CostColumn, 75},   {AgentTableModel::IdColumn, 230},
+    // Widths from sample texts, so that name, health, state and role fit a dock of about 410 px
+    // (the default layout at 1366×768) whatever the font; the rest is one scroll away.
+    const QFontMetrics metrics = fontMetrics();
+    const int swatch = m_view->iconSize().width() + 8;
+    const struct { int column; const char *sample; int extra; } widths[] = {
+        {AgentTableModel::NameColumn, "worker-10.sub-10", 0},   {AgentTableModel::HealthColumn, "unresponsive", swatch},
+        {AgentTableModel::StateColumn, "suspended", 0},         {AgentTableModel::RoleColumn, "coordinator", 0},
+        {AgentTableModel::ParentColumn, "worker-10.sub-10", 0}, {AgentTableModel::ScopesColumn, "squad-a, project", 0},
+        {AgentTableModel::SessionColumn, "01M8GD5K", 0},        {AgentTableModel::LastActivityColumn, "59 min ago", 0},
+        {AgentTableModel::TaskColumn, "task-000000-00", 0},     {AgentTableModel::TokensColumn, "1,000,000", 0},
+        {AgentTableModel::CostColumn, "$1,000.00", 0},          {AgentTableModel::IdColumn, "01M8GD5K7YHW3N8Q2V6XJ4T0RA", 0},
     };
     for (const auto &w : widths)
-        header->resizeSection(w.column, w.width);
+        header->resizeSection(w.column, metrics.horizontalAdvance(QLatin1String(w.sample)) + 10 + w.extra);
     m_view->setColumnHidden(AgentTableModel::IdColumn, true);
 
     // The count sits under the table so the filter box keeps its width in a narrow dock.

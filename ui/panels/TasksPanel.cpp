@@ -135,7 +135,8 @@ TasksPanel::TasksPanel(InspectorSession *session, SelectionHub *selection, QWidg
     historyLayout->addWidget(m_historyTitle);
     historyLayout->addWidget(m_historyView, 1);
 
-    auto *splitter = new QSplitter(Qt::Vertical, this);
+    auto *splitter = m_splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setObjectName(QStringLiteral("tasksSplitter"));
     splitter->setChildrenCollapsible(false);
     splitter->addWidget(m_table);
     splitter->addWidget(historyBox);
@@ -167,6 +168,17 @@ TasksPanel::TasksPanel(InspectorSession *session, SelectionHub *selection, QWidg
     });
     updateCounts();
     updateHistoryTitle();
+}
+
+void TasksPanel::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    const Qt::Orientation wanted = width() > 2 * height() ? Qt::Horizontal : Qt::Vertical;
+    if (m_splitter->orientation() != wanted) {
+        m_splitter->setOrientation(wanted);
+        const int length = wanted == Qt::Horizontal ? m_splitter->width() : m_splitter->height();
+        m_splitter->setSizes({length * 3 / 5, length * 2 / 5});
+    }
 }
 
 void TasksPanel::changeEvent(QEvent *event)

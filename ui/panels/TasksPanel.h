@@ -14,6 +14,7 @@ class QLabel;
 class QLineEdit;
 class QSortFilterProxyModel;
 class QTableView;
+class QSplitter;
 class QTreeView;
 
 namespace mapi {
@@ -33,6 +34,10 @@ public:
 
 protected:
     void changeEvent(QEvent *event) override;
+    // In a wide, low dock (the bottom area) the list and the selected task's lifecycle sit side by
+    // side, so that the list keeps the whole height (ten rows or more at 1366×768); else one
+    // above the other.
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void showTask(const QString &taskId);
@@ -47,6 +52,7 @@ private:
     TaskHistoryModel *m_history;
     QLineEdit *m_filter;
     QLabel *m_counts;
+    QSplitter *m_splitter = nullptr;
     QTableView *m_table;
     QLabel *m_historyTitle;
     QTreeView *m_historyView;
