@@ -87,6 +87,9 @@ private Q_SLOTS:
         QCOMPARE(table->model()->index(0, AlertModel::AgentsColumn).data().toString(), QStringLiteral("coder → tester → planner"));
         auto *summary = panel.findChild<QLabel *>(QStringLiteral("alertsSummary"));
         QCOMPARE(summary->text(), QStringLiteral("3 open · 1 critical"));
+        // Waiting counts from when the condition began (the last of the cycle's requests, 1.2 s
+        // in), not from when the inbox first listed it (25 s in).
+        QCOMPARE(table->model()->index(0, AlertModel::WaitingColumn).data().toString(), QStringLiteral("23 s"));
 
         // Selecting the deadlock selects its three agents everywhere.
         table->selectRow(0);

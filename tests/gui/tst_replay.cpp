@@ -12,6 +12,7 @@
 #include "replay/ReplayBar.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
+#include "style/Theme.h"
 #include "trace/TraceLoader.h"
 #include "trace/TraceTimeline.h"
 
@@ -146,6 +147,25 @@ private Q_SLOTS:
         QVERIFY(store.events().keptFrame(size_t(last)).isEmpty());
         QVERIFY(store.eventFrame(0).contains(store.events().eventId(0).toUtf8()));
         QVERIFY(store.eventFrame(last).contains(store.events().eventId(size_t(last)).toUtf8()));
+    }
+
+    // Issue 41 item 9: the media buttons are drawn in the theme's button text colour (the
+    // style's standard icons are black, nearly invisible on the dark theme).
+    void mediaButtonsFollowTheTheme()
+    {
+        ui::ReplayBar bar;
+        const auto glyphLightness = [&bar] {
+            const QAction *play = bar.findChild<QAction *>(QStringLiteral("replayPlayPause"));
+            const QImage image = play->icon().pixmap(QSize(16, 16), QIcon::Normal).toImage();
+            return image.pixelColor(8, 8).lightness(); // inside the triangle
+        };
+        ui::applyTheme(ui::Theme::Dark);
+        QApplication::processEvents();
+        const int onDark = glyphLightness();
+        ui::applyTheme(ui::Theme::Light);
+        QApplication::processEvents();
+        const int onLight = glyphLightness();
+        QVERIFY2(onDark > 180 && onLight < 80, qPrintable(QStringLiteral("lightness %1 on dark, %2 on light").arg(onDark).arg(onLight)));
     }
 
     void bookmarksAreKeptNextToTheTrace()

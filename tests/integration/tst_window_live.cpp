@@ -545,8 +545,16 @@ private Q_SLOTS:
         // The system goes quiet (server-side), then back to the live edge.
         QVERIFY(!demoHttp(demo.url(), QStringLiteral("/control/quiesce"), true).is_null());
         QTest::qWait(1500);
+        auto *timeline = window.findChild<ui::TimelineView *>();
+        QVERIFY(timeline);
+        timeline->showTimeRange(timeline->axis().startMs, timeline->axis().startMs + 10000); // the operator's 10 s
+        const double spanInThePast = timeline->axis().spanMs();
         window.action(QStringLiteral("backToLive"))->trigger();
         QVERIFY(!session->isTimeTravelling());
+        QTest::qWait(300);
+        // Issue 41 item 9: the zoom does not jump on the way back (it went from 10 s to 2.9 min).
+        QVERIFY2(std::abs(timeline->axis().spanMs() - spanInThePast) < 1.0,
+                 qPrintable(QStringLiteral("%1 ms before, %2 ms after").arg(spanInThePast).arg(timeline->axis().spanMs())));
         QCOMPARE(session->liveStore(), shown);
         QCOMPARE(session->actionBlock(), ActionBlock::None);
 

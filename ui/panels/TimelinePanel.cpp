@@ -72,6 +72,7 @@ TimelinePanel::TimelinePanel(InspectorSession *session, SelectionHub *selection,
         m_follow->setText(replaying ? tr("Follow replay") : tr("Follow live"));
     };
     connect(session, &InspectorSession::sourceChanged, this, updateMode);
+    connect(session, &InspectorSession::sourceReplaced, m_view, &TimelineView::resetZoom);
     connect(session, &InspectorSession::timeTravelChanged, this, updateMode);
     updateMode();
     bar->addWidget(m_follow);

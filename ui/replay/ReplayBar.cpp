@@ -1,4 +1,5 @@
 #include "replay/ReplayBar.h"
+#include "style/MediaIcons.h"
 
 #include "common/DialogButtons.h"
 
@@ -99,6 +100,7 @@ ReplayBar::ReplayBar(QWidget *parent)
     m_slowerAction = make("replaySlower", tr("Replay slo&wer"), QKeySequence(Qt::CTRL | Qt::Key_BracketLeft), QStyle::SP_ArrowDown);
     m_addBookmarkAction = make("replayAddBookmark", tr("Add &bookmark…"), QKeySequence(Qt::CTRL | Qt::Key_B), QStyle::SP_DialogSaveButton);
     m_playAction->setCheckable(true);
+    updateMediaIcons();
 
     connect(m_playAction, &QAction::triggered, this, &ReplayBar::togglePlay);
     connect(m_stepBackAction, &QAction::triggered, this, [this] {
@@ -330,7 +332,23 @@ void ReplayBar::updatePosition(qint64 timeMs)
 void ReplayBar::updatePlaying(bool playing)
 {
     m_playAction->setChecked(playing);
-    m_playAction->setIcon(style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+    m_playAction->setIcon(mediaIcon(playing ? MediaGlyph::Pause : MediaGlyph::Play, palette()));
+}
+
+void ReplayBar::updateMediaIcons()
+{
+    m_playAction->setIcon(mediaIcon(m_playAction->isChecked() ? MediaGlyph::Pause : MediaGlyph::Play, palette()));
+    m_stepBackAction->setIcon(mediaIcon(MediaGlyph::StepBack, palette()));
+    m_stepForwardAction->setIcon(mediaIcon(MediaGlyph::StepForward, palette()));
+    m_toStartAction->setIcon(mediaIcon(MediaGlyph::ToStart, palette()));
+    m_toEndAction->setIcon(mediaIcon(MediaGlyph::ToEnd, palette()));
+}
+
+void ReplayBar::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        updateMediaIcons();
 }
 
 void ReplayBar::updateSpeed(double speed)

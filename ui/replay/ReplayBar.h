@@ -75,7 +75,11 @@ public Q_SLOTS:
 Q_SIGNALS:
     void bookmarkSaveFailed(const QString &error);
 
+protected:
+    void changeEvent(QEvent *event) override; // the media glyphs follow the theme
+
 private:
+    void updateMediaIcons();
     void togglePlay();
     void updatePosition(qint64 timeMs);
     void updatePlaying(bool playing);

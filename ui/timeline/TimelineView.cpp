@@ -101,10 +101,21 @@ std::pair<double, double> TimelineView::alertExtent(const AlertSpan &span) const
     return {from, std::max(from + kMarkerSize, to)};
 }
 
+void TimelineView::resetZoom()
+{
+    m_autoSpanMs = 0;
+    m_userZoomed = false;
+    m_axis.msPerPixel = std::clamp(kDefaultSpanMs / std::max(m_axis.width, 1.0), TimelineAxis::kMinMsPerPixel,
+                                   TimelineAxis::kMaxMsPerPixel);
+    viewport()->update();
+}
+
 void TimelineView::onStoreReset()
 {
     // Cleared bars belonged to the old store's times; open alerts stay open across a reset (the
-    // detectors clear them only when they no longer hold in the new store).
+    // detectors clear them only when they no longer hold in the new store). The zoom stays: a
+    // reset is also time travel's swap between the live and the past model, and the operator's
+    // 10 s must stay 10 s both ways (another source calls resetZoom()).
     m_clearedAlerts.clear();
     m_alertSpans.clear();
     for (const auto &[key, span] : m_openAlerts)
@@ -113,11 +124,7 @@ void TimelineView::onStoreReset()
     m_agentShapes.clear();
     m_scopeShapes.clear();
     m_merged.clear();
-    m_autoSpanMs = 0;
-    m_userZoomed = false;
     m_scrollY = 0;
-    m_axis.msPerPixel = std::clamp(kDefaultSpanMs / std::max(m_axis.width, 1.0), TimelineAxis::kMinMsPerPixel,
-                                   TimelineAxis::kMaxMsPerPixel);
     rebuildLanes();
     setFollowLive(true);
     syncScrollBars();

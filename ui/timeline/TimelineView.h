@@ -78,6 +78,9 @@ public:
     // position, and the view says so instead of "following" as if it were live.
     void setReplaying(bool on);
     bool replaying() const { return m_replaying; }
+    // Another source: the next data sets the zoom again (all of a trace, at least
+    // kDefaultSpanMs live). A store reset alone keeps the zoom (time travel swaps stores).
+    void resetZoom();
 
     // Zoom by `factor` (> 1 zooms in) around viewport x; while following, around the live edge.
     void zoomAt(double x, double factor);
