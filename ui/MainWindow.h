@@ -223,6 +223,7 @@ private:
     QAction *m_darkAction = nullptr;
     QAction *m_resetLayoutAction = nullptr;
     QAction *m_shortcutsAction = nullptr;
+    QAction *m_commandsAction = nullptr;
     QAction *m_aboutAction = nullptr;
 
     QLabel *m_stateLabel = nullptr;

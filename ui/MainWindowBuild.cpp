@@ -2,6 +2,7 @@
 #include "MainWindow.h"
 
 #include "dialogs/ActionDialogs.h"
+#include "dialogs/CommandPalette.h"
 #include "dialogs/ConnectDialog.h"
 #include "dialogs/ConnectionProfiles.h"
 #include "dialogs/RecoverDialog.h"
@@ -55,6 +56,7 @@
 #include <QGuiApplication>
 #include <QInputDialog>
 #include <QLabel>
+#include <QAbstractItemView>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -172,7 +174,8 @@ void MainWindow::buildActions()
     m_darkAction = make("darkTheme", tr("&Dark theme"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
     m_darkAction->setCheckable(true);
     m_resetLayoutAction = make("resetLayout", tr("Reset &layout"), QKeySequence());
-    m_shortcutsAction = make("shortcuts", tr("&Keyboard shortcuts"), QKeySequence(Qt::Key_F1));
+    m_shortcutsAction = make("shortcuts", tr("&Keyboard shortcuts and commands"), QKeySequence(Qt::Key_F1));
+    m_commandsAction = make("goToCommand", tr("&Go to a panel or a command…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
     m_aboutAction = make("about", tr("&About MAP Inspector"), QKeySequence());
 
     connect(m_connectAction, &QAction::triggered, this, &MainWindow::showConnectDialog);
@@ -228,10 +231,14 @@ void MainWindow::buildActions()
             d->show();
         applyDefaultSizes();
     });
-    connect(m_shortcutsAction, &QAction::triggered, this, [this] {
-        ShortcutsDialog dialog(actions(), this);
-        dialog.exec();
-    });
+    // One searchable list of every command, its menu and its shortcut, for both: F1 to learn
+    // the keys, Ctrl+Shift+A to reach any panel (beyond the nine Alt+N) or command by typing.
+    const auto openPalette = [this](const QString &title) {
+        auto *palette = new CommandPalette(CommandPalette::commandsOf(menuBar()), title, this);
+        palette->open();
+    };
+    connect(m_shortcutsAction, &QAction::triggered, this, [openPalette] { openPalette(tr("Keyboard shortcuts and commands")); });
+    connect(m_commandsAction, &QAction::triggered, this, [openPalette] { openPalette(tr("Go to a panel or a command")); });
     connect(m_aboutAction, &QAction::triggered, this, [this] {
         QMessageBox::about(this, tr("About MAP Inspector"),
                            tr("<h3>MAP Inspector %1</h3><p>An operator console for multi-agent systems that speak "
@@ -251,6 +258,9 @@ QDockWidget *MainWindow::addPanel(const QString &objectName, const QString &titl
     QAction *toggle = d->toggleViewAction(); // the View menu's check item (shows or hides)
     toggle->setObjectName(objectName + QStringLiteral("Toggle"));
     toggle->setText(tr("%1 panel").arg(title));
+    // QDockWidget names its toggle after its title, which some panels use for counts ("Alerts
+    // (1, 1 critical)"): the View menu and the command list keep the panel's plain name.
+    connect(d, &QWidget::windowTitleChanged, toggle, [toggle, title] { toggle->setText(tr("%1 panel").arg(title)); });
     // The shortcut brings the panel forward, never hides it (issue 41): shown, raised over the
     // tabs it shares, and focused, however often it is pressed.
     auto *show = new QAction(tr("Show the %1 panel").arg(title), this);
@@ -260,8 +270,23 @@ QDockWidget *MainWindow::addPanel(const QString &objectName, const QString &titl
     connect(show, &QAction::triggered, d, [d] {
         d->show();
         d->raise();
-        if (QWidget *content = d->widget())
-            content->setFocus(Qt::ShortcutFocusReason);
+        QWidget *content = d->widget();
+        if (!content)
+            return;
+        // Its search box or list takes the keys (typing filters at once), else the first
+        // control that takes focus, else the panel itself.
+        QWidget *target = nullptr;
+        for (QWidget *w : content->findChildren<QWidget *>()) {
+            if (!w->isVisible() || !w->isEnabled() || !(w->focusPolicy() & Qt::TabFocus))
+                continue;
+            if (qobject_cast<QLineEdit *>(w) || qobject_cast<QAbstractItemView *>(w)) {
+                target = w;
+                break;
+            }
+            if (!target)
+                target = w;
+        }
+        (target ? target : content)->setFocus(Qt::ShortcutFocusReason);
     });
     addAction(show);
     m_docks << d;
@@ -440,6 +465,7 @@ void MainWindow::buildMenus()
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_findAction);
+    view->addAction(m_commandsAction);
     view->addSeparator();
     QMenu *chain = view->addMenu(tr("Causal &chain"));
     chain->addActions(m_chainActions);

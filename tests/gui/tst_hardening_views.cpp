@@ -18,6 +18,7 @@
 #include "session/SelectionHub.h"
 
 #include <QApplication>
+#include <QLineEdit>
 #include <QDateTime>
 #include <QComboBox>
 #include <QDockWidget>
@@ -128,6 +129,7 @@ private Q_SLOTS:
             show->trigger();
             QVERIFY(tasks->isVisible());
             QVERIFY(!tasks->visibleRegion().isEmpty()); // in front of the tab it shares with the timeline
+            QTRY_COMPARE(QApplication::focusWidget(), static_cast<QWidget *>(tasks->findChild<QLineEdit *>(QStringLiteral("taskFilter")))); // typing filters
         }
         QVERIFY(window.findChild<QAction *>(QStringLiteral("tasksDockToggle"))->shortcut().isEmpty());
     }

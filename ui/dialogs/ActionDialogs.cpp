@@ -9,13 +9,11 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
-#include <QTableWidget>
 #include <QVBoxLayout>
 
 namespace mapi::ui {
@@ -155,35 +153,5 @@ QString ConfirmActionDialog::reason() const
     return m_reason->text().trimmed();
 }
 
-ShortcutsDialog::ShortcutsDialog(const QList<QAction *> &actions, QWidget *parent)
-    : QDialog(parent)
-{
-    setWindowTitle(tr("Keyboard shortcuts"));
-    auto *table = new QTableWidget(this);
-    table->setColumnCount(2);
-    table->setHorizontalHeaderLabels({tr("Action"), tr("Shortcut")});
-    table->verticalHeader()->hide();
-    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    for (QAction *a : actions) {
-        if (a->shortcut().isEmpty())
-            continue;
-        const int row = table->rowCount();
-        table->insertRow(row);
-        QString text = a->text();
-        text.remove(QLatin1Char('&'));
-        if (text.endsWith(QLatin1String("…")))
-            text.chop(1);
-        table->setItem(row, 0, new QTableWidgetItem(text));
-        table->setItem(row, 1, new QTableWidgetItem(a->shortcut().toString(QKeySequence::NativeText)));
-    }
-    table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    table->resizeColumnToContents(1);
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
-    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    auto *layout = new QVBoxLayout(this);
-    layout->addWidget(table);
-    layout->addWidget(buttons);
-    resize(420, 460);
-}
 
 } // namespace mapi::ui

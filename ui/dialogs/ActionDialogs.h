@@ -60,14 +60,6 @@ private:
     QLabel *m_summary = nullptr;
 };
 
-// Help → Keyboard shortcuts: every action of the window that has one.
-class ShortcutsDialog : public QDialog
-{
-    Q_OBJECT
-public:
-    explicit ShortcutsDialog(const QList<QAction *> &actions, QWidget *parent = nullptr);
-};
-
 QString agentLabel(const SystemStore *store, const QString &id); // "name (role) · short id"
 
 } // namespace mapi::ui
