@@ -168,6 +168,17 @@ private Q_SLOTS:
         QVERIFY2(onDark > 180 && onLight < 80, qPrintable(QStringLiteral("lightness %1 on dark, %2 on light").arg(onDark).arg(onLight)));
     }
 
+    void incidentFileNameIsSuggested()
+    {
+        const qint64 end = QDateTime(QDate(2026, 11, 28), QTime(7, 12)).toMSecsSinceEpoch();
+        QCOMPARE(ui::suggestedIncidentFileName(QStringLiteral("/tmp/runs/demo.jsonl.zst"), QString(), end),
+                 QStringLiteral("incident-demo-20261128-0712.incident.jsonl.zst"));
+        QCOMPARE(ui::suggestedIncidentFileName(QString(), QStringLiteral("ws://127.0.0.1:8080/map"), end),
+                 QStringLiteral("incident-127.0.0.1-8080-20261128-0712.incident.jsonl.zst"));
+        QCOMPARE(ui::suggestedIncidentFileName(QStringLiteral("C:/x/a b?.incident.jsonl.zst"), QString(), end),
+                 QStringLiteral("incident-a-b-20261128-0712.incident.jsonl.zst"));
+    }
+
     void bookmarksAreKeptNextToTheTrace()
     {
         QTemporaryDir dir;
@@ -496,6 +507,13 @@ private Q_SLOTS:
         auto *infoDialog = second.findChild<ui::IncidentInfoDialog *>();
         QVERIFY(infoDialog && infoDialog->isVisible());
         QCOMPARE(infoDialog->pictureCount(), 3);
+        // Issue 41 item 9: a picture opens at full size.
+        auto *thumbnail = infoDialog->findChild<QToolButton *>(QStringLiteral("incidentPicture-topology"));
+        QVERIFY(thumbnail);
+        thumbnail->click();
+        auto *full = infoDialog->findChild<QLabel *>(QStringLiteral("incidentPictureFull"));
+        QVERIFY(full && full->isVisible());
+        QCOMPARE(full->pixmap().width(), 1400);
         // Nothing a pattern matched is left in the records.
         TraceReadStats readStats;
         QString readError;

@@ -28,6 +28,13 @@
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
+#include <QRegularExpression>
+#include <QScreen>
+#include <QScrollArea>
+#include <QStandardPaths>
+#include <QToolButton>
+#include <QUrl>
+#include <QDateTime>
 #include <QTemporaryDir>
 #include <QThread>
 #include <QTimer>
@@ -59,6 +66,25 @@ void settle(int ms)
 }
 
 } // namespace
+
+QString suggestedIncidentFileName(const QString &tracePath, const QString &sourceLabel, qint64 endMs)
+{
+    QString what = tracePath.isEmpty() ? QUrl(sourceLabel).authority() : QFileInfo(tracePath).fileName();
+    if (what.isEmpty())
+        what = sourceLabel;
+    for (const char *suffix : {".incident.jsonl.zst", ".jsonl.zst", ".jsonl.gz", ".ndjson.zst", ".ndjson.gz", ".jsonl", ".ndjson", ".json"})
+        if (what.endsWith(QLatin1String(suffix))) {
+            what.chop(qsizetype(qstrlen(suffix)));
+            break;
+        }
+    what.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
+    what = what.left(60);
+    while (what.endsWith(u'-') || what.endsWith(u'.'))
+        what.chop(1);
+    const QString when = endMs > 0 ? QDateTime::fromMSecsSinceEpoch(endMs).toString(QStringLiteral("yyyyMMdd-HHmm"))
+                                   : QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmm"));
+    return QStringLiteral("incident-%1%2.incident.jsonl.zst").arg(what.isEmpty() ? QString() : what + u'-', when);
+}
 
 std::vector<BundlePicture> drawBundlePictures(const QString &bundlePath, qint64 atMs, QString *error)
 {
@@ -199,7 +225,14 @@ IncidentDialog::IncidentDialog(const Context &context, QWidget *parent)
     m_export->setObjectName(QStringLiteral("incidentExport"));
     connect(m_preview, &QPushButton::clicked, this, &IncidentDialog::preview);
     connect(m_export, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export incident"), QString(),
+        // Suggested beside the trace (live: the documents folder), named after what was
+        // watched and when the range ends.
+        const QString folder = !m_context.tracePath.isEmpty() ? QFileInfo(m_context.tracePath).absolutePath()
+                                                              : QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+        const QString name = suggestedIncidentFileName(m_context.tracePath,
+                                                       m_context.session ? m_context.session->sourceLabel() : QString(),
+                                                       m_context.positionMs);
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export incident"), QDir(folder).filePath(name),
                                                           tr("Incident bundle (*.incident.jsonl.zst)"));
         if (path.isEmpty())
             return;
@@ -553,17 +586,49 @@ IncidentInfoDialog::IncidentInfoDialog(const IncidentInfo &info, QWidget *parent
         QImage image;
         if (!image.loadFromData(p.png, "PNG"))
             continue;
-        auto *label = new QLabel(this);
-        label->setPixmap(QPixmap::fromImage(image.scaledToWidth(260, Qt::SmoothTransformation)));
-        label->setToolTip(p.view);
-        label->setFrameShape(QFrame::StyledPanel);
-        pictures->addWidget(label);
+        // A thumbnail that opens the picture at full size.
+        auto *thumbnail = new QToolButton(this);
+        thumbnail->setObjectName(QStringLiteral("incidentPicture-") + p.view);
+        const QImage small = image.scaledToWidth(260, Qt::SmoothTransformation);
+        thumbnail->setIcon(QPixmap::fromImage(small));
+        thumbnail->setIconSize(small.size());
+        thumbnail->setAutoRaise(true);
+        thumbnail->setToolTip(tr("%1: click to see it at full size (%2×%3)").arg(p.view).arg(image.width()).arg(image.height()));
+        const int index = int(m_pictures.size());
+        connect(thumbnail, &QToolButton::clicked, this, [this, index] { showPicture(index); });
+        pictures->addWidget(thumbnail);
+        m_pictures.push_back(std::move(image));
+        m_pictureViews << p.view;
         m_pictureCount++;
     }
     layout->addLayout(pictures);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(buttons);
+}
+
+void IncidentInfoDialog::showPicture(int index)
+{
+    if (index < 0 || size_t(index) >= m_pictures.size())
+        return;
+    auto *viewer = new QDialog(this);
+    viewer->setObjectName(QStringLiteral("incidentPictureViewer"));
+    viewer->setAttribute(Qt::WA_DeleteOnClose);
+    viewer->setWindowTitle(tr("Incident picture: %1").arg(m_pictureViews.value(index)));
+    auto *label = new QLabel(viewer);
+    label->setObjectName(QStringLiteral("incidentPictureFull"));
+    label->setPixmap(QPixmap::fromImage(m_pictures[size_t(index)]));
+    auto *scroll = new QScrollArea(viewer);
+    scroll->setWidget(label);
+    auto *layout = new QVBoxLayout(viewer);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(scroll);
+    // As large as the picture, within the screen.
+    QSize size = m_pictures[size_t(index)].size() + QSize(24, 24);
+    if (const QScreen *screen = this->screen())
+        size = size.boundedTo(screen->availableGeometry().size() * 9 / 10);
+    viewer->resize(size);
+    viewer->show();
 }
 
 } // namespace mapi::ui

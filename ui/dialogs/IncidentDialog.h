@@ -13,9 +13,12 @@
 #include "trace/IncidentBundle.h"
 
 #include <QDialog>
+#include <QImage>
+#include <QStringList>
 
 #include <atomic>
 #include <memory>
+#include <vector>
 
 class QCheckBox;
 class QDateTimeEdit;
@@ -120,10 +123,19 @@ class IncidentInfoDialog : public QDialog
 public:
     explicit IncidentInfoDialog(const IncidentInfo &info, QWidget *parent = nullptr);
     int pictureCount() const { return m_pictureCount; } // pictures shown (tests)
+    // A picture at full size, in a window of its own that scrolls (a thumbnail's click).
+    void showPicture(int index);
 
 private:
     int m_pictureCount = 0;
+    std::vector<QImage> m_pictures;
+    QStringList m_pictureViews;
 };
+
+// The file name File → Export incident suggests: "incident-<what was watched>-<end of the range,
+// local time>.incident.jsonl.zst", e.g. "incident-demo-20261128-0712.incident.jsonl.zst" for the
+// trace demo.jsonl.zst, "incident-127.0.0.1-8080-…" live. Only letters, digits, '.', '-' and '_'.
+QString suggestedIncidentFileName(const QString &tracePath, const QString &sourceLabel, qint64 endMs);
 
 // The pictures of a bundle's views, drawn from the bundle alone at `atMs`: topology, timeline,
 // agents table. Loads the bundle into a session of its own (a local event loop runs meanwhile).
