@@ -314,6 +314,23 @@ void MainWindow::buildDocks()
     // The timeline draws every alert as a bar on its agents' lanes; a click on one shows it here.
     connect(m_alertMonitor, &AlertMonitor::alertsChanged, m_timeline->view(), &TimelineView::takeAlertChanges);
     connect(m_alertMonitor, &AlertMonitor::alertsReset, m_timeline->view(), &TimelineView::clearAlerts);
+    // The same spans along the replay scrubber: where in the run alerts were open.
+    const auto markAlertsOnScrubber = [this] {
+        std::vector<ReplayBar::AlertMark> marks;
+        const SystemStore *store = m_session->store();
+        for (const TimelineView::AlertSpan &span : m_timeline->view()->alertSpans()) {
+            QStringList names;
+            for (const QString &id : span.agents.mid(0, 3))
+                names << (store->agent(id) ? store->agent(id)->name : id);
+            if (span.agents.size() > 3)
+                names << tr("%n more", nullptr, int(span.agents.size() - 3));
+            marks.push_back({span.sinceMs, span.untilMs, span.severity == AlertSeverity::Critical,
+                             QStringLiteral("%1 · %2").arg(alertKindName(span.kind), names.join(QStringLiteral(", ")))});
+        }
+        m_replayBar->setAlertMarks(std::move(marks));
+    };
+    connect(m_alertMonitor, &AlertMonitor::alertsChanged, this, markAlertsOnScrubber);
+    connect(m_alertMonitor, &AlertMonitor::alertsReset, this, markAlertsOnScrubber);
 
     auto *agents = addPanel(QStringLiteral("agentsDock"), tr("Agents"), m_agents, Qt::LeftDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_1));
     auto *scopes = addPanel(QStringLiteral("scopesDock"), tr("Scopes"), m_scopes, Qt::LeftDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_2));

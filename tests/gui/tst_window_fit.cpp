@@ -9,6 +9,7 @@
 #include "alerts/AlertMonitor.h"
 #include "models/AgentTableModel.h"
 #include "replay/ReplayBar.h"
+#include "replay/ScrubberSlider.h"
 #include "session/InspectorSession.h"
 #include "timeline/TimelineView.h"
 
@@ -26,6 +27,7 @@
 #include <QToolButton>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mapi;
@@ -173,6 +175,21 @@ private Q_SLOTS:
         const double expected = double(replay->positionMs() - replay->startMs()) / double(replay->endMs() - replay->startMs());
         QVERIFY(std::abs(bar->scrubber()->ticks().front().at - expected) < 1e-9);
         QVERIFY(!bar->scrubber()->liveEdge()); // a trace has no live edge
+        // The alerts open at the end of the run are spans along it, from when each began; the
+        // sample's failed agent is one, critical.
+        const auto failedSpan = [bar] {
+            const std::vector<ui::ScrubberSlider::Span> &spans = bar->scrubber()->spans();
+            return std::any_of(spans.begin(), spans.end(), [](const ui::ScrubberSlider::Span &s) {
+                return s.critical && s.title.startsWith(QStringLiteral("failed · ")) && s.to == 1.0 && s.from < 1.0;
+            });
+        };
+        const auto titles = [bar] {
+            QStringList out;
+            for (const ui::ScrubberSlider::Span &s : bar->scrubber()->spans())
+                out << QStringLiteral("%1 %2-%3 %4").arg(s.title).arg(s.from).arg(s.to).arg(s.critical);
+            return out.join(u'\n');
+        };
+        QVERIFY2(QTest::qWaitFor(failedSpan, 20000), qPrintable(titles()));
         shot(window, QStringLiteral("fit-replay-1024x700"));
         window.resize(1366, 768);
         QTest::qWait(50);

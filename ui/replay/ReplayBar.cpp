@@ -223,15 +223,28 @@ void ReplayBar::setLiveEdge(bool on)
     m_scrubber->setLiveEdge(on);
 }
 
+void ReplayBar::setAlertMarks(std::vector<AlertMark> marks)
+{
+    m_alertMarks = std::move(marks);
+    refreshTicks();
+}
+
 void ReplayBar::refreshTicks()
 {
     std::vector<ScrubberSlider::Tick> ticks;
+    std::vector<ScrubberSlider::Span> spans;
     if (m_controller) {
-        const double span = double(std::max<qint64>(m_controller->endMs() - m_controller->startMs(), 1));
+        const qint64 start = m_controller->startMs(), end = m_controller->endMs();
+        const double span = double(std::max<qint64>(end - start, 1));
+        const auto fraction = [&](qint64 t) { return std::clamp(double(t - start) / span, 0.0, 1.0); };
         for (const Bookmark &b : std::as_const(m_bookmarks))
-            ticks.push_back({std::clamp(double(b.timeMs - m_controller->startMs()) / span, 0.0, 1.0), b.title});
+            ticks.push_back({fraction(b.timeMs), b.title});
+        for (const AlertMark &mark : m_alertMarks)
+            if (mark.fromMs <= end && (mark.toMs < 0 || mark.toMs >= start))
+                spans.push_back({fraction(mark.fromMs), mark.toMs < 0 ? 1.0 : fraction(mark.toMs), mark.critical, mark.title});
     }
     m_scrubber->setTicks(std::move(ticks));
+    m_scrubber->setSpans(std::move(spans));
 }
 
 void ReplayBar::setNote(const QString &note)

@@ -56,6 +56,17 @@ public:
     // A note after the range, e.g. "history before T dropped by retention" (empty: none).
     void setNote(const QString &note);
 
+    // When alerts were open, drawn along the scrubber (model time, ms; toMs < 0: still open, to
+    // the range's end). Kept across controllers: the window sets them after each evaluation.
+    struct AlertMark
+    {
+        qint64 fromMs = 0;
+        qint64 toMs = -1;
+        bool critical = false;
+        QString title;
+    };
+    void setAlertMarks(std::vector<AlertMark> marks);
+
     // Bookmarks of the attached trace, in time order.
     const QList<Bookmark> &bookmarks() const { return m_bookmarks; }
     // Each saves the list; false when saving failed (the change is kept in memory).
@@ -87,7 +98,8 @@ private:
     void scrubberMoved(int value);
     void fillBookmarkMenu();
     bool saveBookmarkList();
-    void refreshTicks(); // the scrubber's bookmark ticks from m_bookmarks
+    void refreshTicks(); // the scrubber's bookmark ticks from m_bookmarks, and its alert spans from m_alertMarks
+    std::vector<AlertMark> m_alertMarks;
     QString clockText(qint64 timeMs) const;
 
     QToolButton *m_trailingButton = nullptr;

@@ -6,6 +6,7 @@
 #include <QStyleOptionSlider>
 #include <QToolTip>
 
+#include <algorithm>
 #include <cmath>
 
 namespace mapi::ui {
@@ -31,6 +32,12 @@ void ScrubberSlider::setTicks(std::vector<Tick> ticks)
     update();
 }
 
+void ScrubberSlider::setSpans(std::vector<Span> spans)
+{
+    m_spans = std::move(spans);
+    update();
+}
+
 void ScrubberSlider::setLiveEdge(bool on)
 {
     if (m_liveEdge == on)
@@ -52,10 +59,32 @@ std::pair<int, int> ScrubberSlider::grooveSpan() const
 void ScrubberSlider::paintEvent(QPaintEvent *event)
 {
     QSlider::paintEvent(event);
-    if (m_ticks.empty() && !m_liveEdge)
+    if (m_ticks.empty() && !m_liveEdge && m_spans.empty())
         return;
     QPainter painter(this);
     const auto [left, right] = grooveSpan();
+    if (!m_spans.empty() && right > left) {
+        // Per pixel column, how many spans of each severity cover it (difference arrays).
+        const int width = right - left + 1;
+        std::vector<int> warnings(size_t(width) + 1, 0), criticals(size_t(width) + 1, 0);
+        for (const Span &span : m_spans) {
+            const int from = std::clamp(int(std::floor(span.from * (width - 1))), 0, width - 1);
+            const int to = std::clamp(int(std::ceil(span.to * (width - 1))), from, width - 1);
+            std::vector<int> &counts = span.critical ? criticals : warnings;
+            ++counts[size_t(from)];
+            --counts[size_t(to) + 1];
+        }
+        const QColor critical(0xd3, 0x2f, 0x2f), warning(0xf0, 0xa0, 0x20);
+        int w = 0, c = 0;
+        for (int x = 0; x < width; ++x) {
+            w += warnings[size_t(x)];
+            c += criticals[size_t(x)];
+            if (c > 0 || w > 0)
+                painter.fillRect(QRect(left + x, 1, 1, 3), c > 0 ? critical : warning);
+        }
+    }
+    if (m_ticks.empty() && !m_liveEdge)
+        return;
     const int bottom = height() - 1;
     const QColor bookmark = palette().color(isEnabled() ? QPalette::Active : QPalette::Disabled, QPalette::Highlight);
     for (const Tick &tick : m_ticks) {
@@ -78,6 +107,23 @@ bool ScrubberSlider::event(QEvent *event)
             const int x = left + int(std::lround(tick.at * (right - left)));
             if (std::abs(help->pos().x() - x) <= kTickHalfWidth + kHoverReach)
                 titles << tr("Bookmark: %1").arg(tick.title);
+        }
+        if (right > left && help->pos().y() <= 6) {
+            const double at = double(help->pos().x() - left) / double(right - left);
+            const double reach = double(kHoverReach) / double(right - left);
+            int shown = 0, more = 0;
+            for (const Span &span : m_spans) {
+                if (at < span.from - reach || at > span.to + reach)
+                    continue;
+                if (shown < 8) { // a tooltip, not a list: the Alerts panel has them all
+                    titles << tr("Alert: %1").arg(span.title);
+                    ++shown;
+                } else {
+                    ++more;
+                }
+            }
+            if (more > 0)
+                titles << tr("and %n more alert(s)", nullptr, more);
         }
         if (m_liveEdge && help->pos().x() >= right - kHoverReach)
             titles << tr("Live: the connection's newest moment");

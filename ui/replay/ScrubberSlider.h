@@ -1,6 +1,7 @@
 // The replay bar's scrubber: a slider over the whole time range that also shows where the
-// bookmarks are (ticks, their titles on hover) and, while viewing a live session's past, the live
-// edge at its right end. Positions are fractions of the range (0 = start, 1 = end). GUI thread.
+// bookmarks are (ticks, their titles on hover), when alerts were open (thin bars along the top,
+// red where a critical one was, amber where only warnings were) and, while viewing a live
+// session's past, the live edge at its right end. Positions are fractions of the range (0 = start, 1 = end). GUI thread.
 #pragma once
 
 #include <QSlider>
@@ -22,6 +23,16 @@ public:
     };
     void setTicks(std::vector<Tick> ticks);
     const std::vector<Tick> &ticks() const { return m_ticks; }
+    struct Span
+    {
+        double from = 0, to = 1;   // 0..1 of the range
+        bool critical = false;
+        QString title;             // shown on hover ("failed: worker-2.sub-1")
+    };
+    // Painting and hovering cost O(spans + width): spans are summed per pixel column, so that
+    // thousands of open alerts do not slow a repaint.
+    void setSpans(std::vector<Span> spans);
+    const std::vector<Span> &spans() const { return m_spans; }
     // The range's end is the live edge (time travel in a live session): drawn and named.
     void setLiveEdge(bool on);
     bool liveEdge() const { return m_liveEdge; }
@@ -35,6 +46,7 @@ protected:
 
 private:
     std::vector<Tick> m_ticks;
+    std::vector<Span> m_spans;
     bool m_liveEdge = false;
 };
 
