@@ -597,7 +597,7 @@ void MainWindow::updateStatusBar()
     case InspectorSession::Source::Live:
         state = clientStateName(m_session->clientState());
         if (m_session->isTimeTravelling())
-            state = tr("Viewing the past · live %1, %n event(s) so far", nullptr,
+            state = tr("Viewing the past · connection %1, %n event(s) so far", nullptr,
                        int(std::min<qint64>(m_session->liveStore()->counters().eventsApplied, INT_MAX)))
                         .arg(state);
         break;

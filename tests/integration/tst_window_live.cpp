@@ -537,6 +537,9 @@ private Q_SLOTS:
         const qint64 liveBefore = session->liveStore()->counters().eventsApplied;
         QTRY_VERIFY_WITH_TIMEOUT(session->liveStore()->counters().eventsApplied > liveBefore, 10000);
         QCOMPARE(shown->counters().eventsApplied, pastEvents); // the past stays where it was put
+        // The status bar says where the operator is and how the connection is (it said "live live").
+        const QString state = window.findChild<QLabel *>(QStringLiteral("connectionState"))->text();
+        QVERIFY2(state.startsWith(QLatin1String("Viewing the past")) && state.contains(QLatin1String("connection live")), qPrintable(state));
         if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty()) {
             QTest::qWait(200); // a repaint at ~30 Hz
             window.grab().save(QDir(shots).filePath(QStringLiteral("time-travel-live.png")));
