@@ -30,3 +30,16 @@ QT_QPA_PLATFORM=offscreen build/tools/screenshots/mapi-screenshots --out "$shots
 cp "$shots/incident/incident-export.png" docs/screenshots/incident-export.png
 cp "$shots/incident/incident-open.png" docs/screenshots/incident-open.png
 rm -rf "$shots"
+# The first hour (docs/first-hour.md): the whole window in its default layout at three sizes,
+# light and dark, live on the incidents scenario (every alert kind) and replaying the sample.
+first=docs/screenshots/first-hour
+mkdir -p "$first"
+node tools/demo-system/demo-system.mjs --mode extended --agents 40 --rate 30 --heartbeat-ms 3000 --scenario incidents >"$log" 2>/dev/null &
+incidents=$!
+trap 'kill $demo $incidents 2>/dev/null || true; rm -f "$log"' EXIT
+for _ in $(seq 100); do grep -q 'ws://' "$log" && break; sleep 0.1; done
+url=$(grep -o 'ws://[^ ]*' "$log" | head -1)
+sleep 35 # the incidents come within the first half minute
+sizes=1024x700,1366x768,1920x1080
+QT_QPA_PLATFORM=offscreen build/tools/screenshots/mapi-screenshots --out "$first" --connect "$url" --wait 8 --sizes $sizes
+QT_QPA_PLATFORM=offscreen build/tools/screenshots/mapi-screenshots --out "$first" --trace resources/sample/demo-system.jsonl.zst --sizes $sizes

@@ -323,7 +323,9 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_session, &InspectorSession::journalStateChanged, this, [this](bool degraded, const QString &reason) {
         m_journalLabel->setVisible(degraded);
         m_journalLabel->setToolTip(reason);
-        statusBar()->showMessage(degraded ? tr("Session journal: %1; frames are kept in memory (bounded) until the disk can be written again").arg(reason)
+        statusBar()->showMessage(degraded ? reason.contains(QLatin1String("kept in memory"))
+                                              ? tr("Session journal: %1").arg(reason) // journaling refused for good: says so itself
+                                              : tr("Session journal: %1; frames are kept in memory (bounded) until the disk can be written again").arg(reason)
                                           : tr("Session journal: written to disk again"),
                                  15000);
     });

@@ -327,10 +327,11 @@ void InspectorSession::openJournal()
     const QString url = redactedUrl(m_options.url);
     const QString folder = SessionJournal::newSessionFolder(SessionJournal::sessionsRoot(), url);
     const JournalOptions options = m_journalOptions;
-    runInWorker([&journal, folder, url, options] {
+    QString why;
+    runInWorker([&journal, &why, folder, url, options] {
         journal = new SessionJournal;
         journal->setOptions(options);
-        journal->open(folder, url, nullptr); // fails only into the degraded state: reported below
+        journal->open(folder, url, &why); // fails only into the degraded state: reported below
     });
     m_journal = journal;
     m_journalFolder = folder;
@@ -351,9 +352,11 @@ void InspectorSession::openJournal()
     });
     // Reads come from this thread (inspector, exports); the journal serves them under its lock.
     m_store.setJournalReader([journal](const FrameRef &ref) { return journal->readFrame(ref); });
+    // The journal's own signal for this went out before the connection above: say it here, with
+    // its reason (a folder it cannot create, or refuses: a link, another user's).
     if (m_journalDegraded)
-        Q_EMIT journalStateChanged(true, tr("The session journal cannot be written in %1: frames are kept in memory only")
-                                             .arg(QDir::toNativeSeparators(folder)));
+        Q_EMIT journalStateChanged(true, tr("Journaling is off (%1): frames are kept in memory only")
+                                             .arg(why.isEmpty() ? QDir::toNativeSeparators(folder) : why));
 }
 
 

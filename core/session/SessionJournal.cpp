@@ -7,8 +7,13 @@
 #include <QSaveFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRandomGenerator>
 #include <QStandardPaths>
 #include <QUrl>
+
+#ifdef Q_OS_UNIX
+#include <unistd.h> // geteuid
+#endif
 
 #define XXH_INLINE_ALL // header only, as protocol/FastHash.h
 #include <xxhash.h>
@@ -33,6 +38,67 @@ int partNumberOf(const QString &fileName)
     bool ok = false;
     const int n = pieces.size() == 4 ? pieces[1].toInt(&ok) : -1;
     return ok ? n : -1;
+}
+
+// Owner-only: folders 0700, files 0600 (Unix; mkdir(2) and open(2) take the mode at creation, so
+// nothing is ever readable by others, whatever the umask). On Windows, ACLs are out of scope: the
+// journal lives in the user's profile (AppLocalDataLocation), already private to that user, and
+// Qt's permission emulation there would write unusual ACLs.
+#ifdef Q_OS_UNIX
+QFile::Permissions ownerOnly(bool folder)
+{
+    return folder ? (QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner) : (QFile::ReadOwner | QFile::WriteOwner);
+}
+#endif
+
+// Creates `path` and no parent; false when it exists already (create-new: never reuses a folder).
+bool makeNewFolder(const QString &path)
+{
+#ifdef Q_OS_UNIX
+    return QDir().mkdir(path, ownerOnly(true));
+#else
+    return QDir().mkdir(path);
+#endif
+}
+
+// Opens `file` for writing as a new file (never over one already there).
+bool openNewFile(QFile &file)
+{
+#ifdef Q_OS_UNIX
+    return file.open(QIODevice::WriteOnly | QIODevice::NewOnly, ownerOnly(false));
+#else
+    return file.open(QIODevice::WriteOnly | QIODevice::NewOnly);
+#endif
+}
+
+// For what others create (QLockFile, QSaveFile): made owner-only right after.
+void makeOwnerOnly(const QString &path, bool folder)
+{
+#ifdef Q_OS_UNIX
+    QFile::setPermissions(path, ownerOnly(folder));
+#else
+    Q_UNUSED(path);
+    Q_UNUSED(folder);
+#endif
+}
+
+// Why the journal must not write in (or read from) the folder `path`, named `what` ("the
+// sessions folder", "the session folder") in the reason; empty when it may. A symbolic link or
+// junction is refused whatever it points to (one planted in a shared folder would send the frames
+// elsewhere), and so, on Unix, is a folder owned by another user (they could read or swap what it
+// holds).
+QString folderRefusal(const QString &path, const QString &what)
+{
+    const QFileInfo info(path);
+    if (info.isSymbolicLink() || info.isJunction())
+        return SessionJournal::tr("%1 %2 is a symbolic link").arg(what, QDir::toNativeSeparators(path));
+    if (!info.isDir())
+        return SessionJournal::tr("cannot create %1 %2: not a folder").arg(what, QDir::toNativeSeparators(path));
+#ifdef Q_OS_UNIX
+    if (info.ownerId() != uint(::geteuid()))
+        return SessionJournal::tr("%1 %2 belongs to another user (%3)").arg(what, QDir::toNativeSeparators(path), info.owner());
+#endif
+    return {};
 }
 
 } // namespace
@@ -75,11 +141,15 @@ QString SessionJournal::newSessionFolder(const QString &root, const QString &url
         if (!c.isLetterOrNumber() && c != QLatin1Char('-'))
             c = QLatin1Char('_');
     const QString base = root + QLatin1Char('/') + QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"))
-        + QLatin1Char('-') + server;
-    QString folder = base;
-    for (int n = 2; QFileInfo::exists(folder); ++n)
-        folder = base + QLatin1Char('-') + QString::number(n);
-    return folder;
+        + QLatin1Char('-') + server + QLatin1Char('-');
+    // 64 random bits: two sessions started in the same second against one server get different
+    // folders, and no one can guess (and plant) a folder before open() creates it.
+    for (;;) {
+        const QString folder = base + QString::number(QRandomGenerator::system()->generate64(), 16).rightJustified(16, QLatin1Char('0'));
+        const QFileInfo info(folder);
+        if (!info.exists() && !info.isSymLink())
+            return folder;
+    }
 }
 
 QList<JournalInfo> SessionJournal::abandonedSessions(const QString &root)
@@ -88,6 +158,8 @@ QList<JournalInfo> SessionJournal::abandonedSessions(const QString &root)
     const QDir dir(root);
     for (const QFileInfo &entry : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot)) {
         const QString folder = entry.absoluteFilePath();
+        if (!folderRefusal(folder, QString()).isEmpty())
+            continue; // a link or someone else's folder: not a session of ours to offer
         QLockFile lock(folder + QStringLiteral("/session.lock"));
         if (!lock.tryLock(0))
             continue; // a running session holds it
@@ -123,6 +195,7 @@ QList<JournalInfo> SessionJournal::abandonedSessions(const QString &root)
 bool SessionJournal::open(const QString &folder, const QString &url, QString *error)
 {
     m_folder = folder;
+    m_madeFolder = false;
     m_url = url;
     m_startedAt = QDateTime::currentMSecsSinceEpoch();
     m_active = true;
@@ -149,16 +222,47 @@ bool SessionJournal::takeFolder(QString *error)
 {
     if (m_lock)
         return true;
-    if (!QDir().mkpath(m_folder)) {
-        *error = tr("cannot create the session folder %1").arg(m_folder);
+    const QString folderName = QDir::toNativeSeparators(m_folder);
+    if (!m_madeFolder) {
+        // The sessions folder: created owner-only when missing, and refused when it is a link
+        // or someone else's (a shared MAPI_SESSIONS_DIR).
+        const QString root = QFileInfo(m_folder).absolutePath();
+        const QFileInfo rootInfo(root);
+        if (!rootInfo.exists() && !rootInfo.isSymLink()) {
+            if (!QDir().mkpath(root)) {
+                *error = tr("cannot create the sessions folder %1").arg(QDir::toNativeSeparators(root));
+                return false;
+            }
+            makeOwnerOnly(root, true);
+        }
+        if (const QString why = folderRefusal(root, tr("the sessions folder")); !why.isEmpty()) {
+            *error = why;
+            return false;
+        }
+        // The session's folder is always a new one (create-new, owner-only): an existing folder
+        // (planted, or another session's) is never used, nor deleted by close().
+        if (QFileInfo(m_folder).exists() || QFileInfo(m_folder).isSymLink()) {
+            *error = tr("the session folder %1 exists already (a new one is needed)").arg(folderName);
+            return false;
+        }
+        if (!makeNewFolder(m_folder)) {
+            *error = tr("cannot create the session folder %1").arg(folderName);
+            return false;
+        }
+        m_madeFolder = true;
+    }
+    if (const QString why = folderRefusal(m_folder, tr("the session folder")); !why.isEmpty()) {
+        *error = why; // swapped after we made it
         return false;
     }
-    auto lock = std::make_unique<QLockFile>(m_folder + QStringLiteral("/session.lock"));
+    const QString lockPath = m_folder + QStringLiteral("/session.lock");
+    auto lock = std::make_unique<QLockFile>(lockPath);
     lock->setStaleLockTime(0); // held as long as the process lives, however long that is
     if (!lock->tryLock(0)) {
-        *error = tr("the session folder %1 is in use").arg(m_folder);
+        *error = tr("the session folder %1 is in use").arg(folderName);
         return false;
     }
+    makeOwnerOnly(lockPath, false);
     m_lock = std::move(lock);
     writeSessionInfo();
     return true;
@@ -166,12 +270,14 @@ bool SessionJournal::takeFolder(QString *error)
 
 void SessionJournal::writeSessionInfo()
 {
-    QSaveFile meta(m_folder + QStringLiteral("/session.json"));
+    const QString path = m_folder + QStringLiteral("/session.json");
+    QSaveFile meta(path);
     if (!meta.open(QIODevice::WriteOnly))
         return; // the journal itself says what it holds; this only names it
     const QJsonObject o{{QStringLiteral("url"), m_url}, {QStringLiteral("startedAt"), double(m_startedAt)}};
     meta.write(QJsonDocument(o).toJson(QJsonDocument::Compact));
-    meta.commit();
+    if (meta.commit())
+        makeOwnerOnly(path, false); // QSaveFile makes new files 0666 & ~umask; the folder is 0700 meanwhile
 }
 
 FrameRef SessionJournal::write(const TraceRecord &record)
@@ -204,7 +310,7 @@ bool SessionJournal::openPart(QString *error)
     const QString path = m_folder + QLatin1Char('/') + partFileName(number);
     m_file.setFileName(path);
     // A part is read while it grows: written in place, and never over a file already there.
-    if (m_failWrites || !m_file.open(QIODevice::WriteOnly | QIODevice::NewOnly)) {
+    if (m_failWrites || !openNewFile(m_file)) {
         if (error)
             *error = m_failWrites ? tr("cannot write %1: no space left on device").arg(path)
                                   : tr("cannot write %1: %2").arg(path, m_file.errorString());
@@ -402,8 +508,8 @@ void SessionJournal::close(bool keepFiles)
         m_lock->unlock();
         m_lock.reset();
     }
-    if (!keepFiles && !m_folder.isEmpty())
-        QDir(m_folder).removeRecursively();
+    if (!keepFiles && m_madeFolder)
+        QDir(m_folder).removeRecursively(); // only a folder this journal made: never a refused one
 }
 
 QList<SessionJournal::PartExtent> SessionJournal::flushedParts()

@@ -3,10 +3,17 @@
 // (docs/trace-format.md), so that the model keeps references instead of frames, a crash loses
 // at most the last second, and the session can be saved or reopened as a trace.
 //
-// On disk: a folder per session (sessionsRoot()/<start time>-<server>), holding parts
-// "journal.jsonl.zst", "journal.1.jsonl.zst", ... (each a trace on its own: header line, then
+// On disk: a folder per session (sessionsRoot()/<start time>-<server>-<64 random bits>), holding
+// parts "journal.jsonl.zst", "journal.1.jsonl.zst", ... (each a trace on its own: header line, then
 // records), "session.json" (server, start) and "session.lock" (held while the session runs: a
 // folder whose lock is free belongs to a session that ended without closing, e.g. a crash).
+//
+// Privacy: the session folder is always created new (never an existing one); on Unix it is 0700,
+// every file in it 0600, and the sessions folder 0700 when the journal creates it (on Windows no
+// ACLs are set: the user's profile folder is already private). A sessions or session folder that
+// is a symbolic link, or (Unix) another user's, is refused: journaling is off for that session
+// (open() fails with the reason, journalStateChanged() says it, frames stay in memory).
+//
 // Each part is a sequence of independent zstd frames of at most kFrameBytes of content; a frame
 // ends at the latest kFlushMs after its first record, so a kill loses at most that.
 //
@@ -25,7 +32,6 @@
 // be called from any thread.
 #pragma once
 
-#include "trace/TraceRecord.h"
 #include "trace/TraceRecord.h"
 
 #include <QElapsedTimer>
@@ -73,17 +79,23 @@ public:
 
     // <AppLocalDataLocation>/sessions (QStandardPaths); MAPI_SESSIONS_DIR overrides it.
     static QString sessionsRoot();
-    // A new folder under `root` for a session with `url` started now ("20261125-143000-host-port").
+    // A folder name under `root`, free now, for a session with `url` started now
+    // ("20261125-143000-host-port-<16 hex digits>"): unpredictable, so no two sessions share it
+    // and no one can plant it. open() creates it.
     static QString newSessionFolder(const QString &root, const QString &url);
-    // Sessions under `root` whose lock is free: they ended without close(), newest first.
+    // Sessions under `root` whose lock is free: they ended without close(), newest first. Links
+    // and other users' folders are not offered.
     static QList<JournalInfo> abandonedSessions(const QString &root);
 
     void setOptions(const JournalOptions &options) { m_options = options; }
-    // Creates `folder` and the first part, takes the lock. `url` is written redacted. false (and
-    // `error`): the journal runs degraded (in memory) and tries the disk again at every flush.
+    // Creates `folder` (which must not exist; its parent is created if missing) and the first
+    // part, takes the lock. `url` is written redacted. false (and `error`, a sentence for people):
+    // the journal runs degraded (in memory) and tries the disk again at every flush; a folder
+    // refused (it exists already, or it or its parent is a link or another user's) stays refused.
     bool open(const QString &folder, const QString &url, QString *error);
     // Writes the open frame, closes the part, frees the lock. `keepFiles` false: deletes the
-    // folder (a session that ended normally leaves nothing behind unless saved).
+    // folder if open() created it (a session that ended normally leaves nothing behind unless
+    // saved; a refused folder is never touched).
     void close(bool keepFiles);
 
     // A frame sink (MapClient::addFrameSink, TraceRecordSink): every frame, socket open and
@@ -175,6 +187,7 @@ private:
     QTimer m_flushTimer;
     bool m_failWrites = false;
     bool m_active = false;        // between open() and close()
+    bool m_madeFolder = false;    // open() created m_folder (only then is it written or deleted)
     void *m_cctx = nullptr;       // ZSTD_CCtx
 
     // Shared with readers (m_mutex): the index of written frames, the parts and the open frame.

@@ -194,6 +194,55 @@ private Q_SLOTS:
         QVERIFY(!f.view->isCollapsed(kCoordinator));
     }
 
+    // Issue 41 item 9: zoomed out, nested scopes share their top edge; their labels do not sit on
+    // one another (the outer one keeps the corner, the inner one moves below it).
+    void scopeLabelsNeverOverlap()
+    {
+        // "outer" holds "inner" and has no member of its own: both boxes start at one corner,
+        // their label bands 26 world units apart, which a zoom under one half makes less than
+        // a label's height.
+        InspectorSession session;
+        SelectionHub hub;
+        SystemStore &store = *session.store();
+        for (const auto &[id, parent] : {std::pair{"outer", ""}, std::pair{"inner", "outer"}}) {
+            EventInput input;
+            input.event.kind = EventKind::ScopeCreated;
+            input.event.type = QStringLiteral("scope.created");
+            input.event.eventId = QStringLiteral("scope-") + QLatin1String(id);
+            input.event.timestampMs = 1800000000000;
+            ScopeRecord scope;
+            scope.id = QLatin1String(id);
+            scope.name = QLatin1String(id);
+            if (*parent)
+                scope.parentId = QLatin1String(parent);
+            input.event.scope = scope;
+            input.receivedMs = input.event.timestampMs;
+            store.apply(ModelInput(input));
+        }
+        for (int i = 0; i < 60; ++i)
+            store.apply(agentRegistered(QStringLiteral("agent-%1").arg(i), QStringLiteral("worker-%1").arg(i),
+                                        {QStringLiteral("outer"), QStringLiteral("inner")}));
+        store.flushChanges();
+        TopologyPanel panel(&session, &hub);
+        panel.resize(1200, 800);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        TopologyView *view = panel.view();
+        QTRY_VERIFY(view->isSettled());
+        for (const QSize size : {QSize(1200, 800), QSize(640, 400), QSize(420, 300)}) { // fitted at three zooms
+            panel.resize(size);
+            view->zoomToFit(false);
+            view->grab();
+            const auto &labels = view->scopeLabelRects();
+            QVERIFY2(labels.size() >= 1, qPrintable(QString::number(labels.size())));
+            for (size_t a = 0; a < labels.size(); ++a)
+                for (size_t b = a + 1; b < labels.size(); ++b)
+                    QVERIFY2(!labels[a].first.intersects(labels[b].first),
+                             qPrintable(QStringLiteral("scope labels %1 and %2 overlap at %3 px wide (zoom %4)")
+                                            .arg(labels[a].second).arg(labels[b].second).arg(size.width()).arg(view->zoom())));
+        }
+    }
+
     // The node badge reads every spelling of a state the one way (map/AgentStates.h), whatever
     // the agent's health says.
     void badgesFollowTheStateClass()

@@ -1,18 +1,27 @@
 // The live session's journal (core/session/SessionJournal.h): what is written reads back
 // byte for byte (from the open frame and from disk), each part is a trace, retention drops the
 // oldest parts and says so, a failing disk keeps frames in a bounded memory ring and journaling
-// resumes, and a killed session's journal is found and reads as a trace.
+// resumes, and a killed session's journal is found and reads as a trace. Its files are private
+// (Unix: 0700 folders, 0600 files), folder names unique, and links, existing folders and other
+// users' folders refused with a reason.
 #include "session/SessionJournal.h"
 #include "trace/Trace.h"
 
 #include <QCoreApplication>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QThread>
+#include <QUuid>
 #include <QtTest>
 
 #include <random>
+
+#ifdef Q_OS_UNIX
+#include <sys/stat.h> // umask
+#include <unistd.h>   // geteuid, chown
+#endif
 
 using namespace mapi;
 
@@ -61,6 +70,26 @@ int runJournalChild(const QString &folder)
         }
     }
 }
+
+#ifdef Q_OS_UNIX
+// No group or other bit, and the owner's read and write (and, for a folder, search) bits.
+bool isOwnerOnly(const QString &path, bool folder)
+{
+    const QFile::Permissions p = QFileInfo(path).permissions();
+    const QFile::Permissions others = QFile::ReadGroup | QFile::WriteGroup | QFile::ExeGroup | QFile::ReadOther
+        | QFile::WriteOther | QFile::ExeOther;
+    const QFile::Permissions owner = folder ? (QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner)
+                                            : (QFile::ReadOwner | QFile::WriteOwner);
+    return !(p & others) && (p & owner) == owner;
+}
+
+// MAPI_SESSIONS_DIR for one scope, then empty again (as initTestCase leaves it).
+struct SessionsDirFor
+{
+    explicit SessionsDirFor(const QString &dir) { qputenv("MAPI_SESSIONS_DIR", QFile::encodeName(dir)); }
+    ~SessionsDirFor() { qputenv("MAPI_SESSIONS_DIR", QByteArray()); }
+};
+#endif
 
 } // namespace
 
@@ -243,6 +272,174 @@ private Q_SLOTS:
         journal.flush();
         QCOMPARE(journal.readFrame(ref), frame);
     }
+
+    // Two windows started in the same second against one server: each gets its own folder and
+    // journals to disk (with names made of time and server only, the second ran memory-only).
+    void twoSessionsStartedAtOnceBothJournal()
+    {
+        QTemporaryDir root;
+        const QString url = QStringLiteral("ws://127.0.0.1:3000/map");
+        const QString first = SessionJournal::newSessionFolder(root.path(), url);
+        const QString second = SessionJournal::newSessionFolder(root.path(), url);
+        QVERIFY(first != second);
+        // <time>-<server>-<64 random bits>
+        const QRegularExpression name(QStringLiteral("^\\d{8}-\\d{6}-127_0_0_1-3000-[0-9a-f]{16}$"));
+        QVERIFY2(name.match(QFileInfo(first).fileName()).hasMatch(), qPrintable(first));
+        SessionJournal a;
+        SessionJournal b;
+        QString error;
+        QVERIFY2(a.open(first, url, &error), qPrintable(error));
+        QVERIFY2(b.open(second, url, &error), qPrintable(error));
+        const QByteArray fa = frameNumber(1);
+        const QByteArray fb = frameNumber(2);
+        const FrameRef ra = a.write(received(1, fa));
+        const FrameRef rb = b.write(received(2, fb));
+        a.flush();
+        b.flush();
+        QVERIFY(!a.isDegraded());
+        QVERIFY(!b.isDegraded());
+        QCOMPARE(a.readFrame(ra), fa);
+        QCOMPARE(b.readFrame(rb), fb);
+        QCOMPARE(a.parts().size(), 1);
+        QCOMPARE(b.parts().size(), 1);
+        QVERIFY(a.parts().first() != b.parts().first());
+        QCOMPARE(countRecords(a.parts().first()), qint64(1));
+        QCOMPARE(countRecords(b.parts().first()), qint64(1));
+    }
+
+    // A folder that exists already (planted, or another session's) is never used, nor deleted.
+    void anExistingSessionFolderIsRefused()
+    {
+        QTemporaryDir root;
+        const QString folder = root.filePath(QStringLiteral("planted"));
+        QVERIFY(QDir().mkdir(folder));
+        QFile mine(folder + QStringLiteral("/keep.txt"));
+        QVERIFY(mine.open(QIODevice::WriteOnly));
+        mine.close();
+        SessionJournal journal;
+        QSignalSpy state(&journal, &SessionJournal::journalStateChanged);
+        QString error;
+        QVERIFY(!journal.open(folder, QStringLiteral("ws://h:1"), &error));
+        QVERIFY2(error.contains(QStringLiteral("exists already")), qPrintable(error));
+        QVERIFY(journal.isDegraded());
+        QVERIFY(!state.isEmpty() && state.first().at(0).toBool() && state.first().at(1).toString() == error);
+        const QByteArray frame = frameNumber(1);
+        const FrameRef ref = journal.write(received(1, frame));
+        journal.flush(); // retries, and refuses again
+        QVERIFY(journal.isDegraded());
+        QCOMPARE(journal.readFrame(ref), frame); // kept in memory
+        QVERIFY(journal.parts().isEmpty());
+        QCOMPARE(QDir(folder).entryList(QDir::Files), QStringList{QStringLiteral("keep.txt")});
+        journal.close(false);
+        QVERIFY(QFileInfo::exists(folder + QStringLiteral("/keep.txt"))); // not deleted
+    }
+
+#ifdef Q_OS_UNIX
+    // Folders 0700 (the sessions folder too, when the journal creates it), every file 0600,
+    // whatever the umask lets through (022 here, the usual one).
+    void filesAreOwnerOnly()
+    {
+        const mode_t oldMask = ::umask(022);
+        QTemporaryDir dir;
+        const QString root = dir.filePath(QStringLiteral("sessions")); // the journal creates it
+        const QString folder = SessionJournal::newSessionFolder(root, QStringLiteral("ws://h:1"));
+        SessionJournal journal;
+        JournalOptions options;
+        options.partBytes = 64 * 1024;
+        journal.setOptions(options);
+        QString error;
+        const bool opened = journal.open(folder, QStringLiteral("ws://h:1"), &error);
+        ::umask(oldMask);
+        QVERIFY2(opened, qPrintable(error));
+        for (qint64 n = 0; n < 3000; ++n)
+            journal.write(received(n, frameNumber(n)));
+        journal.flush();
+        QVERIFY(journal.parts().size() >= 2);
+        QVERIFY(isOwnerOnly(root, true));
+        QVERIFY(isOwnerOnly(folder, true));
+        const QFileInfoList files = QDir(folder).entryInfoList(QDir::Files | QDir::Hidden);
+        QVERIFY(files.size() >= 4); // parts, session.json, session.lock
+        for (const QFileInfo &f : files)
+            QVERIFY2(isOwnerOnly(f.absoluteFilePath(), false), qPrintable(f.fileName()));
+    }
+
+    // MAPI_SESSIONS_DIR (a shared folder) holding a link: nothing is written through it, and the
+    // journal says why it is off. A link planted as the session folder itself is refused too.
+    void linksAreRefused()
+    {
+        QTemporaryDir dir;
+        const QString elsewhere = dir.filePath(QStringLiteral("elsewhere"));
+        QVERIFY(QDir().mkdir(elsewhere));
+        const QString link = dir.filePath(QStringLiteral("sessions"));
+        QVERIFY(QFile::link(elsewhere, link));
+        {
+            SessionsDirFor sessions(link);
+            const QString root = SessionJournal::sessionsRoot();
+            QCOMPARE(root, link);
+            SessionJournal journal;
+            QSignalSpy state(&journal, &SessionJournal::journalStateChanged);
+            QString error;
+            QVERIFY(!journal.open(SessionJournal::newSessionFolder(root, QStringLiteral("ws://h:1")), QStringLiteral("ws://h:1"), &error));
+            QVERIFY2(error.contains(QStringLiteral("symbolic link")) && error.contains(link), qPrintable(error));
+            QVERIFY(journal.isDegraded());
+            QVERIFY(!state.isEmpty() && state.first().at(1).toString() == error);
+            const QByteArray frame = frameNumber(1);
+            const FrameRef ref = journal.write(received(1, frame));
+            journal.flush();
+            QCOMPARE(journal.readFrame(ref), frame);
+            journal.close(false);
+        }
+        QVERIFY(QDir(elsewhere).isEmpty()); // nothing went through the link
+
+        const QString plantedLeaf = dir.filePath(QStringLiteral("leaf"));
+        QVERIFY(QFile::link(elsewhere, plantedLeaf));
+        SessionJournal journal;
+        QString error;
+        QVERIFY(!journal.open(plantedLeaf, QStringLiteral("ws://h:1"), &error));
+        QVERIFY(journal.isDegraded());
+        journal.close(false);
+        QVERIFY(QDir(elsewhere).isEmpty());
+    }
+
+    // A sessions folder owned by another user is refused before anything is created in it, with
+    // that reason (not "cannot create"): "/" (root's) for a user, a folder given to "nobody" when
+    // the tests run as root (as CI does).
+    void anotherUsersFolderIsRefused()
+    {
+        QTemporaryDir mine;
+        QString parent = QStringLiteral("/");
+        if (::geteuid() == 0) {
+            parent = mine.filePath(QStringLiteral("nobodys"));
+            QVERIFY(QDir().mkdir(parent));
+            QVERIFY(::chown(QFile::encodeName(parent).constData(), 65534, 65534) == 0);
+        }
+        QVERIFY(QFileInfo(parent).ownerId() != ::geteuid());
+        const QString folder = QDir(parent).filePath(QStringLiteral("mapi-journal-test-") + QUuid::createUuid().toString(QUuid::Id128));
+        SessionJournal journal;
+        QString error;
+        QVERIFY(!journal.open(folder, QStringLiteral("ws://h:1"), &error));
+        QVERIFY2(error.contains(QStringLiteral("another user")), qPrintable(error));
+        QVERIFY(journal.isDegraded());
+        QVERIFY(!QFileInfo::exists(folder));
+    }
+
+    // A link in the sessions folder to a session's journal is not offered as one of ours.
+    void abandonedSessionsSkipLinks()
+    {
+        QTemporaryDir root;
+        QTemporaryDir other;
+        const QString folder = other.filePath(QStringLiteral("s"));
+        {
+            SessionJournal journal;
+            QVERIFY(journal.open(folder, QStringLiteral("ws://h:1"), nullptr));
+            journal.write(received(1, frameNumber(1)));
+            journal.close(true); // files kept, lock free: looks abandoned
+        }
+        QCOMPARE(SessionJournal::abandonedSessions(other.path()).size(), 1);
+        QVERIFY(QFile::link(folder, root.filePath(QStringLiteral("linked"))));
+        QVERIFY(SessionJournal::abandonedSessions(root.path()).isEmpty());
+    }
+#endif
 
     void killedSessionIsOfferedAndReadsAsATrace()
     {

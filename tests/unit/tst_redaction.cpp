@@ -1,6 +1,8 @@
-// Redaction (core/common/Redaction.h): the rule set on a corpus of secret shapes, the prose and
-// fields it must leave alone, and each way out that applies it: trace records of every kind, CSV,
-// the Chrome trace and the connection's error text.
+// Redaction (core/common/Redaction.h): the rule set on the table of secret shapes
+// (SecretShapes.h) along every path through the rules (free text, JSON string values, stringified
+// JSON, frames that do not parse), the prose and fields it must leave alone, and each way out that
+// applies it: trace records of every kind, CSV, the Chrome trace and the connection's error text.
+#include "SecretShapes.h"
 #include "TestSupport.h"
 
 #include "client/MapClient.h"
@@ -11,6 +13,7 @@
 #include "trace/TraceRecord.h"
 
 #include <QBuffer>
+#include <QElapsedTimer>
 
 using namespace mapi;
 using mapi_test::dump;
@@ -27,8 +30,13 @@ private Q_SLOTS:
     void secretNames();
     void secretShapesVanishEverywhere_data();
     void secretShapesVanishEverywhere();
+    void secretShapesLeaveNoTraceRecord_data();
+    void secretShapesLeaveNoTraceRecord();
     void proseAndCountersAreKept_data();
     void proseAndCountersAreKept();
+    void textRulesExactly_data();
+    void textRulesExactly();
+    void pathologicalTextStaysLinear();
     void jsonKeepsEverythingButTheSecret();
     void stringifiedJsonIsRedactedInside();
     void bytesThatAreNotUtf8AreKept();
@@ -46,12 +54,23 @@ void TestRedaction::secretNames_data()
                              "apiToken", "api_token", "resumeToken", "x-api-key", "X-Api-Key", "apiKey", "api_key", "API-KEY",
                              "openai_api_key", "client_secret", "clientSecret", "secret", "password", "Password", "db.password",
                              "passwd", "pwd", "credential", "credentials", "authorization", "Proxy-Authorization", "cookie",
-                             "Set-Cookie", "private_key", "privateKey", "passphrase", "session_key", "bearer"})
+                             "Set-Cookie", "private_key", "privateKey", "passphrase", "session_key", "bearer",
+                             // Issue 42 item 2b: a secret's word anywhere in a name made of words.
+                             "AWS_SECRET_ACCESS_KEY", "aws_secret_access_key", "secretAccessKey", "secret_key", "GITHUB_TOKEN",
+                             "GITHUB_TOKEN_V2", "DB_PASSWORD", "db-password-new", "SECRET_KEY_BASE", "OPENAI_API_KEY",
+                             "PRIVATE_KEY_PEM", "x-client-secret-value"})
         QTest::addRow("%s", name) << QString::fromLatin1(name) << true;
     for (const char *name : {"tokens", "tokens_used", "tokensUsed", "input_tokens", "output_tokens", "max_tokens", "tokenizer",
                              "tokenCount", "token_type", "secretary", "sessionId", "session", "authorizedBy", "auth", "method",
-                             "keyboard", "passwordless", "cookies_enabled", "cost_usd", ""})
+                             "keyboard", "passwordless", "cookies_enabled", "cost_usd", "",
+                             // Counters, and names about a secret rather than of one.
+                             "token_budget", "token_count", "MAX_TOKENS", "TOKEN_COUNT", "DB_PASSWORD_FILE",
+                             "password_min_length", "AWS_ACCESS_KEY_ID", "secret_name", "keyboard_layout", "password reset requested"})
         QTest::addRow("not %s", name) << QString::fromLatin1(name) << false;
+    // Long names: up to 256 characters are names (the limit was 64), longer ones are data.
+    QTest::addRow("100 characters") << QString(QString(94, QLatin1Char('a')) + QLatin1String("_token")) << true;
+    QTest::addRow("256 characters") << QString(QString(250, QLatin1Char('a')) + QLatin1String("_token")) << true;
+    QTest::addRow("not 257 characters") << QString(QString(251, QLatin1Char('a')) + QLatin1String("_token")) << false;
 }
 
 void TestRedaction::secretNames()
@@ -61,56 +80,50 @@ void TestRedaction::secretNames()
     QCOMPARE(isSecretName(name.toStdString()), secret);
 }
 
-// Each row: a text holding one secret, the secret, and a part that must stay. Checked as it is
-// (a non-JSON frame, a log line), inside a JSON string value, and inside stringified JSON.
-void TestRedaction::secretShapesVanishEverywhere_data()
+// `text` as it reads inside a JSON string, escaped `levels` times (stringified once more per level).
+static QByteArray escaped(const QByteArray &text, int levels = 1)
+{
+    QByteArray out = text;
+    for (int i = 0; i < levels; ++i) {
+        const QByteArray literal = dump(Json(out.toStdString()));
+        out = literal.mid(1, literal.size() - 2);
+    }
+    return out;
+}
+
+// Whether `out` still holds `secret`, as it is or escaped once or twice.
+static bool leaks(const QByteArray &out, const QByteArray &secret)
+{
+    return out.contains(secret) || out.contains(escaped(secret)) || out.contains(escaped(secret, 2));
+}
+
+// The rows of SecretShapes.h: a text holding one secret, the secret, and a part that must stay.
+static void addSecretShapeRows()
 {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("secret");
     QTest::addColumn<QString>("kept");
-    const QString jwt = QStringLiteral("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJvcGVyYXRvciJ9.c2lnbmF0dXJlXzEyMw");
-    QTest::newRow("Bearer JWT") << QStringLiteral("Authorization: Bearer %1").arg(jwt) << jwt << QStringLiteral("Authorization: Bearer");
-    QTest::newRow("Bearer opaque") << QStringLiteral("sent with bearer abc123def456ghi") << QStringLiteral("abc123def456ghi")
-                                   << QStringLiteral("sent with bearer");
-    QTest::newRow("Basic") << QStringLiteral("Authorization: Basic dXNlcjpodW50ZXIy") << QStringLiteral("dXNlcjpodW50ZXIy")
-                           << QStringLiteral("Basic");
-    QTest::newRow("bare JWT") << QStringLiteral("token was %1 then").arg(jwt) << jwt << QStringLiteral(" then");
-    QTest::newRow("OpenAI key") << QStringLiteral("using sk-proj-Abc123Def456Ghi789Jkl for the call")
-                                << QStringLiteral("sk-proj-Abc123Def456Ghi789Jkl") << QStringLiteral("for the call");
-    QTest::newRow("Anthropic key") << QStringLiteral("key sk-ant-api03-XyZ987aBc654dEf321") << QStringLiteral("sk-ant-api03-XyZ987aBc654dEf321")
-                                   << QStringLiteral("key ");
-    QTest::newRow("GitHub token") << QStringLiteral("clone with ghp_0123456789abcdefghijABCDEFGHIJklmnop now")
-                                  << QStringLiteral("ghp_0123456789abcdefghijABCDEFGHIJklmnop") << QStringLiteral(" now");
-    QTest::newRow("GitHub fine-grained") << QStringLiteral("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz")
-                                         << QStringLiteral("11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz") << QString();
-    QTest::newRow("AWS key id") << QStringLiteral("aws AKIAIOSFODNN7EXAMPLE ok") << QStringLiteral("AKIAIOSFODNN7EXAMPLE")
-                                << QStringLiteral(" ok");
-    QTest::newRow("Slack") << QStringLiteral("xoxb-123456789012-abcdefABCDEF") << QStringLiteral("123456789012-abcdefABCDEF") << QString();
-    QTest::newRow("Google API key") << QStringLiteral("AIzaSyA1234567890abcdefghijklmnopqrstuv") << QStringLiteral("SyA1234567890abcdefghijklmnopqrstuv")
-                                    << QString();
-    QTest::newRow("PEM") << QStringLiteral("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----\nafter")
-                         << QStringLiteral("MIIEpAIBAAKCAQEA7") << QStringLiteral("after");
-    QTest::newRow("URL password") << QStringLiteral("postgres://admin:hunter2@db.internal:5432/app") << QStringLiteral("hunter2")
-                                  << QStringLiteral("postgres://admin:REDACTED@db.internal:5432/app");
-    QTest::newRow("query parameter") << QStringLiteral("GET /v1?access_token=q1w2e3r4t5&page=2") << QStringLiteral("q1w2e3r4t5")
-                                     << QStringLiteral("&page=2");
-    QTest::newRow("name: value") << QStringLiteral("password: correct-horse-battery") << QStringLiteral("correct-horse-battery")
-                                 << QStringLiteral("password: ");
-    QTest::newRow("x-api-key header") << QStringLiteral("X-Api-Key: 5f2b9c0e1d") << QStringLiteral("5f2b9c0e1d")
-                                      << QStringLiteral("X-Api-Key");
-    QTest::newRow("env style") << QStringLiteral("OPENAI_API_KEY=abc-def-123 other=1") << QStringLiteral("abc-def-123")
-                               << QStringLiteral("other=1");
-    QTest::newRow("quoted pair") << QStringLiteral("{'client_secret': 'cs_live_42'}") << QStringLiteral("cs_live_42")
-                                 << QStringLiteral("client_secret");
+    for (const mapi_test::SecretShape &row : mapi_test::secretShapes())
+        QTest::newRow(row.name.c_str()) << QString::fromStdString(row.text) << QString::fromStdString(row.secret)
+                                        << QString::fromStdString(row.kept);
 }
 
+void TestRedaction::secretShapesVanishEverywhere_data()
+{
+    addSecretShapeRows();
+}
+
+// Every path through the rules: free text, a JSON string value, stringified JSON, and a frame
+// that does not parse (the text escaped once in it, or twice inside stringified JSON).
 void TestRedaction::secretShapesVanishEverywhere()
 {
     QFETCH(QString, text);
     QFETCH(QString, secret);
     QFETCH(QString, kept);
     const QByteArray secretBytes = secret.toUtf8();
+    const QByteArray keptBytes = kept.toUtf8();
 
+    // Free text (a log line, a close reason, a note, a frame that is not JSON).
     const QString plain = redactSecrets(text);
     QVERIFY2(!plain.contains(secret), qPrintable(plain));
     QVERIFY2(plain.contains(kept), qPrintable(plain));
@@ -119,7 +132,7 @@ void TestRedaction::secretShapesVanishEverywhere()
     // As a string value in a frame: the frame stays valid JSON and only that value changes.
     const Json frame = {{"jsonrpc", "2.0"}, {"method", "map/event"}, {"params", {{"log", text.toStdString()}, {"n", 7}}}};
     const QByteArray inJson = redactSecrets(dump(frame));
-    QVERIFY2(!inJson.contains(secretBytes), inJson.constData());
+    QVERIFY2(!leaks(inJson, secretBytes), inJson.constData());
     const Json parsed = Json::parse(inJson.constBegin(), inJson.constEnd(), nullptr, false);
     QVERIFY(parsed.is_object());
     QCOMPARE(QString::fromStdString(parsed["params"]["log"].get<std::string>()), plain);
@@ -129,28 +142,149 @@ void TestRedaction::secretShapesVanishEverywhere()
     const Json inner = {{"note", text.toStdString()}};
     const Json outer = {{"payload", inner.dump()}};
     const QByteArray nested = redactSecrets(dump(outer));
-    QVERIFY2(!nested.contains(secretBytes), nested.constData());
+    QVERIFY2(!leaks(nested, secretBytes), nested.constData());
+
+    // A frame nlohmann rejects (cut short) falls back to the text rules: they read the secret
+    // behind one level of escaping and behind two (stringified JSON inside the broken frame).
+    const QByteArray once = "{\"jsonrpc\":\"2.0\",\"method\":\"map/event\",\"params\":{\"log\":"
+        + dump(Json(text.toStdString())) + ",\"n\":7";
+    QVERIFY(!Json::accept(once.constBegin(), once.constEnd()));
+    const QByteArray brokenOnce = redactSecrets(once);
+    QVERIFY2(!leaks(brokenOnce, secretBytes), brokenOnce.constData());
+    QVERIFY2(brokenOnce.contains(escaped(keptBytes)), brokenOnce.constData());
+    const QByteArray twice = "{\"jsonrpc\":\"2.0\",\"params\":{\"payload\":" + dump(Json(inner.dump())) + ",\"n\":";
+    QVERIFY(!Json::accept(twice.constBegin(), twice.constEnd()));
+    const QByteArray brokenTwice = redactSecrets(twice);
+    QVERIFY2(!leaks(brokenTwice, secretBytes), brokenTwice.constData());
+    QVERIFY2(brokenTwice.contains(escaped(keptBytes, 2)), brokenTwice.constData());
+}
+
+void TestRedaction::secretShapesLeaveNoTraceRecord_data()
+{
+    addSecretShapeRows();
+}
+
+// One way out, every row: each kind of trace record (the journal and saved sessions write these).
+void TestRedaction::secretShapesLeaveNoTraceRecord()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, secret);
+    const QByteArray secretBytes = secret.toUtf8();
+    const std::string value = text.toStdString();
+    auto line = [](const char *dir, const QByteArray &raw, bool binary = false, const Json &extra = Json()) {
+        TraceRecord r;
+        r.timeMs = 1;
+        r.dir = QString::fromLatin1(dir);
+        r.raw = raw;
+        r.binary = binary;
+        r.extra = extra;
+        return encodeRecordLine(r);
+    };
+    const QByteArray frame = dump(Json{{"jsonrpc", "2.0"}, {"method", "map/event"}, {"params", {{"log", value}}}});
+    const QByteArray lines[] = {
+        line("recv", text.toUtf8()),                       // a text frame (JSON or not)
+        line("recv", frame),                               // a string value in a frame
+        line("recv", frame.left(frame.size() - 2)),        // a frame cut short: the text rules
+        line("send", text.toUtf8(), true),                 // a binary frame (base64)
+        line("close", text.toUtf8()),                      // a close reason
+        line("note", text.toUtf8()),                       // a note
+        line("action", {}, false, Json{{"params", {{"log", value}}}}),
+        encodeHeaderLine(QStringLiteral("ws://h"), 1, {{"server", {{"motd", value}}}}),
+    };
+    for (const QByteArray &l : lines) {
+        QVERIFY2(!leaks(l, secretBytes), l.constData());
+        const Json parsed = Json::parse(l.constBegin(), l.constEnd(), nullptr, false);
+        QVERIFY2(parsed.is_object(), l.constData());
+        if (parsed.value("encoding", std::string()) == "base64") {
+            const QByteArray decoded = QByteArray::fromBase64(QByteArray::fromStdString(parsed.value("raw", std::string())));
+            QVERIFY2(!leaks(decoded, secretBytes), decoded.constData());
+        }
+    }
 }
 
 void TestRedaction::proseAndCountersAreKept_data()
 {
     QTest::addColumn<QByteArray>("text");
-    QTest::newRow("bearer in prose") << QByteArray("the agent was the bearer of bad news");
-    QTest::newRow("basic in prose") << QByteArray("a basic functionality check");
-    QTest::newRow("token in prose") << QByteArray("token bucket refilled: token=null");
-    QTest::newRow("time zone") << QByteArray("Asia/Tokyo, AKIA is not a key alone");
-    QTest::newRow("task ids") << QByteArray("task-0123456789abcdef risk-assessment-2026 desk-lamp");
-    QTest::newRow("URL without password") << QByteArray("see https://example.org/a?b=c and ws://127.0.0.1:8080");
-    QTest::newRow("seed 003 usage") << QByteArray(R"({"resource_usage":{"tokens_used":1520,"cost_usd":0.42},"input_tokens":3})");
-    QTest::newRow("booleans and null") << QByteArray(R"({"hasToken":true,"password":null,"apiKey":false})");
-    QTest::newRow("already redacted") << QByteArray(R"({"token":"REDACTED","x":"password=REDACTED"})");
-    QTest::newRow("non-JSON frame") << QByteArray("hello, this frame is not JSON: {oops");
+    for (const mapi_test::HarmlessText &row : mapi_test::harmlessTexts())
+        QTest::newRow(row.name.c_str()) << QByteArray::fromStdString(row.text);
 }
 
+// No over-redaction: as text, as a string value in a frame, and in a frame that does not parse.
 void TestRedaction::proseAndCountersAreKept()
 {
     QFETCH(QByteArray, text);
     QCOMPARE(redactSecrets(text), text);
+    const QByteArray frame = dump(Json{{"params", {{"log", text.toStdString()}}}});
+    QCOMPARE(redactSecrets(frame), frame);
+    const QByteArray broken = "{\"params\":{\"log\":" + dump(Json(text.toStdString())) + ",\"n\":";
+    QCOMPARE(redactSecrets(broken), broken);
+}
+
+// What exactly goes and what stays, for the shapes of issue 42 item 2b.
+void TestRedaction::textRulesExactly_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QByteArray>("expected");
+    const QByteArray longName = QByteArray(94, 'a') + QByteArray("_token");
+    const QByteArray tooLongName = QByteArray(294, 'a') + QByteArray("_token"); // 300 characters: data, not a name
+    QTest::newRow("Authorization: Token") << QByteArray("Authorization: Token abcdef0123456789")
+                                          << QByteArray("Authorization: Token REDACTED");
+    QTest::newRow("any scheme word") << QByteArray("Proxy-Authorization: Digest username=bob")
+                                     << QByteArray("Proxy-Authorization: Digest REDACTED");
+    QTest::newRow("escaped JSON") << QByteArray(R"(ERROR {\"api_key\":\"sk-123\"} at 12:00)")
+                                  << QByteArray(R"(ERROR {\"api_key\":\"REDACTED\"} at 12:00)");
+    QTest::newRow("escaped twice") << QByteArray(R"(ERROR {\\\"password\\\":\\\"pw\\\",\\\"user\\\":\\\"bob\\\"})")
+                                   << QByteArray(R"(ERROR {\\\"password\\\":\\\"REDACTED\\\",\\\"user\\\":\\\"bob\\\"})");
+    QTest::newRow("environment") << QByteArray("AWS_SECRET_ACCESS_KEY=abc/def+ghi region=eu")
+                                 << QByteArray("AWS_SECRET_ACCESS_KEY=REDACTED region=eu");
+    QTest::newRow("header array") << QByteArray(R"(["X-Api-Key","k-123"])") << QByteArray(R"(["X-Api-Key","REDACTED"])");
+    QTest::newRow("header arrays in JSON")
+        << QByteArray(R"({"headers":[["X-Api-Key", "k-1"],["Accept","*/*"]],"o":{"a":"token","b":"c"}})")
+        << QByteArray(R"({"headers":[["X-Api-Key", "REDACTED"],["Accept","*/*"]],"o":{"a":"token","b":"c"}})");
+    QTest::newRow("tuples") << QByteArray(R"(headers [("x-auth-token", "abc"), ("accept", "json")])")
+                            << QByteArray(R"(headers [("x-auth-token", "REDACTED"), ("accept", "json")])");
+    QTest::newRow("100-character name") << QByteArray(longName + "=v1") << QByteArray(longName + "=REDACTED");
+    QTest::newRow("300-character name") << QByteArray(tooLongName + "=v1") << QByteArray(tooLongName + "=v1");
+    QTest::newRow("escaped name") << QByteArray(R"(tok\u0065n=t0k)") << QByteArray(R"(tok\u0065n=REDACTED)");
+    QTest::newRow("broken frame, nested")
+        << QByteArray(R"({"params":{"payload":"{\"token\":\"nt-1\",\"x\":\"{\\\"password\\\":\\\"pw\\\"}\"}","n":)")
+        << QByteArray(R"({"params":{"payload":"{\"token\":\"REDACTED\",\"x\":\"{\\\"password\\\":\\\"REDACTED\\\"}\"}","n":)");
+    QTest::newRow("frame cut after the secret") << QByteArray(R"({"token":"abc","x":"cut-in-the-midd)")
+                                                << QByteArray(R"({"token":"REDACTED","x":"cut-in-the-midd)");
+    QTest::newRow("object under a secret name, broken")
+        << QByteArray(R"({"credentials":{"user":"bob","password":"pw1"},"x":1)")
+        << QByteArray(R"({"credentials":{"user":"bob","password":"REDACTED"},"x":1)");
+    QTest::newRow("quoted value with blanks") << QByteArray(R"(password: "a b c" rest)")
+                                              << QByteArray(R"(password: "REDACTED" rest)");
+    QTest::newRow("prose with a comma") << QByteArray("enter your password, then click")
+                                        << QByteArray("enter your password, then click");
+    QTest::newRow("a value, not a pair") << QByteArray(R"({"a":"token","b":"c")") << QByteArray(R"({"a":"token","b":"c")");
+}
+
+void TestRedaction::textRulesExactly()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QByteArray, expected);
+    QCOMPARE(redactSecrets(text), expected);
+}
+
+// The text rules read each value a bounded number of times and never backtrack far: texts made to
+// make a re-reading or backtracking matcher quadratic take milliseconds (the bound is generous for
+// sanitizer builds; quadratic behaviour would take minutes).
+void TestRedaction::pathologicalTextStaysLinear()
+{
+    for (const char *unit : {"a:http://a:", "\"x\":\"", R"(\"x\":\")", "['token',", "password=", R"(\\\")", "a=b=c=",
+                             "Authorization: Token ", R"(tok\u0065n)", "-----BEGIN PRIVATE KEY-----", R"(\"token\",\")"}) {
+        QByteArray text("token "); // a hint: the rules run
+        while (text.size() < 256 * 1024)
+            text.append(unit);
+        text.append('{'); // never JSON
+        QElapsedTimer timer;
+        timer.start();
+        const QByteArray out = redactSecrets(text);
+        QVERIFY2(timer.elapsed() < 10000, unit);
+        QVERIFY(!out.isEmpty());
+    }
 }
 
 void TestRedaction::jsonKeepsEverythingButTheSecret()

@@ -3,6 +3,9 @@
 //
 //   mapi-screenshots --out DIR (--connect URL [--wait S] | --trace FILE) [--inspect-message] [--export-progress]
 //                    [--compare-with FILE] [--inspect-chain]
+//   mapi-screenshots --out DIR (--connect URL [--wait S] | --trace FILE) --sizes 1024x700,1366x768,1920x1080
+//       the whole window in its default layout at each size, light and dark:
+//       window-<W>x<H>-<live|replay>-<light|dark>.png (docs/first-hour.md)
 #include "MainWindow.h"
 #include "model/CausalChains.h"
 #include "dialogs/IncidentDialog.h"
@@ -17,6 +20,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QSettings>
 #include <QTabWidget>
 #include <QTimer>
 
@@ -30,6 +34,59 @@ static void settle(int ms)
     t.start();
     while (t.elapsed() < ms)
         QApplication::processEvents(QEventLoop::AllEvents, 20);
+}
+
+// A fresh window at each size (the default layout is sized when first shown), filled from the
+// source, with a failed or late agent selected and inspected, shot in both themes.
+static int shootSizes(const QString &out, const QStringList &sizes, const QString &url, const QString &trace, int waitMs)
+{
+    int written = 0;
+    for (const QString &text : sizes) {
+        const QStringList wh = text.split(u'x');
+        if (wh.size() != 2 || wh[0].toInt() < 640 || wh[1].toInt() < 480) {
+            std::fprintf(stderr, "--sizes: %s is not WIDTHxHEIGHT\n", qPrintable(text));
+            return -1;
+        }
+        QSettings().remove(QStringLiteral("layout")); // the default layout, not the last run's
+        ui::applyTheme(ui::Theme::Light);
+        ui::MainWindow window;
+        window.resize(wh[0].toInt(), wh[1].toInt());
+        window.show();
+        if (!url.isEmpty()) {
+            ClientOptions options;
+            options.url = QUrl(url);
+            window.connectTo(options, true);
+            settle(waitMs);
+        } else {
+            if (!window.openTrace(trace))
+                return -1;
+            while (window.session()->isLoadingTrace())
+                settle(50);
+            settle(1500); // the detectors' first verdict
+        }
+        // The agent an operator would look at first: failed, else unresponsive or late.
+        const Agent *pick = nullptr;
+        for (const Health wanted : {Health::Failed, Health::Unresponsive, Health::Late})
+            for (const Agent &a : window.session()->store()->agents())
+                if (!pick && !a.unregistered && a.health == wanted)
+                    pick = &a;
+        if (pick)
+            window.selection()->selectAgents({pick->id}, window.dock(QStringLiteral("agentsDock")));
+        settle(600);
+        const QString mode = url.isEmpty() ? QStringLiteral("replay") : QStringLiteral("live");
+        for (const ui::Theme theme : {ui::Theme::Light, ui::Theme::Dark}) {
+            ui::applyTheme(theme);
+            for (QWidget *w : window.findChildren<QWidget *>())
+                w->update();
+            settle(400);
+            const QString name = QStringLiteral("%1/window-%2-%3-%4.png")
+                                     .arg(out, text, mode, theme == ui::Theme::Dark ? QStringLiteral("dark") : QStringLiteral("light"));
+            window.grab().save(name);
+            ++written;
+        }
+    }
+    ui::applyTheme(ui::Theme::Light);
+    return written;
 }
 
 int main(int argc, char **argv)
@@ -46,6 +103,7 @@ int main(int argc, char **argv)
                   {QStringLiteral("export-progress"), QStringLiteral("Also shoot the window during an export (a large trace), then cancel it.")},
                   {QStringLiteral("inspect-chain"), QStringLiteral("Inspect the message with the longest causal chain, its Chain tab shown.")},
                   {QStringLiteral("compare-with"), QStringLiteral("Also shoot File → Compare with another run against FILE (run-diff.png)."), QStringLiteral("FILE")},
+                  {QStringLiteral("sizes"), QStringLiteral("Only the whole window, at each WxH (comma-separated), light and dark."), QStringLiteral("LIST")},
                   {QStringLiteral("incident"), QStringLiteral("Also shoot File → Export incident… after a preview (incident-export.png), write the bundle "
                                                               "to DIR/incident.jsonl.zst, its pictures, and the bundle opened (incident-open.png).")}});
     p.process(app);
@@ -55,6 +113,14 @@ int main(int argc, char **argv)
         return 1;
     }
     QDir().mkpath(out);
+    if (p.isSet(QStringLiteral("sizes"))) {
+        const int written = shootSizes(out, p.value(QStringLiteral("sizes")).split(u',', Qt::SkipEmptyParts), p.value(QStringLiteral("connect")),
+                                       p.value(QStringLiteral("trace")), int(p.value(QStringLiteral("wait")).toDouble() * 1000));
+        if (written < 0)
+            return 2;
+        std::printf("%d screenshots in %s\n", written, qPrintable(out));
+        return 0;
+    }
 
     ui::applyTheme(ui::Theme::Light);
     ui::MainWindow window;

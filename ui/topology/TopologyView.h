@@ -41,6 +41,8 @@ public:
 
     // Navigation. Zoom 1 = one world unit per pixel.
     void zoomToFit(bool animated = true);
+    // The scope labels the last paint drew (view rectangles, scope rows): never on one another.
+    const std::vector<std::pair<QRectF, int>> &scopeLabelRects() const { return m_scopeLabels; }
     void setZoom(double zoom);                    // around the view's centre, immediately
     double zoom() const { return m_camera.scale; }
     void panBy(QPointF pixels);                   // moves the picture by `pixels`, immediately

@@ -191,16 +191,34 @@ void TopologyView::paintScopeLabels(QPainter &painter, const TopologyColors &col
     labelFont.setBold(true);
     painter.setFont(labelFont);
     const QFontMetricsF metrics(labelFont);
-    for (size_t s = 0; s < scopes.size(); ++s) {
+    // Outer scopes first; a label that would sit on one already drawn (nested boxes share their
+    // top edge when zoomed out: the label band is in world units, the text in pixels) moves down
+    // below it, or is left out when its box has no room.
+    std::vector<size_t> order;
+    for (size_t s = 0; s < scopes.size(); ++s)
+        if (!scopes[s].deleted && !scopes[s].box.isNull() && scopes[s].box.intersects(visibleWorld))
+            order.push_back(s);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scopes[a].depth < scopes[b].depth; });
+    std::vector<QRectF> placed;
+    for (const size_t s : order) {
         const ScopeGroup &g = scopes[s];
-        if (g.deleted || g.box.isNull() || !g.box.intersects(visibleWorld))
-            continue;
         const QRectF box(mapToView(g.box.topLeft()), mapToView(g.box.bottomRight()));
         if (box.width() < 60)
             continue; // too small to label legibly
         const QString text = metrics.elidedText(QStringLiteral("%1 · %2").arg(g.name).arg(g.members.size()),
                                                 Qt::ElideRight, box.width() - 16);
-        const QRectF label(box.left() + 8, box.top() + 3, metrics.horizontalAdvance(text), metrics.height());
+        QRectF label(box.left() + 8, box.top() + 3, metrics.horizontalAdvance(text), metrics.height());
+        for (bool moved = true; moved;) {
+            moved = false;
+            for (const QRectF &other : placed)
+                if (other.adjusted(-4, -1, 4, 1).intersects(label.adjusted(-4, -1, 4, 1))) {
+                    label.moveTop(other.bottom() + 3);
+                    moved = true;
+                }
+        }
+        if (label.bottom() > box.bottom() - 2)
+            continue; // no room left in its box
+        placed.push_back(label);
         QColor backdrop = colors.background;
         backdrop.setAlpha(170);
         painter.setPen(Qt::NoPen);
