@@ -1,5 +1,8 @@
 #include "MainWindow.h"
 
+#include "controllers/AlertDeliveryController.h"
+#include "controllers/ControlController.h"
+
 #include "dialogs/ActionDialogs.h"
 #include "dialogs/ConnectDialog.h"
 #include "dialogs/ConnectionProfiles.h"
@@ -118,88 +121,10 @@ MainWindow::MainWindow(QWidget *parent)
     // The detectors run over the store the views show (live, a trace, the past); rules from the
     // file named in the settings (alerts/rulesFile; docs/alerts.md), else the defaults.
     m_alertMonitor = new AlertMonitor(this);
-    {
-        AlertRules rules;
-        const QString rulesFile = QSettings().value(QStringLiteral("alerts/rulesFile")).toString();
-        if (!rulesFile.isEmpty()) {
-            const ErrorOr<AlertRules> read = readAlertRulesFile(rulesFile);
-            if (read)
-                rules = *read;
-            else
-                QTimer::singleShot(0, this, [this, why = read.error()] {
-                    statusBar()->showMessage(tr("Alert rules: %1; the defaults apply").arg(why), 15000);
-                });
-        }
-        m_alertMonitor->setRules(rules);
-        m_session->store()->setHealthPolicy(healthPolicyForRules(rules, m_session->store()->healthPolicy()));
-    }
     m_alertMonitor->setStore(m_session->store());
-    m_alertMonitor->start();
-    m_notifier = new AlertNotifier(this);
-    m_webhook = new AlertWebhook(this);
-    {
-        QSettings settings;
-        m_alertDelivery.desktop = settings.value(QStringLiteral("alerts/notify"), true).toBool();
-        m_alertDelivery.sound = settings.value(QStringLiteral("alerts/sound"), false).toBool();
-        m_alertDelivery.webhookOn = settings.value(QStringLiteral("alerts/webhookOn"), false).toBool();
-        m_alertDelivery.webhookMinSeverity =
-            alertSeverityFromName(settings.value(QStringLiteral("alerts/webhookMinSeverity")).toString()).value_or(AlertSeverity::Warning);
-    }
-    applyAlertDelivery();
-    if (m_alertDelivery.webhookOn)
-        ConnectionProfiles::readKeychain(QString::fromLatin1(kWebhookKeychainKey), this, [this](const QString &secret, const QString &error) {
-            const Json stored = Json::parse(secret.toStdString(), nullptr, false);
-            if (!error.isEmpty() || !stored.is_object()) {
-                // Off for this session (the settings file still says on): the dialog shows it
-                // off rather than on with no address, and nothing in the keychain is touched.
-                m_alertDelivery.webhookOn = false;
-                statusBar()->showMessage(error.isEmpty() ? tr("Alert webhook off: its address is not in the OS keychain (Alerts → Settings…)")
-                                                         : tr("Alert webhook off: the OS keychain is not available (%1)").arg(error),
-                                         15000);
-                return;
-            }
-            m_alertDelivery.webhookUrl = QString::fromStdString(stored.value("url", std::string()));
-            m_alertDelivery.webhookToken = QString::fromStdString(stored.value("token", std::string()));
-            m_webhookInKeychain = true;
-            applyAlertDelivery();
-        });
-    connect(m_webhook, &AlertWebhook::delivered, this, [this](bool ok, const QString &detail) {
-        if (!ok)
-            statusBar()->showMessage(tr("Alert webhook: not delivered (%1 so far): %2").arg(m_webhook->failed()).arg(detail), 15000);
-    });
-    connect(m_alertMonitor, &AlertMonitor::alertsChanged, this, [this](const std::vector<AlertChange> &changes) {
-        // Notifications and the webhook speak of now: not of a trace, nor of the live past. After
-        // new rules, what is raised again was already said (the webhook skips what it sent).
-        const bool now = m_session->source() == InspectorSession::Source::Live && !m_session->isTimeTravelling();
-        if (now) {
-            if (!m_applyingNewRules)
-                m_notifier->offer(changes, isActiveWindow() && !isMinimized(), QDateTime::currentMSecsSinceEpoch());
-            m_webhook->offer(changes);
-        }
-        m_ladder.alertsChanged(changes);
-        runLadder();
-        QHash<QString, int> badges; // each agent's most severe open alert
-        for (const auto &[key, alert] : m_alertMonitor->openAlerts())
-            for (const QString &id : alert.agents)
-                badges[id] = std::max(badges.value(id, -1), int(alert.severity));
-        m_topology->view()->setAlertBadges(badges);
-    });
-    connect(m_alertMonitor, &AlertMonitor::alertsReset, this, [this] { m_topology->view()->setAlertBadges({}); });
-    connect(m_alertMonitor, &AlertMonitor::evaluated, this, [this] {
-        if (m_session->source() == InspectorSession::Source::Live && !m_session->isTimeTravelling())
-            m_webhook->reconcile(m_alertMonitor->openAlerts(), m_session->store()->now());
-        if (m_applyingNewRules) { // the first verdict of new rules: climbs of alerts gone end
-            m_ladder.retainOnly(m_alertMonitor->openAlerts());
-            m_applyingNewRules = false;
-        }
-    });
-    auto *ladderClock = new QTimer(this);
-    ladderClock->setObjectName(QStringLiteral("ladderClock"));
-    ladderClock->setInterval(1000); // the ladder's delays are seconds
-    connect(ladderClock, &QTimer::timeout, this, &MainWindow::runLadder);
-    ladderClock->start();
-    connect(m_session, &InspectorSession::observerOnlyChanged, this, [this] { m_ladder.setObserverOnly(m_session->observerOnly()); });
-    connect(m_notifier, &AlertNotifier::activated, this, [this] {
+    m_alertDelivery = new AlertDeliveryController(m_session, m_alertMonitor, this);
+    connect(m_alertDelivery, &AlertDeliveryController::statusMessage, statusBar(), &QStatusBar::showMessage);
+    connect(m_alertDelivery, &AlertDeliveryController::notificationActivated, this, [this] {
         showNormal();
         raise();
         activateWindow();
@@ -208,6 +133,21 @@ MainWindow::MainWindow(QWidget *parent)
             dock->raise();
         }
     });
+    m_alertDelivery->loadSettings();
+    m_alertMonitor->start();
+    m_control = new ControlController(m_session, m_selection, m_alertMonitor,
+                                      {m_injectAction, m_stopAction, m_suspendAction, m_resumeAction}, this);
+    connect(m_control, &ControlController::statusMessage, statusBar(), &QStatusBar::showMessage);
+    connect(m_control, &ControlController::actionsStarted, this, &MainWindow::revealActions);
+    connect(m_alertDelivery, &AlertDeliveryController::rulesApplied, m_control, &ControlController::expectNewRules);
+    connect(m_alertMonitor, &AlertMonitor::alertsChanged, this, [this] {
+        QHash<QString, int> badges; // each agent's most severe open alert
+        for (const auto &[key, alert] : m_alertMonitor->openAlerts())
+            for (const QString &id : alert.agents)
+                badges[id] = std::max(badges.value(id, -1), int(alert.severity));
+        m_topology->view()->setAlertBadges(badges);
+    });
+    connect(m_alertMonitor, &AlertMonitor::alertsReset, this, [this] { m_topology->view()->setAlertBadges({}); });
     buildDocks();
     buildMenus();
     buildStatusBar();

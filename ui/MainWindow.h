@@ -2,10 +2,8 @@
 // frequent action, a status bar with the connection's health, and the control actions.
 #pragma once
 
-#include "alerts/SupervisionLadder.h"
 #include "client/MapClient.h"
 #include "common/DeepLink.h"
-#include "dialogs/AlertSettingsDialog.h"
 #include "trace/IncidentBundle.h"
 
 #include <QMainWindow>
@@ -20,7 +18,6 @@ class QToolButton;
 
 namespace mapi {
 class AlertMonitor;
-class AlertWebhook;
 class ExportJob;
 class InspectorSession;
 }
@@ -34,7 +31,8 @@ class HealthPanel;
 class InspectorPanel;
 class ProblemsPanel;
 class AlertsPanel;
-class AlertNotifier;
+class AlertDeliveryController;
+class ControlController;
 class ReplayBar;
 class RunDiffDialog;
 class IncidentDialog;
@@ -105,6 +103,8 @@ public:
     // the server lacks `method`, and a caution when the server stopped answering right after one
     // of our own actions before.
     QString controlNote(const QString &method) const;
+    ControlController *control() const { return m_control; }
+    AlertDeliveryController *alertDelivery() const { return m_alertDelivery; }
     void setForcedObserver(bool on);   // --observer: no control action whatever the profile says
 
     // Panels and actions by object name, for tests and the screenshot script.
@@ -119,10 +119,6 @@ public Q_SLOTS:
     void renewCredential();
     void showOpenTraceDialog();
     void revealActions(); // after an operator action: the Actions panel in front
-    void injectIntoSelection();
-    void stopSelection();
-    void suspendSelection();
-    void resumeSelection();
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -145,7 +141,6 @@ private:
     // The whole retained session, or (`visibleRange`) the time range the timeline shows.
     void saveSessionWithDialog(bool visibleRange = false);
     void exportWithDialog(ExportKind kind, const QString &suffix, const QString &filter);
-    void confirmAndRun(const QString &verb, const QString &method);
     QDockWidget *addPanel(const QString &objectName, const QString &title, QWidget *panel, Qt::DockWidgetArea area,
                           const QKeySequence &toggleShortcut);
     void setTheme(const QString &name);
@@ -179,20 +174,10 @@ private:
     ProblemsPanel *m_problems = nullptr;
     AlertsPanel *m_alerts = nullptr;
     AlertMonitor *m_alertMonitor = nullptr; // the detectors over the store the views show
-    AlertNotifier *m_notifier = nullptr;
-    SupervisionLadder m_ladder;             // per connection: reset by connectTo()
-    void runLadder();                       // takes the ladder's due steps (once a second)
-    void superviseWithDialog();
-    // Alerts → Settings…: the rules (saved to the rules file, applied at once) and how alerts
-    // reach the operator (settings; the webhook's address and token in the OS keychain).
-    void editAlertSettings();
-    QString alertRulesPath() const;         // alerts/rulesFile, else alert-rules.json in the config folder
-    void applyAlertDelivery();
-    AlertWebhook *m_webhook = nullptr;
-    AlertDelivery m_alertDelivery;          // the webhook's address and token: memory and keychain only
-    static constexpr const char *kWebhookKeychainKey = "alerts:webhook";
-    bool m_webhookInKeychain = false;       // the keychain holds the webhook's address (read or written)
-    bool m_applyingNewRules = false;        // new rules: until the detectors' first verdict on the store
+    // The window composes controllers, each serving the system shown (ui/controllers): control
+    // actions and automatic supervision; how alerts reach the operator.
+    ControlController *m_control = nullptr;
+    AlertDeliveryController *m_alertDelivery = nullptr;
     QList<QDockWidget *> m_docks;
 
     QAction *m_connectAction = nullptr;

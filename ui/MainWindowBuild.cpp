@@ -3,6 +3,8 @@
 
 #include "dialogs/ActionDialogs.h"
 #include "dialogs/CommandPalette.h"
+#include "controllers/AlertDeliveryController.h"
+#include "controllers/ControlController.h"
 #include "dialogs/ConnectDialog.h"
 #include "dialogs/ConnectionProfiles.h"
 #include "dialogs/RecoverDialog.h"
@@ -206,10 +208,7 @@ void MainWindow::buildActions()
             showWarning(tr("Cannot save the session"), error);
     });
     connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
-    connect(m_injectAction, &QAction::triggered, this, &MainWindow::injectIntoSelection);
-    connect(m_stopAction, &QAction::triggered, this, &MainWindow::stopSelection);
-    connect(m_suspendAction, &QAction::triggered, this, &MainWindow::suspendSelection);
-    connect(m_resumeAction, &QAction::triggered, this, &MainWindow::resumeSelection);
+    // inject, stop, suspend, resume: run by the ControlController (made after the actions)
     connect(m_observerAction, &QAction::toggled, this, [this](bool on) {
         if (!on && m_forcedObserver) {
             m_observerAction->setChecked(true); // --observer cannot be switched off in the window
@@ -306,11 +305,11 @@ void MainWindow::buildDocks()
     m_actions = new ActionsPanel(m_session, m_selection, this);
     m_problems = new ProblemsPanel(m_session, m_selection, this);
     m_alerts = new AlertsPanel(m_session, m_selection, m_alertMonitor, this);
-    connect(m_alerts, &AlertsPanel::injectRequested, this, &MainWindow::injectIntoSelection);
-    connect(m_alerts, &AlertsPanel::suspendRequested, this, &MainWindow::suspendSelection);
-    connect(m_alerts, &AlertsPanel::stopRequested, this, &MainWindow::stopSelection);
-    connect(m_alerts, &AlertsPanel::superviseRequested, this, &MainWindow::superviseWithDialog);
-    connect(m_alerts, &AlertsPanel::settingsRequested, this, &MainWindow::editAlertSettings);
+    connect(m_alerts, &AlertsPanel::injectRequested, m_control, &ControlController::injectIntoSelection);
+    connect(m_alerts, &AlertsPanel::suspendRequested, m_control, &ControlController::suspendSelection);
+    connect(m_alerts, &AlertsPanel::stopRequested, m_control, &ControlController::stopSelection);
+    connect(m_alerts, &AlertsPanel::superviseRequested, m_control, &ControlController::superviseWithDialog);
+    connect(m_alerts, &AlertsPanel::settingsRequested, m_alertDelivery, &AlertDeliveryController::editSettings);
     // The timeline draws every alert as a bar on its agents' lanes; a click on one shows it here.
     connect(m_alertMonitor, &AlertMonitor::alertsChanged, m_timeline->view(), &TimelineView::takeAlertChanges);
     connect(m_alertMonitor, &AlertMonitor::alertsReset, m_timeline->view(), &TimelineView::clearAlerts);

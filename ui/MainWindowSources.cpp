@@ -1,5 +1,6 @@
 // MainWindow: where the model comes from (a server, a trace, an incident bundle, a deep link).
 #include "MainWindow.h"
+#include "controllers/ControlController.h"
 
 #include "dialogs/ActionDialogs.h"
 #include "dialogs/ConnectDialog.h"
@@ -94,8 +95,7 @@ void MainWindow::connectTo(const ClientOptions &options, bool observerOnly)
             return;
         checked.allowCredentialInClear = true; // for this connection only: the next one asks again
     }
-    m_ladder.reset(); // automatic supervision is enabled per connection, never carried over
-    m_ladder.setObserverOnly(observerOnly || m_forcedObserver);
+    m_control->resetForConnection(observerOnly || m_forcedObserver); // supervision is per connection
     m_session->connectTo(checked, observerOnly || m_forcedObserver);
     m_alertMonitor->start(); // in case a trace load was under way (it stops the detectors)
     m_observerAction->setChecked(m_session->observerOnly());

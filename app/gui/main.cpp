@@ -8,6 +8,7 @@
 #include "common/VectorStateGuard.h"
 
 #include <QApplication>
+#include <QMessageBox>
 #include <QCommandLineParser>
 #include <QFileOpenEvent>
 #include <QIcon>
@@ -155,8 +156,13 @@ int main(int argc, char **argv)
     } else if (!p.positionalArguments().isEmpty()) {
         // Launchers pass %u: a map-inspector:// link, a file:// URL or a path.
         const QString argument = p.positionalArguments().first();
-        if (isDeepLink(argument) ? !window.openDeepLink(argument) : !window.openTrace(localFileFromArgument(argument)))
+        const ErrorOr<QString> path = isDeepLink(argument) ? ErrorOr<QString>(QString()) : localPathFromArgument(argument);
+        if (!path) { // a network path (file://host/share, \\host\share): refused, and said why
+            std::fprintf(stderr, "map-inspector: Cannot open %s\n", qPrintable(path.error()));
+            QMessageBox::warning(&window, QObject::tr("Cannot open trace"), path.error());
+        } else if (isDeepLink(argument) ? !window.openDeepLink(argument) : !window.openTrace(*path)) {
             std::fprintf(stderr, "map-inspector: Cannot open %s (see the window)\n", isDeepLink(argument) ? "link" : "trace");
+        }
     }
     app.installEventFilter(new OpenEventFilter(&window));
     // Journals of live sessions that did not close (a crash, a kill): offered once the window is up.

@@ -4,6 +4,7 @@
 
 #include <QCoreApplication>
 #include <QDateTime>
+#include <QHostAddress>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
@@ -27,11 +28,21 @@ QString AlertWebhook::checkUrl(const QUrl &url, const QString &bearerToken)
         return tr("the address has no host");
     if (!url.userName().isEmpty() || !url.password().isEmpty())
         return tr("put no user name or password in the address: use the token field");
-    const QString host = url.host().toLower();
-    const bool thisMachine = host == QLatin1String("localhost") || host == QLatin1String("127.0.0.1") || host == QLatin1String("::1");
-    if (!bearerToken.isEmpty() && scheme == QLatin1String("http") && !thisMachine)
+    if (!bearerToken.isEmpty() && scheme == QLatin1String("http") && !isLoopbackHost(url.host()))
         return tr("a token is sent only over https (or to this machine)");
     return QString();
+}
+
+bool AlertWebhook::isLoopbackHost(const QString &host)
+{
+    QStringView h(host);
+    if (h.size() > 2 && h.startsWith(u'[') && h.endsWith(u']')) // "[::1]" as written in a URL
+        h = h.mid(1, h.size() - 2);
+    if (h.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0)
+        return true;
+    // An address, not a name: a name other than localhost may resolve anywhere.
+    const QHostAddress address(h.toString());
+    return !address.isNull() && address.isLoopback();
 }
 
 QString AlertWebhook::describe(const QUrl &url)

@@ -39,8 +39,13 @@ public:
 
     // Why `url` cannot be a webhook address (empty: it can): http or https with a host, and no
     // user name or password in it (a token goes in the token field, so it stays out of the address);
-    // with a token, https unless the host is this machine (a token must not cross a network in clear).
+    // with a token, https unless the host is this machine (isLoopbackHost(): a token must not cross
+    // a network in clear).
     static QString checkUrl(const QUrl &url, const QString &bearerToken = {});
+    // Whether `host` (as QUrl::host() gives it, or bracketed: "[::1]") is this machine: "localhost"
+    // (any case), an address in 127.0.0.0/8, or ::1 (QHostAddress::isLoopback()). Other names
+    // are not, whatever they resolve to: checkUrl() decides before any lookup.
+    static bool isLoopbackHost(const QString &host);
     // The address without what may be secret: "https://hooks.example.com:443".
     static QString describe(const QUrl &url);
 

@@ -149,9 +149,12 @@ void MapClient::stop()
 void MapClient::request(const QString &method, const Json &params, Reply reply, int timeoutMs)
 {
     if (m_options.observerOnly && methodEffect(method, params) == MethodEffect::Changes) {
+        const QString why = methodIsClassified(method)
+            ? QStringLiteral("refused: observer mode: %1 changes the system and is not sent").arg(method)
+            : QStringLiteral("refused: observer mode: %1 is not a method the console knows, and what it cannot "
+                             "classify is not sent").arg(method);
         if (reply)
-            reply(false, Json(), RpcError{kRefusedCode, QStringLiteral("refused: an observer-only session does not send %1, "
-                                                                       "which changes the system").arg(method), Json()});
+            reply(false, Json(), RpcError{kRefusedCode, why, Json()});
         return;
     }
     Pending pending;

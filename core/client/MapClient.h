@@ -128,8 +128,10 @@ public:
     // map/scopes/members) is asked once under its other spelling (alternativeMethodName:
     // map/agents.list), and the spelling that worked is used from then on (the pipeline reports a
     // MethodFallback).
-    // Observer-only: a method that changes the system (MethodTable.h) is refused without being
-    // sent, with code kRefusedCode.
+    // Observer-only: a method that changes the system, or one MethodTable.h does not name, is
+    // refused without being sent: the callback runs before request() returns, with code
+    // kRefusedCode and a message that names the method ("refused: observer mode: map/send
+    // changes the system and is not sent"). Reads and the client's own connection go out.
     static constexpr int kTimeoutCode = -32099;
     static constexpr int kRefusedCode = -32098;
     using Reply = std::function<void(bool ok, const Json &result, const RpcError &error)>;

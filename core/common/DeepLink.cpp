@@ -37,6 +37,14 @@ bool isSlash(QChar c)
     return c == QLatin1Char('/') || c == QLatin1Char('\\');
 }
 
+// A path on another machine: two slashes of either kind first ("//host/share", "\\host\share",
+// "\\?\UNC\…", "/\host"). Windows opens those over SMB and offers the user's credentials to
+// the host, so they are refused wherever a local file is expected, on every platform alike.
+bool isNetworkPath(QStringView path)
+{
+    return path.size() >= 2 && isSlash(path[0]) && isSlash(path[1]);
+}
+
 // Every '%' starts two hex digits. (QUrlQuery would otherwise take a stray '%' as "%25" in some
 // values and stop decoding others.)
 bool percentEncodingIsValid(QStringView text)
@@ -160,7 +168,7 @@ ErrorOr<DeepLink> parseDeepLink(const QString &text)
     out.file = values[0];
     if (out.file.isEmpty())
         return Failure{QStringLiteral("the link names no file (map-inspector://open?file=/path/to/trace.jsonl.zst)")};
-    if (out.file.size() >= 2 && isSlash(out.file[0]) && isSlash(out.file[1]))
+    if (isNetworkPath(out.file))
         return Failure{QStringLiteral("the link's file %1 is on the network; a link may only open a local file")
                            .arg(quoted(out.file))};
     if (out.file.startsWith(QLatin1Char(':')) || !QDir::isAbsolutePath(out.file))
@@ -193,14 +201,35 @@ bool isDeepLink(const QString &arg)
     return QStringView(arg).trimmed().startsWith(QLatin1String("map-inspector:"), Qt::CaseInsensitive);
 }
 
+ErrorOr<QString> localPathFromArgument(const QString &arg)
+{
+    QString path = arg;
+    if (arg.startsWith(QLatin1String("file://"), Qt::CaseInsensitive)) {
+        QUrl url(arg);
+        if (!url.isValid() || !url.isLocalFile())
+            return Failure{QStringLiteral("%1 is not a valid file URL").arg(quoted(arg))};
+        // file://host/share/x names a file on another machine: QUrl::toLocalFile() would make it
+        // the UNC path //host/share/x. "localhost" is this machine (RFC 8089), read as no host.
+        const QString host = url.host();
+        if (!host.isEmpty() && host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) != 0)
+            return Failure{QStringLiteral("%1 names a file on the network host %2; only a local file is opened")
+                               .arg(quoted(arg), quoted(host))};
+        url.setHost(QString());
+        path = url.toLocalFile();
+        if (path.isEmpty())
+            return Failure{QStringLiteral("%1 names no file").arg(quoted(arg))};
+    }
+    if (isNetworkPath(path))
+        return Failure{QStringLiteral("%1 is a network path; only a local file is opened").arg(quoted(path))};
+    if (path.contains(QChar(0)))
+        return Failure{QStringLiteral("the file name %1 holds a NUL character").arg(quoted(path))};
+    return path;
+}
+
 QString localFileFromArgument(const QString &arg)
 {
-    if (!arg.startsWith(QLatin1String("file://"), Qt::CaseInsensitive))
-        return arg;
-    const QUrl url(arg);
-    if (!url.isValid() || !url.isLocalFile())
-        return arg;
-    return url.toLocalFile();
+    ErrorOr<QString> path = localPathFromArgument(arg);
+    return path ? std::move(path).value() : QString();
 }
 
 } // namespace mapi

@@ -77,9 +77,16 @@ QString makeDeepLink(const DeepLink &link);
 // surrounding white space ignored). Such an argument goes to parseDeepLink(), not to a file open.
 bool isDeepLink(const QString &arg);
 
-// The window's positional argument as a path: a `file://` URL (launchers pass %u that way) becomes
-// its local path, decoded ("file:///tmp/a%20b.jsonl" -> "/tmp/a b.jsonl"); anything else,
-// including a link or a path, comes back unchanged.
+// The window's positional argument as a local path, or why it is not one. A `file://` URL
+// (launchers pass %u that way) becomes its local path, decoded ("file:///tmp/a%20b.jsonl" ->
+// "/tmp/a b.jsonl"; "file://localhost/tmp/x" is "/tmp/x"); anything else, including a link or a
+// path, comes back unchanged. Refused, on every platform: a file URL with another host
+// ("file://host/share/x", which QUrl makes the UNC path "//host/share/x"), one that does not
+// parse, and any path that starts with two slashes of either kind ("//host/…", "\\host\…",
+// "\\?\UNC\…"): opening those would reach out to another machine (and, on Windows, offer it
+// the user's credentials) because a launcher or a clicked link said so.
+ErrorOr<QString> localPathFromArgument(const QString &arg);
+// localPathFromArgument()'s path, or an empty string where it refuses (it says why).
 QString localFileFromArgument(const QString &arg);
 
 } // namespace mapi

@@ -127,6 +127,45 @@ private Q_SLOTS:
         QCOMPARE(off.queued(), 0);
     }
 
+    // "This machine", for a token over plain http, is every spelling of loopback: localhost in
+    // any case, 127.0.0.0/8 (not only 127.0.0.1), ::1 bracketed or not. Another name or address
+    // is not, and neither is a name that only starts like localhost.
+    void loopbackIsEverySpellingOfThisMachine_data()
+    {
+        QTest::addColumn<QString>("url");
+        QTest::addColumn<bool>("loopback");
+        QTest::newRow("127.0.0.1") << QStringLiteral("http://127.0.0.1:9/x") << true;
+        QTest::newRow("127.0.0.2") << QStringLiteral("http://127.0.0.2:9/x") << true;
+        QTest::newRow("127.255.255.254") << QStringLiteral("http://127.255.255.254/x") << true;
+        QTest::newRow("[::1]") << QStringLiteral("http://[::1]:9/x") << true;
+        QTest::newRow("localhost") << QStringLiteral("http://localhost:9/x") << true;
+        QTest::newRow("LocalHost") << QStringLiteral("http://LocalHost:9/x") << true;
+        QTest::newRow("10.0.0.1") << QStringLiteral("http://10.0.0.1:9/x") << false;
+        QTest::newRow("128.0.0.1") << QStringLiteral("http://128.0.0.1/x") << false;
+        QTest::newRow("0.0.0.0") << QStringLiteral("http://0.0.0.0:9/x") << false;
+        QTest::newRow("[::2]") << QStringLiteral("http://[::2]:9/x") << false;
+        QTest::newRow("localhost.example.com") << QStringLiteral("http://localhost.example.com/x") << false;
+        QTest::newRow("a name") << QStringLiteral("http://hooks.example.com/x") << false;
+    }
+
+    void loopbackIsEverySpellingOfThisMachine()
+    {
+        QFETCH(QString, url);
+        QFETCH(bool, loopback);
+        const QUrl address(url);
+        QCOMPARE(AlertWebhook::isLoopbackHost(address.host()), loopback);
+        QCOMPARE(AlertWebhook::checkUrl(address, QStringLiteral("tok")).isEmpty(), loopback);
+        QVERIFY(AlertWebhook::checkUrl(address).isEmpty()); // without a token, plain http is fine anywhere
+    }
+
+    void bracketedAddressIsLoopback()
+    {
+        QVERIFY(AlertWebhook::isLoopbackHost(QStringLiteral("[::1]")));
+        QVERIFY(AlertWebhook::isLoopbackHost(QStringLiteral("::1")));
+        QVERIFY(!AlertWebhook::isLoopbackHost(QStringLiteral("[]")));
+        QVERIFY(!AlertWebhook::isLoopbackHost(QString()));
+    }
+
     void postsRaisedAndClearedInOrderWithTheToken()
     {
         Receiver receiver;

@@ -338,11 +338,14 @@ void TestClientActions::backlogHoldsTheProducerUntilThereIsRoom()
 }
 
 
-// Observer mode below the actions too: a generic request that changes the system is refused
-// without being sent; reads go out.
+// Observer mode below the actions too: a generic request that changes the system (the deny-list
+// of map/MethodTable.cpp), or that the console cannot classify, is refused without being sent,
+// and the caller hears why; reads go out.
 void TestClientActions::observerRefusesEveryMethodThatChanges()
 {
     auto *t = new FakeTransport;
+    for (const char *method : {"map/federation/list", "map/federation/buffer/stats", "map/send"})
+        t->handlers[QString::fromLatin1(method)] = [](const Json &) { return Answer::ok(Json::object()); };
     ClientOptions options = fastOptions();
     options.observerOnly = true;
     MapClient client(options, t);
@@ -350,16 +353,45 @@ void TestClientActions::observerRefusesEveryMethodThatChanges()
     client.start();
     QTRY_COMPARE(client.state(), ClientState::Live);
     const int sentBefore = t->sent.size();
-    for (const char *method : {"map/scopes/create", "mail/turn", "map/agents/register", "trajectory/checkpoint", "x-vendor/do"}) {
+    for (const char *method : {"map/send", "map/inject", "map/scopes/create", "mail/turn", "map/agents/register",
+                               "map/agents/stop", "map/federation/route", "map/federation/buffer/flush",
+                               "trajectory/checkpoint", "x-vendor/do"}) {
         int code = 0;
-        client.request(QString::fromLatin1(method), Json::object(), [&code](bool ok, const Json &, const RpcError &e) {
+        QString message;
+        client.request(QString::fromLatin1(method), Json::object(), [&code, &message](bool ok, const Json &, const RpcError &e) {
             code = ok ? 1 : e.code;
+            message = e.message;
         });
-        QCOMPARE(code, MapClient::kRefusedCode);
+        QCOMPARE(code, MapClient::kRefusedCode); // answered at once, before request() returns
+        QVERIFY2(message.contains(QLatin1String("observer mode")) && message.contains(QLatin1String(method)),
+                 qPrintable(message));
     }
-    QCOMPARE(t->sent.size(), sentBefore);
+    int code = 0;
+    QString message;
+    client.request(QStringLiteral("map/send"), Json{{"to", {{"agent", "a1"}}}, {"payload", "hi"}},
+                   [&code, &message](bool ok, const Json &, const RpcError &e) {
+                       code = ok ? 1 : e.code;
+                       message = e.message;
+                   });
+    QCOMPARE(code, MapClient::kRefusedCode);
+    QCOMPARE(message, QStringLiteral("refused: observer mode: map/send changes the system and is not sent"));
+    QCOMPARE(t->sent.size(), sentBefore); // nothing went on the wire
+    QVERIFY(t->requestsFor(QStringLiteral("map/send")).isEmpty());
+
+    // Reads, and the client's own subscription, go out.
     client.request(QStringLiteral("map/agents/get"), Json{{"agentId", "a1"}}, {});
     QTRY_COMPARE(t->requestsFor(QStringLiteral("map/agents/get")).size(), 1);
+    const int listsBefore = t->requestsFor(QStringLiteral("map/agents/list")).size();
+    client.request(QStringLiteral("map/agents/list"), Json::object(), {});
+    QTRY_COMPARE(t->requestsFor(QStringLiteral("map/agents/list")).size(), listsBefore + 1);
+    for (const char *method : {"map/federation/list", "map/federation/buffer/stats"}) {
+        client.request(QString::fromLatin1(method), Json::object(), {});
+        QTRY_COMPARE(t->requestsFor(QString::fromLatin1(method)).size(), 1);
+    }
+
+    client.setObserverOnly(false); // observer mode off: the same request goes out
+    client.request(QStringLiteral("map/send"), Json{{"to", {{"agent", "a1"}}}, {"payload", "hi"}}, {});
+    QTRY_COMPARE(t->requestsFor(QStringLiteral("map/send")).size(), 1);
 }
 
 // A server that knows its lists only as map/agents.list: asked once under that spelling, kept for

@@ -1,6 +1,6 @@
 // Deep links (core/common/DeepLink.h): map-inspector://open?file=…&t=…&agent=…&message=… round
 // trips for paths that need encoding, the forms launchers pass, every refusal with its reason,
-// and the window's positional argument given as a file:// URL.
+// and the window's positional argument given as a file:// URL (never a network path).
 #include "TestSupport.h"
 
 #include "common/DeepLink.h"
@@ -53,6 +53,8 @@ private Q_SLOTS:
     void recognisesLinks();
     void fileUrlArguments_data();
     void fileUrlArguments();
+    void networkArgumentsAreRefused_data();
+    void networkArgumentsAreRefused();
 };
 
 void TestDeepLink::roundTrip_data()
@@ -325,6 +327,14 @@ void TestDeepLink::fileUrlArguments_data()
     QTest::newRow("unicode") << QStringLiteral("file:///tmp/%C3%A9%E6%97%A5.jsonl") << q("/tmp/é日.jsonl");
     QTest::newRow("upper-case scheme") << QStringLiteral("FILE:///tmp/t.jsonl") << QStringLiteral("/tmp/t.jsonl");
 #endif
+    // localhost is this machine: its path, not the UNC path "//localhost/…" QUrl would make.
+#ifdef Q_OS_WIN
+    QTest::newRow("localhost") << QStringLiteral("file://localhost/C:/tmp/t.jsonl") << QStringLiteral("C:/tmp/t.jsonl");
+    QTest::newRow("LOCALHOST") << QStringLiteral("file://LOCALHOST/C:/tmp/a%20b.jsonl") << QStringLiteral("C:/tmp/a b.jsonl");
+#else
+    QTest::newRow("localhost") << QStringLiteral("file://localhost/tmp/t.jsonl") << QStringLiteral("/tmp/t.jsonl");
+    QTest::newRow("LOCALHOST") << QStringLiteral("file://LOCALHOST/tmp/a%20b.jsonl") << QStringLiteral("/tmp/a b.jsonl");
+#endif
     // Everything that is not a file:// URL comes back as it is.
     QTest::newRow("path") << QStringLiteral("/tmp/a%20b.jsonl") << QStringLiteral("/tmp/a%20b.jsonl");
     QTest::newRow("relative") << QStringLiteral("traces/t.jsonl") << QStringLiteral("traces/t.jsonl");
@@ -339,6 +349,39 @@ void TestDeepLink::fileUrlArguments()
     QFETCH(QString, arg);
     QFETCH(QString, expected);
     QCOMPARE(localFileFromArgument(arg), expected);
+    const ErrorOr<QString> path = localPathFromArgument(arg);
+    QVERIFY2(path.ok(), qPrintable(path.error()));
+    QCOMPARE(*path, expected);
+}
+
+// A file on another machine is refused, as a file URL or as a path, whatever the platform: on
+// Windows, opening it would connect to that host over SMB (and offer it the user's credentials)
+// because a launcher or a clicked link said so. QUrl("file://host/share/x").toLocalFile() is the
+// UNC path "//host/share/x".
+void TestDeepLink::networkArgumentsAreRefused_data()
+{
+    QTest::addColumn<QString>("arg");
+    QTest::addColumn<QString>("said"); // a part of the reason
+    QTest::newRow("file URL with a host") << QStringLiteral("file://host/share/x.jsonl") << QStringLiteral("network host \"host\"");
+    QTest::newRow("file URL, host in capitals") << QStringLiteral("FILE://Server.Example/share/t.jsonl") << QStringLiteral("network host");
+    QTest::newRow("file URL, IP host") << QStringLiteral("file://10.0.0.5/share/t.jsonl") << QStringLiteral("network host");
+    QTest::newRow("file URL, drive as host") << QStringLiteral("file://C:/x/t.jsonl") << QString(); // "//c/x/t.jsonl" before
+    QTest::newRow("file URL, UNC in the path") << QStringLiteral("file:////host/share/t.jsonl") << QString();
+    QTest::newRow("file URL, encoded backslashes") << QStringLiteral("file:///%5C%5Chost/share/t.jsonl") << QStringLiteral("network path");
+    QTest::newRow("UNC path") << QStringLiteral("//host/share/t.jsonl") << QStringLiteral("network path");
+    QTest::newRow("UNC path, backslashes") << QStringLiteral("\\\\host\\share\\t.jsonl") << QStringLiteral("network path");
+    QTest::newRow("UNC path, long form") << QStringLiteral("\\\\?\\UNC\\host\\share\\t.jsonl") << QStringLiteral("network path");
+    QTest::newRow("UNC path, mixed slashes") << QStringLiteral("/\\host/share/t.jsonl") << QStringLiteral("network path");
+}
+
+void TestDeepLink::networkArgumentsAreRefused()
+{
+    QFETCH(QString, arg);
+    QFETCH(QString, said);
+    const ErrorOr<QString> path = localPathFromArgument(arg);
+    QVERIFY2(!path.ok(), qPrintable(path.ok() ? *path : QString()));
+    QVERIFY2(path.error().contains(said), qPrintable(path.error()));
+    QVERIFY(localFileFromArgument(arg).isEmpty()); // nothing a caller could open
 }
 
 QTEST_GUILESS_MAIN(TestDeepLink)

@@ -46,6 +46,50 @@ QStringList sdkEventDataTypes(QString *error)
     return names;
 }
 
+// The SDK's method registry, walked in its built files: every MAP method name they spell (the
+// values of METHOD_REGISTRY and of the *_METHODS constants, the keys of MAPServer's and
+// TestServer's handler tables, router mapping, validation schemas, the permission rules). A name
+// is a quoted string under map/, mail/, trajectory/, workspace/ or cred/; wildcards of the
+// permission rules ("map/scopes/*") are not names. ACP_METHODS (session/new, fs/read_text_file...)
+// are ACP's own methods, carried inside map/send payloads: never MAP methods on the wire.
+// `registry`: METHOD_REGISTRY's and the *_METHODS constants' values alone, to check that the
+// namespaces above hold every one of them.
+QStringList sdkMethodNames(QStringList *registry, QString *error)
+{
+    static const QString namespaces = QStringLiteral("(?:map|mail|trajectory|workspace|cred)/");
+    static const QRegularExpression name(QStringLiteral("\"(%1[A-Za-z0-9_./-]+)\"").arg(namespaces));
+    // `var NAME = { ... \n};`, and in it `method: "…"` (the registry) or `KEY: "…"` (a constant).
+    static const QRegularExpression constant(QStringLiteral("\\bvar (METHOD_REGISTRY|\\w+_METHODS) = \\{(.*?)\\r?\\n\\};"),
+                                             QRegularExpression::DotMatchesEverythingOption);
+    static const QRegularExpression value(QStringLiteral("(?:\\bmethod|\\b[A-Z][A-Z0-9_]*):\\s*\"([^\"]+)\""));
+    QStringList names;
+    for (const char *file : {"index.js", "server.js", "testing.js"}) {
+        QFile f(kSdkDist + u'/' + QLatin1String(file));
+        if (!f.open(QIODevice::ReadOnly)) {
+            *error = QStringLiteral("cannot read %1/%2: run scripts/install-deps.sh (it installs the pinned SDK)")
+                         .arg(kSdkDist, QLatin1String(file));
+            return {};
+        }
+        const QString text = QString::fromUtf8(f.readAll());
+        for (auto it = name.globalMatch(text); it.hasNext();) {
+            const QString n = it.next().captured(1);
+            if (!names.contains(n))
+                names << n;
+        }
+        for (auto it = constant.globalMatch(text); it.hasNext();) {
+            const QRegularExpressionMatch block = it.next();
+            if (block.captured(1) == QLatin1String("ACP_METHODS"))
+                continue;
+            for (auto v = value.globalMatch(block.captured(2)); v.hasNext();) {
+                const QString n = v.next().captured(1);
+                if (!registry->contains(n))
+                    *registry << n;
+            }
+        }
+    }
+    return names;
+}
+
 // In file order (the task vectors build on each other): an ordered_json.
 nlohmann::ordered_json loadVectors()
 {
@@ -328,6 +372,42 @@ private slots:
             QCOMPARE(int(methodEffect(q(m))), int(MethodEffect::Changes));
         QCOMPARE(int(methodEffect(QStringLiteral("mail/summary"))), int(MethodEffect::Reads));
         QCOMPARE(int(methodEffect(QStringLiteral("mail/summary"), Json{{"regenerate", true}})), int(MethodEffect::Changes));
+    }
+
+    // Every method the SDK knows is decided in map/MethodTable.cpp: read, own connection, or on
+    // the deny-list. A method a new SDK adds fails here until it is placed (observer mode would
+    // refuse it meanwhile: unknown counts as a change). Remove a method from the table and
+    // this fails too.
+    void everySdkMethodIsClassified()
+    {
+        QStringList registry;
+        QString error;
+        const QStringList names = sdkMethodNames(&registry, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        // 0.1.15: 81 names in all, 63 in the registry and constants; fewer means the walk broke.
+        QVERIFY2(names.size() >= 75, qPrintable(names.join(u',')));
+        QVERIFY2(registry.size() >= 55, qPrintable(registry.join(u',')));
+        for (const QString &m : registry) // the namespaces cover the registry
+            QVERIFY2(names.contains(m), qPrintable(QStringLiteral("%1: a method outside the namespaces walked").arg(m)));
+        for (const char *m : {"map/federation/list", "map/federation/buffer/stats", "map/federation/buffer/flush",
+                              "map/agents/update/metadata", "map/send/scope", "mail/turn", "cred/get"})
+            QVERIFY2(names.contains(q(m)), m); // MAPServer's handlers, not only the registry
+        QStringList unclassified;
+        for (const QString &m : names)
+            if (!methodIsClassified(m))
+                unclassified << m;
+        QVERIFY2(unclassified.isEmpty(), qPrintable(QStringLiteral("not in map/MethodTable.cpp: ") + unclassified.join(u',')));
+        QVERIFY(!methodIsClassified(QStringLiteral("x-vendor/anything")));
+        QCOMPARE(int(methodEffect(QStringLiteral("x-vendor/anything"))), int(MethodEffect::Changes));
+        // Spot checks of the decisions.
+        QCOMPARE(int(methodEffect(QStringLiteral("map/send"))), int(MethodEffect::Changes));
+        QCOMPARE(int(methodEffect(QStringLiteral("map/agents/list"))), int(MethodEffect::Reads));
+        QCOMPARE(int(methodEffect(QStringLiteral("map/federation/list"))), int(MethodEffect::Reads));
+        QCOMPARE(int(methodEffect(QStringLiteral("map/federation/buffer/stats"))), int(MethodEffect::Reads));
+        QCOMPARE(int(methodEffect(QStringLiteral("map/federation/route"))), int(MethodEffect::Changes));
+        QCOMPARE(int(methodEffect(QStringLiteral("mail/turn"))), int(MethodEffect::Changes));
+        QCOMPARE(int(methodEffect(QStringLiteral("map/auth/refresh"))), int(MethodEffect::OwnConnection));
+        QCOMPARE(int(methodEffect(QStringLiteral("map/subscriptions/pause"))), int(MethodEffect::OwnConnection));
     }
 
     // Method names: the canonical and the dotted spelling read as one; map/subscribe.ack is its own.

@@ -29,6 +29,7 @@ public:
     ~AlertNotifier() override;
 
     void setEnabled(bool on) { m_enabled = on; }
+    bool isEnabled() const { return m_enabled; }
     void setSound(bool on) { m_sound = on; }
     bool hasTray() const { return m_tray != nullptr; }
     // Without a tray: the toast that shows notifications (created with the first one; else null).

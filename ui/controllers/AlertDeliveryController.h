@@ -1,0 +1,73 @@
+// How alerts reach the operator, for one system's detectors: the rules (read from the rules file
+// at start, edited in Alerts → Settings…, saved and applied at once), desktop notifications and
+// the webhook (its address and token in the OS keychain only). Notifications and webhook calls
+// speak of now: only for a live session not viewing its past.
+//
+// One controller serves one system (its session and AlertMonitor); `window` is where dialogs
+// open and whose being in front silences notifications. GUI thread.
+#pragma once
+
+#include "dialogs/AlertSettingsDialog.h"
+
+#include <QObject>
+#include <QPointer>
+
+class QWidget;
+
+namespace mapi {
+class AlertMonitor;
+class AlertWebhook;
+class InspectorSession;
+struct AlertRules;
+} // namespace mapi
+
+namespace mapi::ui {
+
+class AlertNotifier;
+
+class AlertDeliveryController : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr const char *kWebhookKeychainKey = "alerts:webhook";
+
+    AlertDeliveryController(InspectorSession *session, AlertMonitor *monitor, QWidget *window);
+
+    // The rules named in the settings (alerts/rulesFile) applied to the monitor and the store's
+    // health policy (a file that cannot be read: the defaults, and a status message); the
+    // delivery settings; the webhook's address from the keychain when it is on.
+    void loadSettings();
+    // alerts/rulesFile, else alert-rules.json in the configuration folder.
+    QString rulesPath() const;
+    // Alerts → Settings…: the dialog, then applySettings() with what it says.
+    void editSettings();
+    // Saves `rules` to rulesPath() (atomically) and applies them (the detectors start over; the
+    // ladder is told through rulesApplied()), then the delivery (settings, keychain). False, with
+    // the reason, when the file could not be written (the rules still apply to this session).
+    bool applySettings(const AlertRules &rules, const AlertDelivery &delivery, QString *saveError = nullptr);
+
+    const AlertDelivery &delivery() const { return m_delivery; }
+    AlertNotifier *notifier() const { return m_notifier; }
+    AlertWebhook *webhook() const { return m_webhook; }
+
+Q_SIGNALS:
+    void statusMessage(const QString &text, int timeoutMs);
+    void rulesApplied();
+    // The operator clicked a notification: the window comes forward with its alerts.
+    void notificationActivated();
+
+private:
+    void applyDelivery();
+    void storeDelivery(const AlertDelivery &before);
+
+    QPointer<InspectorSession> m_session;
+    AlertMonitor *m_monitor;
+    QWidget *m_window;
+    AlertNotifier *m_notifier;
+    AlertWebhook *m_webhook;
+    AlertDelivery m_delivery;          // the webhook's address and token: memory and keychain only
+    bool m_webhookInKeychain = false;  // the keychain holds the webhook's address (read or written)
+    bool m_applyingNewRules = false;   // new rules: until the detectors' first verdict on the store
+};
+
+} // namespace mapi::ui
