@@ -11,6 +11,8 @@
 #include "replay/ReplayBar.h"
 #include "replay/ScrubberSlider.h"
 #include "session/InspectorSession.h"
+#include "session/SelectionHub.h"
+#include "model/SystemStore.h"
 #include "timeline/TimelineView.h"
 
 #include <QApplication>
@@ -160,6 +162,12 @@ private Q_SLOTS:
         QVERIFY(window.findChild<ui::TimelineView *>()->replaying());
         QCOMPARE(window.findChild<QToolButton *>(QStringLiteral("timelineFollow"))->text(), QStringLiteral("Follow replay"));
         checkMinimum(window, "replay");
+        // With an agent inspected too (its record is wide).
+        for (const Agent &a : window.session()->store()->agents())
+            if (a.health == Health::Failed)
+                window.selection()->selectAgents({a.id}, window.dock(QStringLiteral("agentsDock")));
+        QTest::qWait(100);
+        checkMinimum(window, "replay, an agent inspected");
         window.resize(1024, 700);
         QTest::qWait(50);
         QCOMPARE(window.size(), QSize(1024, 700));

@@ -67,6 +67,7 @@ AgentsPanel::AgentsPanel(InspectorSession *session, SelectionHub *selection, QWi
     m_proxy->setShowDeparted(false);
     m_showDeparted->setToolTip(tr("Also list agents that unregistered, or that the server no longer lists (a restarted server's previous run)"));
     m_countLabel->setObjectName(QStringLiteral("agentCount"));
+    m_countLabel->setWordWrap(true); // "39 of 40 · 1 selected · 1 departed hidden" must not widen a narrow dock
 
     m_view->setObjectName(QStringLiteral("agentsTable"));
     m_view->setModel(m_proxy);
