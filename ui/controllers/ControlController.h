@@ -33,12 +33,10 @@ class ControlController : public QObject
 {
     Q_OBJECT
 public:
+    // The window's four control actions (menus, shortcuts), handed over to be run from here.
     struct Actions
     {
-        QAction *inject = nullptr;
-        QAction *stop = nullptr;
-        QAction *suspend = nullptr;
-        QAction *resume = nullptr;
+        QAction *inject = nullptr, *stop = nullptr, *suspend = nullptr, *resume = nullptr;
     };
     // `dialogParent`: where the confirmations open (the window). The ladder runs once a second.
     ControlController(InspectorSession *session, SelectionHub *selection, AlertMonitor *monitor, const Actions &actions,
