@@ -47,6 +47,10 @@ struct ChangeSet;
 
 namespace mapi::ui {
 
+// Message, event and problem keys are row numbers; anything else is "not found". `key` as a row
+// in [first, end) (-1: none, or trimmed by a live session's history bound).
+int inspectorRowKey(const QString &key, size_t end, size_t first = 0);
+
 class InspectorPanel : public QWidget
 {
     Q_OBJECT
