@@ -19,7 +19,7 @@ QString MainWindow::controlNote(const QString &method) const
 
 void MainWindow::updateActionStates()
 {
-    m_control->updateActionStates();
+    // The control actions (inject, stop, suspend, resume): ControlController keeps them current.
     const bool live = m_session->source() == InspectorSession::Source::Live;
     m_disconnectAction->setEnabled(live);
     m_renewCredentialAction->setEnabled(live && m_session->usesCredential());
