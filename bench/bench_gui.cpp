@@ -22,6 +22,9 @@
 //       --flood AGENTS RATE: instead of a server at URL, a synthetic one in a thread of this
 //       process (FloodServer.h) with AGENTS agents sending RATE events per second.
 #include "MainWindow.h"
+#include "controllers/ConnectionController.h"
+#include "controllers/ExportController.h"
+#include "controllers/TraceController.h"
 #include "trace/TraceTimeline.h"
 #include "FloodServer.h"
 #include "ProcessStatus.h"
@@ -341,7 +344,7 @@ int main(int argc, char **argv)
             window.session()->setMemoryBudget(qint64(args.value(budgetAt + 1).toDouble() * 1024 * 1024));
         ClientOptions options;
         options.url = QUrl(url);
-        window.connectTo(options, true);
+        window.connection()->connectTo(options, true);
 
         // Lateness of a 2 ms tick, as a histogram by whole ms (an hour at 500 ticks/s would
         // otherwise grow the bench's own memory), and the five worst with their times.
@@ -531,15 +534,15 @@ int main(int argc, char **argv)
             return 1;
         }
         QTemporaryDir dir;
-        const struct { const char *name; ui::MainWindow::ExportKind kind; const char *file; } exports[] = {
-            {"messages table (CSV)", ui::MainWindow::ExportKind::MessagesCsv, "messages.csv"},
-            {"Chrome trace", ui::MainWindow::ExportKind::ChromeTrace, "trace.json"},
+        const struct { const char *name; ui::ExportController::Kind kind; const char *file; } exports[] = {
+            {"messages table (CSV)", ui::ExportController::Kind::MessagesCsv, "messages.csv"},
+            {"Chrome trace", ui::ExportController::Kind::ChromeTrace, "trace.json"},
         };
         for (const auto &e : exports) {
             StallMeter stalls;
             bool ok = false;
             QString error;
-            const QMetaObject::Connection c = QObject::connect(&window, &ui::MainWindow::exportFinished,
+            const QMetaObject::Connection c = QObject::connect(window.exports(), &ui::ExportController::exportFinished,
                                                               [&](bool done, const QString &why) {
                 ok = done;
                 error = why;
@@ -547,7 +550,7 @@ int main(int argc, char **argv)
             });
             const QString out = dir.filePath(QString::fromLatin1(e.file));
             stalls.start();
-            window.exportTo(e.kind, out);
+            window.exports()->exportTo(e.kind, out);
             QApplication::exec();
             const qint64 ms = stalls.clock.elapsed();
             QObject::disconnect(c);

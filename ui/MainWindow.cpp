@@ -1,73 +1,35 @@
 #include "MainWindow.h"
 
-#include "controllers/AlertDeliveryController.h"
-#include "controllers/ControlController.h"
-
-#include "dialogs/ActionDialogs.h"
-#include "dialogs/ConnectDialog.h"
-#include "dialogs/ConnectionProfiles.h"
-#include "dialogs/RecoverDialog.h"
-#include "dialogs/IncidentDialog.h"
-#include "dialogs/RunDiffDialog.h"
-#include "panels/WelcomePage.h"
-#include "panels/ActionsPanel.h"
-#include "panels/AlertsPanel.h"
 #include "alerts/AlertMonitor.h"
-#include "alerts/AlertWebhook.h"
-#include "common/AlertNotifier.h"
-#include "dialogs/SupervisionDialog.h"
-#include "panels/AgentsPanel.h"
-#include "panels/HealthPanel.h"
-#include "panels/InspectorPanel.h"
-#include "panels/ProblemsPanel.h"
-#include "panels/ScopesPanel.h"
-#include "panels/TasksPanel.h"
+#include "controllers/AlertDeliveryController.h"
+#include "controllers/ConnectionController.h"
+#include "controllers/ControlController.h"
+#include "controllers/ExportController.h"
+#include "controllers/TraceController.h"
 #include "panels/TimelinePanel.h"
 #include "panels/TopologyPanel.h"
-#include "common/PictureExport.h"
+#include "panels/WelcomePage.h"
 #include "replay/ReplayBar.h"
-#include "replay/SampleTrace.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
 #include "style/Theme.h"
 #include "timeline/TimelineView.h"
 #include "topology/TopologyView.h"
-#include "trace/ModelExport.h"
-#include "trace/Otlp.h"
-#include "common/Redaction.h"
-#include "trace/TraceTimeline.h"
 
 #include <cmath>
-#include <cstdlib>
-#include <optional>
 #include <utility>
 
 #include <QAction>
-#include <QClipboard>
-#include <QGuiApplication>
-#include <QActionGroup>
-#include <QApplication>
 #include <QCloseEvent>
-#include <QDateTime>
-#include <QTimer>
 #include <QDir>
 #include <QDockWidget>
-#include <QFileDialog>
 #include <QFileInfo>
-#include <QInputDialog>
 #include <QLabel>
-#include <QLineEdit>
-#include <QMenuBar>
-#include <QMessageBox>
 #include <QProgressBar>
 #include <QScreen>
-#include <QPushButton>
-#include <QSaveFile>
 #include <QSettings>
-#include <QStandardPaths>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QThread>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -86,20 +48,14 @@ MainWindow::MainWindow(QWidget *parent)
     buildActions();
     m_center = new QStackedWidget(this);
     m_welcome = new WelcomePage(this);
-    connect(m_welcome, &WelcomePage::connectRequested, this, [this](const QString &url) {
-        ConnectDialog dialog(this);
-        if (!url.isEmpty())
-            dialog.setUrl(url);
-        if (dialog.exec() == QDialog::Accepted)
-            connectTo(dialog.options(), dialog.observerOnly());
-    });
+    connect(m_welcome, &WelcomePage::connectRequested, this, [this](const QString &url) { m_connection->showConnectDialog(url); });
     connect(m_welcome, &WelcomePage::openTraceRequested, this, [this](const QString &path) {
         if (path.isEmpty())
-            showOpenTraceDialog();
+            m_traces->showOpenTraceDialog();
         else
-            openTrace(path);
+            m_traces->openTrace(path);
     });
-    connect(m_welcome, &WelcomePage::openSampleRequested, this, &MainWindow::openSampleTrace);
+    connect(m_welcome, &WelcomePage::openSampleRequested, this, [this] { m_traces->openSampleTrace(); });
     m_topology = new TopologyPanel(m_session, m_selection, this);
     m_replayBar = new ReplayBar(this);
     m_replayBar->addSpaceTarget(m_topology->view());
@@ -140,6 +96,15 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_control, &ControlController::statusMessage, statusBar(), &QStatusBar::showMessage);
     connect(m_control, &ControlController::actionsStarted, this, &MainWindow::revealActions);
     connect(m_alertDelivery, &AlertDeliveryController::rulesApplied, m_control, &ControlController::expectNewRules);
+    m_connection = new ConnectionController(m_session, m_control, m_alertMonitor,
+                                            {m_connectAction, m_disconnectAction, m_renewCredentialAction, m_observerAction}, this);
+    connect(m_connection, &ConnectionController::statusMessage, statusBar(), &QStatusBar::showMessage);
+    m_traces = new TraceController(m_session, m_selection, m_alertMonitor, m_replayBar,
+                                   {m_openTraceAction, m_openSampleAction, m_recordAction, m_saveSessionAction, m_saveRangeAction,
+                                    m_timeTravelAction, m_backToLiveAction, m_incidentInfoAction, m_copyLinkAction},
+                                   this);
+    connect(m_traces, &TraceController::statusMessage, statusBar(), &QStatusBar::showMessage);
+    connect(m_traces, &TraceController::recentTracesChanged, m_welcome, &WelcomePage::refreshRecent);
     connect(m_alertMonitor, &AlertMonitor::alertsChanged, this, [this] {
         QHash<QString, int> badges; // each agent's most severe open alert
         for (const auto &[key, alert] : m_alertMonitor->openAlerts())
@@ -149,6 +114,14 @@ MainWindow::MainWindow(QWidget *parent)
     });
     connect(m_alertMonitor, &AlertMonitor::alertsReset, this, [this] { m_topology->view()->setAlertBadges({}); });
     buildDocks();
+    m_traces->setVisibleRange([this] {
+        const TimelineAxis &axis = m_timeline->view()->axis();
+        return std::make_pair(qint64(std::floor(axis.startMs)), qint64(std::ceil(axis.endMs())));
+    });
+    m_exports = new ExportController(m_session, m_selection, m_alertMonitor, m_replayBar,
+                                     {m_topology->view(), m_timeline->view()}, {m_exportIncidentAction, m_compareRunsAction}, this);
+    addActions(m_exports->exportActions()); // found by name, and by the command palette
+    connect(m_exports, &ExportController::statusMessage, statusBar(), &QStatusBar::showMessage);
     buildMenus();
     buildStatusBar();
 
@@ -178,12 +151,7 @@ MainWindow::MainWindow(QWidget *parent)
         m_topology->clearSearch();
     });
     connect(m_session, &InspectorSession::sourceChanged, this, [this] {
-        m_incident.reset(); // a bundle's data goes with it (set again when a bundle has loaded)
         m_center->setCurrentIndex(m_session->source() == InspectorSession::Source::None ? 0 : 1);
-        if (m_session->source() != InspectorSession::Source::Trace || !m_session->replay()) {
-            m_replayBar->setController(nullptr, QString());
-            m_replayBar->hide();
-        }
         setWindowTitle(m_session->source() == InspectorSession::Source::None
                            ? QStringLiteral("MAP Inspector")
                            : QStringLiteral("%1 — MAP Inspector").arg(m_session->sourceLabel()));
@@ -197,53 +165,33 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_session, &InspectorSession::supportChanged, this, &MainWindow::updateActionStates);
     connect(m_session, &InspectorSession::observerOnlyChanged, this, &MainWindow::updateActionStates);
     connect(m_session, &InspectorSession::rateUpdated, this, &MainWindow::updateStatusBar);
-    connect(m_session, &InspectorSession::fatalError, this, [this](ClientFailure, const QString &message) {
-        statusBar()->showMessage(message, 15000);
-        QMessageBox::warning(this, tr("Connection failed"), message);
-    });
-    connect(m_session, &InspectorSession::credentialExpiring, this, [this](qint64, qint64 expiresInMs) {
-        // Not a dialog: it comes at a moment the operator did not choose. The message stays until
-        // about when the credential ends; File → Renew credential… gives a new one.
-        const int minutes = int((expiresInMs + 59999) / 60000);
-        statusBar()->showMessage(tr("The server says the credential expires in %n minute(s): File → Renew credential…", nullptr, minutes),
-                                 int(std::clamp<qint64>(expiresInMs, 15000, 600000)));
-    });
-    connect(m_session, &InspectorSession::credentialRenewed, this, [this](bool accepted, const QString &why) {
-        statusBar()->showMessage(accepted ? tr("The server accepted the new credential") : why, 15000);
-    });
     connect(m_session->store(), &SystemStore::changed, this, &MainWindow::updateStatusBar);
     connect(m_session, &InspectorSession::traceLoadProgress, this, [this](qint64 done, qint64 total) {
         // Percent of the file's bytes (compressed bytes for .zst/.gz): QProgressBar holds ints.
         m_loadProgress->setValue(total > 0 ? int(done * 100 / total) : 0);
     });
-    connect(m_session, &InspectorSession::traceLoadFinished, this, &MainWindow::onTraceLoadFinished);
-    connect(m_session, &InspectorSession::timeTravelReady, this, [this](bool ok, const QString &error) {
-        m_loadProgress->hide();
-        if (ok) {
-            m_replayBar->setController(m_session->replay(), QString());
-            m_replayBar->setTrailingAction(m_backToLiveAction);
-            m_replayBar->setLiveEdge(true);
-            if (const qint64 before = m_session->journalDroppedBeforeMs(); before > 0)
-                m_replayBar->setNote(tr("history before %1 dropped by retention (%n record(s))", nullptr,
-                                        int(std::min<qint64>(m_session->journalRecordsDropped(), INT_MAX)))
-                                         .arg(QDateTime::fromMSecsSinceEpoch(before).toString(QStringLiteral("HH:mm:ss"))));
-            m_replayBar->show();
-        } else {
-            showWarning(tr("Cannot travel back in time"), error);
-        }
-        updateActionStates();
-        updateStatusBar();
+    connect(m_session, &InspectorSession::traceLoadFinished, this, [this] { updateActionStates(); updateStatusBar(); });
+    connect(m_session, &InspectorSession::timeTravelReady, this, [this] { updateActionStates(); updateStatusBar(); });
+    connect(m_session, &InspectorSession::timeTravelChanged, this, [this] { updateActionStates(); updateStatusBar(); });
+    // Loading a trace, or reading the journal for time travel: progress (and Cancel for a trace).
+    connect(m_traces, &TraceController::loadingChanged, this, [this](bool loading, bool cancellable) {
+        m_loadProgress->setValue(0);
+        m_loadProgress->setVisible(loading);
+        m_loadCancel->setVisible(loading && cancellable);
+        const QString damage = loading ? QString() : m_traces->traceDamageSummary();
+        m_traceDamageButton->setVisible(!damage.isEmpty());
+        m_traceDamageButton->setText(damage);
+        m_traceDamageButton->setToolTip(tr("Parts of this file could not be read; everything else was loaded. Click for details."));
     });
-    connect(m_session, &InspectorSession::timeTravelChanged, this, [this](bool on) {
-        if (!on) {
-            m_loadProgress->hide();
-            m_replayBar->setController(nullptr, QString());
-            m_replayBar->setTrailingAction(nullptr);
-            m_replayBar->setNote(QString());
-            m_replayBar->hide();
-        }
-        updateActionStates();
-        updateStatusBar();
+    connect(m_exports, &ExportController::exportStarted, this, [this] {
+        m_exportProgress->setValue(0);
+        m_exportProgress->show();
+        m_exportCancel->show();
+    });
+    connect(m_exports, &ExportController::exportProgress, m_exportProgress, &QProgressBar::setValue);
+    connect(m_exports, &ExportController::exportFinished, this, [this] {
+        m_exportProgress->hide();
+        m_exportCancel->hide();
     });
     connect(m_session, &InspectorSession::recordingChanged, this, [this](bool recording) {
         m_recordAction->setChecked(recording);
@@ -251,15 +199,6 @@ MainWindow::MainWindow(QWidget *parent)
         m_recordingLabel->setText(tr("● Recording %1").arg(QFileInfo(m_session->recordingPath()).fileName()));
         m_recordingLabel->setToolTip(QDir::toNativeSeparators(m_session->recordingPath()));
     });
-    connect(m_session, &InspectorSession::recordingFinished, this,
-            [this](const QStringList &files, qint64 records, const QString &error) {
-                const QString where = files.isEmpty() ? QString() : QDir::toNativeSeparators(files.last());
-                if (error.isEmpty())
-                    statusBar()->showMessage(tr("Recording stopped: %n record(s) in %1", nullptr, int(records)).arg(where), 10000);
-                else
-                    showWarning(tr("Recording stopped"), tr("The recording stopped early: %1\n%n record(s) were written to %2.",
-                                                            nullptr, int(records)).arg(error, where));
-            });
     connect(m_session, &InspectorSession::journalStateChanged, this, [this](bool degraded, const QString &reason) {
         m_journalLabel->setVisible(degraded);
         m_journalLabel->setToolTip(reason);
@@ -281,6 +220,25 @@ MainWindow::MainWindow(QWidget *parent)
 MainWindow::~MainWindow() = default;
 
 // ---- misc ------------------------------------------------------------------------------
+
+void MainWindow::updateActionStates()
+{
+    // Each controller keeps its own actions current from the session's signals; asked again here
+    // where the window learns of a change first (a selection, a load's end).
+    m_connection->updateActionStates();
+    m_traces->updateActionStates();
+    m_exports->updateActionStates();
+}
+
+void MainWindow::revealActions()
+{
+    // Shown and raised over the tabs it shares, the focus left where it is: the operator sees the
+    // action go from sent to confirmed without looking for it.
+    QDockWidget *actions = dock(QStringLiteral("actionsDock"));
+    actions->show();
+    actions->raise();
+}
+
 
 QDockWidget *MainWindow::dock(const QString &name) const
 {
@@ -327,49 +285,3 @@ void MainWindow::closeEvent(QCloseEvent *event)
 
 } // namespace mapi::ui
 
-namespace mapi::ui {
-
-void MainWindow::offerRecovery(bool always)
-{
-    const QString root = SessionJournal::sessionsRoot();
-    if (!always && SessionJournal::abandonedSessions(root).isEmpty())
-        return;
-    auto *dialog = new RecoverDialog(root, this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &RecoverDialog::openRequested, this, &MainWindow::openJournalParts);
-    dialog->open();
-}
-
-void MainWindow::openJournalParts(const QStringList &parts)
-{
-    if (parts.isEmpty())
-        return;
-    if (parts.size() == 1) {
-        openTrace(parts.first());
-        return;
-    }
-    // Parts concatenated in order are one trace (every part is a sequence of whole zstd frames):
-    // joined off the GUI thread, as large as the journal is.
-    const QString joined = QFileInfo(parts.first()).absolutePath() + QStringLiteral("/recovered.jsonl.zst");
-    statusBar()->showMessage(tr("Joining %n journal part(s)…", nullptr, int(parts.size())));
-    QPointer<MainWindow> self(this);
-    QThread *job = QThread::create([parts, joined, self] {
-        QList<SessionJournal::PartExtent> extents; // a left-behind journal: each part whole
-        for (const QString &part : parts)
-            extents.push_back({part, QFileInfo(part).size()});
-        QString error;
-        const bool ok = SessionJournal::copyParts(extents, joined, &error);
-        QMetaObject::invokeMethod(qApp, [self, joined, ok, error] {
-            if (!self)
-                return;
-            if (ok)
-                self->openTrace(joined);
-            else
-                self->statusBar()->showMessage(tr("Could not join the journal's parts into %1: %2").arg(joined, error), 15000);
-        }, Qt::QueuedConnection);
-    });
-    connect(job, &QThread::finished, job, &QObject::deleteLater);
-    job->start();
-}
-
-} // namespace mapi::ui

@@ -4,7 +4,10 @@
 #include "dialogs/ActionDialogs.h"
 #include "dialogs/CommandPalette.h"
 #include "controllers/AlertDeliveryController.h"
+#include "controllers/ConnectionController.h"
 #include "controllers/ControlController.h"
+#include "controllers/ExportController.h"
+#include "controllers/TraceController.h"
 #include "dialogs/ConnectDialog.h"
 #include "dialogs/ConnectionProfiles.h"
 #include "dialogs/RecoverDialog.h"
@@ -120,51 +123,16 @@ void MainWindow::buildActions()
     }
     m_compareRunsAction = make("compareRuns", tr("&Compare with another run…"), QKeySequence());
     m_compareRunsAction->setToolTip(tr("Compare the run shown with another trace: agents, conversations, first divergence, counts"));
-    connect(m_compareRunsAction, &QAction::triggered, this, [this] { compareRuns(); });
     m_exportIncidentAction = make("exportIncident", tr("Export &incident…"), QKeySequence());
     m_exportIncidentAction->setToolTip(tr("One file to hand on: a time range of the run with your note, bookmarks, selection, "
                                           "alerts and pictures, redacted as you choose"));
-    connect(m_exportIncidentAction, &QAction::triggered, this, [this] { exportIncident(); });
     m_incidentInfoAction = make("incidentInfo", tr("Incident &details…"), QKeySequence());
     m_incidentInfoAction->setToolTip(tr("What the incident bundle shown carries: range, note, redaction, alerts, pictures"));
-    connect(m_incidentInfoAction, &QAction::triggered, this, [this] {
-        if (!m_incident)
-            return;
-        auto *info = new IncidentInfoDialog(*m_incident, this);
-        info->setAttribute(Qt::WA_DeleteOnClose);
-        info->show();
-    });
     m_copyLinkAction = make("copyLink", tr("Copy &link to this moment"), QKeySequence());
     m_copyLinkAction->setToolTip(tr("A map-inspector:// link to this trace, at the replay position, with the selected agent"));
-    connect(m_copyLinkAction, &QAction::triggered, this, [this] {
-        const QString link = deepLinkHere();
-        if (link.isEmpty())
-            return;
-        QGuiApplication::clipboard()->setText(link);
-        statusBar()->showMessage(tr("Link copied: %1").arg(link), 8000);
-    });
     m_timeTravelAction = make("timeTravel", tr("&Travel back in time"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
     m_backToLiveAction = make("backToLive", tr("Back to &live"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
     m_backToLiveAction->setToolTip(tr("Show the live system again (it was followed all along)"));
-    const struct { const char *name; QString text; ExportKind kind; QString suffix; QString filter; } exports[] = {
-        {"exportChromeTrace", tr("&Chrome trace (Perfetto)…"), ExportKind::ChromeTrace, QStringLiteral("json"), tr("Chrome trace (*.json)")},
-        {"exportOpenTelemetry", tr("&OpenTelemetry (OTLP/JSON)…"), ExportKind::OpenTelemetry, QStringLiteral("otlp.json"), tr("OpenTelemetry OTLP/JSON (*.otlp.json)")},
-        {"exportAgentsCsv", tr("&Agents table (CSV)…"), ExportKind::AgentsCsv, QStringLiteral("csv"), tr("CSV (*.csv)")},
-        {"exportMessagesCsv", tr("&Messages table (CSV)…"), ExportKind::MessagesCsv, QStringLiteral("csv"), tr("CSV (*.csv)")},
-        {"exportTasksCsv", tr("&Tasks table (CSV)…"), ExportKind::TasksCsv, QStringLiteral("csv"), tr("CSV (*.csv)")},
-        {"exportTurnsCsv", tr("Conversation t&urns (CSV)…"), ExportKind::TurnsCsv, QStringLiteral("csv"), tr("CSV (*.csv)")},
-        {"exportCheckpointsCsv", tr("Trajectory c&heckpoints (CSV)…"), ExportKind::CheckpointsCsv, QStringLiteral("csv"), tr("CSV (*.csv)")},
-        {"exportAcpCsv", tr("AC&P sessions (CSV)…"), ExportKind::AcpCsv, QStringLiteral("csv"), tr("CSV (*.csv)")},
-        {"exportTopologyPicture", tr("T&opology picture (PNG, SVG)…"), ExportKind::TopologyPicture, QStringLiteral("png"), tr("PNG (*.png);;SVG (*.svg)")},
-        {"exportTimelinePicture", tr("Time&line picture (PNG, SVG)…"), ExportKind::TimelinePicture, QStringLiteral("png"), tr("PNG (*.png);;SVG (*.svg)")},
-    };
-    for (const auto &e : exports) {
-        QAction *a = make(e.name, e.text, QKeySequence());
-        connect(a, &QAction::triggered, this, [this, kind = e.kind, suffix = e.suffix, filter = e.filter] {
-            exportWithDialog(kind, suffix, filter);
-        });
-        m_exportActions << a;
-    }
     m_quitAction = make("quit", tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q));
     m_injectAction = make("inject", tr("&Inject message…"), QKeySequence(Qt::CTRL | Qt::Key_I));
     m_suspendAction = make("suspend", tr("&Suspend…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
@@ -180,42 +148,8 @@ void MainWindow::buildActions()
     m_commandsAction = make("goToCommand", tr("&Go to a panel or a command…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
     m_aboutAction = make("about", tr("&About MAP Inspector"), QKeySequence());
 
-    connect(m_connectAction, &QAction::triggered, this, &MainWindow::showConnectDialog);
-    connect(m_disconnectAction, &QAction::triggered, m_session, &InspectorSession::disconnectFromServer);
-    connect(m_renewCredentialAction, &QAction::triggered, this, &MainWindow::renewCredential);
-    connect(m_openTraceAction, &QAction::triggered, this, &MainWindow::showOpenTraceDialog);
-    connect(m_openSampleAction, &QAction::triggered, this, &MainWindow::openSampleTrace);
-    connect(m_recordAction, &QAction::triggered, this, [this](bool checked) { chooseRecordingFile(checked); });
-    connect(m_saveSessionAction, &QAction::triggered, this, [this] { saveSessionWithDialog(false); });
-    connect(m_saveRangeAction, &QAction::triggered, this, [this] { saveSessionWithDialog(true); });
-    connect(m_timeTravelAction, &QAction::triggered, this, [this] {
-        QString error;
-        if (!m_session->startTimeTravel(&error)) {
-            showWarning(tr("Cannot travel back in time"), error);
-            return;
-        }
-        m_loadProgress->setValue(0);
-        m_loadProgress->show();
-        statusBar()->showMessage(tr("Reading the session's journal… the live system is still followed"), 5000);
-    });
-    connect(m_backToLiveAction, &QAction::triggered, m_session, &InspectorSession::returnToLive);
-    connect(m_session, &InspectorSession::sessionSaved, this, [this](bool ok, const QString &path, const QString &error) {
-        if (path.startsWith(QDir::tempPath()) && path.endsWith(IncidentDialog::kLiveCopyName))
-            return; // an incident dialog's own copy: it reports on it
-        if (ok)
-            statusBar()->showMessage(tr("Session saved to %1").arg(QDir::toNativeSeparators(path)), 10000);
-        else
-            showWarning(tr("Cannot save the session"), error);
-    });
     connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
-    // inject, stop, suspend, resume: run by the ControlController (made after the actions)
-    connect(m_observerAction, &QAction::toggled, this, [this](bool on) {
-        if (!on && m_forcedObserver) {
-            m_observerAction->setChecked(true); // --observer cannot be switched off in the window
-            return;
-        }
-        m_session->setObserverOnly(on);
-    });
+    // connect, open, record, export, inject…: run by the controllers (made after the actions)
     connect(m_findAction, &QAction::triggered, this, [this] {
         if (QDockWidget *d = dock(QStringLiteral("agentsDock"))) {
             d->show();
@@ -435,17 +369,12 @@ void MainWindow::buildMenus()
     connect(recent, &QMenu::aboutToShow, this, [this, recent] {
         recent->clear();
         for (const QString &url : ConnectionProfiles::recentServers())
-            recent->addAction(url, this, [this, url] {
-                ConnectDialog dialog(this);
-                dialog.setUrl(url);
-                if (dialog.exec() == QDialog::Accepted)
-                    connectTo(dialog.options(), dialog.observerOnly());
-            });
+            recent->addAction(url, this, [this, url] { m_connection->showConnectDialog(url); });
         recent->addSeparator();
         for (const QString &path : ConnectionProfiles::recentTraces())
             recent->addAction(path, this, [this, path] {
-                if (mayEndLiveConnection(path))
-                    openTrace(path);
+                if (m_traces->mayEndLiveConnection(path))
+                    m_traces->openTrace(path);
             });
         if (recent->isEmpty())
             recent->addAction(tr("(nothing yet)"))->setEnabled(false);
@@ -453,14 +382,14 @@ void MainWindow::buildMenus()
     file->addAction(m_saveSessionAction);
     file->addAction(m_saveRangeAction);
     file->addAction(m_recordAction);
-    file->addAction(tr("Recover &sessions…"), this, [this] { offerRecovery(true); });
+    file->addAction(tr("Recover &sessions…"), this, [this] { m_traces->offerRecovery(true); });
     file->addAction(m_compareRunsAction);
     file->addAction(m_exportIncidentAction);
     file->addAction(m_incidentInfoAction);
     file->addAction(m_copyLinkAction);
     QMenu *exportMenu = file->addMenu(tr("&Export"));
     exportMenu->setObjectName(QStringLiteral("exportMenu"));
-    exportMenu->addActions(m_exportActions);
+    exportMenu->addActions(m_exports->exportActions());
     file->addSeparator();
     file->addAction(m_quitAction);
 
@@ -546,13 +475,13 @@ void MainWindow::buildStatusBar()
     connect(m_loadCancel, &QToolButton::clicked, m_session, &InspectorSession::cancelTraceLoad);
     progressWidgets("export", tr("Exporting %p%"), tr("Stop the export (no file is written)"), m_exportProgress,
                     m_exportCancel);
-    connect(m_exportCancel, &QToolButton::clicked, this, &MainWindow::cancelExport);
+    connect(m_exportCancel, &QToolButton::clicked, m_exports, &ExportController::cancelExport);
     m_traceDamageButton = new QToolButton(this);
     m_traceDamageButton->setObjectName(QStringLiteral("traceDamageButton"));
     m_traceDamageButton->setAutoRaise(true);
     m_traceDamageButton->setStyleSheet(QStringLiteral("color: #d0312d; font-weight: bold"));
     m_traceDamageButton->hide();
-    connect(m_traceDamageButton, &QToolButton::clicked, this, &MainWindow::reportTraceDamage);
+    connect(m_traceDamageButton, &QToolButton::clicked, m_traces, &TraceController::reportTraceDamage);
     m_recordingLabel = new QLabel(this);
     m_recordingLabel->setObjectName(QStringLiteral("recordingLabel"));
     m_recordingLabel->setStyleSheet(QStringLiteral("color: #d0312d"));

@@ -2,6 +2,8 @@
 //               [--memory-budget MB] [--journal-max-size MB] [--journal-max-age HOURS]
 //               [--sample | TRACEFILE | file://URL | map-inspector://open?file=…]
 #include "MainWindow.h"
+#include "controllers/TraceController.h"
+#include "controllers/ConnectionController.h"
 #include "common/DeepLink.h"
 #include "session/InspectorSession.h"
 #include "style/Theme.h"
@@ -36,9 +38,9 @@ protected:
         auto *open = static_cast<QFileOpenEvent *>(event);
         const QString url = open->url().toString(QUrl::FullyEncoded);
         if (isDeepLink(url))
-            m_window->openDeepLink(url);
+            m_window->traces()->openDeepLink(url);
         else if (!open->file().isEmpty())
-            m_window->openTrace(open->file());
+            m_window->traces()->openTrace(open->file());
         return true;
     }
 
@@ -134,7 +136,7 @@ int main(int argc, char **argv)
 
     ui::applyTheme(ui::themeFromName(QSettings().value(QStringLiteral("ui/theme"), QStringLiteral("light")).toString()));
     ui::MainWindow window;
-    window.setForcedObserver(p.isSet(QStringLiteral("observer")));
+    window.connection()->setForcedObserver(p.isSet(QStringLiteral("observer")));
     window.session()->setMemoryBudget(qint64(budgetMb * 1024 * 1024));
     JournalOptions journal;
     journal.maxBytes = qint64(journalMb * 1024 * 1024);
@@ -149,9 +151,9 @@ int main(int argc, char **argv)
                              std::fprintf(stderr, "map-inspector: Cannot open trace: %s\n", qPrintable(error));
                      });
     if (!options.url.isEmpty())
-        window.connectTo(options, p.isSet(QStringLiteral("observer")));
+        window.connection()->connectTo(options, p.isSet(QStringLiteral("observer")));
     else if (p.isSet(QStringLiteral("sample"))) {
-        if (!window.openSampleTrace())
+        if (!window.traces()->openSampleTrace())
             std::fprintf(stderr, "map-inspector: Cannot open trace (see the window)\n");
     } else if (!p.positionalArguments().isEmpty()) {
         // Launchers pass %u: a map-inspector:// link, a file:// URL or a path.
@@ -160,12 +162,12 @@ int main(int argc, char **argv)
         if (!path) { // a network path (file://host/share, \\host\share): refused, and said why
             std::fprintf(stderr, "map-inspector: Cannot open %s\n", qPrintable(path.error()));
             QMessageBox::warning(&window, QObject::tr("Cannot open trace"), path.error());
-        } else if (isDeepLink(argument) ? !window.openDeepLink(argument) : !window.openTrace(*path)) {
+        } else if (isDeepLink(argument) ? !window.traces()->openDeepLink(argument) : !window.traces()->openTrace(*path)) {
             std::fprintf(stderr, "map-inspector: Cannot open %s (see the window)\n", isDeepLink(argument) ? "link" : "trace");
         }
     }
     app.installEventFilter(new OpenEventFilter(&window));
     // Journals of live sessions that did not close (a crash, a kill): offered once the window is up.
-    QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
+    QTimer::singleShot(0, &window, [&window] { window.traces()->offerRecovery(); });
     return QApplication::exec();
 }

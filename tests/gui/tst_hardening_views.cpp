@@ -6,6 +6,7 @@
 #include "GuiTestSupport.h"
 
 #include "MainWindow.h"
+#include "controllers/ControlController.h"
 #include "dialogs/ActionDialogs.h"
 #include "dialogs/ConnectDialog.h"
 #include "dialogs/ConnectionProfiles.h"
@@ -97,9 +98,9 @@ private Q_SLOTS:
         QCOMPARE(label->text(), QStringLiteral("⚠ not answering since %1").arg(lastAnswer.toLocalTime().toString(QStringLiteral("HH:mm:ss"))));
         QVERIFY(label->toolTip().contains(QStringLiteral("no answer to map/agents/list")));
         // Before the operator repeats an action: the caution, with the action it followed.
-        QVERIFY2(window.controlNote(QStringLiteral("map/inject")).contains(QStringLiteral("Careful: this server stopped answering"))
-                     && window.controlNote(QStringLiteral("map/inject")).contains(QStringLiteral("after our map/send")),
-                 qPrintable(window.controlNote(QStringLiteral("map/inject"))));
+        QVERIFY2(window.control()->controlNote(QStringLiteral("map/inject")).contains(QStringLiteral("Careful: this server stopped answering"))
+                     && window.control()->controlNote(QStringLiteral("map/inject")).contains(QStringLiteral("after our map/send")),
+                 qPrintable(window.control()->controlNote(QStringLiteral("map/inject"))));
         QTest::qWait(50);
         QVERIFY(window.grab().save(QStringLiteral("server-not-answering.png")));
         // The next handshake: answering again.

@@ -4,6 +4,8 @@
 #include "GuiTestSupport.h"
 
 #include "MainWindow.h"
+#include "controllers/ExportController.h"
+#include "controllers/TraceController.h"
 #include "alerts/AlertMonitor.h"
 #include "models/ProblemModel.h"
 #include "dialogs/IncidentDialog.h"
@@ -46,7 +48,7 @@ const QString kCapture = QStringLiteral(MAPI_TEST_DATA "/scenario-deliver.ndjson
 // Opens `path` in the window and waits for the load to end.
 bool openAndWait(ui::MainWindow &window, const QString &path)
 {
-    if (!window.openTrace(path))
+    if (!window.traces()->openTrace(path))
         return false;
     return QTest::qWaitFor([&] { return !window.session()->isLoadingTrace(); }, 10000);
 }
@@ -311,7 +313,7 @@ private Q_SLOTS:
         QVERIFY2(box->text().contains(QLatin1String("capture"), Qt::CaseInsensitive), qPrintable(box->text()));
         closeWarningBoxes(window);
 
-        QVERIFY(!window.openTrace(dir.filePath(QStringLiteral("missing.jsonl"))));
+        QVERIFY(!window.traces()->openTrace(dir.filePath(QStringLiteral("missing.jsonl"))));
         box = window.findChild<QMessageBox *>(QStringLiteral("warningBox"));
         QVERIFY(box && box->text().contains(QLatin1String("does not exist")));
         closeWarningBoxes(window);
@@ -334,7 +336,7 @@ private Q_SLOTS:
 
         ui::MainWindow window;
         window.show();
-        QVERIFY(window.openTrace(path));
+        QVERIFY(window.traces()->openTrace(path));
         QVERIFY(window.session()->isLoadingTrace());
         auto *cancel = window.findChild<QToolButton *>(QStringLiteral("traceLoadCancel"));
         QVERIFY(cancel && cancel->isVisible());
@@ -352,7 +354,7 @@ private Q_SLOTS:
     {
         ui::MainWindow window;
         window.show();
-        QVERIFY(window.openSampleTrace());
+        QVERIFY(window.traces()->openSampleTrace());
         QVERIFY(QTest::qWaitFor([&] { return !window.session()->isLoadingTrace(); }, 20000));
         QVERIFY(window.session()->replay());
         const SystemStore &store = *window.session()->store();
@@ -376,7 +378,7 @@ private Q_SLOTS:
         window.show();
         QVERIFY(openAndWait(window, sample));
 
-        ui::RunDiffDialog *dialog = window.compareRuns(half);
+        ui::RunDiffDialog *dialog = window.exports()->compareRuns(half);
         QSignalSpy compared(dialog, &ui::RunDiffDialog::compared);
         dialog->compare();
         QVERIFY(QTest::qWaitFor([&] { return compared.count() == 1; }, 30000));
@@ -448,7 +450,7 @@ private Q_SLOTS:
         QVERIFY(!agent.isEmpty());
         window.selection()->selectAgents({agent});
 
-        ui::IncidentDialog *dialog = window.exportIncident();
+        ui::IncidentDialog *dialog = window.exports()->exportIncident();
         QVERIFY(dialog);
         dialog->setRange(from, to);
         dialog->setNote(QStringLiteral("the planner stalls after the handoff"));
@@ -484,8 +486,8 @@ private Q_SLOTS:
         second.resize(1200, 800);
         second.show();
         QVERIFY(openAndWait(second, bundle));
-        QVERIFY(second.openIncident());
-        const IncidentInfo &info = *second.openIncident();
+        QVERIFY(second.traces()->openIncident());
+        const IncidentInfo &info = *second.traces()->openIncident();
         QVERIFY2(QRegularExpression(QStringLiteral("^the planner stalls after the REDACTED-\\d+$")).match(info.content.note).hasMatch(),
                  qPrintable(info.content.note));
         QCOMPARE(int(info.content.pictures.size()), 3);
@@ -529,11 +531,11 @@ private Q_SLOTS:
         link.timeMs = from + 5000;
         link.agentId = agent;
         window.selection()->selectAgents({});
-        QVERIFY(window.openDeepLink(makeDeepLink(link)));
+        QVERIFY(window.traces()->openDeepLink(makeDeepLink(link)));
         QCOMPARE(window.session()->replay()->positionMs(), from + 5000);
         QCOMPARE(window.selection()->selectedAgents(), QStringList{agent});
-        QCOMPARE(parseDeepLink(window.deepLinkHere())->timeMs, std::optional<qint64>(from + 5000));
-        QVERIFY(!window.openDeepLink(QStringLiteral("map-inspector://open?file=relative.jsonl")));
+        QCOMPARE(parseDeepLink(window.traces()->deepLinkHere())->timeMs, std::optional<qint64>(from + 5000));
+        QVERIFY(!window.traces()->openDeepLink(QStringLiteral("map-inspector://open?file=relative.jsonl")));
     }
 
     void causalChainInTheInspector()
@@ -598,27 +600,27 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QString error;
         // Exports run in slices: exportFinished() says when one ended, and how.
-        auto exportTo = [&window, &error](ui::MainWindow::ExportKind kind, const QString &path) {
-            QSignalSpy finished(&window, &ui::MainWindow::exportFinished);
+        auto exportTo = [&window, &error](ui::ExportController::Kind kind, const QString &path) {
+            QSignalSpy finished(window.exports(), &ui::ExportController::exportFinished);
             auto *progress = window.findChild<QProgressBar *>(QStringLiteral("exportProgress"));
             QAction *exportAction = window.action(QStringLiteral("exportMessagesCsv"));
-            window.exportTo(kind, path);
-            const bool sliced = kind == ui::MainWindow::ExportKind::ChromeTrace || kind == ui::MainWindow::ExportKind::AgentsCsv;
+            window.exports()->exportTo(kind, path);
+            const bool sliced = kind == ui::ExportController::Kind::ChromeTrace || kind == ui::ExportController::Kind::AgentsCsv;
             if (sliced && finished.isEmpty()) {
                 // Written in slices: the status bar shows it, and no second export starts meanwhile.
-                if (!window.isExporting() || !progress || !progress->isVisible() || exportAction->isEnabled())
+                if (!window.exports()->isExporting() || !progress || !progress->isVisible() || exportAction->isEnabled())
                     return false;
             }
             if (!QTest::qWaitFor([&] { return finished.count() == 1; }, 20000))
                 return false;
-            if (window.isExporting() || progress->isVisible() || !exportAction->isEnabled())
+            if (window.exports()->isExporting() || progress->isVisible() || !exportAction->isEnabled())
                 return false;
             error = finished.front().at(1).toString();
             return finished.front().at(0).toBool();
         };
 
         const QString chrome = dir.filePath(QStringLiteral("all.json"));
-        QVERIFY2(exportTo(ui::MainWindow::ExportKind::ChromeTrace, chrome), qPrintable(error));
+        QVERIFY2(exportTo(ui::ExportController::Kind::ChromeTrace, chrome), qPrintable(error));
         QFile f(chrome);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QJsonParseError parseError;
@@ -635,7 +637,7 @@ private Q_SLOTS:
         QVERIFY(!worker.isEmpty());
         window.selection()->selectAgents({worker});
         const QString some = dir.filePath(QStringLiteral("some.json"));
-        QVERIFY2(exportTo(ui::MainWindow::ExportKind::ChromeTrace, some), qPrintable(error));
+        QVERIFY2(exportTo(ui::ExportController::Kind::ChromeTrace, some), qPrintable(error));
         QFile g(some);
         QVERIFY(g.open(QIODevice::ReadOnly));
         const QJsonArray selected = QJsonDocument::fromJson(g.readAll()).object().value(QStringLiteral("traceEvents")).toArray();
@@ -645,7 +647,7 @@ private Q_SLOTS:
         // OpenTelemetry: every agent is an invoke_agent span, every message an event; the file
         // opens again as the same agents and messages.
         const QString otlp = dir.filePath(QStringLiteral("run.otlp.json"));
-        QVERIFY2(exportTo(ui::MainWindow::ExportKind::OpenTelemetry, otlp), qPrintable(error));
+        QVERIFY2(exportTo(ui::ExportController::Kind::OpenTelemetry, otlp), qPrintable(error));
         {
             SystemStore back;
             const TraceLoadResult r = loadTraceInto(back, otlp);
@@ -657,27 +659,27 @@ private Q_SLOTS:
         }
 
         const QString csv = dir.filePath(QStringLiteral("agents.csv"));
-        QVERIFY2(exportTo(ui::MainWindow::ExportKind::AgentsCsv, csv), qPrintable(error));
+        QVERIFY2(exportTo(ui::ExportController::Kind::AgentsCsv, csv), qPrintable(error));
         QFile c(csv);
         QVERIFY(c.open(QIODevice::ReadOnly));
         const QList<QByteArray> rows = c.readAll().trimmed().split('\n');
         QCOMPARE(qsizetype(rows.size()), qsizetype(store.agents().size()) + 1); // header + one row per agent
 
         const QString png = dir.filePath(QStringLiteral("topology.png"));
-        QVERIFY2(exportTo(ui::MainWindow::ExportKind::TopologyPicture, png), qPrintable(error));
+        QVERIFY2(exportTo(ui::ExportController::Kind::TopologyPicture, png), qPrintable(error));
         QImage image(png);
         QVERIFY(!image.isNull());
         QVERIFY(image.width() > 100 && image.height() > 100);
 
         const QString svg = dir.filePath(QStringLiteral("timeline.svg"));
-        QVERIFY2(exportTo(ui::MainWindow::ExportKind::TimelinePicture, svg), qPrintable(error));
+        QVERIFY2(exportTo(ui::ExportController::Kind::TimelinePicture, svg), qPrintable(error));
         QFile s(svg);
         QVERIFY(s.open(QIODevice::ReadOnly));
         const QByteArray svgText = s.readAll();
         QVERIFY(svgText.contains("<svg"));
         QVERIFY(svgText.contains("<path") || svgText.contains("<polyline") || svgText.contains("<line"));
 
-        QVERIFY(!exportTo(ui::MainWindow::ExportKind::AgentsCsv, dir.filePath(QStringLiteral("no/such/dir/a.csv"))));
+        QVERIFY(!exportTo(ui::ExportController::Kind::AgentsCsv, dir.filePath(QStringLiteral("no/such/dir/a.csv"))));
         QVERIFY(!error.isEmpty());
     }
 };

@@ -6,6 +6,7 @@
 #include "GuiTestSupport.h"
 
 #include "MainWindow.h"
+#include "controllers/TraceController.h"
 #include "alerts/AlertMonitor.h"
 #include "models/AgentTableModel.h"
 #include "replay/ReplayBar.h"
@@ -155,7 +156,7 @@ private Q_SLOTS:
         QTemporaryDir dir; // the bookmark is kept beside the trace: a copy, not the repository's file
         const QString trace = dir.filePath(QStringLiteral("demo.jsonl.zst"));
         QVERIFY(QFile::copy(QStringLiteral(MAPI_SAMPLE_TRACE), trace));
-        QVERIFY(window.openTrace(trace));
+        QVERIFY(window.traces()->openTrace(trace));
         QVERIFY(QTest::qWaitFor([&] { return !window.session()->isLoadingTrace(); }, 20000));
         QVERIFY(window.replayBar()->isVisible());
         // Issue 41 item 9: the timeline follows the replay and says so, not "following" as if live.
@@ -225,7 +226,7 @@ private Q_SLOTS:
         window.resize(size);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QVERIFY(window.openTrace(QStringLiteral(MAPI_SAMPLE_TRACE)));
+        QVERIFY(window.traces()->openTrace(QStringLiteral(MAPI_SAMPLE_TRACE)));
         QVERIFY(QTest::qWaitFor([&] { return !window.session()->isLoadingTrace(); }, 20000));
         QVERIFY(QTest::qWaitFor([&] { return !window.alertMonitor()->openAlerts().empty(); }, 20000));
         QTest::qWait(100);

@@ -6,6 +6,7 @@
 #include "GuiTestSupport.h"
 
 #include "MainWindow.h"
+#include "controllers/TraceController.h"
 #include "alerts/AlertMonitor.h"
 #include "models/AlertModel.h"
 #include "panels/AlertsPanel.h"
@@ -52,7 +53,7 @@ private Q_SLOTS:
         QVERIFY(QFile::copy(QStringLiteral(MAPI_SAMPLE_TRACE), second));
 
         QSignalSpy evaluated(window.alertMonitor(), &AlertMonitor::evaluated);
-        QVERIFY(window.openTrace(first));
+        QVERIFY(window.traces()->openTrace(first));
         QVERIFY(QTest::qWaitFor([&] { return !window.session()->isLoadingTrace(); }, 20000));
         // The sample run ends with open alerts (its failed agent at least).
         QVERIFY(QTest::qWaitFor([&] { return !window.alertMonitor()->openAlerts().empty(); }, 20000));
@@ -71,7 +72,7 @@ private Q_SLOTS:
         search->setText(QStringLiteral("worker-1"));
 
         evaluated.clear();
-        QVERIFY(window.openTrace(second));
+        QVERIFY(window.traces()->openTrace(second));
         // At once, before anything of the second trace is read.
         QVERIFY(window.alertMonitor()->openAlerts().empty());
         QCOMPARE(window.alertsPanel()->model()->rowCount(), 0);

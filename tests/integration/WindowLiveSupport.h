@@ -5,6 +5,8 @@
 
 #include "DemoSystem.h"
 #include "MainWindow.h"
+#include "controllers/ConnectionController.h"
+#include "controllers/TraceController.h"
 #include "model/StateJson.h"
 #include "session/InspectorSession.h"
 
@@ -72,7 +74,7 @@ inline void connectAndFill(ui::MainWindow &window, const QString &url)
     window.show();
     ClientOptions options;
     options.url = QUrl(url);
-    window.connectTo(options, true);
+    window.connection()->connectTo(options, true);
     QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Live, 15000);
     const SystemStore *store = window.session()->store();
     QTRY_VERIFY_WITH_TIMEOUT(store->agents().size() >= 20 && store->messages().size() >= 50, 20000);

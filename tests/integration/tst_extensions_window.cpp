@@ -7,6 +7,7 @@
 #include "DemoSystem.h"
 
 #include "MainWindow.h"
+#include "controllers/ConnectionController.h"
 #include "models/AgentWorkModels.h"
 #include "panels/AgentWorkPanel.h"
 #include "panels/ConversationsPanel.h"
@@ -101,7 +102,7 @@ private slots:
         window.show();
         ClientOptions options;
         options.url = QUrl(ready.value(QStringLiteral("url")).toString());
-        window.connectTo(options, true); // an observer: it reads, and changes nothing
+        window.connection()->connectTo(options, true); // an observer: it reads, and changes nothing
         const QJsonObject done = demo.waitFor(QStringLiteral("trafficDone"), 60000);
         QVERIFY(!done.isEmpty());
         const QJsonObject server = done.value(QStringLiteral("server")).toObject();

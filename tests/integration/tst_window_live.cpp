@@ -16,6 +16,9 @@
 #include <QScopeGuard>
 
 #include "MainWindow.h"
+#include "controllers/ExportController.h"
+#include "controllers/TraceController.h"
+#include "controllers/ConnectionController.h"
 #include "model/StateJson.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
@@ -103,7 +106,7 @@ private Q_SLOTS:
                 choice->click();
             });
             poll.start();
-            window.connectTo(options, false);
+            window.connection()->connectTo(options, false);
             QCOMPARE(title, QStringLiteral("Send the token unencrypted?"));
             QVERIFY(cancelIsDefault);
             QCOMPARE(window.session()->source() == InspectorSession::Source::Live, send);
@@ -124,7 +127,7 @@ private Q_SLOTS:
         options.url = QUrl(demo.url());
         options.auth.method = AuthConfig::Method::Bearer;
         options.auth.credential = QStringLiteral("first-token");
-        window.connectTo(options, false);
+        window.connection()->connectTo(options, false);
         QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Live, 15000);
         QAction *renew = window.action(QStringLiteral("renewCredential"));
         QVERIFY(renew && renew->isEnabled());
@@ -166,7 +169,7 @@ private Q_SLOTS:
         window.show();
         ClientOptions options;
         options.url = QUrl(demo.url());
-        window.connectTo(options, false);
+        window.connection()->connectTo(options, false);
         QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Live, 15000);
         auto budgetAlert = [&]() -> const Alert * {
             for (const auto &[key, alert] : window.alertMonitor()->openAlerts())
@@ -399,7 +402,7 @@ private Q_SLOTS:
             return;
         const SystemStore *store = window.session()->store();
         const qint64 from = store->messages().timestampMs(store->messages().size() / 2);
-        ui::IncidentDialog *dialog = window.exportIncident();
+        ui::IncidentDialog *dialog = window.exports()->exportIncident();
         QVERIFY(dialog);
         dialog->setRange(from, store->now());
         dialog->setRedaction({QStringLiteral("content")}, {});
@@ -447,7 +450,7 @@ private Q_SLOTS:
         window.show();
         ClientOptions options;
         options.url = QUrl(demo.url());
-        window.connectTo(options, true);
+        window.connection()->connectTo(options, true);
         const SystemStore *store = window.session()->store();
         QTRY_VERIFY_WITH_TIMEOUT(store->connection().clockSamples >= ClockSkewEstimator::kMinSamples, 20000);
         QTRY_VERIFY_WITH_TIMEOUT(store->agents().size() >= 12, 20000);
@@ -492,16 +495,16 @@ private Q_SLOTS:
         };
         QString asked;
         answer("cancel", &asked);
-        QVERIFY(!window.mayEndLiveConnection(QStringLiteral("/tmp/other.jsonl.zst")));
+        QVERIFY(!window.traces()->mayEndLiveConnection(QStringLiteral("/tmp/other.jsonl.zst")));
         QVERIFY2(asked.contains(QLatin1String("other.jsonl.zst")) && asked.contains(window.session()->sourceLabel()), qPrintable(asked));
         QCOMPARE(window.session()->clientState(), ClientState::Live); // still connected
         asked.clear();
         answer("disconnectAndOpen", &asked);
-        QVERIFY(window.mayEndLiveConnection(QStringLiteral("/tmp/other.jsonl.zst")));
+        QVERIFY(window.traces()->mayEndLiveConnection(QStringLiteral("/tmp/other.jsonl.zst")));
         QVERIFY(!asked.isEmpty());
         window.session()->disconnectFromServer();
         QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Closed, 10000);
-        QVERIFY(window.mayEndLiveConnection(QStringLiteral("/tmp/other.jsonl.zst"))); // nothing to end: no question
+        QVERIFY(window.traces()->mayEndLiveConnection(QStringLiteral("/tmp/other.jsonl.zst"))); // nothing to end: no question
         window.close();
     }
 
@@ -647,7 +650,7 @@ private Q_SLOTS:
         window.session()->setJournalOptions(retention);
         ClientOptions options;
         options.url = QUrl(url);
-        window.connectTo(options, true);
+        window.connection()->connectTo(options, true);
         const SystemStore *store = window.session()->store();
         // The window falls behind now and then (a stall of its thread, as a slow paint or a busy
         // machine makes): the journal drops parts while their events still wait to be applied.

@@ -72,7 +72,7 @@ private Q_SLOTS:
         connectOptions.url = QUrl(proxy.url());
         connectOptions.backoffInitialMs = 300;
         connectOptions.backoffMaxMs = 2000;
-        window.connectTo(connectOptions, true);
+        window.connection()->connectTo(connectOptions, true);
         QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Live, 15000);
         const SystemStore *store = window.session()->store();
         AlertMonitor *monitor = window.alertMonitor();

@@ -52,7 +52,7 @@ private Q_SLOTS:
         for (const auto &[id, alert] : window.alertMonitor()->openAlerts())
             alertsBefore << id;
         QString error;
-        QVERIFY2(window.startRecording(path, &error), qPrintable(error));
+        QVERIFY2(window.traces()->startRecording(path, &error), qPrintable(error));
         QVERIFY(window.action(QStringLiteral("record"))->isChecked());
         QVERIFY2(window.session()->recordingNote().contains(QLatin1String("nothing was reconnected")),
                  qPrintable(window.session()->recordingNote()));
@@ -93,7 +93,7 @@ private Q_SLOTS:
         QCOMPARE(opens, 1);
         QVERIFY(handshakeFirst);
 
-        QVERIFY(window.openTrace(path));
+        QVERIFY(window.traces()->openTrace(path));
         QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isLoadingTrace(), 20000);
         QVERIFY(window.session()->replay());
         QCOMPARE(window.session()->traceStats().badLineCount, 0);
@@ -178,7 +178,7 @@ private Q_SLOTS:
             QVERIFY(!QFile::exists(rangePath + QStringLiteral(".journal-copy.jsonl.zst"))); // the copy went
         }
 
-        QVERIFY(window.openTrace(path));
+        QVERIFY(window.traces()->openTrace(path));
         QTRY_VERIFY_WITH_TIMEOUT(!window.session()->isLoadingTrace(), 20000);
         QVERIFY(!QDir(folder).exists()); // the live session's journal went with it
         QCOMPARE(window.session()->traceStats().badLineCount, 0);

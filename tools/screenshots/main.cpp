@@ -7,6 +7,9 @@
 //       the whole window in its default layout at each size, light and dark:
 //       window-<W>x<H>-<live|replay>-<light|dark>.png (docs/first-hour.md)
 #include "MainWindow.h"
+#include "controllers/ExportController.h"
+#include "controllers/TraceController.h"
+#include "controllers/ConnectionController.h"
 #include "model/CausalChains.h"
 #include "dialogs/IncidentDialog.h"
 #include "dialogs/RunDiffDialog.h"
@@ -55,10 +58,10 @@ static int shootSizes(const QString &out, const QStringList &sizes, const QStrin
         if (!url.isEmpty()) {
             ClientOptions options;
             options.url = QUrl(url);
-            window.connectTo(options, true);
+            window.connection()->connectTo(options, true);
             settle(waitMs);
         } else {
-            if (!window.openTrace(trace))
+            if (!window.traces()->openTrace(trace))
                 return -1;
             while (window.session()->isLoadingTrace())
                 settle(50);
@@ -129,10 +132,10 @@ int main(int argc, char **argv)
     if (p.isSet(QStringLiteral("connect"))) {
         ClientOptions options;
         options.url = QUrl(p.value(QStringLiteral("connect")));
-        window.connectTo(options, true);
+        window.connection()->connectTo(options, true);
         settle(int(p.value(QStringLiteral("wait")).toDouble() * 1000));
     } else {
-        if (!window.openTrace(p.value(QStringLiteral("trace"))))
+        if (!window.traces()->openTrace(p.value(QStringLiteral("trace"))))
             return 2;
         while (window.session()->isLoadingTrace())
             settle(50);
@@ -198,16 +201,16 @@ int main(int argc, char **argv)
     }
     if (p.isSet(QStringLiteral("export-progress"))) {
         QTemporaryDir dir;
-        window.exportTo(ui::MainWindow::ExportKind::ChromeTrace, dir.filePath(QStringLiteral("trace.json")));
+        window.exports()->exportTo(ui::ExportController::Kind::ChromeTrace, dir.filePath(QStringLiteral("trace.json")));
         settle(700);
         window.grab().save(out + QStringLiteral("/window-exporting.png"));
         ++written;
-        window.cancelExport();
+        window.exports()->cancelExport();
         settle(100);
     }
     if (p.isSet(QStringLiteral("compare-with"))) {
         ui::applyTheme(ui::Theme::Light);
-        ui::RunDiffDialog *dialog = window.compareRuns(p.value(QStringLiteral("compare-with")));
+        ui::RunDiffDialog *dialog = window.exports()->compareRuns(p.value(QStringLiteral("compare-with")));
         dialog->resize(1100, 760);
         dialog->compare();
         while (dialog->isComparing())
@@ -230,7 +233,7 @@ int main(int argc, char **argv)
                 window.selection()->selectAgents({a.id});
                 break;
             }
-        ui::IncidentDialog *dialog = window.exportIncident();
+        ui::IncidentDialog *dialog = window.exports()->exportIncident();
         if (replay)
             dialog->setRange(from, to);
         dialog->setNote(QStringLiteral("The planner re-requests the review twice after the handoff; look at the second TASK_REQUEST."));
@@ -255,12 +258,12 @@ int main(int argc, char **argv)
         ui::MainWindow second;
         second.resize(1600, 1000);
         second.show();
-        second.openTrace(bundle);
+        second.traces()->openTrace(bundle);
         while (second.session()->isLoadingTrace())
             settle(50);
         settle(700);
-        if (second.openIncident())
-            for (const BundlePicture &picture : second.openIncident()->content.pictures) {
+        if (second.traces()->openIncident())
+            for (const BundlePicture &picture : second.traces()->openIncident()->content.pictures) {
                 QFile file(out + QStringLiteral("/incident-picture-%1.png").arg(picture.view));
                 if (file.open(QIODevice::WriteOnly))
                     file.write(picture.png);

@@ -20,10 +20,7 @@
 namespace mapi::ui {
 
 AlertDeliveryController::AlertDeliveryController(InspectorSession *session, AlertMonitor *monitor, QWidget *window)
-    : QObject(window)
-    , m_session(session)
-    , m_monitor(monitor)
-    , m_window(window)
+    : SessionController(session, monitor, window)
     , m_notifier(new AlertNotifier(window)) // its toasts sit on the window
     , m_webhook(new AlertWebhook(this))
 {
@@ -37,7 +34,7 @@ AlertDeliveryController::AlertDeliveryController(InspectorSession *session, Aler
         if (m_session->source() != InspectorSession::Source::Live || m_session->isTimeTravelling())
             return;
         if (!m_applyingNewRules)
-            m_notifier->offer(changes, m_window->isActiveWindow() && !m_window->isMinimized(), QDateTime::currentMSecsSinceEpoch());
+            m_notifier->offer(changes, m_dialogParent->isActiveWindow() && !m_dialogParent->isMinimized(), QDateTime::currentMSecsSinceEpoch());
         m_webhook->offer(changes);
     });
     connect(m_monitor, &AlertMonitor::evaluated, this, [this] {
@@ -107,7 +104,7 @@ void AlertDeliveryController::applyDelivery()
 void AlertDeliveryController::editSettings()
 {
     const QString path = rulesPath();
-    AlertSettingsDialog dialog(m_monitor->rules(), QDir::toNativeSeparators(path), m_delivery, m_window);
+    AlertSettingsDialog dialog(m_monitor->rules(), QDir::toNativeSeparators(path), m_delivery, m_dialogParent);
     AlertWebhook tester; // "Send a test" posts to what the form says, before it is saved
     connect(&dialog, &AlertSettingsDialog::testWebhookRequested, &tester, [&tester](const QString &url, const QString &token) {
         tester.setTarget(QUrl(url), token, AlertSeverity::Info);

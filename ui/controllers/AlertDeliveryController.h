@@ -9,15 +9,10 @@
 
 #include "dialogs/AlertSettingsDialog.h"
 
-#include <QObject>
-#include <QPointer>
-
-class QWidget;
+#include "SessionController.h"
 
 namespace mapi {
-class AlertMonitor;
 class AlertWebhook;
-class InspectorSession;
 struct AlertRules;
 } // namespace mapi
 
@@ -25,7 +20,7 @@ namespace mapi::ui {
 
 class AlertNotifier;
 
-class AlertDeliveryController : public QObject
+class AlertDeliveryController : public SessionController
 {
     Q_OBJECT
 public:
@@ -51,7 +46,6 @@ public:
     AlertWebhook *webhook() const { return m_webhook; }
 
 Q_SIGNALS:
-    void statusMessage(const QString &text, int timeoutMs);
     void rulesApplied();
     // The operator clicked a notification: the window comes forward with its alerts.
     void notificationActivated();
@@ -60,9 +54,6 @@ private:
     void applyDelivery();
     void storeDelivery(const AlertDelivery &before);
 
-    QPointer<InspectorSession> m_session;
-    AlertMonitor *m_monitor;
-    QWidget *m_window;
     AlertNotifier *m_notifier;
     AlertWebhook *m_webhook;
     AlertDelivery m_delivery;          // the webhook's address and token: memory and keychain only

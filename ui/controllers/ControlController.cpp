@@ -18,12 +18,9 @@ namespace mapi::ui {
 
 ControlController::ControlController(InspectorSession *session, SelectionHub *selection, AlertMonitor *monitor,
                                      const Actions &actions, QWidget *dialogParent)
-    : QObject(dialogParent)
-    , m_session(session)
+    : SessionController(session, monitor, dialogParent)
     , m_selection(selection)
-    , m_monitor(monitor)
     , m_actions(actions)
-    , m_dialogParent(dialogParent)
 {
     connect(m_actions.inject, &QAction::triggered, this, &ControlController::injectIntoSelection);
     connect(m_actions.stop, &QAction::triggered, this, &ControlController::stopSelection);

@@ -11,25 +11,17 @@
 #include "alerts/AlertEngine.h"
 #include "alerts/SupervisionLadder.h"
 
-#include <QObject>
-#include <QPointer>
+#include "SessionController.h"
 
 #include <vector>
 
-class QAction;
 class QTimer;
-class QWidget;
-
-namespace mapi {
-class AlertMonitor;
-class InspectorSession;
-} // namespace mapi
 
 namespace mapi::ui {
 
 class SelectionHub;
 
-class ControlController : public QObject
+class ControlController : public SessionController
 {
     Q_OBJECT
 public:
@@ -67,18 +59,14 @@ public:
     void runLadder();
 
 Q_SIGNALS:
-    void statusMessage(const QString &text, int timeoutMs);
     // An operator action went out: the window shows the Actions panel, where it is followed.
     void actionsStarted();
 
 private:
     void confirmAndRun(const QString &verb, const QString &method);
 
-    QPointer<InspectorSession> m_session;
     SelectionHub *m_selection;
-    AlertMonitor *m_monitor;
     Actions m_actions;
-    QWidget *m_dialogParent;
     SupervisionLadder m_ladder;
     bool m_newRulesPending = false;
 };

@@ -69,6 +69,7 @@ public:
     bool isBusy() const { return m_worker != nullptr; }
     QString previewText() const;           // the counts shown
     const BundleResult &lastResult() const { return m_result; }
+    const Context &context() const { return m_context; } // what the window handed over
 
 protected:
     // Not while the pictures are drawn (a local event loop runs then, with this dialog in use).
