@@ -96,8 +96,9 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_control, &ControlController::statusMessage, statusBar(), &QStatusBar::showMessage);
     connect(m_control, &ControlController::actionsStarted, this, &MainWindow::revealActions);
     connect(m_alertDelivery, &AlertDeliveryController::rulesApplied, m_control, &ControlController::expectNewRules);
-    m_connection = new ConnectionController(m_session, m_control, m_alertMonitor,
+    m_connection = new ConnectionController(m_session, m_alertMonitor,
                                             {m_connectAction, m_disconnectAction, m_renewCredentialAction, m_observerAction}, this);
+    connect(m_connection, &ConnectionController::connectionStarting, m_control, &ControlController::resetForConnection);
     connect(m_connection, &ConnectionController::statusMessage, statusBar(), &QStatusBar::showMessage);
     m_traces = new TraceController(m_session, m_selection, m_alertMonitor, m_replayBar,
                                    {m_openTraceAction, m_openSampleAction, m_recordAction, m_saveSessionAction, m_saveRangeAction,

@@ -16,6 +16,7 @@
 #include <QApplication>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QTcpServer>
 #include <QTimer>
 #include <QWidget>
@@ -36,10 +37,12 @@ struct Fixture
     QAction connect{QStringLiteral("Connect")}, disconnect{QStringLiteral("Disconnect")}, renew{QStringLiteral("Renew")},
         observer{QStringLiteral("Observer")};
     ControlController control{&session, &hub, &monitor, {&inject, &stop, &suspend, &resume}, &window};
-    ConnectionController connection{&session, &control, &monitor, {&connect, &disconnect, &renew, &observer}, &window};
+    ConnectionController connection{&session, &monitor, {&connect, &disconnect, &renew, &observer}, &window};
 
     Fixture()
     {
+        // As the window does: supervision is per connection.
+        QObject::connect(&connection, &ConnectionController::connectionStarting, &control, &ControlController::resetForConnection);
         observer.setCheckable(true);
         monitor.setStore(session.store());
     }
@@ -154,13 +157,28 @@ private Q_SLOTS:
     void aNewConnectionRestartsSupervision()
     {
         Fixture f;
+        f.window.show();
+        QSignalSpy starting(&f.connection, &ConnectionController::connectionStarting);
         LadderPlan plan;
         plan.enabled = true;
         f.control.ladder().setPlan(AlertKind::Stalled, plan);
         SilentServer server;
         QVERIFY(f.connection.connectTo(server.options(), false));
+        QCOMPARE(starting.size(), 1);
         QVERIFY(!f.control.ladder().plan(AlertKind::Stalled).enabled);
         f.session.disconnectFromServer();
+        // Cancelled at the question about the token: nothing starts over.
+        ClientOptions options = server.options();
+        options.url.setHost(QStringLiteral("192.0.2.7"));
+        options.auth.method = AuthConfig::Method::Bearer;
+        options.auth.credential = QStringLiteral("not-a-real-token");
+        f.control.ladder().setPlan(AlertKind::Stalled, plan);
+        QString asked;
+        bool cancelWasDefault = false;
+        answerNextQuestion(QString(), &asked, &cancelWasDefault);
+        QVERIFY(!f.connection.connectTo(options, false));
+        QCOMPARE(starting.size(), 1);
+        QVERIFY(f.control.ladder().plan(AlertKind::Stalled).enabled);
     }
 };
 

@@ -1,6 +1,5 @@
 #include "ConnectionController.h"
 
-#include "ControlController.h"
 #include "alerts/AlertMonitor.h"
 #include "common/Warning.h"
 #include "dialogs/ConnectDialog.h"
@@ -15,11 +14,9 @@
 
 namespace mapi::ui {
 
-ConnectionController::ConnectionController(InspectorSession *session, ControlController *control, AlertMonitor *monitor,
-                                           const Actions &actions, QWidget *dialogParent)
-    : SessionController(session, monitor, dialogParent)
-    , m_control(control)
-    , m_actions(actions)
+ConnectionController::ConnectionController(InspectorSession *session, AlertMonitor *monitor, const Actions &actions,
+                                           QWidget *dialogParent)
+    : SessionController(session, monitor, dialogParent), m_actions(actions)
 {
     connect(m_actions.connect, &QAction::triggered, this, [this] { showConnectDialog(); });
     connect(m_actions.disconnect, &QAction::triggered, session, &InspectorSession::disconnectFromServer);
@@ -81,7 +78,7 @@ bool ConnectionController::connectTo(const ClientOptions &options, bool observer
         checked.allowCredentialInClear = true; // for this connection only: the next one asks again
     }
     const bool observer = observerOnly || m_forcedObserver;
-    m_control->resetForConnection(observer); // supervision is per connection
+    Q_EMIT connectionStarting(observer);
     m_session->connectTo(checked, observer);
     m_monitor->start(); // in case a trace load was under way (it stops the detectors)
     m_actions.observer->setChecked(m_session->observerOnly());

@@ -13,8 +13,6 @@
 
 namespace mapi::ui {
 
-class ControlController;
-
 class ConnectionController : public SessionController
 {
     Q_OBJECT
@@ -24,10 +22,9 @@ public:
         QAction *connect = nullptr, *disconnect = nullptr, *renewCredential = nullptr;
         QAction *observer = nullptr; // checkable
     };
-    // `control`: its supervision starts over with each connection. `monitor`: the detectors are
-    // started with a connection (a trace load under way had stopped them).
-    ConnectionController(InspectorSession *session, ControlController *control, AlertMonitor *monitor,
-                         const Actions &actions, QWidget *dialogParent);
+    // `monitor`: the detectors are started with a connection (a trace load under way had
+    // stopped them).
+    ConnectionController(InspectorSession *session, AlertMonitor *monitor, const Actions &actions, QWidget *dialogParent);
 
     // The Connect dialog (modal), `url` filled in when given; connects when accepted.
     void showConnectDialog(const QString &url = QString());
@@ -43,8 +40,12 @@ public:
 
     void updateActionStates();
 
+Q_SIGNALS:
+    // A connection is about to start (after any question): what is per connection starts over
+    // (automatic supervision: ControlController::resetForConnection).
+    void connectionStarting(bool observerOnly);
+
 private:
-    ControlController *m_control;
     Actions m_actions;
     bool m_forcedObserver = false;
 };
