@@ -360,36 +360,51 @@ bool AlertEngine::evaluateLoops(const SystemStore &store, qint64 now, std::map<Q
         m_loopsUnderWay = true;
         m_nextLoop = m_loops.begin();
     }
+    // A group loops when every edge of it repeats a small exchange (EdgeTally::repeats(): at most
+    // kMaxLoopShapesPerEdge shapes, each seen at least twice on its edge, most of the edge's
+    // messages) and those repeated messages, all edges together, reach the rule's count. Each
+    // edge holds its newest loopExchanges messages, so a shape said once leaves after as many.
+    TallyScratch scratch;
+    std::vector<qint64> rows;
+    std::vector<EdgeTally> tallies;
     int looked = 0;
     for (auto &it = m_nextLoop; it != m_loops.end();) {
         if (++looked % 256 == 0 && outOfTime())
             return false;
         const LoopGroup &group = it.value();
         const size_t n = group.ring.size();
-        int exchanges = 0;
+        std::array<const Edge *, 3> edges{};
+        size_t held = 0; // messages on its edges, whatever their shapes
         bool everyEdge = true;
-        qint64 first = now;
-        std::vector<qint64> rows;
         for (size_t i = 0; i < n && everyEdge; ++i) {
-            const auto edge = m_edges.constFind(EdgeKey{group.ring[i], group.ring[(i + 1) % n], group.shape});
-            everyEdge = edge != m_edges.cend() && !edge->times.empty();
-            if (!everyEdge)
-                break;
-            for (const auto &[t, row] : edge->times) {
-                if (t >= since) {
-                    ++exchanges;
-                    first = std::min(first, t);
-                    rows.push_back(row);
-                }
+            const auto edge = m_edges.constFind(EdgeKey{group.ring[i], group.ring[(i + 1) % n]});
+            everyEdge = edge != m_edges.cend() && !edge->sent.empty();
+            if (everyEdge) {
+                edges[i] = &*edge;
+                held += edge->sent.size();
             }
         }
-        if (!everyEdge || exchanges == 0) { // the window passed it by: forget it
+        if (!everyEdge) { // the window passed it by: forget it
             it = m_loops.erase(it);
             continue;
         }
         ++it;
-        if (exchanges < (m_rules.loopExchanges + 1) / 2)
-            continue; // below even the clearing level: no alert to build
+        if (held < size_t((m_rules.loopExchanges + 1) / 2))
+            continue; // below even the clearing level, whatever the shapes: no alert to build
+        bool everyEdgeRepeats = true;
+        int exchanges = 0;
+        qint64 first = now;
+        rows.clear();
+        tallies.clear();
+        for (size_t i = 0; i < n && everyEdgeRepeats; ++i) {
+            tallies.push_back(tallyEdge(*edges[i], since, scratch, rows));
+            const EdgeTally &tally = tallies.back();
+            everyEdgeRepeats = tally.repeats();
+            exchanges += tally.repeated;
+            first = std::min(first, tally.firstMs);
+        }
+        if (!everyEdgeRepeats || exchanges < (m_rules.loopExchanges + 1) / 2)
+            continue; // not a small exchange repeated, or below even the clearing level: no alert to build
         bool progress = false;
         QStringList ring;
         for (const int agent : group.ring) {
@@ -398,15 +413,33 @@ bool AlertEngine::evaluateLoops(const SystemStore &store, qint64 now, std::map<Q
         }
         if (progress)
             continue;
+        // Shown from its smallest id on, in sending order: the same ring reads the same way.
+        const qsizetype smallest = std::min_element(ring.cbegin(), ring.cend()) - ring.cbegin();
+        std::rotate(ring.begin(), ring.begin() + smallest, ring.end());
+        std::rotate(tallies.begin(), tallies.begin() + smallest, tallies.end());
+        // The exchange as the operator reads it: each edge's shapes in sending order
+        // ("STATUS_QUERY" → "STATUS_RESPONSE"); one shape all around keeps the older wording.
+        bool oneShape = true;
+        QStringList exchange;
+        for (const EdgeTally &tally : tallies) {
+            oneShape = oneShape && tally.shapes.size() == 1 && tally.shapes.front().first == tallies.front().shapes.front().first;
+            QStringList names;
+            for (const auto &[shape, row] : tally.shapes)
+                if (const QString name = shapeName(store, row, shape); !names.contains(name))
+                    names << name;
+            exchange << names.join(QStringLiteral(" / "));
+        }
         std::sort(rows.begin(), rows.end());
         const QStringList evidence = newestMessageEvidence(store, rows.size(), [&rows](size_t i) { return rows[i]; });
         QStringList agents = ring;
         std::sort(agents.begin(), agents.end());
-        const QStringList shown = ring + QStringList{ring.first()};
-        Alert a = make(AlertKind::Loop, agents, first,
-                       QStringLiteral("%1 \"%2\" messages of one shape within %3 s around %4, no task progress")
-                           .arg(exchanges).arg(group.shapeText, seconds(m_rules.loopWindowMs), shown.join(QStringLiteral(" → "))),
-                       evidence, QString::number(group.shape, 16));
+        const QString around = (ring + QStringList{ring.first()}).join(QStringLiteral(" → "));
+        const QString reason = oneShape
+            ? QStringLiteral("%1 %2 messages of one shape within %3 s around %4, no task progress")
+                  .arg(exchanges).arg(exchange.first(), seconds(m_rules.loopWindowMs), around)
+            : QStringLiteral("%1 messages repeating the exchange %2 within %3 s around %4, no task progress")
+                  .arg(exchanges).arg(exchange.join(QStringLiteral(" → ")), seconds(m_rules.loopWindowMs), around);
+        Alert a = make(AlertKind::Loop, agents, first, reason, evidence, QString::fromLatin1(kLoopExchangeSubject));
         // Raised at loopExchanges, cleared below half of it (no flapping at the threshold).
         const int needed = m_open.count(a.key()) ? (m_rules.loopExchanges + 1) / 2 : m_rules.loopExchanges;
         if (exchanges >= needed)

@@ -10,10 +10,14 @@
 // Thread: the store's. Not a QObject: the caller decides when it runs.
 //
 // Memory: what the engine keeps per agent (a few numbers, error times up to errorStormCount, cost
-// samples up to 32) is bounded by the store's agents; message pairs seen within the loop window
-// (at most kMaxLoopEdges) and loop candidates (kMaxLoopGroups), open help requests
-// (at most kMaxOpenHelpRequests: past it new ones are not tracked) and evidence (kMaxEvidence ids per
-// alert) have fixed bounds. Past a bound the engine counts what it did not track (notTracked()).
+// samples up to 32) is bounded by the store's agents; the loop detector's (sender, recipient)
+// pairs seen within the loop window (at most kMaxLoopEdges, each its newest loopExchanges messages:
+// time, store row and shape, 24 bytes each; at the default 20 an edge is one deque block, about
+// 650 bytes with its hash node, 65 MB at the bound) and loop candidates (kMaxLoopGroups), open
+// help requests (at most kMaxOpenHelpRequests: past it new ones are not tracked) and evidence
+// (kMaxEvidence ids per alert) have fixed bounds. Shapes are tallied when a candidate is
+// evaluated (in memory reused from one to the next); nothing is kept per shape. Past a bound the
+// engine counts what it did not track (notTracked()).
 #pragma once
 
 #include "alerts/AlertRules.h"
@@ -71,6 +75,12 @@ public:
     static constexpr int kMaxLoopEdges = 100000;
     static constexpr int kMaxOpenHelpRequests = 100000;
     static constexpr int kMaxLoopGroups = 10000;  // pairs and rings watched as loop candidates at once
+    // A loop repeats a small exchange: on each edge of its pair or ring, at most this many shapes
+    // that repeat (a question asked in up to three wordings, an answer in up to three). More is a
+    // conversation, not a loop.
+    static constexpr int kMaxLoopShapesPerEdge = 3;
+    // The alert's subject for a pair or ring looping (the other loop alert's subject is "rate").
+    static constexpr const char *kLoopExchangeSubject = "exchange";
 
     explicit AlertEngine(const AlertRules &rules = AlertRules());
 
@@ -113,8 +123,8 @@ public:
     // Messages and waits the engine did not track because a bound was full, or because the
     // store had trimmed them before they were read.
     qint64 notTracked() const { return m_notTracked; }
-    // Pairs (sender, recipient, message shape) the loop detector remembers exchanges of, within
-    // its window (at most kMaxLoopEdges; each evaluation forgets those that left it).
+    // Pairs (sender, recipient) the loop detector remembers messages of, within its window (at
+    // most kMaxLoopEdges; each evaluation forgets those that left it).
     int loopEdgeCount() const { return int(m_edges.size()); }
 
 private:
@@ -137,33 +147,62 @@ private:
     static constexpr size_t kMaxCostSamples = 32;
 
     // Loop detection works on agent numbers (idOf()), not ids: one message costs a few hash lookups.
-    // A directed edge of messages of one shape; with to = -1, the edges from one agent in one shape.
+    // A directed edge: the messages one agent sent to another, whatever their shape.
     struct EdgeKey
     {
         int from = 0;
         int to = 0;
-        quint64 shape = 0;
-        bool operator==(const EdgeKey &o) const { return from == o.from && to == o.to && shape == o.shape; }
-        friend size_t qHash(const EdgeKey &k, size_t seed = 0) { return qHashMulti(seed, k.from, k.to, k.shape); }
+        bool operator==(const EdgeKey &o) const { return from == o.from && to == o.to; }
+        friend size_t qHash(const EdgeKey &k, size_t seed = 0) { return qHashMulti(seed, k.from, k.to); }
+    };
+    struct Sent
+    {
+        qint64 timeMs = 0;
+        qint64 row = 0;               // the store row (evidence, and the shape's type for the reason)
+        quint64 shape = 0;            // payloadShape(): its type and key names, not its values
     };
     struct Edge
     {
-        std::deque<std::pair<qint64, qint64>> times; // message time and store row, newest last, at most loopExchanges
+        std::deque<Sent> sent;        // newest last, at most loopExchanges
     };
     struct LoopGroup
     {
-        std::vector<int> ring;        // the agents in sending order (2 or 3), from the smallest id
-        quint64 shape = 0;
-        QString shapeText;            // for the reason: the message type
+        std::vector<int> ring;        // the agents in sending order (2 or 3), from the smallest agent number
     };
-    // A group's identity: its agents sorted (c = -1 for a pair) and the shape.
+    // A group's identity: its agents in sending order from the smallest agent number (c = -1 for
+    // a pair), so that the two directions of a ring are two candidates.
     struct LoopKey
     {
         int a = 0, b = 0, c = -1;
-        quint64 shape = 0;
-        bool operator==(const LoopKey &o) const { return a == o.a && b == o.b && c == o.c && shape == o.shape; }
-        friend size_t qHash(const LoopKey &k, size_t seed = 0) { return qHashMulti(seed, k.a, k.b, k.c, k.shape); }
+        bool operator==(const LoopKey &o) const { return a == o.a && b == o.b && c == o.c; }
+        friend size_t qHash(const LoopKey &k, size_t seed = 0) { return qHashMulti(seed, k.a, k.b, k.c); }
     };
+    // One edge of a candidate as an evaluation sees it: its messages within the window, and of
+    // them those whose shape repeats there (seen at least twice on this edge).
+    struct EdgeTally
+    {
+        int messages = 0;
+        int repeated = 0;             // messages of a shape seen at least twice
+        int repeatedShapes = 0;       // how many shapes that is
+        qint64 firstMs = 0;           // the oldest of those messages
+        // The repeated shapes, most frequent first, at most kMaxLoopShapesPerEdge: (shape, its newest row).
+        std::vector<std::pair<quint64, qint64>> shapes;
+        // The edge repeats a small exchange: 1 to kMaxLoopShapesPerEdge shapes repeat, and their
+        // messages are at least half of the edge's (not ever-new content with a few repeats in it).
+        bool repeats() const { return repeatedShapes >= 1 && repeatedShapes <= kMaxLoopShapesPerEdge && 2 * repeated >= messages; }
+    };
+    // Memory tallyEdge() reuses from one edge to the next.
+    struct TallyScratch
+    {
+        struct Run { quint64 shape; int count; qint64 newestRow; };
+        std::vector<Sent> sent;
+        std::vector<Run> runs;
+    };
+    // `rows` gets the rows of the repeated messages.
+    static EdgeTally tallyEdge(const Edge &edge, qint64 since, TallyScratch &scratch, std::vector<qint64> &rows);
+    // The shape's name in a reason, quoted: the payload's type of `row`, else its convention, else
+    // its first key names ("{text}"), else (a row trimmed from history) the shape's hash.
+    static QString shapeName(const SystemStore &store, qint64 row, quint64 shape);
     int idOf(const QString &agentId);
     // "message:<id>" for a store row still kept, else empty (the history bound trimmed it).
     static QString messageEvidence(const SystemStore &store, qint64 row);
@@ -180,7 +219,7 @@ private:
 
     void readMessages(const SystemStore &store);
     void readMessage(const SystemStore &store, size_t row);
-    void noteLoopEdge(int from, int to, quint64 shape, const QString &type, qint64 t, qint64 row);
+    void noteLoopEdge(int from, int to, quint64 shape, qint64 t, qint64 row);
     void rollRateBucket(AgentTrack &track, qint64 t) const;
     void readTasks(const SystemStore &store);
     // Drops what left the rules' windows: agents' errors and rates here; the loop detector's
@@ -214,7 +253,7 @@ private:
     QHash<QString, int> m_ids;            // agent id → number, for loop detection
     QStringList m_names;                  // number → agent id
     QHash<EdgeKey, Edge> m_edges;
-    QHash<EdgeKey, QSet<int>> m_edgesFrom; // {from, -1, shape} → the agents it sent that shape to
+    QHash<int, QSet<int>> m_edgesFrom;    // from → the agents it sent to within the window
     QHash<LoopKey, LoopGroup> m_loops;    // candidate groups
     QHash<LoopKey, LoopGroup>::iterator m_nextLoop; // the next group an evaluation in slices looks at
     bool m_loopsUnderWay = false;                   // m_nextLoop is valid (reset by each evaluation's setup)

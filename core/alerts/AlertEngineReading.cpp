@@ -1,4 +1,5 @@
-// AlertEngine: reading the store (messages, tasks) into the windows the rules evaluate.
+// AlertEngine: reading the store (messages, tasks) into the windows the rules evaluate; the loop
+// detector's edges, its candidates, and the tally of an edge's shapes (with their names) it evaluates.
 #include "alerts/AlertEngine.h"
 
 #include "model/SystemStore.h"
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 
 namespace mapi {
 
@@ -200,12 +202,8 @@ void AlertEngine::readMessage(const SystemStore &store, size_t row)
     // Loops: one sender, one recipient, a message that is not task progress.
     if (!isProgress(convention) && log.recipientCount(row) == 1) {
         const QString &to = log.recipient(row, 0);
-        if (to != from) {
-            const QByteArrayView payload = log.payloadText(row);
-            const QString &type = log.payloadType(row);
-            noteLoopEdge(idOf(from), idOf(to), payloadShape(payload, type, convention),
-                         type.isEmpty() ? conventionName(convention) : type, t, qint64(row));
-        }
+        if (to != from)
+            noteLoopEdge(idOf(from), idOf(to), payloadShape(log.payloadText(row), log.payloadType(row), convention), t, qint64(row));
     }
 }
 
@@ -233,57 +231,127 @@ QStringList AlertEngine::newestMessageEvidence(const SystemStore &store, size_t 
     return ids;
 }
 
-void AlertEngine::noteLoopEdge(int from, int to, quint64 shape, const QString &type, qint64 t, qint64 row)
+void AlertEngine::noteLoopEdge(int from, int to, quint64 shape, qint64 t, qint64 row)
 {
-    auto edge = m_edges.find(EdgeKey{from, to, shape});
+    auto edge = m_edges.find(EdgeKey{from, to});
     if (edge == m_edges.end()) {
         if (m_edges.size() >= kMaxLoopEdges) {
             ++m_notTracked;
             return;
         }
-        edge = m_edges.insert(EdgeKey{from, to, shape}, Edge());
-        m_edgesFrom[EdgeKey{from, -1, shape}].insert(to);
+        edge = m_edges.insert(EdgeKey{from, to}, Edge());
+        m_edgesFrom[from].insert(to);
     }
-    pushCapped(edge->times, {t, row}, size_t(std::max(2, m_rules.loopExchanges)));
+    pushCapped(edge->sent, Sent{t, row, shape}, size_t(std::max(2, m_rules.loopExchanges)));
     if (!enabled(AlertKind::Loop))
         return;
 
     // A pair: the way back exists. A ring of three: to → x and x → from exist. A loop is repeated
     // traffic on every edge of it: each must carry at least a share of the exchanges (half of an
     // even share), so that random traffic between many agents does not make candidates by the
-    // thousand.
+    // thousand. Whether that traffic repeats a small set of shapes is the evaluation's question
+    // (evaluateLoops): the shapes of an edge change while a candidate waits.
     const size_t pairShare = size_t(std::max(2, m_rules.loopExchanges / 4));
     const size_t ringShare = size_t(std::max(2, m_rules.loopExchanges / 6));
     auto carries = [this](const EdgeKey &key, size_t share) {
         const auto e = m_edges.constFind(key);
-        return e != m_edges.cend() && e->times.size() >= share;
+        return e != m_edges.cend() && e->sent.size() >= share;
     };
-    auto remember = [&](std::vector<int> ring) {
+    // A candidate's key is its ring rotated to the smallest agent number: the same ring is found
+    // from any of its edges, its two directions are two candidates. Per message, for groups
+    // already known: no allocation, no string compared.
+    auto remember = [&](int x, int y, int z) {
+        std::array<int, 3> ring{x, y, z};
+        const size_t n = z < 0 ? 2 : 3;
+        std::rotate(ring.begin(), std::min_element(ring.begin(), ring.begin() + n), ring.begin() + n);
+        const LoopKey key{ring[0], ring[1], n > 2 ? ring[2] : -1};
+        if (m_loops.contains(key))
+            return;
         if (m_loops.size() >= kMaxLoopGroups) {
             ++m_notTracked;
             return;
         }
-        std::vector<int> sorted = ring;
-        std::sort(sorted.begin(), sorted.end(), [this](int x, int y) { return m_names[x] < m_names[y]; });
-        const LoopKey key{sorted[0], sorted[1], sorted.size() > 2 ? sorted[2] : -1, shape};
-        if (m_loops.contains(key))
-            return;
-        // Shown from its smallest id on, in sending order: the same ring reads the same way.
-        std::rotate(ring.begin(), std::find(ring.begin(), ring.end(), sorted[0]), ring.end());
-        m_loops.insert(key, LoopGroup{ring, shape, type});
+        m_loops.insert(key, LoopGroup{std::vector<int>(ring.begin(), ring.begin() + n)});
     };
-    if (edge->times.size() >= pairShare && carries(EdgeKey{to, from, shape}, pairShare))
-        remember({from, to});
-    const auto next = m_edgesFrom.constFind(EdgeKey{to, -1, shape});
-    if (edge->times.size() >= ringShare && next != m_edgesFrom.cend()) {
+    if (edge->sent.size() >= pairShare && carries(EdgeKey{to, from}, pairShare))
+        remember(from, to, -1);
+    const auto next = m_edgesFrom.constFind(to);
+    if (edge->sent.size() >= ringShare && next != m_edgesFrom.cend()) {
         int looked = 0;
         for (const int x : *next) {
             if (++looked > 64) // a hub that talks to many: rings through it are looked for among the first 64
                 break;
-            if (x != from && x != to && carries(EdgeKey{to, x, shape}, ringShare) && carries(EdgeKey{x, from, shape}, ringShare))
-                remember({from, to, x});
+            if (x != from && x != to && carries(EdgeKey{to, x}, ringShare) && carries(EdgeKey{x, from}, ringShare))
+                remember(from, to, x);
         }
     }
+}
+
+AlertEngine::EdgeTally AlertEngine::tallyEdge(const Edge &edge, qint64 since, TallyScratch &scratch, std::vector<qint64> &rows)
+{
+    // The edge's messages within the window grouped by shape (sorted: at most loopExchanges of
+    // them), then each run of one shape: seen twice or more, it repeats.
+    std::vector<Sent> &sent = scratch.sent;
+    sent.clear();
+    for (const Sent &message : edge.sent)
+        if (message.timeMs >= since)
+            sent.push_back(message);
+    std::sort(sent.begin(), sent.end(), [](const Sent &x, const Sent &y) { return x.shape != y.shape ? x.shape < y.shape : x.row < y.row; });
+    EdgeTally tally;
+    tally.messages = int(sent.size());
+    tally.firstMs = std::numeric_limits<qint64>::max();
+    std::vector<TallyScratch::Run> &runs = scratch.runs;
+    runs.clear();
+    for (size_t i = 0; i < sent.size();) {
+        size_t end = i;
+        while (end < sent.size() && sent[end].shape == sent[i].shape)
+            ++end;
+        const int count = int(end - i);
+        if (count >= 2) {
+            tally.repeated += count;
+            ++tally.repeatedShapes;
+            runs.push_back({sent[i].shape, count, sent[end - 1].row});
+            for (size_t j = i; j < end; ++j) {
+                rows.push_back(sent[j].row);
+                tally.firstMs = std::min(tally.firstMs, sent[j].timeMs);
+            }
+        }
+        i = end;
+    }
+    // Most frequent first (the question before a rarer variant of it); ties by shape, so that a
+    // reason reads the same at every evaluation.
+    std::sort(runs.begin(), runs.end(), [](const TallyScratch::Run &x, const TallyScratch::Run &y) {
+        return x.count != y.count ? x.count > y.count : x.shape < y.shape;
+    });
+    for (size_t i = 0; i < runs.size() && i < size_t(kMaxLoopShapesPerEdge); ++i)
+        tally.shapes.emplace_back(runs[i].shape, runs[i].newestRow);
+    return tally;
+}
+
+QString AlertEngine::shapeName(const SystemStore &store, qint64 row, quint64 shape)
+{
+    // Its type, else its convention, else its keys ("{text, meta}"): what a person recognises.
+    // A row the history bound trimmed has none of them left: the shape's hash then.
+    const MessageLog &log = store.messages();
+    QString name;
+    if (row >= 0 && log.isKept(size_t(row))) {
+        name = log.payloadType(size_t(row));
+        if (name.isEmpty())
+            name = conventionName(log.convention(size_t(row)));
+        if (name.isEmpty()) {
+            const QByteArray text = store.messagePayload(int(row));
+            const Json payload = Json::parse(text.constBegin(), text.constEnd(), nullptr, false);
+            if (payload.is_object() && !payload.empty()) {
+                QStringList keys;
+                for (auto it = payload.begin(); it != payload.end() && keys.size() < 4; ++it)
+                    keys << QString::fromStdString(it.key());
+                name = QStringLiteral("{%1%2}").arg(keys.join(QStringLiteral(", ")), payload.size() > 4 ? QStringLiteral(", …") : QString());
+            }
+        }
+    }
+    if (name.isEmpty())
+        name = QStringLiteral("shape %1").arg(shape, 16, 16, QLatin1Char('0'));
+    return u'"' + name + u'"';
 }
 
 void AlertEngine::rollRateBucket(AgentTrack &track, qint64 t) const
@@ -343,10 +411,10 @@ bool AlertEngine::pruneLoopEdges(qint64 now, const std::function<bool()> &outOfT
     for (auto &it = m_nextEdge; it != m_edges.end();) {
         if (++looked % 1024 == 0 && outOfTime())
             return false;
-        while (!it->times.empty() && it->times.front().first < since)
-            it->times.pop_front();
-        if (it->times.empty()) {
-            auto from = m_edgesFrom.find(EdgeKey{it.key().from, -1, it.key().shape});
+        while (!it->sent.empty() && it->sent.front().timeMs < since)
+            it->sent.pop_front();
+        if (it->sent.empty()) {
+            auto from = m_edgesFrom.find(it.key().from);
             if (from != m_edgesFrom.end()) {
                 from->remove(it.key().to);
                 if (from->isEmpty())

@@ -1,6 +1,7 @@
 // The detectors (core/alerts): each rule on synthetic streams pushed through the same pipeline as
 // live traffic: it fires, it clears, and it stays quiet on the near miss. And the rules file:
 // defaults, round trip, typos refused, and docs/alerts.md showing the real defaults.
+#include "AlertFixture.h"
 #include "TestSupport.h"
 
 #include "alerts/AlertEngine.h"
@@ -18,86 +19,8 @@ using mapi_test::Wire;
 
 namespace {
 
-constexpr qint64 kStart = 1790000000000; // ms since the epoch
-
-struct Fixture
-{
-    // Without `watchUnresponsive`, the unresponsive rule is off: most tests let minutes pass
-    // without heartbeats, and would otherwise see every agent go silent.
-    explicit Fixture(AlertRules rules = AlertRules(), bool watchUnresponsive = false)
-        : wire(store)
-        , engine(withUnresponsive(rules, watchUnresponsive))
-    {
-        store.setHealthPolicy(healthPolicyForRules(rules, store.healthPolicy()));
-        for (const char *id : {"a", "b", "c", "coord"})
-            wire.registerAgent(q(id), q(id) + QStringLiteral("-name"), QStringLiteral("sess-") + q(id), Json::object(),
-                               QStringLiteral("idle"), kStart);
-    }
-    static QString q(const char *text) { return QString::fromLatin1(text); }
-    static AlertRules withUnresponsive(AlertRules rules, bool on)
-    {
-        rules.rule(AlertKind::Unresponsive).enabled = on;
-        return rules;
-    }
-
-    // A seed-000 message from `from` to `to` at time `t`.
-    QString send(const QString &from, const QString &to, const char *type, const Json &payload, qint64 t)
-    {
-        const QString id = QStringLiteral("m%1").arg(++counter);
-        wire.message(id, from, s(to),
-                     Json{{"message_id", s(id)}, {"type", type}, {"from", s(from)}, {"to", s(to)}, {"payload", payload}}, t);
-        return id;
-    }
-    // `pairs` pairs of new agents exchanging a STATUS_QUERY back and forth 20 times: 20 × pairs
-    // messages within 40 s, all inside the 60 s window, a loop per pair. Returns the last time.
-    qint64 loopingPairs(int pairs)
-    {
-        for (int i = 0; i < 2 * pairs; ++i)
-            wire.registerAgent(QStringLiteral("p%1").arg(i), QStringLiteral("p%1-name").arg(i), QStringLiteral("sess-p%1").arg(i),
-                               Json::object(), QStringLiteral("idle"), kStart);
-        qint64 t = kStart + 1000;
-        for (int round = 0; round < 20; ++round)
-            for (int pair = 0; pair < pairs; ++pair) {
-                const QString a = QStringLiteral("p%1").arg(2 * pair), b = QStringLiteral("p%1").arg(2 * pair + 1);
-                const bool forth = round % 2 == 0;
-                send(forth ? a : b, forth ? b : a, "STATUS_QUERY", {{"query_type", "AGENT_STATUS"}}, t += counter % 2);
-            }
-        return t;
-    }
-    void heartbeat(const QString &from, qint64 t) { send(from, QStringLiteral("coord"), "HEARTBEAT", {{"status", "ACTIVE"}}, t); }
-
-    // Evaluates at `t`; returns "raised kind:agents" / "cleared kind:agents" lines.
-    QStringList at(qint64 t)
-    {
-        store.advanceTime(t);
-        QStringList out;
-        for (const AlertChange &c : engine.update(store))
-            out << QStringLiteral("%1 %2").arg(c.raised ? QStringLiteral("raised") : QStringLiteral("cleared"), c.alert.key());
-        return out;
-    }
-    // Time passes to `t` with `agent` heartbeating every 20 s (healthy, but not working); then at(t).
-    QStringList heartbeatsUntil(const QString &agent, qint64 t)
-    {
-        qint64 &last = lastHeartbeat[agent];
-        for (last = std::max(last, kStart) + 20000; last <= t; last += 20000)
-            heartbeat(agent, last);
-        last -= 20000;
-        return at(t);
-    }
-    const Alert *open(const QString &keyStart) const
-    {
-        for (const auto &[key, alert] : engine.openAlerts())
-            if (key.startsWith(keyStart))
-                return &alert;
-        return nullptr;
-    }
-
-    SystemStore store;
-    Wire wire;
-    AlertEngine engine;
-    int counter = 0;
-    QHash<QString, qint64> lastHeartbeat;
-};
+constexpr qint64 kStart = mapi_test::kAlertFixtureStart;
+using Fixture = mapi_test::AlertFixture;
 
 } // namespace
 
@@ -361,11 +284,13 @@ private Q_SLOTS:
             }
             QVERIFY2(f.at(t).isEmpty(), qPrintable(f.at(t).join(u';')));
         }
-        // Two shapes alternating (a question and its different answer, 15 each): neither repeats 20 times.
+        // A question and its different answer alternating, 9 of each: 18 messages, under the 20 of a
+        // loop. (Issue 42: from 20 on, the same question and the same answer are a loop;
+        // tst_alert_loops.)
         {
             Fixture f;
             qint64 t = kStart + 1000;
-            for (int i = 0; i < 15; ++i) {
+            for (int i = 0; i < 9; ++i) {
                 f.send(QStringLiteral("a"), QStringLiteral("b"), "STATUS_QUERY", {{"query_type", "X"}}, t += 500);
                 f.send(QStringLiteral("b"), QStringLiteral("a"), "STATUS_RESPONSE", {{"state", "ok"}, {"load", 1}}, t += 500);
             }
