@@ -47,8 +47,9 @@ struct AlertRules
     qint64 heartbeatIntervalMs = 30000;
     int unresponsiveAfterIntervals = 3;
 
-    // loop: agents exchanging messages exchanged again and again (one or a few payload shapes per direction, docs/alerts.md), in a pair or a ring of three,
-    // at least loopExchanges times within loopWindowMs, none of them making task progress meanwhile;
+    // loop: agents in a pair or a ring of three sending each other the same few messages again and
+    // again (one to three repeating payload shapes per direction, docs/alerts.md), at least
+    // loopExchanges times within loopWindowMs, none of them making task progress meanwhile;
     // or one agent sending loopRateFactor times its usual rate (at least loopRateMinMessages in a
     // window, after loopRateBaselineWindows windows have set the usual rate).
     int loopExchanges = 20;
