@@ -642,33 +642,26 @@ QRectF TopologyGraph::nodeBounds(int row, bool atRest) const
     return QRectF(at.x() - half, at.y() - n.radius - 4, 2 * half, 2 * n.radius + 6 + kLabelBlockHeight);
 }
 
-std::vector<QRectF> TopologyGraph::scopeBoxes(bool atRest) const
+std::vector<ScopeBoxOutput> TopologyGraph::scopeBoxes(bool atRest) const
 {
-    // Around the members shown (or the collapsed nodes standing for them), and around nested
-    // scopes' boxes; deepest first, so a parent box encloses its children.
-    constexpr double pad = 10, labelBand = 16;
-    std::vector<int> order(m_scopes.size());
-    for (size_t i = 0; i < order.size(); ++i)
-        order[i] = int(i);
-    std::sort(order.begin(), order.end(), [&](int a, int b) { return m_scopes[size_t(a)].depth > m_scopes[size_t(b)].depth; });
-    std::vector<QRectF> boxes(m_scopes.size());
-    for (int s : order) {
-        const ScopeGroup &g = m_scopes[size_t(s)];
-        if (g.deleted)
-            continue;
-        QRectF box = boxes[size_t(s)]; // child scopes' boxes, already merged in
-        for (int member : g.members) {
-            const int shown = representative(member);
-            if (m_nodes[size_t(shown)].positioned)
-                box |= nodeBounds(shown, atRest);
-        }
-        if (box.isNull())
-            continue;
-        boxes[size_t(s)] = box.adjusted(-pad, -pad - labelBand, pad, pad);
-        if (g.parent >= 0)
-            boxes[size_t(g.parent)] |= boxes[size_t(s)];
+    // Around the members shown (or the collapsed nodes standing for them), in parts that cover no
+    // other scope's agent (ScopeBoxes.h), enclosing nested scopes' parts.
+    std::vector<QRectF> nodes(m_nodes.size());
+    for (size_t v = 0; v < m_nodes.size(); ++v)
+        if (!m_nodes[v].hidden && m_nodes[v].positioned)
+            nodes[v] = nodeBounds(int(v), atRest);
+    std::vector<ScopeBoxInput> scopes(m_scopes.size());
+    for (size_t s = 0; s < m_scopes.size(); ++s) {
+        const ScopeGroup &g = m_scopes[s];
+        ScopeBoxInput &in = scopes[s];
+        in.parent = g.parent;
+        in.depth = g.depth;
+        in.deleted = g.deleted;
+        in.members.reserve(g.members.size());
+        for (int member : g.members)
+            in.members.push_back(representative(member));
     }
-    return boxes;
+    return computeScopeBoxes(nodes, scopes);
 }
 
 QRectF TopologyGraph::restingBounds() const
@@ -677,10 +670,8 @@ QRectF TopologyGraph::restingBounds() const
     for (size_t v = 0; v < m_nodes.size(); ++v)
         if (!m_nodes[v].hidden && m_nodes[v].positioned)
             bounds |= nodeBounds(int(v), true);
-    const std::vector<QRectF> boxes = scopeBoxes(true);
-    for (size_t s = 0; s < boxes.size(); ++s)
-        if (!m_scopes[s].deleted)
-            bounds |= boxes[s];
+    for (const ScopeBoxOutput &scope : scopeBoxes(true))
+        bounds |= scope.box;
     return bounds;
 }
 
@@ -771,9 +762,10 @@ void TopologyGraph::updateGeometry()
             addTreeLine({QLineF(trunkX, busY, trunkX, lastRowY - half), v}, true);
     }
 
-    const std::vector<QRectF> boxes = scopeBoxes(false);
+    std::vector<ScopeBoxOutput> boxes = scopeBoxes(false);
     for (size_t s = 0; s < boxes.size(); ++s) {
-        m_scopes[s].box = m_scopes[s].deleted ? QRectF() : boxes[s];
+        m_scopes[s].box = boxes[s].box;
+        m_scopes[s].parts = std::move(boxes[s].parts);
     }
 }
 

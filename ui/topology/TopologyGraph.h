@@ -10,6 +10,7 @@
 
 #include "model/AgentRowsByName.h"
 #include "model/SystemStore.h"
+#include "topology/ScopeBoxes.h"
 #include "topology/TopologyLayout.h"
 #include "topology/TopologyStyle.h"
 
@@ -86,7 +87,8 @@ struct ScopeGroup
     bool placeholder = true;
     bool deleted = false;
     std::vector<int> members;     // agent rows
-    QRectF box;                   // world units; null when no member is shown
+    QRectF box;                   // world units: the parts' union; null when no member is shown
+    std::vector<QRectF> parts;    // world units: what is drawn (ScopeBoxes.h), covering no other scope's agent
 };
 
 class TopologyGraph
@@ -171,7 +173,7 @@ private:
     void rankChangedEdges();
     static double rankKeyOf(TrafficEdge &edge); // edge.rankKey, made when NaN
     void rebuildStructure();
-    std::vector<QRectF> scopeBoxes(bool atRest) const;
+    std::vector<ScopeBoxOutput> scopeBoxes(bool atRest) const;
     void addTreeLine(const TreeLine &line, bool coarseToo);
     void updateVisibility();
     QFont labelFont() const;

@@ -43,6 +43,7 @@ public:
     void zoomToFit(bool animated = true);
     // The scope labels the last paint drew (view rectangles, scope rows): never on one another.
     const std::vector<std::pair<QRectF, int>> &scopeLabelRects() const { return m_scopeLabels; }
+    const TopologyGraph &graph() const { return m_graph; } // for tests: nodes and scope parts as drawn
     void setZoom(double zoom);                    // around the view's centre, immediately
     double zoom() const { return m_camera.scale; }
     void panBy(QPointF pixels);                   // moves the picture by `pixels`, immediately

@@ -14,6 +14,7 @@
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QPainterPath>
 #include <QToolTip>
 #include <QWheelEvent>
 
@@ -178,7 +179,16 @@ void TopologyView::paintScopeBoxes(QPainter &painter, const TopologyColors &colo
         pen.setCosmetic(true);
         painter.setPen(pen);
         painter.setBrush(fill);
-        painter.drawRoundedRect(g.box, 12, 12);
+        if (g.parts.size() == 1) {
+            painter.drawRoundedRect(g.parts.front(), 12, 12);
+            continue;
+        }
+        // Parts that overlap read as one shape: one outline, one fill.
+        QPainterPath outline;
+        outline.setFillRule(Qt::WindingFill);
+        for (const QRectF &part : g.parts)
+            outline.addRoundedRect(part, 12, 12);
+        painter.drawPath(outline.simplified());
     }
     painter.resetTransform();
 }
@@ -193,7 +203,8 @@ void TopologyView::paintScopeLabels(QPainter &painter, const TopologyColors &col
     const QFontMetricsF metrics(labelFont);
     // Outer scopes first; a label that would sit on one already drawn (nested boxes share their
     // top edge when zoomed out: the label band is in world units, the text in pixels) moves down
-    // below it, or is left out when its box has no room.
+    // below it, or is left out when its part has no room. A scope drawn in separate parts labels
+    // each: each part reads on its own.
     std::vector<size_t> order;
     for (size_t s = 0; s < scopes.size(); ++s)
         if (!scopes[s].deleted && !scopes[s].box.isNull() && scopes[s].box.intersects(visibleWorld))
@@ -202,33 +213,40 @@ void TopologyView::paintScopeLabels(QPainter &painter, const TopologyColors &col
     std::vector<QRectF> placed;
     for (const size_t s : order) {
         const ScopeGroup &g = scopes[s];
-        const QRectF box(mapToView(g.box.topLeft()), mapToView(g.box.bottomRight()));
-        if (box.width() < 60)
-            continue; // too small to label legibly
-        const QString text = metrics.elidedText(QStringLiteral("%1 · %2").arg(g.name).arg(g.members.size()),
-                                                Qt::ElideRight, box.width() - 16);
-        QRectF label(box.left() + 8, box.top() + 3, metrics.horizontalAdvance(text), metrics.height());
-        for (bool moved = true; moved;) {
-            moved = false;
-            for (const QRectF &other : placed)
-                if (other.adjusted(-4, -1, 4, 1).intersects(label.adjusted(-4, -1, 4, 1))) {
-                    label.moveTop(other.bottom() + 3);
-                    moved = true;
-                }
+        std::vector<QRectF> labelled; // a part that overlaps a labelled part of its scope is of one shape with it
+        for (const QRectF &part : g.parts) {
+            if (!part.intersects(visibleWorld)
+                || std::any_of(labelled.begin(), labelled.end(), [&](const QRectF &l) { return l.intersects(part); }))
+                continue;
+            labelled.push_back(part);
+            const QRectF box(mapToView(part.topLeft()), mapToView(part.bottomRight()));
+            if (box.width() < 60)
+                continue; // too small to label legibly
+            const QString text = metrics.elidedText(QStringLiteral("%1 · %2").arg(g.name).arg(g.members.size()),
+                                                    Qt::ElideRight, box.width() - 16);
+            QRectF label(box.left() + 8, box.top() + 3, metrics.horizontalAdvance(text), metrics.height());
+            for (bool moved = true; moved;) {
+                moved = false;
+                for (const QRectF &other : placed)
+                    if (other.adjusted(-4, -1, 4, 1).intersects(label.adjusted(-4, -1, 4, 1))) {
+                        label.moveTop(other.bottom() + 3);
+                        moved = true;
+                    }
+            }
+            if (label.bottom() > box.bottom() - 2)
+                continue; // no room left in its part
+            placed.push_back(label);
+            QColor backdrop = colors.background;
+            backdrop.setAlpha(170);
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(backdrop);
+            painter.drawRoundedRect(label.adjusted(-4, -1, 4, 1), 4, 4);
+            QColor ink = colors.scopeTint(int(s));
+            ink = colors.dark ? ink.lighter(125) : ink.darker(135);
+            painter.setPen(ink);
+            painter.drawText(label.bottomLeft() - QPointF(0, metrics.descent()), text);
+            m_scopeLabels.emplace_back(label, int(s));
         }
-        if (label.bottom() > box.bottom() - 2)
-            continue; // no room left in its box
-        placed.push_back(label);
-        QColor backdrop = colors.background;
-        backdrop.setAlpha(170);
-        painter.setPen(Qt::NoPen);
-        painter.setBrush(backdrop);
-        painter.drawRoundedRect(label.adjusted(-4, -1, 4, 1), 4, 4);
-        QColor ink = colors.scopeTint(int(s));
-        ink = colors.dark ? ink.lighter(125) : ink.darker(135);
-        painter.setPen(ink);
-        painter.drawText(label.bottomLeft() - QPointF(0, metrics.descent()), text);
-        m_scopeLabels.emplace_back(label, int(s));
     }
 }
 
@@ -286,10 +304,10 @@ void TopologyView::paintTraffic(QPainter &painter, const TopologyColors &colors)
             b = mapToView(to.position);
             targetRadius = to.radius * m_camera.scale;
         } else {
-            const QRectF &box = scopes[size_t(e.scope)].box;
-            if (box.isNull())
+            const ScopeGroup &target = scopes[size_t(e.scope)];
+            if (target.parts.empty())
                 return;
-            b = mapToView(box.topLeft() + QPointF(6, 6));
+            b = mapToView(target.parts.front().topLeft() + QPointF(6, 6)); // its first part's corner
         }
         const QPointF d = b - a;
         const double length = std::hypot(d.x(), d.y());
