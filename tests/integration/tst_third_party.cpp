@@ -7,7 +7,10 @@
 // QJsonDocument, not with core's code): messages, tasks with titles and true statuses, scope
 // addresses kept as scopes, and the deaf server caught (exit 8, said in "missing").
 #include "DemoSystem.h"
+#include "alerts/AlertEngine.h"
 #include "map/Dialect.h"
+#include "model/SystemStore.h"
+#include "trace/TraceLoader.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -96,6 +99,41 @@ QSet<QString> everyAgentId(const Json &state)
     return out;
 }
 
+// The detectors over a recorded trace, replayed as the window replays one (batches of 16
+// records, the clock at each batch's last record), with the default rules: every alert raised
+// along it, "kind[/subject] agent,agent | reason".
+QStringList alertsRaised(const QString &tracePath, SystemStore &store)
+{
+    const AlertRules rules;
+    store.setHealthPolicy(healthPolicyForRules(rules, store.healthPolicy()));
+    AlertEngine engine(rules);
+    QStringList raised;
+    const auto note = [&](const std::vector<AlertChange> &changes) {
+        for (const AlertChange &c : changes) {
+            if (!c.raised)
+                continue;
+            QString head = alertKindName(c.alert.kind);
+            if (!c.alert.subject.isEmpty())
+                head += u'/' + c.alert.subject;
+            raised << QStringLiteral("%1 %2 | %3").arg(head, c.alert.agents.join(u','), c.alert.reason);
+        }
+    };
+    TraceLoadOptions options;
+    options.readerThread = false;
+    options.firstBatchRecords = 16;
+    options.batchRecords = 16;
+    const TraceLoadResult r = loadTraceInto(store, tracePath, options, [&](const TraceLoadBatch &batch) {
+        store.advanceTime(batch.lastTimeMs);
+        note(engine.update(store));
+    });
+    if (!r.ok)
+        return {QStringLiteral("unreadable: ") + r.error};
+    note(engine.update(store));
+    while (engine.isBehind(store))
+        note(engine.update(store));
+    return raised;
+}
+
 } // namespace
 
 class ThirdPartyTest : public QObject
@@ -140,6 +178,11 @@ private slots:
         QCOMPARE(state.exitCode, 0);
         const Json model = state.json();
         QVERIFY(model.is_object());
+        {
+            SystemStore store;
+            qInfo().noquote() << "MACRO ALERTS" << alertsRaised(trace, store).join(QStringLiteral("\n"));
+            QFile::copy(trace, QStringLiteral("/tmp/macro-trace.jsonl"));
+        }
         // The server's own list (at the end of its traffic) is the model's, after the final check.
         const QJsonObject server = done.value(QStringLiteral("server")).toObject();
         QCOMPARE(ids(model["agents"]), ids(server.value(QStringLiteral("agents")).toArray()));
@@ -208,6 +251,11 @@ private slots:
         const CliResult state = runCli({QStringLiteral("state"), QStringLiteral("--trace"), trace});
         QCOMPARE(state.exitCode, 0);
         const Json model = state.json();
+        {
+            SystemStore store;
+            qInfo().noquote() << "INBOX ALERTS" << alertsRaised(trace, store).join(QStringLiteral("\n"));
+            QFile::copy(trace, QStringLiteral("/tmp/inbox-trace.jsonl"));
+        }
         const QJsonObject server = done.value(QStringLiteral("server")).toObject();
         QCOMPARE(ids(model["agents"]), ids(server.value(QStringLiteral("agents")).toArray()));
         QCOMPARE(model["counts"]["messages"].get<int>(), server.value(QStringLiteral("messagesSent")).toInt());
