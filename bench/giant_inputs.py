@@ -6,6 +6,7 @@ frame as a string), the format every reader of the product accepts:
 
   zstd-bomb.jsonl.zst      a zstd stream that expands to SIZE_GB GiB of zero bytes (no newline)
   line-2g.jsonl            one record whose line is 2 GiB long, then a normal record
+  zstd-line-700m.jsonl.zst the same with a 700 MiB line, compressed to a few KB
   detect-64-giant.jsonl    64 lines of 32 MiB each ahead of the first normal record
   agents-10m.jsonl.zst     10 million distinct agents registering
   message-1m-to.jsonl      one message addressed to a million agents
@@ -93,6 +94,26 @@ def giant_line(path, size):
         out.write(agent(2, T0 + 2, 'after-the-giant-line').encode())
 
 
+def zstd_giant_line(path, size):
+    # A small compressed file whose one record's line is `size` bytes (issue 42 item 5: 10-24 KB
+    # files with a 300-700 MB line cost 0.8-2.6 GB before the line cap was cut to 64 MiB).
+    with open(path, 'wb') as out:
+        zstd = subprocess.Popen(['zstd', '-q', '-19', '-c'], stdin=subprocess.PIPE, stdout=out)
+        zstd.stdin.write(OPEN.encode())
+        zstd.stdin.write(b'{"seq":1,"dir":"recv","t":%d,"raw":"' % (T0 + 1))
+        block = b'a' * (64 << 20)
+        written = 0
+        while written < size:
+            n = min(len(block), size - written)
+            zstd.stdin.write(block[:n])
+            written += n
+        zstd.stdin.write(b'"}\n')
+        zstd.stdin.write(agent(2, T0 + 2, 'after-the-giant-line').encode())
+        zstd.stdin.close()
+        if zstd.wait() != 0:
+            sys.exit('zstd failed')
+
+
 def detect_64(path):
     with open(path, 'wb') as out:
         line = b'{"note":"' + b'x' * (32 << 20) + b'"}\n'
@@ -157,6 +178,7 @@ def main():
     makers = {
         'zstd-bomb.jsonl.zst': lambda p: zstd_bomb(p, args.bomb_gib),
         'line-2g.jsonl': lambda p: giant_line(p, 2 << 30),
+        'zstd-line-700m.jsonl.zst': lambda p: zstd_giant_line(p, 700 << 20),
         'detect-64-giant.jsonl': detect_64,
         'agents-10m.jsonl.zst': agents_10m,
         'message-1m-to.jsonl': message_1m,

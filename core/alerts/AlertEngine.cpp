@@ -303,11 +303,17 @@ void AlertEngine::evaluateAgents(const SystemStore &store, qint64 now, std::map<
         if (agent.health != Health::Healthy && agent.health != Health::Late)
             continue; // stopped, failed, suspended, gone or silent: other rules (or none) apply
         const QStringList tasks = held.value(agent.id);
+        const AgentTrack &track = trackOf(agent.id);
         const bool busyState = classifyState(agent.state) == StateClass::Busy;
-        const bool busyHeartbeat = agent.heartbeatStatus.compare(QLatin1String("BUSY"), Qt::CaseInsensitive) == 0;
+        // A BUSY report counts while it is the agent's newest word about its work: a later state
+        // change (a busy state counts by itself) supersedes it, and so does progress on a task
+        // (its end) unless the report said more tasks were queued behind it.
+        const bool moreQueued = agent.tasksQueued.value_or(0) > 0;
+        const bool busyHeartbeat = agent.heartbeatStatus.compare(QLatin1String("BUSY"), Qt::CaseInsensitive) == 0
+            && agent.heartbeatStatusMs >= agent.lastStateChangeMs
+            && (moreQueued || agent.heartbeatStatusMs >= track.lastTaskProgressMs);
         if (!busyState && !busyHeartbeat && tasks.isEmpty())
             continue;
-        const AgentTrack &track = trackOf(agent.id);
         const qint64 lastProgress = std::max({track.lastWorkMs, track.lastTaskProgressMs, agent.lastStateChangeMs,
                                               agent.registeredAtMs, agent.knownSinceMs, heldMovedMs.value(agent.id)});
         if (now - lastProgress < m_rules.stalledAfterMs)

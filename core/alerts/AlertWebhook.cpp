@@ -58,12 +58,30 @@ void AlertWebhook::setTarget(const QUrl &url, const QString &bearerToken, AlertS
     const bool usable = !url.isEmpty() && checkUrl(url, bearerToken).isEmpty();
     if (usable != isOn() || url != m_url) {
         m_queue.clear();
+        m_queuedBytes = 0;
         m_sentAlerts.clear();
     }
     m_url = usable ? url : QUrl();
     m_token = bearerToken;
     m_minSeverity = minSeverity;
 }
+
+namespace {
+
+// What is POSTed for one change: its JSON, with the reason cut at kMaxReasonChars (it can quote an
+// agent's error text of any size) and at most kMaxEvidence evidence items.
+QByteArray bodyOf(AlertChange change)
+{
+    constexpr qsizetype kMaxReasonChars = 4096;
+    constexpr qsizetype kMaxEvidence = 50;
+    if (change.alert.reason.size() > kMaxReasonChars)
+        change.alert.reason = change.alert.reason.left(kMaxReasonChars) + QChar(0x2026);
+    if (change.alert.evidence.size() > kMaxEvidence)
+        change.alert.evidence = change.alert.evidence.mid(0, kMaxEvidence);
+    return QByteArray::fromStdString(alertChangeToJson(change).dump());
+}
+
+} // namespace
 
 void AlertWebhook::offer(const std::vector<AlertChange> &changes)
 {
@@ -78,7 +96,7 @@ void AlertWebhook::offer(const std::vector<AlertChange> &changes)
         } else if (m_sentAlerts.erase(key) == 0) {
             continue; // its raising was not sent: its clearing means nothing to the receiver
         }
-        enqueue(QByteArray::fromStdString(alertChangeToJson(change).dump()));
+        enqueue(bodyOf(change));
     }
 }
 
@@ -89,7 +107,7 @@ void AlertWebhook::reconcile(const std::map<QString, Alert> &openAlerts, qint64 
             ++it;
             continue;
         }
-        enqueue(QByteArray::fromStdString(alertChangeToJson(AlertChange{it->second, false, nowMs}).dump()));
+        enqueue(bodyOf(AlertChange{it->second, false, nowMs}));
         it = m_sentAlerts.erase(it);
     }
 }
@@ -109,8 +127,15 @@ void AlertWebhook::enqueue(QByteArray body)
 {
     // A way out of the program like any other: an alert's reason can quote an agent's error text
     // ("Authorization: Bearer sk-…"), so the body gets the redaction every export gets.
-    m_queue.push_back(redactSecrets(body));
-    while (m_queue.size() > size_t(kMaxQueued)) {
+    body = redactSecrets(body);
+    if (body.size() > kMaxBodyBytes) {
+        ++m_dropped;
+        return;
+    }
+    m_queuedBytes += body.size();
+    m_queue.push_back(std::move(body));
+    while (m_queue.size() > size_t(kMaxQueued) || m_queuedBytes > kMaxQueuedBytes) {
+        m_queuedBytes -= m_queue.front().size();
         m_queue.pop_front();
         ++m_dropped;
     }
@@ -130,6 +155,7 @@ void AlertWebhook::sendNext()
     request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
     request.setTransferTimeout(kTimeoutMs);
     const QByteArray body = std::move(m_queue.front());
+    m_queuedBytes -= body.size();
     m_queue.pop_front();
     const QString where = describe(m_url); // of this request, whatever the target is when it ends
     m_inFlight = m_network->post(request, body);

@@ -33,6 +33,11 @@ class AlertWebhook : public QObject
     Q_OBJECT
 public:
     static constexpr int kMaxQueued = 100;
+    // The queue's bytes, at most: an alert's reason can quote an agent's error text of any size.
+    // Past it the oldest go (counted in dropped()); a body alone larger than kMaxBodyBytes is
+    // not sent (counted too): a receiver is told of alerts, not sent an agent's output.
+    static constexpr qsizetype kMaxQueuedBytes = 4 * 1024 * 1024;
+    static constexpr qsizetype kMaxBodyBytes = 256 * 1024;
     static constexpr int kTimeoutMs = 10000;
 
     explicit AlertWebhook(QObject *parent = nullptr);
@@ -69,6 +74,7 @@ public:
     qint64 dropped() const { return m_dropped; }
     QString lastError() const { return m_lastError; }
     int queued() const { return int(m_queue.size()); }
+    qsizetype queuedBytes() const { return m_queuedBytes; }
 
 Q_SIGNALS:
     // One POST ended: `ok` with a 2xx answer; `detail` says what happened, without secrets.
@@ -83,6 +89,7 @@ private:
     QString m_token;
     AlertSeverity m_minSeverity = AlertSeverity::Warning;
     std::deque<QByteArray> m_queue;
+    qsizetype m_queuedBytes = 0; // of m_queue
     QNetworkReply *m_inFlight = nullptr;
     std::map<QString, Alert> m_sentAlerts; // alerts whose raising was sent and not yet their clearing (≤ open alerts)
     qint64 m_sent = 0;

@@ -62,6 +62,7 @@ struct Agent
     bool unregistered = false;
 
     QString heartbeatStatus;       // from HEARTBEAT / STATUS_UPDATE payloads
+    qint64 heartbeatStatusMs = 0;  // when heartbeatStatus was last reported
     std::optional<double> load;
     std::optional<int> tasksRunning;
     std::optional<int> tasksQueued;

@@ -442,8 +442,10 @@ void SystemStore::applyConvention(Message &m, int messageRow, const ConventionIn
         if (from) {
             if (c.kind == ConventionKind::Heartbeat)
                 from->lastHeartbeatMs = std::max(from->lastHeartbeatMs, t);
-            if (!c.heartbeatStatus.isEmpty())
+            if (!c.heartbeatStatus.isEmpty()) {
                 from->heartbeatStatus = c.heartbeatStatus;
+                from->heartbeatStatusMs = std::max(from->heartbeatStatusMs, t);
+            }
             if (c.load) from->load = c.load;
             if (c.tasksRunning) from->tasksRunning = c.tasksRunning;
             if (c.tasksQueued) from->tasksQueued = c.tasksQueued;

@@ -255,7 +255,16 @@ void ProtocolPipeline::addEventAt(InterpretedFrame &out, qsizetype at, const QBy
     const bool sequenced = event->sequenceNumber >= 0 && !event->subscriptionId.isEmpty();
     if (!sequenced && event->eventId.isEmpty())
         return;
+    const qint64 forgottenBefore = m_subscriptionsForgotten;
     Subscription &sub = subscription(event->subscriptionId);
+    if (forgottenBefore == 0 && m_subscriptionsForgotten > 0) {
+        insertBefore(ProblemInput{makeProblem(
+            ProblemKind::LimitReached,
+            QStringLiteral("the server named more than %1 subscriptions: the oldest are no longer followed, and events "
+                           "missing from them are not seen as gaps").arg(kMaxSubscriptions),
+            frame, timeMs)});
+        event = &std::get<EventInput>(out.inputs[at]).event;
+    }
     if (sequenced) {
         const qint64 expected = sub.expectedSequence;
         const qint64 sequence = event->sequenceNumber;
@@ -290,7 +299,15 @@ void ProtocolPipeline::addEventAt(InterpretedFrame &out, qsizetype at, const QBy
 ProtocolPipeline::Subscription &ProtocolPipeline::subscription(const QString &id)
 {
     if (!m_lastSubscription || id != m_lastSubscriptionId) {
-        m_lastSubscription = &m_subscriptions[id]; // may move the others: only this one is kept
+        auto it = m_subscriptions.find(id);
+        if (it == m_subscriptions.end()) {
+            if (m_subscriptions.size() >= kMaxSubscriptions) {
+                m_subscriptions.erase(m_subscriptions.begin()); // any other one: which is oldest is not kept
+                ++m_subscriptionsForgotten;
+            }
+            it = m_subscriptions.insert(id, Subscription());
+        }
+        m_lastSubscription = &*it; // may move the others: only this one is kept
         m_lastSubscriptionId = id;
     }
     return *m_lastSubscription;

@@ -75,6 +75,9 @@ public:
 
     // Last applied event id per subscription (for gap replay after a reconnect).
     QString lastEventId(const QString &subscriptionId) const { return m_subscriptions.value(subscriptionId).lastEventId; }
+    static constexpr int kMaxSubscriptions = 256; // followed at once (subscription())
+    int subscriptionsFollowed() const { return int(m_subscriptions.size()); } // at most kMaxSubscriptions
+    qint64 subscriptionsForgotten() const { return m_subscriptionsForgotten; }
     QString lastEventId() const { return m_lastAnyEventId; }
 
 private:
@@ -102,9 +105,12 @@ private:
         QString lastEventId;
     };
     // The subscription of this event: events come in runs of one subscription, so the last one
-    // is kept at hand (a hash of its id per event was a tenth of the decoding thread).
+    // is kept at hand (a hash of its id per event was a tenth of the decoding thread). At most
+    // kMaxSubscriptions are followed: a server that names more (we open a few) forgets one, and
+    // its gaps are no longer seen (said once, LimitReached).
     Subscription &subscription(const QString &id);
     QHash<QString, Subscription> m_subscriptions;
+    qint64 m_subscriptionsForgotten = 0;
     Subscription *m_lastSubscription = nullptr;     // into m_subscriptions, for ...
     QString m_lastSubscriptionId;                   // ... this id
     QString m_lastAnyEventId;

@@ -692,8 +692,8 @@ bool LineReader::fill()
         m_end = rest;
         m_begin = 0;
     }
-    if (m_buffer.size() - kPadding - m_end < m_chunk / 2) // a long line: grow
-        m_buffer.resize(std::max(m_buffer.size() * 2, m_end + m_chunk + kPadding));
+    if (m_buffer.size() - kPadding - m_end < m_chunk / 2) // a long line: grow, never past the cap and a chunk
+        m_buffer.resize(std::min(std::max(m_buffer.size() * 2, m_end + m_chunk + kPadding), kMaxLineBytes + 2 * m_chunk + kPadding));
     const qint64 n = m_in.read(m_buffer.data() + m_end, m_buffer.size() - kPadding - m_end);
     if (n < 0) {
         m_eof = true; // DecompressingReader::errorString() says why
@@ -712,13 +712,14 @@ bool LineReader::next(const char *&data, qsizetype &size)
     m_tooLong = false;
     qsizetype scanFrom = m_begin;
     bool skipping = false; // inside a line longer than kMaxLineBytes: dropping its bytes
+    qint64 skippedLineStart = 0; // the dropped line's offset
     for (;;) {
         const char *base = m_buffer.constData();
         const void *nl = scanFrom < m_end ? std::memchr(base + scanFrom, '\n', size_t(m_end - scanFrom)) : nullptr;
         if (nl) {
             const qsizetype at = qsizetype(static_cast<const char *>(nl) - base);
             ++m_lineNumber;
-            m_lineOffset = m_consumed;
+            m_lineOffset = skipping ? skippedLineStart : m_consumed;
             const qsizetype lineEnd = at;
             m_consumed += (at + 1 - m_begin);
             if (skipping) {
@@ -736,10 +737,17 @@ bool LineReader::next(const char *&data, qsizetype &size)
             m_begin = at + 1;
             return true;
         }
-        if (m_end - m_begin > kMaxLineBytes) {
-            // Drop what we have of this line and keep looking for its end.
+        if (skipping || m_end - m_begin > kMaxLineBytes) {
+            // Drop what we have of this line and keep looking for its end, a chunk at a time:
+            // the buffer's memory goes back (a 2 GiB line costs what a 64 MiB one does).
+            if (!skipping)
+                skippedLineStart = m_consumed;
             m_consumed += m_end - m_begin;
-            m_begin = m_end;
+            m_begin = m_end = 0;
+            if (!skipping) {
+                m_buffer.resize(m_chunk + kPadding);
+                m_buffer.squeeze();
+            }
             skipping = true;
         }
         const qsizetype scanned = m_end - m_begin; // bytes of this line already searched
@@ -747,7 +755,7 @@ bool LineReader::next(const char *&data, qsizetype &size)
             if (m_end > m_begin || skipping) {
                 // A final line without a newline.
                 ++m_lineNumber;
-                m_lineOffset = m_consumed;
+                m_lineOffset = skipping ? skippedLineStart : m_consumed;
                 m_consumed += m_end - m_begin;
                 std::memset(m_buffer.data() + m_end, 0, size_t(kPadding));
                 data = m_buffer.constData() + m_begin;

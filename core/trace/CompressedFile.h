@@ -172,7 +172,11 @@ class LineReader
 {
 public:
     static constexpr qsizetype kPadding = 64;
-    static constexpr qsizetype kMaxLineBytes = 512 * 1024 * 1024; // longer lines are reported bad, not kept
+    // Longer lines are reported bad, not kept. What real frames need: the codec refuses a frame
+    // over 16 MiB (CodecLimits::maxFrameBytes), and a trace line holds one frame escaped as a JSON
+    // string (quotes and backslashes doubled: at most 32 MiB) with a short envelope. The line
+    // buffer grows to at most this plus one chunk, and shrinks back once such a line is dropped.
+    static constexpr qsizetype kMaxLineBytes = 64 * 1024 * 1024;
 
     explicit LineReader(DecompressingReader &input, qsizetype chunkBytes = 1 << 20);
 

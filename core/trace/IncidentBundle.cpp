@@ -335,8 +335,13 @@ public:
         const Json *id = frame.contains("id") ? &frame["id"] : nullptr;
         if (dir == RecordDir::Send) {
             if (method == QLatin1String("map/send") || method == QLatin1String("map/inject")) {
-                if (id && !id->is_null())
+                if (id && !id->is_null()) {
+                    if (m_dropped.size() >= kMaxDropped) { // a hostile trace: requests by the million
+                        m_dropped.erase(m_dropped.begin());
+                        ++m_forgotten;
+                    }
                     m_dropped.emplace(requestKey(record.connection, *id), record.timeMs);
+                }
                 return true;
             }
             return false;
@@ -359,8 +364,13 @@ public:
             // Left out: the numbers it took are said by a "skip" record (skipRecords) before the
             // next record kept, so that they do not read as events the server failed to deliver.
             if (event->sequenceNumber >= 0 && !event->subscriptionId.isEmpty()) {
-                qint64 &upTo = m_skipped[{record.connection, event->subscriptionId}];
-                upTo = std::max(upTo, event->sequenceNumber);
+                const std::pair<int, QString> key{record.connection, event->subscriptionId};
+                if (m_skipped.size() < kMaxSkipped || m_skipped.count(key)) {
+                    qint64 &upTo = m_skipped[key];
+                    upTo = std::max(upTo, event->sequenceNumber);
+                } else {
+                    ++m_forgotten; // its numbers may read as a gap: less than memory without end
+                }
             }
             return true;
         }
@@ -397,9 +407,14 @@ public:
         return out;
     }
     qint64 skipsChanged() const { return m_skipsChanged; }
+    qint64 forgotten() const { return m_forgotten; }
 
 private:
     static constexpr qint64 kAnswerWaitMs = 5 * 60 * 1000;
+    // What is remembered of the traffic left out, at most (a hostile trace must not grow it without
+    // end): requests awaiting their answer, and subscriptions whose skipped numbers are owed.
+    static constexpr size_t kMaxDropped = 100000;
+    static constexpr size_t kMaxSkipped = 10000;
     static QString requestKey(int connection, const Json &id)
     {
         return QString::number(connection) + QLatin1Char(':') + QString::fromStdString(id.dump());
@@ -407,6 +422,7 @@ private:
     std::map<QString, qint64> m_dropped;   // request key → when it was sent
     std::map<std::pair<int, QString>, qint64> m_skipped;
     qint64 m_skipsChanged = 0;
+    qint64 m_forgotten = 0; // past kMaxDropped or kMaxSkipped
 };
 
 // Redacts one record in place; false: the record cannot be searched and is left out.
@@ -606,6 +622,7 @@ BundleResult writeBundle(const QString &inPath, const QString &outPath, const Bu
         result.redaction = recordRedactor.counts();
         result.redaction.binaryFramesLeftOut = binary;
         result.redaction.recordsChanged = changed;
+        result.contextForgotten = context.forgotten();
         result.pseudonyms = redactor.pseudonyms();
     } else if (first) {
         result.redaction = first->redaction;

@@ -191,6 +191,9 @@ struct BundleResult
     qint64 headerReplacements = 0;         // in the source's URL, server and name (first pass)
     int picturesWritten = 0;
     qint64 alertsWritten = 0;
+    // Requests and subscriptions of the traffic left out before `from` that were not remembered
+    // (past the bounds that keep a hostile trace from growing them: 100,000 and 10,000).
+    qint64 contextForgotten = 0;
     bool ok() const { return failure == Failure::None; }
 };
 

@@ -316,6 +316,30 @@ private Q_SLOTS:
         hook.setTarget(QUrl(), QString(), AlertSeverity::Info);
         QVERIFY(!hook.isOn());
         QCOMPARE(hook.queued(), 0);
+        QCOMPARE(hook.queuedBytes(), 0);
+    }
+
+    // Issue 42 item 5: an alert's reason can quote an agent's error text of any size. A body
+    // carries at most 4,096 characters of it, and the queue's bytes stay bounded.
+    void theQueueIsBoundedInBytes()
+    {
+        Receiver receiver;
+        receiver.status = 0; // never answers: the first POST stays in flight, the rest wait
+        AlertWebhook hook;
+        hook.setTarget(QUrl(receiver.url(QStringLiteral("/hook"))), QString(), AlertSeverity::Info);
+        std::vector<AlertChange> huge;
+        for (int i = 0; i < 60; ++i) {
+            AlertChange c = change(AlertKind::Failed, AlertSeverity::Critical, QStringLiteral("agent-%1").arg(i), true);
+            c.alert.reason = QString(2 * 1024 * 1024, QLatin1Char('e')); // 2 M characters of error text
+            for (int e = 0; e < 1000; ++e)
+                c.alert.evidence << QStringLiteral("message:m-%1").arg(e);
+            huge.push_back(c);
+        }
+        hook.offer(huge);
+        QCOMPARE(hook.queued(), 59); // one in flight, none dropped: each body is small
+        QCOMPARE(hook.dropped(), 0);
+        QVERIFY2(hook.queuedBytes() < 59 * 8 * 1024, qPrintable(QString::number(hook.queuedBytes())));
+        QVERIFY(hook.queuedBytes() <= AlertWebhook::kMaxQueuedBytes);
     }
 };
 

@@ -301,6 +301,46 @@ private Q_SLOTS:
         QCOMPARE(readAll(out), before);
     }
 
+    // Issue 42 item 5: a hostile trace left out before the range (120,000 requests never
+    // answered, 12,000 subscriptions each with a message event) does not grow the bundle's memory
+    // of it without end: past 100,000 requests and 10,000 subscriptions it is forgotten, counted,
+    // and the bundle is still written whole; the answer to a remembered request is still left out.
+    void contextOfALeftOutFloodIsBounded()
+    {
+        QTemporaryDir dir;
+        const QString in = dir.filePath(QStringLiteral("flood.jsonl"));
+        QFile f(in);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(encodeHeaderLine(QStringLiteral("ws://h"), 1000));
+        f.write(encodeRecordLine({1000, QStringLiteral("open"), 1, "ws://h", false, Json()}));
+        for (int i = 0; i < 120000; ++i)
+            f.write(encodeRecordLine({1001, QStringLiteral("send"), 1,
+                                      "{\"jsonrpc\":\"2.0\",\"id\":" + QByteArray::number(i)
+                                          + ",\"method\":\"map/send\",\"params\":{\"to\":\"a\",\"payload\":1}}",
+                                      false, Json()}));
+        for (int i = 0; i < 12000; ++i)
+            f.write(encodeRecordLine({1002, QStringLiteral("recv"), 1,
+                                      "{\"jsonrpc\":\"2.0\",\"method\":\"map/event\",\"params\":{\"subscriptionId\":\"s" + QByteArray::number(i)
+                                          + "\",\"sequenceNumber\":1,\"eventId\":\"e" + QByteArray::number(i)
+                                          + "\",\"timestamp\":1002,\"event\":{\"id\":\"e" + QByteArray::number(i)
+                                          + "\",\"type\":\"message.sent\",\"timestamp\":1002,\"data\":{\"message\":{\"id\":\"m" + QByteArray::number(i)
+                                          + "\",\"from\":\"a\",\"to\":\"b\",\"payload\":1}}}}}",
+                                      false, Json()}));
+        // In the range: the answer to the newest request (remembered), then one event.
+        f.write(encodeRecordLine({2001, QStringLiteral("recv"), 1, "{\"jsonrpc\":\"2.0\",\"id\":119999,\"result\":{\"messageId\":\"m\"}}", false, Json()}));
+        f.write(encodeRecordLine({2002, QStringLiteral("send"), 1, "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"map/agents/list\",\"params\":{}}", false, Json()}));
+        f.close();
+        BundleOptions options;
+        options.fromMs = 2000;
+        const QString out = dir.filePath(QStringLiteral("out.jsonl"));
+        const BundleResult r = writeIncidentBundle(in, out, options);
+        QVERIFY2(r.ok(), qPrintable(r.error));
+        QCOMPARE(r.contextForgotten, qint64(20000 + 2000));
+        QCOMPARE(r.recordsLeftOutBeforeFrom, qint64(120000 + 12000 + 1));
+        QVERIFY(!readAll(out).contains("\"id\":119999"));
+        QVERIFY(readAll(out).contains("map/agents/list"));
+    }
+
     // The subscription id redacted by key name alone: the skip records carry its pseudonym too
     // (no raw id left, no gap); a later pattern does not eat a pseudonym's number.
     void keyNamesReachSkipRecordsAndPseudonymsStay()
