@@ -2,6 +2,7 @@
 //               [--memory-budget MB] [--journal-max-size MB] [--journal-max-age HOURS]
 //               [--sample | TRACEFILE | file://URL | map-inspector://open?file=…]
 #include "MainWindow.h"
+#include "common/Redaction.h"
 #include "controllers/TraceController.h"
 #include "controllers/ConnectionController.h"
 #include "common/DeepLink.h"
@@ -148,7 +149,7 @@ int main(int argc, char **argv)
     QObject::connect(window.session(), &InspectorSession::traceLoadFinished, &window,
                      [](bool ok, bool cancelled, const QString &error) {
                          if (!ok && !cancelled)
-                             std::fprintf(stderr, "map-inspector: Cannot open trace: %s\n", qPrintable(error));
+                             std::fprintf(stderr, "map-inspector: Cannot open trace: %s\n", qPrintable(redactSecrets(error)));
                      });
     if (!options.url.isEmpty())
         window.connection()->connectTo(options, p.isSet(QStringLiteral("observer")));
@@ -160,7 +161,7 @@ int main(int argc, char **argv)
         const QString argument = p.positionalArguments().first();
         const ErrorOr<QString> path = isDeepLink(argument) ? ErrorOr<QString>(QString()) : localPathFromArgument(argument);
         if (!path) { // a network path (file://host/share, \\host\share): refused, and said why
-            std::fprintf(stderr, "map-inspector: Cannot open %s\n", qPrintable(path.error()));
+            std::fprintf(stderr, "map-inspector: Cannot open %s\n", qPrintable(redactSecrets(path.error())));
             QMessageBox::warning(&window, QObject::tr("Cannot open trace"), path.error());
         } else if (isDeepLink(argument) ? !window.traces()->openDeepLink(argument) : !window.traces()->openTrace(*path)) {
             std::fprintf(stderr, "map-inspector: Cannot open %s (see the window)\n", isDeepLink(argument) ? "link" : "trace");

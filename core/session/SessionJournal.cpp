@@ -274,7 +274,8 @@ void SessionJournal::writeSessionInfo()
     QSaveFile meta(path);
     if (!meta.open(QIODevice::WriteOnly))
         return; // the journal itself says what it holds; this only names it
-    const QJsonObject o{{QStringLiteral("url"), m_url}, {QStringLiteral("startedAt"), double(m_startedAt)}};
+    // Redacted like the header (open() promises it; the callers pass a redacted URL already).
+    const QJsonObject o{{QStringLiteral("url"), redactSecrets(m_url)}, {QStringLiteral("startedAt"), double(m_startedAt)}};
     meta.write(QJsonDocument(o).toJson(QJsonDocument::Compact));
     if (meta.commit())
         makeOwnerOnly(path, false); // QSaveFile makes new files 0666 & ~umask; the folder is 0700 meanwhile

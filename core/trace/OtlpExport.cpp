@@ -502,7 +502,7 @@ private:
         if (m_spans.isEmpty())
             return true;
         QByteArray line = "{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":{\"stringValue\":";
-        appendString(line, m_options.serviceName);
+        appendString(line, redactSecrets(m_options.serviceName)); // a text attribute like the others (callers pass the URL)
         line += "}}]},\"scopeSpans\":[{\"scope\":{\"name\":\"map-inspector\",\"version\":\"" MAPI_VERSION "\"},\"spans\":[";
         line += m_spans;
         line += "],\"schemaUrl\":\"";

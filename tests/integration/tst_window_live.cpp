@@ -115,41 +115,54 @@ private Q_SLOTS:
     }
 
     // File → Renew credential… on a live connection made with a token: it asks for the new token
-    // (hidden as typed) and sends it with map/auth/refresh; the status bar gives the answer.
+    // (hidden as typed) and sends it with map/auth/refresh; the status bar gives the answer. The
+    // server checks credentials: a wrong token is refused and a right one accepted, so the
+    // refresh is shown to reach it and its answer to come back.
     void renewCredentialAsksAndSendsTheRefresh()
     {
+        static constexpr const char *kKey = "window-renewal-key-51c9";
         DemoProcess demo;
-        QVERIFY2(demo.start(QStringLiteral("stock"), 0, {QStringLiteral("--agents"), QStringLiteral("2")}), qPrintable(demo.error()));
+        QVERIFY2(demo.start(QStringLiteral("stock"), 0,
+                            {QStringLiteral("--agents"), QStringLiteral("2"), QStringLiteral("--auth"), QStringLiteral("bearer"),
+                             QStringLiteral("--credential"), QLatin1String(kKey)}),
+                 qPrintable(demo.error()));
         ui::MainWindow window;
         window.resize(1200, 800);
         window.show();
         ClientOptions options;
         options.url = QUrl(demo.url());
         options.auth.method = AuthConfig::Method::Bearer;
-        options.auth.credential = QStringLiteral("first-token");
+        options.auth.credential = QLatin1String(kKey);
         window.connection()->connectTo(options, false);
         QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Live, 15000);
         QAction *renew = window.action(QStringLiteral("renewCredential"));
         QVERIFY(renew && renew->isEnabled());
         QSignalSpy renewed(window.session(), &InspectorSession::credentialRenewed);
-        bool hidden = false;
-        answerNextDialog([&](QDialog *dialog) {
-            auto *edit = dialog->findChild<QLineEdit *>();
-            QVERIFY(edit);
-            hidden = edit->echoMode() == QLineEdit::Password;
-            edit->setText(QStringLiteral("second-token"));
-            if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty())
-                dialog->grab().save(QDir(shots).filePath(QStringLiteral("renew-credential.png")));
-        });
-        renew->trigger();
-        QVERIFY(hidden);
+        const auto renewWith = [&](const QString &token) {
+            bool hidden = false;
+            answerNextDialog([&](QDialog *dialog) {
+                auto *edit = dialog->findChild<QLineEdit *>();
+                QVERIFY(edit);
+                hidden = edit->echoMode() == QLineEdit::Password;
+                edit->setText(token);
+                if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty())
+                    dialog->grab().save(QDir(shots).filePath(QStringLiteral("renew-credential.png")));
+            });
+            renew->trigger();
+            return hidden;
+        };
+        QVERIFY(renewWith(QLatin1String(kKey)));
         QTRY_COMPARE_WITH_TIMEOUT(renewed.size(), 1, 10000);
-        // The stock server has no authentication configured: whatever it answers is shown.
-        const QString expected = renewed.first().at(0).toBool() ? QStringLiteral("The server accepted the new credential")
-                                                                : renewed.first().at(1).toString();
-        QVERIFY(!expected.isEmpty());
-        QCOMPARE(window.statusBar()->currentMessage(), expected);
-        QVERIFY(!expected.contains(QLatin1String("second-token")));
+        QVERIFY2(renewed.first().at(0).toBool(), qPrintable(renewed.first().at(1).toString()));
+        QCOMPARE(window.statusBar()->currentMessage(), QStringLiteral("The server accepted the new credential"));
+        QCOMPARE(window.session()->clientState(), ClientState::Live);
+        QVERIFY(renewWith(QStringLiteral("not-the-key")));
+        QTRY_COMPARE_WITH_TIMEOUT(renewed.size(), 2, 10000);
+        QVERIFY(!renewed.last().at(0).toBool()); // refused by a server that checks
+        const QString refusal = renewed.last().at(1).toString();
+        QVERIFY(!refusal.isEmpty());
+        QCOMPARE(window.statusBar()->currentMessage(), refusal);
+        QVERIFY(!refusal.contains(QLatin1String("not-the-key")));
         if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty())
             window.grab().save(QDir(shots).filePath(QStringLiteral("renew-credential-answer.png")));
         window.close();
@@ -428,6 +441,31 @@ private Q_SLOTS:
         QCOMPARE(loaded.counters().gaps, qint64(0));
         for (size_t m = loaded.messages().firstRow(); m < loaded.messages().size(); ++m)
             QVERIFY(loaded.messages().timestampMs(m) >= from - 1000); // the server's clock, the record's: close
+
+        // The bundle's state at its start is the session's at `from`: the session saved up to
+        // `from` (a path the bundle does not take) and the bundle read up to `from` hold the same
+        // agents, in the same states, roles, parents and scopes.
+        const QString upTo = dir.filePath(QStringLiteral("up-to-from.jsonl.zst"));
+        QSignalSpy saved(window.session(), &InspectorSession::sessionSaved);
+        QString error;
+        QVERIFY2(window.session()->saveSessionAs(upTo, &error, std::nullopt, from), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(saved.size(), 1, 20000);
+        QVERIFY2(saved.first().at(0).toBool(), qPrintable(saved.first().at(2).toString()));
+        const auto agentsAt = [](const QString &path, qint64 untilMs) {
+            SystemStore s;
+            TraceLoadOptions options;
+            options.untilTimeMs = untilMs;
+            loadTraceInto(s, path, options);
+            QStringList rows;
+            for (const Agent &a : s.agents())
+                if (!a.placeholder)
+                    rows << QStringLiteral("%1|%2|%3|%4|%5|%6").arg(a.id, a.name, a.role, a.state, a.parentId, toStringList(a.scopes).join(u','));
+            rows.sort();
+            return rows;
+        };
+        const QStringList sessionAtFrom = agentsAt(upTo, from);
+        QVERIFY(sessionAtFrom.size() >= 20);
+        QCOMPARE(agentsAt(bundle, from), sessionAtFrom);
         window.close();
     }
 

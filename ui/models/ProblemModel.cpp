@@ -1,6 +1,7 @@
 #include "models/ProblemModel.h"
 
 #include "common/ColumnTitles.h"
+#include "common/Redaction.h"
 #include "common/TimeText.h"
 #include "style/Colors.h"
 
@@ -37,7 +38,7 @@ QVariant ProblemModel::entryData(size_t row, int column, int role) const
         switch (column) {
         case TimeColumn: return timeOfDay(p.timeMs, TimePrecision::Milliseconds);
         case KindColumn: return problemKindName(p.kind);
-        case DetailColumn: return p.detail;
+        case DetailColumn: return redactSecrets(p.detail); // a server's error text can quote a credential
         case SizeColumn:
             return truncated ? tr("≥ %1 B").arg(QLocale().toString(p.frame.size())) : tr("%1 B").arg(QLocale().toString(p.frame.size()));
         }
@@ -45,7 +46,7 @@ QVariant ProblemModel::entryData(size_t row, int column, int role) const
     case Qt::ToolTipRole:
         switch (column) {
         case TimeColumn: return isoTime(p.timeMs);
-        case DetailColumn: return p.detail;
+        case DetailColumn: return redactSecrets(p.detail); // a server's error text can quote a credential
         case SizeColumn:
             return truncated ? tr("The frame was longer: only its first %1 bytes were kept").arg(ProtocolProblem::kMaxKeptProblemBytes)
                              : tr("Frame size in bytes");
