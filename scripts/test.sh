@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
-ctest --test-dir build --output-on-failure --timeout 300 "$@"
+# Tests in parallel, one per core: most integration tests wait on servers and timers; the
+# portability builds, which use every core, run alone (RUN_SERIAL).
+ctest --test-dir build --output-on-failure --timeout 300 --parallel "$(nproc)" "$@"
 scripts/asan-unit.sh
 scripts/fuzz.sh 20

@@ -23,11 +23,11 @@ int failWith(int code, const QString &message)
     return code;
 }
 
-void printJson(const Json &json)
+void printJson(const Json &json, int indent)
 {
-    // Agents' metadata, action parameters and server text can carry credentials: the output is
-    // redacted like every other way out (common/Redaction.h).
-    std::fputs(redactSecrets(QByteArray::fromStdString(json.dump(2, ' ', false, Json::error_handler_t::replace))).constData(), stdout);
+    // Agents' names and metadata, action parameters and server text can carry credentials: the
+    // output is redacted like every other way out (common/Redaction.h).
+    std::fputs(redactSecrets(QByteArray::fromStdString(json.dump(indent, ' ', false, Json::error_handler_t::replace))).constData(), stdout);
     std::fputc('\n', stdout);
     std::fflush(stdout);
 }

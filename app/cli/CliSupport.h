@@ -42,7 +42,7 @@ QString nearestCommand(const QString &name);
 // Prints "map-inspector-cli: MESSAGE" (redacted) on stderr and returns `code`.
 int failWith(int code, const QString &message);
 // JSON on stdout, redacted like every other way out (common/Redaction.h).
-void printJson(const Json &json);
+void printJson(const Json &json, int indent = 2); // indent -1: one line (JSON Lines)
 
 struct Common
 {

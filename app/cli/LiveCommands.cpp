@@ -193,10 +193,7 @@ int commandWatch(const QCommandLineParser &p, const Common &common)
         while (engine.isBehind(store)) // nothing to keep responsive here: read it all now
             changes = engine.update(store);
         for (const AlertChange &change : changes) {
-            const QByteArray line = QByteArray::fromStdString(alertChangeToJson(change, &store).dump(-1, ' ', false, Json::error_handler_t::replace));
-            std::fputs(redactSecrets(line).constData(), stdout);
-            std::fputc('\n', stdout);
-            std::fflush(stdout);
+            printJson(alertChangeToJson(change, &store), -1);
             if (change.raised) {
                 ++raised;
                 if (exitOn && change.alert.severity >= *exitOn)
@@ -221,9 +218,7 @@ int commandWatch(const QCommandLineParser &p, const Common &common)
     summary["alertsRaised"] = raised;
     summary["alertsOpen"] = engine.openAlerts().size();
     summary["notTracked"] = engine.notTracked();
-    std::fputs(QByteArray::fromStdString(Json{{"summary", summary}}.dump()).constData(), stdout);
-    std::fputc('\n', stdout);
-    std::fflush(stdout);
+    printJson(Json{{"summary", summary}}, -1); // its "missing" lines name agents
     return observationExit(run, store);
 }
 

@@ -35,6 +35,8 @@
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
+#include <QWebSocket>
+#include <QWebSocketServer>
 
 using namespace mapi;
 using mapi_test::dump;
@@ -282,6 +284,7 @@ private Q_SLOTS:
     void connectionErrorAndLogs();
     void cli_data();
     void cli();
+    void watch();
 
 private:
     QTemporaryDir m_dir;
@@ -574,6 +577,55 @@ void TestWaysOut::cli()
         QVERIFY2(stdErr.contains("access_token=REDACTED&page=2"), stdErr.constData());
     if (exitCode == 2)
         QVERIFY2(stdErr.contains("127.0.0.1"), stdErr.constData());
+}
+
+// `watch`: a server that answers the handshake and then sends every row's traffic (the events and
+// the frames that do not parse). Each alert line names its agents (whose names hold the secrets)
+// and quotes the error reports in its reason: stdout and stderr hold no secret, and the alerts
+// were printed (a watch that printed nothing would prove nothing).
+void TestWaysOut::watch()
+{
+    QWebSocketServer server(QStringLiteral("ways-out"), QWebSocketServer::NonSecureMode);
+    QVERIFY(server.listen(QHostAddress::LocalHost, 0));
+    connect(&server, &QWebSocketServer::newConnection, this, [&server] {
+        QWebSocket *socket = server.nextPendingConnection();
+        connect(socket, &QWebSocket::textMessageReceived, socket, [socket](const QString &text) {
+            const Json request = Json::parse(text.toStdString(), nullptr, false);
+            const std::string method = request.is_object() ? request.value("method", "") : "";
+            Json result = Json::object();
+            if (method == "map/connect")
+                result = {{"protocolVersion", 1}, {"sessionId", "S1"}, {"systemInfo", {{"name", "ways-out"}}}};
+            else if (method == "map/subscribe")
+                result = {{"subscriptionId", "sub-1"}};
+            else if (method == "map/agents/list")
+                result = {{"agents", Json::array()}};
+            else if (method == "map/scopes/list")
+                result = {{"scopes", Json::array()}};
+            if (request.is_object() && request.contains("id"))
+                socket->sendTextMessage(QString::fromStdString(Json({{"jsonrpc", "2.0"}, {"id", request["id"]}, {"result", result}}).dump()));
+            if (method != "map/scopes/list")
+                return; // the traffic comes after the snapshot (an event before it would be superseded by it)
+            for (const TraceRecord &r : secretTraffic()) {
+                const bool response = r.raw.contains("\"id\":") && !r.raw.contains("map/event");
+                if (r.dir == QLatin1String("recv") && !response)
+                    socket->sendTextMessage(QString::fromUtf8(r.raw));
+            }
+        });
+    });
+    QProcess p;
+    p.start(QStringLiteral(MAPI_CLI_PATH),
+            {QStringLiteral("watch"), QStringLiteral("--url"), QStringLiteral("ws://127.0.0.1:%1").arg(server.serverPort()),
+             QStringLiteral("--duration"), QStringLiteral("3")});
+    QTRY_VERIFY_WITH_TIMEOUT(p.state() == QProcess::NotRunning, 60000); // serves the CLI meanwhile
+    const QByteArray stdOut = p.readAllStandardOutput();
+    const QByteArray stdErr = p.readAllStandardError();
+    int raised = 0;
+    for (const QByteArray &line : stdOut.split('\n'))
+        raised += line.contains("\"state\":\"raised\"") ? 1 : 0;
+    QVERIFY2(raised >= int(mapi_test::secretShapes().size()),
+             qPrintable(QStringLiteral("%1 alerts raised\n").arg(raised) + QString::fromUtf8(stdOut.left(3000) + stdErr.left(2000))));
+    const QString check = audit(stdOut + '\n' + stdErr, false, true);
+    QVERIFY2(check.isEmpty(), qPrintable(check + QLatin1Char('\n') + QString::fromUtf8(stdOut.left(3000))));
 }
 
 QTEST_GUILESS_MAIN(TestWaysOut)
