@@ -138,6 +138,9 @@ void MapClient::stop()
     if (m_transport->isOpen() && !m_subscriptionId.isEmpty()) {
         request(QStringLiteral("map/unsubscribe"), Json{{"subscriptionId", m_subscriptionId.toStdString()}},
                 [this](bool, const Json &, const RpcError &) { m_transport->abort(); }, 2000);
+        // Closed for the model now: an owner that deletes the client right after stop() (the
+        // session does) never sees the unsubscribe answered, and the model would stay "live".
+        setState(ClientState::Closed);
     } else {
         m_transport->abort();
         setState(ClientState::Closed);

@@ -6,6 +6,7 @@
 // alerts-timeline.png, alert-settings-rules.png, alert-settings-notifications.png) and were
 // looked at.
 #include "GuiTestSupport.h"
+#include "PictureProbe.h"
 
 #include "alerts/AlertMonitor.h"
 #include "common/AlertNotifier.h"
@@ -17,6 +18,7 @@
 #include "panels/AlertsPanel.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
+#include "style/Colors.h"
 
 #include <QCheckBox>
 #include <QDateTime>
@@ -131,8 +133,21 @@ private Q_SLOTS:
         QCOMPARE(timelineAsked.at(1).at(0).toLongLong(), kStart + 3000 + 11 * 100);
         table->selectRow(0);
 
-        const QString picture = QStringLiteral("alerts-inbox.png");
-        QVERIFY(panel.grab().save(picture));
+        // What the picture shows: each row's kind in its cell, the deadlock's row selected, no
+        // row under the three, the summary's text.
+        const QImage shot = mapi::test::picture(&panel);
+        QVERIFY(shot.save(QStringLiteral("alerts-inbox.png")));
+        QString why;
+        for (int r = 0; r < 3; ++r)
+            QVERIFY2(mapi::test::cellDrawn(shot, &panel, table, table->model()->index(r, AlertModel::KindColumn), &why), qPrintable(why));
+        const QModelIndex reason0 = table->model()->index(0, AlertModel::ReasonColumn);
+        QVERIFY(mapi::test::selectedColor(shot, mapi::test::cellRect(&panel, table, reason0), table));
+        QVERIFY(!mapi::test::selectedColor(shot, mapi::test::cellRect(&panel, table, reason0.siblingAtRow(1)), table));
+        const QRect lastRow = table->visualRect(reason0.siblingAtRow(2));
+        const QRect below = mapi::test::rectIn(&panel, table->viewport(), QRect(0, lastRow.bottom() + 2, table->viewport()->width(), lastRow.height()));
+        QVERIFY(below.bottom() < mapi::test::rectIn(&panel, table->viewport()).bottom());
+        QCOMPARE(mapi::test::inkPixels(shot, below), 0);
+        QVERIFY2(mapi::test::labelDrawn(shot, &panel, summary, &why), qPrintable(why));
 
         // Acknowledged: greyed, listed last.
         panel.acknowledgeSelected();
@@ -191,7 +206,18 @@ private Q_SLOTS:
             QCOMPARE(toast->title(), QStringLiteral("critical: failed"));
             QVERIFY(toast->text().startsWith(QStringLiteral("d reason")));
             QVERIFY(toast->text().contains(QStringLiteral("and 1 more")));
-            QVERIFY(toast->grab().save(QStringLiteral("alerts-notification.png")));
+            // Drawn: the title and the first line of the text in their places.
+            const QImage shot = mapi::test::picture(toast);
+            QVERIFY(shot.save(QStringLiteral("alerts-notification.png")));
+            QString why;
+            auto *title = toast->findChild<QLabel *>(QStringLiteral("toastTitle"));
+            auto *text = toast->findChild<QLabel *>(QStringLiteral("toastText"));
+            QVERIFY(title && text);
+            QVERIFY2(mapi::test::labelDrawn(shot, toast, title, &why), qPrintable(why));
+            const QString firstLine = text->text().section(u'\n', 0, 0);
+            const QRect textRect = mapi::test::rectIn(toast, text);
+            const QRect firstLineRect(textRect.left(), textRect.top(), textRect.width(), text->fontMetrics().height());
+            QVERIFY2(mapi::test::inkSpansText(shot, firstLineRect, firstLine, text->font(), &why), qPrintable(why));
             QTest::mouseClick(toast, Qt::LeftButton);
             QCOMPARE(activated.count(), 1);
             QVERIFY(!toast->isVisible());
@@ -305,7 +331,20 @@ private Q_SLOTS:
         QCOMPARE(clicked.count(), 1);
         QVERIFY(clicked.at(0).at(0).toString().startsWith(QStringLiteral("budget")));
         QCOMPARE(hub.selectedAgents(), QStringList{QStringLiteral("reviewer")});
-        QVERIFY(view.grab().save(QStringLiteral("alerts-timeline.png")));
+        // Drawn: the budget's bar in the warning colour along the top of the reviewer's lane, from
+        // where it was raised; no bar on the tester's lane (no alert names it), nor left of the raise.
+        const QImage shot = mapi::test::picture(&view);
+        QVERIFY(shot.save(QStringLiteral("alerts-timeline.png")));
+        const QColor barColor = alertSeverityColor(int(spanIt->severity));
+        const QPoint barInShot = view.viewport()->mapTo(&view, onBar);
+        const QRect barStrip(barInShot.x(), barInShot.y(), 30, 2);
+        QVERIFY2(mapi::test::mostlyColor(shot, barStrip, barColor, 0.9),
+                 qPrintable(mapi::test::commonColor(shot, barStrip).name() + QStringLiteral(" for ") + barColor.name()));
+        const int testerRow = view.lanes().rowOfAgent(session.store()->agentRow(QStringLiteral("tester")));
+        QVERIFY(testerRow >= 0);
+        const QPoint testerLane = view.viewport()->mapTo(&view, QPoint(onBar.x(), view.rowTopY(testerRow) + 1));
+        QCOMPARE(mapi::test::shareOf(shot, QRect(testerLane, QSize(30, 2)), barColor), 0.0);
+        QCOMPARE(mapi::test::shareOf(shot, barStrip.translated(-60, 0), barColor), 0.0);
 
         // The budget falls back under its limit: the alert clears, its bar stays up to then.
         feed.send("reviewer", "planner", "STATUS_UPDATE", {{"resource_usage", {{"cost_usd", 2.0}}}}, kStart + 9000);
@@ -347,7 +386,22 @@ private Q_SLOTS:
         qobject_cast<QGroupBox *>(find("rule.stalled"))->setChecked(false);
         qobject_cast<QLineEdit *>(find("rule.budget.usdPerRole"))->setText(QStringLiteral("researcher=5, writer=2.5"));
         dialog.show();
-        QVERIFY(dialog.grab().save(QStringLiteral("alert-settings-rules.png")));
+        {
+            // Drawn: the values set, in their fields (the roles' one when it is not scrolled away).
+            const QImage shot = mapi::test::picture(&dialog);
+            QVERIFY(shot.save(QStringLiteral("alert-settings-rules.png")));
+            QString why;
+            auto *roles = qobject_cast<QLineEdit *>(find("rule.budget.usdPerRole"));
+            const QRect rolesField = mapi::test::rectIn(&dialog, roles).adjusted(3, 3, -3, -3);
+            if (!roles->visibleRegion().isEmpty() && shot.rect().contains(rolesField))
+                QVERIFY2(mapi::test::inkSpansText(shot, rolesField, roles->text(), roles->font(), &why), qPrintable(why));
+            auto *exchanges = qobject_cast<QDoubleSpinBox *>(find("rule.loop.exchanges"));
+            QVERIFY(exchanges->isVisible());
+            QRect field = mapi::test::rectIn(&dialog, exchanges).adjusted(3, 3, -3, -3);
+            QVERIFY(shot.rect().contains(field));
+            field.setWidth(field.width() - 20); // not the arrows
+            QVERIFY2(mapi::test::inkSpansText(shot, field, exchanges->text(), exchanges->font(), &why), qPrintable(why));
+        }
         dialog.accept();
         QCOMPARE(dialog.result(), int(QDialog::Accepted));
         QCOMPARE(dialog.rules().budgetUsdPerAgent, 25.0);
@@ -378,7 +432,19 @@ private Q_SLOTS:
         QCOMPARE(bad.findChild<QLineEdit *>(QStringLiteral("webhookToken"))->echoMode(), QLineEdit::Password);
         bad.findChild<QTabWidget *>(QStringLiteral("alertSettingsTabs"))->setCurrentIndex(1);
         bad.show();
-        QVERIFY(bad.grab().save(QStringLiteral("alert-settings-notifications.png")));
+        {
+            // Drawn: the webhook's address, its token (as dots), the error.
+            const QImage shot = mapi::test::picture(&bad);
+            QVERIFY(shot.save(QStringLiteral("alert-settings-notifications.png")));
+            QString why;
+            auto *url = bad.findChild<QLineEdit *>(QStringLiteral("webhookUrl"));
+            QVERIFY2(mapi::test::inkSpansText(shot, mapi::test::rectIn(&bad, url).adjusted(3, 3, -3, -3), url->text(), url->font(), &why),
+                     qPrintable(why));
+            auto *token = bad.findChild<QLineEdit *>(QStringLiteral("webhookToken"));
+            const QRect tokenField = mapi::test::rectIn(&bad, token).adjusted(3, 3, -3, -3);
+            QVERIFY(mapi::test::inkPixels(shot, tokenField) > 0);
+            QVERIFY2(mapi::test::labelDrawn(shot, &bad, error, &why, 2 * error->fontMetrics().height()), qPrintable(why));
+        }
         bad.accept();
         QCOMPARE(bad.result(), int(QDialog::Accepted));
         QCOMPARE(bad.delivery().webhookUrl, QStringLiteral("https://hooks.example.com/T0/secret"));

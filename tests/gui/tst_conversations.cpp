@@ -10,6 +10,7 @@
 // build folder as the other GUI tests do, or in $MAPI_SCREENSHOTS_DIR when it is set
 // (docs/screenshots to refresh the documentation's pictures).
 #include "GuiTestSupport.h"
+#include "PictureProbe.h"
 
 #include "models/AgentWorkModels.h"
 #include "models/ConversationModels.h"
@@ -455,7 +456,28 @@ private Q_SLOTS:
         makeCurrent(table, proxyRowOf(*table->model(), QStringLiteral("conv-1")));
         makeCurrent(turnTable, 1);
         QTest::qWait(50); // lays out and paints the selection
-        QVERIFY(panel.grab().save(screenshotPath("conversations-light.png")));
+        // What the picture shows: both conversations' subjects, conv-1 selected; the current turn
+        // selected with its sender and text in their cells; its text in the turn's box; who takes part.
+        const QImage shot = mapi::test::picture(&panel);
+        QVERIFY(shot.save(screenshotPath("conversations-light.png")));
+        QString why;
+        for (int r = 0; r < table->model()->rowCount(); ++r) {
+            const QModelIndex subject = table->model()->index(r, ConversationListModel::SubjectColumn);
+            QVERIFY2(mapi::test::cellDrawn(shot, &panel, table, subject, &why), qPrintable(why));
+            const bool shown = subject.data(ConversationListModel::ConversationIdRole).toString() == QStringLiteral("conv-1");
+            QCOMPARE(mapi::test::selectedColor(shot, mapi::test::cellRect(&panel, table, subject), table), shown);
+        }
+        for (int c : {int(TurnListModel::ParticipantColumn), int(TurnListModel::TextColumn)}) {
+            const QModelIndex turn = turnTable->model()->index(1, c);
+            QVERIFY2(mapi::test::cellDrawn(shot, &panel, turnTable, turn, &why), qPrintable(why));
+            QVERIFY(mapi::test::selectedColor(shot, mapi::test::cellRect(&panel, turnTable, turn), turnTable));
+            QVERIFY(!mapi::test::selectedColor(shot, mapi::test::cellRect(&panel, turnTable, turn.siblingAtRow(0)), turnTable));
+        }
+        const QRect firstLine = mapi::test::rectIn(&panel, turnText->viewport(),
+                                                   QRect(0, 0, turnText->viewport()->width(), turnText->fontMetrics().height() + 8));
+        QVERIFY2(mapi::test::inkSpansText(shot, firstLine, turnText->toPlainText().section(u'\n', 0, 0), turnText->font(), &why),
+                 qPrintable(why));
+        QVERIFY(mapi::test::inkPixels(shot, mapi::test::rectIn(&panel, participants)) > 200);
     }
 
     void emptyStatesSayWhy()
@@ -584,7 +606,15 @@ private Q_SLOTS:
         QVERIFY(!fetching->isVisible());
         QVERIFY(status->text().isEmpty());
         QTest::qWait(50);
-        QVERIFY(work.grab().save(screenshotPath("checkpoints-light.png")));
+        // What the picture shows: the reason, the checkpoint's label selected in its row.
+        const QImage shot = mapi::test::picture(&work);
+        QVERIFY(shot.save(screenshotPath("checkpoints-light.png")));
+        QString why;
+        QVERIFY2(mapi::test::labelDrawn(shot, &work, reason, &why), qPrintable(why));
+        const QModelIndex label = table->model()->index(0, CheckpointModel::LabelColumn);
+        QVERIFY2(mapi::test::cellDrawn(shot, &work, table, label, &why), qPrintable(why));
+        QVERIFY(mapi::test::selectedColor(shot, mapi::test::cellRect(&work, table, label), table));
+        QVERIFY2(mapi::test::cellDrawn(shot, &work, table, label.siblingAtRow(1), &why), qPrintable(why));
     }
 
     void readableArtifactsAndWorkspaceListings()

@@ -4,6 +4,7 @@
 // expires or stops answering. Each view is grabbed to a PNG in the build folder (actions-unknown.png,
 // gaps-partly-recovered.png, inspector-recipients-not-kept.png, credential-expiring.png, server-not-answering.png), looked at.
 #include "GuiTestSupport.h"
+#include "PictureProbe.h"
 
 #include "MainWindow.h"
 #include "controllers/ControlController.h"
@@ -11,6 +12,7 @@
 #include "dialogs/ConnectDialog.h"
 #include "dialogs/ConnectionProfiles.h"
 #include "model/RowLogs.h"
+#include "models/ActionModel.h"
 #include "pipeline/ProtocolPipeline.h"
 #include "panels/ActionsPanel.h"
 #include "panels/InspectorPanel.h"
@@ -60,7 +62,18 @@ private Q_SLOTS:
         const QString message = window.statusBar()->currentMessage();
         QCOMPARE(message, QStringLiteral("The server says the credential expires in 4 minute(s): File → Renew credential…"));
         QTest::qWait(50); // the status bar lays out and paints the message
-        QVERIFY(window.grab().save(QStringLiteral("credential-expiring.png")));
+        // Drawn: the message, at the status bar's left, up to its first permanent widget.
+        const QImage shot = mapi::test::picture(&window);
+        QVERIFY(shot.save(QStringLiteral("credential-expiring.png")));
+        QStatusBar *bar = window.statusBar();
+        int right = bar->width();
+        for (const QWidget *w : bar->findChildren<QWidget *>(QString(), Qt::FindDirectChildrenOnly))
+            if (w->isVisible() && w->x() > 0)
+                right = std::min(right, w->x());
+        QString why;
+        QVERIFY2(mapi::test::inkSpansText(shot, mapi::test::rectIn(&window, bar, QRect(0, 0, right, bar->height())).adjusted(0, 2, 0, -2),
+                                          message, bar->font(), &why),
+                 qPrintable(why));
     }
 
     // Issue 40: a server that stopped answering is said in the status bar, with the time it last
@@ -102,7 +115,12 @@ private Q_SLOTS:
                      && window.control()->controlNote(QStringLiteral("map/inject")).contains(QStringLiteral("after our map/send")),
                  qPrintable(window.control()->controlNote(QStringLiteral("map/inject"))));
         QTest::qWait(50);
-        QVERIFY(window.grab().save(QStringLiteral("server-not-answering.png")));
+        // Drawn: the label's text, in its red.
+        const QImage shot = mapi::test::picture(&window);
+        QVERIFY(shot.save(QStringLiteral("server-not-answering.png")));
+        QString why;
+        QVERIFY2(mapi::test::labelDrawn(shot, &window, label, &why, 8), qPrintable(why));
+        QVERIFY(mapi::test::shareOf(shot, mapi::test::rectIn(&window, label), QColor(0xd0, 0x31, 0x2d), 40) > 0.02);
         // The next handshake: answering again.
         connected.timeMs = kStart + 20000;
         store->apply(connected);
@@ -161,7 +179,13 @@ private Q_SLOTS:
         QVERIFY2(summary->text().contains(QStringLiteral("1 unknown (answer lost: may have taken effect)")), qPrintable(summary->text()));
         auto *table = panel.findChild<QTableView *>();
         QCOMPARE(table->model()->rowCount(), 1);
-        QVERIFY(panel.grab().save(QStringLiteral("actions-unknown.png")));
+        // Drawn: the summary, the action's row (its cells that fit, the target's name among them).
+        const QImage shot = mapi::test::picture(&panel);
+        QVERIFY(shot.save(QStringLiteral("actions-unknown.png")));
+        QString why;
+        QVERIFY2(mapi::test::labelDrawn(shot, &panel, summary, &why), qPrintable(why));
+        QVERIFY2(mapi::test::rowDrawn(shot, &panel, table, 0, &why) >= 3, qPrintable(why));
+        QVERIFY2(mapi::test::cellDrawn(shot, &panel, table, table->model()->index(0, ActionModel::TargetColumn), &why), qPrintable(why));
     }
 
     void gapsTableSaysPartlyRecovered()
@@ -186,7 +210,17 @@ private Q_SLOTS:
         for (int c = 0; c < gaps->model()->columnCount(); ++c)
             found = found || gaps->model()->index(0, c).data().toString() == QStringLiteral("partly recovered");
         QVERIFY(found);
-        QVERIFY(panel.grab().save(QStringLiteral("gaps-partly-recovered.png")));
+        // Drawn: the gap's row, "partly recovered" in its cell.
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        const QImage shot = mapi::test::picture(&panel);
+        QVERIFY(shot.save(QStringLiteral("gaps-partly-recovered.png")));
+        QString why;
+        QVERIFY(gaps->isVisible());
+        QVERIFY2(mapi::test::rowDrawn(shot, &panel, gaps, 0, &why) >= 2, qPrintable(why));
+        for (int c = 0; c < gaps->model()->columnCount(); ++c)
+            if (gaps->model()->index(0, c).data().toString() == QStringLiteral("partly recovered"))
+                QVERIFY2(mapi::test::cellDrawn(shot, &panel, gaps, gaps->model()->index(0, c), &why), qPrintable(why));
     }
 
     void inspectorCountsRecipientsNotKept()
@@ -209,7 +243,13 @@ private Q_SLOTS:
         auto *header = panel.findChild<QLabel *>(QStringLiteral("inspectorHeader"));
         // Three named, then the other 9,997 kept and the 5 not kept, counted together.
         QVERIFY2(header->text().contains(QStringLiteral("%1 more").arg(recipients - 3)), qPrintable(header->text()));
-        QVERIFY(panel.grab().save(QStringLiteral("inspector-recipients-not-kept.png")));
+        // Drawn: the header's line (rich text: its ink, across more than a third of it, a line high).
+        const QImage shot = mapi::test::picture(&panel);
+        QVERIFY(shot.save(QStringLiteral("inspector-recipients-not-kept.png")));
+        const QRect headerRect = mapi::test::rectIn(&panel, header);
+        const QRect ink = mapi::test::inkBounds(shot, headerRect, mapi::test::commonColor(shot, headerRect));
+        QVERIFY2(ink.width() > headerRect.width() / 3 && ink.height() >= header->fontMetrics().ascent() / 2,
+                 qPrintable(QStringLiteral("ink %1×%2 in %3×%4").arg(ink.width()).arg(ink.height()).arg(headerRect.width()).arg(headerRect.height())));
     }
 
     // Issue 41 item 9: Ctrl+I, then typing, writes the message (the targets list takes no focus);

@@ -2,6 +2,7 @@
 // driving the one store through time, bookmarks, the embedded sample trace, and File → Export.
 // Offscreen; any Qt warning fails the test.
 #include "GuiTestSupport.h"
+#include "PictureProbe.h"
 
 #include "MainWindow.h"
 #include "controllers/ExportController.h"
@@ -286,6 +287,13 @@ private Q_SLOTS:
         QVERIFY(table && table->isVisible());
         QTRY_COMPARE(table->model()->rowCount(), 1);
         QCOMPARE(table->model()->index(0, ui::ProblemModel::KindColumn).data().toString(), QStringLiteral("trace-unreadable"));
+        // Drawn: the problem's kind in its cell of the table on screen.
+        {
+            QString why;
+            QTRY_VERIFY2(mapi::test::cellDrawn(mapi::test::picture(&window), &window, table,
+                                               table->model()->index(0, ui::ProblemModel::KindColumn), &why),
+                         qPrintable(why));
+        }
         const QString shots = qEnvironmentVariable("MAPI_REPLAY_PNG_DIR"); // to look at it
         if (!shots.isEmpty()) {
             QTest::qWait(1500); // the panels settle after the rebuild

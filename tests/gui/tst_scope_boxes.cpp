@@ -3,6 +3,7 @@
 // siblings, nesting, a scope that sits together), then the topology of the demo system's trace
 // as drawn: no part of a scope covers an agent that is not its own. Any Qt warning fails.
 #include "TopologyTestSupport.h"
+#include "PictureProbe.h"
 
 #include "topology/ScopeBoxes.h"
 
@@ -119,7 +120,7 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         TopologyView *view = panel.view();
         QTRY_VERIFY(view->isSettled());
-        const QPixmap shot = view->grab();
+        const QImage shot = mapi::test::picture(view);
         if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty())
             shot.save(QDir(shots).filePath(QStringLiteral("scope-parts.png")));
         const TopologyGraph &graph = view->graph();
@@ -148,6 +149,28 @@ private Q_SLOTS:
                                                          .arg(strangers.isEmpty() ? QString() : graph.nodes()[size_t(strangers.first())].name)));
         }
         QVERIFY2(drawn >= 3, qPrintable(QString::number(drawn)));
+
+        // Drawn: every part's top edge in view carries its outline, a line across the part that
+        // stands out from what is either side of it (the fill inside, what lies outside).
+        int edgesSeen = 0;
+        for (const ScopeGroup &g : scopes) {
+            if (g.deleted)
+                continue;
+            for (const QRectF &part : g.parts) {
+                const QRect onScreen = QRectF(view->mapToView(part.topLeft()), view->mapToView(part.bottomRight())).toRect();
+                if (!shot.rect().adjusted(0, 6, 0, 0).contains(QRect(onScreen.left(), onScreen.top() - 5, onScreen.width(), 10)))
+                    continue;
+                const QRect strip(onScreen.left() + 14, onScreen.top() - 4, onScreen.width() - 28, 9);
+                const QColor around = mapi::test::commonColor(shot, strip);
+                int inked = 0;
+                for (int x = strip.left(); x <= strip.right(); ++x)
+                    inked += mapi::test::inkPixels(shot, QRect(x, strip.top(), 1, strip.height()), around, 24) > 0 ? 1 : 0;
+                QVERIFY2(inked >= strip.width() * 6 / 10, qPrintable(QStringLiteral("scope %1: outline in %2 of %3 columns at y %4")
+                                                                          .arg(g.name).arg(inked).arg(strip.width()).arg(onScreen.top())));
+                ++edgesSeen;
+            }
+        }
+        QVERIFY2(edgesSeen >= 3, qPrintable(QString::number(edgesSeen)));
         qInfo("%d scopes drawn, %d in several parts", drawn, split);
     }
 };

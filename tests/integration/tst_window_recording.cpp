@@ -69,7 +69,8 @@ private Q_SLOTS:
         window.session()->disconnectFromServer();
         QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 10000);
         QVERIFY(finished.first().at(2).toString().isEmpty());
-        QTest::qWait(300); // inputs the worker queued before it stopped
+        // Every input the worker made before it closed is applied: its last one says "closed".
+        QTRY_COMPARE_WITH_TIMEOUT(store->connection().state, QStringLiteral("closed"), 10000);
         const Json live = modelState(*store);
         QVERIFY(live["agents"].size() >= 20);
 
@@ -136,7 +137,7 @@ private Q_SLOTS:
         QSignalSpy saved(window.session(), &InspectorSession::sessionSaved);
         window.session()->disconnectFromServer();
         QTRY_VERIFY_WITH_TIMEOUT(window.session()->clientState() == ClientState::Closed, 10000);
-        QTest::qWait(300); // inputs the worker queued before it stopped
+        QTRY_COMPARE_WITH_TIMEOUT(store->connection().state, QStringLiteral("closed"), 10000); // its last input: all applied
         QString error;
         QVERIFY2(window.session()->saveSessionAs(path, &error), qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(saved.size(), 1, 10000);

@@ -7,6 +7,7 @@
 #include "trace/CompressedFile.h"
 #include "trace/IncidentBundle.h"
 #include "trace/TraceLoader.h"
+#include "TraceReplayer.h"
 
 #include <QProcess>
 #include <QRegularExpression>
@@ -48,6 +49,41 @@ std::map<QString, QString> agentStates(const SystemStore &store)
     std::map<QString, QString> out;
     for (const Agent &a : store.agents())
         out[a.id] = a.state + (a.unregistered ? QStringLiteral("/gone") : QString());
+    return out;
+}
+
+// The reference state, made without the bundle code: the records of `path` that `take` (by
+// their time) accepts, replayed in order through the plain reader and the live pipeline.
+void replayRecords(SystemStore &store, const QString &path, const std::function<bool(qint64)> &take)
+{
+    mapi::test::TraceReplayer replayer(&store);
+    TraceReadStats stats;
+    QString error;
+    if (!readTrace(path, [&](const TraceRecord &record) {
+            if (take(record.timeMs))
+                replayer.feed(record);
+            return true;
+        }, stats, &error))
+        qWarning("%s", qPrintable(error));
+    store.flushChanges();
+}
+
+// What an agent is at a moment, beyond its state: role, parent, scopes, described or not.
+std::map<QString, QString> agentShapes(const SystemStore &store)
+{
+    std::map<QString, QString> out;
+    for (const Agent &a : store.agents())
+        out[a.id] = QStringList{a.name, a.role, a.parentId, QStringList(a.scopes.begin(), a.scopes.end()).join(u','),
+                                a.placeholder ? QStringLiteral("placeholder") : QString()}.join(u'|');
+    return out;
+}
+
+std::map<QString, QString> scopeShapes(const SystemStore &store)
+{
+    std::map<QString, QString> out;
+    for (const Scope &s : store.scopes())
+        out[s.id] = QStringList{s.name, s.parentId, QStringList(s.members.begin(), s.members.end()).join(u','),
+                                s.deleted ? QStringLiteral("deleted") : QString()}.join(u'|');
     return out;
 }
 
@@ -151,14 +187,24 @@ private Q_SLOTS:
 
         SystemStore bundle, source;
         QVERIFY(loadTraceInto(bundle, out).ok);
-        // The source up to `to` (its records after `to` dropped, nothing before `from`).
-        const QString upTo = dir.filePath(QStringLiteral("upto.jsonl"));
-        BundleOptions whole;
-        whole.toMs = to;
-        QVERIFY(writeIncidentBundle(kSample, upTo, whole).ok());
-        QVERIFY(loadTraceInto(source, upTo).ok);
+        // The reference: the source's records up to `to`, replayed without the bundle code.
+        replayRecords(source, kSample, [to = to](qint64 t) { return t <= to; });
         QCOMPARE(agentStates(bundle), agentStates(source));
         QVERIFY(bundle.agents().size() > 10);
+
+        // The state at `from`: the bundle's records before it (what it kept of the context) give
+        // the agents and scopes the source's records before `from` give, without their messages.
+        SystemStore bundleAtFrom, sourceAtFrom;
+        replayRecords(bundleAtFrom, out, [from = from](qint64 t) { return t < from; });
+        replayRecords(sourceAtFrom, kSample, [from = from](qint64 t) { return t < from; });
+        QVERIFY(sourceAtFrom.agents().size() > 10);
+        QVERIFY(sourceAtFrom.messages().keptCount() > 50); // the history the bundle leaves out
+        QCOMPARE(bundleAtFrom.messages().keptCount(), size_t(0));
+        QCOMPARE(agentStates(bundleAtFrom), agentStates(sourceAtFrom));
+        QCOMPARE(agentShapes(bundleAtFrom), agentShapes(sourceAtFrom));
+        QCOMPARE(scopeShapes(bundleAtFrom), scopeShapes(sourceAtFrom));
+        QCOMPARE(agentShapes(bundle), agentShapes(source));
+        QCOMPARE(scopeShapes(bundle), scopeShapes(source));
 
         qint64 inRange = 0;
         for (size_t m = source.messages().firstRow(); m < source.messages().size(); ++m)
