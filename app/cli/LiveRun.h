@@ -93,6 +93,10 @@ public:
                 finish(ConnectionFailed, QStringLiteral("connection lost: %1").arg(session.lastError()));
             }
         });
+        // A launched system's stderr (redacted by the client), for the person running the command.
+        QObject::connect(&session, &InspectorSession::processOutputAdded, &session, [](const QString &line) {
+            std::fprintf(stderr, "map-inspector-cli: [child] %s\n", qPrintable(line));
+        });
         QObject::connect(&session, &InspectorSession::wentLive, &session, [this] {
             if (onLive && !m_finished)
                 onLive();

@@ -8,6 +8,8 @@
 #include "Allocator.h"
 #include "Commands.h"
 
+#include "client/StreamTransports.h"
+
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QUrl>
@@ -47,6 +49,11 @@ int main(int argc, char **argv)
         "          [--note TEXT] [--rules FILE] [--preview]   an incident bundle: the range's trace (with\n"
         "          the state at T), the bookmarks, the alerts open at its end and the note, redacted\n"
         "          by the regular expressions and key names; --preview only counts. Opens as a trace\n\n"
+        "URL: ws://HOST:PORT or wss://HOST:PORT (WebSocket), unix:/PATH (NDJSON on a Unix domain socket;\n"
+        "a named pipe on Windows), or --launch 'COMMAND ARGS' instead of --url: start a MAP system as a\n"
+        "child process and speak NDJSON on its stdin/stdout; its stderr is copied to ours (\"[child]\"),\n"
+        "its end is a disconnect (exit 2, with its exit code said), it is not restarted, and it is ended\n"
+        "when the command ends.\n\n"
         "--observer (any command with --url): ask the server to observe and nothing more; the control\n"
         "commands (inject, stop, suspend, resume) are then refused without being sent (exit 4).\n\n"
         "--trace reads MAP Inspector traces, raw captures and message logs in the seed envelope\n"
@@ -63,7 +70,9 @@ int main(int argc, char **argv)
     p.addPositionalArgument(QStringLiteral("command"),
                             QStringLiteral("record | state | stats | convert | inject | stop | suspend | resume | watch | rules | chain | diff | bundle"));
     p.addOptions({
-        {QStringLiteral("url"), QStringLiteral("MAP server WebSocket URL (ws:// or wss://)."), QStringLiteral("URL")},
+        {QStringLiteral("url"), QStringLiteral("MAP system: ws://, wss://, unix:/PATH or stdio:COMMAND."), QStringLiteral("URL")},
+        {QStringLiteral("launch"), QStringLiteral("Start this command and speak MAP on its stdin/stdout (instead of --url)."),
+         QStringLiteral("COMMAND")},
         {QStringLiteral("token"), QStringLiteral("Credential (visible in the process list: prefer --token-env)."), QStringLiteral("T")},
         {QStringLiteral("token-env"), QStringLiteral("Read the credential from this environment variable."), QStringLiteral("VAR")},
         {QStringLiteral("token-file"), QStringLiteral("Read the credential from this file, and again when the server says it "
@@ -152,11 +161,12 @@ int main(int argc, char **argv)
         || command == QLatin1String("bundle");
     const bool needsUrl = !offline && !(command == QLatin1String("state") && p.isSet(QStringLiteral("trace")));
     if (needsUrl) {
-        if (!p.isSet(QStringLiteral("url")))
-            return failWith(Usage, QStringLiteral("%1 needs --url URL").arg(command));
-        const QUrl url(p.value(QStringLiteral("url")), QUrl::StrictMode);
-        if (!url.isValid() || (url.scheme() != QLatin1String("ws") && url.scheme() != QLatin1String("wss")))
-            return failWith(Usage, QStringLiteral("--url must be a ws:// or wss:// URL"));
+        if (p.isSet(QStringLiteral("url")) == p.isSet(QStringLiteral("launch")))
+            return failWith(Usage, QStringLiteral("%1 needs --url URL or --launch COMMAND (one of them)").arg(command));
+        const QUrl url = p.isSet(QStringLiteral("launch")) ? launchUrl(p.value(QStringLiteral("launch")))
+                                                           : QUrl(p.value(QStringLiteral("url")), QUrl::StrictMode);
+        if (const QString wrong = connectionTargetError(url); !wrong.isEmpty())
+            return failWith(Usage, QStringLiteral("--url: %1").arg(wrong));
         common.options.url = url;
         const ErrorOr<AuthConfig> auth = readAuth(p);
         if (!auth)

@@ -1,4 +1,5 @@
 #include "client/MapClient.h"
+#include "client/StreamTransports.h"
 
 #include "common/Redaction.h"
 #include "map/Dialect.h"
@@ -50,7 +51,7 @@ MapClient::MapClient(ClientOptions options, Transport *transport, QObject *paren
     : QObject(parent)
     , m_options(std::move(options))
     , m_transport(transport ? transport
-                            : new WebSocketTransport(std::max<qint64>(64 * 1024 * 1024, 4 * m_options.limits.maxFrameBytes)))
+                            : createTransport(m_options.url, std::max<qint64>(64 * 1024 * 1024, 4 * m_options.limits.maxFrameBytes)))
     , m_pipeline(m_options.limits, SimdJsonParser::instance()) // same values as nlohmann, map/event frames several times faster
 {
     qRegisterMetaType<mapi::ModelInputs>();
@@ -63,6 +64,15 @@ MapClient::MapClient(ClientOptions options, Transport *transport, QObject *paren
     connect(m_transport.get(), &Transport::textReceived, this, &MapClient::onText);
     connect(m_transport.get(), &Transport::binaryReceived, this, &MapClient::onBinary);
     connect(m_transport.get(), &Transport::errorOccurred, this, [this](const QString &message) { fail(ClientFailure::Transport, message); });
+    connect(m_transport.get(), &Transport::diagnosticLine, this, [this](const QByteArray &line) {
+        Q_EMIT processOutput(redactSecrets(QString::fromUtf8(line))); // a child's log can quote its credentials
+    });
+    connect(m_transport.get(), &Transport::lineDropped, this, [this](qint64 lineNumber, qint64 bytes) {
+        emitInputs({ProblemInput{makeProblem(ProblemKind::OversizedFrame,
+                                             QStringLiteral("line %1 of the stream is %2 bytes long, over the %3 bytes a line may have: dropped")
+                                                 .arg(lineNumber).arg(bytes).arg(m_options.limits.maxFrameBytes),
+                                             {}, nowMs())}});
+    });
     m_tick.setInterval(250); // request deadlines and liveness are checked at this granularity
     connect(&m_tick, &QTimer::timeout, this, &MapClient::onTick);
     m_reconnectTimer.setSingleShot(true);
@@ -244,6 +254,7 @@ void MapClient::onClosed(const QString &transportReason)
     emitInputs(m_pipeline.connectionClosed(reason, t));
     for (FrameSink *sink : std::as_const(m_sinks))
         sink->socketClosed(reason, t);
+    const int unanswered = int(m_pending.size());
     failAllPending(QStringLiteral("connection closed"));
     if (m_stopping || m_state == ClientState::Failed) {
         if (m_state != ClientState::Failed)
@@ -251,7 +262,10 @@ void MapClient::onClosed(const QString &transportReason)
         m_tick.stop();
         return;
     }
-    setLastError(reason + afterOurAction(t));
+    QString said = reason.contains(QLatin1String("known f")) ? reason : reason + afterOurAction(t);
+    if (!said.contains(QLatin1String("known fault")))
+        said += streamEndExplained(unanswered);
+    setLastError(said);
     if (!m_subscriptionId.isEmpty()) {
         m_previousSubscriptionId = m_subscriptionId;
         m_lastEventIdBeforeDrop = m_pipeline.lastEventId(m_subscriptionId);
@@ -261,10 +275,37 @@ void MapClient::onClosed(const QString &transportReason)
     m_subscriptionId.clear();
     if (!m_disconnectedAtMs)
         m_disconnectedAtMs = t;
-    if (m_options.reconnect)
+    if (m_options.reconnect && m_transport->reopensByItself())
         scheduleReconnect();
     else
-        setState(ClientState::Closed);
+        setState(ClientState::Closed); // a launched process starts again only when asked
+}
+
+// The SDK's MAPServer over a stream (ndJsonStream, 0.1.15) takes its writer's lock for each
+// message: an answer written while an event is being written fails with -32603 "Invalid state:
+// WritableStream is locked" although the request did its work, and two events at once end the
+// session (shared/reference/map-extensions.md 1.3). Both are said for what they are.
+RpcError MapClient::explainServerError(RpcError error)
+{
+    if (error.code == -32603 && error.message.contains(QLatin1String("WritableStream is locked"))) {
+        m_writerLockSeen = true;
+        error.message += QStringLiteral(" (the server could not write its answer while it wrote an event: a known fault of the MAP "
+                                        "SDK's server over streams. The request may well have been done: the model shows what happened)");
+    }
+    return error;
+}
+
+QString MapClient::streamEndExplained(int unanswered) const
+{
+    if (!qobject_cast<const StreamTransport *>(m_transport.get()))
+        return {};
+    if (unanswered == 0 && !m_writerLockSeen)
+        return {};
+    QString out = QStringLiteral("; %1 request(s) unanswered").arg(unanswered);
+    return out + QStringLiteral(" (a known fault of the MAP SDK's server over streams: it ends a stream session when one request "
+                                "causes two events at once%1; a host that writes through one writer avoids it)")
+                     .arg(m_writerLockSeen ? QStringLiteral(", already seen on this connection as \"WritableStream is locked\"")
+                                           : QString());
 }
 
 void MapClient::scheduleReconnect()
@@ -373,6 +414,11 @@ void MapClient::onText(const QByteArray &frame)
         m_batch.reserve(kBatchReserve);
     InterpretedFrame interpreted = m_pipeline.frameReceived(frame, t, std::move(m_batch));
     m_batch = std::move(interpreted.inputs);
+    // A stream's line that does not parse (a child's own log line on its stdout) names its line.
+    if (const QString origin = m_transport->frameOrigin(); !origin.isEmpty())
+        for (qsizetype i = first; i < m_batch.size(); ++i)
+            if (auto *problem = std::get_if<ProblemInput>(&m_batch[i]))
+                problem->problem.detail += QStringLiteral(" (%1)").arg(origin);
     if (ref.isValid() || !m_keepFrames)
         dropRawFrames(m_batch, ref, first);
     emitInputs({}); // schedules the flush when the frame added inputs
@@ -413,7 +459,7 @@ void MapClient::onText(const QByteArray &frame)
             noteSupport(pending.method, true);
         }
         if (pending.reply)
-            pending.reply(msg.kind == MessageKind::Result, msg.result, msg.error);
+            pending.reply(msg.kind == MessageKind::Result, msg.result, explainServerError(msg.error));
         break;
     }
     }
@@ -426,109 +472,6 @@ void MapClient::noteSupport(const QString &method, bool present)
         return;
     m_support.insert(method, s);
     Q_EMIT supportChanged(method, s);
-}
-
-void MapClient::onTick()
-{
-    const qint64 t = nowMs();
-    QList<QString> expired;
-    for (auto it = m_pending.cbegin(); it != m_pending.cend(); ++it)
-        if (it->deadlineMs <= t)
-            expired << it.key();
-    for (const QString &key : std::as_const(expired)) {
-        Pending pending = m_pending.take(key);
-        if (pending.reply)
-            pending.reply(false, Json(), RpcError{kTimeoutCode, QStringLiteral("%1 timed out").arg(pending.method), Json()});
-    }
-    if (m_state != ClientState::Live)
-        return;
-    if (m_options.reconcileIntervalMs > 0 && t - m_lastReconcileMs >= m_options.reconcileIntervalMs)
-        reconcile();
-    if (!m_probeId.isEmpty())
-        return;
-    const bool silent = t - m_lastReceiveMs >= m_options.probeAfterSilenceMs;
-    const bool due = m_options.livenessIntervalMs > 0 && t - m_lastProbeMs >= m_options.livenessIntervalMs;
-    if (silent || due)
-        checkLiveness();
-}
-
-void MapClient::checkLiveness()
-{
-    if (m_state != ClientState::Live || !m_probeId.isEmpty())
-        return;
-    // Application-level probe: a WebSocket pong would not prove the MAP router is alive.
-    const QString method = support(QStringLiteral("map/session/info")) == Support::Absent
-        ? QStringLiteral("map/scopes/list")
-        : QStringLiteral("map/session/info");
-    m_probeId = method;
-    const qint64 sentAt = m_lastProbeMs = nowMs();
-    request(method, Json::object(), [this, method, sentAt](bool ok, const Json &, const RpcError &error) {
-        m_probeId.clear();
-        unanswered(ok, error, method, sentAt, m_options.probeTimeoutMs);
-    }, m_options.probeTimeoutMs);
-}
-
-void MapClient::unanswered(bool ok, const RpcError &error, const QString &method, qint64 sentAtMs, int waitedMs)
-{
-    if (ok || error.code != kTimeoutCode) {
-        m_unansweredWhileBusy = 0; // answered (an error is an answer too)
-        return;
-    }
-    // A deadline that passed on an open, live connection (a close fails its requests as well).
-    if (m_state != ClientState::Live || !m_transport->isOpen())
-        return;
-    // Frames kept arriving: the answer may wait behind them (a flood, or this client's own
-    // backpressure holding the socket). Three such misses in a row still count.
-    if (m_lastReceiveMs > sentAtMs && ++m_unansweredWhileBusy < 3)
-        return;
-    notAnswering(method, waitedMs);
-}
-
-void MapClient::reconcile(std::function<void(bool answered)> done)
-{
-    m_lastReconcileMs = nowMs();
-    if (m_state != ClientState::Live || m_reconciling || support(QStringLiteral("map/agents/list")) == Support::Absent) {
-        if (done)
-            done(m_state == ClientState::Live && !m_reconciling);
-        return;
-    }
-    m_reconciling = true;
-    // The pipeline reads a complete list after the snapshot as a reconciliation
-    // (AgentsSnapshot::reconcile). The usual request timeout: a long list takes its time.
-    listAgents([this, done](bool ok, const RpcError &error, qint64 sentAt) {
-        m_reconciling = false;
-        unanswered(ok, error, QStringLiteral("map/agents/list"), sentAt, m_options.requestTimeoutMs);
-        if (!done)
-            return;
-        // After the inputs of this answer (their flush is queued already): the model has the
-        // drift, if any, by the time `done` runs.
-        const bool answered = ok || error.code != kTimeoutCode;
-        QMetaObject::invokeMethod(this, [done, answered] { done(answered); }, Qt::QueuedConnection);
-    });
-}
-
-void MapClient::notAnswering(const QString &method, int waitedMs)
-{
-    // The socket closes for this reason; the pipeline makes it a NotAnswering problem (live and
-    // in replay alike: ProtocolPipeline::kServerSilent).
-    const qint64 since = m_lastReceiveMs;
-    dropAndReconnect(ProtocolPipeline::kServerSilent
-                     + QStringLiteral("the server is not answering since %1: no answer to %2 within %3 s%4")
-                           .arg(QDateTime::fromMSecsSinceEpoch(since).toUTC().toString(Qt::ISODateWithMs), method)
-                           .arg(double(waitedMs) / 1000.0, 0, 'f', 1)
-                           .arg(afterOurAction(since)));
-}
-
-QString MapClient::afterOurAction(qint64 stoppedAtMs) const
-{
-    // Within 5 s: the stock SDK WebSocket adapter fails within a tick of the request.
-    const qint64 after = stoppedAtMs - m_lastChangeAtMs;
-    if (m_lastChangeMethod.isEmpty() || after < -1000 || after > 5000)
-        return {};
-    return QStringLiteral(", %1 s after our %2 (a known failure of servers built on the SDK's stock WebSocket adapter when "
-                          "one request emits two events)")
-        .arg(double(std::max<qint64>(after, 0)) / 1000.0, 0, 'f', 1)
-        .arg(m_lastChangeMethod);
 }
 
 // ---- handshake -------------------------------------------------------------------------

@@ -173,6 +173,8 @@ Q_SIGNALS:
     // A trajectory/content.chunk notification: its params as JSON text (ContentStreams reads it).
     void contentChunk(const QByteArray &paramsJson);
     void actionRecorded(const mapi::ActionUpdate &update); // also given to every frame sink
+    // A launched process's standard error, a line at a time, redacted (StreamTransports.h).
+    void processOutput(const QString &line);
 
 private:
     struct Pending
@@ -197,6 +199,10 @@ private:
     // " 0.2 s after our map/send (…)" when the server went quiet or closed shortly after one of
     // our methods that changes the system; empty otherwise.
     QString afterOurAction(qint64 stoppedAtMs) const;
+    // A server's error said for what it is (the SDK's stream writer fault), and what a stream's
+    // end with `unanswered` requests pending means ("" when nothing is known of it).
+    RpcError explainServerError(RpcError error);
+    QString streamEndExplained(int unanswered) const;
 
     void setState(ClientState state);
     void setLastError(const QString &error); // before the state change it explains
@@ -264,6 +270,7 @@ private:
     int m_attempt = 0;
     int m_reconnects = 0;
     bool m_stopping = false;
+    bool m_writerLockSeen = false; // the server answered "WritableStream is locked" (explainServerError)
     qint64 m_disconnectedAtMs = 0;
     QString m_sessionId;
     QString m_subscriptionId;

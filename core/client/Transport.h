@@ -1,4 +1,5 @@
-// The byte pipe under MapClient: a WebSocket in production, a fake in tests.
+// The byte pipe under MapClient: a WebSocket, a launched process's stdin/stdout or a local socket
+// (NDJSON, StreamTransports.h); a fake in tests.
 #pragma once
 
 #include <QByteArray>
@@ -21,6 +22,12 @@ public:
     virtual void abort() = 0;
     virtual void sendText(const QByteArray &utf8) = 0;
     virtual bool isOpen() const = 0;
+    // Whether the client may open it again by itself after a drop. A launched process is started
+    // again only when the operator asks.
+    virtual bool reopensByItself() const { return true; }
+    // Where the text frame being delivered came from, said in problems about it ("line 12 of the
+    // process's output"); empty where frames have no place to name (a WebSocket).
+    virtual QString frameOrigin() const { return {}; }
 
 Q_SIGNALS:
     void opened();
@@ -29,6 +36,10 @@ Q_SIGNALS:
     void binaryReceived(const QByteArray &data);
     // An error the operator must see, e.g. a TLS certificate that does not validate.
     void errorOccurred(const QString &message);
+    // A launched process's standard error, a line at a time (cut at kMaxDiagnosticLineBytes).
+    void diagnosticLine(const QByteArray &line);
+    // A stream line longer than a frame may be: dropped, its number and length said.
+    void lineDropped(qint64 lineNumber, qint64 bytes);
 };
 
 // QWebSocket-backed transport. TLS errors are never ignored: they are reported and the
@@ -53,7 +64,8 @@ private:
 };
 
 // Removes credentials (user info and query values such as tokens) from a URL for display,
-// logs and traces.
+// logs and traces; a launch command (stdio:) goes through the text rules (an argument can be a
+// token).
 QString redactedUrl(const QUrl &url);
 
 } // namespace mapi

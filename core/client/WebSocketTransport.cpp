@@ -1,5 +1,7 @@
 #include "client/Transport.h"
 
+#include "common/Redaction.h"
+
 #include <QSslError>
 #include <QUrlQuery>
 #include <QWebSocket>
@@ -84,6 +86,8 @@ bool WebSocketTransport::isOpen() const
 
 QString redactedUrl(const QUrl &url)
 {
+    if (url.scheme() == QLatin1String("stdio")) // a command line: its arguments can hold a token
+        return QStringLiteral("stdio:") + redactSecrets(url.path(QUrl::FullyDecoded));
     QUrl copy = url;
     copy.setUserInfo(QString());
     if (copy.hasQuery()) {

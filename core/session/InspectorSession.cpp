@@ -201,6 +201,8 @@ void InspectorSession::prepareLive(const ClientOptions &options, bool observerOn
     m_options.observerOnly = observerOnly;
     m_label = redactedUrl(options.url);
     m_lastError.clear();
+    m_processOutput.clear();
+    m_processOutputTrimmed = 0;
     m_hasBeenLive = false;
     setObserverOnly(observerOnly);
     m_store.setHistoryBudget(size_t(liveHistoryBudget()));
@@ -272,6 +274,14 @@ void InspectorSession::startClient(TraceWriter *writer)
         m_lastError = message;
         stopRecording(); // no retry will come: the recording is over
         Q_EMIT fatalError(failure, message);
+    }, Qt::QueuedConnection);
+    connect(client, &MapClient::processOutput, this, [this](const QString &line) {
+        m_processOutput << line;
+        if (m_processOutput.size() > kMaxProcessOutputLines) {
+            m_processOutput.removeFirst();
+            ++m_processOutputTrimmed;
+        }
+        Q_EMIT processOutputAdded(line);
     }, Qt::QueuedConnection);
     connect(client, &MapClient::authExpiring, this, &InspectorSession::credentialExpiring, Qt::QueuedConnection);
     connect(client, &MapClient::authRefreshed, this, &InspectorSession::credentialRenewed, Qt::QueuedConnection);

@@ -166,6 +166,12 @@ public:
     ClientState clientState() const { return m_state; }
     bool hasBeenLive() const { return m_hasBeenLive; } // the live connection reached Live once
     QString lastError() const { return m_lastError; }
+    // A launched MAP system's standard error (stdio:), its newest kMaxProcessOutputLines lines,
+    // redacted; processOutputTrimmed() counts the older lines that went. Emptied by a new
+    // connection.
+    static constexpr qsizetype kMaxProcessOutputLines = 2000;
+    const QStringList &processOutput() const { return m_processOutput; }
+    qint64 processOutputTrimmed() const { return m_processOutputTrimmed; }
 
     bool observerOnly() const { return m_observerOnly; }
     void setObserverOnly(bool on);
@@ -252,6 +258,8 @@ Q_SIGNALS:
     void credentialExpiring(qint64 expiresAtMs, qint64 expiresInMs);
     // The server's answer to refreshCredential().
     void credentialRenewed(bool accepted, const QString &why);
+    // A line of the launched process's standard error (processOutput()).
+    void processOutputAdded(const QString &line);
 
 private:
     void shutdownClient();
@@ -320,6 +328,8 @@ private:
     QString m_label;
     ClientState m_state = ClientState::Idle;
     QString m_lastError;
+    QStringList m_processOutput;
+    qint64 m_processOutputTrimmed = 0;
     bool m_observerOnly = false;
     QHash<QString, Support> m_support;
     QHash<QString, QString> m_actionOrigins; // action id → origin, for automatic actions only; emptied with the store (resetStore), so bounded like its actions

@@ -174,6 +174,16 @@ def frames_seeds(records, corpus):
         corpus.add(bytes([drop_before, flags]) + body, MAX_FRAMES_INPUT)
 
 
+def ndjson_seeds(records, corpus):
+    """fuzz_ndjson: a capture's received frames as a stream would carry them (a line each), with
+    a child's log line and a CRLF among them, after the cap and read-size bytes."""
+    frames = [f for f in (frame_bytes(r) for r in records if r.get("dir") == "recv") if f and b"\n" not in f]
+    for n, start in enumerate(range(0, min(len(frames), 40), 8)):
+        body = b"\n".join(frames[start:start + 8])
+        body = b"server starting\n" + body.replace(b"\n", b"\r\n", 1) + b"\n\n"
+        corpus.add(bytes([(n * 37) & 0xFF, (n * 11 + 3) & 0xFF]) + body[:65534], 65536)
+
+
 def trace_lines(sample, zstd):
     """The sample trace's lines (decompressed with the zstd tool), or []."""
     if not sample or not zstd or not sample.exists():
@@ -356,7 +366,7 @@ def main():
     parser.add_argument("--gzip", default="")
     args = parser.parse_args()
 
-    names = ["fuzz_frame", "fuzz_frames", "fuzz_trace_record", "fuzz_import", "fuzz_decompress"]
+    names = ["fuzz_frame", "fuzz_frames", "fuzz_trace_record", "fuzz_import", "fuzz_decompress", "fuzz_ndjson"]
     corpora = {name: Corpus(args.out, name) for name in names}
 
     capture_files = sorted(args.data.glob("*.ndjson"))
@@ -371,6 +381,7 @@ def main():
                 per_shape[shape] = per_shape.get(shape, 0) + 1
                 corpora["fuzz_frame"].add(frame, MAX_FRAME)
         frames_seeds(records, corpora["fuzz_frames"])
+        ndjson_seeds(records, corpora["fuzz_ndjson"])
 
     sample_lines = trace_lines(args.sample, args.zstd)
     trace_record_seeds(captures, sample_lines, corpora["fuzz_trace_record"])

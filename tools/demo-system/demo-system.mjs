@@ -5,8 +5,10 @@
 // plus a population of simulated agents built on the SDK's AgentConnection, plus a few plain HTTP
 // endpoints for tests. See README.md in this folder.
 //
-// stdout: exactly one line, the listening URL. Everything else goes to stderr.
+// stdout: exactly one line, the listening URL. Everything else goes to stderr. With --stdio, stdout
+// carries MAP (NDJSON) and the listening line goes to stderr (lib/streamHost.mjs).
 
+import fs from 'node:fs';
 import http from 'node:http';
 import WS, { WebSocketServer } from 'ws';
 
@@ -15,6 +17,7 @@ import { log, rateLimitedLog, setVerbose } from './lib/log.mjs';
 import { bindHost } from './lib/host.mjs';
 import { wsStream } from './lib/wsStream.mjs';
 import { Simulation } from './lib/simulation.mjs';
+import { serveStdio, serveUnix } from './lib/streamHost.mjs';
 
 // Node 20 has no global WebSocket; the SDK's helpers use the global one.
 if (typeof globalThis.WebSocket === 'undefined') globalThis.WebSocket = WS;
@@ -426,8 +429,16 @@ httpServer.on('error', (err) => {
 httpServer.listen({ port: OPTS.port, host: '127.0.0.1', exclusive: true }, () => {
   const { port } = httpServer.address();
   const url = `ws://127.0.0.1:${port}`;
-  process.stdout.write(`MAP demo system listening on ${url} mode=${OPTS.mode} agents=${OPTS.agents} seed=${OPTS.seed}` +
-    `${OPTS.auth ? ` auth=${OPTS.auth}` : ''}\n`);
+  const listening = `MAP demo system listening on ${url} mode=${OPTS.mode} agents=${OPTS.agents} seed=${OPTS.seed}` +
+    `${OPTS.auth ? ` auth=${OPTS.auth}` : ''}\n`;
+  if (OPTS.stdio) {
+    process.stderr.write(listening);
+    serveStdio(server, OPTS.stdio, log, () => shutdown('stdin EOF'));
+  } else {
+    process.stdout.write(listening);
+  }
+  if (OPTS.unix) serveUnix(server, OPTS.unix, OPTS.unixWrites, log);
+  if (OPTS.urlFile) fs.writeFileSync(OPTS.urlFile, url);
   log(`MAPServer (sdk 0.1.15) mode=${OPTS.mode} rate=${OPTS.rate}/s heartbeat=${OPTS.heartbeatMs}ms duration=${OPTS.duration || 'forever'}` +
     ` http: GET /view /stats /status, POST /control/quiesce /control/activity`);
   setTimeout(() => {

@@ -17,6 +17,13 @@ export const USAGE = `Usage: node demo-system.mjs [options]
                             and sends map/auth/expiring (default 30000, as MAPServer's own)
   --clock-skew-ms N         run the server's clock N ms off (negative: behind), to test clients
   --no-memory-guard         do not drain MAPServer's never-read per-subscription queues
+  --stdio stock|serialized  also serve one client session on stdin/stdout (NDJSON, as a subprocess
+                            MAP system): stdout then carries only MAP messages, the listening line
+                            goes to stderr, and the process ends when stdin ends. stock: the SDK's
+                            stream as it is (its writer fault shows); serialized: writes in turn
+  --unix PATH               also serve client sessions on a Unix domain socket (NDJSON)
+  --unix-writes stock|serialized  the writes on --unix (default serialized)
+  --url-file PATH           write the WebSocket URL to PATH once listening
   --verbose                 more log lines on stderr
   --help                    this text`;
 
@@ -26,6 +33,7 @@ export function parseArgs(argv) {
   const opts = {
     mode: 'extended', scenario: 'normal', port: 0, agents: 20, duration: 0, rate: 20, heartbeatMs: 5000, seed: 1,
     startDelayMs: 0, auth: null, credential: null, authCheckMs: 30000, clockSkewMs: 0, memoryGuard: true, verbose: false,
+    stdio: null, unix: null, unixWrites: 'serialized', urlFile: null,
   };
   const numeric = {
     '--port': 'port', '--agents': 'agents', '--duration': 'duration', '--rate': 'rate',
@@ -56,6 +64,12 @@ export function parseArgs(argv) {
       opts.auth = next();
       if (!['api-key', 'bearer'].includes(opts.auth)) fail(`bad --auth ${opts.auth}`);
     } else if (arg === '--credential') opts.credential = next();
+    else if (arg === '--stdio' || arg === '--unix-writes') {
+      const writes = next();
+      if (!['stock', 'serialized'].includes(writes)) fail(`bad ${arg} ${writes}`);
+      if (arg === '--stdio') opts.stdio = writes; else opts.unixWrites = writes;
+    } else if (arg === '--unix') opts.unix = next();
+    else if (arg === '--url-file') opts.urlFile = next();
     else if (arg === '--clock-skew-ms') {
       const raw = next();
       opts.clockSkewMs = Number(raw);
