@@ -24,6 +24,7 @@
 #include "panels/HealthPanel.h"
 #include "panels/InspectorPanel.h"
 #include "panels/ProblemsPanel.h"
+#include "panels/ProcessOutputPanel.h"
 #include "panels/ScopesPanel.h"
 #include "panels/TasksPanel.h"
 #include "panels/ConversationsPanel.h"
@@ -289,6 +290,11 @@ void MainWindow::buildDocks()
                 dock->hide();
         };
     };
+    auto *processOutput = new ProcessOutputPanel(m_session, this);
+    auto *processDock = addPanel(QStringLiteral("processOutputDock"), tr("Process output"), processOutput, Qt::BottomDockWidgetArea,
+                                 QKeySequence(Qt::ALT | Qt::SHIFT | Qt::Key_9));
+    connect(processOutput, &ProcessOutputPanel::availabilityChanged, processDock, showWhenAvailable(processDock));
+    processDock->hide(); // until a launched system (stdio:) is the source
     connect(m_conversations, &ConversationsPanel::availabilityChanged, conversations, showWhenAvailable(conversations));
     connect(m_work, &AgentWorkPanel::availabilityChanged, work, showWhenAvailable(work));
     conversations->hide(); // until a source has them (a saved layout may show them again)
@@ -323,6 +329,7 @@ void MainWindow::buildDocks()
     tabifyDockWidget(tasks, actionsDock);
     tabifyDockWidget(actionsDock, problems);
     tabifyDockWidget(problems, conversations);
+    tabifyDockWidget(conversations, processDock);
     tabifyDockWidget(health, inspector);
     tabifyDockWidget(inspector, work);
     agents->raise();

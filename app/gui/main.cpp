@@ -2,6 +2,7 @@
 //               [--memory-budget MB] [--journal-max-size MB] [--journal-max-age HOURS]
 //               [--sample | TRACEFILE | file://URL | map-inspector://open?file=…]
 #include "MainWindow.h"
+#include "client/StreamTransports.h"
 #include "common/Redaction.h"
 #include "controllers/TraceController.h"
 #include "controllers/ConnectionController.h"
@@ -81,7 +82,7 @@ int main(int argc, char **argv)
                                            "(map-inspector://open?file=PATH&t=TIME&agent=ID&message=ID)."),
                             QStringLiteral("[TRACEFILE|LINK]"));
     p.addOptions({
-        {QStringLiteral("connect"), QStringLiteral("Connect to this MAP server (ws:// or wss://)."), QStringLiteral("URL")},
+        {QStringLiteral("connect"), QStringLiteral("Connect to this MAP system: ws://, wss://, unix:/PATH, or stdio:COMMAND (launch it)."), QStringLiteral("URL")},
         {QStringLiteral("token-env"), QStringLiteral("Read the credential from this environment variable."), QStringLiteral("VAR")},
         {QStringLiteral("auth"), QStringLiteral("Credential method: bearer (default) or api-key."), QStringLiteral("METHOD"), QStringLiteral("bearer")},
         {QStringLiteral("observer"), QStringLiteral("Observer only: every control action is disabled.")},
@@ -118,9 +119,10 @@ int main(int argc, char **argv)
 
     ClientOptions options;
     if (p.isSet(QStringLiteral("connect"))) {
-        options.url = QUrl(p.value(QStringLiteral("connect")), QUrl::StrictMode);
-        if (!options.url.isValid() || (options.url.scheme() != QLatin1String("ws") && options.url.scheme() != QLatin1String("wss"))) {
-            std::fprintf(stderr, "map-inspector: --connect needs a ws:// or wss:// URL\n");
+        const QString target = p.value(QStringLiteral("connect"));
+        options.url = target.startsWith(QLatin1String("stdio:")) ? launchUrl(target.mid(6)) : QUrl(target, QUrl::StrictMode);
+        if (const QString wrong = connectionTargetError(options.url); !wrong.isEmpty()) {
+            std::fprintf(stderr, "map-inspector: --connect: %s\n", qPrintable(wrong));
             return 1;
         }
         if (p.isSet(QStringLiteral("token-env"))) {

@@ -1,5 +1,7 @@
 #include "dialogs/ConnectDialog.h"
 
+#include "client/StreamTransports.h"
+#include "common/Redaction.h"
 #include "common/DialogButtons.h"
 
 #include <QCheckBox>
@@ -33,7 +35,13 @@ ConnectDialog::ConnectDialog(QWidget *parent)
     m_url->setEditable(true);
     m_url->addItems(ConnectionProfiles::recentServers());
     m_url->setCurrentText(QString());
-    m_url->lineEdit()->setPlaceholderText(QStringLiteral("ws://127.0.0.1:8080"));
+    m_url->lineEdit()->setPlaceholderText(QStringLiteral("ws://127.0.0.1:8080  ·  unix:/run/map.sock"));
+    m_launch = new QLineEdit(this);
+    m_launch->setObjectName(QStringLiteral("launchCommand"));
+    m_launch->setPlaceholderText(tr("or a command: node my-system.mjs --stdio (MAP on its stdin/stdout)"));
+    m_launch->setToolTip(tr("The console starts this command, speaks MAP (NDJSON) on its stdin and stdout, shows its "
+                            "standard error in the Process output panel, and ends it when you disconnect. It is not "
+                            "started again unless you connect again."));
     m_auth = new QComboBox(this);
     m_auth->setObjectName(QStringLiteral("authMethod"));
     m_auth->addItem(tr("None"), QStringLiteral("none"));
@@ -54,6 +62,7 @@ ConnectDialog::ConnectDialog(QWidget *parent)
     form->addRow(tr("Profile"), m_profile);
     form->addRow(tr("Name"), m_name);
     form->addRow(tr("Server URL"), m_url);
+    form->addRow(tr("Launch a command"), m_launch);
     form->addRow(tr("Authentication"), m_auth);
     form->addRow(tr("Token"), m_token);
     form->addRow(QString(), m_remember);
@@ -69,6 +78,7 @@ ConnectDialog::ConnectDialog(QWidget *parent)
     connect(m_profile, &QComboBox::currentIndexChanged, this, &ConnectDialog::loadProfile);
     connect(m_auth, &QComboBox::currentIndexChanged, this, &ConnectDialog::updateState);
     connect(m_url, &QComboBox::currentTextChanged, this, &ConnectDialog::updateState);
+    connect(m_launch, &QLineEdit::textChanged, this, &ConnectDialog::updateState);
     updateState();
     // The profile used last comes preselected: reconnecting is Enter.
     if (const int last = m_profile->findText(ConnectionProfiles::lastProfile()); last > 0)
@@ -77,7 +87,15 @@ ConnectDialog::ConnectDialog(QWidget *parent)
 
 void ConnectDialog::setUrl(const QString &url)
 {
-    m_url->setCurrentText(url);
+    const QUrl target(url);
+    m_launch->setText(target.scheme() == QLatin1String("stdio") ? target.path(QUrl::FullyDecoded) : QString());
+    m_url->setCurrentText(target.scheme() == QLatin1String("stdio") ? QString() : url);
+}
+
+QUrl ConnectDialog::target() const
+{
+    const QString command = m_launch->text().trimmed();
+    return command.isEmpty() ? QUrl(m_url->currentText().trimmed(), QUrl::StrictMode) : launchUrl(command);
 }
 
 void ConnectDialog::loadProfile(int index)
@@ -89,7 +107,7 @@ void ConnectDialog::loadProfile(int index)
     }
     const ConnectionProfile &p = m_profiles[index - 1];
     m_name->setText(p.name);
-    m_url->setCurrentText(p.url);
+    setUrl(p.url);
     m_auth->setCurrentIndex(std::max(0, m_auth->findData(p.authMethod)));
     m_observer->setChecked(p.observerOnly);
     m_token->clear();
@@ -111,12 +129,13 @@ void ConnectDialog::updateState()
     const bool needsToken = m_auth->currentData().toString() != QLatin1String("none");
     m_token->setEnabled(needsToken);
     m_remember->setEnabled(needsToken);
+    m_url->setEnabled(m_launch->text().trimmed().isEmpty()); // one target: the command wins
 }
 
 ClientOptions ConnectDialog::options() const
 {
     ClientOptions o;
-    o.url = QUrl(m_url->currentText().trimmed());
+    o.url = target();
     const QString method = m_auth->currentData().toString();
     if (method == QLatin1String("api-key"))
         o.auth.method = AuthConfig::Method::ApiKey;
@@ -134,13 +153,18 @@ bool ConnectDialog::observerOnly() const
 
 void ConnectDialog::accept()
 {
-    const QUrl url(m_url->currentText().trimmed(), QUrl::StrictMode);
-    if (!url.isValid() || (url.scheme() != QLatin1String("ws") && url.scheme() != QLatin1String("wss")) || url.host().isEmpty()) {
-        m_message->setText(tr("Enter a ws:// or wss:// URL, for example ws://127.0.0.1:8080"));
+    const QUrl url = target();
+    if (const QString wrong = connectionTargetError(url); !wrong.isEmpty()) {
+        m_message->setText(tr("Enter where the system is: %1.").arg(wrong));
         return;
     }
     if (!url.userInfo().isEmpty() || url.hasQuery()) {
         m_message->setText(tr("Put credentials in the Token field, not in the URL: URLs are shown and remembered."));
+        return;
+    }
+    if (const QString command = url.path(QUrl::FullyDecoded); url.scheme() == QLatin1String("stdio") && redactSecrets(command) != command) {
+        m_message->setText(tr("The command holds what looks like a credential: give it to the program through its environment "
+                              "or a file, not on the command line. Commands are shown and remembered."));
         return;
     }
     const QString method = m_auth->currentData().toString();

@@ -1,4 +1,6 @@
-// Connect…: pick or edit a connection profile (URL, auth, observer-only) and its token.
+// Connect…: pick or edit a connection profile (URL, auth, observer-only) and its token. The
+// target is a server URL (ws://, wss://, unix:/PATH) or a command to launch (a MAP system as a
+// child process, speaking on its stdin/stdout: stdio:COMMAND in profiles and recent servers).
 #pragma once
 
 #include "client/MapClient.h"
@@ -34,6 +36,8 @@ private:
     QComboBox *m_profile = nullptr;
     QLineEdit *m_name = nullptr;
     QComboBox *m_url = nullptr;
+    QLineEdit *m_launch = nullptr;
+    QUrl target() const; // the launch command's stdio: URL when one is typed, else the server URL
     QComboBox *m_auth = nullptr;
     QLineEdit *m_token = nullptr;
     QCheckBox *m_remember = nullptr;
