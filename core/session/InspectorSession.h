@@ -180,6 +180,8 @@ public:
     // reconnects); a refusal is reported through lastError(). No-op without a live client.
     void refreshCredential(const QString &credential);
     bool usesCredential() const { return m_options.auth.method != AuthConfig::Method::None; }
+    // The live connection's target (ws://, wss://, unix:, stdio:); its credential is not in it.
+    QUrl connectionUrl() const { return m_options.url; }
 
     // A read-only request to the live server: a method MethodTable calls Reads (conversation
     // history, trajectory content, workspace files); anything else is refused without being
