@@ -46,7 +46,10 @@ void printJson(const Json &json, int indent = 2); // indent -1: one line (JSON L
 
 struct Common
 {
-    ClientOptions options;
+    ClientOptions options;   // the first system's (options.url)
+    // Every --url/--launch given, in order: state and watch observe them all at once (options
+    // with each URL in turn); the other live commands take one.
+    QList<QUrl> urls;
     double durationS = 0;
     // An observation for a duration the operator asked for (state --url --duration S, record):
     // it survives drops, reports them, and exits with ObservedWithGaps when it lost anything.

@@ -74,6 +74,12 @@ int observationExit(const LiveRun &run, const SystemStore &store)
     return ObservedWithGaps;
 }
 
+// One LiveRun per system of common.urls, each given to `prepare` and started; returns when every
+// one finished (the event loop runs meanwhile).
+std::vector<std::unique_ptr<LiveRun>> startRuns(const Common &common, const std::function<void(LiveRun &)> &prepare);
+// The code of several systems' observations: the worst of `codes` (see there).
+int worstExitCode(const std::vector<int> &codes);
+
 int commandState(const QCommandLineParser &p, const Common &common)
 {
     if (p.isSet(QStringLiteral("trace"))) {
@@ -95,19 +101,70 @@ int commandState(const QCommandLineParser &p, const Common &common)
         reportDamage(stats, store);
         return Ok;
     }
-    LiveRun run(common);
-    run.onLive = [&] {
-        QTimer::singleShot(int(common.durationS * 1000), &run.session, [&] { run.finishAfterCheck(Ok); });
-    };
-    const int code = run.run();
-    if (code != Ok)
-        return failWith(code, run.error);
+    std::vector<std::unique_ptr<LiveRun>> runs = startRuns(common, [&](LiveRun &run) {
+        run.onLive = [&run, &common] {
+            QTimer::singleShot(int(common.durationS * 1000), &run.session, [&run] { run.finishAfterCheck(Ok); });
+        };
+    });
     // A look (no --duration) says what it could not learn too: a server that failed a method,
     // stopped answering or drifted from its own list is no complete picture.
-    Json out = stateToJson(run.store());
-    out["observation"] = observationJson(run, run.store(), common.durationS);
-    printJson(out);
-    return observationExit(run, run.store());
+    const auto stateOf = [&](LiveRun &run) {
+        Json out = stateToJson(run.store());
+        out["observation"] = observationJson(run, run.store(), common.durationS);
+        return out;
+    };
+    if (runs.size() == 1) {
+        LiveRun &run = *runs.front();
+        if (run.exitCode() != Ok)
+            return failWith(run.exitCode(), run.error);
+        printJson(stateOf(run));
+        return observationExit(run, run.store());
+    }
+    Json systems = Json::object();
+    std::vector<int> codes;
+    for (const auto &run : runs) {
+        const std::string key = run->label().toStdString();
+        if (run->exitCode() != Ok) {
+            std::fprintf(stderr, "map-inspector-cli: %s: %s\n", key.c_str(), qPrintable(redactSecrets(run->error)));
+            systems[key] = {{"error", redactSecrets(run->error).toStdString()}, {"exitCode", run->exitCode()}};
+            codes.push_back(run->exitCode());
+            continue;
+        }
+        systems[key] = stateOf(*run);
+        codes.push_back(observationExit(*run, run->store()));
+    }
+    printJson({{"systems", systems}});
+    return worstExitCode(codes);
+}
+
+std::vector<std::unique_ptr<LiveRun>> startRuns(const Common &common, const std::function<void(LiveRun &)> &prepare)
+{
+    std::vector<std::unique_ptr<LiveRun>> runs;
+    int running = int(common.urls.size());
+    for (const QUrl &url : common.urls) {
+        runs.push_back(std::make_unique<LiveRun>(common, url));
+        prepare(*runs.back());
+    }
+    for (const auto &run : runs)
+        run->start([&running] {
+            if (--running == 0)
+                QCoreApplication::exit(0);
+        });
+    QCoreApplication::exec();
+    return runs;
+}
+
+int worstExitCode(const std::vector<int> &codes)
+{
+    // A system that could not be observed (a connection or credential refused, ...) is worse
+    // than an observation with gaps, which is worse than a whole one; the first such code wins.
+    for (const int code : codes)
+        if (code != Ok && code != ObservedWithGaps)
+            return code;
+    for (const int code : codes)
+        if (code == ObservedWithGaps)
+            return code;
+    return Ok;
 }
 
 int commandRecord(const QCommandLineParser &p, const Common &common)
@@ -179,47 +236,77 @@ int commandWatch(const QCommandLineParser &p, const Common &common)
         if (!exitOn)
             return failWith(Usage, QStringLiteral("--exit-on must be info, warning or critical"));
     }
-    LiveRun run(common);
-    SystemStore &store = run.store();
-    store.setHealthPolicy(healthPolicyForRules(*rules, store.healthPolicy()));
-    AlertEngine engine(*rules);
-    QObject::connect(&store, &SystemStore::wasReset, &store, [&engine] { engine.restartReading(); });
-    qint64 raised = 0;
-    QTimer tick;
-    tick.setInterval(1000); // the rules are defined in seconds; a second is the resolution they need
-    QObject::connect(&tick, &QTimer::timeout, &store, [&] {
-        store.advanceTime(QDateTime::currentMSecsSinceEpoch());
-        std::vector<AlertChange> changes = engine.update(store);
-        while (engine.isBehind(store)) // nothing to keep responsive here: read it all now
-            changes = engine.update(store);
-        for (const AlertChange &change : changes) {
-            printJson(alertChangeToJson(change, &store), -1);
-            if (change.raised) {
-                ++raised;
-                if (exitOn && change.alert.severity >= *exitOn)
-                    run.finish(AlertRaised, QStringLiteral("a %1 alert was raised (--exit-on %2)")
-                                                .arg(alertSeverityName(change.alert.severity), alertSeverityName(*exitOn)));
-            }
-        }
-    });
-    run.onLive = [&] {
-        tick.start();
-        if (common.durationS > 0)
-            QTimer::singleShot(int(common.durationS * 1000), &run.session, [&] { run.finishAfterCheck(Ok); });
+    // Per system: its own model, detectors and tick. Each line names its system.
+    struct Watched
+    {
+        explicit Watched(const AlertRules &rules) : engine(rules) {}
+        AlertEngine engine;
+        QTimer tick;
+        qint64 raised = 0;
     };
-    const int code = run.run();
-    if (code == AlertRaised) {
-        std::fprintf(stderr, "map-inspector-cli: %s\n", qPrintable(run.error));
-        return AlertRaised;
+    std::vector<std::unique_ptr<Watched>> watched;
+    std::vector<LiveRun *> all;
+    std::vector<std::unique_ptr<LiveRun>> runs = startRuns(common, [&](LiveRun &run) {
+        all.push_back(&run);
+        watched.push_back(std::make_unique<Watched>(*rules));
+        Watched &w = *watched.back();
+        SystemStore &store = run.store();
+        store.setHealthPolicy(healthPolicyForRules(*rules, store.healthPolicy()));
+        QObject::connect(&store, &SystemStore::wasReset, &store, [&w] { w.engine.restartReading(); });
+        w.tick.setInterval(1000); // the rules are defined in seconds; a second is the resolution they need
+        QObject::connect(&w.tick, &QTimer::timeout, &store, [&, &run = run, &w = w] {
+            SystemStore &s = run.store();
+            s.advanceTime(QDateTime::currentMSecsSinceEpoch());
+            std::vector<AlertChange> changes = w.engine.update(s);
+            while (w.engine.isBehind(s)) // nothing to keep responsive here: read it all now
+                changes = w.engine.update(s);
+            for (const AlertChange &change : changes) {
+                Json line = alertChangeToJson(change, &s);
+                line["system"] = run.label().toStdString();
+                printJson(line, -1);
+                if (!change.raised)
+                    continue;
+                ++w.raised;
+                if (exitOn && change.alert.severity >= *exitOn) {
+                    const QString why = QStringLiteral("a %1 alert was raised on %2 (--exit-on %3)")
+                                            .arg(alertSeverityName(change.alert.severity), run.label(), alertSeverityName(*exitOn));
+                    for (LiveRun *other : all) // one system's alert ends the whole watch
+                        other->finish(AlertRaised, why);
+                }
+            }
+        });
+        run.onLive = [&run, &w, &common] {
+            w.tick.start();
+            if (common.durationS > 0)
+                QTimer::singleShot(int(common.durationS * 1000), &run.session, [&run] { run.finishAfterCheck(Ok); });
+        };
+    });
+    std::vector<int> codes;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        LiveRun &run = *runs[i];
+        Watched &w = *watched[i];
+        w.tick.stop();
+        const int code = run.exitCode();
+        if (code == AlertRaised) {
+            std::fprintf(stderr, "map-inspector-cli: %s\n", qPrintable(redactSecrets(run.error)));
+            return AlertRaised;
+        }
+        if (code != Ok) {
+            if (runs.size() == 1)
+                return failWith(code, run.error);
+            std::fprintf(stderr, "map-inspector-cli: %s: %s\n", qPrintable(run.label()), qPrintable(redactSecrets(run.error)));
+            codes.push_back(code);
+            continue;
+        }
+        Json summary = observationJson(run, run.store(), common.durationS);
+        summary["system"] = run.label().toStdString();
+        summary["alertsRaised"] = w.raised;
+        summary["alertsOpen"] = w.engine.openAlerts().size();
+        summary["notTracked"] = w.engine.notTracked();
+        printJson(Json{{"summary", summary}}, -1); // its "missing" lines name agents
+        codes.push_back(observationExit(run, run.store()));
     }
-    if (code != Ok)
-        return failWith(code, run.error);
-    Json summary = observationJson(run, store, common.durationS);
-    summary["alertsRaised"] = raised;
-    summary["alertsOpen"] = engine.openAlerts().size();
-    summary["notTracked"] = engine.notTracked();
-    printJson(Json{{"summary", summary}}, -1); // its "missing" lines name agents
-    return observationExit(run, store);
+    return worstExitCode(codes);
 }
 
 int commandAction(const QString &command, const QCommandLineParser &p, const Common &common)

@@ -32,9 +32,12 @@ public:
         qint64 backAtMs = 0;
     };
 
-    explicit LiveRun(const Common &common)
+    // `url`: the system to observe (the first of common.urls when empty).
+    explicit LiveRun(const Common &common, const QUrl &url = {})
         : m_options(common.options)
     {
+        if (!url.isEmpty())
+            m_options.url = url;
         session.setJournaling(false); // nothing is read back: frames are not kept at all
         session.setMemoryBudget(kCliMemoryBudgetBytes);
         // map/auth/expiring: a credential read from a file is read again and handed to the server
@@ -119,6 +122,15 @@ public:
         QCoreApplication::exec();
         return m_exitCode;
     }
+    // Starts without running the event loop (several systems observed at once): `done` runs once
+    // it finished (exitCode() then holds its code).
+    void start(std::function<void()> done)
+    {
+        m_done = std::move(done);
+        session.connectTo(m_options, m_options.observerOnly);
+    }
+    int exitCode() const { return m_exitCode; }
+    QString label() const { return redactedUrl(m_options.url); }
     // Records the connection to `path` from its first frame; false (and `error`) when the file
     // cannot be created.
     int runRecording(const QString &path, const TraceWriterOptions &writerOptions, QString *error)
@@ -171,7 +183,12 @@ public:
 private:
     void quitWhenDone()
     {
-        if (m_waited && (!m_recording || m_recordingClosed))
+        if (!m_waited || (m_recording && !m_recordingClosed) || m_doneSaid)
+            return;
+        m_doneSaid = true;
+        if (m_done)
+            m_done();
+        else
             QCoreApplication::exit(0);
     }
 
@@ -182,6 +199,8 @@ private:
     bool m_recording = false;
     bool m_recordingClosed = false;
     int m_exitCode = Ok;
+    std::function<void()> m_done;
+    bool m_doneSaid = false;
 };
 
 } // namespace mapi::cli

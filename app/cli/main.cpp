@@ -54,6 +54,10 @@ int main(int argc, char **argv)
         "child process and speak NDJSON on its stdin/stdout; its stderr is copied to ours (\"[child]\"),\n"
         "its end is a disconnect (exit 2, with its exit code said), it is not restarted, and it is ended\n"
         "when the command ends.\n\n"
+        "Several systems: state and watch take --url and --launch more than once and observe every\n"
+        "system at once (launched ones first, then the URLs): state prints {\"systems\": {URL: model}},\n"
+        "watch names the system on each line and prints a summary per system; the exit code is the\n"
+        "worst system's (a system not observed, then an incomplete observation, then 0).\n\n"
         "--observer (any command with --url): ask the server to observe and nothing more; the control\n"
         "commands (inject, stop, suspend, resume) are then refused without being sent (exit 4).\n\n"
         "--trace reads MAP Inspector traces, raw captures and message logs in the seed envelope\n"
@@ -161,13 +165,19 @@ int main(int argc, char **argv)
         || command == QLatin1String("bundle");
     const bool needsUrl = !offline && !(command == QLatin1String("state") && p.isSet(QStringLiteral("trace")));
     if (needsUrl) {
-        if (p.isSet(QStringLiteral("url")) == p.isSet(QStringLiteral("launch")))
-            return failWith(Usage, QStringLiteral("%1 needs --url URL or --launch COMMAND (one of them)").arg(command));
-        const QUrl url = p.isSet(QStringLiteral("launch")) ? launchUrl(p.value(QStringLiteral("launch")))
-                                                           : QUrl(p.value(QStringLiteral("url")), QUrl::StrictMode);
-        if (const QString wrong = connectionTargetError(url); !wrong.isEmpty())
-            return failWith(Usage, QStringLiteral("--url: %1").arg(wrong));
-        common.options.url = url;
+        for (const QString &launch : p.values(QStringLiteral("launch")))
+            common.urls << launchUrl(launch);
+        for (const QString &url : p.values(QStringLiteral("url")))
+            common.urls << QUrl(url, QUrl::StrictMode);
+        if (common.urls.isEmpty())
+            return failWith(Usage, QStringLiteral("%1 needs --url URL or --launch COMMAND").arg(command));
+        const bool several = command == QLatin1String("state") || command == QLatin1String("watch");
+        if (common.urls.size() > 1 && !several)
+            return failWith(Usage, QStringLiteral("%1 takes one system (state and watch take several --url)").arg(command));
+        for (const QUrl &url : std::as_const(common.urls))
+            if (const QString wrong = connectionTargetError(url); !wrong.isEmpty())
+                return failWith(Usage, QStringLiteral("--url %1: %2").arg(redactedUrl(url), wrong));
+        common.options.url = common.urls.first();
         const ErrorOr<AuthConfig> auth = readAuth(p);
         if (!auth)
             return failWith(Usage, auth.error());

@@ -136,7 +136,7 @@ private Q_SLOTS:
     {
         ClientOptions options;
         options.url = launchUrl(QStringLiteral(
-            "node -e \"process.stdout.write('starting up\\n'); process.stderr.write('about to fail\\n'); setTimeout(() => process.exit(3), 300)\""));
+            "node -e \"process.stdout.write('starting up\\n'); process.stderr.write('about to fail\\nAuthorization: Bearer sk-live-0123456789abcdef\\n'); setTimeout(() => process.exit(3), 300)\""));
         QVERIFY2(!launchCommand(options.url).isEmpty(), qPrintable(options.url.toString()));
         MapClient client(options);
         QList<ModelInputs> inputs;
@@ -148,7 +148,8 @@ private Q_SLOTS:
         QVERIFY2(client.lastError().contains(QLatin1String("ended with exit code 3")), qPrintable(client.lastError()));
         const QStringList problems = problemDetails(inputs);
         QVERIFY2(problems.filter(QStringLiteral("(line 1 of the process's output)")).size() == 1, qPrintable(problems.join(u'\n')));
-        QCOMPARE(stderrLines, QStringList{QStringLiteral("about to fail")});
+        // Its stderr, a line at a time, redacted (a child's log can quote its credentials).
+        QCOMPARE(stderrLines, (QStringList{QStringLiteral("about to fail"), QStringLiteral("Authorization: Bearer REDACTED")}));
         QTest::qWait(1500);
         QCOMPARE(client.state(), ClientState::Closed);
         QCOMPARE(client.reconnectCount(), 0);
@@ -184,6 +185,54 @@ private Q_SLOTS:
         QVERIFY(view["agents"].size() >= 10);
         const QString diff = diffStateWithView(r.json(), view);
         QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    }
+
+    // Several systems at once (issue 43 item 2, the CLI): one model per system, keyed by its URL,
+    // each equal to its server's view; a system that cannot be reached is said and sets the exit
+    // code, the others are still observed; watch names the system on every line.
+    void severalSystemsAtOnce()
+    {
+        DemoProcess ws;
+        QVERIFY2(ws.start(QStringLiteral("extended"), 0, {QStringLiteral("--agents"), QStringLiteral("6")}), qPrintable(ws.error()));
+        QTemporaryDir dir;
+        const QString urlFile = dir.filePath(QStringLiteral("url"));
+        const QString launch = demoCommand(QStringLiteral("serialized"), {QStringLiteral("--agents"), QStringLiteral("9"), QStringLiteral("--url-file"), urlFile});
+        RunningCli cli;
+        cli.start({QStringLiteral("state"), QStringLiteral("--url"), ws.url(), QStringLiteral("--launch"), launch,
+                   QStringLiteral("--url"), QStringLiteral("ws://127.0.0.1:1"), QStringLiteral("--duration"), QStringLiteral("6")});
+        QTRY_VERIFY_WITH_TIMEOUT(!readUrlFile(urlFile).isEmpty(), 20000);
+        const QString launchedHttp = readUrlFile(urlFile);
+        QTest::qWait(2500);
+        QVERIFY(!demoHttp(ws.url(), QStringLiteral("/control/quiesce"), true).is_null());
+        QVERIFY(!demoHttp(launchedHttp, QStringLiteral("/control/quiesce"), true).is_null());
+        const Json wsView = demoHttp(ws.url(), QStringLiteral("/view"));
+        const Json launchedView = demoHttp(launchedHttp, QStringLiteral("/view"));
+        const CliResult r = cli.finish(40000);
+        QCOMPARE(r.exitCode, 2); // the unreachable one
+        const Json systems = r.json().value("systems", Json::object());
+        QCOMPARE(systems.size(), size_t(3));
+        QString diff = diffStateWithView(systems.value(ws.url().toStdString(), Json::object()), wsView);
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        diff = diffStateWithView(systems.value(redactedUrl(launchUrl(launch)).toStdString(), Json::object()), launchedView);
+        QVERIFY2(diff.isEmpty(), qPrintable(diff + QString::fromStdString(systems.dump().substr(0, 600))));
+        QCOMPARE(systems["ws://127.0.0.1:1"].value("exitCode", 0), 2);
+
+        const CliResult w = runCli({QStringLiteral("watch"), QStringLiteral("--url"), ws.url(), QStringLiteral("--launch"),
+                                    demoCommand(QStringLiteral("serialized"), {QStringLiteral("--agents"), QStringLiteral("4")}),
+                                    QStringLiteral("--duration"), QStringLiteral("3")},
+                                   40000);
+        QVERIFY2(w.exitCode == 0, qPrintable(QString::fromUtf8(w.err.right(1500))));
+        QStringList summaries;
+        for (const QByteArray &line : w.out.split('\n')) {
+            const Json j = Json::parse(line.constBegin(), line.constEnd(), nullptr, false);
+            if (j.is_object() && j.contains("summary"))
+                summaries << QString::fromStdString(j["summary"].value("system", ""));
+            else if (j.is_object())
+                QVERIFY2(j.contains("system"), line.constData());
+        }
+        QCOMPARE(summaries.size(), 2); // the launched systems first, then the URLs
+        QVERIFY(summaries.first().startsWith(QLatin1String("stdio:node ")));
+        QCOMPARE(summaries.last(), ws.url());
     }
 };
 
