@@ -24,11 +24,13 @@ if ! [[ $seconds =~ ^[1-9][0-9]*$ ]]; then
   echo "usage: scripts/fuzz.sh [SECONDS_PER_HARNESS]" >&2
   exit 1
 fi
-all=(fuzz_frame fuzz_frames fuzz_trace_record fuzz_import fuzz_decompress fuzz_ndjson)
+all=(fuzz_frame fuzz_frames fuzz_trace_record fuzz_import fuzz_decompress fuzz_ndjson fuzz_operator_inputs)
 read -r -a harnesses <<<"${MAPI_FUZZERS:-${all[*]}}"
-# Inputs no longer than this: one frame; a run of frames; record lines; a whole file; a stream.
+# Inputs no longer than this: one frame; a run of frames; record lines; a whole file; a stream;
+# a link, a rules document, a bundle header or a text.
 declare -A max_len=([fuzz_frame]=65536 [fuzz_frames]=262144 [fuzz_trace_record]=65536
-                    [fuzz_import]=1048576 [fuzz_decompress]=1048576 [fuzz_ndjson]=65536)
+                    [fuzz_import]=1048576 [fuzz_decompress]=1048576 [fuzz_ndjson]=65536
+                    [fuzz_operator_inputs]=16384)
 for h in "${harnesses[@]}"; do
   if [[ -z ${max_len[$h]:-} ]]; then
     echo "fuzz.sh: no harness '$h' (there are: ${all[*]})" >&2

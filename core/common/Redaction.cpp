@@ -458,7 +458,9 @@ struct TextPatterns
     QRegularExpression userInfo =
         compilePattern({R"re(\b([A-Za-z][A-Za-z0-9+.-]*://[^/ \t\r\n:@'"]*+):([^@ \t\r\n/'"]++)@)re"});
     // Rule 2, anywhere.
-    QRegularExpression scheme = compilePattern({R"re(\b(bearer|basic)([ \t]+)([A-Za-z0-9._~+/-]{8,}+=*+))re"},
+    // The token is RFC 6750's b64token, and what follows a '=' inside it too: a token that breaks
+    // the syntax goes whole, not its tail left beside REDACTED (found by fuzz_operator_inputs).
+    QRegularExpression scheme = compilePattern({R"re(\b(bearer|basic)([ \t]+)([A-Za-z0-9._~+/-]{8,}+(?:=++[A-Za-z0-9._~+/-]++)*+=*+))re"},
                                                QRegularExpression::CaseInsensitiveOption);
     // Rule 1 in text: a name and its separator; secretValue() reads the value. The name is bare
     // (password=…, X-Api-Key: …) or quoted at any level of escaping: "api_key": …, \"api_key\": …

@@ -184,6 +184,23 @@ def ndjson_seeds(records, corpus):
         corpus.add(bytes([(n * 37) & 0xFF, (n * 11 + 3) & 0xFF]) + body[:65534], 65536)
 
 
+def operator_seeds(data_dir, corpus):
+    """fuzz_operator_inputs: links, rules documents, bundle headers and texts with secrets, each
+    after the byte that picks its parser."""
+    links = [b"map-inspector://open?file=/tmp/run.jsonl.zst&t=1795252123000&agent=worker-1",
+             b"map-inspector://open?file=/home/op/a%20b%26c.jsonl&message=m-1", b"map-inspector:open?file=C:/x.jsonl"]
+    rules = [b'{"rules": {"stalled": {"afterS": 10}}}',
+             b'{"heartbeatIntervalS": 5, "rules": {"loop": {"repeats": 6}, "unresponsive": {"enabled": false}}}']
+    headers = [b'{"format":"map-inspector-trace","version":2,"bundle":{"note":"n","from":1,"to":2,"redaction":{"replacements":3}}}']
+    texts = [b"Authorization: Bearer sk-live-0123456789abcdef", b'ERROR {\\"api_key\\":\\"k-123456\\"}',
+             b"AWS_SECRET_ACCESS_KEY=abc123def456 token=REDACTED", b'["X-Api-Key","k-abcdef0123"]']
+    for n, items in enumerate((links, rules, headers, texts)):
+        for item in items:
+            corpus.add(bytes([n]) + item, 16384)
+    for path in sorted(data_dir.glob("*rules*.json")):
+        corpus.add(bytes([1]) + path.read_bytes()[:16383], 16384)
+
+
 def trace_lines(sample, zstd):
     """The sample trace's lines (decompressed with the zstd tool), or []."""
     if not sample or not zstd or not sample.exists():
@@ -366,7 +383,7 @@ def main():
     parser.add_argument("--gzip", default="")
     args = parser.parse_args()
 
-    names = ["fuzz_frame", "fuzz_frames", "fuzz_trace_record", "fuzz_import", "fuzz_decompress", "fuzz_ndjson"]
+    names = ["fuzz_frame", "fuzz_frames", "fuzz_trace_record", "fuzz_import", "fuzz_decompress", "fuzz_ndjson", "fuzz_operator_inputs"]
     corpora = {name: Corpus(args.out, name) for name in names}
 
     capture_files = sorted(args.data.glob("*.ndjson"))
@@ -388,6 +405,8 @@ def main():
     zstd_of, gzip_of = compressors(args.zstd, args.gzip)
     file_seeds(args.data, args.shared, args.sample, sample_lines, zstd_of, gzip_of, corpora["fuzz_import"],
                corpora["fuzz_decompress"])
+
+    operator_seeds(args.data, corpora["fuzz_operator_inputs"])
 
     for name in names:
         print("corpus %-18s %5d seeds (%d files in %s)" % (
