@@ -123,7 +123,9 @@ int commandState(const QCommandLineParser &p, const Common &common)
     Json systems = Json::object();
     std::vector<int> codes;
     for (const auto &run : runs) {
-        const std::string key = run->label().toStdString();
+        std::string key = run->label().toStdString();
+        for (int n = 2; systems.contains(key); ++n) // the same system twice (or URLs equal once redacted)
+            key = run->label().toStdString() + " #" + std::to_string(n);
         if (run->exitCode() != Ok) {
             std::fprintf(stderr, "map-inspector-cli: %s: %s\n", key.c_str(), qPrintable(redactSecrets(run->error)));
             systems[key] = {{"error", redactSecrets(run->error).toStdString()}, {"exitCode", run->exitCode()}};
@@ -262,14 +264,16 @@ int commandWatch(const QCommandLineParser &p, const Common &common)
                 changes = w.engine.update(s);
             for (const AlertChange &change : changes) {
                 Json line = alertChangeToJson(change, &s);
-                line["system"] = run.label().toStdString();
+                if (common.urls.size() > 1) // one system: its lines as they always were
+                    line["system"] = run.label().toStdString();
                 printJson(line, -1);
                 if (!change.raised)
                     continue;
                 ++w.raised;
                 if (exitOn && change.alert.severity >= *exitOn) {
-                    const QString why = QStringLiteral("a %1 alert was raised on %2 (--exit-on %3)")
-                                            .arg(alertSeverityName(change.alert.severity), run.label(), alertSeverityName(*exitOn));
+                    const QString on = common.urls.size() > 1 ? QStringLiteral(" on ") + run.label() : QString();
+                    const QString why = QStringLiteral("a %1 alert was raised%2 (--exit-on %3)")
+                                            .arg(alertSeverityName(change.alert.severity), on, alertSeverityName(*exitOn));
                     for (LiveRun *other : all) // one system's alert ends the whole watch
                         other->finish(AlertRaised, why);
                 }
@@ -299,7 +303,8 @@ int commandWatch(const QCommandLineParser &p, const Common &common)
             continue;
         }
         Json summary = observationJson(run, run.store(), common.durationS);
-        summary["system"] = run.label().toStdString();
+        if (runs.size() > 1)
+            summary["system"] = run.label().toStdString();
         summary["alertsRaised"] = w.raised;
         summary["alertsOpen"] = w.engine.openAlerts().size();
         summary["notTracked"] = w.engine.notTracked();

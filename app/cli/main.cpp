@@ -167,8 +167,8 @@ int main(int argc, char **argv)
     if (needsUrl) {
         for (const QString &launch : p.values(QStringLiteral("launch")))
             common.urls << launchUrl(launch);
-        for (const QString &url : p.values(QStringLiteral("url")))
-            common.urls << QUrl(url, QUrl::StrictMode);
+        for (const QString &url : p.values(QStringLiteral("url"))) // stdio:COMMAND as typed ('#', '?' kept)
+            common.urls << (url.startsWith(QLatin1String("stdio:")) ? launchUrl(url.mid(6)) : QUrl(url, QUrl::StrictMode));
         if (common.urls.isEmpty())
             return failWith(Usage, QStringLiteral("%1 needs --url URL or --launch COMMAND").arg(command));
         const bool several = command == QLatin1String("state") || command == QLatin1String("watch");

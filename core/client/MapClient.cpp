@@ -69,8 +69,8 @@ MapClient::MapClient(ClientOptions options, Transport *transport, QObject *paren
     });
     connect(m_transport.get(), &Transport::lineDropped, this, [this](qint64 lineNumber, qint64 bytes) {
         emitInputs({ProblemInput{makeProblem(ProblemKind::OversizedFrame,
-                                             QStringLiteral("line %1 of the stream is %2 bytes long, over the %3 bytes a line may have: dropped")
-                                                 .arg(lineNumber).arg(bytes).arg(m_options.limits.maxFrameBytes),
+                                             QStringLiteral("line %1 of the stream is %2 bytes long, over the limit of a line: dropped")
+                                                 .arg(lineNumber).arg(bytes),
                                              {}, nowMs())}});
     });
     m_tick.setInterval(250); // request deadlines and liveness are checked at this granularity
@@ -98,6 +98,9 @@ void MapClient::setLastError(const QString &error)
 void MapClient::setState(ClientState state)
 {
     if (m_state == state)
+        return;
+    // Stopping: the handshake's late answers (a snapshot, a replay) must not make it live again.
+    if (m_stopping && state != ClientState::Closed && state != ClientState::Failed)
         return;
     m_state = state;
     ConnectionInfo info;
@@ -249,7 +252,8 @@ void MapClient::onClosed(const QString &transportReason)
     const qint64 t = nowMs();
     // A socket we dropped closes for the reason we dropped it (the transport only knows that we
     // closed it); that reason is what traces record, so replay says the same.
-    const QString reason = m_dropReason.isEmpty() ? transportReason : m_dropReason;
+    const bool weDropped = !m_dropReason.isEmpty();
+    const QString reason = weDropped ? m_dropReason : transportReason;
     m_dropReason.clear();
     emitInputs(m_pipeline.connectionClosed(reason, t));
     for (FrameSink *sink : std::as_const(m_sinks))
@@ -262,10 +266,9 @@ void MapClient::onClosed(const QString &transportReason)
         m_tick.stop();
         return;
     }
-    QString said = reason.contains(QLatin1String("known f")) ? reason : reason + afterOurAction(t);
-    if (!said.contains(QLatin1String("known fault")))
-        said += streamEndExplained(unanswered);
-    setLastError(said);
+    // A drop of ours (a silent server) already said what came before it.
+    const QString after = weDropped ? QString() : afterOurAction(t);
+    setLastError(reason + after + (after.isEmpty() ? streamEndExplained(unanswered) : QString()));
     if (!m_subscriptionId.isEmpty()) {
         m_previousSubscriptionId = m_subscriptionId;
         m_lastEventIdBeforeDrop = m_pipeline.lastEventId(m_subscriptionId);
@@ -297,15 +300,14 @@ RpcError MapClient::explainServerError(RpcError error)
 
 QString MapClient::streamEndExplained(int unanswered) const
 {
-    if (!qobject_cast<const StreamTransport *>(m_transport.get()))
+    // Only where the fault was seen on this connection: a command that crashes or a server that
+    // ends for its own reasons is not this (soon after one of our changes, afterOurAction says it).
+    if (!qobject_cast<const StreamTransport *>(m_transport.get()) || !m_writerLockSeen)
         return {};
-    if (unanswered == 0 && !m_writerLockSeen)
-        return {};
-    QString out = QStringLiteral("; %1 request(s) unanswered").arg(unanswered);
-    return out + QStringLiteral(" (a known fault of the MAP SDK's server over streams: it ends a stream session when one request "
-                                "causes two events at once%1; a host that writes through one writer avoids it)")
-                     .arg(m_writerLockSeen ? QStringLiteral(", already seen on this connection as \"WritableStream is locked\"")
-                                           : QString());
+    return QStringLiteral("; %1 request(s) unanswered (a known fault of the MAP SDK's server over streams: it ends a stream "
+                          "session when one request causes two events at once, already seen on this connection as "
+                          "\"WritableStream is locked\"; a host that writes through one writer avoids it)")
+        .arg(unanswered);
 }
 
 void MapClient::scheduleReconnect()
@@ -667,6 +669,8 @@ void MapClient::snapshot()
 
 void MapClient::goLive()
 {
+    if (m_stopping)
+        return; // a snapshot answered after stop(): the connection is closing
     const qint64 t = nowMs();
     if (m_disconnectedAtMs) {
         Gap gap;

@@ -271,6 +271,7 @@ private:
     int m_reconnects = 0;
     bool m_stopping = false;
     bool m_writerLockSeen = false; // the server answered "WritableStream is locked" (explainServerError)
+    qint64 m_silenceSaidSinceMs = -1; // a launched system's silence already said (notAnswering)
     qint64 m_disconnectedAtMs = 0;
     QString m_sessionId;
     QString m_subscriptionId;

@@ -96,11 +96,22 @@ void MapClient::notAnswering(const QString &method, int waitedMs)
     // The socket closes for this reason; the pipeline makes it a NotAnswering problem (live and
     // in replay alike: ProtocolPipeline::kServerSilent).
     const qint64 since = m_lastReceiveMs;
-    dropAndReconnect(ProtocolPipeline::kServerSilent
-                     + QStringLiteral("the server is not answering since %1: no answer to %2 within %3 s%4")
-                           .arg(QDateTime::fromMSecsSinceEpoch(since).toUTC().toString(Qt::ISODateWithMs), method)
-                           .arg(double(waitedMs) / 1000.0, 0, 'f', 1)
-                           .arg(afterOurAction(since)));
+    const QString what = QStringLiteral("the server is not answering since %1: no answer to %2 within %3 s%4")
+                             .arg(QDateTime::fromMSecsSinceEpoch(since).toUTC().toString(Qt::ISODateWithMs), method)
+                             .arg(double(waitedMs) / 1000.0, 0, 'f', 1)
+                             .arg(afterOurAction(since));
+    if (!m_transport->reopensByItself()) {
+        // A launched system is observed, not ended: dropping would end the process, and nothing
+        // would start it again. Said once per silence; Disconnect ends it.
+        if (m_silenceSaidSinceMs == since)
+            return;
+        m_silenceSaidSinceMs = since;
+        setLastError(what);
+        emitInputs({ProblemInput{makeProblem(ProblemKind::NotAnswering, what + QStringLiteral("; the process is left running"), {},
+                                             nowMs())}});
+        return;
+    }
+    dropAndReconnect(ProtocolPipeline::kServerSilent + what);
 }
 
 QString MapClient::afterOurAction(qint64 stoppedAtMs) const

@@ -22,6 +22,11 @@ QStringList launchCommand(const QUrl &url)
     return QProcess::splitCommand(url.path(QUrl::FullyDecoded));
 }
 
+QString connectionTargetText(const QUrl &url)
+{
+    return url.scheme() == QLatin1String("stdio") ? QStringLiteral("stdio:") + url.path(QUrl::FullyDecoded) : url.toString();
+}
+
 QString connectionTargetError(const QUrl &url)
 {
     const QString scheme = url.scheme();
@@ -108,15 +113,16 @@ ProcessTransport::~ProcessTransport()
     if (!m_process)
         return;
     disconnect(m_process, nullptr, this, nullptr);
-    // Blocking, in the client's thread (a worker, never the window's): the process ends before
-    // the console forgets it, so none is left running behind a closed window.
+    // Blocking, in the client's thread (a worker; the window may wait on it, hence the short
+    // waits): the process ends before the console forgets it, so none is left running behind a
+    // closed window.
     if (m_process->state() != QProcess::NotRunning) {
         m_process->closeWriteChannel();
-        if (!m_process->waitForFinished(kGraceMs)) {
+        if (!m_process->waitForFinished(kDestroyWaitMs)) {
             m_process->terminate();
-            if (!m_process->waitForFinished(kGraceMs)) {
+            if (!m_process->waitForFinished(kDestroyWaitMs)) {
                 m_process->kill();
-                m_process->waitForFinished(kGraceMs);
+                m_process->waitForFinished(kDestroyWaitMs);
             }
         }
     }
@@ -143,6 +149,8 @@ void ProcessTransport::open(const QUrl &url)
     process->setArguments(command.mid(1));
     process->setProcessChannelMode(QProcess::SeparateChannels);
     connect(process, &QProcess::started, this, [this] {
+        if (m_reported)
+            return; // aborted while it was starting
         m_open = true;
         Q_EMIT opened();
     });
@@ -156,7 +164,7 @@ void ProcessTransport::open(const QUrl &url)
     // session ends: the SDK's stock server does when its writer fails). Its exit code, when it
     // follows soon, is said with it.
     connect(process, &QProcess::readChannelFinished, this, [this, process] {
-        QTimer::singleShot(500, this, [this, process] {
+        QTimer::singleShot(500, process, [this, process] {
             if (process == m_process && process->state() != QProcess::NotRunning)
                 reportClosed(QStringLiteral("%1 closed its output and is still running: it is being ended").arg(m_program));
         });
@@ -220,15 +228,21 @@ void ProcessTransport::readStderr(bool atEnd)
     m_stderrPartial += m_process->readAllStandardError();
     qsizetype start = 0;
     for (qsizetype nl; (nl = m_stderrPartial.indexOf('\n', start)) >= 0; start = nl + 1) {
-        QByteArray line = m_stderrPartial.mid(start, std::min<qsizetype>(nl - start, kMaxDiagnosticLineBytes));
+        QByteArray line = m_stderrPartial.mid(start, nl - start);
         if (line.endsWith('\r'))
             line.chop(1);
-        Q_EMIT diagnosticLine(line);
+        for (qsizetype at = 0; at < line.size() || at == 0; at += kMaxDiagnosticLineBytes) // a long line in pieces
+            Q_EMIT diagnosticLine(line.mid(at, kMaxDiagnosticLineBytes));
     }
     m_stderrPartial.remove(0, start);
-    // A line that never ends is said in pieces: the buffer stays bounded.
-    if (m_stderrPartial.size() >= kMaxDiagnosticLineBytes || (atEnd && !m_stderrPartial.isEmpty())) {
+    // A line that never ends is said in pieces of kMaxDiagnosticLineBytes: the buffer stays
+    // bounded, nothing is dropped.
+    while (m_stderrPartial.size() >= kMaxDiagnosticLineBytes) {
         Q_EMIT diagnosticLine(m_stderrPartial.left(kMaxDiagnosticLineBytes));
+        m_stderrPartial.remove(0, kMaxDiagnosticLineBytes);
+    }
+    if (atEnd && !m_stderrPartial.isEmpty()) {
+        Q_EMIT diagnosticLine(m_stderrPartial);
         m_stderrPartial.clear();
     }
 }
@@ -240,6 +254,7 @@ LocalSocketTransport::LocalSocketTransport(qint64 maxLineBytes, QObject *parent)
     , m_socket(new QLocalSocket(this))
 {
     connect(m_socket, &QLocalSocket::connected, this, [this] {
+        m_connecting = false;
         m_reported = false;
         Q_EMIT opened();
     });
@@ -251,9 +266,21 @@ LocalSocketTransport::LocalSocketTransport(qint64 maxLineBytes, QObject *parent)
         endOfStream();
         Q_EMIT closed(QStringLiteral("the other side closed the socket"));
     });
-    connect(m_socket, &QLocalSocket::errorOccurred, this, [this](QLocalSocket::LocalSocketError) {
-        if (m_socket->state() == QLocalSocket::UnconnectedState && m_reported)
-            Q_EMIT closed(m_socket->errorString()); // failed before it opened: the client backs off
+    // Failed before it opened: said once, as a close, so the client backs off. On Unix the error
+    // comes while the socket is still "connecting", and a connection attempt that times out
+    // emits no error at all: both are caught here, after the event that reported them.
+    const auto connectFailed = [this] {
+        if (!m_connecting || m_socket->state() == QLocalSocket::ConnectedState)
+            return;
+        m_connecting = false;
+        const QString why = m_socket->errorString();
+        QMetaObject::invokeMethod(this, [this, why] { Q_EMIT closed(why.isEmpty() ? QStringLiteral("cannot connect") : why); },
+                                  Qt::QueuedConnection);
+    };
+    connect(m_socket, &QLocalSocket::errorOccurred, this, connectFailed);
+    connect(m_socket, &QLocalSocket::stateChanged, this, [connectFailed](QLocalSocket::LocalSocketState state) {
+        if (state == QLocalSocket::UnconnectedState)
+            connectFailed();
     });
 }
 
@@ -265,18 +292,21 @@ LocalSocketTransport::~LocalSocketTransport()
 void LocalSocketTransport::open(const QUrl &url)
 {
     m_reported = true;
+    m_connecting = false;
     resetStream();
     m_socket->abort();
-    m_socket->connectToServer(url.path());
+    m_connecting = true;
+    m_socket->connectToServer(url.path(QUrl::FullyDecoded));
 }
 
 void LocalSocketTransport::abort()
 {
+    const bool wasOpen = !m_reported;
+    m_reported = true; // abort() says "disconnected" at once: not the other side's close
+    m_connecting = false;
     m_socket->abort();
-    if (!m_reported) {
-        m_reported = true;
+    if (wasOpen)
         Q_EMIT closed(QStringLiteral("closed by client"));
-    }
 }
 
 bool LocalSocketTransport::isOpen() const

@@ -7,6 +7,7 @@
 //                        (reopensByItself() is false); closing ends the process (stdin closed,
 //                        then terminate, then kill).
 //   unix:/PATH           a local socket (a Unix domain socket; on Windows a named pipe, by name).
+//                        A connection that fails is said as a close, so the client backs off.
 //
 // Lines that cannot be MAP messages (a child's own log lines on stdout) are delivered like any
 // text frame, so they are counted and recorded as frames that do not parse; frameOrigin() names
@@ -29,6 +30,9 @@ namespace mapi {
 QUrl launchUrl(const QString &commandLine);
 // The program and its arguments of a stdio: URL (empty when there is none).
 QStringList launchCommand(const QUrl &url);
+// `url` as the operator typed it, for settings and lists: a launch command as "stdio:" and the
+// command itself ('#', '?' and '%' as they are), anything else its URL text.
+QString connectionTargetText(const QUrl &url);
 // Empty when `url` is something the console can connect to (ws://HOST, wss://HOST, unix:/PATH,
 // stdio:COMMAND); else a sentence saying what is accepted.
 QString connectionTargetError(const QUrl &url);
@@ -62,8 +66,11 @@ class ProcessTransport final : public StreamTransport
 public:
     static constexpr qsizetype kMaxDiagnosticLineBytes = 4096;
     // After stdin closes, the process has this long to end by itself, then as long again after
-    // SIGTERM (TerminateProcess on Windows), then it is killed.
+    // SIGTERM (TerminateProcess on Windows), then it is killed. When the transport itself goes
+    // (its client deleted in the worker, which a window may be waiting for), the waits are
+    // kDestroyWaitMs each instead: at most about a second, then kill.
     static constexpr int kGraceMs = 2000;
+    static constexpr int kDestroyWaitMs = 300;
 
     explicit ProcessTransport(qint64 maxLineBytes, QObject *parent = nullptr);
     ~ProcessTransport() override;
@@ -104,6 +111,7 @@ private:
 
     QLocalSocket *m_socket = nullptr;
     bool m_reported = true;
+    bool m_connecting = false; // connectToServer() asked, neither connected nor said closed yet
 };
 
 } // namespace mapi

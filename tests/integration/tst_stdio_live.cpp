@@ -115,7 +115,10 @@ private Q_SLOTS:
                            if (!ok)
                                errors << error.message;
                        });
-        QTRY_VERIFY_WITH_TIMEOUT(client.state() == ClientState::Closed, 15000);
+        // The session the SDK ended: its stdout closes (a disconnect), or the server stops answering
+        // (said, and the process left running: the console observes, it does not end what it
+        // watches).
+        QTRY_VERIFY_WITH_TIMEOUT(client.state() == ClientState::Closed || client.lastError().contains(QLatin1String("known fault")), 20000);
         const QString said = errors.join(u'\n') + u'\n' + client.lastError();
         qInfo("what the client said: %s", qPrintable(said));
         // At least one of the two faults happened, and each that did is named.
@@ -125,8 +128,10 @@ private Q_SLOTS:
         QVERIFY2(lockNamed || endNamed, qPrintable(said));
         if (said.contains(QLatin1String("WritableStream is locked")))
             QVERIFY2(lockNamed, qPrintable(said));
+        const ClientState state = client.state();
         QTest::qWait(1500);
-        QCOMPARE(client.state(), ClientState::Closed); // not started again
+        QCOMPARE(client.state(), state); // neither started again nor ended by the client
+        QVERIFY(state == ClientState::Closed || state == ClientState::Live);
         QCOMPARE(client.reconnectCount(), 0);
     }
 

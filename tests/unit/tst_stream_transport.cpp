@@ -99,6 +99,22 @@ private Q_SLOTS:
                  qPrintable(shown));
     }
 
+    // A local socket nobody listens on: said as a close (the client backs off), not a wait forever.
+    void localSocketThatFailsIsAClose()
+    {
+        LocalSocketTransport transport(1024);
+        int opened = 0;
+        QStringList closed;
+        connect(&transport, &Transport::opened, this, [&] { ++opened; });
+        connect(&transport, &Transport::closed, this, [&](const QString &why) { closed << why; });
+        transport.open(QUrl(QStringLiteral("unix:/nonexistent-folder/map.sock")));
+        QTRY_COMPARE_WITH_TIMEOUT(closed.size(), 1, 5000);
+        QCOMPARE(opened, 0);
+        QVERIFY(!closed.first().isEmpty());
+        QTest::qWait(100);
+        QCOMPARE(closed.size(), 1); // once
+    }
+
     // -32603 "WritableStream is locked": the request was likely done; the answer says so.
     void writerLockAnswerIsExplained()
     {

@@ -87,15 +87,18 @@ ConnectDialog::ConnectDialog(QWidget *parent)
 
 void ConnectDialog::setUrl(const QString &url)
 {
-    const QUrl target(url);
-    m_launch->setText(target.scheme() == QLatin1String("stdio") ? target.path(QUrl::FullyDecoded) : QString());
-    m_url->setCurrentText(target.scheme() == QLatin1String("stdio") ? QString() : url);
+    const bool launch = url.startsWith(QLatin1String("stdio:"));
+    m_launch->setText(launch ? launchUrl(url.mid(6)).path(QUrl::FullyDecoded) : QString());
+    m_url->setCurrentText(launch ? QString() : url);
 }
 
 QUrl ConnectDialog::target() const
 {
     const QString command = m_launch->text().trimmed();
-    return command.isEmpty() ? QUrl(m_url->currentText().trimmed(), QUrl::StrictMode) : launchUrl(command);
+    const QString url = m_url->currentText().trimmed();
+    if (!command.isEmpty())
+        return launchUrl(command);
+    return url.startsWith(QLatin1String("stdio:")) ? launchUrl(url.mid(6)) : QUrl(url, QUrl::StrictMode);
 }
 
 void ConnectDialog::loadProfile(int index)
@@ -172,11 +175,11 @@ void ConnectDialog::accept()
         m_message->setText(tr("This authentication method needs a token."));
         return;
     }
-    ConnectionProfiles::addRecentServer(url.toString());
+    ConnectionProfiles::addRecentServer(connectionTargetText(url));
     const QString name = m_name->text().trimmed();
     ConnectionProfiles::setLastProfile(name);
     if (!name.isEmpty()) {
-        ConnectionProfiles::upsert({name, url.toString(), method, m_observer->isChecked()});
+        ConnectionProfiles::upsert({name, connectionTargetText(url), method, m_observer->isChecked()});
         if (method != QLatin1String("none") && m_remember->isChecked())
             ConnectionProfiles::writeSecret(name, m_token->text(), parent() ? parent() : this, [](const QString &) {});
         else
