@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the giant and hostile inputs of issue 16 into a folder (bench/giant-inputs.sh runs them).
+"""Writes the giant and hostile inputs of issues 16 and 42 into a folder, and with --measure reads them.
 
 Each is a trace in the capture format of ../shared/captures (one JSON record per line, `raw` the
 frame as a string), the format every reader of the product accepts:
@@ -13,12 +13,17 @@ frame as a string), the format every reader of the product accepts:
   scope-1m-members.jsonl   a million agents joining one scope
   reverse-time.jsonl       a million events whose timestamps go backwards
 
-usage: bench/giant_inputs.py OUT_DIR [--only NAME ...] [--bomb-gib N]
+usage: bench/giant_inputs.py OUT_DIR [--only NAME ...] [--bomb-gib N] [--measure CLI] [--limit-mb N]
+
+With --measure, each input is then read by `CLI stats --trace` and `CLI state --trace`, one at a
+time, and its peak resident memory printed (a table row for docs/benchmarks.md); the script
+exits 1 when any peak passes --limit-mb (default 300, issue 42 item 5).
 """
 import argparse
 import os
 import subprocess
 import sys
+import time
 
 T0 = 1795252123000  # ms since the epoch, the day of the shared captures
 
@@ -168,11 +173,32 @@ def reverse_time(path, count=1_000_000):
     write_lines(path, lines())
 
 
+def measure_all(cli, out, names, limit_mb):
+    worst = 0
+    print('| input | command | seconds | peak RSS | exit |')
+    print('|---|---|---|---|---|')
+    for name in names:
+        for command in ('stats', 'state'):
+            start = time.monotonic()
+            child = subprocess.Popen([cli, command, '--trace', os.path.join(out, name)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            _, status, usage = os.wait4(child.pid, 0)
+            seconds = time.monotonic() - start
+            peak_mb = usage.ru_maxrss / 1024  # Linux: KB
+            worst = max(worst, peak_mb)
+            code = os.waitstatus_to_exitcode(status)
+            print('| `%s` | %s | %.2f | %.0f MB | %d |' % (name, command, seconds, peak_mb, code), flush=True)
+    print('worst peak: %.0f MB (limit %d MB)' % (worst, limit_mb))
+    return worst <= limit_mb
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('out')
     parser.add_argument('--only', nargs='*')
     parser.add_argument('--bomb-gib', type=int, default=10)
+    parser.add_argument('--measure', metavar='CLI', help='map-inspector-cli to read every input with')
+    parser.add_argument('--limit-mb', type=int, default=300)
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     makers = {
@@ -195,6 +221,10 @@ def main():
         make(path + '.part')
         os.replace(path + '.part', path)
         print('wrote', path, os.path.getsize(path), 'bytes')
+    if args.measure:
+        names = [n for n in makers if not args.only or n in args.only]
+        if not measure_all(args.measure, args.out, names, args.limit_mb):
+            sys.exit(1)
 
 
 if __name__ == '__main__':

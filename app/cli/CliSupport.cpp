@@ -1,6 +1,7 @@
 #include "CliSupport.h"
 
 #include "common/Redaction.h"
+#include "model/StateJson.h"
 #include "model/SystemStore.h"
 
 #include <QDateTime>
@@ -29,6 +30,59 @@ void printJson(const Json &json, int indent)
     // output is redacted like every other way out (common/Redaction.h).
     std::fputs(redactSecrets(QByteArray::fromStdString(json.dump(indent, ' ', false, Json::error_handler_t::replace))).constData(), stdout);
     std::fputc('\n', stdout);
+    std::fflush(stdout);
+}
+
+namespace {
+
+void putRedacted(const std::string &text)
+{
+    const QByteArray redacted = redactSecrets(QByteArray::fromStdString(text));
+    std::fwrite(redacted.constData(), 1, size_t(redacted.size()), stdout);
+}
+
+// A value dumped with its own indentation, as it stands `depth` spaces in (a JSON text holds no
+// raw line break but those of its indentation).
+std::string indentedBy(const Json &value, int indent, int depth)
+{
+    const std::string text = value.dump(indent, ' ', false, Json::error_handler_t::replace);
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        out += c;
+        if (c == '\n')
+            out.append(size_t(depth), ' ');
+    }
+    return out;
+}
+
+} // namespace
+
+void printStateJson(const SystemStore &store, const Json &state)
+{
+    constexpr int kIndent = 2;
+    const std::string pad(kIndent, ' ');
+    std::fputc('{', stdout);
+    bool first = true;
+    for (auto it = state.begin(); it != state.end(); ++it) {
+        std::fputs(first ? "\n" : ",\n", stdout);
+        first = false;
+        const std::string member = pad + Json(it.key()).dump() + ": ";
+        const bool agents = it.key() == "agents" || it.key() == "departedAgents";
+        if (!agents || !it.value().empty()) {
+            putRedacted(member + indentedBy(it.value(), kIndent, kIndent));
+            continue;
+        }
+        putRedacted(member);
+        bool any = false;
+        forEachAgentJson(store, it.key() == "departedAgents", [&](const Json &agent) {
+            std::fputs(any ? ",\n" : "[\n", stdout);
+            any = true;
+            putRedacted(pad + pad + indentedBy(agent, kIndent, 2 * kIndent));
+        });
+        std::fputs(any ? ("\n" + pad + "]").c_str() : "[]", stdout);
+    }
+    std::fputs(first ? "}\n" : "\n}\n", stdout);
     std::fflush(stdout);
 }
 
@@ -125,6 +179,17 @@ TraceLoadOptions loadOptions(const Common &common)
 {
     TraceLoadOptions options;
     options.limits = common.options.limits;
+    return options;
+}
+
+TraceLoadOptions traceLoadFor(SystemStore &store, const Common &common, bool modelOnly)
+{
+    store.setMaxAgents(common.maxAgents);
+    TraceLoadOptions options = loadOptions(common);
+    if (modelOnly) {
+        store.setHistoryBudget(size_t(kCliMemoryBudgetBytes * 2 / 5));
+        options.keepTimeline = false;
+    }
     return options;
 }
 

@@ -43,6 +43,9 @@ QString nearestCommand(const QString &name);
 int failWith(int code, const QString &message);
 // JSON on stdout, redacted like every other way out (common/Redaction.h).
 void printJson(const Json &json, int indent = 2); // indent -1: one line (JSON Lines)
+// The same (indent 2) for a stateToJson() document made with listAgents false: its agents are
+// written one at a time from the store, so the whole model is never one tree in memory.
+void printStateJson(const SystemStore &store, const Json &state);
 
 struct Common
 {
@@ -55,6 +58,7 @@ struct Common
     // it survives drops, reports them, and exits with ObservedWithGaps when it lost anything.
     bool observing = false;
     QString tokenFile; // --token-file: read again when the server says the credential expires
+    int maxAgents = SystemStore::kDefaultMaxAgents; // --max-agents
 };
 
 // A credential file: its text without surrounding white space (a trailing newline is usual).
@@ -66,6 +70,12 @@ ErrorOr<AuthConfig> readAuth(const QCommandLineParser &p);
 // holds recent history (some 100,000 events: enough to tell a replayed event from a new one), so
 // memory grows with agents, scopes and open tasks, not with events.
 constexpr qint64 kCliMemoryBudgetBytes = 40 << 20;
+
+// What a command that reads a trace into `store` reads it with: at most --max-agents agents.
+// `modelOnly` (state, stats: they print the model and counts, never the history): the store
+// keeps the recent history a one-shot live command keeps (40 % of kCliMemoryBudgetBytes) and no
+// timeline is kept, so a trace of any length costs what its agents, scopes and tasks cost.
+TraceLoadOptions traceLoadFor(SystemStore &store, const Common &common, bool modelOnly = false);
 
 
 Json badLinesJson(const TraceReadStats &stats, int max = -1);

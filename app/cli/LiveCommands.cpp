@@ -85,19 +85,22 @@ int commandState(const QCommandLineParser &p, const Common &common)
     if (p.isSet(QStringLiteral("trace"))) {
         SystemStore store;
         ReadProgress progress;
-        const TraceLoadResult r = loadTraceInto(store, p.value(QStringLiteral("trace")), loadOptions(common), progress.callback());
+        const TraceLoadResult r = loadTraceInto(store, p.value(QStringLiteral("trace")), traceLoadFor(store, common, true),
+                                                  progress.callback());
         progress.done();
         if (!r.ok)
             return failWith(TraceUnreadable, r.error);
         const TraceReadStats &stats = r.stats;
-        Json out = stateToJson(store);
+        StateJsonOptions options;
+        options.listAgents = false; // printStateJson writes them one at a time
+        Json out = stateToJson(store, options);
         out["trace"] = {{"records", stats.records},
                         {"format", stats.format.toStdString()},
                         {"compression", stats.compression.toStdString()},
                         {"badLines", badLinesJson(stats)}};
         if (!stats.streamError.isEmpty())
             out["trace"]["streamError"] = stats.streamError.toStdString();
-        printJson(out);
+        printStateJson(store, out);
         reportDamage(stats, store);
         return Ok;
     }
@@ -108,8 +111,10 @@ int commandState(const QCommandLineParser &p, const Common &common)
     });
     // A look (no --duration) says what it could not learn too: a server that failed a method,
     // stopped answering or drifted from its own list is no complete picture.
-    const auto stateOf = [&](LiveRun &run) {
-        Json out = stateToJson(run.store());
+    const auto stateOf = [&](LiveRun &run, bool listAgents) {
+        StateJsonOptions options;
+        options.listAgents = listAgents;
+        Json out = stateToJson(run.store(), options);
         out["observation"] = observationJson(run, run.store(), common.durationS);
         return out;
     };
@@ -117,7 +122,7 @@ int commandState(const QCommandLineParser &p, const Common &common)
         LiveRun &run = *runs.front();
         if (run.exitCode() != Ok)
             return failWith(run.exitCode(), run.error);
-        printJson(stateOf(run));
+        printStateJson(run.store(), stateOf(run, false));
         return observationExit(run, run.store());
     }
     Json systems = Json::object();
@@ -132,7 +137,7 @@ int commandState(const QCommandLineParser &p, const Common &common)
             codes.push_back(run->exitCode());
             continue;
         }
-        systems[key] = stateOf(*run);
+        systems[key] = stateOf(*run, true);
         codes.push_back(observationExit(*run, run->store()));
     }
     printJson({{"systems", systems}});

@@ -40,6 +40,7 @@ public:
             m_options.url = url;
         session.setJournaling(false); // nothing is read back: frames are not kept at all
         session.setMemoryBudget(kCliMemoryBudgetBytes);
+        session.store()->setMaxAgents(common.maxAgents);
         // map/auth/expiring: a credential read from a file is read again and handed to the server
         // (whoever renews the token writes the file); otherwise the operator is warned.
         QObject::connect(&session, &InspectorSession::credentialRenewed, &session, [](bool accepted, const QString &why) {

@@ -49,7 +49,7 @@ int commandStats(const QCommandLineParser &p, const Common &common)
     QElapsedTimer timer;
     timer.start();
     ReadProgress progress;
-    const TraceLoadResult r = loadTraceInto(store, path, loadOptions(common), progress.callback());
+    const TraceLoadResult r = loadTraceInto(store, path, traceLoadFor(store, common, true), progress.callback());
     progress.done();
     if (!r.ok)
         return failWith(TraceUnreadable, r.error);
@@ -57,12 +57,10 @@ int commandStats(const QCommandLineParser &p, const Common &common)
     const TraceReadStats &st = r.stats;
 
     std::map<std::string, qint64> byDir;
-    if (r.timeline)
-        for (qint64 i = 0; i < r.timeline->recordCount(); ++i)
-            {
-                const RecordDir dir = r.timeline->recordDirOf(i);
-                ++byDir[dir == RecordDir::Other ? std::string("other") : recordDirName(dir).toStdString()];
-            }
+    for (size_t dir = 0; dir < st.recordsByDir.size(); ++dir)
+        if (st.recordsByDir[dir] > 0)
+            byDir[RecordDir(dir) == RecordDir::Other ? std::string("other") : recordDirName(RecordDir(dir)).toStdString()] +=
+                st.recordsByDir[dir];
     std::map<std::string, qint64> byType; // counted as appended (the same kind may be read twice)
     for (int typeRow = 0; typeRow < store.events().typeCount(); ++typeRow)
         byType[store.events().typeName(typeRow).toStdString()] += store.events().appendedOfType(typeRow);
@@ -75,10 +73,10 @@ int commandStats(const QCommandLineParser &p, const Common &common)
         else
             ++registered;
     }
-    std::map<std::string, qint64> byConvention;
-    for (const Message &m : store.messages())
-        if (m.convention != ConventionKind::None)
-            ++byConvention[conventionName(m.convention).toStdString()];
+    std::map<std::string, qint64> byConvention; // counted as appended: the history is not all kept
+    for (int kind = int(ConventionKind::None) + 1; kind <= int(ConventionKind::SteeringAck); ++kind)
+        if (const qint64 count = store.messages().appendedOfConvention(ConventionKind(kind)))
+            byConvention[conventionName(ConventionKind(kind)).toStdString()] = count;
     std::map<std::string, qint64> byStatus;
     for (const Task &t : store.tasks())
         ++byStatus[t.status.toStdString()];
@@ -181,7 +179,7 @@ int commandConvert(const QCommandLineParser &p, const Common &common)
         return failWith(Usage, QStringLiteral("a .csv output needs --table agents|messages|tasks|turns|checkpoints|acp"));
 
     SystemStore store;
-    TraceLoadOptions options = loadOptions(common);
+    TraceLoadOptions options = traceLoadFor(store, common);
     if (to)
         options.untilTimeMs = *to;
     ReadProgress progress;
@@ -241,7 +239,7 @@ int commandChain(const QCommandLineParser &p, const Common &common)
         return failWith(Usage, QStringLiteral("chain needs --trace FILE and --message ID or --event ID"));
     SystemStore store;
     ReadProgress progress;
-    const TraceLoadResult r = loadTraceInto(store, p.value(QStringLiteral("trace")), loadOptions(common), progress.callback());
+    const TraceLoadResult r = loadTraceInto(store, p.value(QStringLiteral("trace")), traceLoadFor(store, common), progress.callback());
     progress.done();
     if (!r.ok)
         return failWith(TraceUnreadable, r.error);
@@ -389,7 +387,7 @@ int commandBundle(const QCommandLineParser &p, const Common &common)
     {
         SystemStore store;
         store.setHealthPolicy(healthPolicyForRules(*rules, store.healthPolicy()));
-        const TraceLoadResult loaded = loadTraceInto(store, slicePath, loadOptions(common));
+        const TraceLoadResult loaded = loadTraceInto(store, slicePath, traceLoadFor(store, common));
         if (!loaded.ok) {
             QFile::remove(slicePath);
             return failWith(TraceUnreadable, loaded.error);

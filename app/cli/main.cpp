@@ -14,6 +14,8 @@
 #include <QCoreApplication>
 #include <QUrl>
 
+#include <climits>
+
 using namespace mapi;
 using namespace mapi::cli;
 
@@ -108,6 +110,8 @@ int main(int argc, char **argv)
         {QStringLiteral("exit-on"), QStringLiteral("watch: exit (code 9) once an alert of this severity or worse is raised: info, warning or critical."),
          QStringLiteral("SEVERITY")},
         {QStringLiteral("max-frame-bytes"), QStringLiteral("Refuse frames larger than this (default 16 MiB)."), QStringLiteral("N")},
+        {QStringLiteral("max-agents"), QStringLiteral("Model at most N agents (default 100000, about 1.5 KB each); "
+                                                      "events naming more are kept and counted."), QStringLiteral("N")},
         {QStringLiteral("redact"), QStringLiteral("bundle: replace every match of this regular expression (repeatable)."), QStringLiteral("REGEX")},
         {QStringLiteral("redact-key"), QStringLiteral("bundle: replace the value of every JSON member of this name, any case (repeatable)."),
          QStringLiteral("NAME")},
@@ -144,6 +148,12 @@ int main(int argc, char **argv)
         common.options.limits.maxFrameBytes = p.value(QStringLiteral("max-frame-bytes")).toLongLong(&ok);
         if (!ok || common.options.limits.maxFrameBytes <= 0)
             return failWith(Usage, QStringLiteral("--max-frame-bytes must be a positive integer"));
+    }
+    if (p.isSet(QStringLiteral("max-agents"))) {
+        bool ok = false;
+        common.maxAgents = p.value(QStringLiteral("max-agents")).toInt(&ok);
+        if (!ok || common.maxAgents <= 0)
+            return failWith(Usage, QStringLiteral("--max-agents must be a positive integer (at most %1)").arg(INT_MAX));
     }
     if (p.isSet(QStringLiteral("duration"))) {
         bool ok = false;

@@ -130,6 +130,7 @@ void AlertEngine::restartReading()
     m_names.clear();
     m_loops.clear();
     m_openTasks.clear();
+    m_settledTasks.clear();
     m_help.clear();
     m_helpCount = 0;
     m_systemErrors.clear();

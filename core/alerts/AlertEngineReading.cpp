@@ -381,9 +381,23 @@ void AlertEngine::readTasks(const SystemStore &store)
     const std::vector<Task> &tasks = store.tasks();
     if (m_nextTask > tasks.size())
         restartReading();
-    for (; m_nextTask < tasks.size(); ++m_nextTask)
+    for (; m_nextTask < tasks.size(); ++m_nextTask) {
         if (!isSettled(tasks[m_nextTask].status))
             m_openTasks.insert(int(m_nextTask), 0);
+        else
+            m_settledTasks.insert(int(m_nextTask), tasks[m_nextTask].updatedAtMs);
+    }
+    // A settled task can open again (rejected by one agent, then accepted by another): one that
+    // moved since it settled is looked at again. O(settled tasks) a read: a hash walk, no more.
+    for (auto it = m_settledTasks.begin(); it != m_settledTasks.end();) {
+        const Task &task = tasks[size_t(it.key())];
+        if (task.updatedAtMs != it.value() && !isSettled(task.status)) {
+            m_openTasks.insert(it.key(), it.value());
+            it = m_settledTasks.erase(it);
+        } else {
+            ++it;
+        }
+    }
     for (auto it = m_openTasks.begin(); it != m_openTasks.end();) {
         const Task &task = tasks[size_t(it.key())];
         if (task.updatedAtMs > it.value()) {
@@ -393,10 +407,12 @@ void AlertEngine::readTasks(const SystemStore &store)
                 track.lastTaskProgressMs = std::max(track.lastTaskProgressMs, task.updatedAtMs);
             }
         }
-        if (isSettled(task.status))
+        if (isSettled(task.status)) {
+            m_settledTasks.insert(it.key(), task.updatedAtMs);
             it = m_openTasks.erase(it);
-        else
+        } else {
             ++it;
+        }
     }
 }
 

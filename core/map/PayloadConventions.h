@@ -43,7 +43,7 @@ enum class ConventionKind {
     HelpResponse,
     Broadcast,
     Steering,       // the inspector's own steering payload (map/send fallback for map/inject)
-    SteeringAck,
+    SteeringAck,    // the last (MessageLog counts messages by kind up to it)
 };
 
 QString conventionName(ConventionKind kind);

@@ -422,6 +422,7 @@ int MessageLog::keepList(QStringList ids, qint64 notKept)
 int MessageLog::append(const Message &m)
 {
     const int row = int(size());
+    ++m_appendedByConvention[size_t(m.convention)];
     m_text.setOwner(row);
     Row r;
     if (quint64 high = 0, low = 0; ulidValue(m.id, high, low)) {
@@ -540,6 +541,7 @@ void MessageLog::clear()
 {
     m_first = 0;
     m_textsNotKept = 0;
+    m_appendedByConvention = {};
     m_newestId.clear();
     m_rows = {};
     m_lists = {};

@@ -17,6 +17,7 @@
 #include "model/CompactStorage.h"
 #include "model/ModelTypes.h"
 
+#include <array>
 #include <deque>
 #include <iterator>
 #include <limits>
@@ -188,6 +189,8 @@ public:
     // Single fields without building a Message, for loops over many rows.
     qint64 timestampMs(size_t row) const { return rowAt(row).timestampMs; }
     ConventionKind convention(size_t row) const { return ConventionKind(rowAt(row).convention); }
+    // Messages of this convention ever appended (trimmed ones too): counts stay when history goes.
+    qint64 appendedOfConvention(ConventionKind kind) const { return m_appendedByConvention[size_t(kind)]; }
     const QString &fromAgentId(size_t row) const { return m_names.name(rowAt(row).fromAgentId); }
     const QString &scopeId(size_t row) const { return m_names.name(rowAt(row).scopeId); }
     const QString &payloadType(size_t row) const { return m_names.name(rowAt(row).payloadType); }
@@ -299,6 +302,7 @@ private:
         return 0;
     }
     qint64 m_textsNotKept = 0;
+    std::array<qint64, size_t(ConventionKind::SteeringAck) + 1> m_appendedByConvention{};
     static constexpr int kNoPriority = std::numeric_limits<int>::min();
     // Usage reports (tokens, cost), for the messages that carry one, by ascending row: most
     // messages carry none, so the 64-byte row does not hold them.

@@ -139,20 +139,38 @@ static Json acpToJson(const SystemStore &store)
     return out;
 }
 
-Json stateToJson(const SystemStore &store, const StateJsonOptions &options)
+static std::vector<const Agent *> agentsById(const SystemStore &store)
 {
     std::vector<const Agent *> agents;
+    agents.reserve(store.agents().size());
     for (const Agent &a : store.agents())
         agents.push_back(&a);
     std::sort(agents.begin(), agents.end(), [](const Agent *l, const Agent *r) { return l->id < r->id; });
+    return agents;
+}
+
+void forEachAgentJson(const SystemStore &store, bool departed, const std::function<void(const Json &)> &f)
+{
+    for (const Agent *a : agentsById(store))
+        if (!a->placeholder && a->unregistered == departed)
+            f(agentToJson(*a));
+}
+
+Json stateToJson(const SystemStore &store, const StateJsonOptions &options)
+{
     Json live = Json::array(), departed = Json::array(), placeholders = Json::array();
-    for (const Agent *a : agents) {
-        if (a->placeholder)
+    size_t liveCount = 0;
+    for (const Agent *a : agentsById(store)) {
+        if (a->placeholder) {
             placeholders.push_back(a->id.toStdString());
-        else if (a->unregistered)
-            departed.push_back(agentToJson(*a));
-        else
-            live.push_back(agentToJson(*a));
+        } else if (a->unregistered) {
+            if (options.listAgents)
+                departed.push_back(agentToJson(*a));
+        } else {
+            ++liveCount;
+            if (options.listAgents)
+                live.push_back(agentToJson(*a));
+        }
     }
 
     std::vector<const Scope *> scopes;
@@ -172,11 +190,12 @@ Json stateToJson(const SystemStore &store, const StateJsonOptions &options)
     }
 
     const StoreCounters &c = store.counters();
-    Json out = {{"agents", live},
-                {"scopes", liveScopes},
+    const size_t liveScopeCount = liveScopes.size();
+    Json out = {{"agents", std::move(live)},
+                {"scopes", std::move(liveScopes)},
                 {"counts",
-                 {{"agents", live.size()},
-                  {"scopes", liveScopes.size()},
+                 {{"agents", liveCount},
+                  {"scopes", liveScopeCount},
                   {"events", c.eventsApplied},
                   {"messages", c.messages},
                   {"tasks", c.tasks},
@@ -188,6 +207,7 @@ Json stateToJson(const SystemStore &store, const StateJsonOptions &options)
                   {"futureTimestamps", c.futureTimestamps},
                   {"recipientsNotKept", c.recipientsNotKept},
                   {"agentsNotKept", c.agentsNotKept},
+                  {"historyNotKept", c.historyNotKept},
                   {"textsNotKept", store.events().textsNotKept() + store.messages().textsNotKept()}}}};
     // Event types the model does not understand, each with its count and the first one as a
     // sample (ObservationNotes); and what the server did not give, one sentence each.
@@ -230,9 +250,9 @@ Json stateToJson(const SystemStore &store, const StateJsonOptions &options)
                          {"clockOffsetMs", conn.clockOffsetMs},
                          {"clockSamples", conn.clockSamples}};
     if (options.includeDeparted) {
-        out["departedAgents"] = departed;
-        out["deletedScopes"] = deletedScopes;
-        out["placeholders"] = placeholders;
+        out["departedAgents"] = std::move(departed);
+        out["deletedScopes"] = std::move(deletedScopes);
+        out["placeholders"] = std::move(placeholders);
     }
     if (options.includeActions) {
         Json actions = Json::array();

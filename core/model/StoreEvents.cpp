@@ -74,13 +74,14 @@ void SystemStore::applyEvent(const EventInput &input)
         m_nowMs = std::max(m_nowMs, t);
     ++m_counters.eventsApplied;
     m_pending.countersChanged = true;
-
+    if (m_events.size() >= size_t(m_maxHistoryRows))
+        return applyWithoutHistory(e, t);
     const int eventIndex = int(m_events.size());
     EventEntry entry;
     entry.timestampMs = t;
     entry.setStates(e.agent && e.agent->state ? stateRowOf(*e.agent->state) : -1,
                     e.previousState.isEmpty() ? -1 : stateRowOf(e.previousState));
-    m_events.append(entry, id, e.type, e.kind, e.agentId.isEmpty() ? e.sourceAgentId : e.agentId,
+    m_events.append(entry, id, e.type, e.kind, historyAgentId(e),
                     input.receivedMs, e.rawFrame, e.journalRef);
     if (m_pending.firstNewEvent < 0)
         m_pending.firstNewEvent = eventIndex;

@@ -329,6 +329,7 @@ void SystemStore::reset()
     m_nowMs = 0;
     m_lastFlushNs = 0;
     m_textsNotKeptSaid = false;
+    m_historyFullSaid = false;
     m_agents.clear();
     m_agentRow.clear();
     m_scopes.clear();
@@ -473,6 +474,37 @@ void SystemStore::sayIfTextsNotKept(qint64 timeMs)
                   tr("More than 4 GiB of ids and payloads held at once: texts past that are not kept "
                      "(counts.textsNotKept); the frames still hold them"),
                   {}, timeMs, {}});
+}
+
+QString SystemStore::historyAgentId(const MapEvent &e) const
+{
+    const QString &id = e.agentId.isEmpty() ? e.sourceAgentId : e.agentId;
+    if (m_agents.size() >= size_t(m_maxAgents) && !id.isEmpty() && !m_agentRow.contains(id))
+        return {};
+    return id;
+}
+
+void SystemStore::applyWithoutHistory(const MapEvent &e, qint64 t)
+{
+    ++m_counters.historyNotKept;
+    if (!m_historyFullSaid) {
+        m_historyFullSaid = true;
+        applyProblem({ProblemKind::LimitReached,
+                      tr("%1 events in this history, the most it can number: newer events still change the model "
+                         "but are not listed (counts.historyNotKept); connect again to list them").arg(m_maxHistoryRows),
+                      {}, t, {}});
+    }
+    switch (eventFamily(e.kind)) {
+    case EventFamily::Agent: applyAgentEvent(e, t); break;
+    case EventFamily::Scope: applyScopeEvent(e, t); break;
+    case EventFamily::Session: applySessionEvent(e, t); break;
+    case EventFamily::Task: m_tasks.applyEvent(e, t); break;
+    default: break; // a message, a delivery, a turn or a checkpoint is a row of the history itself
+    }
+    if (eventFamily(e.kind) != EventFamily::Other)
+        touchAgent(resolveAgentRef(e.sourceAgentId), t);
+    if (m_tasks.hasChanges())
+        takeTaskChanges();
 }
 
 Agent &SystemStore::ensureAgent(const QString &id, qint64 timeMs)

@@ -71,6 +71,7 @@ struct StoreCounters
     qint64 recipientsNotKept = 0;  // recipients past MessageLog::kMaxRecipients of one message
     qint64 agentsNotKept = 0;      // references to agents past SystemStore::maxAgents() (each event,
                                    // message, membership or snapshot entry that named one)
+    qint64 historyNotKept = 0;     // events past SystemStore::maxHistoryRows(): applied to the model, not listed
 };
 
 // What a live session's history bound has dropped so far (since the last reset()).
@@ -90,12 +91,21 @@ public:
 
     explicit SystemStore(QObject *parent = nullptr);
 
-    // At most this many agents are modelled (about 1.5 KB each with their indexes): past it, an
-    // id not yet known is not added; the events that name it are kept and counted
-    // (counts.agentsNotKept), and a problem says so once. Ten million ids would need ~15 GB.
-    static constexpr int kDefaultMaxAgents = 1000000;
+    // At most this many agents are modelled (about 1.1-1.5 KB each with their indexes): past it,
+    // an id not yet known is not added; the events that name it are kept and counted
+    // (counts.agentsNotKept), and a problem says so once. 100,000 agents take ~150 MB: ten times
+    // the largest fleet we know of, and within the window's 1 GiB budget; the CLI's --max-agents
+    // raises it (a million take ~1.5 GB).
+    static constexpr int kDefaultMaxAgents = 100000;
     void setMaxAgents(int maxAgents) { m_maxAgents = maxAgents; }
     int maxAgents() const { return m_maxAgents; }
+    // Rows are numbered with int from the first event appended since reset() (trimmed rows keep
+    // their numbers): past this many, an event still changes the model (agents, scopes, sessions,
+    // tasks) but is not listed, nor the message it carried (counts.historyNotKept; a problem says
+    // so once). 20,000 events/s reach it after ~30 hours; a new connection numbers from 0 again.
+    static constexpr int kDefaultMaxHistoryRows = 2147483647 - (1 << 20);
+    void setMaxHistoryRows(int rows) { m_maxHistoryRows = rows; } // tests: a small limit
+    int maxHistoryRows() const { return m_maxHistoryRows; }
 
     void setHealthPolicy(const HealthPolicy &policy);
     const HealthPolicy &healthPolicy() const { return m_policy; }
@@ -299,6 +309,12 @@ private:
 
     std::vector<Agent> m_agents;
     int m_maxAgents = kDefaultMaxAgents;
+    int m_maxHistoryRows = kDefaultMaxHistoryRows;
+    bool m_historyFullSaid = false;
+    void applyWithoutHistory(const MapEvent &event, qint64 timeMs); // past m_maxHistoryRows
+    // The agent an event's row names: none for an agent past m_maxAgents (the log's names are
+    // never trimmed: ten million ids not modelled took ~1.4 GB there).
+    QString historyAgentId(const MapEvent &event) const;
     Agent m_agentPastLimit; // what ensureAgent() hands out past m_maxAgents: written to, never kept
     bool m_textsNotKeptSaid = false;
     void sayIfTextsNotKept(qint64 timeMs); // a problem, once, when the logs first drop a text

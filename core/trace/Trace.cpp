@@ -458,6 +458,7 @@ bool TraceFileReader::next(TraceRecord &record)
         m_stats.firstTimeMs = record.timeMs;
     m_stats.lastTimeMs = m_stats.records == 0 ? record.timeMs : std::max(m_stats.lastTimeMs, record.timeMs);
     ++m_stats.records;
+    ++m_stats.recordsByDir[size_t(recordDir(record.dir))];
     m_stats.bytesRead = s.in.compressedBytesRead();
     return true;
 }

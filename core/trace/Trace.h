@@ -25,6 +25,7 @@
 #include <QString>
 #include <QTimer>
 
+#include <array>
 #include <atomic>
 #include <deque>
 #include <functional>
@@ -119,6 +120,7 @@ struct TraceReadStats
     QString streamError;    // a damaged or truncated compressed stream: why reading stopped early
     qint64 bytesRead = 0;   // bytes of the file consumed (compressed bytes for .gz/.zst)
     qint64 bytesTotal = 0;  // size of the file
+    std::array<qint64, size_t(RecordDir::Other) + 1> recordsByDir{}; // records read, by RecordDir
     qint64 firstTimeMs = 0; // of the records (0 when none)
     qint64 lastTimeMs = 0;
     bool cancelled = false;

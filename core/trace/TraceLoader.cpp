@@ -217,8 +217,11 @@ TraceLoadResult loadTraceInto(SystemStore &store, const QString &path, const Tra
         queue.close();
     });
     TraceLoadBatch batch;
-    while (queue.pop(batch)) {
+    for (qint64 batches = 1; queue.pop(batch); ++batches) {
         applyTraceBatch(store, batch, timeline.get());
+        // A store with a history budget trims at a flush, which no timer makes here.
+        if (store.historyBudget() > 0 && batches % 64 == 0)
+            store.flushChanges();
         if (afterBatch)
             afterBatch(batch);
         spent.give(std::move(batch));

@@ -331,9 +331,9 @@ private Q_SLOTS:
              QStringLiteral("stalled worker-3.sub-3 | holds task task-000131"),
              QStringLiteral("stalled worker-9.sub-2 | holds tasks "),
              // task-000127 was rejected by worker-7.sub-1, then requested of worker-7.sub-2, which
-             // accepted it and runs it; the engine no longer counts it as held once it was
-             // "rejected" (so "is busy", from its state, rather than "holds task").
-             QStringLiteral("stalled worker-7.sub-2 | is \"busy\"")},
+             // accepted it and runs it: held again (the engine used to drop a task for good once
+             // it was "rejected", and said "is busy" from its state instead).
+             QStringLiteral("stalled worker-7.sub-2 | holds task task-000127")},
             {QStringLiteral("stalled worker-1 | reports BUSY"), QStringLiteral("stalled worker-2 | reports BUSY"),
              QStringLiteral("stalled worker-7.sub-1 | reports BUSY"), QStringLiteral("stalled worker-5.sub-2 | reports BUSY"),
              QStringLiteral("stalled worker-1.sub-3 | reports BUSY")});

@@ -377,6 +377,21 @@ private Q_SLOTS:
         QCOMPARE(f.at(kStart + 127000), QStringList{QStringLiteral("cleared stalled:b")});
     }
 
+    // A task one agent rejects and another then accepts is held again: the engine had dropped it
+    // as settled at the rejection and never looked at it again.
+    void stalledWhenHoldingATaskAnotherRejected()
+    {
+        Fixture f;
+        f.send(QStringLiteral("coord"), QStringLiteral("b"), "TASK_REQUEST", {{"task_id", "T8"}}, kStart + 1000);
+        f.send(QStringLiteral("b"), QStringLiteral("coord"), "TASK_REJECT", {{"task_id", "T8"}, {"reason", "busy"}}, kStart + 2000);
+        QVERIFY(f.at(kStart + 3000).isEmpty()); // the engine reads the rejection (settled) first
+        f.send(QStringLiteral("coord"), QStringLiteral("c"), "TASK_REQUEST", {{"task_id", "T8"}}, kStart + 4000);
+        f.send(QStringLiteral("c"), QStringLiteral("coord"), "TASK_ACCEPT", {{"task_id", "T8"}}, kStart + 5000);
+        QVERIFY(f.heartbeatsUntil(QStringLiteral("c"), kStart + 100000).isEmpty());
+        QCOMPARE(f.heartbeatsUntil(QStringLiteral("c"), kStart + 128000), QStringList{QStringLiteral("raised stalled:c")});
+        QVERIFY(f.open(QStringLiteral("stalled:c"))->evidence.contains(QStringLiteral("task:T8")));
+    }
+
     void deadlockOfTaskRequests()
     {
         Fixture f;
