@@ -516,7 +516,7 @@ QString redactNamedValues(const QString &text)
     return out;
 }
 
-QString redactTextRules(const QString &text)
+QString redactTextPass(const QString &text)
 {
     const TextPatterns &p = patterns();
     QString out = replaceMatches(text, p.shapes, [](const QRegularExpressionMatch &) { return kRedactedText; });
@@ -527,6 +527,22 @@ QString redactTextRules(const QString &text)
         return looksLikeToken(m.capturedView(3)) ? m.captured(1) + m.captured(2) + kRedactedText : m.captured(0);
     });
     return redactNamedValues(out);
+}
+
+// The text rules until a pass changes nothing (at most four; each only puts REDACTED in place of
+// text, so they settle). One pass can leave a value the next one takes: where escaping levels mix,
+// ["X-Api-Key","k-… {\"api_key\":"…] reads the header's value as a member's name until the escaped
+// api_key's value is gone. Redacting the output again then changes nothing, on every way out.
+QString redactTextRules(const QString &text)
+{
+    QString out = redactTextPass(text);
+    for (int pass = 1; pass < 4 && !out.isSharedWith(text); ++pass) {
+        QString again = redactTextPass(out);
+        if (again.isSharedWith(out) || again == out)
+            break;
+        out = std::move(again);
+    }
+    return out;
 }
 
 QByteArray redactTextBytes(const QByteArray &text)
