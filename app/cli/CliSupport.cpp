@@ -67,13 +67,15 @@ void printStateJson(const SystemStore &store, const Json &state)
     for (auto it = state.begin(); it != state.end(); ++it) {
         std::fputs(first ? "\n" : ",\n", stdout);
         first = false;
+        // The members' names are stateToJson's own (none names a secret); each value is whole
+        // JSON, so the redaction reads it as JSON, as it read the whole document.
         const std::string member = pad + Json(it.key()).dump() + ": ";
+        std::fputs(member.c_str(), stdout);
         const bool agents = it.key() == "agents" || it.key() == "departedAgents";
         if (!agents || !it.value().empty()) {
-            putRedacted(member + indentedBy(it.value(), kIndent, kIndent));
+            putRedacted(indentedBy(it.value(), kIndent, kIndent));
             continue;
         }
-        putRedacted(member);
         bool any = false;
         forEachAgentJson(store, it.key() == "departedAgents", [&](const Json &agent) {
             std::fputs(any ? ",\n" : "[\n", stdout);
@@ -162,8 +164,11 @@ void reportDamage(const TraceReadStats &stats, const SystemStore &store)
     reportDamage(stats);
     for (const ProtocolProblem &p : store.problems())
         if (p.kind == ProblemKind::LimitReached)
-            std::fprintf(stderr, "map-inspector-cli: %s (%lld)\n", qPrintable(p.detail),
-                         static_cast<long long>(store.counters().agentsNotKept));
+            std::fprintf(stderr, "map-inspector-cli: %s\n", qPrintable(p.detail));
+    const StoreCounters &c = store.counters();
+    if (c.agentsNotKept > 0 || c.historyNotKept > 0)
+        std::fprintf(stderr, "map-inspector-cli: counts.agentsNotKept %lld, counts.historyNotKept %lld\n",
+                     static_cast<long long>(c.agentsNotKept), static_cast<long long>(c.historyNotKept));
 }
 
 bool ReadProgress::stderrIsTerminal()

@@ -385,14 +385,14 @@ void AlertEngine::readTasks(const SystemStore &store)
         if (!isSettled(tasks[m_nextTask].status))
             m_openTasks.insert(int(m_nextTask), 0);
         else
-            m_settledTasks.insert(int(m_nextTask), tasks[m_nextTask].updatedAtMs);
+            m_settledTasks.insert(int(m_nextTask), tasks[m_nextTask].historySize);
     }
-    // A settled task can open again (rejected by one agent, then accepted by another): one that
-    // moved since it settled is looked at again. O(settled tasks) a read: a hash walk, no more.
+    // A settled task can open again (rejected by one agent, then accepted by another): one with a
+    // transition since it settled is looked at again. O(settled tasks) a read: a hash walk.
     for (auto it = m_settledTasks.begin(); it != m_settledTasks.end();) {
         const Task &task = tasks[size_t(it.key())];
-        if (task.updatedAtMs != it.value() && !isSettled(task.status)) {
-            m_openTasks.insert(it.key(), it.value());
+        if (task.historySize != it.value() && !isSettled(task.status)) {
+            m_openTasks.insert(it.key(), 0);
             it = m_settledTasks.erase(it);
         } else {
             ++it;
@@ -408,7 +408,7 @@ void AlertEngine::readTasks(const SystemStore &store)
             }
         }
         if (isSettled(task.status)) {
-            m_settledTasks.insert(it.key(), task.updatedAtMs);
+            m_settledTasks.insert(it.key(), task.historySize);
             it = m_openTasks.erase(it);
         } else {
             ++it;

@@ -529,14 +529,17 @@ QString redactTextPass(const QString &text)
     return redactNamedValues(out);
 }
 
-// The text rules until a pass changes nothing (at most four; each only puts REDACTED in place of
-// text, so they settle). One pass can leave a value the next one takes: where escaping levels mix,
-// ["X-Api-Key","k-… {\"api_key\":"…] reads the header's value as a member's name until the escaped
-// api_key's value is gone. Redacting the output again then changes nothing, on every way out.
+// The text rules until a pass changes nothing (at most kMaxTextPasses; each only puts REDACTED in
+// place of text that is not REDACTED, so they settle; a text without a secret takes one pass).
+// One pass can leave a value the next one takes: where escaping levels mix,
+// ["X-Api-Key","k-… {\"api_key\":"…] reads the header's value as a member's name until the
+// escaped api_key's value is gone. Redacting the output again then changes nothing.
+constexpr int kMaxTextPasses = 8;
+
 QString redactTextRules(const QString &text)
 {
     QString out = redactTextPass(text);
-    for (int pass = 1; pass < 4 && !out.isSharedWith(text); ++pass) {
+    for (int pass = 1; pass < kMaxTextPasses && !out.isSharedWith(text); ++pass) {
         QString again = redactTextPass(out);
         if (again.isSharedWith(out) || again == out)
             break;

@@ -25,29 +25,6 @@ int SystemStore::stateRowOf(const QString &state)
     return row;
 }
 
-QByteArray SystemStore::eventFrame(int row) const
-{
-    if (row < 0 || !m_events.isKept(size_t(row)))
-        return {};
-    QByteArray kept = m_events.keptFrame(size_t(row));
-    if (!kept.isEmpty())
-        return kept;
-    if (const FrameRef ref = m_events.journalRef(size_t(row)); ref.isValid())
-        return m_journalReader ? m_journalReader(ref) : QByteArray();
-    return m_frameSource ? m_frameSource(row) : QByteArray();
-}
-
-QByteArray SystemStore::messagePayload(int row) const
-{
-    if (row < 0 || !m_messages.isKept(size_t(row)))
-        return {};
-    if (!m_messages.payloadInFrame(size_t(row))) {
-        const QByteArrayView text = m_messages.payloadText(size_t(row));
-        return QByteArray(text.data(), text.size());
-    }
-    return messagePayloadInFrame(eventFrame(m_messages.eventRow(size_t(row))), m_messages.id(size_t(row)));
-}
-
 void SystemStore::applyEvent(const EventInput &input)
 {
     const MapEvent &e = input.event;
@@ -413,7 +390,12 @@ void SystemStore::applyMessage(const MapEvent &e, qint64 t, int eventIndex)
     if (!m.priority && info.priority)
         m.priority = info.priority;
 
-    applyConvention(m, int(m_messages.size()), info, t);
+    applyConvention(m, eventIndex < 0 ? -1 : int(m_messages.size()), info, t);
+    if (eventIndex < 0) { // past the history's last row (applyWithoutHistory): the model only
+        ++m_counters.messages;
+        confirmActions(e, &m);
+        return;
+    }
     const int row = m_messages.append(m);
     if (info.acp)
         applyAcpFrame(*info.acp, row, t, m.fromAgentId, r.from, m.toAgentIds.value(0));

@@ -6,6 +6,7 @@
 #include <QThreadPool>
 
 #include <algorithm>
+#include <limits>
 
 namespace mapi {
 
@@ -299,8 +300,12 @@ void SystemStore::enforceHistoryBudget()
     // (each at least a tenth of what is kept) settle it.
     for (int pass = 0; pass < 4; ++pass) {
         const size_t bytes = historyBytes();
-        if (bytes <= m_historyBudget || m_events.empty())
+        if (bytes <= m_historyBudget)
             return;
+        if (m_events.empty()) { // past the last row number only task transitions come (applyWithoutHistory)
+            m_tasks.trimHistoryBeforeEvent(std::numeric_limits<int>::max());
+            return;
+        }
         const double keep = 0.9 * double(m_historyBudget) / double(bytes);
         const size_t kept = m_events.keptCount();
         const size_t drop = std::max<size_t>({1, kept / 10, size_t(double(kept) * (1.0 - keep))});
@@ -476,12 +481,36 @@ void SystemStore::sayIfTextsNotKept(qint64 timeMs)
                   {}, timeMs, {}});
 }
 
+QByteArray SystemStore::eventFrame(int row) const
+{
+    if (row < 0 || !m_events.isKept(size_t(row)))
+        return {};
+    QByteArray kept = m_events.keptFrame(size_t(row));
+    if (!kept.isEmpty())
+        return kept;
+    if (const FrameRef ref = m_events.journalRef(size_t(row)); ref.isValid())
+        return m_journalReader ? m_journalReader(ref) : QByteArray();
+    return m_frameSource ? m_frameSource(row) : QByteArray();
+}
+
+QByteArray SystemStore::messagePayload(int row) const
+{
+    if (row < 0 || !m_messages.isKept(size_t(row)))
+        return {};
+    if (!m_messages.payloadInFrame(size_t(row))) {
+        const QByteArrayView text = m_messages.payloadText(size_t(row));
+        return QByteArray(text.data(), text.size());
+    }
+    return messagePayloadInFrame(eventFrame(m_messages.eventRow(size_t(row))), m_messages.id(size_t(row)));
+}
+
 QString SystemStore::historyAgentId(const MapEvent &e) const
 {
-    const QString &id = e.agentId.isEmpty() ? e.sourceAgentId : e.agentId;
-    if (m_agents.size() >= size_t(m_maxAgents) && !id.isEmpty() && !m_agentRow.contains(id))
-        return {};
-    return id;
+    const bool full = m_agents.size() >= size_t(m_maxAgents);
+    for (const QString *id : {&e.agentId, &e.sourceAgentId})
+        if (!id->isEmpty() && (!full || m_agentRow.contains(*id)))
+            return *id;
+    return {};
 }
 
 void SystemStore::applyWithoutHistory(const MapEvent &e, qint64 t)
@@ -499,7 +528,18 @@ void SystemStore::applyWithoutHistory(const MapEvent &e, qint64 t)
     case EventFamily::Scope: applyScopeEvent(e, t); break;
     case EventFamily::Session: applySessionEvent(e, t); break;
     case EventFamily::Task: m_tasks.applyEvent(e, t); break;
-    default: break; // a message, a delivery, a turn or a checkpoint is a row of the history itself
+    // A message still tells its agents' activity, heartbeats, status and tasks (its conventions).
+    case EventFamily::Message: applyMessage(e, t, -1); break;
+    case EventFamily::Delivery:
+        if (e.kind == EventKind::MessageDelivered && !m_messages.contains(e.messageId))
+            applyMessage(e, t, -1);
+        break;
+    case EventFamily::Other:
+        ++m_counters.unknownEvents;
+        noteUnknownEvent(e, m_eventArrivedMs);
+        break;
+    case EventFamily::Conversation: // a turn or a checkpoint is a row of the history itself
+    case EventFamily::Trajectory: break;
     }
     if (eventFamily(e.kind) != EventFamily::Other)
         touchAgent(resolveAgentRef(e.sourceAgentId), t);
