@@ -395,6 +395,8 @@ FrameRef MapClient::noteFrameReceived(const QByteArray &frame, qint64 timeMs, bo
 
 void MapClient::onBinary(const QByteArray &frame)
 {
+    if (m_stopping) // as in onText: not the session's any more
+        return;
     const qint64 t = nowMs();
     m_lastReceiveMs = t;
     const FrameRef ref = noteFrameReceived(frame, t, true);
@@ -416,6 +418,11 @@ void MapClient::onText(const QByteArray &frame)
         m_batch.reserve(kBatchReserve);
     InterpretedFrame interpreted = m_pipeline.frameReceived(frame, t, std::move(m_batch));
     m_batch = std::move(interpreted.inputs);
+    // Stopped: what still arrives before the socket closes (the answer to the unsubscribe, events
+    // sent meanwhile) is not the session's. Its journal and recording no longer take frames, so
+    // the model takes none either: a saved session or a recording replays to what was shown.
+    if (m_stopping)
+        m_batch.erase(m_batch.begin() + first, m_batch.end());
     // A stream's line that does not parse (a child's own log line on its stdout) names its line.
     if (const QString origin = m_transport->frameOrigin(); !origin.isEmpty())
         for (qsizetype i = first; i < m_batch.size(); ++i)

@@ -102,7 +102,10 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(replayed["agents"].dump()), QString::fromStdString(live["agents"].dump()));
         QCOMPARE(QString::fromStdString(replayed["scopes"].dump()), QString::fromStdString(live["scopes"].dump()));
         for (const char *count : {"events", "messages", "tasks", "gaps", "problems", "duplicates"})
-            QVERIFY2(replayed["counts"][count] == live["counts"][count], count);
+            QVERIFY2(replayed["counts"][count] == live["counts"][count],
+                     qPrintable(QStringLiteral("%1: replayed %2, live %3")
+                                    .arg(QLatin1String(count), QString::fromStdString(replayed["counts"][count].dump()),
+                                         QString::fromStdString(live["counts"][count].dump()))));
         window.close();
     }
 
@@ -186,7 +189,10 @@ private Q_SLOTS:
         const Json replayed = modelState(*store);
         QCOMPARE(QString::fromStdString(replayed["agents"].dump()), QString::fromStdString(live["agents"].dump()));
         for (const char *count : {"events", "messages", "tasks"})
-            QVERIFY2(replayed["counts"][count] == live["counts"][count], count);
+            QVERIFY2(replayed["counts"][count] == live["counts"][count],
+                     qPrintable(QStringLiteral("%1: replayed %2, live %3")
+                                    .arg(QLatin1String(count), QString::fromStdString(replayed["counts"][count].dump()),
+                                         QString::fromStdString(live["counts"][count].dump()))));
         window.close();
     }
 
