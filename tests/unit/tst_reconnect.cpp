@@ -45,6 +45,7 @@ private Q_SLOTS:
     void replayStoppedAtItsBoundIsPartial();
     void replayErrorIsReportedAsGap();
     void sequenceJumpGivesOneGap();
+    void aStoppedClientTakesNoMoreFrames();
 };
 
 void TestReconnect::handshakeOrder()
@@ -555,3 +556,25 @@ void TestReconnect::sequenceJumpGivesOneGap()
 
 QTEST_GUILESS_MAIN(TestReconnect)
 #include "tst_reconnect.moc"
+
+// After stop() the client's sinks (journal, recording) take no frame; what still arrives before
+// the socket closes (here while the unsubscribe waits for its answer) must not reach the model
+// either, or a saved session replays short of what the window showed (tst_window_recording).
+void TestReconnect::aStoppedClientTakesNoMoreFrames()
+{
+    auto *t = new FakeTransport;
+    t->handlers[QStringLiteral("map/unsubscribe")] = [](const Json &) { return std::optional<Answer>(); }; // silent
+    MapClient client(fastOptions(), t);
+    Recorder rec(client);
+    client.start();
+    QTRY_COMPARE(client.state(), ClientState::Live);
+    t->push(agentEvent(QStringLiteral("sub-1"), 1, QStringLiteral("E1"), QStringLiteral("a1")));
+    QTRY_COMPARE(rec.eventIds(), QStringList{QStringLiteral("E1")});
+    client.stop();
+    QCOMPARE(client.state(), ClientState::Closed);
+    QVERIFY(t->isOpen()); // the unsubscribe is not answered yet
+    t->push(agentEvent(QStringLiteral("sub-1"), 2, QStringLiteral("E2"), QStringLiteral("a2")));
+    QCoreApplication::sendPostedEvents(); // inputs are flushed by a queued call: one would be delivered now
+    QCOMPARE(rec.eventIds(), QStringList{QStringLiteral("E1")});
+    QVERIFY(rec.store.agent(QStringLiteral("a2")) == nullptr);
+}
