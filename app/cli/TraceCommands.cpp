@@ -59,7 +59,7 @@ int commandStats(const QCommandLineParser &p, const Common &common)
     std::map<std::string, qint64> byDir;
     for (size_t dir = 0; dir < st.recordsByDir.size(); ++dir)
         if (st.recordsByDir[dir] > 0)
-            byDir[RecordDir(dir) == RecordDir::Other ? std::string("other") : recordDirName(RecordDir(dir)).toStdString()] +=
+            byDir[RecordDir(dir) == RecordDir::Other ? std::string("other") : recordDirName(RecordDir(dir)).toStdString()] =
                 st.recordsByDir[dir];
     std::map<std::string, qint64> byType; // counted as appended (the same kind may be read twice)
     for (int typeRow = 0; typeRow < store.events().typeCount(); ++typeRow)

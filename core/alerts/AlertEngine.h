@@ -261,7 +261,9 @@ private:
     bool m_pruneUnderWay = false;                   // m_nextEdge is valid (reset likewise)
     // Tasks not settled (rows of store.tasks()), and when each was last seen to move.
     QHash<int, qint64> m_openTasks;
-    QHash<int, int> m_settledTasks; // the others, and how many transitions each had when it settled
+    // The others, and how many transitions each had when it settled. With m_openTasks, one entry
+    // per row of store.tasks(): bounded as the store's tasks are.
+    QHash<int, int> m_settledTasks;
     // Unanswered help requests by requester, oldest first; m_helpCount in all.
     QHash<QString, std::vector<HelpRequest>> m_help;
     int m_helpCount = 0;
