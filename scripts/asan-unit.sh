@@ -11,4 +11,4 @@ units=$(ctest --test-dir build-asan -L unit -N | sed -n 's/^ *Test *#[0-9]*: \(t
 # shellcheck disable=SC2086
 cmake --build build-asan --target $units map-inspector-cli
 ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan -L unit --output-on-failure --timeout 900 "$@"
+  ctest --test-dir build-asan -L unit --output-on-failure --timeout 900 --parallel "$(nproc)" "$@"

@@ -1,7 +1,16 @@
 // The operator window: dockable panels around the topology, menus and shortcuts for every
 // frequent action, a status bar with the connection's health, and the control actions.
+//
+// It holds several systems at once (issue 43): each open live connection or trace is a
+// SystemView (ui/systems) with its own session, detectors, selection, controllers and panels;
+// one is in front — its panels in the docks, its actions in the menus, its state in the status
+// bar — and the Systems overview lists them all. A new source opens beside what is shown, never
+// instead of it. MainWindowSystems.cpp.
 #pragma once
 
+#include "session/SessionJournal.h"
+
+#include <QHash>
 #include <QMainWindow>
 #include <QPointer>
 
@@ -27,11 +36,14 @@ class InspectorPanel;
 class ProblemsPanel;
 class AlertsPanel;
 class AlertDeliveryController;
+class AlertNotifier;
 class ConnectionController;
 class ControlController;
 class ExportController;
 class TraceController;
 class ReplayBar;
+class SystemView;
+class SystemsPanel;
 class ScopesPanel;
 class TasksPanel;
 class ConversationsPanel;
@@ -47,25 +59,54 @@ public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    InspectorSession *session() const { return m_session; }
-    SelectionHub *selection() const { return m_selection; }
-    AlertMonitor *alertMonitor() const { return m_alertMonitor; }
-    AlertsPanel *alertsPanel() const { return m_alerts; }
+    // The system in front: what the panels show and the actions act on.
+    SystemView *frontSystem() const { return m_front; }
+    const QList<SystemView *> &systems() const { return m_systems; }
+    InspectorSession *session() const;
+    SelectionHub *selection() const;
+    AlertMonitor *alertMonitor() const;
+    AlertsPanel *alertsPanel() const;
 
-    // The window composes controllers, each serving the system shown (ui/controllers).
-    ConnectionController *connection() const { return m_connection; }
-    TraceController *traces() const { return m_traces; }
-    ExportController *exports() const { return m_exports; }
-    ControlController *control() const { return m_control; }
-    AlertDeliveryController *alertDelivery() const { return m_alertDelivery; }
-    ReplayBar *replayBar() const { return m_replayBar; }
+    // The controllers of the system in front (ui/controllers).
+    ConnectionController *connection() const;
+    TraceController *traces() const;
+    ExportController *exports() const;
+    ControlController *control() const;
+    AlertDeliveryController *alertDelivery() const;
+    ReplayBar *replayBar() const;
 
-    // Panels and actions by object name, for tests and the screenshot script.
+    // Systems (MainWindowSystems.cpp). openSystem(): a new, empty system in front.
+    // systemForNewSource(): the system in front when it shows nothing, else a new one beside.
+    // closeSystem(): ends its connection (and recording) and removes it; the last one stays,
+    // emptied. showSystem(): brings a system to the front.
+    SystemView *openSystem();
+    SystemView *systemForNewSource();
+    void closeSystem(SystemView *system);
+    void showSystem(SystemView *system);
+    SystemsPanel *systemsPanel() const { return m_systemsPanel; }
+
+    // For every system, open and to come: the memory budget in total (kDefaultMemoryBudgetBytes),
+    // split evenly among the live systems; the journal's retention; --observer.
+    void setMemoryBudget(qint64 bytes);
+    void setJournalOptions(const JournalOptions &options);
+    void setForcedObserver(bool on);
+
+    // The Connect dialog (`url` filled in); connects in systemForNewSource() when accepted.
+    void showConnectDialog(const QString &url = QString());
+    // Opens a trace or a map-inspector:// link beside what is shown.
+    bool openTraceBeside(const QString &path);
+    bool openDeepLinkBeside(const QString &link);
+
+    // Panels and actions by object name, for tests and the screenshot script: a dock, and the
+    // window's actions (the system in front's among them).
     QDockWidget *dock(const QString &name) const;
     QAction *action(const QString &name) const;
 
 public Q_SLOTS:
     void revealActions(); // after an operator action: the Actions panel in front
+
+Q_SIGNALS:
+    void systemsChanged(); // a system opened or closed, or another came to the front
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -85,61 +126,42 @@ private:
     // The docks' sizes of the default layout, from the window's size (first show without a
     // saved layout, View → Reset layout).
     void applyDefaultSizes();
-    // A saved layout of another version is not restored: the default layout changed (3: Alerts
-    // moved out of the inspector's tab group).
-    static constexpr int kLayoutVersion = 3;
+    // MainWindowSystems.cpp: a new system's panels into the docks' stacks and its reports to the
+    // window; the front system's signals to the status bar, docks and actions (unbound first).
+    SystemView *addSystem();
+    void bindFront();
+    void swapActions(SystemView *from, SystemView *to);
+    void splitMemoryBudget();
+    void closeIfEmptied(SystemView *system);
+    // A saved layout of another version is not restored: the default layout changed (4: the
+    // Systems dock).
+    static constexpr int kLayoutVersion = 4;
     bool m_sizeDocksOnShow = false;
 
-    InspectorSession *m_session;
-    SelectionHub *m_selection;
+    QList<SystemView *> m_systems;
+    SystemView *m_front = nullptr;
+    int m_systemsOpened = 0;                 // numbers systems 1, 2, … (never reused)
+    QList<QMetaObject::Connection> m_frontConnections;
+    AlertNotifier *m_notifier = nullptr;     // every system's notifications: one tray icon, one pace
+    qint64 m_memoryBudget;
+    JournalOptions m_journalOptions;
+    bool m_forcedObserver = false;
     QByteArray m_defaultLayout; // the docks as first built: View → Reset layout goes back to it
 
-    QStackedWidget *m_center = nullptr; // the welcome page; once a source is open, the topology over the replay bar
+    QStackedWidget *m_center = nullptr; // the welcome page, or the front system's topology over its replay bar
     WelcomePage *m_welcome = nullptr;
-    ReplayBar *m_replayBar = nullptr;
-    TopologyPanel *m_topology = nullptr;
-    AgentsPanel *m_agents = nullptr;
-    ScopesPanel *m_scopes = nullptr;
-    TimelinePanel *m_timeline = nullptr;
-    HealthPanel *m_health = nullptr;
-    TasksPanel *m_tasks = nullptr;
-    ConversationsPanel *m_conversations = nullptr;
-    AgentWorkPanel *m_work = nullptr;
-    InspectorPanel *m_inspector = nullptr;
-    ActionsPanel *m_actions = nullptr;
-    ProblemsPanel *m_problems = nullptr;
-    AlertsPanel *m_alerts = nullptr;
-    AlertMonitor *m_alertMonitor = nullptr; // the detectors over the store the views show
-    // The controllers (ui/controllers): the connection; traces and recording; exports and
-    // bundles; control actions and automatic supervision; how alerts reach the operator.
-    ConnectionController *m_connection = nullptr;
-    TraceController *m_traces = nullptr;
-    ExportController *m_exports = nullptr;
-    ControlController *m_control = nullptr;
-    AlertDeliveryController *m_alertDelivery = nullptr;
+    QHash<QString, QStackedWidget *> m_dockStacks; // dock name → one page per system
+    SystemsPanel *m_systemsPanel = nullptr;
     QList<QDockWidget *> m_docks;
 
     QAction *m_connectAction = nullptr;
-    QAction *m_disconnectAction = nullptr;
-    QAction *m_renewCredentialAction = nullptr; // live with a credential: map/auth/refresh
     QAction *m_openTraceAction = nullptr;
     QAction *m_openSampleAction = nullptr;
-    QAction *m_recordAction = nullptr;
-    QAction *m_saveSessionAction = nullptr;
-    QAction *m_saveRangeAction = nullptr;
-    QAction *m_compareRunsAction = nullptr;
-    QAction *m_exportIncidentAction = nullptr;
-    QAction *m_incidentInfoAction = nullptr;
-    QAction *m_copyLinkAction = nullptr;
+    QAction *m_closeSystemAction = nullptr;
+    QAction *m_nextSystemAction = nullptr;
+    QAction *m_previousSystemAction = nullptr;
     QList<QAction *> m_chainActions;         // walk the focused message's causal chain (Alt+arrows)
-    QAction *m_timeTravelAction = nullptr;   // live: view the past from the journal
-    QAction *m_backToLiveAction = nullptr;
     QAction *m_quitAction = nullptr;
-    QAction *m_injectAction = nullptr;
-    QAction *m_stopAction = nullptr;
-    QAction *m_suspendAction = nullptr;
-    QAction *m_resumeAction = nullptr;
-    QAction *m_observerAction = nullptr;
     QAction *m_findAction = nullptr;
     QAction *m_darkAction = nullptr;
     QAction *m_resetLayoutAction = nullptr;
@@ -155,7 +177,7 @@ private:
     QToolButton *m_problemsButton = nullptr;
     QProgressBar *m_loadProgress = nullptr; // with m_loadCancel: while a trace loads
     QToolButton *m_loadCancel = nullptr;
-    QProgressBar *m_exportProgress = nullptr; // with m_exportCancel: while m_exportJob runs
+    QProgressBar *m_exportProgress = nullptr; // with m_exportCancel: while the front system exports
     QToolButton *m_exportCancel = nullptr;
     QToolButton *m_traceDamageButton = nullptr; // the trace loaded was damaged: reportTraceDamage()
     QLabel *m_recordingLabel = nullptr;

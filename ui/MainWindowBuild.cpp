@@ -36,6 +36,8 @@
 #include "replay/SampleTrace.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
+#include "systems/SystemView.h"
+#include "systems/SystemsPanel.h"
 #include "style/Theme.h"
 #include "timeline/TimelineView.h"
 #include "topology/TopologyView.h"
@@ -93,17 +95,16 @@ void MainWindow::buildActions()
         addAction(a);
         return a;
     };
+    // Connect, open a trace and the sample open a system beside the one in front when it
+    // shows something (MainWindowSystems.cpp); the other actions on a system are its own
+    // (SystemView) and join the window while it is in front.
     m_connectAction = make("connect", tr("&Connect…"), QKeySequence(Qt::CTRL | Qt::Key_K));
-    m_disconnectAction = make("disconnect", tr("&Disconnect"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
-    m_renewCredentialAction = make("renewCredential", tr("Re&new credential…"), QKeySequence());
-    m_renewCredentialAction->setToolTip(tr("Give the live connection a new token before the current one expires"));
     m_openTraceAction = make("openTrace", tr("&Open trace…"), QKeySequence::Open);
     m_openSampleAction = make("openSampleTrace", tr("Open the &sample trace"), QKeySequence());
-    m_recordAction = make("record", tr("&Record to file…"), QKeySequence(Qt::CTRL | Qt::Key_R));
-    m_recordAction->setCheckable(true);
-    // Ctrl+Shift+S on every platform, shown in the menu (QKeySequence::SaveAs is empty on some).
-    m_saveSessionAction = make("saveSession", tr("&Save session as…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
-    m_saveRangeAction = make("saveSessionRange", tr("Save &visible range as…"), QKeySequence());
+    m_closeSystemAction = make("closeSystem", tr("C&lose system"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_W));
+    m_closeSystemAction->setToolTip(tr("End this system's connection (or close its trace) and remove it from the window"));
+    m_nextSystemAction = make("nextSystem", tr("&Next system"), QKeySequence(Qt::CTRL | Qt::Key_PageDown));
+    m_previousSystemAction = make("previousSystem", tr("&Previous system"), QKeySequence(Qt::CTRL | Qt::Key_PageUp));
     // The focused message's causal chain, walked from the keyboard (InspectorPanel's Chain tab).
     const struct { const char *name; QString text; int key; int step; } walks[] = {
         {"goToCause", tr("Go to its &cause"), Qt::Key_Up, 0},
@@ -114,33 +115,16 @@ void MainWindow::buildActions()
     for (const auto &w : walks) {
         QAction *a = make(w.name, w.text, QKeySequence(Qt::ALT | w.key));
         connect(a, &QAction::triggered, this, [this, step = w.step] {
-            const bool moved = step == 0 ? m_inspector->goToCause()
-                : step == 1              ? m_inspector->goToEffect()
-                                         : m_inspector->goToSibling(step == 2 ? -1 : 1);
+            InspectorPanel *inspector = m_front->inspector();
+            const bool moved = step == 0 ? inspector->goToCause()
+                : step == 1              ? inspector->goToEffect()
+                                         : inspector->goToSibling(step == 2 ? -1 : 1);
             if (!moved)
                 statusBar()->showMessage(tr("No further link in this causal chain"), 3000);
         });
         m_chainActions << a;
     }
-    m_compareRunsAction = make("compareRuns", tr("&Compare with another run…"), QKeySequence());
-    m_compareRunsAction->setToolTip(tr("Compare the run shown with another trace: agents, conversations, first divergence, counts"));
-    m_exportIncidentAction = make("exportIncident", tr("Export &incident…"), QKeySequence());
-    m_exportIncidentAction->setToolTip(tr("One file to hand on: a time range of the run with your note, bookmarks, selection, "
-                                          "alerts and pictures, redacted as you choose"));
-    m_incidentInfoAction = make("incidentInfo", tr("Incident &details…"), QKeySequence());
-    m_incidentInfoAction->setToolTip(tr("What the incident bundle shown carries: range, note, redaction, alerts, pictures"));
-    m_copyLinkAction = make("copyLink", tr("Copy &link to this moment"), QKeySequence());
-    m_copyLinkAction->setToolTip(tr("A map-inspector:// link to this trace, at the replay position, with the selected agent"));
-    m_timeTravelAction = make("timeTravel", tr("&Travel back in time"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
-    m_backToLiveAction = make("backToLive", tr("Back to &live"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
-    m_backToLiveAction->setToolTip(tr("Show the live system again (it was followed all along)"));
     m_quitAction = make("quit", tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q));
-    m_injectAction = make("inject", tr("&Inject message…"), QKeySequence(Qt::CTRL | Qt::Key_I));
-    m_suspendAction = make("suspend", tr("&Suspend…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
-    m_resumeAction = make("resume", tr("&Resume…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
-    m_stopAction = make("stop", tr("S&top…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_X));
-    m_observerAction = make("observer", tr("&Observer only"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
-    m_observerAction->setCheckable(true);
     m_findAction = make("find", tr("&Filter agents"), QKeySequence::Find);
     m_darkAction = make("darkTheme", tr("&Dark theme"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
     m_darkAction->setCheckable(true);
@@ -150,13 +134,23 @@ void MainWindow::buildActions()
     m_aboutAction = make("about", tr("&About MAP Inspector"), QKeySequence());
 
     connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
-    // connect, open, record, export, inject…: run by the controllers (made after the actions)
+    connect(m_connectAction, &QAction::triggered, this, [this] { showConnectDialog(); });
+    connect(m_openTraceAction, &QAction::triggered, this, [this] { traces()->showOpenTraceDialog(); });
+    connect(m_openSampleAction, &QAction::triggered, this, [this] { traces()->openSampleTrace(); });
+    connect(m_closeSystemAction, &QAction::triggered, this, [this] { closeSystem(m_front); });
+    const auto step = [this](int by) {
+        const int at = int(m_systems.indexOf(m_front));
+        showSystem(m_systems.at((at + by + int(m_systems.size())) % int(m_systems.size())));
+    };
+    connect(m_nextSystemAction, &QAction::triggered, this, [step] { step(1); });
+    connect(m_previousSystemAction, &QAction::triggered, this, [step] { step(-1); });
+    // record, export, inject…: the front system's own (SystemView), run by its controllers
     connect(m_findAction, &QAction::triggered, this, [this] {
         if (QDockWidget *d = dock(QStringLiteral("agentsDock"))) {
             d->show();
             d->raise();
         }
-        m_agents->focusFilter();
+        m_front->agents()->focusFilter();
     });
     connect(m_darkAction, &QAction::toggled, this, [this](bool dark) { setTheme(dark ? QStringLiteral("dark") : QStringLiteral("light")); });
     connect(m_resetLayoutAction, &QAction::triggered, this, [this] {
@@ -229,100 +223,47 @@ QDockWidget *MainWindow::addPanel(const QString &objectName, const QString &titl
 
 void MainWindow::buildDocks()
 {
-    m_agents = new AgentsPanel(m_session, m_selection, this);
-    m_scopes = new ScopesPanel(m_session, m_selection, this);
-    m_timeline = new TimelinePanel(m_session, m_selection, this);
-    m_health = new HealthPanel(m_session, m_selection, this);
-    m_tasks = new TasksPanel(m_session, m_selection, this);
-    m_conversations = new ConversationsPanel(m_session, m_selection, this);
-    m_work = new AgentWorkPanel(m_session, m_selection, this);
-    m_inspector = new InspectorPanel(m_session, m_selection, this);
-    m_actions = new ActionsPanel(m_session, m_selection, this);
-    m_problems = new ProblemsPanel(m_session, m_selection, this);
-    m_alerts = new AlertsPanel(m_session, m_selection, m_alertMonitor, this);
-    connect(m_alerts, &AlertsPanel::injectRequested, m_control, &ControlController::injectIntoSelection);
-    connect(m_alerts, &AlertsPanel::suspendRequested, m_control, &ControlController::suspendSelection);
-    connect(m_alerts, &AlertsPanel::stopRequested, m_control, &ControlController::stopSelection);
-    connect(m_alerts, &AlertsPanel::superviseRequested, m_control, &ControlController::superviseWithDialog);
-    connect(m_alerts, &AlertsPanel::settingsRequested, m_alertDelivery, &AlertDeliveryController::editSettings);
-    // The timeline draws every alert as a bar on its agents' lanes; a click on one shows it here.
-    connect(m_alertMonitor, &AlertMonitor::alertsChanged, m_timeline->view(), &TimelineView::takeAlertChanges);
-    connect(m_alertMonitor, &AlertMonitor::alertsReset, m_timeline->view(), &TimelineView::clearAlerts);
-    // The same spans along the replay scrubber: where in the run alerts were open.
-    const auto markAlertsOnScrubber = [this] {
-        std::vector<ReplayBar::AlertMark> marks;
-        const SystemStore *store = m_session->store();
-        for (const TimelineView::AlertSpan &span : m_timeline->view()->alertSpans()) {
-            QStringList names;
-            for (const QString &id : span.agents.mid(0, 3))
-                names << (store->agent(id) ? store->agent(id)->name : id);
-            if (span.agents.size() > 3)
-                names << tr("%n more", nullptr, int(span.agents.size() - 3));
-            marks.push_back({span.sinceMs, span.untilMs, span.severity == AlertSeverity::Critical,
-                             QStringLiteral("%1 · %2").arg(alertKindName(span.kind), names.join(QStringLiteral(", ")))});
-        }
-        m_replayBar->setAlertMarks(std::move(marks));
+    // Each dock holds a stack with one page per system (MainWindowSystems.cpp adds them); the
+    // front system's page shows.
+    const auto stacked = [this](const QString &name, const QString &title, Qt::DockWidgetArea area, const QKeySequence &key) {
+        auto *stack = new QStackedWidget(this);
+        stack->setObjectName(name + QStringLiteral("Stack"));
+        m_dockStacks.insert(name, stack);
+        return addPanel(name, title, stack, area, key);
     };
-    connect(m_alertMonitor, &AlertMonitor::alertsChanged, this, markAlertsOnScrubber);
-    connect(m_alertMonitor, &AlertMonitor::alertsReset, this, markAlertsOnScrubber);
-
-    auto *agents = addPanel(QStringLiteral("agentsDock"), tr("Agents"), m_agents, Qt::LeftDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_1));
-    auto *scopes = addPanel(QStringLiteral("scopesDock"), tr("Scopes"), m_scopes, Qt::LeftDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_2));
-    auto *timeline = addPanel(QStringLiteral("timelineDock"), tr("Timeline"), m_timeline, Qt::BottomDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_3));
-    auto *health = addPanel(QStringLiteral("healthDock"), tr("Health"), m_health, Qt::RightDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_4));
-    auto *tasks = addPanel(QStringLiteral("tasksDock"), tr("Tasks"), m_tasks, Qt::BottomDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_5));
-    auto *inspector = addPanel(QStringLiteral("inspectorDock"), tr("Inspector"), m_inspector, Qt::RightDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_6));
-    auto *actionsDock = addPanel(QStringLiteral("actionsDock"), tr("Actions"), m_actions, Qt::BottomDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_7));
-    auto *problems = addPanel(QStringLiteral("problemsDock"), tr("Problems"), m_problems, Qt::BottomDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_8));
-    auto *alertsDock = addPanel(QStringLiteral("alertsDock"), tr("Alerts"), m_alerts, Qt::LeftDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_9));
-    auto *conversations = addPanel(QStringLiteral("conversationsDock"), tr("Conversations"), m_conversations, Qt::BottomDockWidgetArea,
-                                   QKeySequence(Qt::ALT | Qt::Key_0));
-    auto *work = addPanel(QStringLiteral("workDock"), tr("Agent work"), m_work, Qt::RightDockWidgetArea,
-                          QKeySequence(Qt::ALT | Qt::SHIFT | Qt::Key_0));
-    // Shown where the server serves them (capabilities.mail, a trajectory or workspace), or a
-    // recording holds them; hidden otherwise, so a core-only server shows no empty panels. The
-    // operator's own choice (View menu, Alt+0) still opens them.
-    const auto showWhenAvailable = [](QDockWidget *dock) {
-        return [dock](bool available) {
-            if (available && dock->isHidden())
-                dock->show();
-            else if (!available && !dock->isHidden())
-                dock->hide();
-        };
-    };
-    auto *processOutput = new ProcessOutputPanel(m_session, this);
-    auto *processDock = addPanel(QStringLiteral("processOutputDock"), tr("Process output"), processOutput, Qt::BottomDockWidgetArea,
-                                 QKeySequence(Qt::ALT | Qt::SHIFT | Qt::Key_9));
-    connect(processOutput, &ProcessOutputPanel::availabilityChanged, processDock, showWhenAvailable(processDock));
-    processDock->hide(); // until a launched system (stdio:) is the source
-    connect(m_conversations, &ConversationsPanel::availabilityChanged, conversations, showWhenAvailable(conversations));
-    connect(m_work, &AgentWorkPanel::availabilityChanged, work, showWhenAvailable(work));
+    auto *agents = stacked(QStringLiteral("agentsDock"), tr("Agents"), Qt::LeftDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_1));
+    auto *scopes = stacked(QStringLiteral("scopesDock"), tr("Scopes"), Qt::LeftDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_2));
+    auto *timeline = stacked(QStringLiteral("timelineDock"), tr("Timeline"), Qt::BottomDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_3));
+    auto *health = stacked(QStringLiteral("healthDock"), tr("Health"), Qt::RightDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_4));
+    auto *tasks = stacked(QStringLiteral("tasksDock"), tr("Tasks"), Qt::BottomDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_5));
+    auto *inspector = stacked(QStringLiteral("inspectorDock"), tr("Inspector"), Qt::RightDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_6));
+    auto *actionsDock = stacked(QStringLiteral("actionsDock"), tr("Actions"), Qt::BottomDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_7));
+    auto *problems = stacked(QStringLiteral("problemsDock"), tr("Problems"), Qt::BottomDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_8));
+    auto *alertsDock = stacked(QStringLiteral("alertsDock"), tr("Alerts"), Qt::LeftDockWidgetArea, QKeySequence(Qt::ALT | Qt::Key_9));
+    auto *conversations = stacked(QStringLiteral("conversationsDock"), tr("Conversations"), Qt::BottomDockWidgetArea,
+                                  QKeySequence(Qt::ALT | Qt::Key_0));
+    auto *work = stacked(QStringLiteral("workDock"), tr("Agent work"), Qt::RightDockWidgetArea, QKeySequence(Qt::ALT | Qt::SHIFT | Qt::Key_0));
+    auto *processDock = stacked(QStringLiteral("processOutputDock"), tr("Process output"), Qt::BottomDockWidgetArea,
+                                QKeySequence(Qt::ALT | Qt::SHIFT | Qt::Key_9));
+    // Every system the window holds, one row each; a click brings one to the front.
+    m_systemsPanel = new SystemsPanel([this] { return m_systems; }, [this] { return m_front; }, this);
+    connect(m_systemsPanel, &SystemsPanel::systemChosen, this, &MainWindow::showSystem);
+    connect(this, &MainWindow::systemsChanged, m_systemsPanel, &SystemsPanel::systemsChanged);
+    auto *systemsDock = addPanel(QStringLiteral("systemsDock"), tr("Systems"), m_systemsPanel, Qt::BottomDockWidgetArea,
+                                 QKeySequence(Qt::ALT | Qt::SHIFT | Qt::Key_8));
+    // Shown where the source has them (a launched process; conversations or an agent's work the
+    // server serves or a recording holds), hidden otherwise, so a core-only server shows no empty
+    // panels; the Systems dock once a second system opens. The operator's own choice (View menu,
+    // Alt+0) still opens them. bindFront() follows the front system's panels.
+    processDock->hide();
     conversations->hide(); // until a source has them (a saved layout may show them again)
     work->hide();
-    connect(m_alerts, &AlertsPanel::attentionChanged, alertsDock, [alertsDock](int waiting, int critical) {
-        alertsDock->setWindowTitle(waiting == 0 ? tr("Alerts")
-                                   : critical > 0 ? tr("Alerts (%1, %2 critical)").arg(waiting).arg(critical)
-                                                  : tr("Alerts (%1)").arg(waiting));
-    });
-    connect(m_timeline->view(), &TimelineView::alertClicked, this, [this, alertsDock](const QString &key) {
-        alertsDock->show();
-        alertsDock->raise();
-        m_alerts->selectKey(key);
-    });
-    connect(m_alerts, &AlertsPanel::timelineRequested, this, [this, timeline](qint64 atMs) {
-        timeline->show();
-        timeline->raise();
-        TimelineView *view = m_timeline->view();
-        const double span = view->axis().spanMs() > 0 ? view->axis().spanMs() : TimelineView::kDefaultSpanMs;
-        view->showTimeRange(double(atMs) - span / 4, double(atMs) + span * 3 / 4); // the moment, and what came after
-        const QStringList agents = m_selection->selectedAgents();
-        if (!agents.isEmpty())
-            view->scrollRowIntoView(view->lanes().rowOfAgent(m_session->store()->agentRow(agents.first())));
-    });
+    systemsDock->hide();
     // Three tab groups, so that a panel never hides the one it opens: the lists that select
     // (Agents, Scopes, Alerts) on the left; what is selected (Inspector) with Health and the
-    // agent's work on the right; time (Timeline) with Tasks, Actions, Problems and Conversations
-    // at the bottom. The Alerts panel's Evidence and Inspect show the inspector beside it.
+    // agent's work on the right; time (Timeline) with Tasks, Actions, Problems, Conversations
+    // and the systems at the bottom. The Alerts panel's Evidence and Inspect show the inspector
+    // beside it.
     tabifyDockWidget(agents, scopes);
     tabifyDockWidget(scopes, alertsDock);
     tabifyDockWidget(timeline, tasks);
@@ -330,24 +271,12 @@ void MainWindow::buildDocks()
     tabifyDockWidget(actionsDock, problems);
     tabifyDockWidget(problems, conversations);
     tabifyDockWidget(conversations, processDock);
+    tabifyDockWidget(processDock, systemsDock);
     tabifyDockWidget(health, inspector);
     tabifyDockWidget(inspector, work);
     agents->raise();
     timeline->raise();
     health->raise(); // nothing is inspected yet
-    // An item focused from a panel of another group brings the inspector forward (the panel that
-    // asked stays in view); from Health, which shares its group, it does not (Health would hide).
-    connect(m_selection, &SelectionHub::focusChanged, this, [this, inspector](SelectionHub::Kind kind, const QString &, QObject *origin) {
-        if (kind == SelectionHub::Kind::None || !origin || !inspector->isVisible())
-            return;
-        for (auto *w = qobject_cast<QWidget *>(origin); w; w = w->parentWidget())
-            if (auto *from = qobject_cast<QDockWidget *>(w)) {
-                if (from != inspector && !tabifiedDockWidgets(inspector).contains(from))
-                    inspector->raise();
-                return;
-            }
-        inspector->raise(); // the topology, in the centre
-    });
     applyDefaultSizes();
 }
 
@@ -365,10 +294,13 @@ void MainWindow::applyDefaultSizes()
 
 void MainWindow::buildMenus()
 {
+    // The front system's actions (SystemView::action); swapActions() puts another system's in
+    // their places when it comes to the front.
+    const auto its = [this](const char *name) { return m_front->action(QLatin1String(name)); };
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_connectAction);
-    file->addAction(m_disconnectAction);
-    file->addAction(m_renewCredentialAction);
+    file->addAction(its("disconnect"));
+    file->addAction(its("renewCredential"));
     file->addSeparator();
     file->addAction(m_openTraceAction);
     file->addAction(m_openSampleAction);
@@ -376,44 +308,58 @@ void MainWindow::buildMenus()
     connect(recent, &QMenu::aboutToShow, this, [this, recent] {
         recent->clear();
         for (const QString &url : ConnectionProfiles::recentServers())
-            recent->addAction(url, this, [this, url] { m_connection->showConnectDialog(url); });
+            recent->addAction(url, this, [this, url] { showConnectDialog(url); });
         recent->addSeparator();
         for (const QString &path : ConnectionProfiles::recentTraces())
-            recent->addAction(path, this, [this, path] {
-                if (m_traces->mayEndLiveConnection(path))
-                    m_traces->openTrace(path);
-            });
+            recent->addAction(path, this, [this, path] { openTraceBeside(path); });
         if (recent->isEmpty())
             recent->addAction(tr("(nothing yet)"))->setEnabled(false);
     });
-    file->addAction(m_saveSessionAction);
-    file->addAction(m_saveRangeAction);
-    file->addAction(m_recordAction);
-    file->addAction(tr("Recover &sessions…"), this, [this] { m_traces->offerRecovery(true); });
-    file->addAction(m_compareRunsAction);
-    file->addAction(m_exportIncidentAction);
-    file->addAction(m_incidentInfoAction);
-    file->addAction(m_copyLinkAction);
+    file->addAction(its("saveSession"));
+    file->addAction(its("saveSessionRange"));
+    file->addAction(its("record"));
+    file->addAction(tr("Recover &sessions…"), this, [this] { traces()->offerRecovery(true); });
+    file->addAction(its("compareRuns"));
+    file->addAction(its("exportIncident"));
+    file->addAction(its("incidentInfo"));
+    file->addAction(its("copyLink"));
     QMenu *exportMenu = file->addMenu(tr("&Export"));
     exportMenu->setObjectName(QStringLiteral("exportMenu"));
-    exportMenu->addActions(m_exports->exportActions());
+    exportMenu->addActions(exports()->exportActions());
     file->addSeparator();
+    file->addAction(m_closeSystemAction);
     file->addAction(m_quitAction);
 
     QMenu *replay = menuBar()->addMenu(tr("&Replay"));
-    replay->addAction(m_timeTravelAction);
-    replay->addAction(m_backToLiveAction);
+    replay->addAction(its("timeTravel"));
+    replay->addAction(its("backToLive"));
     replay->addSeparator();
-    replay->addActions(m_replayBar->windowActions());
+    replay->addActions(replayBar()->windowActions());
 
     QMenu *agent = menuBar()->addMenu(tr("&Agent"));
-    agent->addAction(m_injectAction);
+    agent->addAction(its("inject"));
     agent->addSeparator();
-    agent->addAction(m_suspendAction);
-    agent->addAction(m_resumeAction);
-    agent->addAction(m_stopAction);
+    agent->addAction(its("suspend"));
+    agent->addAction(its("resume"));
+    agent->addAction(its("stop"));
     agent->addSeparator();
-    agent->addAction(m_observerAction);
+    agent->addAction(its("observer"));
+
+    // The systems the window holds: the one in front checked; Ctrl+PgDown/PgUp step through them.
+    QMenu *systems = menuBar()->addMenu(tr("&Systems"));
+    systems->setObjectName(QStringLiteral("systemsMenu"));
+    connect(systems, &QMenu::aboutToShow, this, [this, systems] {
+        systems->clear();
+        systems->addAction(m_nextSystemAction);
+        systems->addAction(m_previousSystemAction);
+        systems->addAction(m_closeSystemAction);
+        systems->addSeparator();
+        for (SystemView *system : std::as_const(m_systems)) {
+            QAction *a = systems->addAction(system->label(), this, [this, system] { showSystem(system); });
+            a->setCheckable(true);
+            a->setChecked(system == m_front);
+        }
+    });
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_findAction);
@@ -479,16 +425,16 @@ void MainWindow::buildStatusBar()
         cancel->hide();
     };
     progressWidgets("traceLoad", tr("Loading %p%"), tr("Stop loading the trace"), m_loadProgress, m_loadCancel);
-    connect(m_loadCancel, &QToolButton::clicked, m_session, &InspectorSession::cancelTraceLoad);
+    connect(m_loadCancel, &QToolButton::clicked, this, [this] { session()->cancelTraceLoad(); });
     progressWidgets("export", tr("Exporting %p%"), tr("Stop the export (no file is written)"), m_exportProgress,
                     m_exportCancel);
-    connect(m_exportCancel, &QToolButton::clicked, m_exports, &ExportController::cancelExport);
+    connect(m_exportCancel, &QToolButton::clicked, this, [this] { exports()->cancelExport(); });
     m_traceDamageButton = new QToolButton(this);
     m_traceDamageButton->setObjectName(QStringLiteral("traceDamageButton"));
     m_traceDamageButton->setAutoRaise(true);
     m_traceDamageButton->setStyleSheet(QStringLiteral("color: #d0312d; font-weight: bold"));
     m_traceDamageButton->hide();
-    connect(m_traceDamageButton, &QToolButton::clicked, m_traces, &TraceController::reportTraceDamage);
+    connect(m_traceDamageButton, &QToolButton::clicked, this, [this] { traces()->reportTraceDamage(); });
     m_recordingLabel = new QLabel(this);
     m_recordingLabel->setObjectName(QStringLiteral("recordingLabel"));
     m_recordingLabel->setStyleSheet(QStringLiteral("color: #d0312d"));
@@ -521,30 +467,30 @@ void MainWindow::buildStatusBar()
 
 void MainWindow::updateStatusBar()
 {
-    const SystemStore *store = m_session->store();
+    const SystemStore *store = session()->store();
     QString state;
-    switch (m_session->source()) {
+    switch (session()->source()) {
     case InspectorSession::Source::None: state = tr("Not connected"); break;
     case InspectorSession::Source::Trace:
-        state = m_session->isLoadingTrace() ? tr("Loading trace")
-                                            : tr("Trace · %n record(s)", nullptr, int(m_session->traceStats().records));
+        state = session()->isLoadingTrace() ? tr("Loading trace")
+                                            : tr("Trace · %n record(s)", nullptr, int(session()->traceStats().records));
         break;
     case InspectorSession::Source::Live:
-        state = clientStateName(m_session->clientState());
-        if (m_session->isTimeTravelling())
+        state = clientStateName(session()->clientState());
+        if (session()->isTimeTravelling())
             state = tr("Viewing the past · connection %1, %n event(s) so far", nullptr,
-                       int(std::min<qint64>(m_session->liveStore()->counters().eventsApplied, INT_MAX)))
+                       int(std::min<qint64>(session()->liveStore()->counters().eventsApplied, INT_MAX)))
                         .arg(state);
         break;
     }
-    if (m_session->observerOnly())
+    if (session()->observerOnly())
         state += tr(" · observer");
     m_stateLabel->setText(state);
     const ConnectionInfo &c = store->connection();
-    m_serverLabel->setText(c.serverName.isEmpty() ? m_session->sourceLabel()
-                                                  : QStringLiteral("%1 %2 · %3").arg(c.serverName, c.serverVersion, m_session->sourceLabel()));
-    m_rateLabel->setText(tr("%1 events/s").arg(m_session->eventRate(), 0, 'f', 0));
-    m_rateLabel->setVisible(m_session->source() == InspectorSession::Source::Live);
+    m_serverLabel->setText(c.serverName.isEmpty() ? session()->sourceLabel()
+                                                  : QStringLiteral("%1 %2 · %3").arg(c.serverName, c.serverVersion, session()->sourceLabel()));
+    m_rateLabel->setText(tr("%1 events/s").arg(session()->eventRate(), 0, 'f', 0));
+    m_rateLabel->setVisible(session()->source() == InspectorSession::Source::Live);
     // The clock: shown from one second of difference (transit alone is well under that), with
     // what the model does about it; ages and timeouts are already corrected.
     const bool skewed = c.clockSamples > 0 && std::abs(c.clockOffsetMs) >= 1000;

@@ -40,9 +40,9 @@ protected:
         auto *open = static_cast<QFileOpenEvent *>(event);
         const QString url = open->url().toString(QUrl::FullyEncoded);
         if (isDeepLink(url))
-            m_window->traces()->openDeepLink(url);
+            m_window->openDeepLinkBeside(url); // beside what the window shows, never instead of it
         else if (!open->file().isEmpty())
-            m_window->traces()->openTrace(open->file());
+            m_window->openTraceBeside(open->file());
         return true;
     }
 
@@ -87,7 +87,7 @@ int main(int argc, char **argv)
         {QStringLiteral("auth"), QStringLiteral("Credential method: bearer (default) or api-key."), QStringLiteral("METHOD"), QStringLiteral("bearer")},
         {QStringLiteral("observer"), QStringLiteral("Observer only: every control action is disabled.")},
         {QStringLiteral("sample"), QStringLiteral("Open the sample trace that ships with MAP Inspector.")},
-        {QStringLiteral("memory-budget"), QStringLiteral("Memory for a live session's history, in MB (default 1024; setting session/memoryBudgetMB)."), QStringLiteral("MB")},
+        {QStringLiteral("memory-budget"), QStringLiteral("Memory for the live sessions' history, in MB, shared evenly by the systems connected at once (default 1024; setting session/memoryBudgetMB)."), QStringLiteral("MB")},
         {QStringLiteral("journal-max-size"), QStringLiteral("Largest session journal on disk, in MB (default 2048; setting session/journalMaxMB)."), QStringLiteral("MB")},
         {QStringLiteral("journal-max-age"), QStringLiteral("Oldest journaled history kept, in hours (default 24; setting session/journalMaxAgeHours)."), QStringLiteral("HOURS")},
     });
@@ -139,12 +139,12 @@ int main(int argc, char **argv)
 
     ui::applyTheme(ui::themeFromName(QSettings().value(QStringLiteral("ui/theme"), QStringLiteral("light")).toString()));
     ui::MainWindow window;
-    window.connection()->setForcedObserver(p.isSet(QStringLiteral("observer")));
-    window.session()->setMemoryBudget(qint64(budgetMb * 1024 * 1024));
+    window.setForcedObserver(p.isSet(QStringLiteral("observer")));
+    window.setMemoryBudget(qint64(budgetMb * 1024 * 1024)); // in total, split among the live systems
     JournalOptions journal;
     journal.maxBytes = qint64(journalMb * 1024 * 1024);
     journal.maxAgeMs = qint64(journalHours * 3600 * 1000);
-    window.session()->setJournalOptions(journal);
+    window.setJournalOptions(journal);
     window.show();
     // A trace named on the command line that cannot be read is said on stderr too (the window
     // shows it in a message box): scripts and the package check read it there.

@@ -70,7 +70,7 @@ namespace {
 
 // What is POSTed for one change: its JSON, with the reason cut at kMaxReasonChars (it can quote an
 // agent's error text of any size) and at most kMaxEvidence evidence items.
-QByteArray bodyOf(AlertChange change)
+QByteArray bodyOf(AlertChange change, const QString &system)
 {
     constexpr qsizetype kMaxReasonChars = 4096;
     constexpr qsizetype kMaxEvidence = 50;
@@ -78,7 +78,10 @@ QByteArray bodyOf(AlertChange change)
         change.alert.reason = change.alert.reason.left(kMaxReasonChars) + QChar(0x2026);
     if (change.alert.evidence.size() > kMaxEvidence)
         change.alert.evidence = change.alert.evidence.mid(0, kMaxEvidence);
-    return QByteArray::fromStdString(alertChangeToJson(change).dump());
+    Json body = alertChangeToJson(change);
+    if (!system.isEmpty())
+        body["system"] = system.toStdString();
+    return QByteArray::fromStdString(body.dump());
 }
 
 } // namespace
@@ -96,7 +99,7 @@ void AlertWebhook::offer(const std::vector<AlertChange> &changes)
         } else if (m_sentAlerts.erase(key) == 0) {
             continue; // its raising was not sent: its clearing means nothing to the receiver
         }
-        enqueue(bodyOf(change));
+        enqueue(bodyOf(change, m_system));
     }
 }
 
@@ -107,7 +110,7 @@ void AlertWebhook::reconcile(const std::map<QString, Alert> &openAlerts, qint64 
             ++it;
             continue;
         }
-        enqueue(bodyOf(AlertChange{it->second, false, nowMs}));
+        enqueue(bodyOf(AlertChange{it->second, false, nowMs}, m_system));
         it = m_sentAlerts.erase(it);
     }
 }

@@ -57,6 +57,10 @@ public:
     // An empty or invalid url turns the webhook off (and empties the queue).
     void setTarget(const QUrl &url, const QString &bearerToken, AlertSeverity minSeverity);
     bool isOn() const { return m_url.isValid() && !m_url.isEmpty(); }
+    // The system the alerts are about (the window's source label, URL redacted): sent as
+    // "system" in every body from now on, so that one receiver can tell several systems apart.
+    // Empty: no "system" member.
+    void setSystem(const QString &system) { m_system = system; }
     QString target() const { return describe(m_url); }
 
     // Queues what is to be sent of one evaluation's changes: raised alerts at or above the
@@ -87,6 +91,7 @@ private:
     QNetworkAccessManager *m_network;
     QUrl m_url;
     QString m_token;
+    QString m_system;
     AlertSeverity m_minSeverity = AlertSeverity::Warning;
     std::deque<QByteArray> m_queue;
     qsizetype m_queuedBytes = 0; // of m_queue

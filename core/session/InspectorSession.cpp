@@ -210,6 +210,20 @@ void InspectorSession::prepareLive(const ClientOptions &options, bool observerOn
         openJournal();
 }
 
+void InspectorSession::setMemoryBudget(qint64 bytes)
+{
+    m_memoryBudget = bytes;
+    if (m_source != Source::Live)
+        return; // a trace is not bounded; a connection to come takes the budget when it starts
+    // The history trims to the new budget with the next inputs it applies (SystemStore).
+    if (m_timeTravel) {
+        m_background.setHistoryBudget(size_t(liveHistoryBudget() / 2));
+        m_store.setHistoryBudget(size_t(liveHistoryBudget() / 2));
+    } else {
+        m_store.setHistoryBudget(size_t(liveHistoryBudget()));
+    }
+}
+
 void InspectorSession::connectTo(const ClientOptions &options, bool observerOnly)
 {
     prepareLive(options, observerOnly);

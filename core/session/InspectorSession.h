@@ -83,7 +83,9 @@ public:
     // flight and the heap's slack (measured: docs/benchmarks.md, "Long live sessions").
     // A loaded trace is not bounded (its history is the point; it costs about 160 B/event).
     static constexpr qint64 kDefaultMemoryBudgetBytes = qint64(1) << 30;
-    void setMemoryBudget(qint64 bytes) { m_memoryBudget = bytes; }
+    // Takes effect at once on a live session's history (a window that opens a second system
+    // gives each live one its share: MainWindow).
+    void setMemoryBudget(qint64 bytes);
     qint64 memoryBudget() const { return m_memoryBudget; }
     QString journalFolder() const { return m_journalFolder; } // empty: no live journal
     // "Save session as": the journal's retained history (everything from the connection's

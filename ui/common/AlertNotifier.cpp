@@ -36,13 +36,14 @@ void AlertNotifier::offer(const std::vector<AlertChange> &changes, bool windowIn
     for (const AlertChange &c : changes) {
         if (!c.raised) { // cleared before it was shown: nothing to say any more
             const QString key = c.alert.key();
-            m_waiting.erase(std::remove_if(m_waiting.begin(), m_waiting.end(), [&](const Alert &a) { return a.key() == key; }),
+            m_waiting.erase(std::remove_if(m_waiting.begin(), m_waiting.end(),
+                                           [&](const Waiting &w) { return w.alert.key() == key && w.system == m_systemName; }),
                             m_waiting.end());
             continue;
         }
         if (windowInFront)
             continue;
-        m_waiting.push_back(c.alert);
+        m_waiting.push_back({c.alert, m_systemName});
         if (m_waiting.size() > kMaxWaiting) {
             m_waiting.erase(m_waiting.begin());
             ++m_waitingDropped;
@@ -62,9 +63,12 @@ void AlertNotifier::flush(qint64 localNowMs)
         return;
     // The most severe first; the others counted.
     const auto worst = std::max_element(m_waiting.begin(), m_waiting.end(),
-                                        [](const Alert &a, const Alert &b) { return a.severity < b.severity; });
-    const Alert &a = *worst;
-    const QString title = tr("%1: %2").arg(alertSeverityName(a.severity), alertKindName(a.kind));
+                                        [](const Waiting &a, const Waiting &b) { return a.alert.severity < b.alert.severity; });
+    const Alert &a = worst->alert;
+    QString title = tr("%1: %2").arg(alertSeverityName(a.severity), alertKindName(a.kind));
+    m_lastShownSystem = worst->system;
+    if (!worst->system.isEmpty())
+        title = QStringLiteral("%1 — %2").arg(worst->system, title);
     QString text = a.reason;
     const qint64 more = qint64(m_waiting.size()) - 1 + m_waitingDropped;
     if (more > 0)

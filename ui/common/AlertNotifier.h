@@ -31,6 +31,12 @@ public:
     void setEnabled(bool on) { m_enabled = on; }
     bool isEnabled() const { return m_enabled; }
     void setSound(bool on) { m_sound = on; }
+    // The system the alerts offered next are about, first in their notification's title while
+    // the window holds several systems (empty: not named). One notifier serves every system of
+    // a window (one tray icon, one pace): lastShownSystem() says whose alert the last
+    // notification showed, for activated().
+    void setSystemName(const QString &name) { m_systemName = name; }
+    QString lastShownSystem() const { return m_lastShownSystem; }
     bool hasTray() const { return m_tray != nullptr; }
     // Without a tray: the toast that shows notifications (created with the first one; else null).
     class NotificationToast *toast() const { return m_toast; }
@@ -53,12 +59,19 @@ private:
     // Without a parent: a child of the window would be minimised with it (most window managers).
     class NotificationToast *m_toast = nullptr;
     QTimer m_later;                       // flushes what waited for the gap to pass
-    std::vector<Alert> m_waiting;         // raised, not yet notified (the newest kMaxWaiting)
+    struct Waiting
+    {
+        Alert alert;
+        QString system; // setSystemName() when it was offered
+    };
+    std::vector<Waiting> m_waiting;       // raised, not yet notified (the newest kMaxWaiting)
     static constexpr size_t kMaxWaiting = 100;
     qint64 m_waitingDropped = 0;
     qint64 m_lastShownMs = 0;
     bool m_enabled = true;
     bool m_sound = false;
+    QString m_systemName;
+    QString m_lastShownSystem;
 };
 
 } // namespace mapi::ui

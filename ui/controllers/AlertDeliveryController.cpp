@@ -19,9 +19,10 @@
 
 namespace mapi::ui {
 
-AlertDeliveryController::AlertDeliveryController(InspectorSession *session, AlertMonitor *monitor, QWidget *window)
+AlertDeliveryController::AlertDeliveryController(InspectorSession *session, AlertMonitor *monitor, QWidget *window,
+                                                 AlertNotifier *notifier)
     : SessionController(session, monitor, window)
-    , m_notifier(new AlertNotifier(window)) // its toasts sit on the window
+    , m_notifier(notifier ? notifier : new AlertNotifier(window)) // its toasts sit on the window
     , m_webhook(new AlertWebhook(this))
 {
     connect(m_webhook, &AlertWebhook::delivered, this, [this](bool ok, const QString &detail) {
@@ -33,16 +34,21 @@ AlertDeliveryController::AlertDeliveryController(InspectorSession *session, Aler
         // new rules, what is raised again was already said (the webhook skips what it sent).
         if (m_session->source() != InspectorSession::Source::Live || m_session->isTimeTravelling())
             return;
+        m_notifier->setSystemName(m_systemName ? m_systemName() : QString());
+        m_webhook->setSystem(m_session->sourceLabel());
         if (!m_applyingNewRules)
             m_notifier->offer(changes, m_dialogParent->isActiveWindow() && !m_dialogParent->isMinimized(), QDateTime::currentMSecsSinceEpoch());
         m_webhook->offer(changes);
     });
     connect(m_monitor, &AlertMonitor::evaluated, this, [this] {
-        if (m_session->source() == InspectorSession::Source::Live && !m_session->isTimeTravelling())
+        if (m_session->source() == InspectorSession::Source::Live && !m_session->isTimeTravelling()) {
+            m_webhook->setSystem(m_session->sourceLabel());
             m_webhook->reconcile(m_monitor->openAlerts(), m_session->store()->now());
+        }
         m_applyingNewRules = false; // the first verdict of new rules has been given
     });
-    connect(m_notifier, &AlertNotifier::activated, this, &AlertDeliveryController::notificationActivated);
+    if (!notifier)
+        connect(m_notifier, &AlertNotifier::activated, this, &AlertDeliveryController::notificationActivated);
 }
 
 QString AlertDeliveryController::rulesPath() const

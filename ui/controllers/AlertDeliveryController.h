@@ -11,6 +11,8 @@
 
 #include "SessionController.h"
 
+#include <functional>
+
 namespace mapi {
 class AlertWebhook;
 struct AlertRules;
@@ -26,7 +28,9 @@ class AlertDeliveryController : public SessionController
 public:
     static constexpr const char *kWebhookKeychainKey = "alerts:webhook";
 
-    AlertDeliveryController(InspectorSession *session, AlertMonitor *monitor, QWidget *window);
+    // `notifier`: one shared by every system of the window (its activated() is the window's to
+    // follow); null: one of its own, whose activation is notificationActivated().
+    AlertDeliveryController(InspectorSession *session, AlertMonitor *monitor, QWidget *window, AlertNotifier *notifier = nullptr);
 
     // The rules named in the settings (alerts/rulesFile) applied to the monitor and the store's
     // health policy (a file that cannot be read: the defaults, and a status message); the
@@ -40,6 +44,10 @@ public:
     // ladder is told through rulesApplied()), then the delivery (settings, keychain). False, with
     // the reason, when the file could not be written (the rules still apply to this session).
     bool applySettings(const AlertRules &rules, const AlertDelivery &delivery, QString *saveError = nullptr);
+
+    // The name notifications start with (asked at each notification: the window names the system
+    // only while it shows several). The webhook always names its system (the source label).
+    void setSystemName(std::function<QString()> name) { m_systemName = std::move(name); }
 
     const AlertDelivery &delivery() const { return m_delivery; }
     AlertNotifier *notifier() const { return m_notifier; }
@@ -59,6 +67,7 @@ private:
     AlertDelivery m_delivery;          // the webhook's address and token: memory and keychain only
     bool m_webhookInKeychain = false;  // the keychain holds the webhook's address (read or written)
     bool m_applyingNewRules = false;   // new rules: until the detectors' first verdict on the store
+    std::function<QString()> m_systemName;
 };
 
 } // namespace mapi::ui

@@ -119,8 +119,20 @@ void TraceController::showOpenTraceDialog()
     const QString path = QFileDialog::getOpenFileName(
         m_dialogParent, tr("Open trace"), QString(),
         tr("Traces and logs (*.jsonl *.jsonl.zst *.jsonl.gz *.ndjson *.ndjson.zst *.ndjson.gz *.json *.zst *.gz);;All files (*)"));
-    if (!path.isEmpty() && mayEndLiveConnection(path))
+    if (path.isEmpty())
+        return;
+    if (TraceController *beside = targetForNewSource(); beside != this)
+        beside->openTrace(path);
+    else if (mayEndLiveConnection(path))
         openTrace(path);
+}
+
+TraceController *TraceController::targetForNewSource()
+{
+    if (!m_openBeside || (m_session->source() == InspectorSession::Source::None && !m_session->isLoadingTrace()))
+        return this;
+    TraceController *beside = m_openBeside();
+    return beside ? beside : this;
 }
 
 bool TraceController::mayEndLiveConnection(const QString &tracePath)
@@ -163,6 +175,8 @@ bool TraceController::openTrace(const QString &path)
 
 bool TraceController::openSampleTrace()
 {
+    if (TraceController *beside = targetForNewSource(); beside != this)
+        return beside->openSampleTrace();
     QString error;
     const QString path = sampleTraceFile(&error);
     if (path.isEmpty()) {
@@ -290,6 +304,8 @@ bool TraceController::openDeepLink(const QString &text)
         applyDeepLink(*link); // already open: only go there
         return true;
     }
+    if (TraceController *beside = targetForNewSource(); beside != this)
+        return beside->openDeepLink(text);
     // A link comes from outside (a chat, a ticket): it does not end a live session or a
     // recording without asking.
     if (m_session->source() == InspectorSession::Source::Live || m_session->isRecording()) {
@@ -354,7 +370,9 @@ void TraceController::offerRecovery(bool always)
         return;
     auto *dialog = new RecoverDialog(root, m_dialogParent);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &RecoverDialog::openRequested, this, &TraceController::openJournalParts);
+    connect(dialog, &RecoverDialog::openRequested, this, [this](const QStringList &parts) {
+        targetForNewSource()->openJournalParts(parts);
+    });
     dialog->open();
 }
 

@@ -42,6 +42,12 @@ public:
     // Save visible range: the time range (ms since the epoch) the window's timeline shows.
     void setVisibleRange(std::function<std::pair<qint64, qint64>()> range) { m_visibleRange = std::move(range); }
 
+    // Where a trace, the sample, a link's file or a recovered journal opens when this system
+    // already shows something (or is loading): the window gives the controller of a system
+    // beside this one (MainWindow::systemForNewSource), so that nothing ends a live connection.
+    // Unset (a controller on its own): here, asking before a live connection ends.
+    void setOpenBeside(std::function<TraceController *()> pick) { m_openBeside = std::move(pick); }
+
     // File → Open trace: a file dialog, then mayEndLiveConnection(), then openTrace().
     void showOpenTraceDialog();
     // Before a trace takes a live connection's place: asks while connected (Cancel the default);
@@ -98,6 +104,8 @@ private:
     std::function<std::pair<qint64, qint64>()> m_visibleRange;
     std::optional<IncidentInfo> m_incident;
     std::optional<DeepLink> m_pendingLink; // applied when the trace it opened has loaded
+    std::function<TraceController *()> m_openBeside;
+    TraceController *targetForNewSource(); // this, or the system m_openBeside picks
 };
 
 } // namespace mapi::ui

@@ -1,0 +1,186 @@
+#include "SystemsPanel.h"
+
+#include "SystemView.h"
+#include "alerts/AlertMonitor.h"
+#include "common/TableSetup.h"
+#include "models/HealthModel.h"
+#include "panels/HealthPanel.h"
+#include "session/InspectorSession.h"
+
+#include <QFont>
+#include <QHeaderView>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <numeric>
+
+namespace mapi::ui {
+
+SystemsModel::SystemsModel(std::function<QList<SystemView *>()> systems, std::function<SystemView *()> front, QObject *parent)
+    : QAbstractTableModel(parent)
+    , m_systems(std::move(systems))
+    , m_front(std::move(front))
+{
+    reload();
+}
+
+int SystemsModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int SystemsModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+SystemView *SystemsModel::systemAt(int row) const
+{
+    return row >= 0 && row < m_rows.size() ? m_rows.at(row).data() : nullptr;
+}
+
+void SystemsModel::reload()
+{
+    beginResetModel();
+    m_rows.clear();
+    for (SystemView *s : m_systems())
+        m_rows << s;
+    endResetModel();
+}
+
+void SystemsModel::refresh()
+{
+    if (!m_rows.isEmpty())
+        Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
+}
+
+QString SystemsModel::stateText(const SystemView *system)
+{
+    const InspectorSession *s = system->session();
+    QString state;
+    switch (s->source()) {
+    case InspectorSession::Source::None: return tr("Nothing open");
+    case InspectorSession::Source::Trace: state = s->isLoadingTrace() ? tr("Loading trace") : tr("Trace"); break;
+    case InspectorSession::Source::Live:
+        state = clientStateName(s->clientState());
+        if (s->isTimeTravelling())
+            state += tr(" · viewing the past");
+        break;
+    }
+    if (s->observerOnly())
+        state += tr(" · observer");
+    return state;
+}
+
+QString SystemsModel::healthText(const SystemView *system)
+{
+    const std::array<int, kHealthCount> &counts = system->health()->healthCounts();
+    QStringList parts;
+    for (Health h : healthsWorstFirst())
+        if (counts[size_t(h)] > 0)
+            parts << QStringLiteral("%1 %2").arg(counts[size_t(h)]).arg(healthName(h));
+    return parts.join(QStringLiteral(" · "));
+}
+
+QString SystemsModel::clockText(const SystemView *system)
+{
+    // The server's clock against this machine's, measured on live events (ClockSkew): shown
+    // from one second (transit alone is well under that), signed: + means the server is ahead.
+    const ConnectionInfo &c = system->session()->store()->connection();
+    if (system->session()->source() != InspectorSession::Source::Live || c.clockSamples == 0)
+        return QStringLiteral("—");
+    if (std::abs(c.clockOffsetMs) < 1000)
+        return tr("in step");
+    return QStringLiteral("%1%2 s").arg(c.clockOffsetMs > 0 ? QLatin1Char('+') : QChar(0x2212))
+        .arg(std::abs(double(c.clockOffsetMs)) / 1000.0, 0, 'f', 1);
+}
+
+QVariant SystemsModel::data(const QModelIndex &index, int role) const
+{
+    const SystemView *system = systemAt(index.row());
+    if (!system || !index.isValid())
+        return {};
+    const InspectorSession *s = system->session();
+    if (role == Qt::FontRole && system == m_front()) {
+        QFont bold;
+        bold.setBold(true);
+        return bold;
+    }
+    if (role == Qt::ToolTipRole && index.column() == ClockColumn)
+        return tr("The server's clock against this computer's, from %n live event(s); + is ahead. Ages and timeouts "
+                  "of this system are on its own clock.", nullptr, s->store()->connection().clockSamples);
+    if (role == Qt::TextAlignmentRole && (index.column() == AgentsColumn || index.column() == RateColumn
+                                          || index.column() == AlertsColumn))
+        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (Column(index.column())) {
+    case SystemColumn: return system->label();
+    case StateColumn: return stateText(system);
+    case AgentsColumn: {
+        const auto &counts = system->health()->healthCounts();
+        return std::accumulate(counts.begin(), counts.end(), 0);
+    }
+    case HealthColumn: return healthText(system);
+    case RateColumn:
+        return s->source() == InspectorSession::Source::Live ? QVariant(qRound(s->eventRate())) : QVariant(QStringLiteral("—"));
+    case AlertsColumn: {
+        int critical = 0;
+        const auto &open = system->alertMonitor()->openAlerts();
+        for (const auto &[key, alert] : open)
+            critical += alert.severity == AlertSeverity::Critical;
+        return critical > 0 ? tr("%1 (%2 critical)").arg(open.size()).arg(critical) : QString::number(open.size());
+    }
+    case ClockColumn: return clockText(system);
+    case ColumnCount: break;
+    }
+    return {};
+}
+
+QVariant SystemsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (Column(section)) {
+    case SystemColumn: return tr("System");
+    case StateColumn: return tr("State");
+    case AgentsColumn: return tr("Agents");
+    case HealthColumn: return tr("Health");
+    case RateColumn: return tr("Events/s");
+    case AlertsColumn: return tr("Open alerts");
+    case ClockColumn: return tr("Server clock");
+    case ColumnCount: break;
+    }
+    return {};
+}
+
+SystemsPanel::SystemsPanel(std::function<QList<SystemView *>()> systems, std::function<SystemView *()> front, QWidget *parent)
+    : QWidget(parent)
+    , m_model(new SystemsModel(std::move(systems), std::move(front), this))
+    , m_table(new QTableView(this))
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_table->setObjectName(QStringLiteral("systemsTable"));
+    m_table->setModel(m_model);
+    setUpReadOnlyTable(m_table, QAbstractItemView::SingleSelection, SystemsModel::HealthColumn);
+    layout->addWidget(m_table);
+    const auto choose = [this](const QModelIndex &index) {
+        if (SystemView *system = m_model->systemAt(index.row()))
+            Q_EMIT systemChosen(system);
+    };
+    connect(m_table, &QTableView::clicked, this, choose);
+    connect(m_table, &QTableView::activated, this, choose);
+    m_clock.setInterval(1000);
+    connect(&m_clock, &QTimer::timeout, m_model, &SystemsModel::refresh);
+    m_clock.start();
+}
+
+void SystemsPanel::systemsChanged()
+{
+    m_model->reload();
+    m_table->resizeColumnsToContents();
+}
+
+} // namespace mapi::ui

@@ -1,0 +1,71 @@
+// The Systems overview: one row per system the window holds (a live connection or a trace):
+// its state, agents by health, events per second, open alerts and the server's clock against
+// ours. The row of the system in front is bold; choosing a row (click, Enter) brings that system
+// to the front. Refreshed once a second (the figures it shows move no faster that an operator
+// reads them) and when systems come and go. GUI thread.
+#pragma once
+
+#include <QAbstractTableModel>
+#include <QList>
+#include <QPointer>
+#include <QTimer>
+#include <QWidget>
+
+#include <functional>
+
+class QTableView;
+
+namespace mapi::ui {
+
+class SystemView;
+
+class SystemsModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { SystemColumn, StateColumn, AgentsColumn, HealthColumn, RateColumn, AlertsColumn, ClockColumn, ColumnCount };
+    // `systems`: the window's systems, in their order; `front`: the one shown.
+    SystemsModel(std::function<QList<SystemView *>()> systems, std::function<SystemView *()> front, QObject *parent = nullptr);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    SystemView *systemAt(int row) const;
+    // Rows again (systems came or went), or only their figures (the clock).
+    void reload();
+    void refresh();
+
+    // What a row says, for the model and for tests: "Live · observer", "12 ok · 1 failed", "+90.0 s".
+    static QString stateText(const SystemView *system);
+    static QString healthText(const SystemView *system);
+    static QString clockText(const SystemView *system);
+
+private:
+    std::function<QList<SystemView *>()> m_systems;
+    std::function<SystemView *()> m_front;
+    QList<QPointer<SystemView>> m_rows;
+};
+
+class SystemsPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    SystemsPanel(std::function<QList<SystemView *>()> systems, std::function<SystemView *()> front, QWidget *parent = nullptr);
+
+    SystemsModel *model() const { return m_model; }
+    QTableView *table() const { return m_table; }
+    // Systems came or went, or another is in front.
+    void systemsChanged();
+
+Q_SIGNALS:
+    void systemChosen(mapi::ui::SystemView *system);
+
+private:
+    SystemsModel *m_model;
+    QTableView *m_table;
+    QTimer m_clock; // 1 Hz
+};
+
+} // namespace mapi::ui
