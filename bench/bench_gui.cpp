@@ -11,7 +11,7 @@
 //   bench_gui bars OUT.png TITLE UNIT GOAL SERIES[,SERIES...] LABEL=V[,V...]...
 //       draws benchmark figures as horizontal bars, one group per LABEL, one bar per series,
 //       and the goal as a dashed line (GOAL 0: none); the figures of docs/benchmarks.md
-//   bench_gui stall --url URL | --flood AGENTS RATE [--seconds S] [--memory-budget MB] [--time-travel-at S]
+//   bench_gui stall --url URL | --flood AGENTS RATE [--systems N] [--seconds S] [--memory-budget MB] [--time-travel-at S]
 //       connects the window to a MAP server and measures GUI-thread stalls: a 2 ms timer
 //       records how late each tick fires; the worst lateness is the longest stall. Every 10 s
 //       (and at the end) a line "sample <s> rss_mb <MB> events <n> journal_mb <MB>": the
@@ -21,7 +21,11 @@
 //       to live, while the live flood goes on.
 //       --flood AGENTS RATE: instead of a server at URL, a synthetic one in a thread of this
 //       process (FloodServer.h) with AGENTS agents sending RATE events per second.
+//       --systems N (with --flood): N such servers, each a system of its own in the window (the
+//       first in front); the memory budget is the window's, split among them. The end adds a
+//       line per system: events applied, history kept, its share of the budget.
 #include "MainWindow.h"
+#include "systems/SystemView.h"
 #include "controllers/ConnectionController.h"
 #include "controllers/ExportController.h"
 #include "controllers/TraceController.h"
@@ -324,16 +328,27 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "stall needs --url URL or --flood AGENTS RATE\n");
             return 1;
         }
-        std::unique_ptr<FloodServer> flood;
-        QString url = args.value(urlAt + 1);
+        const int systemsAt = int(args.indexOf(QStringLiteral("--systems")));
+        const int systemCount = systemsAt > 0 ? std::max(1, args.value(systemsAt + 1).toInt()) : 1;
+        if (systemCount > 1 && floodAt < 0) {
+            std::fprintf(stderr, "--systems needs --flood\n");
+            return 1;
+        }
+        std::vector<std::unique_ptr<FloodServer>> floods;
+        QStringList urls;
         if (floodAt > 0) {
-            flood = std::make_unique<FloodServer>(args.value(floodAt + 1).toInt(), args.value(floodAt + 2).toInt());
-            url = flood->start();
-            if (url.isEmpty()) {
-                flood->stop(); // its thread runs: a running QThread must not be destroyed
-                std::fprintf(stderr, "the flood server cannot listen\n");
-                return 1;
+            for (int i = 0; i < systemCount; ++i) {
+                floods.push_back(std::make_unique<FloodServer>(args.value(floodAt + 1).toInt(), args.value(floodAt + 2).toInt()));
+                urls << floods.back()->start();
+                if (urls.back().isEmpty()) {
+                    for (auto &f : floods)
+                        f->stop(); // their threads run: a running QThread must not be destroyed
+                    std::fprintf(stderr, "the flood server cannot listen\n");
+                    return 1;
+                }
             }
+        } else {
+            urls << args.value(urlAt + 1);
         }
         const double seconds = secondsAt > 0 ? args.value(secondsAt + 1).toDouble() : 20;
         const int budgetAt = int(args.indexOf(QStringLiteral("--memory-budget")));
@@ -341,10 +356,13 @@ int main(int argc, char **argv)
         window.resize(1600, 1000);
         window.show();
         if (budgetAt > 0)
-            window.session()->setMemoryBudget(qint64(args.value(budgetAt + 1).toDouble() * 1024 * 1024));
-        ClientOptions options;
-        options.url = QUrl(url);
-        window.connection()->connectTo(options, true);
+            window.setMemoryBudget(qint64(args.value(budgetAt + 1).toDouble() * 1024 * 1024));
+        for (const QString &url : std::as_const(urls)) {
+            ClientOptions options;
+            options.url = QUrl(url);
+            window.systemForNewSource()->connection()->connectTo(options, true);
+        }
+        window.showSystem(window.systems().front());
 
         // Lateness of a 2 ms tick, as a histogram by whole ms (an hour at 500 ticks/s would
         // otherwise grow the bench's own memory), and the five worst with their times.
@@ -451,12 +469,17 @@ int main(int argc, char **argv)
                     seconds, static_cast<long long>(ticks), static_cast<long long>(pct(0.5)), static_cast<long long>(pct(0.99)),
                     static_cast<long long>(worst.empty() ? 0 : worst.front().first),
                     static_cast<long long>(store->counters().eventsApplied), store->agents().size(), store->messages().size());
-        if (flood) {
-            flood->stop();
-            std::printf("flood server: %lld events sent in %.0f s (%.0f/s offered); applied %.0f/s\n",
-                        static_cast<long long>(flood->framesSent()), seconds + 2,
-                        double(flood->framesSent()) / (seconds + 2),
-                        double(store->counters().eventsApplied) / (seconds + 2));
+        for (size_t i = 0; i < floods.size(); ++i) {
+            floods[i]->stop();
+            const InspectorSession *session = window.systems().at(qsizetype(i))->session();
+            std::printf("flood server %zu: %lld events sent in %.0f s (%.0f/s offered); applied %.0f/s; history %.1f MB of "
+                        "its %.0f MB share (budget %.0f MB)\n",
+                        i + 1, static_cast<long long>(floods[i]->framesSent()), seconds + 2,
+                        double(floods[i]->framesSent()) / (seconds + 2),
+                        double(session->store()->counters().eventsApplied) / (seconds + 2),
+                        double(session->store()->historyBytes()) / (1024.0 * 1024.0),
+                        double(session->store()->historyBudget()) / (1024.0 * 1024.0),
+                        double(session->memoryBudget()) / (1024.0 * 1024.0));
         }
         std::printf("longest stalls (ms, at s):");
         for (size_t i = 0; i < std::min<size_t>(5, worst.size()); ++i)

@@ -13,6 +13,7 @@
 #include <QHash>
 #include <QMainWindow>
 #include <QPointer>
+#include <QVector>
 
 class QAction;
 class QDockWidget;
@@ -44,6 +45,7 @@ class TraceController;
 class ReplayBar;
 class SystemView;
 class SystemsPanel;
+struct ConnectionProfile;
 class ScopesPanel;
 class TasksPanel;
 class ConversationsPanel;
@@ -93,6 +95,12 @@ public:
 
     // The Connect dialog (`url` filled in); connects in systemForNewSource() when accepted.
     void showConnectDialog(const QString &url = QString());
+    // Fleets (ConnectionProfiles::fleets): every profile of `fleet` connected, each in a system
+    // beside what is shown (tokens from the keychain); the number of profiles it holds.
+    // saveFleet(): the live systems' profiles as `fleet` (a system without a profile and without
+    // a credential gets one; those with a credential but no profile are named in `left`).
+    int openFleet(const QString &fleet);
+    QStringList saveFleet(const QString &fleet, QStringList *left = nullptr);
     // Opens a trace or a map-inspector:// link beside what is shown.
     bool openTraceBeside(const QString &path);
     bool openDeepLinkBeside(const QString &link);
@@ -133,6 +141,7 @@ private:
     void swapActions(SystemView *from, SystemView *to);
     void splitMemoryBudget();
     void closeIfEmptied(SystemView *system);
+    void openProfiles(QVector<ConnectionProfile> queue);
     // A saved layout of another version is not restored: the default layout changed (4: the
     // Systems dock).
     static constexpr int kLayoutVersion = 4;

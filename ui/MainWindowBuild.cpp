@@ -348,11 +348,38 @@ void MainWindow::buildMenus()
     // The systems the window holds: the one in front checked; Ctrl+PgDown/PgUp step through them.
     QMenu *systems = menuBar()->addMenu(tr("&Systems"));
     systems->setObjectName(QStringLiteral("systemsMenu"));
-    connect(systems, &QMenu::aboutToShow, this, [this, systems] {
+    // Fleets: profiles that open together, each a system beside the others.
+    QMenu *fleets = new QMenu(tr("Open &fleet"), systems);
+    fleets->setObjectName(QStringLiteral("fleetsMenu"));
+    connect(fleets, &QMenu::aboutToShow, this, [this, fleets] {
+        fleets->clear();
+        for (const QString &fleet : ConnectionProfiles::fleets())
+            fleets->addAction(fleet, this, [this, fleet] { openFleet(fleet); });
+        if (fleets->isEmpty())
+            fleets->addAction(tr("(none yet: Save the connected systems as a fleet…)"))->setEnabled(false);
+    });
+    connect(systems, &QMenu::aboutToShow, this, [this, systems, fleets] {
         systems->clear();
         systems->addAction(m_nextSystemAction);
         systems->addAction(m_previousSystemAction);
         systems->addAction(m_closeSystemAction);
+        systems->addSeparator();
+        systems->addMenu(fleets);
+        systems->addAction(tr("&Save the connected systems as a fleet…"), this, [this] {
+            bool ok = false;
+            const QString name = QInputDialog::getText(this, tr("Save as a fleet"),
+                                                       tr("A name for the connected systems, to open them together later:"),
+                                                       QLineEdit::Normal, QString(), &ok).trimmed();
+            if (!ok || name.isEmpty())
+                return;
+            QStringList left;
+            const QStringList saved = saveFleet(name, &left);
+            statusBar()->showMessage(saved.isEmpty() ? tr("No connected system to save as a fleet")
+                                     : left.isEmpty() ? tr("Fleet %1 saved: %2").arg(name, saved.join(QStringLiteral(", ")))
+                                                      : tr("Fleet %1 saved: %2; not %3 (a token but no profile: save one in the Connect dialog)")
+                                                            .arg(name, saved.join(QStringLiteral(", ")), left.join(QStringLiteral(", "))),
+                                     15000);
+        });
         systems->addSeparator();
         for (SystemView *system : std::as_const(m_systems)) {
             QAction *a = systems->addAction(system->label(), this, [this, system] { showSystem(system); });

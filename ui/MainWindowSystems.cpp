@@ -10,7 +10,9 @@
 #include "controllers/ConnectionController.h"
 #include "controllers/ExportController.h"
 #include "controllers/TraceController.h"
+#include "client/StreamTransports.h"
 #include "dialogs/ConnectDialog.h"
+#include "dialogs/ConnectionProfiles.h"
 #include "panels/AlertsPanel.h"
 #include "panels/TimelinePanel.h"
 #include "panels/TopologyPanel.h"
@@ -28,6 +30,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
@@ -198,8 +201,10 @@ void MainWindow::bindFront()
     InspectorSession *session = front->session();
     for (auto it = front->panels().begin(); it != front->panels().end(); ++it)
         m_dockStacks.value(it.key())->setCurrentWidget(it.value());
-    for (SystemView *system : std::as_const(m_systems))
+    for (SystemView *system : std::as_const(m_systems)) {
         system->setNaming(system != front && m_systems.size() > 1, m_systems.size() > 1);
+        system->setInFront(system == front);
+    }
     if (m_systems.size() > 1)
         dock(QStringLiteral("systemsDock"))->show();
 
@@ -332,13 +337,17 @@ void MainWindow::splitMemoryBudget()
 {
     // The budget is the window's: each live system gets an even share (a trace is not bounded:
     // its history is the point). A system that connects takes its share from the others at once.
+    // Likewise the time the GUI thread spends applying live inputs in one turn of its loop.
     qint64 live = 0;
     for (SystemView *system : std::as_const(m_systems))
         live += system->session()->source() == InspectorSession::Source::Live;
     const qint64 share = m_memoryBudget / std::max<qint64>(live, 1);
-    for (SystemView *system : std::as_const(m_systems))
+    for (SystemView *system : std::as_const(m_systems)) {
         if (system->session()->memoryBudget() != share)
             system->session()->setMemoryBudget(share);
+        // The GUI thread's time too: the live systems' slices of applying add up to one.
+        system->session()->setApplySliceMs(int(std::max<qint64>(2, InspectorSession::kApplySliceMs / std::max<qint64>(live, 1))));
+    }
 }
 
 void MainWindow::setMemoryBudget(qint64 bytes)
@@ -369,6 +378,102 @@ void MainWindow::showConnectDialog(const QString &url)
     if (dialog.exec() != QDialog::Accepted)
         return;
     systemForNewSource()->connection()->connectTo(dialog.options(), dialog.observerOnly());
+}
+
+namespace {
+// Where a profile connects, as the Connect dialog reads it ("stdio:COMMAND" launches).
+QUrl profileTarget(const ConnectionProfile &profile)
+{
+    return profile.url.startsWith(QLatin1String("stdio:")) ? launchUrl(profile.url.mid(6)) : QUrl(profile.url, QUrl::StrictMode);
+}
+} // namespace
+
+int MainWindow::openFleet(const QString &fleet)
+{
+    const QVector<ConnectionProfile> all = ConnectionProfiles::load();
+    QVector<ConnectionProfile> members;
+    QStringList missing;
+    for (const QString &name : ConnectionProfiles::fleetProfiles(fleet)) {
+        const auto it = std::find_if(all.begin(), all.end(), [&](const ConnectionProfile &p) { return p.name == name; });
+        if (it != all.end())
+            members << *it;
+        else
+            missing << name;
+    }
+    if (!missing.isEmpty())
+        statusBar()->showMessage(tr("Fleet %1: no profile named %2 any more").arg(fleet, missing.join(QStringLiteral(", "))), 15000);
+    openProfiles(members);
+    return int(members.size());
+}
+
+void MainWindow::openProfiles(QVector<ConnectionProfile> queue)
+{
+    // One after the other: a token is read from the keychain first, and a question (a token over
+    // ws://) comes for each in turn, never two at once.
+    if (queue.isEmpty())
+        return;
+    const ConnectionProfile profile = queue.takeFirst();
+    const auto connectWith = [this, profile, queue](const QString &credential) {
+        ClientOptions options;
+        options.url = profileTarget(profile);
+        if (profile.authMethod == QLatin1String("api-key"))
+            options.auth.method = AuthConfig::Method::ApiKey;
+        else if (profile.authMethod == QLatin1String("bearer"))
+            options.auth.method = AuthConfig::Method::Bearer;
+        options.auth.credential = credential;
+        if (const QString wrong = connectionTargetError(options.url); !wrong.isEmpty())
+            statusBar()->showMessage(tr("Profile %1 not opened: %2").arg(profile.name, wrong), 15000);
+        else
+            systemForNewSource()->connection()->connectTo(options, profile.observerOnly);
+        openProfiles(queue);
+    };
+    if (profile.authMethod == QLatin1String("none")) {
+        connectWith(QString());
+        return;
+    }
+    ConnectionProfiles::readSecret(profile.name, this, [this, profile, queue, connectWith](const QString &secret, const QString &error) {
+        if (!error.isEmpty() || secret.isEmpty()) {
+            statusBar()->showMessage(tr("Profile %1 not opened: its token is not in the OS keychain (connect it from the Connect "
+                                        "dialog)").arg(profile.name), 15000);
+            openProfiles(queue);
+            return;
+        }
+        connectWith(secret);
+    });
+}
+
+QStringList MainWindow::saveFleet(const QString &fleet, QStringList *left)
+{
+    // The live systems' profiles: the one whose target each connection has; a system connected
+    // without a profile and without a credential gets one, named after its target (one with a
+    // credential is left out: its token is saved only from the Connect dialog, when asked).
+    QVector<ConnectionProfile> profiles = ConnectionProfiles::load();
+    QStringList names;
+    for (const SystemView *system : std::as_const(m_systems)) {
+        const InspectorSession *s = system->session();
+        if (s->source() != InspectorSession::Source::Live)
+            continue;
+        const auto it = std::find_if(profiles.begin(), profiles.end(),
+                                     [&](const ConnectionProfile &p) { return profileTarget(p) == s->connectionUrl(); });
+        if (it != profiles.end()) {
+            names << it->name;
+        } else if (!s->usesCredential()) {
+            ConnectionProfile made;
+            made.url = s->connectionUrl().scheme() == QLatin1String("stdio") ? QStringLiteral("stdio:") + s->connectionUrl().path()
+                                                                               : s->connectionUrl().toString();
+            made.name = made.url;
+            made.observerOnly = s->observerOnly();
+            ConnectionProfiles::upsert(made);
+            profiles << made;
+            names << made.name;
+        } else if (left) {
+            *left << s->sourceLabel();
+        }
+    }
+    names.removeDuplicates();
+    if (!names.isEmpty())
+        ConnectionProfiles::saveFleet(fleet, names);
+    return names;
 }
 
 bool MainWindow::openTraceBeside(const QString &path)

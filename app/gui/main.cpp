@@ -2,6 +2,7 @@
 //               [--memory-budget MB] [--journal-max-size MB] [--journal-max-age HOURS]
 //               [--sample | TRACEFILE | file://URL | map-inspector://open?file=…]
 #include "MainWindow.h"
+#include "systems/SystemView.h"
 #include "client/StreamTransports.h"
 #include "common/Redaction.h"
 #include "controllers/TraceController.h"
@@ -85,6 +86,7 @@ int main(int argc, char **argv)
         {QStringLiteral("connect"), QStringLiteral("Connect to this MAP system: ws://, wss://, unix:/PATH, or stdio:COMMAND (launch it)."), QStringLiteral("URL")},
         {QStringLiteral("token-env"), QStringLiteral("Read the credential from this environment variable."), QStringLiteral("VAR")},
         {QStringLiteral("auth"), QStringLiteral("Credential method: bearer (default) or api-key."), QStringLiteral("METHOD"), QStringLiteral("bearer")},
+        {QStringLiteral("fleet"), QStringLiteral("Connect every profile of this fleet, each a system of its own (Systems → Save the connected systems as a fleet…)."), QStringLiteral("NAME")},
         {QStringLiteral("observer"), QStringLiteral("Observer only: every control action is disabled.")},
         {QStringLiteral("sample"), QStringLiteral("Open the sample trace that ships with MAP Inspector.")},
         {QStringLiteral("memory-budget"), QStringLiteral("Memory for the live sessions' history, in MB, shared evenly by the systems connected at once (default 1024; setting session/memoryBudgetMB)."), QStringLiteral("MB")},
@@ -153,8 +155,12 @@ int main(int argc, char **argv)
                          if (!ok && !cancelled)
                              std::fprintf(stderr, "map-inspector: Cannot open trace: %s\n", qPrintable(redactSecrets(error)));
                      });
+    if (p.isSet(QStringLiteral("fleet")) && window.openFleet(p.value(QStringLiteral("fleet"))) == 0) {
+        std::fprintf(stderr, "map-inspector: --fleet: no fleet named \"%s\" with a profile\n", qPrintable(p.value(QStringLiteral("fleet"))));
+        return 1;
+    }
     if (!options.url.isEmpty())
-        window.connection()->connectTo(options, p.isSet(QStringLiteral("observer")));
+        window.systemForNewSource()->connection()->connectTo(options, p.isSet(QStringLiteral("observer")));
     else if (p.isSet(QStringLiteral("sample"))) {
         if (!window.traces()->openSampleTrace())
             std::fprintf(stderr, "map-inspector: Cannot open trace (see the window)\n");

@@ -75,6 +75,9 @@ public:
     static constexpr int kMaxLoopEdges = 100000;
     static constexpr int kMaxOpenHelpRequests = 100000;
     static constexpr int kMaxLoopGroups = 10000;  // pairs and rings watched as loop candidates at once
+    // An edge that carries its share looks again for rings through it every this many messages
+    // (AlertEngineReading.cpp, noteLoopEdge).
+    static constexpr quint32 kRingSearchEvery = 16;
     // A loop repeats a small exchange: on each edge of its pair or ring, at most this many shapes
     // that repeat (a question asked in up to three wordings, an answer in up to three). More is a
     // conversation, not a loop.
@@ -164,6 +167,7 @@ private:
     struct Edge
     {
         std::deque<Sent> sent;        // newest last, at most loopExchanges
+        quint32 sinceRingSearch = 0;  // messages since this edge last looked for rings through it
     };
     struct LoopGroup
     {

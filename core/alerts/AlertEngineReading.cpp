@@ -242,6 +242,7 @@ void AlertEngine::noteLoopEdge(int from, int to, quint64 shape, qint64 t, qint64
         edge = m_edges.insert(EdgeKey{from, to}, Edge());
         m_edgesFrom[from].insert(to);
     }
+    const size_t carriedBefore = edge->sent.size();
     pushCapped(edge->sent, Sent{t, row, shape}, size_t(std::max(2, m_rules.loopExchanges)));
     if (!enabled(AlertKind::Loop))
         return;
@@ -275,6 +276,15 @@ void AlertEngine::noteLoopEdge(int from, int to, quint64 shape, qint64 t, qint64
     };
     if (edge->sent.size() >= pairShare && carries(EdgeKey{to, from}, pairShare))
         remember(from, to, -1);
+    // Rings through this edge are looked for when it comes to carry its share (the last edge of
+    // a ring to do so finds it: the others carry theirs already), and again every
+    // kRingSearchEvery messages (an edge that kept its share while a ring's other edges came and
+    // went). Looking at every message cost up to 128 lookups each: with three systems at 20,000
+    // messages/s that was most of the GUI thread (docs/benchmarks.md, "Several systems").
+    const bool crossed = carriedBefore < ringShare && edge->sent.size() >= ringShare;
+    if (!crossed && ++edge->sinceRingSearch < kRingSearchEvery)
+        return;
+    edge->sinceRingSearch = 0;
     const auto next = m_edgesFrom.constFind(to);
     if (edge->sent.size() >= ringShare && next != m_edgesFrom.cend()) {
         int looked = 0;

@@ -313,11 +313,20 @@ void SystemStore::enforceHistoryBudget()
     }
 }
 
+void SystemStore::setChangesHeld(bool held)
+{
+    if (m_changesHeld == held)
+        return;
+    m_changesHeld = held;
+    if (!held)
+        flushChanges();
+}
+
 void SystemStore::flushChanges()
 {
     m_flushTimer.stop();
     enforceHistoryBudget();
-    if (m_pending.isEmpty())
+    if (m_pending.isEmpty() || m_changesHeld)
         return;
     ChangeSet out = std::move(m_pending);
     m_pending = ChangeSet();

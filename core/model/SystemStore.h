@@ -144,6 +144,13 @@ public:
     // (memoryBytes() of their logs), the oldest are trimmed down to 90% of it at the next flush.
     // 0: unbounded (a loaded trace: its history is the point). Kept across reset().
     void setHistoryBudget(size_t bytes);
+    // While held (a window's system behind the one in front), changes gather instead of being
+    // announced: the views of a system nobody looks at do no work. Releasing announces what
+    // gathered as one change set (bounded by the model's rows). The model, its history bound
+    // and the detectors (which read the store on their own clock) go on as before; a reset still
+    // says so at once.
+    void setChangesHeld(bool held);
+    bool changesHeld() const { return m_changesHeld; }
     size_t historyBudget() const { return m_historyBudget; }
     size_t historyBytes() const;
     // Trims the events received before `receivedMs` and what came with them (the journal
@@ -347,6 +354,7 @@ private:
     HistoryTrim m_trim;
 
     ChangeSet m_pending;
+    bool m_changesHeld = false;
     QTimer m_flushTimer;
     qint64 m_lastFlushNs = 0;
 };

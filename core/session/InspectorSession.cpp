@@ -172,7 +172,7 @@ void InspectorSession::applyPendingInputs()
             ++appliedInputs;
             if (++sinceCheck == 32) {
                 sinceCheck = 0;
-                if (slice.elapsed() >= kApplySliceMs) {
+                if (slice.elapsed() >= m_applySliceMs) {
                     freeInWorker();
                     m_applyTimer.start(); // the rest in the next turn, after paints and input
                     return;

@@ -86,6 +86,13 @@ public:
     // Takes effect at once on a live session's history (a window that opens a second system
     // gives each live one its share: MainWindow).
     void setMemoryBudget(qint64 bytes);
+    // Live inputs wait and are applied at most kApplySliceMs per event-loop turn, so that a burst
+    // (a server at full rate, a reconnect's replay) never holds paints and input longer.
+    static constexpr int kApplySliceMs = 8;
+    // The longest a slice of applying live inputs runs in one turn of the event loop (default
+    // kApplySliceMs). A window with several live systems gives each a share, so that their
+    // slices together stay within one (MainWindow).
+    void setApplySliceMs(int ms) { m_applySliceMs = std::max(1, ms); }
     qint64 memoryBudget() const { return m_memoryBudget; }
     QString journalFolder() const { return m_journalFolder; } // empty: no live journal
     // "Save session as": the journal's retained history (everything from the connection's
@@ -299,9 +306,7 @@ private:
     bool m_timeTravel = false;
     QString m_timeTravelCopy;            // the journal's copy being replayed
     quint64 m_storeEpoch = 0;            // counts resets of m_store (GUI thread)
-    // Live inputs wait here and are applied at most kApplySliceMs per event-loop turn, so that a
-    // burst (a server at full rate, a reconnect's replay) never holds paints and input longer.
-    static constexpr int kApplySliceMs = 8;
+    int m_applySliceMs = kApplySliceMs;
     std::deque<ModelInputs> m_pendingInputs; // bounded by m_backlog (kMaxPendingInputs)
     std::shared_ptr<InputBacklog> m_backlog = std::make_shared<InputBacklog>(kMaxPendingInputs);
     bool m_holdBacklog = true;           // false once the session is being destroyed

@@ -147,6 +147,35 @@ private Q_SLOTS:
         QCOMPARE(window.windowTitle(), QStringLiteral("MAP Inspector"));
     }
 
+    // A system behind the front one announces nothing to its views (they do no work while
+    // nobody looks at them); in front again, what gathered comes as one change set.
+    void aSystemBehindHoldsItsViewsChanges()
+    {
+        ui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        ui::SystemView *behind = window.frontSystem();
+        ui::SystemView *front = window.openSystem();
+        QCOMPARE(window.frontSystem(), front);
+        SystemStore *store = behind->session()->store();
+        QVERIFY(store->changesHeld());
+        QVERIFY(!front->session()->store()->changesHeld());
+        QSignalSpy announced(store, &SystemStore::changed);
+        mapi::test::fillFromCapture(*store);
+        QVERIFY(!store->agents().empty());
+        QCOMPARE(announced.size(), 0);
+        QAbstractItemModel *agents = behind->agents()->findChild<QTableView *>()->model();
+        QCOMPARE(agents->rowCount(), 0);
+        // The overview reads the store itself: its figures do not wait.
+        QCOMPARE(window.systemsPanel()->model()->index(0, ui::SystemsModel::AgentsColumn).data().toLongLong(),
+                 qint64(store->agents().size()));
+        window.showSystem(behind);
+        QCOMPARE(announced.size(), 1);
+        QVERIFY(agents->rowCount() > 0);
+        QVERIFY(front->session()->store()->changesHeld());
+        QVERIFY(!store->changesHeld());
+    }
+
     // A trace that cannot be read, opened beside another: the warning, then no empty system left.
     void anUnreadableTraceLeavesNoEmptySystem()
     {

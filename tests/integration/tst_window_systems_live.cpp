@@ -8,6 +8,7 @@
 #include "WindowLiveSupport.h"
 
 #include "dialogs/ConnectDialog.h"
+#include "dialogs/ConnectionProfiles.h"
 #include "panels/TimelinePanel.h"
 #include "pipeline/ClockSkew.h"
 #include "systems/SystemView.h"
@@ -146,6 +147,50 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(aheadStore->counters().eventsApplied > before + 5, 15000);
         QCOMPARE(second->session()->clientState(), ClientState::Live);
         QVERIFY(ui::SystemsModel::stateText(first) != ui::SystemsModel::stateText(second));
+    }
+
+    // A fleet: the connected systems saved under a name (profiles made for those without one),
+    // then opened together in another window, each a system of its own, both live.
+    void aFleetOpensTogether()
+    {
+        DemoProcess one;
+        QVERIFY2(one.start(QStringLiteral("stock"), 0, {QStringLiteral("--agents"), QStringLiteral("3")}), qPrintable(one.error()));
+        DemoProcess two;
+        QVERIFY2(two.start(QStringLiteral("stock"), 0, {QStringLiteral("--agents"), QStringLiteral("4")}), qPrintable(two.error()));
+        QStringList saved;
+        {
+            ui::MainWindow window;
+            for (const QString &url : {one.url(), two.url()}) {
+                ClientOptions options;
+                options.url = QUrl(url);
+                window.systemForNewSource()->connection()->connectTo(options, true);
+            }
+            QCOMPARE(window.systems().size(), 2);
+            QStringList left;
+            saved = window.saveFleet(QStringLiteral("staging/pair"), &left);
+            QCOMPARE(saved, QStringList({one.url(), two.url()}));
+            QVERIFY(left.isEmpty());
+        }
+        QVERIFY(ui::ConnectionProfiles::fleets().contains(QStringLiteral("staging/pair")));
+        QCOMPARE(ui::ConnectionProfiles::fleetProfiles(QStringLiteral("staging/pair")), saved);
+
+        ui::MainWindow window;
+        window.show();
+        QCOMPARE(window.openFleet(QStringLiteral("staging/pair")), 2);
+        QCOMPARE(window.systems().size(), 2);
+        QStringList urls;
+        for (const ui::SystemView *system : window.systems()) {
+            QTRY_VERIFY_WITH_TIMEOUT(system->session()->clientState() == ClientState::Live, 15000);
+            QVERIFY(system->session()->observerOnly());
+            urls << system->session()->connectionUrl().toString();
+        }
+        QCOMPARE(urls, saved);
+        for (const ui::SystemView *system : window.systems())
+            QTRY_VERIFY_WITH_TIMEOUT(!system->session()->store()->agents().empty(), 15000);
+        ui::ConnectionProfiles::removeFleet(QStringLiteral("staging/pair"));
+        QVERIFY(!ui::ConnectionProfiles::fleets().contains(QStringLiteral("staging/pair")));
+        for (const QString &name : saved)
+            ui::ConnectionProfiles::remove(name);
     }
 };
 

@@ -76,6 +76,38 @@ static QStringList addRecent(const QString &key, const QString &value)
     return list;
 }
 
+QStringList ConnectionProfiles::fleets()
+{
+    QSettings s;
+    s.beginGroup(QStringLiteral("fleets"));
+    QStringList names;
+    for (const QString &key : s.childKeys())
+        names << QString::fromUtf8(QByteArray::fromPercentEncoding(key.toLatin1()));
+    names.sort(Qt::CaseInsensitive);
+    return names;
+}
+
+// A fleet's settings key: its name percent-encoded (QSettings keys may not hold '/' or '\\').
+static QString fleetKey(const QString &fleet)
+{
+    return QStringLiteral("fleets/") + QString::fromLatin1(fleet.toUtf8().toPercentEncoding());
+}
+
+QStringList ConnectionProfiles::fleetProfiles(const QString &fleet)
+{
+    return QSettings().value(fleetKey(fleet)).toStringList();
+}
+
+void ConnectionProfiles::saveFleet(const QString &fleet, const QStringList &profileNames)
+{
+    QSettings().setValue(fleetKey(fleet), profileNames);
+}
+
+void ConnectionProfiles::removeFleet(const QString &fleet)
+{
+    QSettings().remove(fleetKey(fleet));
+}
+
 QStringList ConnectionProfiles::recentServers()
 {
     return QSettings().value(QStringLiteral("recent/servers")).toStringList();

@@ -27,6 +27,14 @@ public:
     static void upsert(const ConnectionProfile &profile);
     static void remove(const QString &name);
 
+    // Fleets: profiles that open together, each in a system of its own ("my fleet": staging and
+    // production). Kept in the settings as a fleet's name and its profiles' names, nothing more
+    // (the profiles keep their URLs; their tokens stay in the keychain).
+    static QStringList fleets();
+    static QStringList fleetProfiles(const QString &fleet);
+    static void saveFleet(const QString &fleet, const QStringList &profileNames);
+    static void removeFleet(const QString &fleet);
+
     static QStringList recentServers();
     static void addRecentServer(const QString &url);   // the caller passes a credential-free URL
     // The profile of the last connection made from the dialog (empty: none or a new one).

@@ -125,11 +125,6 @@ void HealthPanel::updateColumns()
         m_table->setColumnHidden(column, !m_model->isReported(column));
 }
 
-const std::array<int, kHealthCount> &HealthPanel::healthCounts() const
-{
-    return m_model->healthCounts();
-}
-
 void HealthPanel::tick()
 {
     if (m_session->source() == InspectorSession::Source::Live && m_session->clientState() != ClientState::Closed)

@@ -6,8 +6,6 @@
 // selections made elsewhere. Thread: GUI thread.
 #pragma once
 
-#include "models/HealthModel.h"
-
 #include <QTimer>
 #include <QWidget>
 
@@ -22,6 +20,7 @@ namespace mapi::ui {
 
 class HealthCharts;
 class HealthHistory;
+class HealthModel;
 class HealthSortProxy;
 class SelectionHub;
 
@@ -30,8 +29,6 @@ class HealthPanel : public QWidget
     Q_OBJECT
 public:
     HealthPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent = nullptr);
-    // Agents per health, indexed by int(Health) (the Systems overview reads them).
-    const std::array<int, kHealthCount> &healthCounts() const;
 
 private:
     void tick();

@@ -163,6 +163,11 @@ SystemView::~SystemView()
     delete m_centre;
 }
 
+void SystemView::setInFront(bool front)
+{
+    m_session->store()->setChangesHeld(!front);
+}
+
 QString SystemView::sourceLabel() const
 {
     const ConnectionInfo &c = m_session->store()->connection();

@@ -112,6 +112,10 @@ public:
         m_namedInMessages = inMessages;
         m_namedInNotifications = inNotifications;
     }
+    // In front: the views follow the store. Behind: the store's changes gather until this view
+    // comes back (SystemStore::setChangesHeld), so three systems cost the GUI thread about what
+    // one costs; the model, its journal and its detectors go on.
+    void setInFront(bool front);
     // Whether the source has what a dock that shows only where it applies shows
     // ("processOutputDock", "conversationsDock", "workDock"): the panels' availabilityChanged.
     bool available(const QString &dock) const { return m_available.value(dock); }

@@ -4,7 +4,6 @@
 #include "alerts/AlertMonitor.h"
 #include "common/TableSetup.h"
 #include "models/HealthModel.h"
-#include "panels/HealthPanel.h"
 #include "session/InspectorSession.h"
 
 #include <QFont>
@@ -13,7 +12,6 @@
 #include <QVBoxLayout>
 
 #include <cmath>
-#include <numeric>
 
 namespace mapi::ui {
 
@@ -73,9 +71,19 @@ QString SystemsModel::stateText(const SystemView *system)
     return state;
 }
 
+// Agents per health, from the store (a system behind the front one holds its views' changes:
+// its Health panel's counts wait, the overview's do not).
+static std::array<int, kHealthCount> healthCounts(const SystemView *system)
+{
+    std::array<int, kHealthCount> counts{};
+    for (const Agent &agent : system->session()->store()->agents())
+        ++counts[size_t(agent.health)];
+    return counts;
+}
+
 QString SystemsModel::healthText(const SystemView *system)
 {
-    const std::array<int, kHealthCount> &counts = system->health()->healthCounts();
+    const std::array<int, kHealthCount> counts = healthCounts(system);
     QStringList parts;
     for (Health h : healthsWorstFirst())
         if (counts[size_t(h)] > 0)
@@ -118,10 +126,7 @@ QVariant SystemsModel::data(const QModelIndex &index, int role) const
     switch (Column(index.column())) {
     case SystemColumn: return system->label();
     case StateColumn: return stateText(system);
-    case AgentsColumn: {
-        const auto &counts = system->health()->healthCounts();
-        return std::accumulate(counts.begin(), counts.end(), 0);
-    }
+    case AgentsColumn: return qint64(s->store()->agents().size());
     case HealthColumn: return healthText(system);
     case RateColumn:
         return s->source() == InspectorSession::Source::Live ? QVariant(qRound(s->eventRate())) : QVariant(QStringLiteral("—"));
