@@ -7,8 +7,22 @@
 #include <QDateTime>
 
 #include <algorithm>
+#include <limits>
 
 namespace mapi {
+
+namespace {
+// a + b, held at the ends of qint64: a trace's arrival times and a server's timestamps are
+// whatever the file or the server says (the fuzzer found 9223372036854775806 + 10000).
+qint64 saturatingAdd(qint64 a, qint64 b)
+{
+    if (b > 0 && a > std::numeric_limits<qint64>::max() - b)
+        return std::numeric_limits<qint64>::max();
+    if (b < 0 && a < std::numeric_limits<qint64>::min() - b)
+        return std::numeric_limits<qint64>::min();
+    return a + b;
+}
+} // namespace
 
 // ---- inputs ----------------------------------------------------------------------------
 
@@ -40,10 +54,10 @@ void SystemStore::applyEvent(const EventInput &input)
     // then only a day ahead is implausible, and event times do not move "now" (the local clock
     // does, through advanceTime()).
     m_eventArrivedMs = input.receivedMs;
-    const qint64 arrival = serverTime(input.receivedMs);
+    const qint64 arrival = saturatingAdd(input.receivedMs, m_connection.clockOffsetMs); // serverTime(), held at the ends
     const bool clockKnown = m_connection.clockSamples > 0 || input.receivedMs <= 0;
     qint64 t = e.timestampMs ? e.timestampMs : arrival;
-    if (input.receivedMs > 0 && t > arrival + (clockKnown ? kFutureToleranceMs : kUnmeasuredToleranceMs)) {
+    if (input.receivedMs > 0 && t > saturatingAdd(arrival, clockKnown ? kFutureToleranceMs : kUnmeasuredToleranceMs)) {
         ++m_counters.futureTimestamps;
         t = arrival;
     }
