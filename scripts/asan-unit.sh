@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The unit tests of core/ under AddressSanitizer + UndefinedBehaviorSanitizer (the "asan" preset of
-# CMakePresets.json, in build-asan/): a memory error or undefined behaviour fails the run. Leaks are
-# not checked (detect_leaks=0): Qt's own allocations alive at exit would bury ours. Only the unit
-# tests and the CLI some of them run are built (about 10 minutes on 2 cores).
+# CMakePresets.json: Clang, in build-asan/, the tree scripts/fuzz.sh builds its harnesses in): a
+# memory error or undefined behaviour fails the run. Leaks are not checked (detect_leaks=0): Qt's
+# own allocations alive at exit would bury ours. Only the unit tests and the CLI some of them run
+# are built (about 10 minutes on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset asan >/dev/null

@@ -3,14 +3,15 @@
 #
 #   scripts/fuzz.sh [SECONDS_PER_HARNESS]        (default 20)
 #
-# (a) configures the "fuzz" preset (build-fuzz/: Clang, coverage, AddressSanitizer + UBSan) and
-#     builds the harnesses only; (b) makes a seed corpus per harness in build-fuzz/corpus/<harness>/
+# (a) configures the "asan" preset (build-asan/: Clang, coverage, AddressSanitizer + UBSan; the
+#     tree scripts/asan-unit.sh builds its tests in) and builds the harnesses; (b) makes a seed
+#     corpus per harness in build-asan/fuzz/corpus/<harness>/
 #     from tests/data, the sample trace and the shared captures (../shared beside the repository;
 #     tests/fuzz/make_corpus.py); (c) runs each harness for SECONDS, one per core at a time, and prints a
 #     line per harness with its executions. Exits 1 when a harness found something — a crash, a
 #     sanitizer report, a broken invariant, a leak, a timeout, running out of memory: the input is
-#     in build-fuzz/crashes/<harness>/, the run's output in build-fuzz/logs/<harness>.log. Replay it
-#     with build-fuzz/tests/fuzz/<harness> build-fuzz/crashes/<harness>/<file>.
+#     in build-asan/fuzz/crashes/<harness>/, the run's output in build-asan/fuzz/logs/<harness>.log.
+#     Replay it with build-asan/tests/fuzz/<harness> build-asan/fuzz/crashes/<harness>/<file>.
 #
 # The corpus folders keep what libFuzzer adds to them, so each run starts where the last ended.
 # Environment: MAPI_FUZZERS="fuzz_frame fuzz_import" runs only those; MAPI_SHARED_DIR is the shared
@@ -44,23 +45,24 @@ for tool in clang++ python3; do
   fi
 done
 
-# (a) The harnesses only: every target of the preset is instrumented, the window's take long.
-cmake --preset fuzz >/dev/null
-cmake --build build-fuzz --target "${harnesses[@]}"
+# (a) The harnesses only (every target of the tree is instrumented; the window's would take long).
+cmake --preset asan >/dev/null
+cmake --build build-asan --target "${harnesses[@]}"
+out=build-asan/fuzz
 
 # (b) Seeds. zstd-compressed ones only when the zstd tool is there (gzip: the tool, else Python's).
 shared=${MAPI_SHARED_DIR:-../shared}
 [[ -d $shared/captures ]] || echo "fuzz.sh: no $shared/captures: seeds from tests/data only" >&2
-python3 tests/fuzz/make_corpus.py --out build-fuzz/corpus --data tests/data --shared "$shared" \
+python3 tests/fuzz/make_corpus.py --out "$out/corpus" --data tests/data --shared "$shared" \
   --sample resources/sample/demo-system.jsonl.zst \
   --zstd "$(command -v zstd || true)" --gzip "$(command -v gzip || true)"
 
 # (c) The harnesses, as many at once as there are cores: each gets SECONDS of one core, as it
 # would one after the other, in a fraction of the wall time (CI's budget, issue 42).
 leaks=${MAPI_FUZZ_DETECT_LEAKS:-1}
-mkdir -p build-fuzz/logs build-fuzz/verdicts
+mkdir -p "$out/logs" "$out/verdicts"
 run_harness() {
-  local h=$1 crashes=build-fuzz/crashes/$1 log=build-fuzz/logs/$1.log
+  local h=$1 crashes=$out/crashes/$1 log=$out/logs/$1.log
   mkdir -p "$crashes"
   findings() { find "$crashes" -type f ! -name 'slow-unit-*' | wc -l; }
   local before options rc executions found corpus what verdict
@@ -72,10 +74,10 @@ run_harness() {
   # Leaks are checked per input by libFuzzer; not at exit, where Qt's own allocations still live.
   ASAN_OPTIONS="detect_leaks=$leaks:leak_check_at_exit=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
   UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}" \
-    "build-fuzz/tests/fuzz/$h" "${options[@]}" "build-fuzz/corpus/$h" >"$log" 2>&1 || rc=$?
+    "build-asan/tests/fuzz/$h" "${options[@]}" "$out/corpus/$h" >"$log" 2>&1 || rc=$?
   executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   found=$(($(findings) - before))
-  corpus=$(find "build-fuzz/corpus/$h" -type f | wc -l)
+  corpus=$(find "$out/corpus/$h" -type f | wc -l)
   if ((rc != 0 || found > 0)); then
     what=$(grep -m 1 -E '==mapi-fuzz==|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:' "$log" || true)
     verdict="FOUND ${found} (exit ${rc}): ${what:-see the log} [$log]"
@@ -83,10 +85,10 @@ run_harness() {
     verdict=ok
   fi
   printf '%-18s %10s executions in %ss, corpus %5d inputs: %s\n' "$h" "${executions:-?}" "$seconds" "$corpus" "$verdict" \
-    >"build-fuzz/verdicts/$h"
+    >"$out/verdicts/$h"
 }
 jobs_at_once=$(nproc)
-rm -f build-fuzz/verdicts/*
+rm -f "$out"/verdicts/*
 for h in "${harnesses[@]}"; do
   while (($(jobs -rp | wc -l) >= jobs_at_once)); do wait -n || true; done
   run_harness "$h" &
@@ -95,11 +97,11 @@ wait
 # Each harness's line, in the order they were named; a missing line is a failure too.
 status=0
 for h in "${harnesses[@]}"; do
-  if [[ -f build-fuzz/verdicts/$h ]]; then
-    cat "build-fuzz/verdicts/$h"
-    grep -q ': ok$' "build-fuzz/verdicts/$h" || status=1
+  if [[ -f $out/verdicts/$h ]]; then
+    cat "$out/verdicts/$h"
+    grep -q ': ok$' "$out/verdicts/$h" || status=1
   else
-    printf '%-18s gave no verdict [build-fuzz/logs/%s.log]\n' "$h" "$h"
+    printf '%-18s gave no verdict [%s/logs/%s.log]\n' "$h" "$out" "$h"
     status=1
   fi
 done

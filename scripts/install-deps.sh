@@ -14,6 +14,7 @@ PACKAGES=(
   # scripts/check-portability.sh (ctest label portability): what would break Windows and macOS
   g++-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64 clang nsis icoutils icnsutils libplist-utils python3
   libclang-rt-14-dev            # scripts/fuzz.sh: libFuzzer and Clang's sanitizer runtimes
+  lld                           # links the Clang trees (build-asan, the portability build) fast
 )
 # Node.js for the demo system: Debian's packages only when no node/npm is on the PATH (a
 # Node.js installed another way would conflict with them).
