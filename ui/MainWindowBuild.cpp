@@ -248,6 +248,15 @@ void MainWindow::buildDocks()
     // Every system the window holds, one row each; a click brings one to the front.
     m_systemsPanel = new SystemsPanel([this] { return m_systems; }, [this] { return m_front; }, this);
     connect(m_systemsPanel, &SystemsPanel::systemChosen, this, &MainWindow::showSystem);
+    // A row of the every-system inbox: its system in front, the alert selected in its Alerts
+    // panel, where the operator acknowledges, snoozes or acts (with that panel's confirmations).
+    connect(m_systemsPanel, &SystemsPanel::alertChosen, this, [this](SystemView *system, const QString &key) {
+        showSystem(system);
+        QDockWidget *alerts = dock(QStringLiteral("alertsDock"));
+        alerts->show();
+        alerts->raise();
+        system->alerts()->selectKey(key);
+    });
     connect(this, &MainWindow::systemsChanged, m_systemsPanel, &SystemsPanel::systemsChanged);
     auto *systemsDock = addPanel(QStringLiteral("systemsDock"), tr("Systems"), m_systemsPanel, Qt::BottomDockWidgetArea,
                                  QKeySequence(Qt::ALT | Qt::SHIFT | Qt::Key_8));

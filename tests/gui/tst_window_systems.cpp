@@ -2,15 +2,19 @@
 // is shown, never instead of it; each system keeps its own model, panels and actions; the front
 // system's panels fill the docks and its actions the menus; the Systems overview lists them all;
 // a system whose trace cannot be read closes itself; closing the last leaves an empty one.
-// Notifications name their system. Offscreen; any Qt warning fails.
+// Notifications name their system. Every system's open alerts in one inbox, the system named on
+// each row, a row leading to its system's Alerts panel. Offscreen; any Qt warning fails.
 #include "GuiTestSupport.h"
 
 #include "MainWindow.h"
 #include "common/AlertNotifier.h"
 #include "controllers/TraceController.h"
+#include "models/AlertModel.h"
+#include "panels/AlertsPanel.h"
 #include "panels/AgentsPanel.h"
 #include "session/InspectorSession.h"
 #include "systems/SystemView.h"
+#include "systems/SystemsAlertModel.h"
 #include "systems/SystemsPanel.h"
 
 #include <QApplication>
@@ -174,6 +178,81 @@ private Q_SLOTS:
         QVERIFY(agents->rowCount() > 0);
         QVERIFY(front->session()->store()->changesHeld());
         QVERIFY(!store->changesHeld());
+    }
+
+    // One inbox across systems: each system's open alerts, its name on every row, the operator's
+    // marks from the system's own panel, a cleared alert or a closed system gone; choosing a row
+    // brings its system forward with that alert selected in its Alerts panel.
+    void oneInboxAcrossSystems()
+    {
+        ui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        ui::SystemView *first = window.frontSystem();
+        ui::SystemView *second = window.openSystem();
+        ui::SystemView *third = window.openSystem();
+        QCOMPARE(window.systems().size(), 3);
+        const auto alert = [](AlertKind kind, AlertSeverity severity, const QString &agent) {
+            Alert a;
+            a.kind = kind;
+            a.severity = severity;
+            a.agents = {agent};
+            a.reason = agent + QStringLiteral(" needs a look");
+            a.sinceMs = 1000;
+            return a;
+        };
+        const Alert failed = alert(AlertKind::Failed, AlertSeverity::Critical, QStringLiteral("agent-a"));
+        const Alert silent = alert(AlertKind::Unresponsive, AlertSeverity::Warning, QStringLiteral("agent-b"));
+        const Alert stuck = alert(AlertKind::Stalled, AlertSeverity::Warning, QStringLiteral("agent-c"));
+        first->alerts()->model()->apply({AlertChange{failed, true, 1000}});
+        second->alerts()->model()->apply({AlertChange{silent, true, 1000}, AlertChange{stuck, true, 1000}});
+
+        ui::SystemsPanel *panel = window.systemsPanel();
+        ui::SystemsAlertModel *inbox = panel->alertsModel();
+        const auto rowOf = [inbox](const Alert &a) {
+            for (int row = 0; row < inbox->rowCount(); ++row)
+                if (inbox->keyAt(row) == a.key())
+                    return row;
+            return -1;
+        };
+        QCOMPARE(inbox->rowCount(), 3);
+        QCOMPARE(inbox->systemAt(rowOf(failed)), first);
+        QCOMPARE(inbox->systemAt(rowOf(silent)), second);
+        QCOMPARE(inbox->systemAt(rowOf(stuck)), second);
+        for (int row = 0; row < inbox->rowCount(); ++row) // the system named on every row
+            QCOMPARE(inbox->index(row, ui::SystemsAlertModel::SystemColumn).data().toString(), inbox->systemAt(row)->label());
+        QCOMPARE(inbox->index(rowOf(failed), ui::SystemsAlertModel::FirstAlertColumn + ui::AlertModel::ReasonColumn).data().toString(),
+                 failed.reason);
+        QTableView *table = panel->alertsTable();
+        QCOMPARE(table->model()->index(0, ui::SystemsAlertModel::FirstAlertColumn).data(ui::AlertModel::KeyRole).toString(),
+                 failed.key()); // critical first, as in a system's own inbox
+        QVERIFY2(panel->alertsSummary().contains(QLatin1String("3 open")), qPrintable(panel->alertsSummary()));
+
+        // Acknowledged in its system's panel: greyed here and listed last.
+        second->alerts()->model()->setAcknowledged(silent.key(), true);
+        QVERIFY(inbox->index(rowOf(silent), 0).data(ui::AlertModel::AcknowledgedRole).toBool());
+        QCOMPARE(inbox->index(rowOf(silent), ui::SystemsAlertModel::SystemColumn).data(Qt::ForegroundRole).value<QColor>(), QColor(Qt::gray));
+        QCOMPARE(table->model()->index(2, ui::SystemsAlertModel::FirstAlertColumn).data(ui::AlertModel::KeyRole).toString(), silent.key());
+        // Snoozed there: hidden here.
+        second->alerts()->model()->snooze(stuck.key(), QDateTime::currentMSecsSinceEpoch() + 60000);
+        QCOMPARE(table->model()->rowCount(), 2);
+
+        // A row leads to its system: in front, the alert selected in its own panel.
+        QCOMPARE(window.frontSystem(), third);
+        const QModelIndex failedRow = table->model()->index(0, ui::SystemsAlertModel::SystemColumn);
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(failedRow).center());
+        QCOMPARE(window.frontSystem(), first);
+        QCOMPARE(first->alerts()->selectedKey(), failed.key());
+        QVERIFY(window.dock(QStringLiteral("alertsDock"))->isVisible());
+
+        // Cleared in its system: gone here; the system closed: its rows go with it.
+        first->alerts()->model()->apply({AlertChange{failed, false, 2000}});
+        QCOMPARE(inbox->rowCount(), 2);
+        QCOMPARE(rowOf(failed), -1);
+        window.closeSystem(second);
+        QVERIFY(QTest::qWaitFor([&] { return window.systems().size() == 2; }, 5000));
+        QCOMPARE(inbox->rowCount(), 0);
+        QVERIFY2(panel->alertsSummary().contains(QLatin1String("none")), qPrintable(panel->alertsSummary()));
     }
 
     // A trace that cannot be read, opened beside another: the warning, then no empty system left.

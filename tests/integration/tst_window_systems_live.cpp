@@ -136,6 +136,7 @@ private Q_SLOTS:
             QDockWidget *systems = window.dock(QStringLiteral("systemsDock"));
             systems->show();
             systems->raise();
+            window.resizeDocks({systems}, {430}, Qt::Vertical); // the overview and the inbox under it
             QTest::qWait(2500); // the overview's figures, a second apart
             window.grab().save(QDir(shots).filePath(QStringLiteral("systems-overview.png")));
         }

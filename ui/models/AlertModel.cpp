@@ -109,7 +109,12 @@ QVariant AlertModel::headerData(int section, Qt::Orientation orientation, int ro
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
-    switch (section) {
+    return columnTitle(section);
+}
+
+QString AlertModel::columnTitle(int column)
+{
+    switch (column) {
     case SeverityColumn: return tr("Severity");
     case KindColumn: return tr("Alert");
     case AgentsColumn: return tr("Agents");

@@ -44,6 +44,7 @@ public:
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    static QString columnTitle(int column); // "" past the last
 
     void apply(const std::vector<AlertChange> &changes);
     void clear();

@@ -6,6 +6,7 @@
 #include "common/TimeText.h"
 #include "model/SystemStore.h"
 #include "models/AlertModel.h"
+#include "models/AlertOrder.h"
 #include "session/InspectorSession.h"
 
 #include <QDateTime>
@@ -24,37 +25,6 @@
 namespace mapi::ui {
 
 namespace {
-
-// Most severe first; acknowledged after the others; then the longest waiting first. Snoozed rows
-// are hidden until their time has passed (the panel re-filters every second).
-class AlertOrder : public QSortFilterProxyModel
-{
-public:
-    using QSortFilterProxyModel::QSortFilterProxyModel;
-
-protected:
-    bool lessThan(const QModelIndex &left, const QModelIndex &right) const override
-    {
-        const bool ackLeft = left.data(AlertModel::AcknowledgedRole).toBool();
-        const bool ackRight = right.data(AlertModel::AcknowledgedRole).toBool();
-        if (ackLeft != ackRight)
-            return !ackLeft;
-        const int sevLeft = left.data(AlertModel::SeverityRole).toInt();
-        const int sevRight = right.data(AlertModel::SeverityRole).toInt();
-        if (sevLeft != sevRight)
-            return sevLeft > sevRight;
-        return left.data(AlertModel::SinceRole).toLongLong() < right.data(AlertModel::SinceRole).toLongLong();
-    }
-public:
-    void refilter() { invalidateFilter(); }
-
-protected:
-    bool filterAcceptsRow(int row, const QModelIndex &parent) const override
-    {
-        const qint64 until = sourceModel()->index(row, 0, parent).data(AlertModel::SnoozedUntilRole).toLongLong();
-        return until <= QDateTime::currentMSecsSinceEpoch();
-    }
-};
 
 QToolButton *button(const QString &objectName, const QString &text, const QString &tip, QWidget *parent)
 {
@@ -192,7 +162,7 @@ AlertsPanel::AlertsPanel(InspectorSession *session, SelectionHub *selection, Ale
         const qint64 now = QDateTime::currentMSecsSinceEpoch();
         m_model->refreshWaiting();
         if (m_model->snoozeEndedBetween(lastTick, now))
-            static_cast<AlertOrder *>(m_proxy)->refilter();
+            m_proxy->refilter();
         lastTick = now;
         updateSummary();
     });
@@ -231,7 +201,7 @@ void AlertsPanel::snoozeSelected(qint64 forMs)
     if (key.isEmpty())
         return;
     m_model->snooze(key, QDateTime::currentMSecsSinceEpoch() + forMs);
-    static_cast<AlertOrder *>(m_proxy)->refilter();
+    m_proxy->refilter();
     updateSummary();
 }
 

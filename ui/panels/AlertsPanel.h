@@ -14,7 +14,6 @@
 
 class QLabel;
 class QMenu;
-class QSortFilterProxyModel;
 class QTableView;
 class QToolButton;
 
@@ -26,6 +25,7 @@ class InspectorSession;
 namespace mapi::ui {
 
 class AlertModel;
+class AlertOrder;
 
 class AlertsPanel : public QWidget
 {
@@ -64,7 +64,7 @@ private:
     InspectorSession *m_session;
     SelectionHub *m_selection;
     AlertModel *m_model;
-    QSortFilterProxyModel *m_proxy;
+    AlertOrder *m_proxy;
     QTableView *m_table;
     QLabel *m_summary;
     QToolButton *m_inspect;

@@ -1,13 +1,20 @@
 #include "SystemsPanel.h"
 
 #include "SystemView.h"
+#include "SystemsAlertModel.h"
 #include "alerts/AlertMonitor.h"
 #include "common/TableSetup.h"
+#include "models/AlertModel.h"
+#include "models/AlertOrder.h"
 #include "models/HealthModel.h"
+#include "panels/AlertsPanel.h"
 #include "session/InspectorSession.h"
 
+#include <QDateTime>
 #include <QFont>
 #include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -162,30 +169,125 @@ QVariant SystemsModel::headerData(int section, Qt::Orientation orientation, int 
 
 SystemsPanel::SystemsPanel(std::function<QList<SystemView *>()> systems, std::function<SystemView *()> front, QWidget *parent)
     : QWidget(parent)
+    , m_systems(systems)
     , m_model(new SystemsModel(std::move(systems), std::move(front), this))
     , m_table(new QTableView(this))
+    , m_alerts(new SystemsAlertModel(this))
+    , m_alertOrder(new AlertOrder(this))
+    , m_alertsTable(new QTableView(this))
+    , m_alertsSummary(new QLabel(this))
+    , m_lastTickMs(QDateTime::currentMSecsSinceEpoch())
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->setObjectName(QStringLiteral("systemsSplit"));
+    split->setChildrenCollapsible(false);
+    layout->addWidget(split);
+
     m_table->setObjectName(QStringLiteral("systemsTable"));
     m_table->setModel(m_model);
     setUpReadOnlyTable(m_table, QAbstractItemView::SingleSelection, SystemsModel::HealthColumn);
-    layout->addWidget(m_table);
+    split->addWidget(m_table);
     const auto choose = [this](const QModelIndex &index) {
         if (SystemView *system = m_model->systemAt(index.row()))
             Q_EMIT systemChosen(system);
     };
     connect(m_table, &QTableView::clicked, this, choose);
     connect(m_table, &QTableView::activated, this, choose);
+
+    auto *inbox = new QWidget(split);
+    auto *inboxLayout = new QVBoxLayout(inbox);
+    inboxLayout->setContentsMargins(4, 2, 0, 0);
+    m_alertsSummary->setObjectName(QStringLiteral("systemsAlertsSummary"));
+    inboxLayout->addWidget(m_alertsSummary);
+    m_alertOrder->setSourceModel(m_alerts);
+    m_alertOrder->setDynamicSortFilter(true);
+    m_alertOrder->sort(0);
+    m_alertsTable->setObjectName(QStringLiteral("systemsAlertsTable"));
+    m_alertsTable->setModel(m_alertOrder);
+    setUpReadOnlyTable(m_alertsTable, QAbstractItemView::SingleSelection, SystemsAlertModel::FirstAlertColumn + AlertModel::ReasonColumn);
+    const int em = fontMetrics().horizontalAdvance(QLatin1Char('m'));
+    QHeaderView *header = m_alertsTable->horizontalHeader();
+    const std::pair<int, int> widths[] = {{SystemsAlertModel::SystemColumn, 22},
+                                          {SystemsAlertModel::FirstAlertColumn + AlertModel::SeverityColumn, 6},
+                                          {SystemsAlertModel::FirstAlertColumn + AlertModel::KindColumn, 9},
+                                          {SystemsAlertModel::FirstAlertColumn + AlertModel::AgentsColumn, 16},
+                                          {SystemsAlertModel::FirstAlertColumn + AlertModel::WaitingColumn, 6}};
+    for (const auto &[column, ems] : widths)
+        header->resizeSection(column, ems * em);
+    m_alertsTable->setToolTip(tr("Every system's open alerts; choose one to bring its system forward with the alert selected in its Alerts panel"));
+    inboxLayout->addWidget(m_alertsTable, 1);
+    split->addWidget(inbox);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 2);
+    const auto chooseAlert = [this](const QModelIndex &index) {
+        const int row = m_alertOrder->mapToSource(index).row();
+        if (SystemView *system = m_alerts->systemAt(row))
+            Q_EMIT alertChosen(system, m_alerts->keyAt(row));
+    };
+    connect(m_alertsTable, &QTableView::clicked, this, chooseAlert);
+    connect(m_alertsTable, &QTableView::activated, this, chooseAlert);
+    connect(m_alerts, &QAbstractItemModel::rowsInserted, this, &SystemsPanel::updateAlertsSummary);
+    connect(m_alerts, &QAbstractItemModel::rowsRemoved, this, &SystemsPanel::updateAlertsSummary);
+    connect(m_alerts, &QAbstractItemModel::modelReset, this, &SystemsPanel::updateAlertsSummary);
+
     m_clock.setInterval(1000);
-    connect(&m_clock, &QTimer::timeout, m_model, &SystemsModel::refresh);
+    connect(&m_clock, &QTimer::timeout, this, &SystemsPanel::tick);
     m_clock.start();
+    updateAlertsSummary();
 }
 
 void SystemsPanel::systemsChanged()
 {
     m_model->reload();
     m_table->resizeColumnsToContents();
+    m_alerts->setSystems(m_systems());
+}
+
+void SystemsPanel::tick()
+{
+    m_model->refresh();
+    // A snooze that ended shows its row again (the systems' own panels do the same each second).
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    for (SystemView *system : m_systems()) {
+        if (system->alerts() && system->alerts()->model()->snoozeEndedBetween(m_lastTickMs, now)) {
+            m_alertOrder->refilter();
+            break;
+        }
+    }
+    m_lastTickMs = now;
+    updateAlertsSummary();
+}
+
+QString SystemsPanel::alertsSummary() const
+{
+    return m_alertsSummary->text();
+}
+
+void SystemsPanel::updateAlertsSummary()
+{
+    // As each system's Alerts panel counts: waiting = open, neither acknowledged nor snoozed.
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    int open = 0, waiting = 0, critical = 0, systemsWaiting = 0;
+    for (SystemView *system : m_systems()) {
+        if (!system->alerts())
+            continue;
+        const AlertModel::Counts c = system->alerts()->model()->counts(now);
+        open += c.open;
+        critical += c.critical;
+        const int systemWaiting = c.open - c.acknowledged - c.snoozed;
+        waiting += systemWaiting;
+        systemsWaiting += systemWaiting > 0 ? 1 : 0;
+    }
+    if (open == 0)
+        m_alertsSummary->setText(tr("Open alerts, every system: none"));
+    else
+        m_alertsSummary->setText(tr("Open alerts, every system: %1 open, %2 waiting in %3, %4 critical")
+                                     .arg(open)
+                                     .arg(waiting)
+                                     .arg(tr("%n system(s)", nullptr, systemsWaiting))
+                                     .arg(critical));
 }
 
 } // namespace mapi::ui

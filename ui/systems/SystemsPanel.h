@@ -2,7 +2,10 @@
 // its state, agents by health, events per second, open alerts and the server's clock against
 // ours. The row of the system in front is bold; choosing a row (click, Enter) brings that system
 // to the front. Refreshed once a second (the figures it shows move no faster that an operator
-// reads them) and when systems come and go. GUI thread.
+// reads them) and when systems come and go. Below it, every system's open alerts in one inbox
+// (SystemsAlertModel, in the order of an Alerts panel), the system named on each row; choosing
+// one brings its system to the front with the alert selected in its Alerts panel, where the
+// operator acts on it. GUI thread.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -13,11 +16,14 @@
 
 #include <functional>
 
+class QLabel;
 class QTableView;
 
 namespace mapi::ui {
 
+class AlertOrder;
 class SystemView;
+class SystemsAlertModel;
 
 class SystemsModel : public QAbstractTableModel
 {
@@ -56,15 +62,29 @@ public:
 
     SystemsModel *model() const { return m_model; }
     QTableView *table() const { return m_table; }
+    QTableView *alertsTable() const { return m_alertsTable; }
+    SystemsAlertModel *alertsModel() const { return m_alerts; }
+    QString alertsSummary() const;
     // Systems came or went, or another is in front.
     void systemsChanged();
 
 Q_SIGNALS:
     void systemChosen(mapi::ui::SystemView *system);
+    // A row of the every-system inbox: its system and the alert's key (AlertModel::KeyRole).
+    void alertChosen(mapi::ui::SystemView *system, const QString &key);
 
 private:
+    void tick();
+    void updateAlertsSummary();
+
+    std::function<QList<SystemView *>()> m_systems;
     SystemsModel *m_model;
     QTableView *m_table;
+    SystemsAlertModel *m_alerts;
+    AlertOrder *m_alertOrder;
+    QTableView *m_alertsTable;
+    QLabel *m_alertsSummary;
+    qint64 m_lastTickMs = 0;
     QTimer m_clock; // 1 Hz
 };
 
