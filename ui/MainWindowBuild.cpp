@@ -32,6 +32,7 @@
 #include "panels/TimelinePanel.h"
 #include "panels/TopologyPanel.h"
 #include "common/PictureExport.h"
+#include "common/TimeText.h"
 #include "replay/ReplayBar.h"
 #include "replay/SampleTrace.h"
 #include "session/InspectorSession.h"
@@ -51,6 +52,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include <QAbstractScrollArea>
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -527,22 +529,38 @@ void MainWindow::updateStatusBar()
                                                   : QStringLiteral("%1 %2 · %3").arg(c.serverName, c.serverVersion, session()->sourceLabel()));
     m_rateLabel->setText(tr("%1 events/s").arg(session()->eventRate(), 0, 'f', 0));
     m_rateLabel->setVisible(session()->source() == InspectorSession::Source::Live);
-    // The clock: shown from one second of difference (transit alone is well under that), with
-    // what the model does about it; ages and timeouts are already corrected.
-    const bool skewed = c.clockSamples > 0 && std::abs(c.clockOffsetMs) >= 1000;
-    m_clockLabel->setVisible(skewed || store->counters().futureTimestamps > 0);
-    const QString offset = QString::number(std::abs(double(c.clockOffsetMs)) / 1000.0, 'f', 1);
-    m_clockLabel->setText(!skewed ? tr("clock ok")
-                          : c.clockOffsetMs < 0 ? tr("server clock %1 s behind").arg(offset)
-                                                : tr("server clock %1 s ahead").arg(offset));
-    m_clockLabel->setToolTip(tr("Measured from %n live event(s): the server's timestamps against the time they arrived. "
-                                "Health ages and action timeouts are on the server's clock, so the difference does not "
-                                "make agents look late.", nullptr, c.clockSamples)
-                             + (store->counters().futureTimestamps > 0
-                                    ? QLatin1Char('\n') + tr("%n event(s) stamped far ahead of their arrival were taken as "
-                                                               "arriving when they arrived.", nullptr,
-                                                               int(std::min<qint64>(store->counters().futureTimestamps, INT_MAX)))
-                                    : QString()));
+    // The clock. Every time the window shows is on one clock, this computer's (common/TimeText.h):
+    // the front system's server stamps less its measured offset (a trace: the offset its recorder
+    // measured). Time travel reads the live store's, which keeps measuring. Until one is measured
+    // the stamps are shown as the server wrote them, and the label says so.
+    const bool live = session()->source() == InspectorSession::Source::Live;
+    const ConnectionInfo &clock = live ? session()->liveStore()->connection() : c;
+    const bool measured = clock.clockSamples > 0;
+    const qint64 shownOffset = measured ? clock.clockOffsetMs : 0;
+    if (shownOffset != shownClockOffset()) {
+        setShownClockOffset(shownOffset);
+        for (QAbstractScrollArea *view : findChildren<QAbstractScrollArea *>())
+            view->viewport()->update(); // their times, read again on the new clock (charts: at their next second)
+    }
+    // Shown from one second of difference (transit alone is well under that).
+    const bool skewed = measured && std::abs(clock.clockOffsetMs) >= 1000;
+    const QString offset = QString::number(std::abs(double(clock.clockOffsetMs)) / 1000.0, 'f', 1);
+    QString clockText = !measured ? tr("times: the server's clock") : live ? tr("times: this computer's clock") : tr("times: the recorder's clock");
+    if (skewed)
+        clockText += QStringLiteral(" · ") + (clock.clockOffsetMs < 0 ? tr("server %1 s behind").arg(offset) : tr("server %1 s ahead").arg(offset));
+    m_clockLabel->setVisible(session()->source() != InspectorSession::Source::None);
+    m_clockLabel->setText(clockText);
+    m_clockLabel->setToolTip(
+        (!measured ? tr("No live event has been timed yet: times are the server's own stamps.")
+                   : tr("Every time shown is on %1: the server's stamps less the difference measured from %n live event(s) "
+                        "(their timestamps against the time they arrived). Health ages and action timeouts are judged on the "
+                        "server's clock, so the difference does not make agents look late.",
+                        nullptr, clock.clockSamples)
+                         .arg(live ? tr("this computer's clock") : tr("the clock of the computer that recorded the trace")))
+        + (store->counters().futureTimestamps > 0
+               ? QLatin1Char('\n') + tr("%n event(s) stamped far ahead of their arrival were taken as arriving when they arrived.", nullptr,
+                                        int(std::min<qint64>(store->counters().futureTimestamps, INT_MAX)))
+               : QString()));
     // A server that stopped answering, or whose agent list drifted from the model while no
     // events came (ObservationNotes), since this connection's handshake: said where the operator
     // looks, the whole sentence (and what our own action had to do with it) in the tooltip.

@@ -3,15 +3,19 @@
 // system's panels fill the docks and its actions the menus; the Systems overview lists them all;
 // a system whose trace cannot be read closes itself; closing the last leaves an empty one.
 // Notifications name their system. Every system's open alerts in one inbox, the system named on
-// each row, a row leading to its system's Alerts panel. Offscreen; any Qt warning fails.
+// each row, a row leading to its system's Alerts panel. Every time on one clock, this computer's.
+// Offscreen; any Qt warning fails.
 #include "GuiTestSupport.h"
 
 #include "MainWindow.h"
 #include "common/AlertNotifier.h"
 #include "controllers/TraceController.h"
+#include "common/TimeText.h"
+#include "models/AgentTableModel.h"
 #include "models/AlertModel.h"
 #include "panels/AlertsPanel.h"
 #include "panels/AgentsPanel.h"
+#include "pipeline/ClockSkew.h"
 #include "session/InspectorSession.h"
 #include "systems/SystemView.h"
 #include "systems/SystemsAlertModel.h"
@@ -20,6 +24,7 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QFile>
+#include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSignalSpy>
@@ -253,6 +258,47 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitFor([&] { return window.systems().size() == 2; }, 5000));
         QCOMPARE(inbox->rowCount(), 0);
         QVERIFY2(panel->alertsSummary().contains(QLatin1String("none")), qPrintable(panel->alertsSummary()));
+    }
+
+    // One clock for every time the window shows (issue 43 item 4): this computer's. The front
+    // system's server stamps are shown less its measured offset, another system's with its own;
+    // the status bar says which clock.
+    void timesAreShownOnThisComputersClock()
+    {
+        ui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        ui::SystemView *inStep = window.frontSystem();
+        ui::SystemView *ahead = window.openSystem();
+        SystemStore *store = ahead->session()->store();
+        mapi::test::fillFromCapture(*store);
+        store->apply(ModelInputs{ModelInput{ClockInput{90000, ClockSkewEstimator::kMinSamples, 0}}});
+        store->flushChanges();
+        QTRY_COMPARE(ui::shownClockOffset(), qint64(90000));
+        auto *label = window.findChild<QLabel *>(QStringLiteral("clockOffset"));
+        QCOMPARE(label->text(), QStringLiteral("times: the recorder's clock · server 90.0 s ahead")); // no live source: a recording's
+        // The agents table's last activity: the server's stamp, 90 s earlier on this clock.
+        auto *agents = qobject_cast<QTableView *>(shown(window, "agentsDock")->findChild<QTableView *>());
+        QVERIFY(agents && agents->model()->rowCount() > 0);
+        const QModelIndex first = agents->model()->index(0, ui::AgentTableModel::NameColumn);
+        const QString name = first.data().toString();
+        const Agent *agent = nullptr;
+        for (const Agent &a : store->agents())
+            if (a.name == name || a.id == name)
+                agent = &a;
+        QVERIFY(agent && agent->lastActivityMs > 0);
+        QCOMPARE(agents->model()->index(0, ui::AgentTableModel::LastActivityColumn).data(Qt::ToolTipRole).toString(),
+                 QDateTime::fromMSecsSinceEpoch(agent->lastActivityMs - 90000).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
+        // Stamps taken here (a protocol problem's arrival) are shown as they are.
+        QCOMPARE(ui::timeOfDay(agent->lastActivityMs, ui::TimePrecision::Seconds, ui::Clock::Local),
+                 QDateTime::fromMSecsSinceEpoch(agent->lastActivityMs).toString(QStringLiteral("HH:mm:ss")));
+
+        // The other system in front: its own clock (nothing measured: the server's stamps).
+        window.showSystem(inStep);
+        QCOMPARE(ui::shownClockOffset(), qint64(0));
+        QCOMPARE(label->text(), QStringLiteral("times: the server's clock"));
+        window.showSystem(ahead);
+        QCOMPARE(ui::shownClockOffset(), qint64(90000));
     }
 
     // A trace that cannot be read, opened beside another: the warning, then no empty system left.

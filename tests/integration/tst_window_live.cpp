@@ -22,6 +22,7 @@
 #include "model/StateJson.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
+#include "models/AgentTableModel.h"
 #include "trace/TraceTimeline.h"
 #include "panels/TopologyPanel.h"
 #include "panels/TimelinePanel.h"
@@ -494,17 +495,31 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(store->agents().size() >= 12, 20000);
         auto *label = window.findChild<QLabel *>(QStringLiteral("clockOffset"));
         QVERIFY(label);
-        QTRY_VERIFY_WITH_TIMEOUT(label->isVisible(), 5000);
-        QVERIFY2(label->text().startsWith(QLatin1String("server clock 12")) && label->text().endsWith(QLatin1String("s behind")),
-                 qPrintable(label->text()));
+        QTRY_VERIFY2_WITH_TIMEOUT(label->isVisible() && label->text().startsWith(QStringLiteral("times: this computer's clock · server 12"))
+                                      && label->text().endsWith(QLatin1String("s behind")),
+                                  qPrintable(label->text()), 5000);
+        // Every time shown is on this computer's clock: an agent that beat just now reads "now" in
+        // the agents table, not two minutes ago (issue 43 item 4).
+        auto *agents = window.dock(QStringLiteral("agentsDock"))->findChild<QTableView *>();
+        QVERIFY(agents && agents->model()->rowCount() > 0);
+        const int lastActivity = int(ui::AgentTableModel::LastActivityColumn);
+        const QString text = agents->model()->index(0, lastActivity).data(Qt::ToolTipRole).toString();
+        const QDateTime shown = QDateTime::fromString(text, QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+        QVERIFY2(shown.isValid() && std::abs(shown.secsTo(QDateTime::currentDateTime())) < 20, qPrintable(text));
         QTest::qWait(5000); // more than two intervals of the rule
         int healthy = 0;
         for (const Agent &a : store->agents())
             healthy += a.health == Health::Healthy;
         // The demo's scripted incidents may take one or two agents down; the rest are healthy.
         QVERIFY2(healthy >= int(store->agents().size()) - 2, qPrintable(QStringLiteral("%1 of %2").arg(healthy).arg(store->agents().size())));
-        if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty())
+        if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty()) {
+            for (const char *name : {"timelineDock", "healthDock"}) { // the ruler and the charts, on this computer's clock
+                window.dock(QLatin1String(name))->show();
+                window.dock(QLatin1String(name))->raise();
+            }
+            QTest::qWait(1500);
             window.grab().save(QDir(shots).filePath(QStringLiteral("clock-behind.png")));
+        }
     }
 
     // A trace never takes a live connection's place silently: the window asks, Cancel is the

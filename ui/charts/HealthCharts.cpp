@@ -1,6 +1,7 @@
 #include "charts/HealthCharts.h"
 
 #include "charts/HealthHistory.h"
+#include "common/TimeText.h"
 #include "style/Colors.h"
 #include "style/Theme.h"
 
@@ -306,7 +307,7 @@ void HealthCharts::refresh()
         }
         const HealthSample &s = samples[next - 1];
         i = next;
-        const double x = double(s.timeMs);
+        const double x = double(shownTime(s.timeMs)); // the window's one clock (common/TimeText.h)
         events << QPointF(x, eventsPeak);
         messages << QPointF(x, messagesPeak);
         maxRate = std::max({maxRate, eventsPeak, messagesPeak});
@@ -336,8 +337,8 @@ void HealthCharts::refresh()
 
     const qint64 end = samples.empty() ? QDateTime::currentMSecsSinceEpoch() : samples.back().timeMs;
     const qint64 start = std::min(samples.empty() ? end : samples.front().timeMs, end - kMinimumSpanMs);
-    const QDateTime from = QDateTime::fromMSecsSinceEpoch(start);
-    const QDateTime to = QDateTime::fromMSecsSinceEpoch(end);
+    const QDateTime from = QDateTime::fromMSecsSinceEpoch(shownTime(start));
+    const QDateTime to = QDateTime::fromMSecsSinceEpoch(shownTime(end));
     for (Chart *c : {&m_traffic, &m_states, &m_tasks, &m_usage})
         c->timeAxis->setRange(from, to);
     setNiceRange(m_traffic.valueAxis, maxRate, false);

@@ -1,6 +1,7 @@
 #include "TraceController.h"
 
 #include "alerts/AlertMonitor.h"
+#include "common/TimeText.h"
 #include "common/Warning.h"
 #include "dialogs/ConnectionProfiles.h"
 #include "dialogs/IncidentDialog.h"
@@ -232,7 +233,7 @@ void TraceController::onTimeTravelReady(bool ok, const QString &error)
         if (const qint64 before = m_session->journalDroppedBeforeMs(); before > 0)
             m_replayBar->setNote(tr("history before %1 dropped by retention (%n record(s))", nullptr,
                                     int(std::min<qint64>(m_session->journalRecordsDropped(), INT_MAX)))
-                                     .arg(QDateTime::fromMSecsSinceEpoch(before).toString(QStringLiteral("HH:mm:ss"))));
+                                     .arg(timeOfDay(before)));
         m_replayBar->show();
     } else {
         showWarning(m_dialogParent, tr("Cannot travel back in time"), error);
@@ -437,8 +438,7 @@ void TraceController::saveSessionWithDialog(std::optional<qint64> fromMs, std::o
 {
     QString title = tr("Save session as");
     if (fromMs && toMs)
-        title = tr("Save %1 – %2 as").arg(QDateTime::fromMSecsSinceEpoch(*fromMs).toString(QStringLiteral("HH:mm:ss")),
-                                          QDateTime::fromMSecsSinceEpoch(*toMs).toString(QStringLiteral("HH:mm:ss")));
+        title = tr("Save %1 – %2 as").arg(timeOfDay(*fromMs), timeOfDay(*toMs));
     const QString suggested = QStringLiteral("map-session-%1.jsonl.zst")
                                   .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")));
     QString path = QFileDialog::getSaveFileName(m_dialogParent, title, suggested, tr("Compressed trace (*.jsonl.zst)"));

@@ -36,7 +36,7 @@ QVariant ProblemModel::entryData(size_t row, int column, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
-        case TimeColumn: return timeOfDay(p.timeMs, TimePrecision::Milliseconds);
+        case TimeColumn: return timeOfDay(p.timeMs, TimePrecision::Milliseconds, Clock::Local); // received here
         case KindColumn: return problemKindName(p.kind);
         case DetailColumn: return redactSecrets(p.detail); // a server's error text can quote a credential
         case SizeColumn:
@@ -80,7 +80,7 @@ QVariant GapModel::entryData(size_t row, int column, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
-        case TimeColumn: return timeOfDay(g.timeMs, TimePrecision::Milliseconds);
+        case TimeColumn: return timeOfDay(g.timeMs, TimePrecision::Milliseconds, Clock::Local); // noticed here
         case KindColumn: return gapKindName(g.kind);
         case MissingColumn:
             if (g.fromSequence < 0)

@@ -1,6 +1,7 @@
 #include "models/ScopeTreeModel.h"
 
 #include "common/ColumnTitles.h"
+#include "common/TimeText.h"
 #include "common/NaturalSort.h"
 #include "model/SystemStore.h"
 #include "models/AgentTableModel.h"
@@ -493,7 +494,7 @@ QVariant ScopeTreeModel::data(const QModelIndex &index, int role) const
         if (scope->placeholder)
             lines << tr("<i>Placeholder: referenced but never described by the server.</i>");
         if (scope->createdAtMs > 0)
-            lines << tr("known since %1").arg(QDateTime::fromMSecsSinceEpoch(scope->createdAtMs).toString(QStringLiteral("HH:mm:ss")));
+            lines << tr("known since %1").arg(timeOfDay(scope->createdAtMs));
         return lines.join(QLatin1String("<br>"));
     }
     case Qt::TextAlignmentRole:

@@ -18,7 +18,7 @@ namespace {
 
 QString fullTime(qint64 ms)
 {
-    return ms <= 0 ? QString() : QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
+    return ms <= 0 ? QString() : QDateTime::fromMSecsSinceEpoch(shownTime(ms)).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
 }
 
 // Status cells: a solid swatch as decoration and a light tint behind the text, so the text

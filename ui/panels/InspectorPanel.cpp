@@ -195,7 +195,7 @@ ItemView problemView(int row, const ProtocolProblem &p)
     view.found = true;
     const bool truncated = p.frame.size() >= ProtocolProblem::kMaxKeptProblemBytes;
     view.header = InspectorPanel::tr("<b>Problem</b> %1 · %2 · %3")
-                      .arg(coloured(healthColor(Health::Failed), problemKindName(p.kind)), timeOfDay(p.timeMs, TimePrecision::Milliseconds),
+                      .arg(coloured(healthColor(Health::Failed), problemKindName(p.kind)), timeOfDay(p.timeMs, TimePrecision::Milliseconds, Clock::Local),
                            truncated ? InspectorPanel::tr("frame ≥ %1 bytes").arg(p.frame.size())
                                      : InspectorPanel::tr("frame %1 bytes").arg(p.frame.size()));
     if (!p.detail.isEmpty())

@@ -2,6 +2,7 @@
 // painting). Internal to the view: nothing else includes it.
 #pragma once
 
+#include "common/TimeText.h"
 #include "model/SystemStore.h"
 
 #include <QColor>
@@ -24,11 +25,13 @@ constexpr double kWheelZoomStep = 1.25;  // per wheel notch
 constexpr double kKeyZoomStep = 1.5;
 constexpr int kDensitySaturation = 64;   // endpoints per pixel column drawn at full strength
 
-// Local clock time for the ruler and tooltips; below a millisecond the microseconds follow.
-// `utcOffsetSeconds`: the local offset from UTC at that time. The ruler passes one offset for
-// the whole window instead of asking the time zone database per label (which reads files).
-inline QString formatTime(double timeMs, double precisionMs, int utcOffsetSeconds)
+// A server stamp (model time) for the ruler and tooltips, on the window's one clock
+// (common/TimeText.h: this computer's), local time of day; below a millisecond the microseconds
+// follow. `utcOffsetSeconds`: the local offset from UTC at that time. The ruler passes one offset
+// for the whole window instead of asking the time zone database per label (which reads files).
+inline QString formatTime(double serverMs, double precisionMs, int utcOffsetSeconds)
 {
+    const double timeMs = shownTime(serverMs);
     const qint64 wholeMs = qint64(std::floor(timeMs));
     const qint64 msOfDay = ((wholeMs + qint64(utcOffsetSeconds) * 1000) % 86400000 + 86400000) % 86400000;
     QString text = QStringLiteral("%1:%2:%3")
@@ -44,9 +47,9 @@ inline QString formatTime(double timeMs, double precisionMs, int utcOffsetSecond
     return text;
 }
 
-inline QString formatTime(double timeMs)
+inline QString formatTime(double serverMs)
 {
-    return formatTime(timeMs, 1, QDateTime::fromMSecsSinceEpoch(qint64(timeMs)).offsetFromUtc());
+    return formatTime(serverMs, 1, QDateTime::fromMSecsSinceEpoch(qint64(shownTime(serverMs))).offsetFromUtc());
 }
 
 inline QString formatDuration(double ms)

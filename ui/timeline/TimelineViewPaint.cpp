@@ -605,8 +605,10 @@ void TimelineView::paintRuler(QPainter &p, const std::vector<int> &bounds) const
     const double step = timelineTickStepMs(m_axis.msPerPixel, 90);
     p.setPen(pal.color(QPalette::WindowText));
     const QFontMetrics metrics = p.fontMetrics();
-    const double firstTick = std::ceil(m_axis.startMs / step) * step;
-    const int utcOffset = QDateTime::fromMSecsSinceEpoch(qint64(firstTick)).offsetFromUtc();
+    // Ticks fall on round times of the clock shown (common/TimeText.h), not of the server's.
+    const double shownOffset = double(shownClockOffset());
+    const double firstTick = std::ceil((m_axis.startMs - shownOffset) / step) * step + shownOffset;
+    const int utcOffset = QDateTime::fromMSecsSinceEpoch(qint64(firstTick - shownOffset)).offsetFromUtc();
     p.save();
     p.setClipRect(QRect(plot.left(), 0, plot.width(), kRulerHeight));
     for (double t = firstTick; t <= m_axis.endMs() + step; t += step) {
