@@ -1,5 +1,7 @@
 #include "model/StateJson.h"
 
+#include "map/Federation.h"
+
 #include <algorithm>
 
 namespace mapi {
@@ -28,6 +30,10 @@ static Json agentToJson(const Agent &a)
               {"scopes", stringArray(a.scopes)},
               {"sessionId", optionalString(a.sessionId)},
               {"health", healthName(a.health).toStdString()}};
+    if (const QString from = federatedFrom(a.metadata); !from.isEmpty()) { // another system's (map/Federation.h)
+        j["federatedFrom"] = from.toStdString();
+        j["originalId"] = federatedOriginalId(a.id, a.metadata).toStdString();
+    }
     if (!a.currentTaskId.isEmpty())
         j["currentTask"] = a.currentTaskId.toStdString();
     if (a.tokensUsed)

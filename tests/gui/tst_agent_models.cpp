@@ -39,6 +39,7 @@ void TestAgentModels::showsAgentDetails()
         {AgentTableModel::LastActivityColumn, "Last activity"}, {AgentTableModel::TaskColumn, "Current task"},
         {AgentTableModel::SessionColumn, "Session"},     {AgentTableModel::TokensColumn, "Tokens"},
         {AgentTableModel::CostColumn, "Cost"},           {AgentTableModel::IdColumn, "Id"},
+        {AgentTableModel::SystemColumn, "System"},
     };
     QCOMPARE(int(std::size(titles)), int(AgentTableModel::ColumnCount));
     for (const auto &[column, title] : titles)

@@ -1,6 +1,7 @@
 #include "models/AgentFilter.h"
 
 #include "model/SystemStore.h"
+#include "models/AgentTableModel.h"
 
 #include <QCoreApplication>
 
@@ -26,6 +27,7 @@ constexpr KeyInfo kKeys[] = {
     {"scope", AgentFilter::Field::Scope},     {"parent", AgentFilter::Field::Parent},
     {"id", AgentFilter::Field::Id},           {"task", AgentFilter::Field::Task},
     {"session", AgentFilter::Field::Session}, {"is", AgentFilter::Field::Is},
+    {"system", AgentFilter::Field::System},
 };
 
 const QStringList &healthNames()
@@ -315,6 +317,10 @@ bool AgentFilter::termMatches(const Term &term, const Agent &agent, const System
     case Field::Is:
         return term.value.compare(QLatin1String("departed"), Qt::CaseInsensitive) == 0 ? agent.unregistered
                                                                                          : agent.placeholder;
+    case Field::System: {
+        const QString system = AgentTableModel::originSystem(agent);
+        return !system.isEmpty() && sub(system);
+    }
     }
     return false;
 }

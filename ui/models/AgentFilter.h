@@ -40,6 +40,7 @@ public:
         Task,    // current task id
         Session, // session id
         Is,      // is:departed, is:placeholder
+        System,  // the system another system's agent comes from (federation)
     };
 
     struct Term

@@ -4,6 +4,7 @@
 #include "common/ModelSignals.h"
 #include "common/NaturalSort.h"
 #include "common/TimeText.h"
+#include "map/Federation.h"
 #include "model/SystemStore.h"
 #include "models/HealthModel.h"
 #include "style/Colors.h"
@@ -204,6 +205,7 @@ QVariant AgentTableModel::displayText(const Agent &agent, int column) const
         return agent.costUsd ? QStringLiteral("$") + QLocale().toString(*agent.costUsd, 'f', *agent.costUsd < 1 ? 4 : 2)
                              : QString();
     case IdColumn: return agent.id;
+    case SystemColumn: return originSystem(agent);
     default: return {};
     }
 }
@@ -222,6 +224,11 @@ QVariant AgentTableModel::sortValue(const Agent &agent, int column) const
     }
 }
 
+QString AgentTableModel::originSystem(const Agent &agent)
+{
+    return federatedOrigin(agent.id, agent.metadata, agent.placeholder);
+}
+
 QString AgentTableModel::toolTip(const Agent &agent) const
 {
     QStringList lines;
@@ -230,6 +237,9 @@ QString AgentTableModel::toolTip(const Agent &agent) const
     lines << tr("id: %1").arg(agent.id.toHtmlEscaped());
     if (!agent.role.isEmpty() || !agent.state.isEmpty())
         lines << tr("role: %1 · state: %2").arg(agent.role.toHtmlEscaped(), agent.state.toHtmlEscaped());
+    if (const QString system = originSystem(agent); !system.isEmpty())
+        lines << tr("from system %1 (federated; its id there: %2)")
+                     .arg(system.toHtmlEscaped(), federatedOriginalId(agent.id, agent.metadata).toHtmlEscaped());
     if (agent.placeholder)
         lines << tr("<i>Placeholder: referenced (as a parent, member or sender) but never described by the server.</i>");
     if (agent.unregistered)
@@ -250,7 +260,7 @@ QVariant AgentTableModel::headerData(int section, Qt::Orientation orientation, i
     if (role == Qt::DisplayRole)
         return columnTitle(section, orientation, role,
                            {tr("Name"), tr("Health"), tr("State"), tr("Role"), tr("Parent"), tr("Scopes"), tr("Last activity"),
-                            tr("Current task"), tr("Session"), tr("Tokens"), tr("Cost"), tr("Id")});
+                            tr("Current task"), tr("Session"), tr("Tokens"), tr("Cost"), tr("Id"), tr("System")});
     if (role == Qt::InitialSortOrderRole) {
         // The first click on a header shows what matters first: worst health (healthRank is
         // worst-first), the most recent activity, the biggest spenders.
@@ -269,6 +279,9 @@ QVariant AgentTableModel::headerData(int section, Qt::Orientation orientation, i
         case SessionColumn: return tr("The MAP session the agent is registered on (the tail of its id)");
         case TokensColumn:
         case CostColumn: return tr("As reported by the agent's status updates");
+        case SystemColumn:
+            return tr("Another system's agent, listed by this server through federation (filter: system:NAME); "
+                      "the server sends no event about it, so it is followed by the list, each reconciliation");
         default: return {};
         }
     }

@@ -54,7 +54,8 @@ public:
         SessionColumn,
         TokensColumn,
         CostColumn,
-        IdColumn, // hidden by default in the panel
+        IdColumn,     // hidden by default in the panel
+        SystemColumn, // another system's agent (federation): its system; shown once there is one
         ColumnCount
     };
     enum Roles {
@@ -64,6 +65,10 @@ public:
         HealthRole,                  // int(mapi::Health)
         InactiveRole,                // bool: departed (unregistered) or placeholder
     };
+
+    // The system an agent comes from when a federating server lists another system's agents
+    // (map/Federation.h: its metadata, or a sender's "B:agent:…" address); "" for the server's own.
+    static QString originSystem(const Agent &agent);
 
     // The relative "last activity" column is refreshed on this interval (one dataChanged over
     // that column), because its text depends on the clock, not on the agent.

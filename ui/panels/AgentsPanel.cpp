@@ -90,10 +90,12 @@ AgentsPanel::AgentsPanel(InspectorSession *session, SelectionHub *selection, QWi
         {AgentTableModel::SessionColumn, "01M8GD5K", 0},        {AgentTableModel::LastActivityColumn, "59 min ago", 0},
         {AgentTableModel::TaskColumn, "task-000000-00", 0},     {AgentTableModel::TokensColumn, "1,000,000", 0},
         {AgentTableModel::CostColumn, "$1,000.00", 0},          {AgentTableModel::IdColumn, "01M8GD5K7YHW3N8Q2V6XJ4T0RA", 0},
+        {AgentTableModel::SystemColumn, "system-b", 0},
     };
     for (const auto &w : widths)
         header->resizeSection(w.column, metrics.horizontalAdvance(QLatin1String(w.sample)) + 10 + w.extra);
     m_view->setColumnHidden(AgentTableModel::IdColumn, true);
+    m_view->setColumnHidden(AgentTableModel::SystemColumn, true); // until another system's agent is listed
 
     // The count sits under the table so the filter box keeps its width in a narrow dock.
     auto *top = new QHBoxLayout;
@@ -256,6 +258,18 @@ void AgentsPanel::updateCount()
             text += tr(" · %n departed hidden", nullptr, departed);
     }
     m_countLabel->setText(text);
+    // The System column comes once another system's agent does (federation), beside the name, then
+    // stays the operator's to hide or move.
+    if (!m_systemColumnOffered) {
+        for (int row = 0; row < total && !m_systemColumnOffered; ++row)
+            if (const Agent *agent = m_model->agentAt(row); agent && !AgentTableModel::originSystem(*agent).isEmpty())
+                m_systemColumnOffered = true;
+        if (m_systemColumnOffered) { // beside the name, where a narrow dock still shows it
+            QHeaderView *header = m_view->horizontalHeader();
+            header->moveSection(header->visualIndex(AgentTableModel::SystemColumn), 1);
+            m_view->setColumnHidden(AgentTableModel::SystemColumn, false);
+        }
+    }
 }
 
 } // namespace mapi::ui

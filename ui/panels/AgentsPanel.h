@@ -48,6 +48,7 @@ private:
     QTableView *m_view;
     bool m_mirroring = false;      // true while applying a selection that came from the hub
     bool m_filterRejected = false; // the box holds a query that does not parse
+    bool m_systemColumnOffered = false; // the System column was shown for the first federated agent
 };
 
 } // namespace mapi::ui

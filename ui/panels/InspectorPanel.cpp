@@ -2,6 +2,7 @@
 
 #include "common/TableSetup.h"
 #include "common/TimeText.h"
+#include "map/Federation.h"
 #include "map/PayloadConventions.h"
 #include "model/CausalChains.h"
 #include "model/ItemJson.h"
@@ -143,6 +144,15 @@ void attachEventFrame(ItemView &view, const QByteArray &frame)
                                             "it comes from is still loading.");
 }
 
+// "crossed from system B" / "crossed to system B" (federation, map/Federation.h); "" within the
+// system. The hops between gateways never reach a MAP client (map-extensions.md §2.4).
+QString crossedSystems(const Message &m)
+{
+    const Crossing c = messageCrossing(m.fromAgentId.isEmpty() ? m.fromRaw : m.fromAgentId, m.toAgentIds);
+    return c.system.isEmpty() ? QString()
+                              : (c.inbound ? InspectorPanel::tr("crossed from system %1") : InspectorPanel::tr("crossed to system %1")).arg(c.system);
+}
+
 ItemView messageView(const SystemStore &store, int row)
 {
     ItemView view;
@@ -159,6 +169,8 @@ ItemView messageView(const SystemStore &store, int row)
     if (m.convention != ConventionKind::None)
         view.header += QStringLiteral(" · ") + escaped(conventionName(m.convention));
     view.header += QStringLiteral(" · ") + escaped(m.status);
+    if (const QString crossed = crossedSystems(m); !crossed.isEmpty()) // federation (map/Federation.h)
+        view.header += QStringLiteral(" · ") + escaped(crossed);
 
     int originRow = -1;
     QByteArray originFrame;

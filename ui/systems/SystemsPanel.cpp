@@ -260,11 +260,6 @@ void SystemsPanel::tick()
     updateAlertsSummary();
 }
 
-QString SystemsPanel::alertsSummary() const
-{
-    return m_alertsSummary->text();
-}
-
 void SystemsPanel::updateAlertsSummary()
 {
     // As each system's Alerts panel counts: waiting = open, neither acknowledged nor snoozed.
@@ -280,14 +275,13 @@ void SystemsPanel::updateAlertsSummary()
         waiting += systemWaiting;
         systemsWaiting += systemWaiting > 0 ? 1 : 0;
     }
-    if (open == 0)
-        m_alertsSummary->setText(tr("Open alerts, every system: none"));
-    else
-        m_alertsSummary->setText(tr("Open alerts, every system: %1 open, %2 waiting in %3, %4 critical")
-                                     .arg(open)
-                                     .arg(waiting)
-                                     .arg(tr("%n system(s)", nullptr, systemsWaiting))
-                                     .arg(critical));
+    m_alertsSummaryText = open == 0 ? tr("Open alerts, every system: none")
+                                    : tr("Open alerts, every system: %1 open, %2 waiting in %3, %4 critical")
+                                          .arg(open)
+                                          .arg(waiting)
+                                          .arg(tr("%n system(s)", nullptr, systemsWaiting))
+                                          .arg(critical);
+    m_alertsSummary->setText(m_alertsSummaryText);
 }
 
 } // namespace mapi::ui

@@ -64,7 +64,7 @@ public:
     QTableView *table() const { return m_table; }
     QTableView *alertsTable() const { return m_alertsTable; }
     SystemsAlertModel *alertsModel() const { return m_alerts; }
-    QString alertsSummary() const;
+    QString alertsSummary() const { return m_alertsSummaryText; }
     // Systems came or went, or another is in front.
     void systemsChanged();
 
@@ -84,6 +84,7 @@ private:
     AlertOrder *m_alertOrder;
     QTableView *m_alertsTable;
     QLabel *m_alertsSummary;
+    QString m_alertsSummaryText; // what m_alertsSummary says
     qint64 m_lastTickMs = 0;
     QTimer m_clock; // 1 Hz
 };

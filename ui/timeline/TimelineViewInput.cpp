@@ -2,6 +2,7 @@
 // and what pointing at it does).
 #include "timeline/TimelineView.h"
 
+#include "map/Federation.h"
 #include "model/SystemStore.h"
 #include "style/Colors.h"
 #include "timeline/TimelineColors.h"
@@ -165,6 +166,8 @@ QString TimelineView::messageToolTip(int messageRow) const
         details << tr("task %1").arg(m.taskId);
     if (!m.status.isEmpty())
         details << m.status;
+    if (const Crossing c = messageCrossing(m.fromAgentId.isEmpty() ? m.fromRaw : m.fromAgentId, m.toAgentIds); !c.system.isEmpty())
+        details << (c.inbound ? tr("crossed from system %1") : tr("crossed to system %1")).arg(c.system); // federation
     return QStringLiteral("<b>%1 → %2</b><br>%3<br>%4")
         .arg(agentName(*m_store, m.fromAgentId).toHtmlEscaped(), recipients.join(QStringLiteral(", ")).toHtmlEscaped(),
              details.join(QStringLiteral(" · ")).toHtmlEscaped(), formatTime(double(m.timestampMs)));

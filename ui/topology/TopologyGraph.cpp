@@ -2,9 +2,12 @@
 
 #include "common/NaturalSort.h"
 #include "common/VectorState.h"
+#include "map/Federation.h"
 
+#include <QCoreApplication>
 #include <QFontMetricsF>
 #include <QGuiApplication>
+#include <QMap>
 
 #include <algorithm>
 #include <cmath>
@@ -40,6 +43,7 @@ void TopologyGraph::clear()
     m_rowById.clear();
     m_representative.clear();
     m_scopes.clear();
+    m_storeScopes = 0;
     m_traffic.clear();
     m_edgesFrom.clear();
     m_agentRows.clear();
@@ -97,9 +101,11 @@ TopologyGraph::SyncResult TopologyGraph::sync(const SystemStore &store, const Ch
         if (size_t(row) < knownNodes)
             updateNode(row, agents[size_t(row)], metrics, result);
 
-    const size_t knownScopes = m_scopes.size();
+    const size_t knownScopes = m_storeScopes;
     if (store.scopes().size() > knownScopes) {
+        m_scopes.resize(knownScopes); // the systems' groups go (rebuildStructure makes them again): new rows start fresh
         m_scopes.resize(store.scopes().size());
+        m_storeScopes = store.scopes().size();
         for (size_t row = knownScopes; row < store.scopes().size(); ++row)
             updateScope(int(row), store);
         result.scopes = true;
@@ -144,6 +150,10 @@ void TopologyGraph::updateNode(int row, const Agent &agent, const QFontMetricsF 
     n.health = agent.health;
     n.badge = badgeForState(agent.state, agent.health);
     n.placeholder = agent.placeholder;
+    if (QString system = federatedOrigin(agent.id, agent.metadata, agent.placeholder); system != n.system) {
+        n.system = std::move(system);
+        result.scopes = true; // its system's group
+    }
     if (n.departed != agent.unregistered) {
         n.departed = agent.unregistered;
         result.structure = result.structure || m_hideDeparted; // a departed subtree may go, or come back
@@ -169,7 +179,9 @@ void TopologyGraph::updateScope(int row, const SystemStore &store)
     }
     g.placeholder = s.placeholder;
     g.deleted = s.deleted;
-    g.parent = s.parentId.isEmpty() ? -1 : store.scopeRow(s.parentId);
+    g.storeParent = s.parentId.isEmpty() ? -1 : store.scopeRow(s.parentId);
+    g.parent = g.storeParent; // a scope of another system without one: its system's group (groupOtherSystems)
+    g.system = federatedFrom(s.metadata);
     g.members.clear();
     for (const QString &member : s.members)
         if (const int agentRow = store.agentRow(member); agentRow >= 0)
@@ -225,6 +237,39 @@ void TopologyGraph::addMessages(const SystemStore &store, int firstRow)
     m_rankedGrown = true;
 }
 
+// Another system's agents and scopes (federation) in one group per system, drawn as a scope's box
+// is: the store's scopes stay as the server has them, the groups come after them, in the order of
+// the systems' names. A scope of another system without a parent of its own sits in its group.
+void TopologyGraph::groupOtherSystems()
+{
+    m_scopes.resize(m_storeScopes);
+    QMap<QString, int> groupOf;
+    for (const TopologyNode &n : m_nodes)
+        if (!n.system.isEmpty())
+            groupOf.insert(n.system, -1);
+    for (size_t s = 0; s < m_storeScopes; ++s)
+        if (!m_scopes[s].system.isEmpty())
+            groupOf.insert(m_scopes[s].system, -1);
+    for (auto it = groupOf.begin(); it != groupOf.end(); ++it) {
+        it.value() = int(m_scopes.size());
+        ScopeGroup g;
+        g.id = QStringLiteral("system:") + it.key();
+        g.name = QCoreApplication::translate("TopologyGraph", "system %1").arg(it.key());
+        g.nameKey = naturalSortKey(g.name);
+        g.system = it.key();
+        g.systemGroup = true;
+        g.placeholder = false;
+        m_scopes.push_back(std::move(g));
+    }
+    for (size_t v = 0; v < m_nodes.size(); ++v)
+        if (!m_nodes[v].system.isEmpty())
+            m_scopes[size_t(groupOf.value(m_nodes[v].system))].members.push_back(int(v));
+    for (size_t s = 0; s < m_storeScopes; ++s) {
+        ScopeGroup &g = m_scopes[s];
+        g.parent = g.storeParent >= 0 || g.system.isEmpty() ? g.storeParent : groupOf.value(g.system);
+    }
+}
+
 void TopologyGraph::rebuildStructure()
 {
     const int count = int(m_nodes.size());
@@ -258,6 +303,7 @@ void TopologyGraph::rebuildStructure()
             m_nodes[size_t(p)].children.push_back(v);
 
     // Scope depths (cycles cut the same way, by a bounded walk) and each agent's deepest scope.
+    groupOtherSystems();
     const int scopeCount = int(m_scopes.size());
     for (ScopeGroup &s : m_scopes) {
         s.depth = 0;
@@ -632,141 +678,6 @@ std::vector<char> TopologyGraph::neighbourhood(const std::vector<int> &sources, 
         frontier = std::move(next);
     }
     return inside;
-}
-
-QRectF TopologyGraph::nodeBounds(int row, bool atRest) const
-{
-    const TopologyNode &n = m_nodes[size_t(row)];
-    const QPointF at = atRest ? n.target : n.position;
-    const double half = std::max(n.width / 2, n.radius);
-    return QRectF(at.x() - half, at.y() - n.radius - 4, 2 * half, 2 * n.radius + 6 + kLabelBlockHeight);
-}
-
-std::vector<ScopeBoxOutput> TopologyGraph::scopeBoxes(bool atRest) const
-{
-    // Around the members shown (or the collapsed nodes standing for them), in parts that cover no
-    // other scope's agent (ScopeBoxes.h), enclosing nested scopes' parts.
-    std::vector<QRectF> nodes(m_nodes.size());
-    for (size_t v = 0; v < m_nodes.size(); ++v)
-        if (!m_nodes[v].hidden && m_nodes[v].positioned)
-            nodes[v] = nodeBounds(int(v), atRest);
-    std::vector<ScopeBoxInput> scopes(m_scopes.size());
-    for (size_t s = 0; s < m_scopes.size(); ++s) {
-        const ScopeGroup &g = m_scopes[s];
-        ScopeBoxInput &in = scopes[s];
-        in.parent = g.parent;
-        in.depth = g.depth;
-        in.deleted = g.deleted;
-        in.members.reserve(g.members.size());
-        for (int member : g.members)
-            in.members.push_back(representative(member));
-    }
-    return computeScopeBoxes(nodes, scopes);
-}
-
-QRectF TopologyGraph::restingBounds() const
-{
-    QRectF bounds;
-    for (size_t v = 0; v < m_nodes.size(); ++v)
-        if (!m_nodes[v].hidden && m_nodes[v].positioned)
-            bounds |= nodeBounds(int(v), true);
-    for (const ScopeBoxOutput &scope : scopeBoxes(true))
-        bounds |= scope.box;
-    return bounds;
-}
-
-void TopologyGraph::addTreeLine(const TreeLine &line, bool coarseToo)
-{
-    m_treeLines.push_back(line);
-    if (coarseToo)
-        m_coarseTreeLines.push_back(line);
-}
-
-void TopologyGraph::updateGeometry()
-{
-    m_treeLines.clear();
-    m_coarseTreeLines.clear();
-
-    // Left edge of each shown subtree (post-order), for the trunks of families in several rows.
-    std::vector<int> order;
-    for (size_t v = 0; v < m_nodes.size(); ++v)
-        if (m_nodes[v].parent < 0 && m_nodes[v].positioned)
-            order.push_back(int(v));
-    for (size_t i = 0; i < order.size(); ++i)
-        for (int c : m_nodes[size_t(order[i])].children)
-            if (!m_nodes[size_t(c)].hidden && m_nodes[size_t(c)].positioned)
-                order.push_back(c);
-    std::vector<double> subtreeLeft(m_nodes.size(), 0.0);
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {
-        const TopologyNode &n = m_nodes[size_t(*it)];
-        double left = n.position.x() - n.width / 2;
-        for (int c : n.children)
-            if (!m_nodes[size_t(c)].hidden && m_nodes[size_t(c)].positioned)
-                left = std::min(left, subtreeLeft[size_t(c)]);
-        subtreeLeft[size_t(*it)] = left;
-    }
-
-    // Detailed: the first row of children hangs from a bus halfway down; lower rows (a grid
-    // of leaves, or wrapped subtrees) from buses half a level above them, joined by a trunk
-    // left of the whole family, so no line crosses a node or a label.
-    const double half = m_metrics.levelHeight / 2;
-    for (int v : order) {
-        const TopologyNode &p = m_nodes[size_t(v)];
-        if (p.collapsed)
-            continue;
-        double firstRowY = std::numeric_limits<double>::infinity(), lastRowY = -firstRowY;
-        double familyLeft = std::numeric_limits<double>::infinity();
-        for (int c : p.children) {
-            const TopologyNode &child = m_nodes[size_t(c)];
-            if (child.hidden || !child.positioned)
-                continue;
-            if (child.position.y() <= p.position.y() + 1) {
-                addTreeLine({QLineF(p.position, child.position), c}, true); // stale after a re-parenting
-                continue;
-            }
-            firstRowY = std::min(firstRowY, child.position.y());
-            lastRowY = std::max(lastRowY, child.position.y());
-            familyLeft = std::min(familyLeft, subtreeLeft[size_t(c)]);
-        }
-        if (std::isinf(firstRowY))
-            continue;
-        const double busY = p.position.y() + (firstRowY - p.position.y()) / 2;
-        const bool rows = lastRowY > firstRowY + 1;
-        const double trunkX = familyLeft - m_metrics.siblingGap / 2;
-        struct Bus
-        {
-            double y, left, right;
-        };
-        std::vector<Bus> buses; // one per row of children: a handful
-        for (int c : p.children) {
-            const TopologyNode &child = m_nodes[size_t(c)];
-            if (child.hidden || !child.positioned || child.position.y() <= p.position.y() + 1)
-                continue;
-            const bool first = child.position.y() <= firstRowY + 1;
-            const double y = first ? busY : child.position.y() - half;
-            const bool leaf = std::none_of(child.children.begin(), child.children.end(),
-                                           [&](int g) { return !m_nodes[size_t(g)].hidden && m_nodes[size_t(g)].positioned; });
-            addTreeLine({QLineF(child.position.x(), y, child.position.x(), child.position.y()), c}, !leaf);
-            auto bus = std::find_if(buses.begin(), buses.end(), [&](const Bus &b) { return std::abs(b.y - y) < 1; });
-            if (bus == buses.end()) {
-                const double start = first && !rows ? p.position.x() : (first ? std::min(trunkX, p.position.x()) : trunkX);
-                bus = buses.insert(buses.end(), Bus{y, start, start});
-            }
-            bus->left = std::min(bus->left, child.position.x());
-            bus->right = std::max(bus->right, child.position.x());
-        }
-        addTreeLine({QLineF(p.position.x(), p.position.y(), p.position.x(), busY), v}, true);
-        for (const Bus &bus : buses)
-            addTreeLine({QLineF(bus.left, bus.y, bus.right, bus.y), v}, true);
-        if (rows)
-            addTreeLine({QLineF(trunkX, busY, trunkX, lastRowY - half), v}, true);
-    }
-
-    std::vector<ScopeBoxOutput> boxes = scopeBoxes(false);
-    for (size_t s = 0; s < boxes.size(); ++s) {
-        m_scopes[s].box = boxes[s].box;
-        m_scopes[s].parts = std::move(boxes[s].parts);
-    }
 }
 
 } // namespace mapi::ui

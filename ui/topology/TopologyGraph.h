@@ -43,6 +43,7 @@ struct TopologyNode
     double width = 0;             // room the layout gives it: shape or label, whichever is wider
     bool placeholder = true;
     bool departed = false;        // unregistered
+    QString system;               // another system's agent (federation, map/Federation.h): that system; "" for the server's own
 
     QString parentId;             // as the store has it
     int parent = -1;              // its row; -1 for a root, or where the link would close a cycle
@@ -83,6 +84,9 @@ struct ScopeGroup
     QString name;
     QString nameKey;              // naturalSortKey(name)
     int parent = -1;              // scope row; -1 for a top scope (or a cycle)
+    int storeParent = -1;         // the parent the store gives (a scope of another system without one sits in its system's group)
+    QString system;               // another system's scope: that system; for a system's group, the system it stands for
+    bool systemGroup = false;     // not a scope: the group of another system's agents and scopes (after the store's scopes)
     int depth = 0;
     bool placeholder = true;
     bool deleted = false;
@@ -176,13 +180,15 @@ private:
     std::vector<ScopeBoxOutput> scopeBoxes(bool atRest) const;
     void addTreeLine(const TreeLine &line, bool coarseToo);
     void updateVisibility();
+    void groupOtherSystems();
     QFont labelFont() const;
 
     std::vector<TopologyNode> m_nodes;
     QHash<QString, int> m_rowById;
     std::vector<int> m_representative;
     AgentRowsByName m_agentRows;    // messages' senders and recipients; cleared with the graph
-    std::vector<ScopeGroup> m_scopes;
+    std::vector<ScopeGroup> m_scopes; // the store's scopes by row, then one group per other system (rebuildStructure)
+    size_t m_storeScopes = 0;         // how many of m_scopes are the store's
     // One edge per pair (sender, recipient agent or scope) that ever exchanged a message: bounded
     // by the agents the store keeps. The ranking's state below is one entry per edge too.
     // A deque and an index per sender: neither is ever copied or rehashed whole as the edges

@@ -669,6 +669,10 @@ QString TopologyView::edgeToolTip(const TrafficEdge &e) const
 QString TopologyView::scopeToolTip(int scopeRow) const
 {
     const ScopeGroup &s = m_graph.scopes()[size_t(scopeRow)];
+    if (s.systemGroup)
+        return tr("<b>System %1</b><br>%n agent(s) of another system, listed by this server through federation "
+                  "(it sends no event about them: they follow its list)", nullptr, int(s.members.size()))
+            .arg(s.system.toHtmlEscaped());
     QString text = tr("<b>Scope %1</b><br>%n member(s)", nullptr, int(s.members.size())).arg(s.name.toHtmlEscaped());
     if (s.parent >= 0)
         text += tr("<br>inside %1").arg(m_graph.scopes()[size_t(s.parent)].name.toHtmlEscaped());

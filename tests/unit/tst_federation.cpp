@@ -1,0 +1,160 @@
+// Another system's entities on a federating server (map/Federation.h, issue 43 item 3): the
+// helpers that read them, and the reconciliation that follows them by the list alone (the server
+// sends no event about them) without calling their coming and going missed events. The frames
+// are those the SDK's federation sends (shared/reference/map-extensions.md §2.3).
+#include "FakeTransport.h"
+
+#include "map/Federation.h"
+
+using namespace mapi;
+using namespace fake_server;
+
+namespace {
+
+Json federated(const char *system, const char *id, const char *name)
+{
+    return {{"id", std::string(system) + ":agent:" + id},
+            {"name", name},
+            {"role", "worker"},
+            {"state", "busy"},
+            {"metadata", {{"_federatedFrom", system}, {"_originalId", id}}},
+            {"visibility", "public"}};
+}
+
+Json local(const char *id, const char *name)
+{
+    return {{"id", id}, {"name", name}, {"role", "analyst"}, {"state", "idle"}, {"metadata", Json::object()}};
+}
+
+QStringList problemDetails(const SystemStore &store, ProblemKind kind)
+{
+    QStringList out;
+    for (const ProtocolProblem &p : store.problems())
+        if (p.kind == kind)
+            out << p.detail;
+    return out;
+}
+
+} // namespace
+
+class TestFederation : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { mapi_test::installWarningGuard(); }
+    void init() { mapi_test::armWarningGuard(); }
+    void cleanup() { MAPI_NO_WARNINGS(); }
+
+    void addressesAndMetadataAreRead_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<QString>("system");
+        QTest::addColumn<QString>("original");
+        QTest::newRow("an agent of B") << QStringLiteral("B:agent:01M8GD3T5C1FV81EDKGNYKF8H5") << QStringLiteral("B")
+                                       << QStringLiteral("01M8GD3T5C1FV81EDKGNYKF8H5");
+        QTest::newRow("a scope of B") << QStringLiteral("B:scope:01M8GD3T71D8BX3M8D1C9FZWAN") << QStringLiteral("B")
+                                      << QStringLiteral("01M8GD3T71D8BX3M8D1C9FZWAN");
+        QTest::newRow("a system named with dashes") << QStringLiteral("prod-eu:agent:x") << QStringLiteral("prod-eu") << QStringLiteral("x");
+        QTest::newRow("the server's own") << QStringLiteral("01M8GD3T5ATE8Q6C3K4QJ53KKA") << QString() << QStringLiteral("01M8GD3T5ATE8Q6C3K4QJ53KKA");
+        QTest::newRow("no system before") << QStringLiteral(":agent:x") << QString() << QStringLiteral(":agent:x");
+        QTest::newRow("nothing after") << QStringLiteral("B:agent:") << QString() << QStringLiteral("B:agent:");
+        QTest::newRow("another kind") << QStringLiteral("B:message:x") << QString() << QStringLiteral("B:message:x");
+        QTest::newRow("a colon elsewhere") << QStringLiteral("urn:x:agent:y") << QString() << QStringLiteral("urn:x:agent:y");
+    }
+
+    void addressesAndMetadataAreRead()
+    {
+        QFETCH(QString, id);
+        QFETCH(QString, system);
+        QFETCH(QString, original);
+        QCOMPARE(federatedSystemOfAddress(id), system);
+        QCOMPARE(federatedOriginalId(id, Json()), original);
+        // The metadata, where the server gives it, is what counts.
+        const Json metadata = {{"_federatedFrom", "C"}, {"_originalId", "kept"}};
+        QCOMPARE(federatedFrom(metadata), QStringLiteral("C"));
+        QCOMPARE(federatedOriginalId(id, metadata), QStringLiteral("kept"));
+        QCOMPARE(federatedFrom(Json::object()), QString());
+        QCOMPARE(federatedFrom(Json("B")), QString());
+    }
+
+    void messagesThatCrossedAreTold()
+    {
+        // As the recipient on A gets it: the sender by B's session id, behind B's prefix.
+        Crossing in = messageCrossing(QStringLiteral("B:agent:01M8GD3T5C89D3W6JNNDZG7SK8"), {QStringLiteral("01M8GD3T5ATE8Q6C3K4QJ53KKA")});
+        QCOMPARE(in.system, QStringLiteral("B"));
+        QVERIFY(in.inbound);
+        Crossing out = messageCrossing(QStringLiteral("alice"), {QStringLiteral("bob"), QStringLiteral("B:agent:01M8GD3T5C1FV81EDKGNYKF8H5")});
+        QCOMPARE(out.system, QStringLiteral("B"));
+        QVERIFY(!out.inbound);
+        QVERIFY(messageCrossing(QStringLiteral("alice"), {QStringLiteral("bob")}).system.isEmpty());
+    }
+
+    // B's scope lists its members by their ids on B: they are B's agents as A lists them, not
+    // placeholders beside them.
+    void remoteScopeMembersAreTheRemoteAgents()
+    {
+        SystemStore store;
+        ScopeRecord scope;
+        scope.id = QStringLiteral("B:scope:01TEAM");
+        scope.name = QStringLiteral("b-team");
+        scope.metadata = {{"_federatedFrom", "B"}, {"_originalId", "01TEAM"}};
+        store.apply(ModelInputs{ModelInput{ScopesSnapshot{SnapshotScopes{{scope}}, 1000}},
+                                ModelInput{MembersSnapshot{SnapshotMembers{scope.id, {QStringLiteral("01BOB"), QStringLiteral("B:agent:01BETH")}}, 1000}}});
+        const Scope *team = store.scope(scope.id);
+        QVERIFY(team);
+        QCOMPARE(team->members.size(), size_t(2));
+        QVERIFY(team->members.count(QStringLiteral("B:agent:01BOB")) == 1);
+        QVERIFY(team->members.count(QStringLiteral("B:agent:01BETH")) == 1);
+        QVERIFY(!store.agent(QStringLiteral("01BOB")));
+        // A scope of the server's own keeps its members' ids as given.
+        ScopeRecord own;
+        own.id = QStringLiteral("01OWN");
+        store.apply(ModelInputs{ModelInput{ScopesSnapshot{SnapshotScopes{{scope, own}}, 2000}},
+                                ModelInput{MembersSnapshot{SnapshotMembers{own.id, {QStringLiteral("01ALICE")}}, 2000}}});
+        QVERIFY(store.scope(own.id)->members.count(QStringLiteral("01ALICE")) == 1);
+    }
+
+    // B's agents come and go on A's list with no event: the model follows the list, and only a
+    // change of the server's own agents is drift (events missed).
+    void remoteAgentsFollowTheListWithoutDrift()
+    {
+        auto *t = new FakeTransport;
+        int lists = 0;
+        t->handlers[QStringLiteral("map/agents/list")] = [&lists](const Json &) {
+            ++lists;
+            Json agents = Json::array({local("01A", "alice")});
+            if (lists == 1) {
+                agents.push_back(federated("B", "01BOB", "bob"));
+            } else { // bob left B, carol joined it, and dave registered on A unannounced
+                agents.push_back(federated("B", "01CAROL", "carol"));
+                agents.push_back(local("01D", "dave"));
+            }
+            return std::optional<Answer>(Answer::ok({{"agents", agents}}));
+        };
+        ClientOptions options;
+        options.url = QUrl(QStringLiteral("ws://fake.invalid/map"));
+        MapClient client(options, t);
+        Recorder rec(client);
+        client.start();
+        QTRY_COMPARE(client.state(), ClientState::Live);
+        QTRY_VERIFY(rec.store.agent(QStringLiteral("B:agent:01BOB")));
+        QCOMPARE(federatedFrom(rec.store.agent(QStringLiteral("B:agent:01BOB"))->metadata), QStringLiteral("B"));
+
+        bool answered = false;
+        client.reconcile([&answered](bool ok) { answered = ok; });
+        QTRY_VERIFY(answered);
+        QTRY_VERIFY(rec.store.agent(QStringLiteral("B:agent:01CAROL")));
+        QVERIFY(rec.store.agent(QStringLiteral("B:agent:01BOB"))->unregistered); // followed the list
+        QVERIFY(!rec.store.agent(QStringLiteral("B:agent:01CAROL"))->unregistered);
+        const QStringList drift = problemDetails(rec.store, ProblemKind::Drift);
+        QCOMPARE(drift.size(), 1); // dave: the server's own agent, announced by no event
+        QVERIFY2(drift.first().contains(QLatin1String("lists 1 agent(s) the model did not show (dave)")), qPrintable(drift.first()));
+        QVERIFY2(!drift.first().contains(QLatin1String("carol")) && !drift.first().contains(QLatin1String("bob"))
+                     && !drift.first().contains(QLatin1String("no longer lists")),
+                 qPrintable(drift.first()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFederation)
+#include "tst_federation.moc"
