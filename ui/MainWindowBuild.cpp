@@ -534,7 +534,23 @@ void MainWindow::updateStatusBar()
     // measured). Time travel reads the live store's, which keeps measuring. Until one is measured
     // the stamps are shown as the server wrote them, and the label says so.
     const bool live = session()->source() == InspectorSession::Source::Live;
-    const ConnectionInfo &clock = live ? session()->liveStore()->connection() : c;
+    ConnectionInfo clock = live ? session()->liveStore()->connection() : c;
+    // A trace's offset, once measured, holds for that trace: its replaying store starts again at
+    // each seek back (nothing measured until the recorded clock comes by again), and the times
+    // shown must not jump. Keyed by the session and the trace it shows. GUI thread only.
+    static struct
+    {
+        QPointer<InspectorSession> session;
+        QString source;
+        qint64 offsetMs = 0;
+        int samples = 0;
+    } held;
+    if (!live && clock.clockSamples > 0) {
+        held = {session(), session()->sourceLabel(), clock.clockOffsetMs, clock.clockSamples};
+    } else if (!live && held.session == session() && held.source == session()->sourceLabel() && held.samples > 0) {
+        clock.clockOffsetMs = held.offsetMs; // scrubbed back before the recorded clock
+        clock.clockSamples = held.samples;
+    }
     const bool measured = clock.clockSamples > 0;
     const qint64 shownOffset = measured ? clock.clockOffsetMs : 0;
     if (shownOffset != shownClockOffset()) {

@@ -138,7 +138,7 @@ void SystemStore::applyMembers(const MembersSnapshot &snapshot)
     // FederatedScopeManager), while its agents are listed here as "<system>:agent:<id>": joined
     // under those, or they would stand as placeholders beside themselves (map/Federation.h).
     QStringList members = snapshot.data.members;
-    if (const QString system = federatedFrom(s.metadata); !system.isEmpty())
+    if (const QString system = federatedOrigin(scopeId, s.metadata, true); !system.isEmpty())
         for (QString &id : members)
             if (federatedSystemOfAddress(id).isEmpty())
                 id = system + QStringLiteral(":agent:") + id;

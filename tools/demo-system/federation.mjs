@@ -4,7 +4,7 @@
 // FederatedAgentRegistry, FederatedScopeManager, FederatedMessageRouter, createFederationHandlers).
 // For the console's federation view and its integration test (issue 43 item 3).
 //
-//   node federation.mjs [--every-ms N] [--bridge-events] [--port-a N] [--port-b N]
+//   node federation.mjs [--every-ms N] [--churn-ms N] [--bridge-events] [--port-a N] [--port-b N]
 //
 // stdout: one line {"ready":true,"a":"ws://127.0.0.1:PA","b":"ws://127.0.0.1:PB",...} once A's
 // clients can see B's agents; logs go to stderr. Runs until SIGTERM or SIGINT. Paths on each system:
@@ -224,7 +224,10 @@ if (EVERY_MS > 0) setInterval(() => crossOnce().catch((e) => log(`cross failed: 
 if (CHURN_MS > 0) {
   let joined = 0;
   let temp = null;
+  let busy = false; // one step at a time: a slow registration must not overlap the next
   setInterval(async () => {
+    if (busy) return;
+    busy = true;
     try {
       if (temp) {
         await temp.call('map/agents/unregister', { agentId: temp.agentId });
@@ -233,7 +236,7 @@ if (CHURN_MS > 0) {
       } else {
         temp = await startAgent(B, `temp-${++joined}`, 'worker');
       }
-    } catch (e) { log(`churn: ${e.message}`); }
+    } catch (e) { log(`churn: ${e.message}`); } finally { busy = false; }
   }, CHURN_MS).unref();
 }
 

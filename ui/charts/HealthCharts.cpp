@@ -274,6 +274,10 @@ void HealthCharts::refresh()
     }
     m_dirty = false;
     const std::deque<HealthSample> &samples = m_history->samples();
+    // The window's one clock (common/TimeText.h): samples derived from events (a trace, the
+    // journal) carry the server's stamps; live ones were taken on this computer's clock.
+    const bool serverClock = m_history->showsDerived();
+    const auto shown = [serverClock](qint64 ms) { return serverClock ? shownTime(ms) : ms; };
     const qsizetype n = qsizetype(samples.size());
     QList<QPointF> events, messages, completed, failed, tokens, cost;
     std::array<QList<QPointF>, kStateGroupCount> tops;
@@ -307,7 +311,7 @@ void HealthCharts::refresh()
         }
         const HealthSample &s = samples[next - 1];
         i = next;
-        const double x = double(shownTime(s.timeMs)); // the window's one clock (common/TimeText.h)
+        const double x = double(shown(s.timeMs));
         events << QPointF(x, eventsPeak);
         messages << QPointF(x, messagesPeak);
         maxRate = std::max({maxRate, eventsPeak, messagesPeak});
@@ -337,8 +341,8 @@ void HealthCharts::refresh()
 
     const qint64 end = samples.empty() ? QDateTime::currentMSecsSinceEpoch() : samples.back().timeMs;
     const qint64 start = std::min(samples.empty() ? end : samples.front().timeMs, end - kMinimumSpanMs);
-    const QDateTime from = QDateTime::fromMSecsSinceEpoch(shownTime(start));
-    const QDateTime to = QDateTime::fromMSecsSinceEpoch(shownTime(end));
+    const QDateTime from = QDateTime::fromMSecsSinceEpoch(samples.empty() ? start : shown(start)); // empty: local now
+    const QDateTime to = QDateTime::fromMSecsSinceEpoch(samples.empty() ? end : shown(end));
     for (Chart *c : {&m_traffic, &m_states, &m_tasks, &m_usage})
         c->timeAxis->setRange(from, to);
     setNiceRange(m_traffic.valueAxis, maxRate, false);

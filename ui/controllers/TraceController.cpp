@@ -233,7 +233,7 @@ void TraceController::onTimeTravelReady(bool ok, const QString &error)
         if (const qint64 before = m_session->journalDroppedBeforeMs(); before > 0)
             m_replayBar->setNote(tr("history before %1 dropped by retention (%n record(s))", nullptr,
                                     int(std::min<qint64>(m_session->journalRecordsDropped(), INT_MAX)))
-                                     .arg(timeOfDay(before)));
+                                     .arg(timeOfDay(before, TimePrecision::Seconds, Clock::Local))); // an arrival time
         m_replayBar->show();
     } else {
         showWarning(m_dialogParent, tr("Cannot travel back in time"), error);

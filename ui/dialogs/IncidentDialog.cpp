@@ -1,7 +1,5 @@
 #include "dialogs/IncidentDialog.h"
 
-#include "common/TimeText.h"
-
 #include "panels/AgentsPanel.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
@@ -151,7 +149,6 @@ std::vector<BundlePicture> drawBundlePictures(const QString &bundlePath, qint64 
 
 IncidentDialog::IncidentDialog(const Context &context, QWidget *parent)
     : QDialog(parent)
-    , m_shownOffsetMs(shownClockOffset())
     , m_context(context)
 {
     setWindowTitle(tr("Export incident"));
@@ -172,13 +169,13 @@ IncidentDialog::IncidentDialog(const Context &context, QWidget *parent)
     m_to = new QDateTimeEdit(this);
     for (QDateTimeEdit *edit : {m_from, m_to}) {
         edit->setDisplayFormat(timeFormat);
-        edit->setMinimumDateTime(shownDateTime(context.startMs));
-        edit->setMaximumDateTime(shownDateTime(std::max(context.endMs, context.startMs)));
+        edit->setMinimumDateTime(QDateTime::fromMSecsSinceEpoch(context.startMs));
+        edit->setMaximumDateTime(QDateTime::fromMSecsSinceEpoch(std::max(context.endMs, context.startMs)));
     }
     m_from->setObjectName(QStringLiteral("incidentFrom"));
     m_to->setObjectName(QStringLiteral("incidentTo"));
-    m_from->setDateTime(shownDateTime(context.startMs));
-    m_to->setDateTime(shownDateTime(context.positionMs > 0 ? context.positionMs : context.endMs));
+    m_from->setDateTime(QDateTime::fromMSecsSinceEpoch(context.startMs));
+    m_to->setDateTime(QDateTime::fromMSecsSinceEpoch(context.positionMs > 0 ? context.positionMs : context.endMs));
     form->addRow(tr("From"), m_from);
     form->addRow(tr("To"), m_to);
     m_note = new QPlainTextEdit(this);
@@ -283,8 +280,8 @@ void IncidentDialog::closeEvent(QCloseEvent *event)
 
 void IncidentDialog::setRange(qint64 fromMs, qint64 toMs)
 {
-    m_from->setDateTime(shownDateTime(fromMs));
-    m_to->setDateTime(shownDateTime(toMs));
+    m_from->setDateTime(QDateTime::fromMSecsSinceEpoch(fromMs));
+    m_to->setDateTime(QDateTime::fromMSecsSinceEpoch(toMs));
 }
 
 void IncidentDialog::setNote(const QString &note) { m_note->setPlainText(note); }
@@ -302,8 +299,8 @@ QString IncidentDialog::previewText() const { return m_counts->text(); }
 BundleOptions IncidentDialog::options() const
 {
     BundleOptions o;
-    o.fromMs = m_from->dateTime().toMSecsSinceEpoch() + m_shownOffsetMs; // back on the server's clock
-    o.toMs = m_to->dateTime().toMSecsSinceEpoch() + m_shownOffsetMs;
+    o.fromMs = m_from->dateTime().toMSecsSinceEpoch();
+    o.toMs = m_to->dateTime().toMSecsSinceEpoch();
     // The edits show milliseconds, so a range that ends at the run's end keeps its last record.
     for (const QString &name : m_keyNames->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
         o.redactKeyNames << name.trimmed();
@@ -550,7 +547,7 @@ IncidentInfoDialog::IncidentInfoDialog(const IncidentInfo &info, QWidget *parent
     setObjectName(QStringLiteral("incidentInfoDialog"));
     auto *layout = new QVBoxLayout(this);
     auto time = [](std::optional<qint64> ms) {
-        return ms ? QDateTime::fromMSecsSinceEpoch(shownTime(*ms)).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")) : tr("open");
+        return ms ? QDateTime::fromMSecsSinceEpoch(*ms).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")) : tr("open");
     };
     QStringList lines;
     lines << tr("<b>Range</b> %1 – %2, cut from %3").arg(time(info.fromMs), time(info.toMs), info.source.toHtmlEscaped());

@@ -12,7 +12,6 @@
 
 #include "trace/IncidentBundle.h"
 
-#include <QDateTime>
 #include <QDialog>
 #include <QImage>
 #include <QStringList>
@@ -90,11 +89,7 @@ private:
     void showCounts(const BundleResult &result, bool writing);
     void stopWorker();
     void setBusy(bool busy, const QString &status);
-    // A server stamp in the edits, on the window's one clock as it was when the dialog opened
-    // (common/TimeText.h); options() adds the same offset back.
-    QDateTime shownDateTime(qint64 serverMs) const { return QDateTime::fromMSecsSinceEpoch(serverMs - m_shownOffsetMs); }
 
-    const qint64 m_shownOffsetMs;
     Context m_context;
     QDateTimeEdit *m_from = nullptr;
     QDateTimeEdit *m_to = nullptr;

@@ -34,7 +34,7 @@ QString filterHelp()
         "<b>Filter agents</b> — terms separated by spaces must all match:<br>"
         "<code>role:worker</code> <code>state:busy</code> <code>health:late</code> "
         "<code>scope:squad-a</code> <code>parent:coordinator</code> <code>id:01M7</code> "
-        "<code>task:t-42</code> <code>session:…</code> <code>is:departed</code><br>"
+        "<code>task:t-42</code> <code>session:…</code> <code>is:departed</code> <code>system:B</code> (federation)<br>"
         "<code>name:~^worker-\\d+$</code> regular expression · <code>-state:stopped</code> negation · "
         "<code>name:\"two words\"</code> quotes · <code>health:late OR health:failed</code> either<br>"
         "A bare word matches name, role or id. Enter applies at once.");

@@ -128,9 +128,7 @@ void HealthPanel::updateColumns()
 void HealthPanel::tick()
 {
     if (m_session->source() == InspectorSession::Source::Live && m_session->clientState() != ClientState::Closed)
-        // On the server's clock, as the samples a trace or the journal derive from events (the
-        // charts show both on this computer's, common/TimeText.h).
-        m_history->sampleLive(m_session->liveStore()->serverTime(QDateTime::currentMSecsSinceEpoch()), *m_session->liveStore());
+        m_history->sampleLive(QDateTime::currentMSecsSinceEpoch(), *m_session->liveStore());
     m_model->refreshAges();
 }
 

@@ -302,8 +302,9 @@ void ReplayBar::setController(ReplayController *controller, const QString &trace
     m_scrubber->setPageStep(std::max(1, m_scrubber->maximum() / 20));
     m_scrubber->setSingleStep(std::max(1, m_scrubber->maximum() / 200));
     m_settingScrubber = false;
-    const QDateTime start = QDateTime::fromMSecsSinceEpoch(shownTime(controller->startMs()));
-    const QDateTime end = QDateTime::fromMSecsSinceEpoch(shownTime(controller->endMs()));
+    // Record times: when the recorder received each frame, on its own clock (common/TimeText.h).
+    const QDateTime start = QDateTime::fromMSecsSinceEpoch(controller->startMs());
+    const QDateTime end = QDateTime::fromMSecsSinceEpoch(controller->endMs());
     m_range->setText(tr("%1 – %2 · %3")
                          .arg(start.toString(QStringLiteral("HH:mm:ss")), end.toString(QStringLiteral("HH:mm:ss")), spanText(span)));
     m_range->setToolTip(tr("The trace runs from %1 to %2")
@@ -336,7 +337,7 @@ void ReplayBar::updatePosition(qint64 timeMs)
     if (!m_controller)
         return;
     m_time->setText(clockText(timeMs));
-    m_time->setToolTip(QDateTime::fromMSecsSinceEpoch(shownTime(timeMs)).toString(Qt::ISODateWithMs));
+    m_time->setToolTip(QDateTime::fromMSecsSinceEpoch(timeMs).toString(Qt::ISODateWithMs)); // a record time
     if (!m_scrubber->isSliderDown() && !m_seekTimer.isActive()) {
         m_settingScrubber = true;
         m_scrubber->setValue(int((timeMs - m_controller->startMs()) / m_msPerStep));
@@ -388,7 +389,7 @@ void ReplayBar::scrubberMoved(int value)
 QString ReplayBar::clockText(qint64 timeMs) const
 {
     const qint64 offset = m_controller ? timeMs - m_controller->startMs() : 0;
-    return tr("%1 (+%2)").arg(timeOfDay(timeMs, TimePrecision::Milliseconds), spanText(offset));
+    return tr("%1 (+%2)").arg(timeOfDay(timeMs, TimePrecision::Milliseconds, Clock::Local), spanText(offset)); // a record time
 }
 
 // ---- bookmarks -------------------------------------------------------------------------

@@ -15,14 +15,26 @@ SystemsAlertModel::SystemsAlertModel(QObject *parent)
 
 void SystemsAlertModel::setSystems(const QList<SystemView *> &systems)
 {
+    // The same systems (another came to the front, a label changed): the rows stay, and with them
+    // the selection; a label is read when painted.
+    QList<SystemView *> kept;
+    for (const Source &s : std::as_const(m_sources))
+        kept << s.system.data();
+    QList<SystemView *> wanted;
+    for (SystemView *system : systems)
+        if (system && system->alerts())
+            wanted << system;
+    if (kept == wanted) {
+        if (!m_sources.isEmpty() && rowCount() > 0)
+            Q_EMIT dataChanged(index(0, SystemColumn), index(rowCount() - 1, SystemColumn), {Qt::DisplayRole, Qt::ToolTipRole});
+        return;
+    }
     beginResetModel();
     for (const Source &s : std::as_const(m_sources))
         for (const QMetaObject::Connection &c : s.connections)
             disconnect(c);
     m_sources.clear();
-    for (SystemView *system : systems) {
-        if (!system || !system->alerts())
-            continue;
+    for (SystemView *system : std::as_const(wanted)) {
         m_sources.append(Source{system, system->alerts()->model(), {}});
         follow(m_sources.last());
     }

@@ -169,8 +169,9 @@ TimelineIndex::Ingested TimelineIndex::ingest(const SystemStore &store, int maxR
 
     const auto &gaps = store.gaps();
     for (int row = m_gapRows; row < int(gaps.size()); ++row) {
-        insertByTime(m_gaps, GapRef{gaps[size_t(row)].timeMs, row});
-        extendTimeRange(gaps[size_t(row)].timeMs);
+        const qint64 at = store.serverTime(gaps[size_t(row)].timeMs); // noticed here: on our clock, as an action
+        insertByTime(m_gaps, GapRef{at, row});
+        extendTimeRange(at);
         result.anything = true;
     }
     m_gapRows = int(gaps.size());

@@ -235,7 +235,7 @@ QString TimelineView::gapToolTip(int gapRow) const
                                                       g.recovered ? tr("replayed from the server") : tr("data missing"));
     if (g.fromSequence >= 0)
         text += QStringLiteral("<br>") + tr("sequence %1–%2").arg(g.fromSequence).arg(g.toSequence);
-    text += QStringLiteral("<br>") + formatTime(double(g.timeMs));
+    text += QStringLiteral("<br>") + formatTime(double(m_store->serverTime(g.timeMs))); // noticed on our clock
     if (!g.detail.isEmpty())
         text += QStringLiteral("<br>") + g.detail.toHtmlEscaped();
     return text;

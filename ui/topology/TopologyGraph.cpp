@@ -181,7 +181,7 @@ void TopologyGraph::updateScope(int row, const SystemStore &store)
     g.deleted = s.deleted;
     g.storeParent = s.parentId.isEmpty() ? -1 : store.scopeRow(s.parentId);
     g.parent = g.storeParent; // a scope of another system without one: its system's group (groupOtherSystems)
-    g.system = federatedFrom(s.metadata);
+    g.system = federatedOrigin(s.id, s.metadata, true); // its metadata, else its address (B:scope:…)
     g.members.clear();
     for (const QString &member : s.members)
         if (const int agentRow = store.agentRow(member); agentRow >= 0)

@@ -668,6 +668,8 @@ QString TopologyView::edgeToolTip(const TrafficEdge &e) const
 
 QString TopologyView::scopeToolTip(int scopeRow) const
 {
+    if (scopeRow < 0 || size_t(scopeRow) >= m_graph.scopes().size())
+        return {}; // a label of the last paint, its group gone since (another system's groups follow the model)
     const ScopeGroup &s = m_graph.scopes()[size_t(scopeRow)];
     if (s.systemGroup)
         return tr("<b>System %1</b><br>%n agent(s) of another system, listed by this server through federation "
