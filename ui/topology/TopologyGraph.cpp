@@ -149,11 +149,15 @@ void TopologyGraph::updateNode(int row, const Agent &agent, const QFontMetricsF 
     n.state = agent.state;
     n.health = agent.health;
     n.badge = badgeForState(agent.state, agent.health);
-    n.placeholder = agent.placeholder;
-    if (QString system = federatedOrigin(agent.id, agent.metadata, agent.placeholder); system != n.system) {
-        n.system = std::move(system);
-        result.scopes = true; // its system's group
+    // Its system (federation) comes with its description: read when the agent is new or its
+    // placeholder state flips, not at every change of a busy agent (this runs per changed row).
+    if (newId || n.placeholder != agent.placeholder) {
+        if (QString system = federatedOrigin(agent.id, agent.metadata, agent.placeholder); system != n.system) {
+            n.system = std::move(system);
+            result.scopes = true; // its system's group
+        }
     }
+    n.placeholder = agent.placeholder;
     if (n.departed != agent.unregistered) {
         n.departed = agent.unregistered;
         result.structure = result.structure || m_hideDeparted; // a departed subtree may go, or come back
