@@ -235,7 +235,7 @@ namespace {
 const QStringList kCommands = {QStringLiteral("state"),  QStringLiteral("stats"),  QStringLiteral("convert"), QStringLiteral("chain"),
                                QStringLiteral("bundle"), QStringLiteral("record"), QStringLiteral("watch"),   QStringLiteral("inject"),
                                QStringLiteral("stop"),   QStringLiteral("suspend"), QStringLiteral("resume"), QStringLiteral("rules"),
-                               QStringLiteral("diff")};
+                               QStringLiteral("diff"),   QStringLiteral("tap")};
 
 // Levenshtein distance (command names are short: a full table is nothing).
 int editDistance(const QString &a, const QString &b)

@@ -24,5 +24,7 @@ ErrorOr<AlertRules> rulesOption(const QCommandLineParser &p);
 int commandWatch(const QCommandLineParser &p, const Common &common);
 // inject, stop, suspend, resume
 int commandAction(const QString &command, const QCommandLineParser &p, const Common &common);
+// The passive tap (TapCommand.cpp): relays and records until --duration S, Ctrl+C or SIGTERM.
+int commandTap(const QCommandLineParser &p, const Common &common);
 
 } // namespace mapi::cli

@@ -50,7 +50,13 @@ int main(int argc, char **argv)
         "  bundle  --trace IN --out FILE [--from T] [--to T] [--redact REGEX]... [--redact-key NAME]...\n"
         "          [--note TEXT] [--rules FILE] [--preview]   an incident bundle: the range's trace (with\n"
         "          the state at T), the bookmarks, the alerts open at its end and the note, redacted\n"
-        "          by the regular expressions and key names; --preview only counts. Opens as a trace\n\n"
+        "          by the regular expressions and key names; --preview only counts. Opens as a trace\n"
+        "  tap     --upstream ws://HOST:PORT/PATH [--listen 127.0.0.1:PORT] [--out FILE] [--duration S]\n"
+        "          a passive tap: agents and clients connect to the listening address instead of the\n"
+        "          server; every WebSocket message is forwarded unchanged both ways and recorded into\n"
+        "          one trace, a connection number per participant. Listens on this machine only; the\n"
+        "          upstream is wss:// or on this machine (credentials never cross in clear). JSON lines\n"
+        "          on stdout (listening, open, close, summary); ends at --duration, Ctrl+C or SIGTERM\n\n"
         "URL: ws://HOST:PORT or wss://HOST:PORT (WebSocket), unix:/PATH (NDJSON on a Unix domain socket;\n"
         "a named pipe on Windows), or --launch 'COMMAND ARGS' instead of --url: start a MAP system as a\n"
         "child process and speak NDJSON on its stdin/stdout; its stderr is copied to ours (\"[child]\"),\n"
@@ -74,7 +80,7 @@ int main(int argc, char **argv)
     p.addHelpOption();
     p.addVersionOption();
     p.addPositionalArgument(QStringLiteral("command"),
-                            QStringLiteral("record | state | stats | convert | inject | stop | suspend | resume | watch | rules | chain | diff | bundle"));
+                            QStringLiteral("record | state | stats | convert | inject | stop | suspend | resume | watch | rules | chain | diff | bundle | tap"));
     p.addOptions({
         {QStringLiteral("url"), QStringLiteral("MAP system: ws://, wss://, unix:/PATH or stdio:COMMAND."), QStringLiteral("URL")},
         {QStringLiteral("launch"), QStringLiteral("Start this command and speak MAP on its stdin/stdout (instead of --url)."),
@@ -118,6 +124,10 @@ int main(int argc, char **argv)
         {QStringLiteral("note"), QStringLiteral("bundle: the operator's note about the incident."), QStringLiteral("TEXT")},
         {QStringLiteral("event"), QStringLiteral("chain: the event's id (its message's chain, or its MAP causedBy links)."), QStringLiteral("ID")},
         {QStringLiteral("preview"), QStringLiteral("bundle: count what would be written and redacted; write nothing.")},
+        {QStringLiteral("upstream"), QStringLiteral("tap: the MAP server's WebSocket address the participants' traffic goes to."),
+         QStringLiteral("URL")},
+        {QStringLiteral("listen"), QStringLiteral("tap: the address to listen on (this machine only; port 0: any free port)."),
+         QStringLiteral("HOST:PORT"), QStringLiteral("127.0.0.1:0")},
     });
     if (!p.parse(QCoreApplication::arguments()))
         return failWith(Usage, p.errorText());
@@ -171,6 +181,8 @@ int main(int argc, char **argv)
         return commandRules(p);
     if (diff)
         return commandDiff(args[1], args[2], loadOptions(common));
+    if (command == QLatin1String("tap"))
+        return commandTap(p, common);
     const bool offline = command == QLatin1String("stats") || command == QLatin1String("convert") || command == QLatin1String("chain")
         || command == QLatin1String("bundle");
     const bool needsUrl = !offline && !(command == QLatin1String("state") && p.isSet(QStringLiteral("trace")));

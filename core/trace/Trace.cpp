@@ -60,7 +60,7 @@ bool TraceWriter::openPart(int part, QString *error)
             *error = why;
         return false;
     }
-    Json extra = Json::object();
+    Json extra = m_headerExtra.is_object() ? m_headerExtra : Json::object();
     if (part > 0)
         extra["part"] = part;
     if (!m_server.is_null())

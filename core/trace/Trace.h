@@ -65,6 +65,9 @@ public:
     // Adds "server":{name,version} to the headers of the parts that follow (serverIdentified()
     // sets it from the client's map/connect answer).
     void setServerInfo(const QString &name, const QString &version);
+    // Members added to the header of every part from the next one opened (open() included), e.g.
+    // a tap's "tap" object (docs/trace-format.md).
+    void setHeaderExtra(const Json &extra) { m_headerExtra = extra; }
 
     void serverIdentified(const QString &name, const QString &version) override { setServerInfo(name, version); }
 
@@ -100,6 +103,7 @@ private:
     QString m_path;
     QString m_url;
     Json m_server;
+    Json m_headerExtra = Json::object();
     QStringList m_files;
     QString m_error;
     int m_part = 0;

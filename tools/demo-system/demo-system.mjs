@@ -441,8 +441,20 @@ httpServer.listen({ port: OPTS.port, host: '127.0.0.1', exclusive: true }, () =>
   if (OPTS.urlFile) fs.writeFileSync(OPTS.urlFile, url);
   log(`MAPServer (sdk 0.1.15) mode=${OPTS.mode} rate=${OPTS.rate}/s heartbeat=${OPTS.heartbeatMs}ms duration=${OPTS.duration || 'forever'}` +
     ` http: GET /view /stats /status, POST /control/quiesce /control/activity`);
-  setTimeout(() => {
-    sim.start(url).catch((err) => {
+  // --agents-via-file: the agents' address (a tap in front of this server) comes later, in a file.
+  const agentsUrl = () => new Promise((resolve) => {
+    if (!OPTS.agentsViaFile) return resolve(url);
+    const poll = setInterval(() => {
+      let text = '';
+      try { text = fs.readFileSync(OPTS.agentsViaFile, 'utf8').trim(); } catch { return; }
+      if (!/^wss?:\/\/\S+$/.test(text)) return; // not written whole yet
+      clearInterval(poll);
+      log(`agents connect through ${text}`);
+      resolve(text.replace(/\/+$/, ''));
+    }, 50);
+  });
+  setTimeout(async () => {
+    sim.start(await agentsUrl()).catch((err) => {
       sim.phase = 'failed';
       log(`simulation failed to start: ${err?.stack ?? err}`);
     });

@@ -24,6 +24,8 @@ export const USAGE = `Usage: node demo-system.mjs [options]
   --unix PATH               also serve client sessions on a Unix domain socket (NDJSON)
   --unix-writes stock|serialized  the writes on --unix (default serialized)
   --url-file PATH           write the WebSocket URL to PATH once listening
+  --agents-via-file PATH    the agents connect through another address (a tap): they start once
+                            PATH exists, to the ws:// URL written in it (after --start-delay-ms)
   --verbose                 more log lines on stderr
   --help                    this text`;
 
@@ -33,7 +35,7 @@ export function parseArgs(argv) {
   const opts = {
     mode: 'extended', scenario: 'normal', port: 0, agents: 20, duration: 0, rate: 20, heartbeatMs: 5000, seed: 1,
     startDelayMs: 0, auth: null, credential: null, authCheckMs: 30000, clockSkewMs: 0, memoryGuard: true, verbose: false,
-    stdio: null, unix: null, unixWrites: 'serialized', urlFile: null,
+    stdio: null, unix: null, unixWrites: 'serialized', urlFile: null, agentsViaFile: null,
   };
   const numeric = {
     '--port': 'port', '--agents': 'agents', '--duration': 'duration', '--rate': 'rate',
@@ -70,6 +72,7 @@ export function parseArgs(argv) {
       if (arg === '--stdio') opts.stdio = writes; else opts.unixWrites = writes;
     } else if (arg === '--unix') opts.unix = next();
     else if (arg === '--url-file') opts.urlFile = next();
+    else if (arg === '--agents-via-file') opts.agentsViaFile = next();
     else if (arg === '--clock-skew-ms') {
       const raw = next();
       opts.clockSkewMs = Number(raw);

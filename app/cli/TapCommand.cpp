@@ -1,0 +1,130 @@
+// map-inspector-cli tap: the passive tap (core/tap/WebSocketTap.h) from the command line.
+//
+// stdout, JSON Lines: {"listening": URL, "upstream": URL} once listening (scripts wait for it),
+// then {"open": conn, "url": …} and {"close": conn, "by": …, "code": …, "reason": …} per
+// participant, then {"summary": counts} at the end (--duration S, Ctrl+C or SIGTERM).
+#include "Commands.h"
+
+#include "tap/WebSocketTap.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QTimer>
+
+#include <atomic>
+#include <csignal>
+
+namespace mapi::cli {
+
+namespace {
+
+std::atomic<bool> g_stopAsked{false};
+
+extern "C" void askStop(int)
+{
+    g_stopAsked.store(true);
+}
+
+// "127.0.0.1:8080", "[::1]:8080", "8080" (on 127.0.0.1).
+ErrorOr<std::pair<QHostAddress, quint16>> parseListen(const QString &text)
+{
+    QString host = QStringLiteral("127.0.0.1");
+    QString port = text;
+    if (const qsizetype colon = text.lastIndexOf(QLatin1Char(':')); colon >= 0) {
+        host = text.left(colon);
+        port = text.mid(colon + 1);
+        if (host.startsWith(QLatin1Char('[')) && host.endsWith(QLatin1Char(']')))
+            host = host.mid(1, host.size() - 2);
+    }
+    bool ok = false;
+    const uint number = port.toUInt(&ok);
+    if (!ok || number > 65535)
+        return Failure{QStringLiteral("--listen %1: HOST:PORT (a port from 0 to 65535; 0: chosen by the system)").arg(text)};
+    const QHostAddress address = host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0
+        ? QHostAddress(QHostAddress::LocalHost) : QHostAddress(host);
+    return std::pair{address, quint16(number)};
+}
+
+Json countsJson(const TapCounts &c)
+{
+    return {{"participants", c.participants},       {"open", c.open},
+            {"framesToServer", c.framesToServer},   {"framesToParticipants", c.framesToParticipants},
+            {"bytesToServer", c.bytesToServer},     {"bytesToParticipants", c.bytesToParticipants},
+            {"upstreamFailures", c.upstreamFailures}, {"recordsWritten", c.recordsWritten},
+            {"recordsNotWritten", c.recordsNotWritten}};
+}
+
+} // namespace
+
+int commandTap(const QCommandLineParser &p, const Common &common)
+{
+    if (!p.isSet(QStringLiteral("upstream")))
+        return failWith(Usage, QStringLiteral("tap needs --upstream ws://HOST:PORT/PATH (or wss://)"));
+    TapOptions options;
+    options.upstream = QUrl(p.value(QStringLiteral("upstream")), QUrl::StrictMode);
+    const ErrorOr<std::pair<QHostAddress, quint16>> listen = parseListen(p.value(QStringLiteral("listen")));
+    if (!listen)
+        return failWith(Usage, listen.error());
+    options.listenAddress = listen->first;
+    options.listenPort = listen->second;
+    if (const QString why = WebSocketTap::upstreamError(options.upstream); !why.isEmpty())
+        return failWith(Usage, QStringLiteral("--upstream %1: %2").arg(options.upstream.toString(QUrl::RemoveUserInfo), why));
+    if (const QString why = WebSocketTap::listenError(options.listenAddress); !why.isEmpty())
+        return failWith(Usage, QStringLiteral("--listen %1: %2").arg(p.value(QStringLiteral("listen")), why));
+    options.tracePath = p.value(QStringLiteral("out"));
+    options.traceOptions.maxBytes = p.value(QStringLiteral("rotate-mb")).toLongLong() << 20;
+    options.traceOptions.maxSeconds = p.value(QStringLiteral("rotate-seconds")).toLongLong();
+
+    WebSocketTap tap;
+    QString error;
+    if (!tap.start(options, &error))
+        return failWith(error.contains(QLatin1String("trace")) ? OutputUnwritable : ConnectionFailed, error);
+    int exitCode = Ok;
+    QObject::connect(&tap, &WebSocketTap::participantOpened, [](int conn, const QUrl &url) {
+        printJson({{"open", conn}, {"time", QDateTime::currentMSecsSinceEpoch()},
+                   {"url", url.toString(QUrl::RemoveUserInfo).toStdString()}}, -1);
+    });
+    QObject::connect(&tap, &WebSocketTap::participantClosed, [](int conn, const QString &by, int code, const QString &reason) {
+        printJson({{"close", conn}, {"time", QDateTime::currentMSecsSinceEpoch()}, {"by", by.toStdString()},
+                   {"code", code}, {"reason", reason.toStdString()}}, -1);
+    });
+    QObject::connect(&tap, &WebSocketTap::recordingFailed, [&exitCode](const QString &why) {
+        failWith(OutputUnwritable, QStringLiteral("the trace cannot be written (the relay goes on): %1").arg(why));
+        exitCode = OutputUnwritable;
+    });
+    printJson({{"listening", tap.listenUrl().toString().toStdString()},
+               {"upstream", options.upstream.toString(QUrl::RemoveUserInfo).toStdString()},
+               {"trace", options.tracePath.toStdString()}}, -1);
+
+    std::signal(SIGINT, askStop);
+    std::signal(SIGTERM, askStop);
+    QTimer poll; // a signal handler may only set a flag: the loop looks at it
+    QObject::connect(&poll, &QTimer::timeout, [] {
+        if (g_stopAsked.load())
+            QCoreApplication::quit();
+    });
+    poll.start(100);
+    if (common.durationS > 0)
+        QTimer::singleShot(qint64(common.durationS * 1000), [] { QCoreApplication::quit(); });
+    QCoreApplication::exec();
+
+    tap.stop();
+    // The close frames just sent leave the sockets (the relays' deleteLater) before the process ends.
+    QTimer::singleShot(200, [] { QCoreApplication::quit(); });
+    QCoreApplication::exec();
+    const TapCounts counts = tap.counts();
+    printJson({{"summary", countsJson(counts)}, {"files", [&] {
+                   Json files = Json::array();
+                   for (const QString &f : tap.traceFiles())
+                       files.push_back(f.toStdString());
+                   return files;
+               }()}}, -1);
+    if (counts.recordsNotWritten > 0) {
+        failWith(ObservedWithGaps, QStringLiteral("%1 frame(s) were relayed but not recorded (the disk fell behind)")
+                                       .arg(counts.recordsNotWritten));
+        return exitCode == Ok ? int(ObservedWithGaps) : exitCode;
+    }
+    return exitCode;
+}
+
+} // namespace mapi::cli

@@ -1,0 +1,123 @@
+// A passive tap: a transparent WebSocket relay that MAP participants (agents, clients) connect
+// through on their way to the server, recording both directions of every connection into one
+// trace (TapRecorder), a connection number per participant.
+//
+//   participant ──ws──▶ tap (listens on this machine) ──ws:// or wss://──▶ upstream MAP server
+//
+// What it forwards, and what it cannot:
+//  - Every WebSocket message as it came: a text message's bytes (each side checks UTF-8, as every
+//    WebSocket endpoint must) and a binary message's bytes. A message sent in fragments is
+//    forwarded whole (Qt reassembles it); pings and pongs end at each hop.
+//  - The participant's request path and query are appended to the upstream's path
+//    (upstream ws://h:p + participant /agent?name=x → ws://h:p/agent?name=x). Its handshake headers
+//    go upstream (Authorization, Cookie, X-Api-Key …), except the handshake's own (Host, Upgrade,
+//    Connection, Sec-WebSocket-*, Content-Length); its Origin goes as the upstream's origin.
+//    Subprotocols are not negotiated (MAP defines none).
+//  - Closing: the code and reason of one side's close go to the other. Codes Qt cannot send are
+//    translated and said in the trace: 1006 (the peer vanished without a close) aborts the other
+//    connection, so it sees 1006 too; 1005 (a close without a code) becomes 1000; 1012–1015 become
+//    1011 with the code at the start of the reason.
+//  - The handshake with the participant is complete before the upstream answers (Qt accepts
+//    first): its messages wait, at most kMaxWaitingBytes, until the upstream is open; an upstream
+//    that refuses or does not open within the connect timeout closes the participant with 1011.
+//
+// Safety: it listens on loopback only (it serves no TLS, and participants send their credentials
+// through it), and refuses an upstream that would carry them over plain ws:// to another machine
+// (upstreamError()).
+//
+// Thread: the thread it lives in (it may be moved to a worker before start()); every socket is
+// there. The relay only stamps, forwards and queues records: redaction, encoding and writing are
+// the recorder's, in its own thread, so a slow disk never delays a frame.
+#pragma once
+
+#include "trace/Trace.h"
+
+#include <QHash>
+#include <QHostAddress>
+#include <QObject>
+#include <QUrl>
+
+#include <memory>
+
+class QWebSocket;
+class QWebSocketServer;
+
+namespace mapi {
+
+class TapRecorder;
+
+struct TapOptions
+{
+    QHostAddress listenAddress = QHostAddress::LocalHost;
+    quint16 listenPort = 0;            // 0: chosen by the system (listenUrl() says which)
+    QUrl upstream;                     // ws:// or wss://, credentials in it are refused
+    QString tracePath;                 // empty: relay without recording
+    TraceWriterOptions traceOptions;   // rotation, compression level
+    int upstreamConnectTimeoutMs = 10000;
+};
+
+struct TapCounts
+{
+    qint64 participants = 0;     // connections accepted since start (the last connection number)
+    qint64 open = 0;             // relayed right now
+    qint64 framesToServer = 0;   // messages forwarded participant → server
+    qint64 framesToParticipants = 0;
+    qint64 bytesToServer = 0;
+    qint64 bytesToParticipants = 0;
+    qint64 upstreamFailures = 0; // participants closed because the upstream did not open
+    qint64 recordsWritten = 0;   // by the recorder (read while it runs: approximate)
+    qint64 recordsNotWritten = 0; // dropped because the disk fell behind (TapRecorder's bound)
+};
+
+class WebSocketTap : public QObject
+{
+    Q_OBJECT
+public:
+    // Participant messages held until the upstream opens (per connection).
+    static constexpr qint64 kMaxWaitingBytes = 16 << 20;
+
+    explicit WebSocketTap(QObject *parent = nullptr);
+    ~WebSocketTap() override;
+
+    // Why `upstream` cannot be tapped (empty: it can): not ws:// or wss://, user info in it, or
+    // plain ws:// to a host that is not this machine (agents' credentials would travel in clear).
+    static QString upstreamError(const QUrl &upstream);
+    // Why the tap cannot listen there (empty: it can): an address that is not loopback.
+    static QString listenError(const QHostAddress &address);
+    // The upstream URL for a participant that asked for `requestUrl` (its path and query).
+    static QUrl upstreamFor(const QUrl &upstream, const QUrl &requestUrl);
+
+    // Listens, and opens the trace when asked. false: `error` says why (nothing is left open).
+    bool start(const TapOptions &options, QString *error);
+    // Closes every participant and upstream (1001, going away), records it, and closes the trace
+    // (written out before this returns).
+    void stop();
+
+    QUrl listenUrl() const;
+    TapCounts counts() const;
+    QStringList traceFiles() const; // the trace's parts so far (empty when not recording)
+
+Q_SIGNALS:
+    // `conn`: the participant's connection number in the trace (from 1).
+    void participantOpened(int conn, const QUrl &upstreamUrl);
+    // `by`: "participant", "server" or "tap"; `code` the WebSocket close code (1006: no close frame).
+    void participantClosed(int conn, const QString &by, int code, const QString &reason);
+    void recordingFailed(const QString &error);
+
+private:
+    struct Relay;
+    void accept();
+    void openUpstream(Relay *relay);
+    void forward(Relay *relay, bool toServer, const QByteArray &bytes, bool binary);
+    void sideClosed(Relay *relay, bool participantSide);
+    void finish(Relay *relay, const QString &by, int code, const QString &reason);
+    void record(int conn, RecordDir dir, QByteArray raw, bool binary = false);
+
+    TapOptions m_options;
+    QWebSocketServer *m_server = nullptr;
+    QHash<int, Relay *> m_relays;
+    TapCounts m_counts;
+    std::unique_ptr<TapRecorder> m_recorder;
+};
+
+} // namespace mapi
