@@ -12,6 +12,7 @@
 #include <QTimer>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 
 namespace mapi::cli {
@@ -20,9 +21,12 @@ namespace {
 
 std::atomic<bool> g_stopAsked{false};
 
-extern "C" void askStop(int)
+// The first Ctrl+C or SIGTERM ends the tap in order (everyone closed, the trace written out); a
+// second one ends the process at once.
+extern "C" void askStop(int signal)
 {
     g_stopAsked.store(true);
+    std::signal(signal, SIG_DFL);
 }
 
 // "127.0.0.1:8080", "[::1]:8080", "8080" (on 127.0.0.1).
@@ -50,7 +54,7 @@ Json countsJson(const TapCounts &c)
     return {{"participants", c.participants},       {"open", c.open},
             {"framesToServer", c.framesToServer},   {"framesToParticipants", c.framesToParticipants},
             {"bytesToServer", c.bytesToServer},     {"bytesToParticipants", c.bytesToParticipants},
-            {"upstreamFailures", c.upstreamFailures}, {"recordsWritten", c.recordsWritten},
+            {"upstreamFailures", c.upstreamFailures}, {"undelivered", c.undelivered}, {"recordsWritten", c.recordsWritten},
             {"recordsNotWritten", c.recordsNotWritten}};
 }
 
@@ -72,9 +76,18 @@ int commandTap(const QCommandLineParser &p, const Common &common)
     if (const QString why = WebSocketTap::listenError(options.listenAddress); !why.isEmpty())
         return failWith(Usage, QStringLiteral("--listen %1: %2").arg(p.value(QStringLiteral("listen")), why));
     options.tracePath = p.value(QStringLiteral("out"));
-    options.traceOptions.maxBytes = p.value(QStringLiteral("rotate-mb")).toLongLong() << 20;
-    options.traceOptions.maxSeconds = p.value(QStringLiteral("rotate-seconds")).toLongLong();
+    bool okBytes = false;
+    bool okSeconds = false;
+    const double rotateMb = p.value(QStringLiteral("rotate-mb")).toDouble(&okBytes);
+    const double rotateSeconds = p.value(QStringLiteral("rotate-seconds")).toDouble(&okSeconds);
+    if (!okBytes || !okSeconds || rotateMb < 0 || rotateSeconds < 0)
+        return failWith(Usage, QStringLiteral("--rotate-mb and --rotate-seconds take a number (0: no rotation)"));
+    options.traceOptions.maxBytes = qint64(rotateMb * 1024 * 1024);
+    options.traceOptions.maxSeconds = qint64(rotateSeconds);
 
+    // Before anything listens: a supervisor may signal as soon as it reads the first line.
+    std::signal(SIGINT, askStop);
+    std::signal(SIGTERM, askStop);
     WebSocketTap tap;
     QString error;
     if (!tap.start(options, &error))
@@ -82,7 +95,7 @@ int commandTap(const QCommandLineParser &p, const Common &common)
     int exitCode = Ok;
     QObject::connect(&tap, &WebSocketTap::participantOpened, [](int conn, const QUrl &url) {
         printJson({{"open", conn}, {"time", QDateTime::currentMSecsSinceEpoch()},
-                   {"url", url.toString(QUrl::RemoveUserInfo).toStdString()}}, -1);
+                   {"url", WebSocketTap::shownUrl(url).toStdString()}}, -1);
     });
     QObject::connect(&tap, &WebSocketTap::participantClosed, [](int conn, const QString &by, int code, const QString &reason) {
         printJson({{"close", conn}, {"time", QDateTime::currentMSecsSinceEpoch()}, {"by", by.toStdString()},
@@ -96,8 +109,6 @@ int commandTap(const QCommandLineParser &p, const Common &common)
                {"upstream", options.upstream.toString(QUrl::RemoveUserInfo).toStdString()},
                {"trace", options.tracePath.toStdString()}}, -1);
 
-    std::signal(SIGINT, askStop);
-    std::signal(SIGTERM, askStop);
     QTimer poll; // a signal handler may only set a flag: the loop looks at it
     QObject::connect(&poll, &QTimer::timeout, [] {
         if (g_stopAsked.load())
@@ -105,12 +116,13 @@ int commandTap(const QCommandLineParser &p, const Common &common)
     });
     poll.start(100);
     if (common.durationS > 0)
-        QTimer::singleShot(qint64(common.durationS * 1000), [] { QCoreApplication::quit(); });
+        QTimer::singleShot(std::chrono::milliseconds(qint64(common.durationS * 1000)), [] { QCoreApplication::quit(); });
     QCoreApplication::exec();
 
     tap.stop();
-    // The close frames just sent leave the sockets (the relays' deleteLater) before the process ends.
-    QTimer::singleShot(200, [] { QCoreApplication::quit(); });
+    // The close frames just sent leave their sockets before the process ends (at most the
+    // sockets' grace, WebSocketTap::kSocketGraceMs).
+    QTimer::singleShot(500, [] { QCoreApplication::quit(); });
     QCoreApplication::exec();
     const TapCounts counts = tap.counts();
     printJson({{"summary", countsJson(counts)}, {"files", [&] {

@@ -5,6 +5,8 @@
 
 #include <QDateTime>
 #include <QNetworkRequest>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTimer>
 #include <QUrlQuery>
 #include <QWebSocket>
@@ -21,6 +23,10 @@ struct WebSocketTap::Relay
     QTimer *connectTimer = nullptr;
     bool upstreamOpen = false;
     bool finished = false;
+    // A close frame came from that side (Qt says 1000 for a connection that simply dropped:
+    // without one, the code is 1006).
+    bool participantSentClose = false;
+    bool serverSentClose = false;
     // Participant messages waiting for the upstream (binary?, bytes), at most kMaxWaitingBytes.
     QList<std::pair<bool, QByteArray>> waiting;
     qint64 waitingBytes = 0;
@@ -40,6 +46,18 @@ bool isHandshakeHeader(const QByteArray &name)
 bool canSendCloseCode(int code)
 {
     return (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1011) || (code >= 3000 && code <= 4999);
+}
+
+// A close frame's reason holds at most 123 bytes of UTF-8: cut on a character's boundary.
+QString closeReasonFits(const QString &reason)
+{
+    QByteArray bytes = reason.toUtf8();
+    if (bytes.size() <= 123)
+        return reason;
+    qsizetype cut = 123;
+    while (cut > 0 && (uchar(bytes[cut]) & 0xC0) == 0x80)
+        --cut;
+    return QString::fromUtf8(bytes.left(cut));
 }
 
 QString closeText(int code, const QString &reason)
@@ -82,6 +100,25 @@ QString WebSocketTap::listenError(const QHostAddress &address)
     return QString();
 }
 
+QString WebSocketTap::shownUrl(const QUrl &url)
+{
+    // Query values may be credentials under any name (?key=, ?ticket=, ?sig=): only the ones
+    // that name the participant are kept.
+    static const QStringList kept = {QStringLiteral("name"), QStringLiteral("role"), QStringLiteral("agentId"),
+                                     QStringLiteral("id"), QStringLiteral("v"), QStringLiteral("version")};
+    QUrl shown = url.adjusted(QUrl::RemoveUserInfo);
+    if (shown.hasQuery()) {
+        QUrlQuery query(shown);
+        QList<std::pair<QString, QString>> items = query.queryItems(QUrl::FullyEncoded);
+        for (auto &[name, value] : items)
+            if (!kept.contains(name, Qt::CaseInsensitive))
+                value = QStringLiteral("REDACTED");
+        query.setQueryItems(items);
+        shown.setQuery(query);
+    }
+    return shown.toString();
+}
+
 QUrl WebSocketTap::upstreamFor(const QUrl &upstream, const QUrl &requestUrl)
 {
     QUrl url = upstream;
@@ -115,13 +152,24 @@ bool WebSocketTap::start(const TapOptions &options, QString *error)
         return refuse(tr("listen %1: %2").arg(options.listenAddress.toString(), why));
     m_options = options;
     m_counts = {};
+    m_recorder.reset();
     m_server = new QWebSocketServer(QStringLiteral("map-inspector-tap"), QWebSocketServer::NonSecureMode, this);
-    if (!m_server->listen(options.listenAddress, options.listenPort)) {
-        const QString why = m_server->errorString();
+    // Our own listener, so that every participant's socket sends at once (no Nagle): a relay
+    // that waits for the next segment's acknowledgement adds a round trip to every burst.
+    m_listener = new QTcpServer(m_server);
+    if (!m_listener->listen(options.listenAddress, options.listenPort)) {
+        const QString why = m_listener->errorString();
         delete m_server;
         m_server = nullptr;
+        m_listener = nullptr;
         return refuse(tr("cannot listen on %1:%2: %3").arg(options.listenAddress.toString()).arg(options.listenPort).arg(why));
     }
+    connect(m_listener, &QTcpServer::newConnection, m_server, [this] {
+        while (QTcpSocket *socket = m_listener->nextPendingConnection()) {
+            socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+            m_server->handleConnection(socket);
+        }
+    });
     if (!options.tracePath.isEmpty()) {
         m_recorder = std::make_unique<TapRecorder>();
         connect(m_recorder.get(), &TapRecorder::failed, this, &WebSocketTap::recordingFailed);
@@ -140,14 +188,20 @@ bool WebSocketTap::start(const TapOptions &options, QString *error)
 
 void WebSocketTap::stop()
 {
-    if (m_server) {
-        m_server->close();
-        delete m_server;
-        m_server = nullptr;
-    }
+    if (m_listener)
+        m_listener->close(); // no one new
+    // Everyone gets a close (1001) and it is recorded, before any socket goes.
     const QList<Relay *> relays = m_relays.values();
     for (Relay *relay : relays)
         finish(relay, QStringLiteral("tap"), QWebSocketProtocol::CloseCodeGoingAway, tr("the tap stopped"));
+    if (m_server) {
+        // The participants' TCP sockets are the listener's children: they go with it, after the
+        // close frames just sent have had time to leave (the caller's event loop turns meanwhile;
+        // at the latest with this object).
+        releaseServerLater(m_server);
+        m_server = nullptr;
+        m_listener = nullptr;
+    }
     if (m_recorder) {
         m_recorder->close();
         m_counts.recordsWritten = m_recorder->written();
@@ -157,12 +211,12 @@ void WebSocketTap::stop()
 
 QUrl WebSocketTap::listenUrl() const
 {
-    if (!m_server || !m_server->isListening())
+    if (!m_listener || !m_listener->isListening())
         return {};
     QUrl url;
     url.setScheme(QStringLiteral("ws"));
-    url.setHost(m_server->serverAddress().toString());
-    url.setPort(m_server->serverPort());
+    url.setHost(m_listener->serverAddress().toString());
+    url.setPort(m_listener->serverPort());
     return url;
 }
 
@@ -182,13 +236,23 @@ QStringList WebSocketTap::traceFiles() const
     return m_recorder ? m_recorder->files() : QStringList();
 }
 
+void WebSocketTap::releaseServerLater(QWebSocketServer *server)
+{
+    QTimer::singleShot(kSocketGraceMs, server, &QObject::deleteLater);
+}
+
 void WebSocketTap::record(int conn, RecordDir dir, QByteArray raw, bool binary)
+{
+    recordAs(conn, recordDirName(dir), std::move(raw), binary);
+}
+
+void WebSocketTap::recordAs(int conn, const QString &dir, QByteArray raw, bool binary)
 {
     if (!m_recorder)
         return;
     TraceRecord r;
     r.timeMs = QDateTime::currentMSecsSinceEpoch();
-    r.dir = recordDirName(dir);
+    r.dir = dir;
     r.connection = conn;
     r.raw = std::move(raw);
     r.binary = binary;
@@ -209,7 +273,9 @@ void WebSocketTap::accept()
         connect(socket, &QWebSocket::binaryMessageReceived, this, [this, relay](const QByteArray &bytes) {
             forward(relay, true, bytes, true);
         });
+        connect(socket, &QWebSocket::aboutToClose, this, [relay] { relay->participantSentClose = true; });
         connect(socket, &QWebSocket::disconnected, this, [this, relay] { sideClosed(relay, true); });
+        socket->setOutgoingFrameSize(QWebSocket::maxOutgoingFrameSize()); // a message goes as one frame, as it came
         openUpstream(relay);
     }
 }
@@ -224,9 +290,27 @@ void WebSocketTap::openUpstream(Relay *relay)
             request.setRawHeader(name, incoming.rawHeader(name));
     relay->upstream = new QWebSocket(relay->participant->origin(), QWebSocketProtocol::VersionLatest, this);
     QWebSocket *up = relay->upstream;
-    connect(up, &QWebSocket::connected, this, [this, relay] {
+    up->setOutgoingFrameSize(QWebSocket::maxOutgoingFrameSize());
+    connect(up, &QWebSocket::aboutToClose, this, [relay] { relay->serverSentClose = true; });
+    // A refused handshake (401, 403, 404): Qt 6.4.2 says so and may leave the connection open.
+#if QT_VERSION >= QT_VERSION_CHECK(6, 5, 0)
+    connect(up, &QWebSocket::errorOccurred, this, [this, relay](QAbstractSocket::SocketError) {
+#else
+    connect(up, qOverload<QAbstractSocket::SocketError>(&QWebSocket::error), this, [this, relay](QAbstractSocket::SocketError) {
+#endif
+        if (!relay->upstreamOpen && !relay->finished) {
+            ++m_counts.upstreamFailures;
+            finish(relay, QStringLiteral("tap"), QWebSocketProtocol::CloseCodeBadOperation,
+                   tr("upstream refused: %1").arg(relay->upstream->errorString()));
+        }
+    });
+    connect(up, &QWebSocket::connected, this, [relay] {
         relay->connectTimer->stop();
         relay->upstreamOpen = true;
+        // No Nagle towards the server either. QWebSocket does not hand out its socket; Qt makes it
+        // a child (a Qt that does not leaves the option as it is: slower, still correct).
+        if (auto *socket = relay->upstream->findChild<QAbstractSocket *>())
+            socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
         for (const auto &[binary, bytes] : std::as_const(relay->waiting)) {
             if (binary)
                 relay->upstream->sendBinaryMessage(bytes);
@@ -252,7 +336,7 @@ void WebSocketTap::openUpstream(Relay *relay)
     });
     relay->connectTimer->start(m_options.upstreamConnectTimeoutMs);
     // The URL as the participant asked for it: its query may hold a resume token (redacted when written).
-    record(relay->conn, RecordDir::Open, url.toString(QUrl::RemoveUserInfo).toUtf8());
+    record(relay->conn, RecordDir::Open, shownUrl(url).toUtf8());
     Q_EMIT participantOpened(relay->conn, url);
     up->open(request);
 }
@@ -298,8 +382,10 @@ void WebSocketTap::sideClosed(Relay *relay, bool participantSide)
                tr("upstream refused: %1").arg(from->errorString()));
         return;
     }
-    finish(relay, participantSide ? QStringLiteral("participant") : QStringLiteral("server"), int(from->closeCode()),
-           from->closeReason());
+    const bool closeFrame = participantSide ? relay->participantSentClose : relay->serverSentClose;
+    finish(relay, participantSide ? QStringLiteral("participant") : QStringLiteral("server"),
+           closeFrame ? int(from->closeCode()) : int(QWebSocketProtocol::CloseCodeAbnormalDisconnection),
+           closeFrame ? from->closeReason() : from->errorString());
 }
 
 void WebSocketTap::finish(Relay *relay, const QString &by, int code, const QString &reason)
@@ -307,34 +393,47 @@ void WebSocketTap::finish(Relay *relay, const QString &by, int code, const QStri
     if (relay->finished)
         return;
     relay->finished = true;
+    const QString sentReason = closeReasonFits(reason);
     // The side that did not close gets the close: by the tap, both.
     const auto closeSide = [&](QWebSocket *socket) {
         if (!socket || socket->state() == QAbstractSocket::UnconnectedState)
             return;
         if (code == QWebSocketProtocol::CloseCodeAbnormalDisconnection)
             socket->abort(); // no close frame came: none goes
-        else if (code == QWebSocketProtocol::CloseCodeMissingStatusCode)
-            socket->close(QWebSocketProtocol::CloseCodeNormal, reason);
         else if (canSendCloseCode(code))
-            socket->close(QWebSocketProtocol::CloseCode(code), reason);
+            socket->close(QWebSocketProtocol::CloseCode(code), sentReason);
         else
-            socket->close(QWebSocketProtocol::CloseCodeBadOperation, closeText(code, reason));
+            socket->close(QWebSocketProtocol::CloseCodeBadOperation, closeReasonFits(closeText(code, reason)));
     };
     if (by != QLatin1String("participant"))
         closeSide(relay->participant);
     if (by != QLatin1String("server"))
         closeSide(relay->upstream);
+    if (!relay->waiting.isEmpty()) { // recorded as sent when they came; they never reached the server
+        recordAs(relay->conn, QStringLiteral("note"), QStringLiteral("tap: %1 message(s) of this participant were never delivered: "
+                                                             "the upstream was not open").arg(relay->waiting.size()).toUtf8());
+        m_counts.undelivered += relay->waiting.size();
+    }
     record(relay->conn, RecordDir::Close, QStringLiteral("%1 closed (%2)").arg(by, closeText(code, reason)).toUtf8());
     Q_EMIT participantClosed(relay->conn, by, code, reason);
     m_relays.remove(relay->conn);
     if (relay->connectTimer)
         relay->connectTimer->stop();
-    // Nothing of the sockets reaches the relay any more (a socket may still say "disconnected"
-    // while it goes): it can go now; the sockets go once their own signals are done.
+    // Nothing of the sockets reaches the relay any more: it can go now. A socket goes once its
+    // close has left (disconnected), or after kSocketGraceMs: deleted at once, it would drop
+    // what it still holds to send.
     for (QWebSocket *socket : {relay->participant, relay->upstream})
         if (socket) {
             disconnect(socket, nullptr, this, nullptr);
-            socket->deleteLater();
+            if (socket->state() == QAbstractSocket::UnconnectedState) {
+                socket->deleteLater();
+                continue;
+            }
+            connect(socket, &QWebSocket::disconnected, socket, &QObject::deleteLater);
+            QTimer::singleShot(kSocketGraceMs, socket, [socket] {
+                socket->abort();
+                socket->deleteLater();
+            });
         }
     if (relay->connectTimer)
         disconnect(relay->connectTimer, nullptr, this, nullptr);

@@ -13,10 +13,12 @@
 //    go upstream (Authorization, Cookie, X-Api-Key …), except the handshake's own (Host, Upgrade,
 //    Connection, Sec-WebSocket-*, Content-Length); its Origin goes as the upstream's origin.
 //    Subprotocols are not negotiated (MAP defines none).
-//  - Closing: the code and reason of one side's close go to the other. Codes Qt cannot send are
-//    translated and said in the trace: 1006 (the peer vanished without a close) aborts the other
-//    connection, so it sees 1006 too; 1005 (a close without a code) becomes 1000; 1012–1015 become
-//    1011 with the code at the start of the reason.
+//  - Closing: the code and reason of one side's close go to the other, and into the trace. A
+//    connection that dropped without a close frame is 1006 and aborts the other connection, so it
+//    sees 1006 too. What Qt reports is what goes on: it takes a close frame with a code it counts
+//    invalid (1004, 1012–2999: 1012 "service restart" among them) as a protocol error (1002), and
+//    one without a code as 1000. A reason is cut to the 123 bytes a close frame holds.
+//  - A message goes on in one frame, whatever its size (Qt would cut it at 512 KiB).
 //  - The handshake with the participant is complete before the upstream answers (Qt accepts
 //    first): its messages wait, at most kMaxWaitingBytes, until the upstream is open; an upstream
 //    that refuses or does not open within the connect timeout closes the participant with 1011.
@@ -39,6 +41,7 @@
 
 #include <memory>
 
+class QTcpServer;
 class QWebSocket;
 class QWebSocketServer;
 
@@ -65,6 +68,7 @@ struct TapCounts
     qint64 bytesToServer = 0;
     qint64 bytesToParticipants = 0;
     qint64 upstreamFailures = 0; // participants closed because the upstream did not open
+    qint64 undelivered = 0;      // messages that waited for an upstream that never opened (recorded as sent, and said in a note)
     qint64 recordsWritten = 0;   // by the recorder (read while it runs: approximate)
     qint64 recordsNotWritten = 0; // dropped because the disk fell behind (TapRecorder's bound)
 };
@@ -75,6 +79,8 @@ class WebSocketTap : public QObject
 public:
     // Participant messages held until the upstream opens (per connection).
     static constexpr qint64 kMaxWaitingBytes = 16 << 20;
+    // How long a closed socket may take to send what it still holds before it is dropped.
+    static constexpr int kSocketGraceMs = 2000;
 
     explicit WebSocketTap(QObject *parent = nullptr);
     ~WebSocketTap() override;
@@ -86,6 +92,9 @@ public:
     static QString listenError(const QHostAddress &address);
     // The upstream URL for a participant that asked for `requestUrl` (its path and query).
     static QUrl upstreamFor(const QUrl &upstream, const QUrl &requestUrl);
+    // A participant's URL as the trace and the CLI show it: no user info, and every query value
+    // but the ones naming the participant (name, role, agentId, id, v, version) REDACTED.
+    static QString shownUrl(const QUrl &url);
 
     // Listens, and opens the trace when asked. false: `error` says why (nothing is left open).
     bool start(const TapOptions &options, QString *error);
@@ -112,9 +121,12 @@ private:
     void sideClosed(Relay *relay, bool participantSide);
     void finish(Relay *relay, const QString &by, int code, const QString &reason);
     void record(int conn, RecordDir dir, QByteArray raw, bool binary = false);
+    void recordAs(int conn, const QString &dir, QByteArray raw, bool binary = false);
+    static void releaseServerLater(QWebSocketServer *server);
 
     TapOptions m_options;
-    QWebSocketServer *m_server = nullptr;
+    QWebSocketServer *m_server = nullptr; // upgrades the listener's sockets (handleConnection)
+    QTcpServer *m_listener = nullptr;     // a child of m_server
     QHash<int, Relay *> m_relays;
     TapCounts m_counts;
     std::unique_ptr<TapRecorder> m_recorder;

@@ -201,6 +201,56 @@ private Q_SLOTS:
         QCOMPARE(QString::fromUtf8(records[8].raw), QStringLiteral("participant closed (code 3001: leaving)"));
     }
 
+    void stoppingClosesEveryoneAndAVanishedServerIsAnAbnormalClose()
+    {
+        Upstream upstream;
+        QTemporaryDir dir;
+        WebSocketTap tap;
+        TapOptions options;
+        options.upstream = upstream.url();
+        options.tracePath = dir.filePath(QStringLiteral("tap.jsonl"));
+        QString error;
+        QVERIFY2(tap.start(options, &error), qPrintable(error));
+
+        // The server vanishes without a close frame: the participant sees 1006 too.
+        QWebSocket first;
+        bool closeFrameCame = false; // Qt reports a dropped connection as 1000; a close frame says aboutToClose
+        connect(&first, &QWebSocket::aboutToClose, this, [&] { closeFrameCame = true; });
+        first.open(tap.listenUrl());
+        QTRY_COMPARE(upstream.sockets.size(), 1);
+        QTRY_COMPARE(first.state(), QAbstractSocket::ConnectedState);
+        upstream.sockets[0]->abort();
+        QTRY_COMPARE(first.state(), QAbstractSocket::UnconnectedState);
+        QVERIFY2(!closeFrameCame, "a vanished server passed on as a clean close");
+
+        // The tap stops with a participant connected: both sides get 1001, as the trace says.
+        QWebSocket second;
+        second.open(tap.listenUrl());
+        QTRY_COMPARE(upstream.sockets.size(), 2);
+        QTRY_COMPARE(second.state(), QAbstractSocket::ConnectedState);
+        QTRY_COMPARE(upstream.sockets[1]->state(), QAbstractSocket::ConnectedState);
+        tap.stop();
+        QTRY_COMPARE(second.state(), QAbstractSocket::UnconnectedState);
+        QCOMPARE(int(second.closeCode()), int(QWebSocketProtocol::CloseCodeGoingAway));
+        QCOMPARE(second.closeReason(), QStringLiteral("the tap stopped"));
+        QTRY_COMPARE(upstream.closeCode, int(QWebSocketProtocol::CloseCodeGoingAway));
+
+        QStringList closes;
+        for (const TraceRecord &r : readAll(options.tracePath))
+            if (r.dir == QLatin1String("close"))
+                closes << QString::fromUtf8(r.raw);
+        QCOMPARE(closes.size(), 2);
+        QVERIFY2(closes[0].startsWith(QLatin1String("server closed (code 1006")), qPrintable(closes[0]));
+        QCOMPARE(closes[1], QStringLiteral("tap closed (code 1001: the tap stopped)"));
+    }
+
+    void queryValuesThatMayBeCredentialsAreNotShown()
+    {
+        const QString shown = WebSocketTap::shownUrl(
+            QUrl(QStringLiteral("ws://u:p@127.0.0.1:9/agent?name=worker&ticket=t-123456&sig=abcdef&role=coder")));
+        QCOMPARE(shown, QStringLiteral("ws://127.0.0.1:9/agent?name=worker&ticket=REDACTED&sig=REDACTED&role=coder"));
+    }
+
     void anUpstreamThatRefusesClosesTheParticipantAndSaysWhy()
     {
         QTcpServer closedPort; // a port nobody listens on: taken, then given back

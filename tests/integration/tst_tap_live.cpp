@@ -1,0 +1,153 @@
+// The passive tap (map-inspector-cli tap) in front of the official MAPServer (the demo system):
+// the simulated agents (the SDK's AgentConnection) and an observer (map-inspector-cli record)
+// connect through it. Every frame arrives unchanged both ways, the agents' own requests and the
+// server's answers to them are in the tap's trace, and that trace replays to the server's view.
+#include "DemoSystem.h"
+
+#include "trace/Trace.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace mapi;
+using namespace mapi::test;
+
+namespace {
+
+std::vector<TraceRecord> readRecords(const QString &path)
+{
+    std::vector<TraceRecord> records;
+    TraceReadStats stats;
+    QString error;
+    readTrace(path, [&](const TraceRecord &r) { records.push_back(r); return true; }, stats, &error);
+    return records;
+}
+
+// The frames of connection `conn` in one direction, in order.
+QList<QByteArray> framesOf(const std::vector<TraceRecord> &records, int conn, const QString &dir)
+{
+    QList<QByteArray> out;
+    for (const TraceRecord &r : records)
+        if (r.connection == conn && r.dir == dir)
+            out << r.raw;
+    return out;
+}
+
+// The tap's stdout lines so far, parsed.
+QList<QJsonObject> linesOf(QProcess &process, QList<QJsonObject> &seen)
+{
+    while (process.canReadLine())
+        seen << QJsonDocument::fromJson(process.readLine()).object();
+    return seen;
+}
+
+} // namespace
+
+class TapLiveTest : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void agentsAndAnObserverThroughTheTap()
+    {
+        QTemporaryDir dir;
+        const QString via = dir.filePath(QStringLiteral("via"));
+        const QString tapTrace = dir.filePath(QStringLiteral("tap.jsonl.zst"));
+        const QString clientTrace = dir.filePath(QStringLiteral("client.jsonl"));
+        DemoProcess demo;
+        QVERIFY2(demo.start(QStringLiteral("extended"), 0,
+                            {QStringLiteral("--agents"), QStringLiteral("8"), QStringLiteral("--rate"), QStringLiteral("20"),
+                             QStringLiteral("--heartbeat-ms"), QStringLiteral("1000"), QStringLiteral("--agents-via-file"), via}),
+                 qPrintable(demo.error()));
+
+        RunningCli tap;
+        tap.start({QStringLiteral("tap"), QStringLiteral("--upstream"), demo.url(), QStringLiteral("--out"), tapTrace});
+        QList<QJsonObject> lines;
+        QString tapUrl;
+        QTRY_VERIFY_WITH_TIMEOUT((tap.process.waitForReadyRead(10), linesOf(tap.process, lines), !lines.isEmpty()), 15000);
+        tapUrl = lines.first().value(QStringLiteral("listening")).toString();
+        QVERIFY2(tapUrl.startsWith(QLatin1String("ws://127.0.0.1:")), qPrintable(tapUrl));
+
+        // The observer first (it sees every registration), then the agents, both through the tap.
+        RunningCli observer;
+        observer.start({QStringLiteral("record"), QStringLiteral("--url"), tapUrl, QStringLiteral("--duration"), QStringLiteral("10"),
+                        QStringLiteral("--out"), clientTrace});
+        QTRY_VERIFY_WITH_TIMEOUT((tap.process.waitForReadyRead(10), linesOf(tap.process, lines).size() >= 2), 15000);
+        QTest::qWait(1000); // subscribed before the first agent registers
+        {
+            QFile file(via);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(tapUrl.toUtf8());
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(demoHttp(demo.url(), QStringLiteral("/view")).value("agents", Json::array()).size() >= 8, 30000);
+        QTest::qWait(3000); // messages, heartbeats, tasks
+        QVERIFY(!demoHttp(demo.url(), QStringLiteral("/control/quiesce"), true).is_null());
+        const CliResult recorded = observer.finish(40000);
+        QVERIFY2(recorded.exitCode == 0, recorded.err.constData());
+        const Json view = demoHttp(demo.url(), QStringLiteral("/view"));
+        tap.process.terminate(); // SIGTERM: the tap closes everyone and writes the trace out
+        const CliResult tapped = tap.finish(20000);
+        QVERIFY2(tapped.exitCode == 0, tapped.err.constData());
+
+        // Who connected: the observer on "/", the agents' connections on "/agent".
+        const std::vector<TraceRecord> records = readRecords(tapTrace);
+        QVERIFY(!records.empty());
+        int agentConnections = 0;
+        for (const TraceRecord &r : records)
+            if (r.dir == QLatin1String("open"))
+                agentConnections += r.raw.endsWith("/agent");
+        QVERIFY2(agentConnections >= 2, qPrintable(QString::number(agentConnections)));
+        QJsonObject summary;
+        for (const QByteArray &line : tapped.out.split('\n'))
+            if (line.contains("\"summary\""))
+                summary = QJsonDocument::fromJson(line).object().value(QStringLiteral("summary")).toObject();
+        QCOMPARE(summary.value(QStringLiteral("participants")).toInt(), agentConnections + 1);
+        QCOMPARE(summary.value(QStringLiteral("recordsNotWritten")).toInt(), 0);
+
+        // Unchanged both ways: what the observer sent and received (its own recording) is what
+        // the tap took from it and gave it, frame for frame.
+        const std::vector<TraceRecord> client = readRecords(clientTrace);
+        const QList<QByteArray> clientSent = framesOf(client, 1, QStringLiteral("send"));
+        const QList<QByteArray> clientGot = framesOf(client, 1, QStringLiteral("recv"));
+        QVERIFY(clientSent.size() >= 4 && clientGot.size() >= 20);
+        QCOMPARE(framesOf(records, 1, QStringLiteral("send")), clientSent);
+        const QList<QByteArray> tapGave = framesOf(records, 1, QStringLiteral("recv"));
+        QCOMPARE(tapGave.mid(0, clientGot.size()), clientGot);
+        QVERIFY2(tapGave.size() - clientGot.size() <= 2, "frames the tap forwarded that the observer did not get");
+
+        // What a subscription cannot show: each agent's own requests and the server's answers.
+        int registrations = 0;
+        int answers = 0;
+        for (const TraceRecord &r : records) {
+            if (r.connection == 1)
+                continue;
+            registrations += r.dir == QLatin1String("send") && r.raw.contains("\"map/connect\"");
+            answers += r.dir == QLatin1String("recv") && r.raw.contains("\"result\"");
+        }
+        QVERIFY2(registrations >= agentConnections, qPrintable(QString::number(registrations)));
+        QVERIFY(answers >= registrations);
+
+        // The tap's trace replays to the server's view.
+        const CliResult state = runCli({QStringLiteral("state"), QStringLiteral("--trace"), tapTrace});
+        QVERIFY2(state.exitCode == 0, state.err.constData());
+        const QString diff = diffStateWithView(state.json(), view);
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    }
+
+    void refusesAnUpstreamThatWouldCarryCredentialsInClear()
+    {
+        const CliResult refused = runCli({QStringLiteral("tap"), QStringLiteral("--upstream"), QStringLiteral("ws://192.0.2.10:8080/map")});
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.contains("in clear"), refused.err.constData());
+        const CliResult wideOpen = runCli({QStringLiteral("tap"), QStringLiteral("--upstream"), QStringLiteral("ws://127.0.0.1:9/"),
+                                           QStringLiteral("--listen"), QStringLiteral("0.0.0.0:0")});
+        QCOMPARE(wideOpen.exitCode, 1);
+        QVERIFY2(wideOpen.err.contains("this machine only"), wideOpen.err.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TapLiveTest)
+#include "tst_tap_live.moc"
