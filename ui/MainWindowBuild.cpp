@@ -247,6 +247,8 @@ void MainWindow::buildDocks()
     auto *work = stacked(QStringLiteral("workDock"), tr("Agent work"), Qt::RightDockWidgetArea, QKeySequence(Qt::ALT | Qt::SHIFT | Qt::Key_0));
     auto *processDock = stacked(QStringLiteral("processOutputDock"), tr("Process output"), Qt::BottomDockWidgetArea,
                                 QKeySequence(Qt::ALT | Qt::SHIFT | Qt::Key_9));
+    auto *connectionsDock = stacked(QStringLiteral("connectionsDock"), tr("Connections"), Qt::BottomDockWidgetArea,
+                                    QKeySequence(Qt::ALT | Qt::SHIFT | Qt::Key_7));
     // Every system the window holds, one row each; a click brings one to the front.
     m_systemsPanel = new SystemsPanel([this] { return m_systems; }, [this] { return m_front; }, this);
     connect(m_systemsPanel, &SystemsPanel::systemChosen, this, &MainWindow::showSystem);
@@ -267,6 +269,7 @@ void MainWindow::buildDocks()
     // panels; the Systems dock once a second system opens. The operator's own choice (View menu,
     // Alt+0) still opens them. bindFront() follows the front system's panels.
     processDock->hide();
+    connectionsDock->hide(); // a tap's trace has them
     conversations->hide(); // until a source has them (a saved layout may show them again)
     work->hide();
     systemsDock->hide();
@@ -282,7 +285,8 @@ void MainWindow::buildDocks()
     tabifyDockWidget(actionsDock, problems);
     tabifyDockWidget(problems, conversations);
     tabifyDockWidget(conversations, processDock);
-    tabifyDockWidget(processDock, systemsDock);
+    tabifyDockWidget(processDock, connectionsDock);
+    tabifyDockWidget(connectionsDock, systemsDock);
     tabifyDockWidget(health, inspector);
     tabifyDockWidget(inspector, work);
     agents->raise();

@@ -329,7 +329,8 @@ void MainWindow::bindFront()
     // The docks that show only where they apply follow the front system once it has a source
     // (an empty system keeps the operator's layout as it is).
     if (session->source() != InspectorSession::Source::None)
-        for (const QString &name : {QStringLiteral("processOutputDock"), QStringLiteral("conversationsDock"), QStringLiteral("workDock")})
+        for (const QString &name : {QStringLiteral("processOutputDock"), QStringLiteral("conversationsDock"), QStringLiteral("workDock"),
+                                    QStringLiteral("connectionsDock")})
             showWhenAvailable(name, front->available(name));
 }
 

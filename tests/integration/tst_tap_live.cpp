@@ -4,7 +4,16 @@
 // server's answers to them are in the tap's trace, and that trace replays to the server's view.
 #include "DemoSystem.h"
 
+#include "MainWindow.h"
+#include "panels/ConnectionsPanel.h"
+#include "systems/SystemView.h"
+#include "controllers/TraceController.h"
 #include "trace/Trace.h"
+
+#include <QDir>
+#include <QDockWidget>
+#include <QSignalSpy>
+#include <QTableWidget>
 
 #include <QFile>
 #include <QJsonDocument>
@@ -50,10 +59,15 @@ QList<QJsonObject> linesOf(QProcess &process, QList<QJsonObject> &seen)
 class TapLiveTest : public QObject
 {
     Q_OBJECT
+    QTemporaryDir m_dir;
+    QString m_tapTrace;      // written by the first test, opened in the window by the second
+    int m_participants = 0;
+    QStringList m_agentNames; // the server's agents, by name
+
 private Q_SLOTS:
     void agentsAndAnObserverThroughTheTap()
     {
-        QTemporaryDir dir;
+        QTemporaryDir &dir = m_dir;
         const QString via = dir.filePath(QStringLiteral("via"));
         const QString tapTrace = dir.filePath(QStringLiteral("tap.jsonl.zst"));
         const QString clientTrace = dir.filePath(QStringLiteral("client.jsonl"));
@@ -135,6 +149,51 @@ private Q_SLOTS:
         QVERIFY2(state.exitCode == 0, state.err.constData());
         const QString diff = diffStateWithView(state.json(), view);
         QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        m_tapTrace = tapTrace;
+        m_participants = agentConnections + 1;
+        for (const Json &agent : view["agents"])
+            m_agentNames << QString::fromStdString(agent.value("name", std::string()));
+    }
+
+    // The window opens the tap's trace with a lane and a row per connection, named by who it was.
+    void theWindowShowsALanePerConnection()
+    {
+        if (m_tapTrace.isEmpty())
+            QSKIP("needs the trace of agentsAndAnObserverThroughTheTap");
+        ui::MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        ui::ConnectionsPanel *panel = window.frontSystem()->connections();
+        QSignalSpy read(panel, &ui::ConnectionsPanel::connectionsRead);
+        QVERIFY(window.frontSystem()->traces()->openTrace(m_tapTrace));
+        QTRY_COMPARE_WITH_TIMEOUT(read.size(), 1, 20000);
+        QDockWidget *dock = window.dock(QStringLiteral("connectionsDock"));
+        QTRY_VERIFY(dock->isVisible()); // a tap's trace brings the panel out
+        QTableWidget *table = panel->table();
+        QCOMPARE(table->rowCount(), m_participants);
+        QStringList who;
+        int closed = 0;
+        for (int row = 0; row < table->rowCount(); ++row) {
+            who << table->item(row, 1)->text();
+            closed += !table->item(row, 5)->text().isEmpty();
+            QVERIFY(table->item(row, 6)->data(Qt::DisplayRole).toLongLong() > 0); // each sent something
+        }
+        QVERIFY2(who.contains(QStringLiteral("map-inspector-cli (client)")), qPrintable(who.join(QLatin1String(", "))));
+        QVERIFY(table->item(who.indexOf(QStringLiteral("map-inspector-cli (client)")), 10)->data(Qt::DisplayRole).toLongLong() > 10); // its events
+        int agentsNamed = 0; // an agent connection is named after the agent it connected as
+        for (const QString &w : std::as_const(who))
+            agentsNamed += m_agentNames.contains(w.section(QLatin1String(" ("), 0, 0));
+        QCOMPARE(agentsNamed, m_participants - 1);
+        QCOMPARE(closed, m_participants); // each left, and the table says how
+        if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty()) {
+            dock->raise();
+            QTest::qWait(500);
+            window.grab().save(QDir(shots).filePath(QStringLiteral("tap-trace.png")));
+        }
+        // Another trace, not a tap's: the panel has nothing to show and steps back.
+        QSignalSpy availability(panel, &ui::ConnectionsPanel::availabilityChanged);
+        QVERIFY(window.frontSystem()->traces()->openTrace(QStringLiteral(MAPI_SAMPLE_TRACE)));
+        QTRY_VERIFY_WITH_TIMEOUT(!availability.isEmpty() && !availability.last().at(0).toBool(), 20000);
     }
 
     void refusesAnUpstreamThatWouldCarryCredentialsInClear()
@@ -149,5 +208,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TapLiveTest)
+QTEST_MAIN(TapLiveTest)
 #include "tst_tap_live.moc"

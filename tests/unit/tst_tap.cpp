@@ -3,6 +3,7 @@
 // and what it records. The official server behind it: tests/integration/tst_tap_live.cpp.
 #include "TestSupport.h"
 
+#include "tap/TapConnections.h"
 #include "tap/WebSocketTap.h"
 #include "trace/Trace.h"
 
@@ -249,6 +250,56 @@ private Q_SLOTS:
         const QString shown = WebSocketTap::shownUrl(
             QUrl(QStringLiteral("ws://u:p@127.0.0.1:9/agent?name=worker&ticket=t-123456&sig=abcdef&role=coder")));
         QCOMPARE(shown, QStringLiteral("ws://127.0.0.1:9/agent?name=worker&ticket=REDACTED&sig=REDACTED&role=coder"));
+    }
+
+    void connectionsSayWhoDidWhat()
+    {
+        TapConnections all;
+        const auto add = [&](qint64 t, const char *dir, int conn, const QByteArray &raw) {
+            TraceRecord r;
+            r.timeMs = t;
+            r.dir = QString::fromLatin1(dir);
+            r.connection = conn;
+            r.raw = raw;
+            all.add(r);
+        };
+        add(1000, "open", 1, "ws://127.0.0.1:9/agent?name=w");
+        add(1001, "send", 1, R"({"jsonrpc":"2.0","id":1,"method":"map/connect","params":{"participantType":"agent","name":"worker-7"}})");
+        add(1002, "recv", 1, R"({"jsonrpc":"2.0","id":1,"result":{"note":"no "error" here"}})");
+        add(1003, "send", 1, R"({"jsonrpc":"2.0","method":"map/agents/heartbeat","params":{"id":"x"}})"); // a notification
+        add(1004, "recv", 1, R"({"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}})");
+        add(1005, "recv", 1, R"({"jsonrpc":"2.0","method":"map/event","params":{"event":{"id":"e1","type":"agent_registered"}}})");
+        add(1006, "recv", 1, R"({"jsonrpc":"2.0","id":"s1","method":"map/agents/stop","params":{}})"); // the server asks
+        add(1007, "open", 2, "ws://127.0.0.1:9/");
+        add(1008, "note", 2, "tap: 2 message(s) of this participant were never delivered");
+        add(1009, "close", 2, "tap closed (code 1011: upstream refused: Connection refused)");
+        add(1010, "close", 1, "server closed (code 4001: work done)");
+        const std::vector<TapConnection> &c = all.connections();
+        QCOMPARE(c.size(), size_t(2));
+        QCOMPARE(c[0].who, QStringLiteral("worker-7"));
+        QCOMPARE(c[0].role, QStringLiteral("agent"));
+        QCOMPARE(c[0].sent, 2);
+        QCOMPARE(c[0].requests, 1);
+        QCOMPARE(c[0].received, 4);
+        QCOMPARE(c[0].errors, 1);
+        QCOMPARE(c[0].notifications, 1);
+        QCOMPARE(c[0].closedBy, QStringLiteral("server"));
+        QCOMPARE(c[0].closeText, QStringLiteral("code 4001: work done"));
+        QCOMPARE(c[0].buckets.size(), size_t(1));
+        QCOMPARE(c[0].buckets[0].errors, 1u);
+        QCOMPARE(c[1].who, QStringLiteral("/")); // never said who it was: its address
+        QCOMPARE(c[1].closedBy, QStringLiteral("tap"));
+        QCOMPARE(c[1].notes.size(), 1);
+
+        // Bounded: a day of activity keeps at most kMaxBuckets buckets, every count kept.
+        for (qint64 t = 0; t < 86400000; t += 1000)
+            add(2000 + t, "recv", 1, R"({"jsonrpc":"2.0","method":"map/event","params":{}})");
+        QVERIFY(all.connections()[0].buckets.size() <= size_t(TapConnections::kMaxBuckets));
+        quint64 received = 0;
+        for (const TapActivityBucket &b : all.connections()[0].buckets)
+            received += b.received;
+        QCOMPARE(received, quint64(4 + 86400));
+        QCOMPARE(all.bucketMs() % TapConnections::kFirstBucketMs, 0);
     }
 
     void anUpstreamThatRefusesClosesTheParticipantAndSaysWhy()

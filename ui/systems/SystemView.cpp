@@ -15,6 +15,7 @@
 #include "panels/InspectorPanel.h"
 #include "panels/ProblemsPanel.h"
 #include "panels/ProcessOutputPanel.h"
+#include "panels/ConnectionsPanel.h"
 #include "panels/ScopesPanel.h"
 #include "panels/TasksPanel.h"
 #include "panels/TimelinePanel.h"
@@ -197,6 +198,7 @@ void SystemView::buildPanels(QWidget *window)
     m_problems = new ProblemsPanel(m_session, m_selection, window);
     m_alerts = new AlertsPanel(m_session, m_selection, m_alertMonitor, window);
     m_processOutput = new ProcessOutputPanel(m_session, window);
+    m_connections = new ConnectionsPanel(m_session, window);
     m_panels = {{QStringLiteral("agentsDock"), m_agents},
                 {QStringLiteral("scopesDock"), m_scopes},
                 {QStringLiteral("timelineDock"), m_timeline},
@@ -208,7 +210,8 @@ void SystemView::buildPanels(QWidget *window)
                 {QStringLiteral("alertsDock"), m_alerts},
                 {QStringLiteral("conversationsDock"), m_conversations},
                 {QStringLiteral("workDock"), m_work},
-                {QStringLiteral("processOutputDock"), m_processOutput}};
+                {QStringLiteral("processOutputDock"), m_processOutput},
+                {QStringLiteral("connectionsDock"), m_connections}};
     connect(m_alerts, &AlertsPanel::injectRequested, m_control, &ControlController::injectIntoSelection);
     connect(m_alerts, &AlertsPanel::suspendRequested, m_control, &ControlController::suspendSelection);
     connect(m_alerts, &AlertsPanel::stopRequested, m_control, &ControlController::stopSelection);
@@ -223,6 +226,7 @@ void SystemView::buildPanels(QWidget *window)
     connect(m_processOutput, &ProcessOutputPanel::availabilityChanged, this, follow(QStringLiteral("processOutputDock")));
     connect(m_conversations, &ConversationsPanel::availabilityChanged, this, follow(QStringLiteral("conversationsDock")));
     connect(m_work, &AgentWorkPanel::availabilityChanged, this, follow(QStringLiteral("workDock")));
+    connect(m_connections, &ConnectionsPanel::availabilityChanged, this, follow(QStringLiteral("connectionsDock")));
     connect(m_alerts, &AlertsPanel::attentionChanged, this, [this](int waiting, int critical) {
         m_alertsWaiting = waiting;
         m_alertsCritical = critical;

@@ -36,6 +36,7 @@ class HealthPanel;
 class InspectorPanel;
 class ProblemsPanel;
 class ProcessOutputPanel;
+class ConnectionsPanel;
 class ReplayBar;
 class ScopesPanel;
 class SelectionHub;
@@ -80,6 +81,7 @@ public:
     InspectorPanel *inspector() const { return m_inspector; }
     AlertsPanel *alerts() const { return m_alerts; }
     ProcessOutputPanel *processOutput() const { return m_processOutput; }
+    ConnectionsPanel *connections() const { return m_connections; }
     ConversationsPanel *conversations() const { return m_conversations; }
     AgentWorkPanel *work() const { return m_work; }
     // Every dock's panel by the dock's object name ("agentsDock", …).
@@ -117,7 +119,7 @@ public:
     // one costs; the model, its journal and its detectors go on.
     void setInFront(bool front);
     // Whether the source has what a dock that shows only where it applies shows
-    // ("processOutputDock", "conversationsDock", "workDock"): the panels' availabilityChanged.
+    // ("processOutputDock", "conversationsDock", "workDock", "connectionsDock"): the panels' availabilityChanged.
     bool available(const QString &dock) const { return m_available.value(dock); }
 
 Q_SIGNALS:
@@ -155,6 +157,7 @@ private:
     ProblemsPanel *m_problems = nullptr;
     AlertsPanel *m_alerts = nullptr;
     ProcessOutputPanel *m_processOutput = nullptr;
+    ConnectionsPanel *m_connections = nullptr;
     QHash<QString, QWidget *> m_panels;
     QHash<QString, QAction *> m_actions;
     int m_alertsWaiting = 0;

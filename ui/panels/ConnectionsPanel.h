@@ -1,0 +1,66 @@
+// Connections panel: a tap trace's participants (map-inspector-cli tap, core/tap), one lane per
+// connection — when it connected and left (a band), what it sent (bars above the middle line) and
+// received (below), the server's error answers (red), how it left (a mark at its end: grey for
+// 1000/1001, red otherwise) — and a table of the same: who (map/connect's name), its address,
+// opened, closed, by whom and with which code, frames each way, requests, errors, events, notes.
+//
+// availabilityChanged() says whether the trace shown is a tap's (its header's "tap"): the panel
+// has nothing to show otherwise. The trace is read again for it in a thread of its own
+// (TapConnections, bounded), after the load; the times are the tap's, on the recording
+// computer's clock. Following a live tap from the window is not built. Thread: GUI thread.
+#pragma once
+
+#include "tap/TapConnections.h"
+
+#include <QThread>
+#include <QWidget>
+
+#include <atomic>
+#include <memory>
+
+class QLabel;
+class QScrollArea;
+class QSplitter;
+class QTableWidget;
+
+namespace mapi {
+class InspectorSession;
+} // namespace mapi
+
+namespace mapi::ui {
+
+class ConnectionLanes;
+
+class ConnectionsPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ConnectionsPanel(InspectorSession *session, QWidget *parent = nullptr);
+    ~ConnectionsPanel() override;
+
+    const TapConnections &connections() const { return m_connections; } // tests
+    QTableWidget *table() const { return m_table; }
+    QWidget *lanes() const;
+
+Q_SIGNALS:
+    void availabilityChanged(bool available);
+    void connectionsRead(); // the tap trace was read (tests)
+
+private:
+    void traceLoaded(bool ok);
+    void stopReading();
+    void show(TapConnections connections, const QString &error);
+
+    InspectorSession *m_session;
+    QLabel *m_header;
+    ConnectionLanes *m_lanes;
+    QScrollArea *m_lanesArea;
+    QSplitter *m_split = nullptr;
+    QTableWidget *m_table;
+    TapConnections m_connections;
+    QThread *m_reader = nullptr;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    bool m_available = false;
+};
+
+} // namespace mapi::ui
