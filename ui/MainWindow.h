@@ -25,6 +25,7 @@ class QToolButton;
 namespace mapi {
 class AlertMonitor;
 class InspectorSession;
+struct TapOptions;
 }
 
 namespace mapi::ui {
@@ -45,6 +46,7 @@ class TraceController;
 class ReplayBar;
 class SystemView;
 class SystemsPanel;
+class TapController;
 struct ConnectionProfile;
 class ScopesPanel;
 class TasksPanel;
@@ -101,6 +103,12 @@ public:
     // a credential gets one; those with a credential but no profile are named in `left`).
     int openFleet(const QString &fleet);
     QStringList saveFleet(const QString &fleet, QStringList *left = nullptr);
+    // Systems → Start a tap…: the dialog, then startTap(). startTap(): runs a passive tap
+    // (TapController) and observes the system through it in a system beside what is shown, its
+    // Connections panel following the tap's participants; the tap stops with that system. The
+    // new system, or nullptr (with `error`) when the tap cannot start.
+    void showTapDialog();
+    SystemView *startTap(const TapOptions &options, QString *error = nullptr);
     // Opens a trace or a map-inspector:// link beside what is shown.
     bool openTraceBeside(const QString &path);
     bool openDeepLinkBeside(const QString &link);
@@ -167,6 +175,8 @@ private:
     QAction *m_openTraceAction = nullptr;
     QAction *m_openSampleAction = nullptr;
     QAction *m_closeSystemAction = nullptr;
+    QAction *m_startTapAction = nullptr;
+    TapController *m_taps = nullptr;
     QAction *m_nextSystemAction = nullptr;
     QAction *m_previousSystemAction = nullptr;
     QList<QAction *> m_chainActions;         // walk the focused message's causal chain (Alt+arrows)

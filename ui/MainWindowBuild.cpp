@@ -105,6 +105,9 @@ void MainWindow::buildActions()
     m_openSampleAction = make("openSampleTrace", tr("Open the &sample trace"), QKeySequence());
     m_closeSystemAction = make("closeSystem", tr("C&lose system"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_W));
     m_closeSystemAction->setToolTip(tr("End this system's connection (or close its trace) and remove it from the window"));
+    m_startTapAction = make("startTap", tr("Start a &tap…"), QKeySequence());
+    m_startTapAction->setToolTip(tr("Relay and record every agent's and client's traffic to a MAP server, and observe it "
+                                    "through the relay"));
     m_nextSystemAction = make("nextSystem", tr("&Next system"), QKeySequence(Qt::CTRL | Qt::Key_PageDown));
     m_previousSystemAction = make("previousSystem", tr("&Previous system"), QKeySequence(Qt::CTRL | Qt::Key_PageUp));
     // The focused message's causal chain, walked from the keyboard (InspectorPanel's Chain tab).
@@ -140,6 +143,7 @@ void MainWindow::buildActions()
     connect(m_openTraceAction, &QAction::triggered, this, [this] { traces()->showOpenTraceDialog(); });
     connect(m_openSampleAction, &QAction::triggered, this, [this] { traces()->openSampleTrace(); });
     connect(m_closeSystemAction, &QAction::triggered, this, [this] { closeSystem(m_front); });
+    connect(m_startTapAction, &QAction::triggered, this, &MainWindow::showTapDialog);
     const auto step = [this](int by) {
         const int at = int(m_systems.indexOf(m_front));
         showSystem(m_systems.at((at + by + int(m_systems.size())) % int(m_systems.size())));
@@ -379,6 +383,7 @@ void MainWindow::buildMenus()
         systems->addAction(m_previousSystemAction);
         systems->addAction(m_closeSystemAction);
         systems->addSeparator();
+        systems->addAction(m_startTapAction);
         systems->addMenu(fleets);
         systems->addAction(tr("&Save the connected systems as a fleet…"), this, [this] {
             bool ok = false;

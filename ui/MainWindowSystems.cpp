@@ -9,10 +9,13 @@
 #include "controllers/AlertDeliveryController.h"
 #include "controllers/ConnectionController.h"
 #include "controllers/ExportController.h"
+#include "controllers/TapController.h"
 #include "controllers/TraceController.h"
 #include "client/StreamTransports.h"
 #include "dialogs/ConnectDialog.h"
 #include "dialogs/ConnectionProfiles.h"
+#include "dialogs/TapDialog.h"
+#include "panels/ConnectionsPanel.h"
 #include "panels/AlertsPanel.h"
 #include "panels/TimelinePanel.h"
 #include "panels/TopologyPanel.h"
@@ -34,6 +37,8 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <QPointer>
 #include <QProgressBar>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -369,6 +374,46 @@ void MainWindow::setForcedObserver(bool on)
     m_forcedObserver = on;
     for (SystemView *system : std::as_const(m_systems))
         system->connection()->setForcedObserver(on);
+}
+
+void MainWindow::showTapDialog()
+{
+    // The system in front's address when it is a WebSocket one: the usual case is "tap this".
+    const QUrl url = session()->connectionUrl();
+    const QString scheme = url.scheme();
+    TapDialog dialog(scheme == QLatin1String("ws") || scheme == QLatin1String("wss") ? url.toString(QUrl::RemoveUserInfo) : QString(), this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    QString error;
+    if (!startTap(dialog.options(), &error))
+        QMessageBox::warning(this, tr("Start a tap"), tr("The tap did not start: %1").arg(error));
+}
+
+SystemView *MainWindow::startTap(const TapOptions &options, QString *error)
+{
+    if (!m_taps)
+        m_taps = new TapController(this);
+    RunningTap *tap = m_taps->start(options, error);
+    if (!tap)
+        return nullptr;
+    // The window observes through the tap as one more participant, with the credential it
+    // already holds for that server (the system in front's, when it is the same server).
+    ClientOptions client = session()->connectionUrl().adjusted(QUrl::RemoveUserInfo) == options.upstream.adjusted(QUrl::RemoveUserInfo)
+        ? session()->clientOptions() : ClientOptions{};
+    client.url = tap->listenUrl();
+    SystemView *system = systemForNewSource();
+    system->connection()->connectTo(client, true);
+    system->connections()->followLive([tap] { return tap->connections(); }, tap->listenUrl().toString(),
+                                      tap->upstream().toString(QUrl::RemoveUserInfo));
+    // The tap goes with the system that shows it: closed, or turned to another source.
+    QPointer<TapController> taps(m_taps);
+    const auto stopTap = [taps, tap] {
+        if (taps)
+            taps->stop(tap);
+    };
+    connect(system, &QObject::destroyed, m_taps, stopTap);
+    connect(system->session(), &InspectorSession::sourceReplaced, m_taps, stopTap, Qt::SingleShotConnection);
+    return system;
 }
 
 void MainWindow::showConnectDialog(const QString &url)

@@ -191,6 +191,9 @@ public:
     bool usesCredential() const { return m_options.auth.method != AuthConfig::Method::None; }
     // The live connection's target (ws://, wss://, unix:, stdio:); its credential is not in it.
     QUrl connectionUrl() const { return m_options.url; }
+    // The live connection's options, its credential among them (in memory only): to connect
+    // again the same way, through another address (a tap).
+    const ClientOptions &clientOptions() const { return m_options; }
 
     // A read-only request to the live server: a method MethodTable calls Reads (conversation
     // history, trajectory content, workspace files); anything else is refused without being

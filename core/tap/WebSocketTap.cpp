@@ -153,6 +153,10 @@ bool WebSocketTap::start(const TapOptions &options, QString *error)
     m_options = options;
     m_counts = {};
     m_recorder.reset();
+    {
+        std::lock_guard<std::mutex> lock(m_liveMutex);
+        m_live = {};
+    }
     m_server = new QWebSocketServer(QStringLiteral("map-inspector-tap"), QWebSocketServer::NonSecureMode, this);
     // Our own listener, so that every participant's socket sends at once (no Nagle): a relay
     // that waits for the next segment's acknowledgement adds a round trip to every burst.
@@ -248,7 +252,7 @@ void WebSocketTap::record(int conn, RecordDir dir, QByteArray raw, bool binary)
 
 void WebSocketTap::recordAs(int conn, const QString &dir, QByteArray raw, bool binary)
 {
-    if (!m_recorder)
+    if (!m_recorder && !m_follow)
         return;
     TraceRecord r;
     r.timeMs = QDateTime::currentMSecsSinceEpoch();
@@ -256,7 +260,18 @@ void WebSocketTap::recordAs(int conn, const QString &dir, QByteArray raw, bool b
     r.connection = conn;
     r.raw = std::move(raw);
     r.binary = binary;
-    m_recorder->post(std::move(r));
+    if (m_follow) {
+        std::lock_guard<std::mutex> lock(m_liveMutex);
+        m_live.add(r);
+    }
+    if (m_recorder)
+        m_recorder->post(std::move(r));
+}
+
+TapConnections WebSocketTap::liveConnections() const
+{
+    std::lock_guard<std::mutex> lock(m_liveMutex);
+    return m_live;
 }
 
 void WebSocketTap::accept()

@@ -32,6 +32,7 @@
 // the recorder's, in its own thread, so a slow disk never delays a frame.
 #pragma once
 
+#include "tap/TapConnections.h"
 #include "trace/Trace.h"
 
 #include <QHash>
@@ -40,6 +41,7 @@
 #include <QUrl>
 
 #include <memory>
+#include <mutex>
 
 class QTcpServer;
 class QWebSocket;
@@ -104,6 +106,10 @@ public:
 
     QUrl listenUrl() const;
     TapCounts counts() const;
+    // Follow who did what as it happens (TapConnections), for a window that shows a running tap:
+    // set before start(); liveConnections() is a copy, from any thread.
+    void setFollowConnections(bool on) { m_follow = on; }
+    TapConnections liveConnections() const;
     QStringList traceFiles() const; // the trace's parts so far (empty when not recording)
 
 Q_SIGNALS:
@@ -130,6 +136,9 @@ private:
     QHash<int, Relay *> m_relays;
     TapCounts m_counts;
     std::unique_ptr<TapRecorder> m_recorder;
+    bool m_follow = false;
+    mutable std::mutex m_liveMutex;
+    TapConnections m_live; // under m_liveMutex
 };
 
 } // namespace mapi

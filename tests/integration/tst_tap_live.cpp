@@ -6,8 +6,11 @@
 
 #include "MainWindow.h"
 #include "panels/ConnectionsPanel.h"
+#include "session/InspectorSession.h"
 #include "systems/SystemView.h"
+#include "model/SystemStore.h"
 #include "controllers/TraceController.h"
+#include "tap/WebSocketTap.h"
 #include "trace/Trace.h"
 
 #include <QDir>
@@ -194,6 +197,53 @@ private Q_SLOTS:
         QSignalSpy availability(panel, &ui::ConnectionsPanel::availabilityChanged);
         QVERIFY(window.frontSystem()->traces()->openTrace(QStringLiteral(MAPI_SAMPLE_TRACE)));
         QTRY_VERIFY_WITH_TIMEOUT(!availability.isEmpty() && !availability.last().at(0).toBool(), 20000);
+    }
+
+    // Systems → Start a tap: the window runs the tap, observes through it, and follows who
+    // connects; closing that system stops the tap and leaves its trace whole.
+    void theWindowRunsATapAndObservesThroughIt()
+    {
+        const QString via = m_dir.filePath(QStringLiteral("via-window"));
+        DemoProcess demo;
+        QVERIFY2(demo.start(QStringLiteral("extended"), 0,
+                            {QStringLiteral("--agents"), QStringLiteral("8"), QStringLiteral("--agents-via-file"), via}),
+                 qPrintable(demo.error()));
+        ui::MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        TapOptions options;
+        options.upstream = QUrl(demo.url());
+        options.tracePath = m_dir.filePath(QStringLiteral("window-tap.jsonl.zst"));
+        QString error;
+        ui::SystemView *system = window.startTap(options, &error);
+        QVERIFY2(system, qPrintable(error));
+        const QUrl tapUrl = system->session()->connectionUrl();
+        QVERIFY2(tapUrl.toString().startsWith(QLatin1String("ws://127.0.0.1:")), qPrintable(tapUrl.toString()));
+        QVERIFY(system->session()->observerOnly());
+        {
+            QFile file(via);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(tapUrl.toString().toUtf8());
+        }
+        // The model, through the tap; the panel, every participant as it comes.
+        QTRY_VERIFY_WITH_TIMEOUT(system->session()->store()->agents().size() >= 8, 30000);
+        QDockWidget *dock = window.dock(QStringLiteral("connectionsDock"));
+        QTRY_VERIFY(dock->isVisible());
+        QTableWidget *table = system->connections()->table();
+        QTRY_VERIFY_WITH_TIMEOUT(table->rowCount() >= 3, 10000); // the window and the agents' connections
+        QTRY_VERIFY_WITH_TIMEOUT(table->item(0, 1) && table->item(0, 1)->text() == QLatin1String("map-inspector (client)"), 5000);
+        if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty()) {
+            dock->raise();
+            QTest::qWait(1500);
+            window.grab().save(QDir(shots).filePath(QStringLiteral("tap-live.png")));
+        }
+        const int participants = table->rowCount();
+        window.closeSystem(system);
+        // Stopped with it: everyone it relayed was closed by the tap, and the trace says so.
+        int tapClosed = 0;
+        for (const TraceRecord &r : readRecords(options.tracePath))
+            tapClosed += r.dir == QLatin1String("close") && r.raw.startsWith("tap closed (code 1001");
+        QVERIFY2(tapClosed >= participants - 1, qPrintable(QString::number(tapClosed)));
     }
 
     void refusesAnUpstreamThatWouldCarryCredentialsInClear()

@@ -146,13 +146,17 @@ ConnectionsPanel::ConnectionsPanel(InspectorSession *session, QWidget *parent)
     layout->addWidget(m_split, 1);
     connect(session, &InspectorSession::sourceReplaced, this, [this] {
         stopReading();
+        m_live = nullptr;
+        m_liveTimer.stop();
         m_connections = {};
         m_lanes->setConnections(&m_connections);
         m_table->setRowCount(0);
-        if (m_available) {
-            m_available = false;
-            Q_EMIT availabilityChanged(false);
-        }
+        setAvailable(false);
+    });
+    m_liveTimer.setInterval(kLiveRefreshMs);
+    connect(&m_liveTimer, &QTimer::timeout, this, [this] {
+        if (m_live)
+            show(m_live(), QString());
     });
     connect(session, &InspectorSession::traceLoadFinished, this, [this](bool ok, bool, const QString &) { traceLoaded(ok); });
 }
@@ -165,6 +169,25 @@ ConnectionsPanel::~ConnectionsPanel()
 QWidget *ConnectionsPanel::lanes() const
 {
     return m_lanes;
+}
+
+void ConnectionsPanel::setAvailable(bool available)
+{
+    if (available == m_available)
+        return;
+    m_available = available;
+    Q_EMIT availabilityChanged(available);
+}
+
+void ConnectionsPanel::followLive(std::function<TapConnections()> snapshot, const QString &listen, const QString &upstream)
+{
+    stopReading();
+    m_live = std::move(snapshot);
+    m_listen = listen;
+    m_upstream = upstream;
+    setAvailable(true);
+    show(m_live(), QString());
+    m_liveTimer.start();
 }
 
 void ConnectionsPanel::stopReading()
@@ -182,12 +205,12 @@ void ConnectionsPanel::traceLoaded(bool ok)
     stopReading();
     const Json &header = m_session->traceStats().header;
     const bool tap = ok && header.is_object() && header.contains("tap");
-    if (tap != m_available) {
-        m_available = tap;
-        Q_EMIT availabilityChanged(tap);
-    }
+    setAvailable(tap);
     if (!tap)
         return;
+    const Json *about = jsonChild(header, "tap");
+    m_listen = about && about->is_object() ? QString::fromStdString(about->value("listen", std::string())) : QString();
+    m_upstream = QString::fromStdString(header.value("url", std::string()));
     m_header->setText(tr("Reading the tap's connections…"));
     const QString path = m_session->tracePath();
     m_cancel = std::make_shared<std::atomic<bool>>(false);
@@ -212,13 +235,10 @@ void ConnectionsPanel::traceLoaded(bool ok)
 void ConnectionsPanel::show(TapConnections connections, const QString &error)
 {
     m_connections = std::move(connections);
-    const Json &header = m_session->traceStats().header;
-    const Json *tap = jsonChild(header, "tap");
-    const QString listen = tap && tap->is_object() ? QString::fromStdString(tap->value("listen", std::string())) : QString();
-    const QString upstream = QString::fromStdString(header.value("url", std::string()));
-    QString text = tr("A tap's trace: %n connection(s) through %1 to %2. Above the line what each sent, below what it "
-                      "received; red: the server's errors; a band while connected.", nullptr,
-                      int(m_connections.connections().size())).arg(listen, upstream);
+    QString text = (m_live ? tr("A running tap: %n connection(s) so far through %1 to %2.", nullptr, int(m_connections.connections().size()))
+                           : tr("A tap's trace: %n connection(s) through %1 to %2.", nullptr, int(m_connections.connections().size())))
+                       .arg(m_listen, m_upstream)
+        + tr(" Above the line what each sent, below what it received; red: the server's errors; a band while connected.");
     if (m_connections.connectionsNotFollowed() > 0)
         text += tr(" %1 more connection(s) not shown (at most %2).").arg(m_connections.connectionsNotFollowed()).arg(TapConnections::kMaxConnections);
     for (const QString &note : m_connections.notes())
@@ -227,6 +247,7 @@ void ConnectionsPanel::show(TapConnections connections, const QString &error)
         text += tr(" Reading stopped early: %1").arg(error);
     m_header->setText(text);
     m_lanes->setConnections(&m_connections);
+    const bool first = m_table->rowCount() == 0;
     m_table->setSortingEnabled(false);
     m_table->setRowCount(int(m_connections.connections().size()));
     int row = 0;
@@ -252,6 +273,10 @@ void ConnectionsPanel::show(TapConnections connections, const QString &error)
         ++row;
     }
     m_table->setSortingEnabled(true);
+    if (!first) { // a live refresh keeps the operator's column widths and splitter
+        Q_EMIT connectionsRead();
+        return;
+    }
     m_table->resizeColumnsToContents();
     // Every lane in sight when they fit in two thirds of the panel; the table takes the rest.
     const int total = std::max(1, m_split->height());

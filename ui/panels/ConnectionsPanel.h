@@ -7,15 +7,18 @@
 // availabilityChanged() says whether the trace shown is a tap's (its header's "tap"): the panel
 // has nothing to show otherwise. The trace is read again for it in a thread of its own
 // (TapConnections, bounded), after the load; the times are the tap's, on the recording
-// computer's clock. Following a live tap from the window is not built. Thread: GUI thread.
+// computer's clock. A tap the window runs (TapController) is followed live instead: followLive(),
+// refreshed every second, until the system's source changes. Thread: GUI thread.
 #pragma once
 
 #include "tap/TapConnections.h"
 
 #include <QThread>
+#include <QTimer>
 #include <QWidget>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 class QLabel;
@@ -41,6 +44,10 @@ public:
     const TapConnections &connections() const { return m_connections; } // tests
     QTableWidget *table() const { return m_table; }
     QWidget *lanes() const;
+    // A running tap's participants as they come and go: `snapshot` (any thread's copy) every
+    // kLiveRefreshMs, until the system's source changes.
+    static constexpr int kLiveRefreshMs = 1000;
+    void followLive(std::function<TapConnections()> snapshot, const QString &listen, const QString &upstream);
 
 Q_SIGNALS:
     void availabilityChanged(bool available);
@@ -50,6 +57,7 @@ private:
     void traceLoaded(bool ok);
     void stopReading();
     void show(TapConnections connections, const QString &error);
+    void setAvailable(bool available);
 
     InspectorSession *m_session;
     QLabel *m_header;
@@ -61,6 +69,9 @@ private:
     QThread *m_reader = nullptr;
     std::shared_ptr<std::atomic<bool>> m_cancel;
     bool m_available = false;
+    QString m_listen, m_upstream;           // the tap's addresses (its trace's header, or the running tap)
+    std::function<TapConnections()> m_live; // set while following a running tap
+    QTimer m_liveTimer;
 };
 
 } // namespace mapi::ui
