@@ -393,26 +393,32 @@ SystemView *MainWindow::startTap(const TapOptions &options, QString *error)
 {
     if (!m_taps)
         m_taps = new TapController(this);
-    RunningTap *tap = m_taps->start(options, error);
-    if (!tap)
+    const std::weak_ptr<RunningTap> tap = m_taps->start(options, error);
+    const std::shared_ptr<RunningTap> started = tap.lock();
+    if (!started)
         return nullptr;
     // The window observes through the tap as one more participant, with the credential it
     // already holds for that server (the system in front's, when it is the same server).
     ClientOptions client = session()->connectionUrl().adjusted(QUrl::RemoveUserInfo) == options.upstream.adjusted(QUrl::RemoveUserInfo)
         ? session()->clientOptions() : ClientOptions{};
-    client.url = tap->listenUrl();
+    client.url = started->listenUrl();
     SystemView *system = systemForNewSource();
     system->connection()->connectTo(client, true);
-    system->connections()->followLive([tap] { return tap->connections(); }, tap->listenUrl().toString(),
-                                      tap->upstream().toString(QUrl::RemoveUserInfo));
-    // The tap goes with the system that shows it: closed, or turned to another source.
+    system->connections()->followLive(
+        [tap]() -> std::shared_ptr<const TapConnections> {
+            const std::shared_ptr<RunningTap> running = tap.lock(); // a stopped tap: nothing new
+            return running ? running->connections() : nullptr;
+        },
+        started->listenUrl().toString(), WebSocketTap::shownUrl(started->upstream()));
+    // The tap goes with the system that shows it: closed, or turned to another source (a weak
+    // reference: once stopped, it is no other tap's business).
     QPointer<TapController> taps(m_taps);
     const auto stopTap = [taps, tap] {
         if (taps)
             taps->stop(tap);
     };
     connect(system, &QObject::destroyed, m_taps, stopTap);
-    connect(system->session(), &InspectorSession::sourceReplaced, m_taps, stopTap, Qt::SingleShotConnection);
+    connect(system->session(), &InspectorSession::sourceReplaced, m_taps, stopTap);
     return system;
 }
 

@@ -490,7 +490,7 @@ void MapClient::sendConnect()
     const bool control = !m_options.observerOnly; // an observer asks to observe and nothing more
     Json params = {
         {"protocolVersion", 1},
-        {"participantType", "client"},
+        {"participantType", m_options.participantType.toStdString()},
         {"name", m_options.clientName.toStdString()},
         {"capabilities",
          {{"observation", {{"canObserve", true}, {"canQuery", true}}},

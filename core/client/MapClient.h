@@ -40,6 +40,9 @@ struct ClientOptions
     AuthConfig auth;
     CodecLimits limits;
     QString clientName = QStringLiteral("map-inspector");
+    // map/connect's participantType: "client", or "gateway" (a gateway-role connection: the
+    // server's federation methods, its peers and buffers, answer it: FederationLedger).
+    QString participantType = QStringLiteral("client");
     Json subscribeFilter = Json::object(); // never absent: a filter-less subscribe breaks [M] for everyone
     int requestTimeoutMs = 10000;
     // Liveness: probe after this much silence, and give the probe this long. Their sum plus the
@@ -222,6 +225,11 @@ private:
     // MapClientExtensions.cpp: conversations and checkpoints from before this connection.
     void noteExtensions(const Json &connectResult);
     void readExtensionHistory();
+    // map/federation/list, then /buffer/stats (FederationLedger), after each snapshot and every
+    // FederationLedger::kRefreshMs while the server serves them to this connection.
+    void readFederation();
+    bool m_federationServed = false;
+    qint64 m_lastFederationReadMs = 0;
     // map/agents/list, walked while the server gives a nextCursor (MapClientAgentList.cpp);
     // `done` once: the last page's outcome and when it was asked.
     using AgentListDone = std::function<void(bool ok, const RpcError &error, qint64 sentAtMs)>;

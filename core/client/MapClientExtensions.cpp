@@ -34,6 +34,19 @@ void MapClient::readExtensionHistory()
         listConversations(QString(), 0, {});
     if (support(QStringLiteral("trajectory/list")) != Support::Absent)
         listCheckpoints(QString(), 0);
+    readFederation();
+}
+
+void MapClient::readFederation()
+{
+    m_lastFederationReadMs = nowMs();
+    // Missing (-32601) or refused (not a gateway-role session): asked again at the next snapshot
+    // only; the answers and errors reach the model through the pipeline (FederationLedger).
+    request(QStringLiteral("map/federation/list"), Json::object(), [this](bool ok, const Json &, const RpcError &) {
+        m_federationServed = ok;
+        if (ok)
+            request(QStringLiteral("map/federation/buffer/stats"), Json::object(), {});
+    });
 }
 
 void MapClient::listConversations(const QString &cursor, int page, QStringList ids)

@@ -5,6 +5,7 @@
 #include "client/StreamTransports.h"
 
 #include "map/MethodTable.h"
+#include "model/FederationLedger.h"
 
 #include <QDateTime>
 
@@ -28,6 +29,8 @@ void MapClient::onTick()
         return;
     if (m_options.reconcileIntervalMs > 0 && t - m_lastReconcileMs >= m_options.reconcileIntervalMs)
         reconcile();
+    if (m_federationServed && t - m_lastFederationReadMs >= FederationLedger::kRefreshMs)
+        readFederation();
     if (!m_probeId.isEmpty())
         return;
     const bool silent = t - m_lastReceiveMs >= m_options.probeAfterSilenceMs;

@@ -240,6 +240,8 @@ Json stateToJson(const SystemStore &store, const StateJsonOptions &options)
     out["conversations"] = conversationsToJson(store);
     out["checkpoints"] = checkpointsToJson(store);
     out["acpStreams"] = acpToJson(store);
+    if (Json federation = store.federation().toJson(); !federation.is_null())
+        out["federation"] = std::move(federation);
     out["counts"]["conversations"] = store.conversations().conversations().size();
     out["counts"]["turns"] = store.conversations().turnCount();
     out["counts"]["checkpoints"] = store.checkpoints().checkpoints().size();

@@ -64,7 +64,7 @@ QString gapKindName(Gap::Kind kind)
 bool ChangeSet::isEmpty() const
 {
     return agentRows.isEmpty() && activeAgentRows.isEmpty() && scopeRows.isEmpty() && taskRows.isEmpty() && actionRows.isEmpty()
-        && conversationRows.isEmpty() && !checkpointsChanged && !acpChanged && firstNewMessage < 0 && firstNewEvent < 0 && !countersChanged && !connectionChanged && !historyTrimmed;
+        && conversationRows.isEmpty() && !checkpointsChanged && !acpChanged && !federationChanged && firstNewMessage < 0 && firstNewEvent < 0 && !countersChanged && !connectionChanged && !historyTrimmed;
 }
 
 QStringList toStringList(const IdSet &ids)
@@ -367,6 +367,7 @@ void SystemStore::reset()
     m_tasks.clear();
     m_conversations.clear();
     m_checkpoints.clear();
+    m_federation.clear();
     m_acp.clear();
     m_actions.clear();
     m_stateNames.clear();
@@ -442,6 +443,7 @@ void SystemStore::announceEverything()
     for (int row = 0; row < int(m_conversations.conversations().size()); ++row)
         all.conversationRows.insert(row);
     all.checkpointsChanged = !m_checkpoints.checkpoints().empty();
+    all.federationChanged = m_federation.hasSomethingToShow();
     all.acpChanged = !m_acp.streams().empty();
     if (!m_messages.empty())
         all.firstNewMessage = int(m_messages.firstRow());

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "model/AcpLedger.h"
+#include "model/FederationLedger.h"
 #include "model/ActionTracker.h"
 #include "model/ModelTypes.h"
 #include "model/ObservationNotes.h"
@@ -49,6 +50,7 @@ struct ChangeSet
     QSet<int> conversationRows;    // changed or new (rows of conversations())
     bool checkpointsChanged = false;
     bool acpChanged = false;       // acpStreams() gained a stream or a frame
+    bool federationChanged = false; // federation(): peers, buffer or access said again
     int firstNewMessage = -1;
     int firstNewEvent = -1;
     bool countersChanged = false;
@@ -182,6 +184,7 @@ public:
     const TrajectoryLedger &checkpoints() const { return m_checkpoints; }
     // ACP sessions carried in messages, grouped by stream (AcpLedger.h).
     const AcpLedger &acpStreams() const { return m_acp; }
+    const FederationLedger &federation() const { return m_federation; }
     // The participants of `conversation` by agent: one row per agent (a participant named by a
     // session id is that session's agent), then the others (users, unknown sessions) as named.
     struct ParticipantRow { QString agentId; QString name; QString role; QString type; qint64 joinedMs = 0; qint64 leftMs = 0; };
@@ -334,6 +337,7 @@ private:
     ConversationLedger m_conversations;
     TrajectoryLedger m_checkpoints;
     AcpLedger m_acp;
+    FederationLedger m_federation;
     ActionTracker m_actions;
     std::vector<QString> m_stateNames;
     QHash<FastString, int> m_stateRow;

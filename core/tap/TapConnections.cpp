@@ -4,6 +4,8 @@
 
 #include <QUrl>
 
+#include <algorithm>
+
 namespace mapi {
 
 namespace {
@@ -19,10 +21,9 @@ bool has(const QByteArray &frame, const char *text)
 TapConnection *TapConnections::connection(int conn)
 {
     if (const auto it = m_indexOfConn.constFind(conn); it != m_indexOfConn.constEnd())
-        return *it < 0 ? nullptr : &m_connections[size_t(*it)];
+        return &m_connections[size_t(*it)];
     if (int(m_connections.size()) >= kMaxConnections) {
         ++m_notFollowed;
-        m_indexOfConn.insert(conn, -1);
         return nullptr;
     }
     m_indexOfConn.insert(conn, int(m_connections.size()));
@@ -36,13 +37,21 @@ void TapConnections::widen()
 {
     m_bucketMs *= 2;
     for (TapConnection &c : m_connections) {
-        std::vector<TapActivityBucket> merged((c.buckets.size() + 1) / 2);
+        if (c.buckets.empty()) {
+            if (c.firstBucket >= 0)
+                c.firstBucket /= 2;
+            continue;
+        }
+        // Bucket g (global) becomes g / 2: the first one's half leads the merged list.
+        const qint64 newFirst = c.firstBucket / 2;
+        std::vector<TapActivityBucket> merged(size_t((c.firstBucket + qint64(c.buckets.size()) - 1) / 2 - newFirst + 1));
         for (size_t i = 0; i < c.buckets.size(); ++i) {
-            TapActivityBucket &m = merged[i / 2];
+            TapActivityBucket &m = merged[size_t((c.firstBucket + qint64(i)) / 2 - newFirst)];
             m.sent += c.buckets[i].sent;
             m.received += c.buckets[i].received;
             m.errors += c.buckets[i].errors;
         }
+        c.firstBucket = newFirst;
         c.buckets = std::move(merged);
     }
 }
@@ -51,30 +60,37 @@ TapActivityBucket *TapConnections::bucketAt(TapConnection &c, qint64 timeMs)
 {
     if (m_firstMs < 0)
         return nullptr;
-    qint64 index = std::max<qint64>(0, timeMs - m_firstMs) / m_bucketMs;
-    while (index >= kMaxBuckets) {
+    // Both clamped to [kEarliestMs, kLatestMs]: no overflow; a stamp before the first is the first's.
+    const auto globalIndex = [&] { return std::max<qint64>(0, timeMs - m_firstMs) / m_bucketMs; };
+    qint64 index = globalIndex();
+    if (c.firstBucket < 0)
+        c.firstBucket = index;
+    while (index - c.firstBucket >= kMaxBuckets) {
         widen();
-        index = std::max<qint64>(0, timeMs - m_firstMs) / m_bucketMs;
+        index = globalIndex();
     }
-    if (qint64(c.buckets.size()) <= index)
-        c.buckets.resize(size_t(index) + 1);
-    return &c.buckets[size_t(index)];
+    const qint64 local = std::max<qint64>(0, index - c.firstBucket); // out of order: its first bucket
+    if (qint64(c.buckets.size()) <= local)
+        c.buckets.resize(size_t(local) + 1);
+    return &c.buckets[size_t(local)];
 }
 
 void TapConnections::add(const TraceRecord &record)
 {
     const RecordDir dir = recordDir(record.dir);
+    const qint64 timeMs = std::clamp(record.timeMs, kEarliestMs, kLatestMs);
     if (m_firstMs < 0)
-        m_firstMs = record.timeMs;
-    m_lastMs = std::max(m_lastMs, record.timeMs);
+        m_firstMs = timeMs;
+    m_lastMs = std::max(m_lastMs, timeMs);
     if (record.dir == QLatin1String("note")) {
-        const QString text = QString::fromUtf8(record.raw);
-        if (record.connection > 0)
-            if (TapConnection *c = m_indexOfConn.contains(record.connection) ? connection(record.connection) : nullptr) {
+        const QString text = QString::fromUtf8(record.raw.left(kMaxNoteChars * 4)).left(kMaxNoteChars);
+        if (record.connection > 0 && m_indexOfConn.contains(record.connection)) {
+            TapConnection *c = connection(record.connection);
+            if (c->notes.size() < kMaxNotes)
                 c->notes << text;
-                return;
-            }
-        if (m_notes.size() < 100)
+            return;
+        }
+        if (m_notes.size() < kMaxNotes)
             m_notes << text;
         return;
     }
@@ -85,15 +101,15 @@ void TapConnections::add(const TraceRecord &record)
         return;
     switch (dir) {
     case RecordDir::Open:
-        c->openedMs = record.timeMs;
-        c->url = QString::fromUtf8(record.raw);
+        c->openedMs = timeMs;
+        c->url = QString::fromUtf8(record.raw.left(kMaxNoteChars * 4)).left(kMaxNoteChars);
         if (c->who.isEmpty())
             c->who = QUrl(c->url).path();
         break;
     case RecordDir::Close: {
-        c->closedMs = record.timeMs;
+        c->closedMs = timeMs;
         // "<by> closed (<code and reason>)", as WebSocketTap writes it; another recorder's reason whole.
-        const QString text = QString::fromUtf8(record.raw);
+        const QString text = QString::fromUtf8(record.raw.left(kMaxNoteChars * 4)).left(kMaxNoteChars);
         const qsizetype at = text.indexOf(QLatin1String(" closed ("));
         if (at > 0 && text.endsWith(QLatin1Char(')'))) {
             c->closedBy = text.left(at);
@@ -105,7 +121,7 @@ void TapConnections::add(const TraceRecord &record)
     }
     case RecordDir::Send: {
         ++c->sent;
-        if (TapActivityBucket *b = bucketAt(*c, record.timeMs))
+        if (TapActivityBucket *b = bucketAt(*c, timeMs))
             ++b->sent;
         if (!has(record.raw, "\"method\""))
             break;
@@ -114,35 +130,32 @@ void TapConnections::add(const TraceRecord &record)
             break;
         c->requests += frame.contains("id") && frame.contains("method");
         const Json *params = jsonChild(frame, "params");
-        if (c->role.isEmpty() && frame.value("method", std::string()) == "map/connect" && params && params->is_object()) {
-            const std::string name = params->value("name", std::string());
-            const std::string type = params->value("participantType", std::string());
-            c->role = QString::fromStdString(type);
-            if (!name.empty())
-                c->who = QString::fromStdString(name);
-            else if (!type.empty())
-                c->who = QString::fromStdString(type);
+        if (c->role.isEmpty() && jsonString(frame, "method") == QLatin1String("map/connect") && params && params->is_object()) {
+            const QString name = jsonString(*params, "name").left(kMaxNoteChars);
+            c->role = jsonString(*params, "participantType").left(kMaxNoteChars);
+            if (!name.isEmpty())
+                c->who = name;
+            else if (!c->role.isEmpty())
+                c->who = c->role;
         }
         break;
     }
     case RecordDir::Recv: {
         ++c->received;
         bool error = false;
-        if (has(record.raw, "\"method\"")) {
-            // An event or a message (MAP's notifications); anything else with a method is parsed:
-            // a request to the participant has an id of its own.
-            if (has(record.raw, "\"map/event\"") || has(record.raw, "\"map/message\"")) {
-                ++c->notifications;
-            } else {
-                const Json frame = Json::parse(record.raw.constBegin(), record.raw.constEnd(), nullptr, false);
-                c->notifications += frame.is_object() && !frame.contains("id");
-            }
-        } else if (has(record.raw, "\"error\"")) { // only these are parsed: is "error" the answer's own member?
+        const bool method = has(record.raw, "\"method\"");
+        const bool errorWord = has(record.raw, "\"error\"");
+        if (method && !errorWord && (has(record.raw, "\"map/event\"") || has(record.raw, "\"map/message\""))) {
+            ++c->notifications; // the bulk of a trace: MAP's notifications, counted without a parse
+        } else if (method || errorWord) { // the rest by their top-level members
             const Json frame = Json::parse(record.raw.constBegin(), record.raw.constEnd(), nullptr, false);
-            error = frame.is_object() && frame.contains("error");
+            if (frame.is_object()) {
+                error = frame.contains("error");
+                c->notifications += frame.contains("method") && !frame.contains("id");
+            }
         }
         c->errors += error;
-        if (TapActivityBucket *b = bucketAt(*c, record.timeMs)) {
+        if (TapActivityBucket *b = bucketAt(*c, timeMs)) {
             ++b->received;
             b->errors += error;
         }

@@ -31,6 +31,18 @@ bool TapRecorder::open(const QString &path, const QString &url, const Json &head
         writer->setHeaderExtra(headerExtra);
         connect(writer, &TraceWriter::writeFailed, this, &TapRecorder::failed, Qt::DirectConnection);
         opened = writer->open(path, url, &why);
+        m_live = {};
+        if (m_follow) {
+            m_publish = new QTimer(m_anchor);
+            m_publish->setSingleShot(true);
+            m_publish->setInterval(kPublishMs);
+            connect(m_publish, &QTimer::timeout, m_anchor, [this] {
+                auto copy = std::make_shared<const TapConnections>(m_live); // copied here, not under the lock
+                std::lock_guard<std::mutex> lock(m_mutex);
+                m_published = std::move(copy);
+            });
+            m_publish->start(0); // an empty picture at once
+        }
         std::lock_guard<std::mutex> lock(m_mutex);
         m_writer = writer;
     }, Qt::BlockingQueuedConnection);
@@ -75,8 +87,13 @@ void TapRecorder::drain()
         m_drainPosted = false;
         droppedUnsaid = std::exchange(m_droppedUnsaid, 0);
     }
-    for (const TraceRecord &record : batch)
+    for (const TraceRecord &record : batch) {
+        if (m_follow)
+            m_live.add(record);
         m_writer->write(record);
+    }
+    if (m_publish && !m_publish->isActive())
+        m_publish->start();
     if (droppedUnsaid > 0) {
         TraceRecord note;
         note.timeMs = batch.empty() ? QDateTime::currentMSecsSinceEpoch() : batch.back().timeMs;
@@ -107,11 +124,18 @@ void TapRecorder::close()
         m_queue.clear();
         m_queuedBytes = 0;
         m_drainPosted = false;
-        delete m_anchor;
+        delete m_anchor; // and m_publish
         m_anchor = nullptr;
+        m_publish = nullptr;
     }, Qt::BlockingQueuedConnection);
     m_thread.quit();
     m_thread.wait();
+}
+
+std::shared_ptr<const TapConnections> TapRecorder::liveConnections() const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_published;
 }
 
 QStringList TapRecorder::files() const

@@ -11,12 +11,15 @@
 // the recorder.
 #pragma once
 
+#include "tap/TapConnections.h"
 #include "trace/Trace.h"
 
 #include <QObject>
 #include <QThread>
+#include <QTimer>
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -30,6 +33,12 @@ public:
 
     TapRecorder();
     ~TapRecorder() override; // close()
+
+    // Follow who did what (TapConnections), in the writing thread, off the relay's: a copy is
+    // published at most every kPublishMs for liveConnections(). Set before open().
+    static constexpr int kPublishMs = 250;
+    void setFollowConnections(bool on) { m_follow = on; }
+    std::shared_ptr<const TapConnections> liveConnections() const; // any thread; null when not following
 
     // Opens the trace (header url `url`, members `headerExtra`) in the writing thread.
     bool open(const QString &path, const QString &url, const Json &headerExtra, const TraceWriterOptions &options,
@@ -58,6 +67,10 @@ private:
     bool m_drainPosted = false;           // under m_mutex: a drain() is on its way
     qint64 m_droppedUnsaid = 0;           // under m_mutex: dropped, not yet said in a note
     QStringList m_files;                  // under m_mutex
+    bool m_follow = false;
+    TapConnections m_live;                 // the writing thread's
+    QTimer *m_publish = nullptr;           // in the writing thread: publishes m_live once due
+    std::shared_ptr<const TapConnections> m_published; // under m_mutex
     std::atomic<qint64> m_written{0};
     std::atomic<qint64> m_dropped{0};
 };

@@ -152,10 +152,9 @@ bool WebSocketTap::start(const TapOptions &options, QString *error)
         return refuse(tr("listen %1: %2").arg(options.listenAddress.toString(), why));
     m_options = options;
     m_counts = {};
-    m_recorder.reset();
     {
-        std::lock_guard<std::mutex> lock(m_liveMutex);
-        m_live = {};
+        std::lock_guard<std::mutex> lock(m_recorderMutex);
+        m_recorder.reset();
     }
     m_server = new QWebSocketServer(QStringLiteral("map-inspector-tap"), QWebSocketServer::NonSecureMode, this);
     // Our own listener, so that every participant's socket sends at once (no Nagle): a relay
@@ -175,14 +174,23 @@ bool WebSocketTap::start(const TapOptions &options, QString *error)
         }
     });
     if (!options.tracePath.isEmpty()) {
-        m_recorder = std::make_unique<TapRecorder>();
+        auto recorder = std::make_unique<TapRecorder>();
+        recorder->setFollowConnections(m_follow);
+        {
+            std::lock_guard<std::mutex> lock(m_recorderMutex);
+            m_recorder = std::move(recorder);
+        }
         connect(m_recorder.get(), &TapRecorder::failed, this, &WebSocketTap::recordingFailed);
         const Json extra = {{"tap", {{"listen", listenUrl().toString().toStdString()}}}};
         QString why;
         if (!m_recorder->open(options.tracePath, options.upstream.toString(QUrl::RemoveUserInfo), extra, options.traceOptions, &why)) {
-            m_recorder.reset();
+            {
+                std::lock_guard<std::mutex> lock(m_recorderMutex);
+                m_recorder.reset();
+            }
             delete m_server;
             m_server = nullptr;
+            m_listener = nullptr;
             return refuse(tr("cannot write the trace %1: %2").arg(options.tracePath, why));
         }
     }
@@ -252,7 +260,7 @@ void WebSocketTap::record(int conn, RecordDir dir, QByteArray raw, bool binary)
 
 void WebSocketTap::recordAs(int conn, const QString &dir, QByteArray raw, bool binary)
 {
-    if (!m_recorder && !m_follow)
+    if (!m_recorder)
         return;
     TraceRecord r;
     r.timeMs = QDateTime::currentMSecsSinceEpoch();
@@ -260,18 +268,13 @@ void WebSocketTap::recordAs(int conn, const QString &dir, QByteArray raw, bool b
     r.connection = conn;
     r.raw = std::move(raw);
     r.binary = binary;
-    if (m_follow) {
-        std::lock_guard<std::mutex> lock(m_liveMutex);
-        m_live.add(r);
-    }
-    if (m_recorder)
-        m_recorder->post(std::move(r));
+    m_recorder->post(std::move(r));
 }
 
-TapConnections WebSocketTap::liveConnections() const
+std::shared_ptr<const TapConnections> WebSocketTap::liveConnections() const
 {
-    std::lock_guard<std::mutex> lock(m_liveMutex);
-    return m_live;
+    std::lock_guard<std::mutex> lock(m_recorderMutex);
+    return m_recorder ? m_recorder->liveConnections() : nullptr;
 }
 
 void WebSocketTap::accept()

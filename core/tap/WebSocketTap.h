@@ -106,10 +106,11 @@ public:
 
     QUrl listenUrl() const;
     TapCounts counts() const;
-    // Follow who did what as it happens (TapConnections), for a window that shows a running tap:
-    // set before start(); liveConnections() is a copy, from any thread.
+    // Follow who did what as it happens (TapConnections, built by the recorder's thread, not the
+    // relay's), for a window that shows a running tap: set before start(), with a trace to write.
+    // liveConnections(): the latest picture (at most TapRecorder::kPublishMs old), from any thread.
     void setFollowConnections(bool on) { m_follow = on; }
-    TapConnections liveConnections() const;
+    std::shared_ptr<const TapConnections> liveConnections() const;
     QStringList traceFiles() const; // the trace's parts so far (empty when not recording)
 
 Q_SIGNALS:
@@ -137,8 +138,7 @@ private:
     TapCounts m_counts;
     std::unique_ptr<TapRecorder> m_recorder;
     bool m_follow = false;
-    mutable std::mutex m_liveMutex;
-    TapConnections m_live; // under m_liveMutex
+    mutable std::mutex m_recorderMutex; // m_recorder is set and reset under it (liveConnections())
 };
 
 } // namespace mapi

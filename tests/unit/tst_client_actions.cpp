@@ -384,9 +384,10 @@ void TestClientActions::observerRefusesEveryMethodThatChanges()
     const int listsBefore = t->requestsFor(QStringLiteral("map/agents/list")).size();
     client.request(QStringLiteral("map/agents/list"), Json::object(), {});
     QTRY_COMPARE(t->requestsFor(QStringLiteral("map/agents/list")).size(), listsBefore + 1);
-    for (const char *method : {"map/federation/list", "map/federation/buffer/stats"}) {
+    for (const char *method : {"map/federation/list", "map/federation/buffer/stats"}) { // the client reads them itself too
+        const qsizetype before = t->requestsFor(QString::fromLatin1(method)).size();
         client.request(QString::fromLatin1(method), Json::object(), {});
-        QTRY_COMPARE(t->requestsFor(QString::fromLatin1(method)).size(), 1);
+        QTRY_COMPARE(t->requestsFor(QString::fromLatin1(method)).size(), before + 1);
     }
 
     client.setObserverOnly(false); // observer mode off: the same request goes out

@@ -265,12 +265,18 @@ private Q_SLOTS:
         };
         add(1000, "open", 1, "ws://127.0.0.1:9/agent?name=w");
         add(1001, "send", 1, R"({"jsonrpc":"2.0","id":1,"method":"map/connect","params":{"participantType":"agent","name":"worker-7"}})");
-        add(1002, "recv", 1, R"({"jsonrpc":"2.0","id":1,"result":{"note":"no "error" here"}})");
+        add(1002, "recv", 1, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"note\":\"no \\\"error\\\" here\"}}"); // "error" only inside a string
         add(1003, "send", 1, R"({"jsonrpc":"2.0","method":"map/agents/heartbeat","params":{"id":"x"}})"); // a notification
         add(1004, "recv", 1, R"({"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}})");
         add(1005, "recv", 1, R"({"jsonrpc":"2.0","method":"map/event","params":{"event":{"id":"e1","type":"agent_registered"}}})");
         add(1006, "recv", 1, R"({"jsonrpc":"2.0","id":"s1","method":"map/agents/stop","params":{}})"); // the server asks
+        add(1006, "recv", 1, R"({"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"no","data":{"method":"x/y"}}})");
         add(1007, "open", 2, "ws://127.0.0.1:9/");
+        // A hostile participant: values of the wrong type are read as absent, never thrown on.
+        add(1007, "send", 2, R"({"jsonrpc":"2.0","id":null,"method":null})");
+        add(1007, "send", 2, R"({"jsonrpc":"2.0","id":1,"method":"map/connect","params":{"name":null,"participantType":7}})");
+        add(-9000000000000000000LL, "recv", 2, R"({"method":"map/event"})"); // a stamp far in the past: the first bucket's
+        add(9000000000000000000LL, "recv", 2, R"({"method":"map/event"})");  // far ahead: clamped, no overflow
         add(1008, "note", 2, "tap: 2 message(s) of this participant were never delivered");
         add(1009, "close", 2, "tap closed (code 1011: upstream refused: Connection refused)");
         add(1010, "close", 1, "server closed (code 4001: work done)");
@@ -280,14 +286,17 @@ private Q_SLOTS:
         QCOMPARE(c[0].role, QStringLiteral("agent"));
         QCOMPARE(c[0].sent, 2);
         QCOMPARE(c[0].requests, 1);
-        QCOMPARE(c[0].received, 4);
-        QCOMPARE(c[0].errors, 1);
+        QCOMPARE(c[0].received, 5);
+        QCOMPARE(c[0].errors, 2); // the one whose data names a method too
         QCOMPARE(c[0].notifications, 1);
         QCOMPARE(c[0].closedBy, QStringLiteral("server"));
         QCOMPARE(c[0].closeText, QStringLiteral("code 4001: work done"));
         QCOMPARE(c[0].buckets.size(), size_t(1));
-        QCOMPARE(c[0].buckets[0].errors, 1u);
-        QCOMPARE(c[1].who, QStringLiteral("/")); // never said who it was: its address
+        QCOMPARE(c[0].buckets[0].errors, 2u);
+        QCOMPARE(c[1].who, QStringLiteral("7")); // no name: its participantType, a number said as it is
+        QCOMPARE(c[1].received, 2);
+        QVERIFY(c[1].buckets.size() <= size_t(TapConnections::kMaxBuckets));
+        QVERIFY(all.lastMs() <= TapConnections::kLatestMs);
         QCOMPARE(c[1].closedBy, QStringLiteral("tap"));
         QCOMPARE(c[1].notes.size(), 1);
 
@@ -298,8 +307,21 @@ private Q_SLOTS:
         quint64 received = 0;
         for (const TapActivityBucket &b : all.connections()[0].buckets)
             received += b.received;
-        QCOMPARE(received, quint64(4 + 86400));
+        QCOMPARE(received, quint64(5 + 86400));
         QCOMPARE(all.bucketMs() % TapConnections::kFirstBucketMs, 0);
+
+        // Past kMaxConnections, records are counted, not kept, and nothing grows with them.
+        TapConnections many;
+        for (int conn = 1; conn <= TapConnections::kMaxConnections + 3; ++conn) {
+            TraceRecord r;
+            r.timeMs = 1000 + conn;
+            r.dir = QStringLiteral("open");
+            r.connection = conn;
+            r.raw = "ws://127.0.0.1:9/agent";
+            many.add(r);
+        }
+        QCOMPARE(int(many.connections().size()), TapConnections::kMaxConnections);
+        QCOMPARE(many.recordsNotFollowed(), 3);
     }
 
     void anUpstreamThatRefusesClosesTheParticipantAndSaysWhy()

@@ -1,8 +1,8 @@
 #include "controllers/TapController.h"
 
-#include <QCoreApplication>
-#include <QElapsedTimer>
+#include <QEventLoop>
 #include <QMetaObject>
+#include <QTimer>
 
 namespace mapi::ui {
 
@@ -12,14 +12,13 @@ RunningTap::~RunningTap()
         QMetaObject::invokeMethod(m_tap, [this] {
             m_tap->stop();
             // The close frames just sent leave their sockets before the sockets go (a deleted
-            // socket drops what it holds): a moment of this thread's loop, not the window's.
-            QElapsedTimer grace;
-            grace.start();
-            while (grace.elapsed() < kStopGraceMs)
-                QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-            delete m_tap;
+            // socket drops what it holds): this thread's loop turns a moment, without spinning.
+            QEventLoop grace;
+            QTimer::singleShot(kStopGraceMs, &grace, &QEventLoop::quit);
+            grace.exec();
+            m_tap->deleteLater(); // after this call returns, in this thread
         }, Qt::BlockingQueuedConnection);
-    m_thread.quit();
+    m_thread.quit(); // the deferred delete runs as the thread's loop ends
     m_thread.wait();
 }
 
@@ -28,9 +27,9 @@ TapController::~TapController()
     m_taps.clear();
 }
 
-RunningTap *TapController::start(const TapOptions &options, QString *error)
+std::weak_ptr<RunningTap> TapController::start(const TapOptions &options, QString *error)
 {
-    auto running = std::make_unique<RunningTap>();
+    auto running = std::make_shared<RunningTap>();
     running->m_thread.setObjectName(QStringLiteral("tap"));
     running->m_thread.start();
     bool started = false;
@@ -48,19 +47,22 @@ RunningTap *TapController::start(const TapOptions &options, QString *error)
     if (!started) {
         if (error)
             *error = why;
-        return nullptr; // `running` goes, and the tap and its thread with it
+        return {}; // `running` goes, and the tap and its thread with it
     }
     running->m_listen = listen;
     running->m_upstream = options.upstream;
     running->m_trace = options.tracePath;
-    m_taps.push_back(std::move(running));
-    return m_taps.back().get();
+    m_taps.push_back(running);
+    return running;
 }
 
-void TapController::stop(RunningTap *tap)
+void TapController::stop(const std::weak_ptr<RunningTap> &tap)
 {
+    const std::shared_ptr<RunningTap> held = tap.lock();
+    if (!held)
+        return;
     for (auto it = m_taps.begin(); it != m_taps.end(); ++it)
-        if (it->get() == tap) {
+        if (*it == held) {
             m_taps.erase(it);
             return;
         }

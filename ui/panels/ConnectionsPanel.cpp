@@ -11,6 +11,7 @@
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTableWidget>
+#include <QPaintEvent>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -39,7 +40,7 @@ public:
     }
 
 protected:
-    void paintEvent(QPaintEvent *) override
+    void paintEvent(QPaintEvent *event) override
     {
         QPainter p(this);
         p.fillRect(rect(), palette().base());
@@ -50,23 +51,29 @@ protected:
         const qint64 span = std::max<qint64>(1, all.lastMs() - first);
         const int left = kLabelWidth;
         const int width = std::max(1, this->width() - left - 8);
-        const auto xOf = [&](qint64 ms) { return left + int(double(ms - first) / double(span) * width); };
+        const auto xOf = [&](qint64 ms) {
+            const qint64 at = std::clamp<qint64>(ms, first, first + span); // TapConnections clamps to [0, 2100]
+            return left + int(double(at - first) / double(span) * width);
+        };
         // The axis: five times on this computer's clock (the tap stamped them).
         p.setPen(palette().color(QPalette::Text));
         for (int i = 0; i <= 4; ++i) {
-            const qint64 ms = first + span * i / 4;
+            const qint64 ms = first + span / 4 * i;
             const int x = xOf(ms);
             p.drawLine(x, kAxisHeight - 4, x, kAxisHeight);
             const QString text = timeOfDay(ms, span < 10000 ? TimePrecision::Milliseconds : TimePrecision::Seconds, Clock::Local);
             const int w = p.fontMetrics().horizontalAdvance(text);
-            p.drawText(std::clamp(x - w / 2, left, this->width() - w - 2), kAxisHeight - 6, text);
+            p.drawText(std::max(left, std::min(x - w / 2, this->width() - w - 2)), kAxisHeight - 6, text);
         }
         const QColor sentColor(52, 101, 164);
         const QColor receivedColor(78, 154, 6);
         const QColor errorColor(204, 0, 0);
         const QColor band = palette().color(QPalette::AlternateBase);
-        int row = 0;
-        for (const TapConnection &c : all.connections()) {
+        // Only the rows in the area to paint (a lane is some 500 buckets; thousands of them scroll).
+        const int firstRow = std::max(0, (event->rect().top() - kAxisHeight) / kRowHeight);
+        const int lastRow = std::min(int(all.connections().size()) - 1, (event->rect().bottom() - kAxisHeight) / kRowHeight);
+        for (int row = firstRow; row <= lastRow; ++row) {
+            const TapConnection &c = all.connections()[size_t(row)];
             const int top = kAxisHeight + row * kRowHeight;
             const int middle = top + kRowHeight / 2;
             // Connected: a band from open to close (to the end of the trace while open).
@@ -83,8 +90,9 @@ protected:
                 const TapActivityBucket &bucket = c.buckets[b];
                 if (!bucket.sent && !bucket.received)
                     continue;
-                const int x = xOf(first + qint64(b) * all.bucketMs());
-                const int w = std::max(1, xOf(first + qint64(b + 1) * all.bucketMs()) - x);
+                const qint64 start = first + (c.firstBucket + qint64(b)) * all.bucketMs(); // within [0, 2100]: no overflow
+                const int x = xOf(start);
+                const int w = std::max(1, xOf(start + all.bucketMs()) - x);
                 if (bucket.sent)
                     p.fillRect(QRect(x, middle - height(bucket.sent), w, height(bucket.sent)), sentColor);
                 if (bucket.received)
@@ -97,7 +105,6 @@ protected:
                 p.setPen(QPen(clean ? palette().color(QPalette::Mid) : errorColor, 2));
                 p.drawLine(x1, top + 2, x1, top + kRowHeight - 2);
             }
-            ++row;
         }
     }
 
@@ -126,6 +133,7 @@ ConnectionsPanel::ConnectionsPanel(InspectorSession *session, QWidget *parent)
 {
     m_header->setObjectName(QStringLiteral("connectionsHeader"));
     m_header->setWordWrap(true);
+    m_header->setTextFormat(Qt::PlainText); // a trace's addresses and notes are not markup
     m_header->setText(tr("Open a tap's trace (map-inspector-cli tap --out FILE) to see one lane per connection here."));
     m_lanesArea->setWidget(m_lanes);
     m_lanesArea->setWidgetResizable(true);
@@ -137,6 +145,8 @@ ConnectionsPanel::ConnectionsPanel(InspectorSession *session, QWidget *parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(Conn, Qt::AscendingOrder); // in the lanes' order until the operator sorts
     m_split = new QSplitter(Qt::Vertical, this);
     m_split->addWidget(m_lanesArea);
     m_split->addWidget(m_table);
@@ -144,19 +154,13 @@ ConnectionsPanel::ConnectionsPanel(InspectorSession *session, QWidget *parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_header);
     layout->addWidget(m_split, 1);
-    connect(session, &InspectorSession::sourceReplaced, this, [this] {
-        stopReading();
-        m_live = nullptr;
-        m_liveTimer.stop();
-        m_connections = {};
-        m_lanes->setConnections(&m_connections);
-        m_table->setRowCount(0);
-        setAvailable(false);
-    });
+    connect(session, &InspectorSession::sourceReplaced, this, &ConnectionsPanel::clearShown);
     m_liveTimer.setInterval(kLiveRefreshMs);
     connect(&m_liveTimer, &QTimer::timeout, this, [this] {
-        if (m_live)
-            show(m_live(), QString());
+        if (!m_live || !isVisible())
+            return; // hidden: nothing to refresh (the picture is taken when it shows again)
+        if (const std::shared_ptr<const TapConnections> now = m_live())
+            showConnections(*now, QString());
     });
     connect(session, &InspectorSession::traceLoadFinished, this, [this](bool ok, bool, const QString &) { traceLoaded(ok); });
 }
@@ -171,6 +175,21 @@ QWidget *ConnectionsPanel::lanes() const
     return m_lanes;
 }
 
+void ConnectionsPanel::clearShown()
+{
+    stopReading();
+    m_live = nullptr;
+    m_liveTimer.stop();
+    m_connections = {};
+    m_listen.clear();
+    m_upstream.clear();
+    m_lanes->setConnections(&m_connections);
+    m_table->setRowCount(0);
+    m_splitSized = false;
+    m_header->setText(tr("Open a tap's trace (map-inspector-cli tap --out FILE) to see one lane per connection here."));
+    setAvailable(false);
+}
+
 void ConnectionsPanel::setAvailable(bool available)
 {
     if (available == m_available)
@@ -179,14 +198,16 @@ void ConnectionsPanel::setAvailable(bool available)
     Q_EMIT availabilityChanged(available);
 }
 
-void ConnectionsPanel::followLive(std::function<TapConnections()> snapshot, const QString &listen, const QString &upstream)
+void ConnectionsPanel::followLive(std::function<std::shared_ptr<const TapConnections>()> snapshot, const QString &listen,
+                                  const QString &upstream)
 {
     stopReading();
     m_live = std::move(snapshot);
     m_listen = listen;
     m_upstream = upstream;
     setAvailable(true);
-    show(m_live(), QString());
+    const std::shared_ptr<const TapConnections> now = m_live();
+    showConnections(now ? *now : TapConnections(), QString());
     m_liveTimer.start();
 }
 
@@ -209,8 +230,8 @@ void ConnectionsPanel::traceLoaded(bool ok)
     if (!tap)
         return;
     const Json *about = jsonChild(header, "tap");
-    m_listen = about && about->is_object() ? QString::fromStdString(about->value("listen", std::string())) : QString();
-    m_upstream = QString::fromStdString(header.value("url", std::string()));
+    m_listen = about && about->is_object() ? jsonString(*about, "listen") : QString(); // never throws on a hostile header
+    m_upstream = jsonString(header, "url");
     m_header->setText(tr("Reading the tap's connections…"));
     const QString path = m_session->tracePath();
     m_cancel = std::make_shared<std::atomic<bool>>(false);
@@ -224,30 +245,36 @@ void ConnectionsPanel::traceLoaded(bool ok)
         readTrace(path, [&](const TraceRecord &r) { connections.add(r); return true; }, stats, &error, options);
         if (cancel->load())
             return;
-        QMetaObject::invokeMethod(self, [self, connections = std::move(connections), error]() mutable {
-            if (self)
-                self->show(std::move(connections), error);
+        QMetaObject::invokeMethod(self, [self, cancel, connections = std::move(connections), error]() mutable {
+            if (self && !cancel->load()) // not a reading stopped since (another source, a live tap)
+                self->showConnections(std::move(connections), error);
         }, Qt::QueuedConnection);
     });
     m_reader->start();
 }
 
-void ConnectionsPanel::show(TapConnections connections, const QString &error)
+void ConnectionsPanel::showConnections(TapConnections connections, const QString &error)
 {
     m_connections = std::move(connections);
     QString text = (m_live ? tr("A running tap: %n connection(s) so far through %1 to %2.", nullptr, int(m_connections.connections().size()))
                            : tr("A tap's trace: %n connection(s) through %1 to %2.", nullptr, int(m_connections.connections().size())))
                        .arg(m_listen, m_upstream)
         + tr(" Above the line what each sent, below what it received; red: the server's errors; a band while connected.");
-    if (m_connections.connectionsNotFollowed() > 0)
-        text += tr(" %1 more connection(s) not shown (at most %2).").arg(m_connections.connectionsNotFollowed()).arg(TapConnections::kMaxConnections);
+    if (m_connections.recordsNotFollowed() > 0)
+        text += tr(" Connections past the first %1 are not shown (%2 of their records).")
+                    .arg(TapConnections::kMaxConnections).arg(m_connections.recordsNotFollowed());
     for (const QString &note : m_connections.notes())
         text += QLatin1Char(' ') + note;
     if (!error.isEmpty())
         text += tr(" Reading stopped early: %1").arg(error);
     m_header->setText(text);
     m_lanes->setConnections(&m_connections);
-    const bool first = m_table->rowCount() == 0;
+    const bool first = m_table->rowCount() == 0 && !m_connections.connections().empty();
+    // The selected connection stays selected across a refresh (rows are rebuilt).
+    const QList<QTableWidgetItem *> selected = m_table->selectedItems();
+    const qint64 selectedConn = selected.isEmpty() ? -1 : m_table->item(selected.first()->row(), Conn)->data(Qt::DisplayRole).toLongLong();
+    const int sortColumn = m_table->horizontalHeader()->sortIndicatorSection();
+    const Qt::SortOrder sortOrder = m_table->horizontalHeader()->sortIndicatorOrder();
     m_table->setSortingEnabled(false);
     m_table->setRowCount(int(m_connections.connections().size()));
     int row = 0;
@@ -273,16 +300,22 @@ void ConnectionsPanel::show(TapConnections connections, const QString &error)
         ++row;
     }
     m_table->setSortingEnabled(true);
-    if (!first) { // a live refresh keeps the operator's column widths and splitter
-        Q_EMIT connectionsRead();
-        return;
-    }
-    m_table->resizeColumnsToContents();
-    // Every lane in sight when they fit in two thirds of the panel; the table takes the rest.
-    const int total = std::max(1, m_split->height());
-    const int lanes = std::min(m_lanes->minimumHeight() + 2 * m_lanesArea->frameWidth() + 2, total * 2 / 3);
-    m_split->setSizes({lanes, total - lanes});
+    m_table->sortByColumn(sortColumn, sortOrder);
+    if (selectedConn >= 0)
+        for (int r = 0; r < m_table->rowCount(); ++r)
+            if (m_table->item(r, Conn)->data(Qt::DisplayRole).toLongLong() == selectedConn)
+                m_table->selectRow(r);
+    if (first)
+        m_table->resizeColumnsToContents();
     Q_EMIT connectionsRead();
+    if (m_splitSized || m_connections.connections().empty())
+        return; // the operator's splitter stands
+    // Every lane in sight when they fit in two thirds of the panel; the table takes the rest.
+    if (const int total = m_split->height(); total >= 120) { // else not laid out yet: at a later refresh
+        const int lanes = std::min(m_lanes->minimumHeight() + 2 * m_lanesArea->frameWidth() + 2, total * 2 / 3);
+        m_split->setSizes({lanes, total - lanes});
+        m_splitSized = true;
+    }
 }
 
 } // namespace mapi::ui

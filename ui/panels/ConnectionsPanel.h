@@ -47,7 +47,8 @@ public:
     // A running tap's participants as they come and go: `snapshot` (any thread's copy) every
     // kLiveRefreshMs, until the system's source changes.
     static constexpr int kLiveRefreshMs = 1000;
-    void followLive(std::function<TapConnections()> snapshot, const QString &listen, const QString &upstream);
+    // `snapshot` gives null once the tap has stopped: the last picture stays.
+    void followLive(std::function<std::shared_ptr<const TapConnections>()> snapshot, const QString &listen, const QString &upstream);
 
 Q_SIGNALS:
     void availabilityChanged(bool available);
@@ -56,7 +57,8 @@ Q_SIGNALS:
 private:
     void traceLoaded(bool ok);
     void stopReading();
-    void show(TapConnections connections, const QString &error);
+    void showConnections(TapConnections connections, const QString &error);
+    void clearShown();
     void setAvailable(bool available);
 
     InspectorSession *m_session;
@@ -64,13 +66,14 @@ private:
     ConnectionLanes *m_lanes;
     QScrollArea *m_lanesArea;
     QSplitter *m_split = nullptr;
+    bool m_splitSized = false; // the lanes were given their room once (then the operator's)
     QTableWidget *m_table;
     TapConnections m_connections;
     QThread *m_reader = nullptr;
     std::shared_ptr<std::atomic<bool>> m_cancel;
     bool m_available = false;
     QString m_listen, m_upstream;           // the tap's addresses (its trace's header, or the running tap)
-    std::function<TapConnections()> m_live; // set while following a running tap
+    std::function<std::shared_ptr<const TapConnections>()> m_live; // set while following a running tap
     QTimer m_liveTimer;
 };
 
