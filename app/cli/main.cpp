@@ -107,6 +107,8 @@ int main(int argc, char **argv)
         {QStringLiteral("force"), QStringLiteral("stop: force.")},
         {QStringLiteral("observer"), QStringLiteral("Observer-only: ask the server to observe and nothing more; "
                                                     "inject, stop, suspend and resume are refused without being sent.")},
+        {QStringLiteral("gateway"), QStringLiteral("Connect as a gateway (participantType \"gateway\"): a server that serves its "
+                                                   "federation to gateways answers with its peers and buffers (state's \"federation\").")},
         {QStringLiteral("allow-token-over-ws"), QStringLiteral("Send the credential even over unencrypted ws:// to a host that is not "
                                                                "loopback (refused otherwise: use wss://).")},
         {QStringLiteral("timeout"), QStringLiteral("Seconds to wait for an action's confirmation (default 10)."), QStringLiteral("S"), QStringLiteral("10")},
@@ -210,6 +212,8 @@ int main(int argc, char **argv)
         // (the first connection still fails fast: LiveRun).
         common.options.reconnect = common.observing;
         common.options.observerOnly = p.isSet(QStringLiteral("observer"));
+        if (p.isSet(QStringLiteral("gateway")))
+            common.options.participantType = QStringLiteral("gateway");
         common.options.allowCredentialInClear = p.isSet(QStringLiteral("allow-token-over-ws"));
     }
 

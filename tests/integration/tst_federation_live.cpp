@@ -19,6 +19,7 @@
 #include <QLineEdit>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QWebSocket>
 #include <QtTest>
 
 using namespace mapi;
@@ -89,6 +90,48 @@ private Q_SLOTS:
         for (const Json &scope : state["scopes"])
             scopeOfB = scopeOfB || (str(scope, "id").startsWith(QLatin1String("B:scope:")) && str(scope, "name") == QLatin1String("b-team"));
         QVERIFY2(scopeOfB, state["scopes"].dump().c_str());
+    }
+
+    // A gateway-role connection (the glue grants the role on /gateway; the CLI says --gateway)
+    // reads A's peers and its outage buffer; a client connection is refused them, which is said
+    // as such and is not an incomplete observation.
+    void aGatewayReadsPeersAndBuffers()
+    {
+        Launcher glue;
+        QVERIFY(glue.start(QStringLiteral(MAPI_NODE), kGlue, {}));
+        const QJsonObject ready = glue.waitFor(QStringLiteral("ready"), 30000);
+        QVERIFY(!ready.isEmpty());
+        const QString a = ready.value(QStringLiteral("a")).toString();
+
+        // Something in A's buffer: a route to a system that never connects (the SDK queues it).
+        QWebSocket gateway;
+        QStringList answers;
+        connect(&gateway, &QWebSocket::textMessageReceived, this, [&answers](const QString &t) { answers << t; });
+        gateway.open(QUrl(a + QStringLiteral("/gateway")));
+        QTRY_COMPARE(gateway.state(), QAbstractSocket::ConnectedState);
+        gateway.sendTextMessage(QStringLiteral(R"({"jsonrpc":"2.0","id":1,"method":"map/connect","params":{"protocolVersion":1,"participantType":"gateway","name":"test-gateway"}})"));
+        QTRY_COMPARE(answers.size(), 1);
+        gateway.sendTextMessage(QStringLiteral(R"({"jsonrpc":"2.0","id":2,"method":"map/federation/route","params":{"systemId":"C","payload":{"n":1}}})"));
+        QTRY_COMPARE(answers.size(), 2);
+        QVERIFY2(answers[1].contains(QLatin1String("\"queued\":true")), qPrintable(answers[1]));
+
+        const CliResult asClient = runCli({QStringLiteral("state"), QStringLiteral("--url"), a, QStringLiteral("--duration"), QStringLiteral("1")}, 60000);
+        QVERIFY2(asClient.exitCode == 0, asClient.err.constData());
+        const Json client = asClient.json();
+        QCOMPARE(str(client["federation"], "peersAccess"), QStringLiteral("refused"));
+        QVERIFY2(str(client["federation"], "peersRefusal").contains(QLatin1String("gateway")), client["federation"].dump().c_str());
+        QCOMPARE(client["observation"]["complete"].get<bool>(), true);
+
+        const CliResult asGateway = runCli({QStringLiteral("state"), QStringLiteral("--url"), a + QStringLiteral("/gateway"),
+                                            QStringLiteral("--gateway"), QStringLiteral("--duration"), QStringLiteral("1")}, 60000);
+        QVERIFY2(asGateway.exitCode == 0, asGateway.err.constData());
+        const Json federation = asGateway.json()["federation"];
+        QCOMPARE(str(federation, "peersAccess"), QStringLiteral("listed"));
+        QCOMPARE(federation["peers"].size(), size_t(1));
+        QCOMPARE(str(federation["peers"][0], "systemId"), QStringLiteral("B"));
+        QCOMPARE(str(federation["peers"][0], "status"), QStringLiteral("connected"));
+        QCOMPARE(str(federation, "bufferAccess"), QStringLiteral("listed"));
+        QVERIFY2(federation["buffer"]["bySystem"].value("C", 0) >= 1, federation.dump().c_str());
     }
 
     // The window on A: B's agents carry their system in the agents table (the System column comes

@@ -5,6 +5,7 @@
 #include "FakeTransport.h"
 
 #include "map/Federation.h"
+#include "model/FederationLedger.h"
 
 using namespace mapi;
 using namespace fake_server;
@@ -153,6 +154,44 @@ private Q_SLOTS:
         QVERIFY2(!drift.first().contains(QLatin1String("carol")) && !drift.first().contains(QLatin1String("bob"))
                      && !drift.first().contains(QLatin1String("no longer lists")),
                  qPrintable(drift.first()));
+    }
+
+    // A gateway's reading of the server's federation: peers as the SDK lists them (a bare array)
+    // or wrapped, the buffer by system; a missing method and a refusal said apart; bounded.
+    void gatewayReadingsAreKeptAndBounded()
+    {
+        FederationLedger ledger;
+        QVERIFY(ledger.toJson().is_null()); // not asked: nothing to say
+        ledger.apply(QStringLiteral("map/federation/list"), Json(), -32603,
+                     QStringLiteral("Federation operations require gateway role"), 10);
+        QCOMPARE(ledger.peersAccess(), FederationLedger::Access::Refused);
+        QVERIFY(ledger.hasSomethingToShow());
+        ledger.apply(QStringLiteral("map/federation/buffer/stats"), Json(), -32601, QStringLiteral("Method not found"), 11);
+        QCOMPARE(ledger.bufferAccess(), FederationLedger::Access::Missing);
+        QCOMPARE(QString::fromStdString(ledger.toJson()["bufferAccess"].get<std::string>()), QStringLiteral("missing"));
+
+        Json peers = Json::array();
+        for (int i = 0; i < FederationLedger::kMaxPeers + 5; ++i)
+            peers.push_back({{"systemId", "S" + std::to_string(i)}, {"endpoint", "ws://h/gateway"}, {"status", "connected"},
+                             {"connectedAt", 5}, {"lastActivity", nullptr}});
+        peers.push_back("not a peer");
+        ledger.apply(QStringLiteral("map/federation/list"), peers, 0, QString(), 20);
+        QCOMPARE(ledger.peersAccess(), FederationLedger::Access::Listed);
+        QCOMPARE(int(ledger.peers().size()), FederationLedger::kMaxPeers);
+        QCOMPARE(ledger.peersNotKept(), 5);
+        QCOMPARE(ledger.peers()[0].systemId, QStringLiteral("S0"));
+        QCOMPARE(ledger.peers()[0].lastActivityMs, 0); // null: absent
+        QVERIFY(ledger.peersRefusal().isEmpty());
+        ledger.apply(QStringLiteral("map/federation/list"), Json{{"peers", {{{"systemId", "B"}, {"status", "disconnected"}}}}}, 0,
+                     QString(), 30);
+        QCOMPARE(ledger.peers().size(), size_t(1));
+        QCOMPARE(ledger.peers()[0].status, QStringLiteral("disconnected"));
+        ledger.apply(QStringLiteral("map/federation/buffer/stats"), Json{{"total", 3}, {"bySystem", {{"C", 2}, {"D", 1}}}}, 0,
+                     QString(), 31);
+        QCOMPARE(ledger.bufferTotal(), 3);
+        QCOMPARE(ledger.bufferBySystem().size(), size_t(2));
+        QVERIFY(ledger.takeChanged());
+        QVERIFY(!ledger.takeChanged());
     }
 };
 
