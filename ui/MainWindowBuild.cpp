@@ -253,6 +253,8 @@ void MainWindow::buildDocks()
                                 QKeySequence(Qt::ALT | Qt::SHIFT | Qt::Key_9));
     auto *connectionsDock = stacked(QStringLiteral("connectionsDock"), tr("Connections"), Qt::BottomDockWidgetArea,
                                     QKeySequence(Qt::ALT | Qt::SHIFT | Qt::Key_7));
+    auto *federationDock = stacked(QStringLiteral("federationDock"), tr("Federation"), Qt::BottomDockWidgetArea,
+                                   QKeySequence(Qt::ALT | Qt::SHIFT | Qt::Key_6));
     // Every system the window holds, one row each; a click brings one to the front.
     m_systemsPanel = new SystemsPanel([this] { return m_systems; }, [this] { return m_front; }, this);
     connect(m_systemsPanel, &SystemsPanel::systemChosen, this, &MainWindow::showSystem);
@@ -274,6 +276,7 @@ void MainWindow::buildDocks()
     // Alt+0) still opens them. bindFront() follows the front system's panels.
     processDock->hide();
     connectionsDock->hide(); // a tap's trace has them
+    federationDock->hide();  // a server that says something of its federation has it
     conversations->hide(); // until a source has them (a saved layout may show them again)
     work->hide();
     systemsDock->hide();
@@ -290,7 +293,8 @@ void MainWindow::buildDocks()
     tabifyDockWidget(problems, conversations);
     tabifyDockWidget(conversations, processDock);
     tabifyDockWidget(processDock, connectionsDock);
-    tabifyDockWidget(connectionsDock, systemsDock);
+    tabifyDockWidget(connectionsDock, federationDock);
+    tabifyDockWidget(federationDock, systemsDock);
     tabifyDockWidget(health, inspector);
     tabifyDockWidget(inspector, work);
     agents->raise();

@@ -335,7 +335,7 @@ void MainWindow::bindFront()
     // (an empty system keeps the operator's layout as it is).
     if (session->source() != InspectorSession::Source::None)
         for (const QString &name : {QStringLiteral("processOutputDock"), QStringLiteral("conversationsDock"), QStringLiteral("workDock"),
-                                    QStringLiteral("connectionsDock")})
+                                    QStringLiteral("connectionsDock"), QStringLiteral("federationDock")})
             showWhenAvailable(name, front->available(name));
 }
 

@@ -205,6 +205,11 @@ public:
     using ReadReply = std::function<void(bool ok, const Json &result, const QString &error)>;
     static constexpr int kMaxReadsInFlight = 64;
     quint64 readFromServer(const QString &method, const Json &params, ReadReply done, int timeoutMs = -1);
+    // map/federation/buffer/flush {systemId}: the server DELETES what its outage buffer holds for
+    // `systemId` (the SDK's flush delivers nothing); `done(ok, how many, why not)` on this thread,
+    // then the buffer is read again. Refused in observer mode and when not live. The window asks
+    // the operator first (FederationPanel).
+    void discardFederationBuffer(const QString &systemId, std::function<void(bool ok, qint64 discarded, const QString &error)> done);
     void cancelRead(quint64 id);
     // Streamed content (a trajectory/content answer with streaming:true names `streamId`):
     // `done` runs once, in this thread, with the reassembled and checked bytes or why not

@@ -1,5 +1,6 @@
 // InspectorSession's read-only requests for the views (conversations, checkpoint content,
-// workspace files): sent by the live client in its worker thread, answered here.
+// workspace files), and the federation buffer's flush the Federation panel asks for once the
+// operator confirmed it: sent by the live client in its worker thread, answered here.
 #include "session/InspectorSession.h"
 
 #include "map/MethodTable.h"
@@ -39,6 +40,33 @@ quint64 InspectorSession::readFromServer(const QString &method, const Json &para
         }, timeoutMs);
     }, Qt::QueuedConnection);
     return id;
+}
+
+void InspectorSession::discardFederationBuffer(const QString &systemId,
+                                               std::function<void(bool ok, qint64 discarded, const QString &error)> done)
+{
+    const auto refuse = [&](const QString &why) {
+        QMetaObject::invokeMethod(this, [done, why] { done(false, 0, why); }, Qt::QueuedConnection);
+    };
+    if (m_source != Source::Live || !m_client || m_timeTravel)
+        return refuse(tr("not connected to a live server"));
+    if (m_observerOnly)
+        return refuse(tr("observer mode: map/federation/buffer/flush changes the system and is not sent"));
+    const QPointer<InspectorSession> self(this);
+    MapClient *client = m_client;
+    const Json params = {{"systemId", systemId.toStdString()}};
+    QMetaObject::invokeMethod(client, [client, self, params, done] {
+        client->request(QStringLiteral("map/federation/buffer/flush"), params, [client, self, done](bool ok, const Json &result, const RpcError &error) {
+            if (ok) // what is left, read again: the answer reaches the model through the pipeline
+                client->request(QStringLiteral("map/federation/buffer/stats"), Json::object(), {});
+            const Json *count = jsonChild(result, "count");
+            const qint64 discarded = count && count->is_number_integer() ? count->get<qint64>() : 0;
+            QMetaObject::invokeMethod(self.data(), [self, done, ok, discarded, why = QStringLiteral("%1 (%2)").arg(error.message).arg(error.code)] {
+                if (self)
+                    done(ok, discarded, ok ? QString() : why);
+            }, Qt::QueuedConnection);
+        });
+    }, Qt::QueuedConnection);
 }
 
 void InspectorSession::cancelRead(quint64 id)

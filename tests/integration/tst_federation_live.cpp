@@ -8,6 +8,7 @@
 #include "MainWindow.h"
 #include "controllers/ConnectionController.h"
 #include "models/AgentTableModel.h"
+#include "panels/FederationPanel.h"
 #include "panels/TopologyPanel.h"
 #include "session/InspectorSession.h"
 #include "systems/SystemView.h"
@@ -19,6 +20,7 @@
 #include <QLineEdit>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QTableWidget>
 #include <QWebSocket>
 #include <QtTest>
 
@@ -132,6 +134,57 @@ private Q_SLOTS:
         QCOMPARE(str(federation["peers"][0], "status"), QStringLiteral("connected"));
         QCOMPARE(str(federation, "bufferAccess"), QStringLiteral("listed"));
         QVERIFY2(federation["buffer"]["bySystem"].value("C", 0) >= 1, federation.dump().c_str());
+    }
+
+    // The window on A's gateway address: the Federation panel lists B and the buffer, and
+    // discarding (the session's flush, which the panel asks for once confirmed) empties it.
+    void windowShowsPeersAndDiscardsTheBuffer()
+    {
+        Launcher glue;
+        QVERIFY(glue.start(QStringLiteral(MAPI_NODE), kGlue, {}));
+        const QJsonObject ready = glue.waitFor(QStringLiteral("ready"), 30000);
+        QVERIFY(!ready.isEmpty());
+        const QString a = ready.value(QStringLiteral("a")).toString();
+        QWebSocket gateway; // two messages for a system C that never connects: buffered by A
+        int answers = 0;
+        connect(&gateway, &QWebSocket::textMessageReceived, this, [&answers] { ++answers; });
+        gateway.open(QUrl(a + QStringLiteral("/gateway")));
+        QTRY_COMPARE(gateway.state(), QAbstractSocket::ConnectedState);
+        gateway.sendTextMessage(QStringLiteral(R"({"jsonrpc":"2.0","id":1,"method":"map/connect","params":{"protocolVersion":1,"participantType":"gateway"}})"));
+        gateway.sendTextMessage(QStringLiteral(R"({"jsonrpc":"2.0","id":2,"method":"map/federation/route","params":{"systemId":"C","payload":{"n":1}}})"));
+        gateway.sendTextMessage(QStringLiteral(R"({"jsonrpc":"2.0","id":3,"method":"map/federation/route","params":{"systemId":"C","payload":{"n":2}}})"));
+        QTRY_COMPARE(answers, 3);
+
+        ui::MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        ClientOptions options;
+        options.url = QUrl(a + QStringLiteral("/gateway"));
+        options.participantType = QStringLiteral("gateway");
+        window.connection()->connectTo(options, false);
+        ui::FederationPanel *panel = window.frontSystem()->federation();
+        QDockWidget *dock = window.dock(QStringLiteral("federationDock"));
+        QTRY_VERIFY_WITH_TIMEOUT(dock->isVisible(), 15000);
+        QTRY_COMPARE(panel->peersTable()->rowCount(), 1);
+        QCOMPARE(panel->peersTable()->item(0, 0)->text(), QStringLiteral("B"));
+        QCOMPARE(panel->peersTable()->item(0, 2)->text(), QStringLiteral("connected"));
+        QTRY_VERIFY2(panel->bufferText().contains(QLatin1String("C: 2")), qPrintable(panel->bufferText()));
+        QVERIFY(ui::FederationPanel::discardQuestion(QStringLiteral("C"), 2).contains(QLatin1String("not delivered")));
+        if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty()) {
+            dock->raise();
+            QTest::qWait(500);
+            window.grab().save(QDir(shots).filePath(QStringLiteral("federation-gateway.png")));
+        }
+        bool done = false;
+        qint64 discarded = -1;
+        window.session()->discardFederationBuffer(QStringLiteral("C"), [&](bool ok, qint64 n, const QString &why) {
+            QVERIFY2(ok, qPrintable(why));
+            done = true;
+            discarded = n;
+        });
+        QTRY_VERIFY(done);
+        QCOMPARE(discarded, 2);
+        QTRY_VERIFY2(panel->bufferText().contains(QLatin1String("empty")), qPrintable(panel->bufferText()));
     }
 
     // The window on A: B's agents carry their system in the agents table (the System column comes

@@ -1,5 +1,6 @@
 #include "panels/ConnectionsPanel.h"
 
+#include "common/TableSetup.h"
 #include "common/TimeText.h"
 #include "session/InspectorSession.h"
 #include "trace/Trace.h"
@@ -126,11 +127,11 @@ QString timeCell(qint64 ms)
 ConnectionsPanel::ConnectionsPanel(InspectorSession *session, QWidget *parent)
     : QWidget(parent)
     , m_session(session)
-    , m_header(new QLabel(this))
-    , m_lanes(new ConnectionLanes(this))
-    , m_lanesArea(new QScrollArea(this))
-    , m_table(new QTableWidget(this))
 {
+    m_header = new QLabel(this);
+    m_lanes = new ConnectionLanes(this);
+    m_lanesArea = new QScrollArea(this);
+    m_table = new QTableWidget(this);
     m_header->setObjectName(QStringLiteral("connectionsHeader"));
     m_header->setWordWrap(true);
     m_header->setTextFormat(Qt::PlainText); // a trace's addresses and notes are not markup
@@ -141,10 +142,7 @@ ConnectionsPanel::ConnectionsPanel(InspectorSession *session, QWidget *parent)
     m_table->setColumnCount(ColumnCount);
     m_table->setHorizontalHeaderLabels({tr("Conn"), tr("Who"), tr("Address"), tr("Connected"), tr("Left"), tr("How it left"), tr("Sent"),
                                         tr("Received"), tr("Requests"), tr("Errors"), tr("Events"), tr("Notes")});
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    setUpReadOnlyTable(m_table, QAbstractItemView::SingleSelection, Notes);
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(Conn, Qt::AscendingOrder); // in the lanes' order until the operator sorts
     m_split = new QSplitter(Qt::Vertical, this);
@@ -213,12 +211,11 @@ void ConnectionsPanel::followLive(std::function<std::shared_ptr<const TapConnect
 
 void ConnectionsPanel::stopReading()
 {
-    if (!m_reader)
-        return;
-    m_cancel->store(true);
-    m_reader->wait();
-    delete m_reader;
-    m_reader = nullptr;
+    if (QThread *reader = std::exchange(m_reader, nullptr)) {
+        m_cancel->store(true); // it stops at its next record, and says nothing more
+        reader->wait();
+        delete reader;
+    }
 }
 
 void ConnectionsPanel::traceLoaded(bool ok)

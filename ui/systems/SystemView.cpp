@@ -16,6 +16,7 @@
 #include "panels/ProblemsPanel.h"
 #include "panels/ProcessOutputPanel.h"
 #include "panels/ConnectionsPanel.h"
+#include "panels/FederationPanel.h"
 #include "panels/ScopesPanel.h"
 #include "panels/TasksPanel.h"
 #include "panels/TimelinePanel.h"
@@ -199,19 +200,14 @@ void SystemView::buildPanels(QWidget *window)
     m_alerts = new AlertsPanel(m_session, m_selection, m_alertMonitor, window);
     m_processOutput = new ProcessOutputPanel(m_session, window);
     m_connections = new ConnectionsPanel(m_session, window);
-    m_panels = {{QStringLiteral("agentsDock"), m_agents},
-                {QStringLiteral("scopesDock"), m_scopes},
-                {QStringLiteral("timelineDock"), m_timeline},
-                {QStringLiteral("healthDock"), m_health},
-                {QStringLiteral("tasksDock"), m_tasks},
-                {QStringLiteral("inspectorDock"), m_inspector},
-                {QStringLiteral("actionsDock"), m_actionsPanel},
-                {QStringLiteral("problemsDock"), m_problems},
-                {QStringLiteral("alertsDock"), m_alerts},
-                {QStringLiteral("conversationsDock"), m_conversations},
-                {QStringLiteral("workDock"), m_work},
-                {QStringLiteral("processOutputDock"), m_processOutput},
-                {QStringLiteral("connectionsDock"), m_connections}};
+    m_federation = new FederationPanel(m_session, window);
+    m_panels = {{QStringLiteral("agentsDock"), m_agents},           {QStringLiteral("scopesDock"), m_scopes},
+                {QStringLiteral("timelineDock"), m_timeline},       {QStringLiteral("healthDock"), m_health},
+                {QStringLiteral("tasksDock"), m_tasks},             {QStringLiteral("inspectorDock"), m_inspector},
+                {QStringLiteral("actionsDock"), m_actionsPanel},    {QStringLiteral("problemsDock"), m_problems},
+                {QStringLiteral("alertsDock"), m_alerts},           {QStringLiteral("conversationsDock"), m_conversations},
+                {QStringLiteral("workDock"), m_work},               {QStringLiteral("processOutputDock"), m_processOutput},
+                {QStringLiteral("connectionsDock"), m_connections}, {QStringLiteral("federationDock"), m_federation}};
     connect(m_alerts, &AlertsPanel::injectRequested, m_control, &ControlController::injectIntoSelection);
     connect(m_alerts, &AlertsPanel::suspendRequested, m_control, &ControlController::suspendSelection);
     connect(m_alerts, &AlertsPanel::stopRequested, m_control, &ControlController::stopSelection);
@@ -227,6 +223,7 @@ void SystemView::buildPanels(QWidget *window)
     connect(m_conversations, &ConversationsPanel::availabilityChanged, this, follow(QStringLiteral("conversationsDock")));
     connect(m_work, &AgentWorkPanel::availabilityChanged, this, follow(QStringLiteral("workDock")));
     connect(m_connections, &ConnectionsPanel::availabilityChanged, this, follow(QStringLiteral("connectionsDock")));
+    connect(m_federation, &FederationPanel::availabilityChanged, this, follow(QStringLiteral("federationDock")));
     connect(m_alerts, &AlertsPanel::attentionChanged, this, [this](int waiting, int critical) {
         m_alertsWaiting = waiting;
         m_alertsCritical = critical;

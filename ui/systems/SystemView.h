@@ -37,6 +37,7 @@ class InspectorPanel;
 class ProblemsPanel;
 class ProcessOutputPanel;
 class ConnectionsPanel;
+class FederationPanel;
 class ReplayBar;
 class ScopesPanel;
 class SelectionHub;
@@ -82,6 +83,7 @@ public:
     AlertsPanel *alerts() const { return m_alerts; }
     ProcessOutputPanel *processOutput() const { return m_processOutput; }
     ConnectionsPanel *connections() const { return m_connections; }
+    FederationPanel *federation() const { return m_federation; }
     ConversationsPanel *conversations() const { return m_conversations; }
     AgentWorkPanel *work() const { return m_work; }
     // Every dock's panel by the dock's object name ("agentsDock", …).
@@ -119,7 +121,7 @@ public:
     // one costs; the model, its journal and its detectors go on.
     void setInFront(bool front);
     // Whether the source has what a dock that shows only where it applies shows
-    // ("processOutputDock", "conversationsDock", "workDock", "connectionsDock"): the panels' availabilityChanged.
+    // ("processOutputDock", "conversationsDock", "workDock", "connectionsDock", "federationDock"): the panels' availabilityChanged.
     bool available(const QString &dock) const { return m_available.value(dock); }
 
 Q_SIGNALS:
@@ -158,6 +160,7 @@ private:
     AlertsPanel *m_alerts = nullptr;
     ProcessOutputPanel *m_processOutput = nullptr;
     ConnectionsPanel *m_connections = nullptr;
+    FederationPanel *m_federation = nullptr;
     QHash<QString, QWidget *> m_panels;
     QHash<QString, QAction *> m_actions;
     int m_alertsWaiting = 0;
