@@ -107,8 +107,9 @@ int main(int argc, char **argv)
         {QStringLiteral("force"), QStringLiteral("stop: force.")},
         {QStringLiteral("observer"), QStringLiteral("Observer-only: ask the server to observe and nothing more; "
                                                     "inject, stop, suspend and resume are refused without being sent.")},
-        {QStringLiteral("gateway"), QStringLiteral("Connect as a gateway (participantType \"gateway\"): a server that serves its "
-                                                   "federation to gateways answers with its peers and buffers (state's \"federation\").")},
+        {QStringLiteral("gateway"), QStringLiteral("Say participantType \"gateway\" in map/connect: a server that reads it and serves "
+                                                   "its federation to gateways answers with its peers and buffers (state's \"federation\"). "
+                                                   "The SDK's servers choose the role by the address instead.")},
         {QStringLiteral("allow-token-over-ws"), QStringLiteral("Send the credential even over unencrypted ws:// to a host that is not "
                                                                "loopback (refused otherwise: use wss://).")},
         {QStringLiteral("timeout"), QStringLiteral("Seconds to wait for an action's confirmation (default 10)."), QStringLiteral("S"), QStringLiteral("10")},

@@ -40,12 +40,21 @@ void MapClient::readExtensionHistory()
 void MapClient::readFederation()
 {
     m_lastFederationReadMs = nowMs();
-    // Missing (-32601) or refused (not a gateway-role session): asked again at the next snapshot
-    // only; the answers and errors reach the model through the pipeline (FederationLedger).
-    request(QStringLiteral("map/federation/list"), Json::object(), [this](bool ok, const Json &, const RpcError &) {
-        m_federationServed = ok;
-        if (ok)
-            request(QStringLiteral("map/federation/buffer/stats"), Json::object(), {});
+    const QString list = QStringLiteral("map/federation/list");
+    const QString buffer = QStringLiteral("map/federation/buffer/stats");
+    if (support(list) == Support::Absent) { // -32601 once: never asked again on this server
+        m_federationServed = false;
+        return;
+    }
+    // The buffer once the list answered: one request at a time (a server on a stream whose writes
+    // collide, the SDK's over stdio, fails two answers in one tick). Refused or failed: asked
+    // again at the next snapshot only (a timeout is no answer: asked again in 10 s). The answers
+    // and errors reach the model through the pipeline (FederationLedger).
+    request(list, Json::object(), [this, buffer](bool ok, const Json &, const RpcError &error) {
+        if (ok || error.code != kTimeoutCode)
+            m_federationServed = ok;
+        if (ok && support(buffer) != Support::Absent)
+            request(buffer, Json::object(), {});
     });
 }
 

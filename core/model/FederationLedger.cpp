@@ -1,18 +1,32 @@
 #include "model/FederationLedger.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace mapi {
 
 namespace {
 
-qint64 intOr0(const Json &object, std::string_view key)
+// Any JSON number as a count or a time, saturated (1e300 and NaN are not undefined behaviour).
+qint64 numberOr0(const Json *v)
 {
-    const Json *v = jsonChild(object, key);
-    return v && v->is_number() ? v->get<qint64>() : 0;
+    if (!v || !v->is_number())
+        return 0;
+    if (v->is_number_float())
+        return saturatedInt(v->get<double>());
+    if (v->is_number_unsigned())
+        return qint64(std::min<quint64>(v->get<quint64>(), quint64(std::numeric_limits<qint64>::max())));
+    return v->get<qint64>();
 }
 
-FederationLedger::Access accessOf(int errorCode)
+FederationLedger::Access accessOf(int errorCode, const QString &message)
 {
-    return errorCode == -32601 ? FederationLedger::Access::Missing : FederationLedger::Access::Refused;
+    if (errorCode == -32601)
+        return FederationLedger::Access::Missing;
+    // The SDK's handlers: -32603 "Federation operations require gateway role" (its -32003 flattened).
+    if (errorCode == -32003 || message.contains(QLatin1String("gateway"), Qt::CaseInsensitive))
+        return FederationLedger::Access::Refused;
+    return FederationLedger::Access::Failed;
 }
 
 const char *accessName(FederationLedger::Access access)
@@ -22,25 +36,31 @@ const char *accessName(FederationLedger::Access access)
     case FederationLedger::Access::Listed: return "listed";
     case FederationLedger::Access::Missing: return "missing";
     case FederationLedger::Access::Refused: return "refused";
+    case FederationLedger::Access::Failed: return "failed";
     }
     return "notAsked";
 }
 
 } // namespace
 
-void FederationLedger::apply(const QString &method, const Json &result, int errorCode, const QString &errorMessage, qint64 timeMs)
+void FederationLedger::apply(const QString &method, const Json &result, bool failed, int errorCode, const QString &errorMessage,
+                             qint64 timeMs)
 {
     const bool list = method == QLatin1String("map/federation/list");
     const bool buffer = method == QLatin1String("map/federation/buffer/stats");
     if (!list && !buffer)
         return;
-    m_changed = true;
-    if (errorCode != 0) {
-        (list ? m_peersAccess : m_bufferAccess) = accessOf(errorCode);
+    const Json before = toJson();
+    (list ? m_listedAtMs : m_bufferAtMs) = timeMs;
+    if (failed) {
+        (list ? m_peersAccess : m_bufferAccess) = accessOf(errorCode, errorMessage);
         (list ? m_peersRefusal : m_bufferRefusal) = errorMessage.left(300);
-        return;
-    }
-    if (list) {
+        if (list) { // what the buffer said before is no longer known to be so
+            m_bufferAccess = Access::NotAsked;
+            m_bufferTotal = 0;
+            m_bufferBySystem.clear();
+        }
+    } else if (list) {
         // The SDK answers a bare array; a server may wrap it ({"peers"|"systems": [...]}).
         const Json *array = result.is_array() ? &result : nullptr;
         for (const char *key : {"peers", "systems"})
@@ -60,30 +80,29 @@ void FederationLedger::apply(const QString &method, const Json &result, int erro
                     continue;
                 }
                 FederationPeer peer;
-                peer.systemId = jsonString(p, "systemId");
-                peer.endpoint = jsonString(p, "endpoint");
-                peer.status = jsonString(p, "status");
-                peer.connectedAtMs = intOr0(p, "connectedAt");
-                peer.lastActivityMs = intOr0(p, "lastActivity");
+                peer.systemId = jsonString(p, "systemId").left(200);
+                peer.endpoint = jsonString(p, "endpoint").left(500);
+                peer.status = jsonString(p, "status").left(100);
+                peer.connectedAtMs = numberOr0(jsonChild(p, "connectedAt"));
+                peer.lastActivityMs = numberOr0(jsonChild(p, "lastActivity"));
                 m_peers.push_back(std::move(peer));
             }
-        m_listedAtMs = timeMs;
-        return;
+    } else {
+        m_bufferAccess = Access::Listed;
+        m_bufferRefusal.clear();
+        m_bufferTotal = numberOr0(jsonChild(result, "total"));
+        m_bufferBySystem.clear();
+        if (const Json *by = jsonChild(result, "bySystem"); by && by->is_object())
+            for (auto it = by->begin(); it != by->end() && int(m_bufferBySystem.size()) < kMaxPeers; ++it)
+                m_bufferBySystem.emplace_back(QString::fromStdString(it.key()).left(200), numberOr0(&*it));
     }
-    m_bufferAccess = Access::Listed;
-    m_bufferRefusal.clear();
-    m_bufferTotal = intOr0(result, "total");
-    m_bufferBySystem.clear();
-    if (const Json *by = jsonChild(result, "bySystem"); by && by->is_object())
-        for (auto it = by->begin(); it != by->end() && int(m_bufferBySystem.size()) < kMaxPeers; ++it)
-            m_bufferBySystem.emplace_back(QString::fromStdString(it.key()), it->is_number() ? it->get<qint64>() : 0);
-    m_bufferAtMs = timeMs;
+    m_changed = m_changed || toJson() != before;
 }
 
 bool FederationLedger::hasSomethingToShow() const
 {
-    return m_peersAccess == Access::Listed || m_peersAccess == Access::Refused || m_bufferAccess == Access::Listed
-        || m_bufferAccess == Access::Refused;
+    const auto says = [](Access a) { return a == Access::Listed || a == Access::Refused || a == Access::Failed; };
+    return says(m_peersAccess) || says(m_bufferAccess);
 }
 
 Json FederationLedger::toJson() const

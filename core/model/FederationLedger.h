@@ -1,9 +1,10 @@
 // What the server says of its federation to a gateway-role connection (seed 001, "Federation";
 // map/federation/list and map/federation/buffer/stats, read by MapClient after each snapshot and
 // every kRefreshMs): its peers and what waits in its outage buffer for each. Or why it says
-// nothing: the method is missing (-32601: the server has no federation), or refused (the
-// official server serves them to gateway-role sessions only: -32603 "Federation operations
-// require gateway role"). Neither is an error of the observation: federation is optional.
+// nothing: the method is missing (-32601: the server has no federation), refused (the official
+// server serves them to gateway-role sessions only: -32603 "Federation operations require gateway
+// role"), or it failed otherwise (the server's words kept). None is an error of the observation:
+// federation is optional.
 //
 // Bounded: at most kMaxPeers peers and kMaxPeers buffer rows (a list longer than that is cut and
 // said in peersNotKept()).
@@ -31,16 +32,17 @@ class FederationLedger
 public:
     static constexpr int kMaxPeers = 256;
     static constexpr qint64 kRefreshMs = 10000;
-    enum class Access { NotAsked, Listed, Missing, Refused };
+    enum class Access { NotAsked, Listed, Missing, Refused, Failed };
 
-    // An answer (`errorCode` 0) or an error to map/federation/list or /buffer/stats.
-    void apply(const QString &method, const Json &result, int errorCode, const QString &errorMessage, qint64 timeMs);
+    // An answer, or (`failed`) an error to map/federation/list or /buffer/stats. changed() only
+    // when what it says changed (a refresh that says the same is no change).
+    void apply(const QString &method, const Json &result, bool failed, int errorCode, const QString &errorMessage, qint64 timeMs);
     bool takeChanged() { return std::exchange(m_changed, false); }
     void clear() { *this = FederationLedger(); }
 
     Access peersAccess() const { return m_peersAccess; }
     Access bufferAccess() const { return m_bufferAccess; }
-    QString peersRefusal() const { return m_peersRefusal; }   // the server's words, when refused
+    QString peersRefusal() const { return m_peersRefusal; }   // the server's words, when refused or failed
     QString bufferRefusal() const { return m_bufferRefusal; }
     const std::vector<FederationPeer> &peers() const { return m_peers; }
     qint64 peersNotKept() const { return m_peersNotKept; }

@@ -284,7 +284,7 @@ struct EventInput { MapEvent event; qint64 receivedMs = 0; };
 // and trajectory checkpoints (trajectory/list, trajectory/get). The store's ledgers read it.
 // A page of what a server keeps beyond the core (mail, trajectory), or its federation's answer or
 // error (errorCode != 0: FederationLedger).
-struct ExtensionPage { QString method; Json params; Json result; qint64 timeMs = 0; int errorCode = 0; QString errorMessage; };
+struct ExtensionPage { QString method; Json params; Json result; qint64 timeMs = 0; bool failed = false; int errorCode = 0; QString errorMessage; };
 struct ProblemInput { ProtocolProblem problem; };
 struct GapInput { Gap gap; };
 // The server's clock against ours (server minus local, ms; pipeline/ClockSkew.h), from `samples`

@@ -20,7 +20,7 @@ void SystemStore::applyExtensionEvent(const MapEvent &e, qint64 t, int eventInde
 void SystemStore::applyExtensionPage(const ExtensionPage &page)
 {
     if (page.method.startsWith(QLatin1String("map/federation/"))) {
-        m_federation.apply(page.method, page.result, page.errorCode, page.errorMessage, page.timeMs);
+        m_federation.apply(page.method, page.result, page.failed, page.errorCode, page.errorMessage, page.timeMs);
         m_pending.federationChanged = m_federation.takeChanged() || m_pending.federationChanged;
         return;
     }

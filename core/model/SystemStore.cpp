@@ -405,6 +405,7 @@ void SystemStore::swapContents(SystemStore &other)
     m_tasks.swap(other.m_tasks);
     std::swap(m_conversations, other.m_conversations);
     std::swap(m_checkpoints, other.m_checkpoints);
+    std::swap(m_federation, other.m_federation);
     std::swap(m_acp, other.m_acp);
     m_actions.swap(other.m_actions);
     std::swap(m_stateNames, other.m_stateNames);

@@ -324,7 +324,7 @@ void ProtocolPipeline::interpretError(InterpretedFrame &out, const RpcMessage &m
         flushAgentWalk(out.inputs); // a page failed: the walk ends here
     if (method == QLatin1String("map/federation/list") || method == QLatin1String("map/federation/buffer/stats")) {
         // Missing or refused (gateway role only): said as such (FederationLedger), not a loss.
-        out.inputs.push_back(ExtensionPage{method, out.requestParams, Json(), timeMs, msg.error.code, msg.error.message});
+        out.inputs.push_back(ExtensionPage{method, out.requestParams, Json(), timeMs, true, msg.error.code, msg.error.message});
         return;
     }
     const QString loss = observationLossOf(method);
@@ -404,9 +404,9 @@ void ProtocolPipeline::interpretResult(InterpretedFrame &out, const RpcMessage &
             QStringLiteral("mail/thread/list"), QStringLiteral("mail/replay"), QStringLiteral("mail/join"),
             QStringLiteral("trajectory/list"), QStringLiteral("trajectory/get")};
         if (pages.contains(method) && result.is_object())
-            out.inputs.push_back(ExtensionPage{method, out.requestParams, result, timeMs, 0, QString()});
+            out.inputs.push_back(ExtensionPage{method, out.requestParams, result, timeMs, false, 0, QString()});
     } else if (method == QLatin1String("map/federation/list") || method == QLatin1String("map/federation/buffer/stats")) {
-        out.inputs.push_back(ExtensionPage{method, out.requestParams, result, timeMs, 0, QString()});
+        out.inputs.push_back(ExtensionPage{method, out.requestParams, result, timeMs, false, 0, QString()});
     } else if (method == QLatin1String("map/replay")) {
         bool hasMore = false;
         for (MapEvent &e : eventsFromReplayResult(result, hasMore)) {

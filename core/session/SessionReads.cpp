@@ -57,11 +57,14 @@ void InspectorSession::discardFederationBuffer(const QString &systemId,
     const Json params = {{"systemId", systemId.toStdString()}};
     QMetaObject::invokeMethod(client, [client, self, params, done] {
         client->request(QStringLiteral("map/federation/buffer/flush"), params, [client, self, done](bool ok, const Json &result, const RpcError &error) {
-            if (ok) // what is left, read again: the answer reaches the model through the pipeline
-                client->request(QStringLiteral("map/federation/buffer/stats"), Json::object(), {});
-            const Json *count = jsonChild(result, "count");
-            const qint64 discarded = count && count->is_number_integer() ? count->get<qint64>() : 0;
-            QMetaObject::invokeMethod(self.data(), [self, done, ok, discarded, why = QStringLiteral("%1 (%2)").arg(error.message).arg(error.code)] {
+            // What is left, read again whatever the answer (a lost answer may still have taken
+            // effect); it reaches the model through the pipeline.
+            client->request(QStringLiteral("map/federation/buffer/stats"), Json::object(), {});
+            const qint64 discarded = jsonInt(result, "count", 0);
+            const QString why = error.code == MapClient::kTimeoutCode
+                ? tr("no answer (%1): the messages may or may not be gone; the buffer is read again").arg(error.message)
+                : QStringLiteral("%1 (%2)").arg(error.message).arg(error.code);
+            QMetaObject::invokeMethod(self.data(), [self, done, ok, discarded, why] {
                 if (self)
                     done(ok, discarded, ok ? QString() : why);
             }, Qt::QueuedConnection);

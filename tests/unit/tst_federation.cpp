@@ -7,6 +7,8 @@
 #include "map/Federation.h"
 #include "model/FederationLedger.h"
 
+#include <limits>
+
 using namespace mapi;
 using namespace fake_server;
 
@@ -157,41 +159,77 @@ private Q_SLOTS:
     }
 
     // A gateway's reading of the server's federation: peers as the SDK lists them (a bare array)
-    // or wrapped, the buffer by system; a missing method and a refusal said apart; bounded.
+    // or wrapped, the buffer by system; missing, refused and other failures said apart; bounded;
+    // changed only when what it says changed; numbers of any size read without overflow.
     void gatewayReadingsAreKeptAndBounded()
     {
+        const QString list = QStringLiteral("map/federation/list");
+        const QString stats = QStringLiteral("map/federation/buffer/stats");
         FederationLedger ledger;
         QVERIFY(ledger.toJson().is_null()); // not asked: nothing to say
-        ledger.apply(QStringLiteral("map/federation/list"), Json(), -32603,
-                     QStringLiteral("Federation operations require gateway role"), 10);
+        ledger.apply(list, Json(), true, -32603, QStringLiteral("Federation operations require gateway role"), 10);
         QCOMPARE(ledger.peersAccess(), FederationLedger::Access::Refused);
         QVERIFY(ledger.hasSomethingToShow());
-        ledger.apply(QStringLiteral("map/federation/buffer/stats"), Json(), -32601, QStringLiteral("Method not found"), 11);
+        ledger.apply(list, Json(), true, -32603, QStringLiteral("WritableStream is locked"), 11);
+        QCOMPARE(ledger.peersAccess(), FederationLedger::Access::Failed); // not a refusal: not "connect as a gateway"
+        ledger.apply(stats, Json(), true, -32601, QStringLiteral("Method not found"), 11);
         QCOMPARE(ledger.bufferAccess(), FederationLedger::Access::Missing);
         QCOMPARE(QString::fromStdString(ledger.toJson()["bufferAccess"].get<std::string>()), QStringLiteral("missing"));
+        ledger.apply(list, Json(), true, 0, QStringLiteral("an error with code 0 is an error"), 12);
+        QCOMPARE(ledger.peersAccess(), FederationLedger::Access::Failed);
 
         Json peers = Json::array();
         for (int i = 0; i < FederationLedger::kMaxPeers + 5; ++i)
             peers.push_back({{"systemId", "S" + std::to_string(i)}, {"endpoint", "ws://h/gateway"}, {"status", "connected"},
-                             {"connectedAt", 5}, {"lastActivity", nullptr}});
+                             {"connectedAt", 1e300}, {"lastActivity", nullptr}});
         peers.push_back("not a peer");
-        ledger.apply(QStringLiteral("map/federation/list"), peers, 0, QString(), 20);
+        ledger.apply(list, peers, false, 0, QString(), 20);
         QCOMPARE(ledger.peersAccess(), FederationLedger::Access::Listed);
         QCOMPARE(int(ledger.peers().size()), FederationLedger::kMaxPeers);
         QCOMPARE(ledger.peersNotKept(), 5);
         QCOMPARE(ledger.peers()[0].systemId, QStringLiteral("S0"));
+        QCOMPARE(ledger.peers()[0].connectedAtMs, std::numeric_limits<qint64>::max()); // saturated, not undefined
         QCOMPARE(ledger.peers()[0].lastActivityMs, 0); // null: absent
         QVERIFY(ledger.peersRefusal().isEmpty());
-        ledger.apply(QStringLiteral("map/federation/list"), Json{{"peers", {{{"systemId", "B"}, {"status", "disconnected"}}}}}, 0,
-                     QString(), 30);
-        QCOMPARE(ledger.peers().size(), size_t(1));
-        QCOMPARE(ledger.peers()[0].status, QStringLiteral("disconnected"));
-        ledger.apply(QStringLiteral("map/federation/buffer/stats"), Json{{"total", 3}, {"bySystem", {{"C", 2}, {"D", 1}}}}, 0,
-                     QString(), 31);
+        ledger.apply(stats, Json{{"total", 3}, {"bySystem", {{"C", 2}, {"D", 1}}}}, false, 0, QString(), 31);
         QCOMPARE(ledger.bufferTotal(), 3);
         QCOMPARE(ledger.bufferBySystem().size(), size_t(2));
         QVERIFY(ledger.takeChanged());
-        QVERIFY(!ledger.takeChanged());
+        ledger.apply(stats, Json{{"total", 3}, {"bySystem", {{"C", 2}, {"D", 1}}}}, false, 0, QString(), 41);
+        QVERIFY(!ledger.takeChanged()); // a refresh that says the same
+        ledger.apply(list, Json{{"peers", {{{"systemId", "B"}, {"status", "disconnected"}}}}}, false, 0, QString(), 50);
+        QCOMPARE(ledger.peers().size(), size_t(1));
+        QCOMPARE(ledger.peers()[0].status, QStringLiteral("disconnected"));
+        QVERIFY(ledger.takeChanged());
+        // The list failing: what the buffer said is no longer known to be so.
+        ledger.apply(list, Json(), true, -32603, QStringLiteral("Federation operations require gateway role"), 60);
+        QCOMPARE(ledger.bufferAccess(), FederationLedger::Access::NotAsked);
+        QCOMPARE(ledger.bufferTotal(), 0);
+    }
+
+    // The client says participantType gateway when asked, and reads the federation once live;
+    // a refusal is said in the model and is no problem of the observation.
+    void clientReadsTheFederationAsAGateway()
+    {
+        auto *t = new FakeTransport;
+        t->handlers[QStringLiteral("map/federation/list")] = [](const Json &) {
+            return std::optional<Answer>(Answer::ok(Json::array({{{"systemId", "B"}, {"status", "connected"}}})));
+        };
+        t->handlers[QStringLiteral("map/federation/buffer/stats")] = [](const Json &) {
+            return std::optional<Answer>(Answer::error(-32603, QStringLiteral("Federation operations require gateway role")));
+        };
+        ClientOptions options;
+        options.url = QUrl(QStringLiteral("ws://fake.invalid/map"));
+        options.participantType = QStringLiteral("gateway");
+        MapClient client(options, t);
+        Recorder rec(client);
+        client.start();
+        QTRY_COMPARE(client.state(), ClientState::Live);
+        QCOMPARE(t->requestsFor(QStringLiteral("map/connect")).front().params.at("participantType"), Json("gateway"));
+        QTRY_COMPARE(rec.store.federation().peersAccess(), FederationLedger::Access::Listed);
+        QCOMPARE(rec.store.federation().peers().front().systemId, QStringLiteral("B"));
+        QTRY_COMPARE(rec.store.federation().bufferAccess(), FederationLedger::Access::Refused);
+        QVERIFY(rec.store.observation().complete()); // a refusal is no loss
     }
 };
 

@@ -1,7 +1,9 @@
 #include "panels/FederationPanel.h"
 
 #include "common/TableSetup.h"
+#include "common/Redaction.h"
 #include "common/TimeText.h"
+#include "client/Transport.h"
 #include "session/InspectorSession.h"
 
 #include <QInputDialog>
@@ -36,6 +38,10 @@ FederationPanel::FederationPanel(InspectorSession *session, QWidget *parent)
     for (QWidget *part : {static_cast<QWidget *>(m_status), static_cast<QWidget *>(m_peers), static_cast<QWidget *>(m_buffer)})
         layout->addWidget(part, part == m_peers ? 1 : 0);
     layout->addWidget(m_discard, 0, Qt::AlignLeft);
+    m_outcome->setObjectName(QStringLiteral("federationOutcome"));
+    m_outcome->setTextFormat(Qt::PlainText);
+    m_outcome->setWordWrap(true);
+    layout->addWidget(m_outcome);
     connect(m_discard, &QPushButton::clicked, this, &FederationPanel::discard);
     connect(session->store(), &SystemStore::changed, this, [this](const ChangeSet &changes) {
         if (changes.federationChanged)
@@ -43,6 +49,8 @@ FederationPanel::FederationPanel(InspectorSession *session, QWidget *parent)
     });
     connect(session, &InspectorSession::sourceChanged, this, &FederationPanel::refresh);
     connect(session, &InspectorSession::stateChanged, this, [this] { refresh(); });
+    connect(session, &InspectorSession::observerOnlyChanged, this, [this] { refresh(); });
+    connect(session, &InspectorSession::timeTravelChanged, this, [this] { refresh(); });
     refresh();
 }
 
@@ -54,6 +62,11 @@ QString FederationPanel::statusText() const
 QString FederationPanel::bufferText() const
 {
     return m_buffer->text();
+}
+
+QString FederationPanel::outcomeText() const
+{
+    return m_outcome->text();
 }
 
 QString FederationPanel::discardQuestion(const QString &system, qint64 count)
@@ -76,12 +89,16 @@ void FederationPanel::refresh()
         break;
     case Access::Refused:
         m_status->setText(tr("The server keeps its federation to gateway-role connections (\"%1\"). Connect as a gateway "
-                             "(map-inspector-cli --gateway, or an address that grants the role) to see its peers.")
-                              .arg(f.peersRefusal()));
+                             "to see its peers: an address of the server's that grants the role (the SDK's servers "
+                             "choose the role when they accept a connection), or participantType gateway "
+                             "(map-inspector-cli --gateway) where the server reads it.")
+                              .arg(redactSecrets(f.peersRefusal())));
+        break;
+    case Access::Failed:
+        m_status->setText(tr("map/federation/list failed: \"%1\". Asked again at the next connection.").arg(redactSecrets(f.peersRefusal())));
         break;
     case Access::Listed:
-        m_status->setText(tr("%n peer system(s), as the server lists them (read %1).", nullptr, int(f.peers().size()))
-                              .arg(timeOfDay(f.listedAtMs(), TimePrecision::Seconds, Clock::Local))
+        m_status->setText(tr("%n peer system(s), as the server lists them (read again every 10 s).", nullptr, int(f.peers().size()))
                           + (f.peersNotKept() > 0 ? tr(" %1 more not kept.").arg(f.peersNotKept()) : QString()));
         break;
     }
@@ -91,7 +108,7 @@ void FederationPanel::refresh()
     for (const FederationPeer &p : f.peers()) {
         const auto cell = [&](int column, const QString &text) { m_peers->setItem(row, column, new QTableWidgetItem(text)); };
         cell(0, p.systemId);
-        cell(1, p.endpoint);
+        cell(1, redactedUrl(QUrl(p.endpoint))); // a peer's address may carry a credential
         cell(2, p.status);
         cell(3, p.connectedAtMs > 0 ? dateAndTime(p.connectedAtMs) : QString());
         cell(4, p.lastActivityMs > 0 ? dateAndTime(p.lastActivityMs) : QString());
@@ -113,13 +130,15 @@ void FederationPanel::refresh()
         m_buffer->setText(tr("Outage buffer: this server has no map/federation/buffer/stats (missing)."));
         break;
     case Access::Refused:
-        m_buffer->setText(tr("Outage buffer: refused (\"%1\").").arg(f.bufferRefusal()));
+    case Access::Failed:
+        m_buffer->setText(tr("Outage buffer: not read (\"%1\").").arg(redactSecrets(f.bufferRefusal())));
         break;
     case Access::NotAsked:
         m_buffer->clear();
         break;
     }
-    const bool live = m_session->source() == InspectorSession::Source::Live;
+    const bool live = m_session->source() == InspectorSession::Source::Live && !m_session->isTimeTravelling()
+        && m_session->clientState() == ClientState::Live;
     m_discard->setVisible(f.bufferAccess() == Access::Listed);
     m_discard->setEnabled(live && !m_session->observerOnly() && f.bufferTotal() > 0);
     const bool available = f.hasSomethingToShow();
@@ -150,6 +169,7 @@ void FederationPanel::discard()
             count = c;
     QMessageBox box(QMessageBox::Warning, tr("Discard buffered messages"), discardQuestion(system, count),
                     QMessageBox::NoButton, this);
+    box.setTextFormat(Qt::PlainText); // the system's name is the server's words
     QPushButton *yes = box.addButton(tr("Discard"), QMessageBox::DestructiveRole);
     QPushButton *no = box.addButton(QMessageBox::Cancel);
     box.setDefaultButton(no);
@@ -157,8 +177,8 @@ void FederationPanel::discard()
     if (box.clickedButton() != yes)
         return;
     m_session->discardFederationBuffer(system, [this, system](bool done, qint64 discarded, const QString &why) {
-        m_buffer->setText(done ? tr("%1 message(s) held for %2 were discarded.").arg(discarded).arg(system)
-                               : tr("The server did not discard them: %1").arg(why));
+        m_outcome->setText(done ? tr("%1 message(s) held for %2 were discarded.").arg(discarded).arg(system)
+                                : tr("Discarding the messages held for %1: %2").arg(system, why));
     });
 }
 

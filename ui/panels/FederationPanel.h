@@ -32,6 +32,7 @@ public:
     QTableWidget *peersTable() const { return m_peers; }
     QString statusText() const;
     QString bufferText() const;
+    QString outcomeText() const;
     // Discard…'s question for `system` holding `count` messages (tests read it).
     static QString discardQuestion(const QString &system, qint64 count);
 
@@ -47,6 +48,7 @@ private:
     QTableWidget *m_peers = new QTableWidget(this);
     QLabel *m_buffer = new QLabel(this);
     QPushButton *m_discard = new QPushButton(this);
+    QLabel *m_outcome = new QLabel(this); // what the last Discard… came to
     bool m_available = false;
 };
 
