@@ -157,8 +157,12 @@ ConnectionsPanel::ConnectionsPanel(InspectorSession *session, QWidget *parent)
     connect(&m_liveTimer, &QTimer::timeout, this, [this] {
         if (!m_live || !isVisible())
             return; // hidden: nothing to refresh (the picture is taken when it shows again)
-        if (const std::shared_ptr<const TapConnections> now = m_live())
-            showConnections(*now, QString());
+        // The recorder publishes a new picture only when something happened: the same one is not
+        // shown again (every row of the table would be rebuilt for nothing).
+        if (std::shared_ptr<const TapConnections> now = m_live(); now && now != m_lastLive) {
+            m_lastLive = std::move(now);
+            showConnections(*m_lastLive, QString());
+        }
     });
     connect(session, &InspectorSession::traceLoadFinished, this, [this](bool ok, bool, const QString &) { traceLoaded(ok); });
 }
@@ -177,6 +181,7 @@ void ConnectionsPanel::clearShown()
 {
     stopReading();
     m_live = nullptr;
+    m_lastLive.reset();
     m_liveTimer.stop();
     m_connections = {};
     m_listen.clear();
@@ -204,8 +209,8 @@ void ConnectionsPanel::followLive(std::function<std::shared_ptr<const TapConnect
     m_listen = listen;
     m_upstream = upstream;
     setAvailable(true);
-    const std::shared_ptr<const TapConnections> now = m_live();
-    showConnections(now ? *now : TapConnections(), QString());
+    m_lastLive = m_live();
+    showConnections(m_lastLive ? *m_lastLive : TapConnections(), QString());
     m_liveTimer.start();
 }
 
@@ -266,7 +271,9 @@ void ConnectionsPanel::showConnections(TapConnections connections, const QString
         text += tr(" Reading stopped early: %1").arg(error);
     m_header->setText(text);
     m_lanes->setConnections(&m_connections);
-    const bool first = m_table->rowCount() == 0 && !m_connections.connections().empty();
+    // Columns fit their text when connections arrive (a new one's name is known once it said
+    // who it is); otherwise the operator's widths stand.
+    const bool grows = m_table->rowCount() < int(m_connections.connections().size());
     // The selected connection stays selected across a refresh (rows are rebuilt).
     const QList<QTableWidgetItem *> selected = m_table->selectedItems();
     const qint64 selectedConn = selected.isEmpty() ? -1 : m_table->item(selected.first()->row(), Conn)->data(Qt::DisplayRole).toLongLong();
@@ -302,7 +309,7 @@ void ConnectionsPanel::showConnections(TapConnections connections, const QString
         for (int r = 0; r < m_table->rowCount(); ++r)
             if (m_table->item(r, Conn)->data(Qt::DisplayRole).toLongLong() == selectedConn)
                 m_table->selectRow(r);
-    if (first)
+    if (grows)
         m_table->resizeColumnsToContents();
     Q_EMIT connectionsRead();
     if (m_splitSized || m_connections.connections().empty())

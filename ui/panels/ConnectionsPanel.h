@@ -74,6 +74,7 @@ private:
     bool m_available = false;
     QString m_listen, m_upstream;           // the tap's addresses (its trace's header, or the running tap)
     std::function<std::shared_ptr<const TapConnections>()> m_live; // set while following a running tap
+    std::shared_ptr<const TapConnections> m_lastLive;             // the picture shown last
     QTimer m_liveTimer;
 };
 
