@@ -312,14 +312,25 @@ void ConnectionsPanel::showConnections(TapConnections connections, const QString
     if (grows)
         m_table->resizeColumnsToContents();
     Q_EMIT connectionsRead();
+    fitLanes();
+}
+
+void ConnectionsPanel::fitLanes()
+{
     if (m_splitSized || m_connections.connections().empty())
         return; // the operator's splitter stands
     // Every lane in sight when they fit in two thirds of the panel; the table takes the rest.
-    if (const int total = m_split->height(); total >= 120) { // else not laid out yet: at a later refresh
+    if (const int total = m_split->height(); total >= 120) { // else not laid out yet: when it is (resizeEvent)
         const int lanes = std::min(m_lanes->minimumHeight() + 2 * m_lanesArea->frameWidth() + 2, total * 2 / 3);
         m_split->setSizes({lanes, total - lanes});
         m_splitSized = true;
     }
+}
+
+void ConnectionsPanel::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    fitLanes();
 }
 
 } // namespace mapi::ui

@@ -60,6 +60,8 @@ private:
     void showConnections(TapConnections connections, const QString &error);
     void clearShown();
     void setAvailable(bool available);
+    void fitLanes(); // once: the lanes get the room they need (the splitter is the operator's after)
+    void resizeEvent(QResizeEvent *event) override;
 
     InspectorSession *m_session;
     QLabel *m_header;
