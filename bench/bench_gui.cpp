@@ -50,6 +50,7 @@
 
 #include <cmath>
 #include <algorithm>
+#include <ctime>
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -117,14 +118,27 @@ public:
         const int type = int(event->type());
         QElapsedTimer timer;
         timer.start();
+        const double cpuBefore = threadCpuMs();
         const bool result = QApplication::notify(receiver, event);
         if (const qint64 ms = timer.elapsed(); ms >= m_slowMs)
-            std::printf("slow event %lld ms: %s %s (in %s) type %d at %.1f s\n", static_cast<long long>(ms), className,
-                        qPrintable(name), parentClass, type, double(g_sinceMain.elapsed()) / 1000.0);
+            std::printf("slow event %lld ms (%.0f ms on the CPU): %s %s (in %s) type %d at %.1f s\n", static_cast<long long>(ms),
+                        threadCpuMs() - cpuBefore, className, qPrintable(name), parentClass, type,
+                        double(g_sinceMain.elapsed()) / 1000.0);
         return result;
     }
 
 private:
+    // This thread's CPU time (ms): a slow event that used little of it waited (a lock, the scheduler).
+    static double threadCpuMs()
+    {
+#ifdef CLOCK_THREAD_CPUTIME_ID
+        timespec t{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        return double(t.tv_sec) * 1000.0 + double(t.tv_nsec) / 1e6;
+#else
+        return 0;
+#endif
+    }
     const int m_slowMs = qEnvironmentVariableIntValue("MAPI_BENCH_SLOW_EVENTS_MS");
 };
 

@@ -353,6 +353,8 @@ void MainWindow::splitMemoryBudget()
             system->session()->setMemoryBudget(share);
         // The GUI thread's time too: the live systems' slices of applying add up to one.
         system->session()->setApplySliceMs(int(std::max<qint64>(2, InspectorSession::kApplySliceMs / std::max<qint64>(live, 1))));
+        // And the detectors' slices (one turn of the loop runs every system's due slices).
+        system->alertMonitor()->setSliceMs(int(std::max<qint64>(2, AlertMonitor::kSliceMs / std::max<qint64>(live, 1))));
     }
 }
 

@@ -189,7 +189,7 @@ std::vector<AlertChange> AlertEngine::update(const SystemStore &store)
     bool worked = false;
     if (m_step == Idle) { // an evaluation under way sees no new message: all its steps see one store
         const size_t readFrom = m_nextMessage;
-        readMessages(store);
+        readMessages(store, slice);
         if (m_nextMessage < store.messages().size())
             return {}; // rules evaluated on half the news would raise what the other half clears
         m_step = Setup;
@@ -235,17 +235,23 @@ std::vector<AlertChange> AlertEngine::update(const SystemStore &store)
         case Budgets: evaluateBudgets(store, now, m_current); break;
         case Compare: {
             dropAlertsOfDepartedAgents(store, m_current);
-            std::vector<AlertChange> changes;
-            for (const auto &[key, alert] : m_open)
-                if (!m_current.count(key))
-                    changes.push_back({alert, false, now});
+            // Both maps are in key order: one pass over the two, cleared alerts moved out of the
+            // old verdict (it is dropped next). Cleared first, as AlertChange's users expect.
+            std::vector<AlertChange> changes, raised;
+            auto open = m_open.begin();
             for (auto &[key, alert] : m_current) {
-                auto open = m_open.find(key);
-                if (open == m_open.end())
-                    changes.push_back({alert, true, now});
-                else
+                for (; open != m_open.end() && open->first < key; ++open)
+                    changes.push_back({std::move(open->second), false, now});
+                if (open != m_open.end() && open->first == key) {
                     alert.sinceMs = std::min(alert.sinceMs, open->second.sinceMs); // an open alert keeps its start
+                    ++open;
+                } else {
+                    raised.push_back({alert, true, now});
+                }
             }
+            for (; open != m_open.end(); ++open)
+                changes.push_back({std::move(open->second), false, now});
+            changes.insert(changes.end(), std::make_move_iterator(raised.begin()), std::make_move_iterator(raised.end()));
             m_open = std::move(m_current);
             m_current = {};
             m_step = Idle;

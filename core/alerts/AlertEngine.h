@@ -22,6 +22,7 @@
 
 #include "alerts/AlertRules.h"
 
+#include <QElapsedTimer>
 #include <QHash>
 #include <QSet>
 #include <QStringList>
@@ -112,7 +113,9 @@ public:
     // Evaluations completed so far: one more after the update() call that returned its changes.
     qint64 evaluationCount() const { return m_evaluationCount; }
     // Messages read per update() call (default kDefaultReadBudget; 0: all). About 1.5-2.5 µs each (docs/benchmarks.md).
-    static constexpr int kDefaultReadBudget = 8000; // 12-20 ms of reading a slice: under the window's 30 ms stall goal
+    // 12-20 ms of reading a slice when nothing else runs; with an evaluation slice set, reading
+    // also stops at the slice's time (three systems flooding on two cores made 8,000 take 40 ms).
+    static constexpr int kDefaultReadBudget = 8000;
     void setReadBudget(int messages) { m_readBudget = messages; }
 
     // The store was reset (a new connection's model, a trace): read it again from its first row.
@@ -221,7 +224,10 @@ private:
         qint64 timeMs = 0;
     };
 
-    void readMessages(const SystemStore &store);
+    // Reads new messages up to the read budget, and stops early once `slice` has run the
+    // evaluation slice's time (looked at every kReadTimeCheckEvery messages).
+    void readMessages(const SystemStore &store, const QElapsedTimer &slice);
+    static constexpr size_t kReadTimeCheckEvery = 128; // a clock read per ~0.2-0.3 ms of reading
     void readMessage(const SystemStore &store, size_t row);
     void noteLoopEdge(int from, int to, quint64 shape, qint64 t, qint64 row);
     void rollRateBucket(AgentTrack &track, qint64 t) const;

@@ -91,7 +91,7 @@ void pushCapped(Deque &deque, typename Deque::value_type value, size_t cap)
 
 // ---- reading the store ------------------------------------------------------------------------
 
-void AlertEngine::readMessages(const SystemStore &store)
+void AlertEngine::readMessages(const SystemStore &store, const QElapsedTimer &slice)
 {
     const MessageLog &log = store.messages();
     if (m_nextMessage > log.size()) // the store was reset without restartReading()
@@ -101,8 +101,11 @@ void AlertEngine::readMessages(const SystemStore &store)
         m_nextMessage = log.firstRow();
     }
     const size_t end = m_readBudget > 0 ? std::min(log.size(), m_nextMessage + size_t(m_readBudget)) : log.size();
-    for (; m_nextMessage < end; ++m_nextMessage)
+    for (size_t read = 0; m_nextMessage < end; ++m_nextMessage, ++read) {
+        if (read > 0 && read % kReadTimeCheckEvery == 0 && m_evaluationSliceMs > 0 && slice.elapsed() >= m_evaluationSliceMs)
+            return;
         readMessage(store, m_nextMessage);
+    }
 }
 
 bool AlertEngine::isBehind(const SystemStore &store) const

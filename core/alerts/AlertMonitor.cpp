@@ -5,6 +5,7 @@
 #include <QElapsedTimer>
 
 #include <algorithm>
+#include <utility>
 
 namespace mapi {
 
@@ -19,6 +20,10 @@ AlertMonitor::AlertMonitor(QObject *parent)
     m_slice.setInterval(0);
     connect(&m_slice, &QTimer::timeout, this, &AlertMonitor::step);
     m_engine.setEvaluationSliceMs(kSliceMs);
+    m_tell.setObjectName(QStringLiteral("alertTell"));
+    m_tell.setSingleShot(true);
+    m_tell.setInterval(0);
+    connect(&m_tell, &QTimer::timeout, this, &AlertMonitor::tellVerdict);
 }
 
 void AlertMonitor::setStore(SystemStore *store)
@@ -26,6 +31,7 @@ void AlertMonitor::setStore(SystemStore *store)
     if (m_store)
         disconnect(m_store, nullptr, this, nullptr);
     m_store = store;
+    dropVerdict();
     m_engine.reset();
     Q_EMIT alertsReset();
     if (store)
@@ -34,6 +40,7 @@ void AlertMonitor::setStore(SystemStore *store)
 
 void AlertMonitor::setRules(const AlertRules &rules)
 {
+    dropVerdict();
     m_engine.reset();
     m_engine.setRules(rules);
     Q_EMIT alertsReset();
@@ -59,15 +66,35 @@ void AlertMonitor::step()
     // slices): then evaluate less often, so that the detectors never take more than a tenth of
     // the thread.
     m_tick.setInterval(int(std::clamp<qint64>(10 * m_engine.lastEvaluationNs() / 1000000, kIntervalMs, 60000)));
+    // Told at the next turn of the event loop, not in this slice: the views' work on a storm's
+    // thousands of changes (10-15 ms) would otherwise add to the evaluation's last step.
+    m_verdict = std::move(changes);
+    m_verdictDue = true;
+    m_tell.start();
+}
+
+void AlertMonitor::tellVerdict()
+{
+    if (!std::exchange(m_verdictDue, false))
+        return;
+    const std::vector<AlertChange> changes = std::exchange(m_verdict, {});
     if (!changes.empty())
         Q_EMIT alertsChanged(changes);
     Q_EMIT evaluated();
+}
+
+void AlertMonitor::dropVerdict()
+{
+    m_tell.stop();
+    m_verdict.clear();
+    m_verdictDue = false;
 }
 
 void AlertMonitor::evaluateNow()
 {
     if (!m_store)
         return;
+    tellVerdict(); // one finished by the last slice comes first
     // An evaluation under way in slices is finished first (it saw an older clock), then one
     // runs over everything now.
     for (int round = 0; round < 2; ++round) {

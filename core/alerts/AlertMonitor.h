@@ -26,6 +26,8 @@ public:
     static constexpr int kSliceMs = 8;
 
     explicit AlertMonitor(QObject *parent = nullptr);
+    // A slice's time (default kSliceMs): a window with several live systems gives each a share.
+    void setSliceMs(int ms) { m_engine.setEvaluationSliceMs(ms); }
 
     // Watches `store` (null: none) from its first row; evaluation starts with start().
     void setStore(SystemStore *store);
@@ -43,12 +45,17 @@ public:
     // the next evaluation: the previous system's alerts must not show over the new one).
     void forgetAlerts()
     {
+        dropVerdict();
         m_engine.reset();
         Q_EMIT alertsReset();
     }
 
     // Reads everything new and evaluates now, without yielding (tests, and the CLI).
     void evaluateNow();
+    // One slice of reading and evaluating, as the tick and the slice timer run it (and tests);
+    // schedules the next slice while behind. An evaluation it finishes is told at the next turn
+    // of the event loop.
+    void step();
 
     const std::map<QString, Alert> &openAlerts() const { return m_engine.openAlerts(); }
     qint64 notTracked() const { return m_engine.notTracked(); }
@@ -59,16 +66,21 @@ Q_SIGNALS:
     // Every open alert was forgotten (a new store, new rules): views empty their lists.
     void alertsReset();
     // An evaluation ended (after alertsChanged when it changed something): openAlerts() is the
-    // rules' verdict on the whole store.
+    // rules' verdict on the whole store. Both come at the turn of the event loop after the
+    // evaluation's last slice (evaluateNow(): before it returns).
     void evaluated();
 
 private:
-    void step(); // one slice; schedules the next while behind
+    void tellVerdict(); // emits the finished evaluation's alertsChanged and evaluated, if not yet told
+    void dropVerdict(); // forgets a finished evaluation not yet told (its store or rules are gone)
 
     QPointer<SystemStore> m_store;
     AlertEngine m_engine;
     QTimer m_tick;
     QTimer m_slice; // zero-interval: the next slice of a backlog, after the event loop has run
+    QTimer m_tell;  // zero-interval: tells a finished evaluation at the next turn of the event loop
+    std::vector<AlertChange> m_verdict; // what the finished evaluation changed, until told
+    bool m_verdictDue = false;
 };
 
 } // namespace mapi

@@ -47,16 +47,16 @@ struct AlertFixture
                      Json{{"message_id", s(id)}, {"type", type}, {"from", s(from)}, {"to", s(to)}, {"payload", payload}}, t);
         return id;
     }
-    // `pairs` pairs of new agents exchanging a STATUS_QUERY back and forth 20 times: 20 × pairs
+    // `pairs` pairs of new agents (numbered from pair `firstPair` on) exchanging a STATUS_QUERY back and forth 20 times: 20 × pairs
     // messages within 40 s, all inside the 60 s window, a loop per pair. Returns the last time.
-    qint64 loopingPairs(int pairs)
+    qint64 loopingPairs(int pairs, int firstPair = 0)
     {
-        for (int i = 0; i < 2 * pairs; ++i)
+        for (int i = 2 * firstPair; i < 2 * (firstPair + pairs); ++i)
             wire.registerAgent(QStringLiteral("p%1").arg(i), QStringLiteral("p%1-name").arg(i), QStringLiteral("sess-p%1").arg(i),
                                Json::object(), QStringLiteral("idle"), kAlertFixtureStart);
         qint64 t = kAlertFixtureStart + 1000;
         for (int round = 0; round < 20; ++round)
-            for (int pair = 0; pair < pairs; ++pair) {
+            for (int pair = firstPair; pair < firstPair + pairs; ++pair) {
                 const QString a = QStringLiteral("p%1").arg(2 * pair), b = QStringLiteral("p%1").arg(2 * pair + 1);
                 const bool forth = round % 2 == 0;
                 send(forth ? a : b, forth ? b : a, "STATUS_QUERY", {{"query_type", "AGENT_STATUS"}}, t += counter % 2);

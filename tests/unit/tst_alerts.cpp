@@ -218,6 +218,61 @@ private Q_SLOTS:
         traffic.stop();
     }
 
+    void readingStopsAtTheSlicesTime()
+    {
+        // 20,000 messages take tens of milliseconds to read: a 1 ms slice stops reading partway
+        // (the read budget is off), and the evaluation starts only once everything is read.
+        Fixture f;
+        constexpr int kPairs = 4000;
+        f.store.advanceTime(f.loopingPairs(kPairs));
+        AlertEngine sliced(Fixture::withUnresponsive(AlertRules(), false));
+        sliced.setEvaluationSliceMs(1);
+        sliced.setReadBudget(0);
+        QVERIFY(sliced.update(f.store).empty());
+        QVERIFY(!sliced.isEvaluating());
+        QVERIFY(sliced.isBehind(f.store));
+        int calls = 1, raised = 0;
+        do {
+            for (const AlertChange &c : sliced.update(f.store))
+                raised += c.raised;
+            ++calls;
+        } while (sliced.isBehind(f.store) && calls < 100000);
+        QCOMPARE(raised, kPairs);
+    }
+
+    void verdictToldAtTheNextTurnAndDroppedWithItsStore()
+    {
+        Fixture f;
+        f.store.advanceTime(f.loopingPairs(10));
+        AlertMonitor monitor;
+        monitor.setRules(Fixture::withUnresponsive(AlertRules(), false));
+        monitor.setSliceMs(0); // one step evaluates everything
+        monitor.setStore(&f.store);
+        QSignalSpy changed(&monitor, &AlertMonitor::alertsChanged);
+        QSignalSpy evaluated(&monitor, &AlertMonitor::evaluated);
+        QSignalSpy reset(&monitor, &AlertMonitor::alertsReset);
+        monitor.step();
+        QCOMPARE(int(monitor.openAlerts().size()), 10);
+        QCOMPARE(changed.count(), 0); // not within the slice: its views' work would add to it
+        QTRY_COMPARE(evaluated.count(), 1);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(int(changed.at(0).at(0).value<std::vector<AlertChange>>().size()), 10);
+
+        // New alerts evaluated, then the alerts forgotten before the verdict was told: the
+        // views hear of the reset only, never of alerts about what was forgotten.
+        f.store.advanceTime(f.loopingPairs(3, 10));
+        monitor.step();
+        monitor.forgetAlerts();
+        QCoreApplication::processEvents();
+        QTest::qWait(20);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(evaluated.count(), 1);
+        QCOMPARE(reset.count(), 1);
+        // evaluateNow() tells before it returns.
+        monitor.evaluateNow();
+        QCOMPARE(evaluated.count(), 2);
+    }
+
     void loopGroupsEvaluatedInSlices()
     {
         Fixture f;

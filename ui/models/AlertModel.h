@@ -54,6 +54,10 @@ public:
 
     int rowOf(const QString &key) const;
     const Alert *alertAt(int row) const;
+    // What AlertOrder sorts and filters by, read without QVariants (a storm's thousands of rows
+    // are sorted again at every evaluation). `row` must be valid.
+    bool acknowledgedAt(int row) const { return m_rows[size_t(row)].acknowledged; }
+    qint64 snoozedUntilAt(int row) const { return m_rows[size_t(row)].snoozedUntilMs; }
     void setAcknowledged(const QString &key, bool acknowledged);
     void snooze(const QString &key, qint64 untilLocalMs);
 

@@ -6,23 +6,37 @@
 
 namespace mapi::ui {
 
+std::pair<const AlertModel *, int> AlertOrder::locate(int sourceRow) const
+{
+    if (m_locate)
+        return m_locate(sourceRow);
+    return {qobject_cast<const AlertModel *>(sourceModel()), sourceRow};
+}
+
 bool AlertOrder::lessThan(const QModelIndex &left, const QModelIndex &right) const
 {
-    const bool ackLeft = left.data(AlertModel::AcknowledgedRole).toBool();
-    const bool ackRight = right.data(AlertModel::AcknowledgedRole).toBool();
+    // Read from the model's rows, not through data(): six QVariants a comparison made sorting
+    // 3,000 alerts take 10-20 ms of the GUI thread at every evaluation of an alert storm.
+    const auto [leftModel, leftRow] = locate(left.row());
+    const auto [rightModel, rightRow] = locate(right.row());
+    const Alert *a = leftModel ? leftModel->alertAt(leftRow) : nullptr;
+    const Alert *b = rightModel ? rightModel->alertAt(rightRow) : nullptr;
+    if (!a || !b)
+        return a != nullptr && b == nullptr;
+    const bool ackLeft = leftModel->acknowledgedAt(leftRow);
+    const bool ackRight = rightModel->acknowledgedAt(rightRow);
     if (ackLeft != ackRight)
         return !ackLeft;
-    const int sevLeft = left.data(AlertModel::SeverityRole).toInt();
-    const int sevRight = right.data(AlertModel::SeverityRole).toInt();
-    if (sevLeft != sevRight)
-        return sevLeft > sevRight;
-    return left.data(AlertModel::SinceRole).toLongLong() < right.data(AlertModel::SinceRole).toLongLong();
+    if (a->severity != b->severity)
+        return int(a->severity) > int(b->severity);
+    return a->sinceMs < b->sinceMs;
 }
 
 bool AlertOrder::filterAcceptsRow(int row, const QModelIndex &parent) const
 {
-    const qint64 until = sourceModel()->index(row, 0, parent).data(AlertModel::SnoozedUntilRole).toLongLong();
-    return until <= QDateTime::currentMSecsSinceEpoch();
+    Q_UNUSED(parent)
+    const auto [model, inner] = locate(row);
+    return !model || !model->alertAt(inner) || model->snoozedUntilAt(inner) <= QDateTime::currentMSecsSinceEpoch();
 }
 
 } // namespace mapi::ui

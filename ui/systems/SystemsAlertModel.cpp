@@ -116,6 +116,12 @@ SystemView *SystemsAlertModel::systemAt(int row) const
     return source < 0 ? nullptr : m_sources.at(source).system.data();
 }
 
+std::pair<const AlertModel *, int> SystemsAlertModel::alertRow(int row) const
+{
+    const auto [source, inner] = locate(row);
+    return source < 0 ? std::pair<const AlertModel *, int>{nullptr, -1} : std::pair<const AlertModel *, int>{m_sources.at(source).model, inner};
+}
+
 QString SystemsAlertModel::keyAt(int row) const
 {
     return index(row, 0).data(AlertModel::KeyRole).toString();

@@ -12,6 +12,8 @@
 #include <QMetaObject>
 #include <QPointer>
 
+#include <utility>
+
 namespace mapi::ui {
 
 class AlertModel;
@@ -31,6 +33,8 @@ public:
     // The system of a row and its alert's key; nullptr / "" out of range.
     SystemView *systemAt(int row) const;
     QString keyAt(int row) const;
+    // The system's inbox and the row in it that a row shows; {nullptr, -1} out of range.
+    std::pair<const AlertModel *, int> alertRow(int row) const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

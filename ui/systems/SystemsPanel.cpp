@@ -201,6 +201,7 @@ SystemsPanel::SystemsPanel(std::function<QList<SystemView *>()> systems, std::fu
     inboxLayout->setContentsMargins(4, 2, 0, 0);
     m_alertsSummary->setObjectName(QStringLiteral("systemsAlertsSummary"));
     inboxLayout->addWidget(m_alertsSummary);
+    m_alertOrder->setRowLocator([alerts = m_alerts](int row) { return alerts->alertRow(row); });
     m_alertOrder->setSourceModel(m_alerts);
     m_alertOrder->setDynamicSortFilter(true);
     m_alertOrder->sort(0);
