@@ -97,9 +97,15 @@ public:
                 finish(ConnectionFailed, QStringLiteral("connection lost: %1").arg(session.lastError()));
             }
         });
-        // A launched system's stderr (redacted by the client), for the person running the command.
-        QObject::connect(&session, &InspectorSession::processOutputAdded, &session, [](const QString &line) {
-            std::fprintf(stderr, "map-inspector-cli: [child] %s\n", qPrintable(line));
+        // A launched system's stderr (redacted by the client), for the person running the
+        // command; with several systems, each line names whose it is.
+        const QByteArray childLabel = common.urls.size() > 1 ? QStringLiteral("[%1]").arg(redactedUrl(m_options.url)).toUtf8() : QByteArray("[child]");
+        QObject::connect(&session, &InspectorSession::processOutputAdded, &session, [childLabel](const QStringList &lines, qint64 skipped) {
+            if (skipped > 0)
+                std::fprintf(stderr, "map-inspector-cli: %s … %lld lines not shown: the process wrote faster than they could be kept\n",
+                             childLabel.constData(), static_cast<long long>(skipped));
+            for (const QString &line : lines)
+                std::fprintf(stderr, "map-inspector-cli: %s %s\n", childLabel.constData(), qPrintable(line));
         });
         QObject::connect(&session, &InspectorSession::wentLive, &session, [this] {
             if (onLive && !m_finished)

@@ -102,7 +102,7 @@ void AlertEngine::readMessages(const SystemStore &store, const QElapsedTimer &sl
     }
     const size_t end = m_readBudget > 0 ? std::min(log.size(), m_nextMessage + size_t(m_readBudget)) : log.size();
     for (size_t read = 0; m_nextMessage < end; ++m_nextMessage, ++read) {
-        if (read > 0 && read % kReadTimeCheckEvery == 0 && m_evaluationSliceMs > 0 && slice.elapsed() >= m_evaluationSliceMs)
+        if (read >= kMinReadPerCall && read % kReadTimeCheckEvery == 0 && m_evaluationSliceMs > 0 && slice.elapsed() >= m_evaluationSliceMs)
             return;
         readMessage(store, m_nextMessage);
     }

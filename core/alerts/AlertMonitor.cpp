@@ -34,8 +34,12 @@ void AlertMonitor::setStore(SystemStore *store)
     dropVerdict();
     m_engine.reset();
     Q_EMIT alertsReset();
-    if (store)
+    if (store) {
+        // A verdict on the content that goes is told before it goes (a time travel's swap, a
+        // reconnect's fresh model): its views still show that content.
+        connect(store, &SystemStore::aboutToReset, this, &AlertMonitor::tellVerdict);
         connect(store, &SystemStore::wasReset, this, [this] { m_engine.restartReading(); });
+    }
 }
 
 void AlertMonitor::setRules(const AlertRules &rules)
@@ -50,6 +54,7 @@ void AlertMonitor::step()
 {
     if (!m_store)
         return;
+    tellVerdict(); // a verdict not yet told (the tick and a slice in one turn) is never replaced unheard
     const qint64 evaluationsBefore = m_engine.evaluationCount();
     std::vector<AlertChange> changes = m_engine.update(*m_store);
     if (m_engine.evaluationCount() == evaluationsBefore) {

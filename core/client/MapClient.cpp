@@ -65,8 +65,17 @@ MapClient::MapClient(ClientOptions options, Transport *transport, QObject *paren
     connect(m_transport.get(), &Transport::binaryReceived, this, &MapClient::onBinary);
     connect(m_transport.get(), &Transport::errorOccurred, this, [this](const QString &message) { fail(ClientFailure::Transport, message); });
     connect(m_transport.get(), &Transport::diagnosticLine, this, [this](const QByteArray &line) {
-        Q_EMIT processOutput(redactSecrets(QString::fromUtf8(line))); // a child's log can quote its credentials
+        m_processOutputPending.push_back(line);
+        if (qsizetype(m_processOutputPending.size()) > kMaxProcessOutputBatch) {
+            m_processOutputPending.pop_front();
+            ++m_processOutputSkipped;
+        }
+        if (!m_processOutputFlush.isActive())
+            m_processOutputFlush.start();
     });
+    m_processOutputFlush.setSingleShot(true);
+    m_processOutputFlush.setInterval(kProcessOutputFlushMs);
+    connect(&m_processOutputFlush, &QTimer::timeout, this, &MapClient::flushProcessOutput);
     connect(m_transport.get(), &Transport::lineDropped, this, [this](qint64 lineNumber, qint64 bytes) {
         emitInputs({ProblemInput{makeProblem(ProblemKind::OversizedFrame,
                                              QStringLiteral("line %1 of the stream is %2 bytes long, over the limit of a line: dropped")
@@ -247,8 +256,22 @@ void MapClient::onOpened()
     sendConnect();
 }
 
+void MapClient::flushProcessOutput()
+{
+    m_processOutputFlush.stop();
+    if (m_processOutputPending.empty() && m_processOutputSkipped == 0)
+        return;
+    QStringList lines;
+    lines.reserve(qsizetype(m_processOutputPending.size()));
+    for (const QByteArray &line : m_processOutputPending)
+        lines << redactSecrets(QString::fromUtf8(line)); // a child's log can quote its credentials
+    m_processOutputPending.clear();
+    Q_EMIT processOutput(lines, std::exchange(m_processOutputSkipped, 0));
+}
+
 void MapClient::onClosed(const QString &transportReason)
 {
+    flushProcessOutput(); // its last words come before the close that follows them
     const qint64 t = nowMs();
     // A socket we dropped closes for the reason we dropped it (the transport only knows that we
     // closed it); that reason is what traces record, so replay says the same.

@@ -22,6 +22,7 @@
 #include <QTimer>
 #include <QUrl>
 
+#include <deque>
 #include <functional>
 #include <memory>
 
@@ -176,8 +177,11 @@ Q_SIGNALS:
     // A trajectory/content.chunk notification: its params as JSON text (ContentStreams reads it).
     void contentChunk(const QByteArray &paramsJson);
     void actionRecorded(const mapi::ActionUpdate &update); // also given to every frame sink
-    // A launched process's standard error, a line at a time, redacted (StreamTransports.h).
-    void processOutput(const QString &line);
+    // A launched process's standard error (StreamTransports.h), redacted, in batches at most
+    // every kProcessOutputFlushMs; `skipped` lines older than the batch's were not kept (a child
+    // that floods its stderr costs at most kMaxProcessOutputBatch redactions a batch, and the
+    // MAP frames on its stdout keep flowing).
+    void processOutput(const QStringList &lines, qint64 skipped);
 
 private:
     struct Pending
@@ -273,6 +277,14 @@ private:
     qint64 m_nextId = 1;
     QTimer m_tick;
     QTimer m_reconnectTimer;
+    // A launched process's stderr lines waiting for the next batch, the newest
+    // kMaxProcessOutputBatch of them; the older ones are counted in m_processOutputSkipped.
+    static constexpr int kProcessOutputFlushMs = 100;
+    static constexpr qsizetype kMaxProcessOutputBatch = 2000; // what a session keeps (InspectorSession::kMaxProcessOutputLines)
+    void flushProcessOutput();
+    QTimer m_processOutputFlush;
+    std::deque<QByteArray> m_processOutputPending;
+    qint64 m_processOutputSkipped = 0;
     qint64 m_lastReceiveMs = 0;
     QString m_probeId;
     int m_attempt = 0;

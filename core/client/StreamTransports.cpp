@@ -1,5 +1,7 @@
 #include "client/StreamTransports.h"
 
+#include "client/ProcessLaunch.h"
+
 #include <QLocalSocket>
 #include <QTimer>
 
@@ -117,14 +119,16 @@ ProcessTransport::~ProcessTransport()
     // waits): the process ends before the console forgets it, so none is left running behind a
     // closed window.
     if (m_process->state() != QProcess::NotRunning) {
+        ProcessGroup *group = ProcessGroup::of(m_process);
         m_process->closeWriteChannel();
         if (!m_process->waitForFinished(kDestroyWaitMs)) {
-            m_process->terminate();
+            group->terminate();
             if (!m_process->waitForFinished(kDestroyWaitMs)) {
-                m_process->kill();
+                group->kill();
                 m_process->waitForFinished(kDestroyWaitMs);
             }
         }
+        group->leaderEnded();
     }
 }
 
@@ -138,17 +142,19 @@ void ProcessTransport::open(const QUrl &url)
     m_stderrPartial.clear();
     m_reported = false;
     const QStringList command = launchCommand(url);
-    if (command.isEmpty()) {
-        QMetaObject::invokeMethod(this, [this] { reportClosed(QStringLiteral("no command to launch")); }, Qt::QueuedConnection);
+    const LaunchPlan plan = planLaunch(command);
+    if (!plan.error.isEmpty()) {
+        QMetaObject::invokeMethod(this, [this, error = plan.error] { reportClosed(error); }, Qt::QueuedConnection);
         return;
     }
     m_program = command.first();
     auto *process = new QProcess(this);
     m_process = process;
-    process->setProgram(m_program);
-    process->setArguments(command.mid(1));
+    applyLaunchPlan(process, plan);
+    auto *group = new ProcessGroup(process);
     process->setProcessChannelMode(QProcess::SeparateChannels);
-    connect(process, &QProcess::started, this, [this] {
+    connect(process, &QProcess::started, this, [this, group] {
+        group->adopt();
         if (m_reported)
             return; // aborted while it was starting
         m_open = true;
@@ -169,7 +175,8 @@ void ProcessTransport::open(const QUrl &url)
                 reportClosed(QStringLiteral("%1 closed its output and is still running: it is being ended").arg(m_program));
         });
     });
-    connect(process, &QProcess::finished, this, [this, process](int exitCode, QProcess::ExitStatus status) {
+    connect(process, &QProcess::finished, this, [this, process, group](int exitCode, QProcess::ExitStatus status) {
+        group->leaderEnded(); // what it started and left behind goes with it
         takeBytes(process->readAllStandardOutput());
         readStderr(true);
         reportClosed(status == QProcess::CrashExit ? QStringLiteral("%1 crashed (%2)").arg(m_program, process->errorString())
@@ -198,10 +205,13 @@ void ProcessTransport::endProcess(QProcess *process)
         return;
     }
     process->closeWriteChannel(); // a MAP server ends its session on EOF (the SDK's does)
-    QTimer::singleShot(kGraceMs, process, [process] { process->terminate(); });
-    QTimer::singleShot(2 * kGraceMs, process, [process] { process->kill(); });
-    if (process != m_process)
+    ProcessGroup *group = ProcessGroup::of(process);
+    QTimer::singleShot(kGraceMs, group, &ProcessGroup::terminate);
+    QTimer::singleShot(2 * kGraceMs, group, &ProcessGroup::kill);
+    if (process != m_process) {
+        connect(process, &QProcess::finished, group, &ProcessGroup::leaderEnded);
         connect(process, &QProcess::finished, process, &QObject::deleteLater);
+    }
 }
 
 void ProcessTransport::abort()

@@ -289,13 +289,14 @@ void InspectorSession::startClient(TraceWriter *writer)
         stopRecording(); // no retry will come: the recording is over
         Q_EMIT fatalError(failure, message);
     }, Qt::QueuedConnection);
-    connect(client, &MapClient::processOutput, this, [this](const QString &line) {
-        m_processOutput << line;
-        if (m_processOutput.size() > kMaxProcessOutputLines) {
-            m_processOutput.removeFirst();
-            ++m_processOutputTrimmed;
+    connect(client, &MapClient::processOutput, this, [this](const QStringList &lines, qint64 skipped) {
+        m_processOutputTrimmed += skipped;
+        m_processOutput << lines;
+        if (const qsizetype over = m_processOutput.size() - kMaxProcessOutputLines; over > 0) {
+            m_processOutput.remove(0, over);
+            m_processOutputTrimmed += over;
         }
-        Q_EMIT processOutputAdded(line);
+        Q_EMIT processOutputAdded(lines, skipped);
     }, Qt::QueuedConnection);
     connect(client, &MapClient::authExpiring, this, &InspectorSession::credentialExpiring, Qt::QueuedConnection);
     connect(client, &MapClient::authRefreshed, this, &InspectorSession::credentialRenewed, Qt::QueuedConnection);
@@ -536,9 +537,10 @@ bool InspectorSession::startTimeTravel(QString *error)
                           .arg(records)
                           .arg(indexBytes >> 20)
                           .arg(m_memoryBudget >> 20));
-    m_timeTravel = true;
     // The live model moves to the background and keeps following; the views show the past.
+    // (Time travel starts after the swap: what the store's reset flushes is still live news.)
     m_background.swapContents(m_store);
+    m_timeTravel = true;
     m_background.setHistoryBudget(size_t(liveHistoryBudget() / 2));
     m_store.setHistoryBudget(size_t(liveHistoryBudget() / 2));
     Q_EMIT timeTravelChanged(true);

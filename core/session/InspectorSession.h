@@ -278,7 +278,9 @@ Q_SIGNALS:
     // The server's answer to refreshCredential().
     void credentialRenewed(bool accepted, const QString &why);
     // A line of the launched process's standard error (processOutput()).
-    void processOutputAdded(const QString &line);
+    // New lines of processOutput(), in order; `skipped` older ones came before them unseen (a
+    // flood: the client keeps the newest of each batch).
+    void processOutputAdded(const QStringList &lines, qint64 skipped);
 
 private:
     void shutdownClient();

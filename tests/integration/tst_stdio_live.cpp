@@ -147,7 +147,7 @@ private Q_SLOTS:
         QList<ModelInputs> inputs;
         QStringList stderrLines;
         connect(&client, &MapClient::inputsReady, this, [&](const ModelInputs &batch) { inputs << batch; });
-        connect(&client, &MapClient::processOutput, this, [&](const QString &line) { stderrLines << line; });
+        connect(&client, &MapClient::processOutput, this, [&](const QStringList &lines, qint64) { stderrLines << lines; });
         client.start();
         QTRY_VERIFY_WITH_TIMEOUT(client.state() == ClientState::Closed, 15000);
         QVERIFY2(client.lastError().contains(QLatin1String("ended with exit code 3")), qPrintable(client.lastError()));

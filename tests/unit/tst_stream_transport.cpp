@@ -1,13 +1,21 @@
-// MAP over streams, the parts that need no child process (tests/integration/tst_stdio_live runs
-// the real one): NDJSON framing (line ends, numbers, blank lines, a last line without '\n', a line
+// MAP over streams, the parts that need no MAP system (tests/integration/tst_stdio_live runs the
+// real one): NDJSON framing (line ends, numbers, blank lines, a last line without '\n', a line
 // past the cap that costs no memory), what the console accepts to connect to, a launch command's
-// URL and its redaction, and the SDK stream writer's fault named in an answer.
+// URL and its redaction, the SDK stream writer's fault named in an answer, how a command is found
+// (PATH, the folders beside it), that a launched command ends with what it started (Unix: with
+// `sh` and `sleep` as the command), and a child's stderr flood reaching the session in bounded
+// batches.
 #include "FakeTransport.h"
 
 #include "client/NdjsonFramer.h"
+#include "client/ProcessLaunch.h"
 #include "client/StreamTransports.h"
 
 #include <QtTest>
+
+#ifdef Q_OS_UNIX
+#include <csignal>
+#endif
 
 using namespace mapi;
 using namespace fake_server;
@@ -22,6 +30,19 @@ QStringList texts(const std::vector<NdjsonFramer::Line> &lines)
                           : QStringLiteral("%1:%2").arg(l.number).arg(QString::fromUtf8(l.text)));
     return out;
 }
+
+#ifdef Q_OS_LINUX
+// Whether process `pid` is gone (a zombie waiting for its new parent counts as gone).
+bool processGone(qint64 pid)
+{
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!stat.open(QIODevice::ReadOnly))
+        return true;
+    const QByteArray text = stat.readAll();
+    const qsizetype close = text.lastIndexOf(')');
+    return close < 0 || text.mid(close + 2, 1) == "Z";
+}
+#endif
 
 } // namespace
 
@@ -113,6 +134,112 @@ private Q_SLOTS:
         QVERIFY(!closed.first().isEmpty());
         QTest::qWait(100);
         QCOMPARE(closed.size(), 1); // once
+    }
+
+    void commandFoundOnThePathOrBesideIt()
+    {
+        QTemporaryDir home, elsewhere;
+        QFile tool(home.filePath(QStringLiteral("fake-npx")));
+        QVERIFY(tool.open(QIODevice::WriteOnly));
+        tool.write("#!/bin/sh\n");
+        tool.close();
+        QVERIFY(tool.setPermissions(tool.permissions() | QFileDevice::ExeOwner | QFileDevice::ExeUser));
+        const QStringList command{QStringLiteral("fake-npx"), QStringLiteral("-y"), QStringLiteral("a b")};
+
+        const QString onPath = home.path();
+        LaunchPlan plan = planLaunch(command, &onPath, nullptr);
+        QVERIFY2(plan.error.isEmpty(), qPrintable(plan.error));
+        QCOMPARE(QFileInfo(plan.program).canonicalFilePath(), QFileInfo(tool).canonicalFilePath());
+        QCOMPARE(plan.arguments, (QStringList{QStringLiteral("-y"), QStringLiteral("a b")}));
+        QVERIFY(plan.pathPrefix.isEmpty());
+
+        // Not on the PATH (a macOS program started from the Finder), but in a folder searched
+        // after it: found there, and that folder goes first on the child's PATH (npx finds node).
+        const QString otherPath = elsewhere.path();
+        const QStringList extra{home.path()};
+        plan = planLaunch(command, &otherPath, &extra);
+        QVERIFY2(plan.error.isEmpty(), qPrintable(plan.error));
+        QCOMPARE(QFileInfo(plan.program).canonicalFilePath(), QFileInfo(tool).canonicalFilePath());
+        QCOMPARE(QFileInfo(plan.pathPrefix).canonicalFilePath(), QFileInfo(home.path()).canonicalFilePath());
+
+        const QStringList none;
+        plan = planLaunch(command, &otherPath, &none);
+        QVERIFY2(plan.error.contains(QLatin1String("fake-npx is not found on this computer's PATH")), qPrintable(plan.error));
+        plan = planLaunch({QStringLiteral("./bin/server"), QStringLiteral("x")}, &otherPath, &none);
+        QVERIFY(plan.error.isEmpty()); // a path is the operator's: started as given
+        QCOMPARE(plan.program, QStringLiteral("./bin/server"));
+        QVERIFY(planLaunch({}, &otherPath, &none).error.contains(QLatin1String("no command")));
+    }
+
+    // The launched command is ended with the processes it started: when the console ends it,
+    // and when it ends by itself leaving one behind.
+    void commandEndsWithWhatItStarted_data()
+    {
+        QTest::addColumn<QString>("script");
+        QTest::addColumn<bool>("endedByTheConsole");
+        QTest::newRow("ended by the console") << QStringLiteral("sleep 300 & echo $! > $0; exec sleep 301") << true;
+        QTest::newRow("ends by itself") << QStringLiteral("sleep 300 & echo $! > $0; sleep 0.5; exit 3") << false;
+    }
+    void commandEndsWithWhatItStarted()
+    {
+#ifndef Q_OS_LINUX
+        QSKIP("reads /proc");
+#else
+        QFETCH(QString, script);
+        QFETCH(bool, endedByTheConsole);
+        QTemporaryDir dir;
+        const QString pidFile = dir.filePath(QStringLiteral("grandchild.pid"));
+        ProcessTransport transport(1 << 20);
+        QStringList closed;
+        connect(&transport, &Transport::closed, this, [&](const QString &why) { closed << why; });
+        transport.open(launchUrl(QStringLiteral("sh -c \"%1\" %2").arg(script, pidFile))); // QProcess::splitCommand's quotes
+        qint64 grandchild = 0;
+        QTRY_VERIFY_WITH_TIMEOUT((grandchild = [&] {
+                                     QFile f(pidFile);
+                                     return f.open(QIODevice::ReadOnly) ? f.readAll().trimmed().toLongLong() : 0;
+                                 }()) > 0, 5000);
+        QVERIFY(!processGone(grandchild));
+        if (endedByTheConsole)
+            transport.abort(); // stdin closed: `sleep` does not care; SIGTERM to the group after the grace
+        QTRY_VERIFY_WITH_TIMEOUT(processGone(grandchild), 3 * ProcessTransport::kGraceMs);
+        if (!endedByTheConsole)
+            QTRY_VERIFY2(!closed.isEmpty() && closed.first().contains(QLatin1String("exit code 3")), qPrintable(closed.join(u'|')));
+        ::kill(pid_t(grandchild), SIGKILL); // nothing left behind by a failing run
+#endif
+    }
+
+    // A child that floods its stderr: the session gets batches of the newest lines with the count
+    // of those skipped, not a queued signal per line.
+    void stderrFloodArrivesInBoundedBatches()
+    {
+        auto *t = new FakeTransport;
+        ClientOptions options;
+        options.url = QUrl(QStringLiteral("ws://127.0.0.1:1"));
+        MapClient client(options, t);
+        QList<QStringList> batches;
+        qint64 skipped = 0;
+        connect(&client, &MapClient::processOutput, this, [&](const QStringList &lines, qint64 notKept) {
+            batches << lines;
+            skipped += notKept;
+        });
+        client.start();
+        QTRY_COMPARE(client.state(), ClientState::Live);
+        for (int i = 1; i <= 10000; ++i)
+            Q_EMIT t->diagnosticLine(QByteArray("line ") + QByteArray::number(i) + (i == 10000 ? " token=sk-secret-value-1234567890" : ""));
+        QTRY_COMPARE(batches.size(), 1);
+        QCOMPARE(skipped, 8000);
+        QCOMPARE(batches.first().size(), 2000);
+        QCOMPARE(batches.first().first(), QStringLiteral("line 8001"));
+        QVERIFY2(!batches.first().last().contains(QLatin1String("sk-secret-value")), qPrintable(batches.first().last())); // redacted
+        // The last words before a close come before it.
+        Q_EMIT t->diagnosticLine("last words");
+        QStringList order;
+        connect(&client, &MapClient::processOutput, this, [&] { order << QStringLiteral("output"); });
+        connect(&client, &MapClient::stateChanged, this, [&] { order << QStringLiteral("state"); });
+        t->serverClose();
+        QTRY_VERIFY(!order.isEmpty());
+        QCOMPARE(order.first(), QStringLiteral("output"));
+        QCOMPARE(batches.last(), QStringList{QStringLiteral("last words")});
     }
 
     // -32603 "WritableStream is locked": the request was likely done; the answer says so.

@@ -31,10 +31,12 @@ ProcessOutputPanel::ProcessOutputPanel(InspectorSession *session, QWidget *paren
     m_flush.setSingleShot(true);
     m_flush.setInterval(kFlushMs);
     connect(&m_flush, &QTimer::timeout, this, &ProcessOutputPanel::flush);
-    connect(session, &InspectorSession::processOutputAdded, this, [this](const QString &line) {
-        m_pending << line;
-        if (m_pending.size() > InspectorSession::kMaxProcessOutputLines)
-            m_pending.removeFirst(); // the text keeps no more than that anyway
+    connect(session, &InspectorSession::processOutputAdded, this, [this](const QStringList &lines, qint64 skipped) {
+        if (skipped > 0)
+            m_pending << tr("… %n lines not shown: the process wrote faster than they could be kept", nullptr, int(std::min<qint64>(skipped, INT_MAX)));
+        m_pending << lines;
+        if (const qsizetype over = m_pending.size() - InspectorSession::kMaxProcessOutputLines; over > 0)
+            m_pending.remove(0, over); // the text keeps no more than that anyway
         if (!m_flush.isActive())
             m_flush.start();
     });
