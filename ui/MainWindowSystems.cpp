@@ -23,6 +23,8 @@
 #include "replay/ReplayBar.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
+#include "panels/InspectorPanel.h"
+#include "systems/FederatedTwins.h"
 #include "systems/SystemView.h"
 #include "systems/SystemsPanel.h"
 #include "timeline/TimelineView.h"
@@ -105,6 +107,24 @@ SystemView *MainWindow::addSystem()
         closeIfEmptied(system);
     });
     connect(session, &InspectorSession::traceLoadFinished, this, [this, system] { closeIfEmptied(system); });
+    // A federated agent's twin in another open system: the Inspector offers it, and choosing
+    // it brings that system forward with the agent selected and inspected.
+    system->inspector()->setTwinLookup([this, system](const QString &agentId) {
+        QStringList labels;
+        for (const FederatedTwin &twin : findFederatedTwins(m_systems, system, agentId))
+            labels << twin.system->label();
+        return labels;
+    });
+    connect(system->inspector(), &InspectorPanel::twinRequested, this, [this, system](const QString &agentId, int index) {
+        const std::vector<FederatedTwin> twins = findFederatedTwins(m_systems, system, agentId);
+        if (index < 0 || size_t(index) >= twins.size())
+            return;
+        const FederatedTwin twin = twins[size_t(index)];
+        showSystem(twin.system);
+        twin.system->selection()->selectAgents({twin.agentId});
+        twin.system->selection()->focus(SelectionHub::Kind::Agent, twin.agentId, nullptr);
+    });
+    connect(this, &MainWindow::systemsChanged, system->inspector(), &InspectorPanel::refreshTwins);
     session->setMemoryBudget(m_memoryBudget);
     Q_EMIT systemsChanged();
     return system;

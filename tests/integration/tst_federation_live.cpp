@@ -9,6 +9,7 @@
 #include "controllers/ConnectionController.h"
 #include "models/AgentTableModel.h"
 #include "panels/FederationPanel.h"
+#include "panels/InspectorPanel.h"
 #include "panels/TopologyPanel.h"
 #include "session/InspectorSession.h"
 #include "systems/SystemView.h"
@@ -21,6 +22,7 @@
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTableWidget>
+#include <QToolButton>
 #include <QWebSocket>
 #include <QtTest>
 
@@ -245,6 +247,67 @@ private Q_SLOTS:
             QTest::qWait(2500); // the layout settles
             window.grab().save(QDir(shots).filePath(QStringLiteral("federation.png")));
         }
+    }
+
+    // Both systems open in one window: B's agent as A lists it (B:agent:<id>) and the agent B
+    // lists as its own are twins; the Inspector offers each from the other, and choosing it
+    // brings the other system forward with the agent selected and inspected.
+    void twinsLinkAcrossTwoOpenSystems()
+    {
+        Launcher glue;
+        QVERIFY(glue.start(QStringLiteral(MAPI_NODE), kGlue, {}));
+        const QJsonObject ready = glue.waitFor(QStringLiteral("ready"), 30000);
+        QVERIFY(!ready.isEmpty());
+        ui::MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        ClientOptions options;
+        options.url = QUrl(ready.value(QStringLiteral("a")).toString());
+        window.connection()->connectTo(options, true);
+        ui::SystemView *systemA = window.frontSystem();
+        QTRY_VERIFY_WITH_TIMEOUT(systemA->session()->store()->agents().size() >= 5, 15000);
+        QString remote; // a B agent as A lists it
+        for (const Agent &agent : systemA->session()->store()->agents())
+            if (agent.id.startsWith(QLatin1String("B:agent:")) && !agent.placeholder)
+                remote = agent.id;
+        QVERIFY(!remote.isEmpty());
+        const QString original = remote.mid(int(qstrlen("B:agent:")));
+
+        // With A alone, nothing to offer.
+        window.dock(QStringLiteral("inspectorDock"))->show();
+        systemA->selection()->focus(ui::SelectionHub::Kind::Agent, remote, nullptr);
+        QTRY_COMPARE(systemA->inspector()->shownKey(), remote);
+        QVERIFY(systemA->inspector()->twinButton()->isHidden());
+
+        options.url = QUrl(ready.value(QStringLiteral("b")).toString());
+        window.systemForNewSource()->connection()->connectTo(options, true);
+        ui::SystemView *systemB = window.systems().last();
+        QVERIFY(systemB != systemA);
+        QTRY_VERIFY_WITH_TIMEOUT(systemB->session()->store()->agent(original) != nullptr, 15000);
+
+        window.showSystem(systemA);
+        systemA->selection()->focus(ui::SelectionHub::Kind::Agent, remote, nullptr);
+        QToolButton *twin = systemA->inspector()->twinButton();
+        QTRY_VERIFY(!twin->isHidden());
+        QVERIFY2(twin->toolTip().contains(systemB->label()), qPrintable(twin->toolTip()));
+        if (const QString shots = qEnvironmentVariable("MAPI_TEST_SHOTS"); !shots.isEmpty()) {
+            systemA->selection()->selectAgents({remote});
+            window.dock(QStringLiteral("inspectorDock"))->raise();
+            QTest::qWait(2500); // the layout settles
+            window.grab().save(QDir(shots).filePath(QStringLiteral("federation-twins.png")));
+        }
+        twin->click();
+        QCOMPARE(window.frontSystem(), systemB);
+        QCOMPARE(systemB->selection()->focusKey(), original);
+        QCOMPARE(systemB->selection()->selectedAgents(), QStringList{original});
+
+        // And back: B's own agent has its twin in A.
+        QToolButton *back = systemB->inspector()->twinButton();
+        QTRY_VERIFY(!back->isHidden());
+        QVERIFY2(back->toolTip().contains(systemA->label()), qPrintable(back->toolTip()));
+        back->click();
+        QCOMPARE(window.frontSystem(), systemA);
+        QCOMPARE(systemA->selection()->focusKey(), remote);
     }
 };
 

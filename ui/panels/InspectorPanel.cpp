@@ -26,6 +26,7 @@
 #include <QStackedWidget>
 #include <QTabWidget>
 #include <QTimer>
+#include <QToolButton>
 #include <QTreeView>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -306,6 +307,9 @@ InspectorPanel::InspectorPanel(InspectorSession *session, SelectionHub *selectio
     m_header->setTextFormat(Qt::RichText);
     m_header->setWordWrap(true);
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_twin = new QToolButton(m_content);
+    m_twin->setObjectName(QStringLiteral("twinButton"));
+    m_twin->setVisible(false);
     m_copyJson = new QPushButton(tr("Copy JSON"), m_content);
     m_copyJson->setObjectName(QStringLiteral("copyJsonButton"));
     m_copyJson->setToolTip(tr("Copy the item as pretty-printed JSON"));
@@ -405,6 +409,7 @@ InspectorPanel::InspectorPanel(InspectorSession *session, SelectionHub *selectio
 
     auto *headerRow = new QHBoxLayout;
     headerRow->addWidget(m_header, 1);
+    headerRow->addWidget(m_twin, 0, Qt::AlignTop);
     headerRow->addWidget(m_copyJson, 0, Qt::AlignTop);
     headerRow->addWidget(m_copyRaw, 0, Qt::AlignTop);
     auto *contentLayout = new QVBoxLayout(m_content);
@@ -550,6 +555,41 @@ void InspectorPanel::refresh()
     m_shownKey = m_key;
     showRawText();
     refreshChain();
+    refreshTwins();
+}
+
+void InspectorPanel::setTwinLookup(TwinLookup lookup)
+{
+    m_twinLookup = std::move(lookup);
+    refreshTwins();
+}
+
+void InspectorPanel::refreshTwins()
+{
+    const QStringList systems = m_twinLookup && m_found && m_kind == Kind::Agent ? m_twinLookup(m_key) : QStringList();
+    delete m_twin->menu();
+    m_twin->setVisible(!systems.isEmpty());
+    if (systems.isEmpty())
+        return;
+    const QString agent = m_key;
+    m_twin->setToolTip(tr("The same agent in %1, open in this window (federated: one system lists the other's agent "
+                          "by its id there)").arg(systems.join(QStringLiteral(", "))));
+    if (systems.size() == 1) {
+        // Short: the header beside it says what the agent is; the tooltip names the system whole.
+        const int room = 14 * m_twin->fontMetrics().horizontalAdvance(QLatin1Char('m'));
+        m_twin->setText(tr("Show in %1").arg(m_twin->fontMetrics().elidedText(systems.first(), Qt::ElideRight, room)));
+        m_twin->setPopupMode(QToolButton::DelayedPopup);
+        disconnect(m_twin, &QToolButton::clicked, this, nullptr);
+        connect(m_twin, &QToolButton::clicked, this, [this, agent] { Q_EMIT twinRequested(agent, 0); });
+        return;
+    }
+    disconnect(m_twin, &QToolButton::clicked, this, nullptr);
+    m_twin->setText(tr("Show in…"));
+    auto *menu = new QMenu(m_twin);
+    for (int i = 0; i < systems.size(); ++i)
+        menu->addAction(systems.at(i), this, [this, agent, i] { Q_EMIT twinRequested(agent, i); });
+    m_twin->setMenu(menu);
+    m_twin->setPopupMode(QToolButton::InstantPopup);
 }
 
 void InspectorPanel::expandSmallTopLevelNodes()

@@ -25,6 +25,7 @@
 
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 
 class QCheckBox;
@@ -37,6 +38,7 @@ class QTimer;
 class QTreeView;
 class QTreeWidget;
 class QTreeWidgetItem;
+class QToolButton;
 
 namespace mapi {
 class CausalChains;
@@ -67,6 +69,21 @@ public:
     bool goToEffect();
     bool goToSibling(int delta);
     QTreeWidget *chainTree() const { return m_chainTree; } // tests
+
+    // The same agent in the window's other systems (ui/systems/FederatedTwins.h): their labels,
+    // for the agent shown. Set by the window; the "Show in …" button offers them, and choosing
+    // one emits twinRequested(agent id here, its index in the list). refreshTwins(): the window's
+    // systems changed.
+    using TwinLookup = std::function<QStringList(const QString &agentId)>;
+    void setTwinLookup(TwinLookup lookup);
+    void refreshTwins();
+    QToolButton *twinButton() const { return m_twin; } // tests
+    QString shownKey() const { return m_shownKey; }    // tests: the item the tree holds
+
+Q_SIGNALS:
+    void twinRequested(const QString &agentId, int index);
+
+public:
 
     // The raw tab shows at most this many characters: a compact frame is one line, and laying out
     // (wrapping) a line costs ≈40 ms per 64 Ki characters here, so more would stall the GUI thread.
@@ -105,6 +122,8 @@ private:
     QWidget *m_content;
     QLabel *m_header;
     QPushButton *m_copyJson;
+    QToolButton *m_twin;
+    TwinLookup m_twinLookup;
     QPushButton *m_copyRaw;
     QTabWidget *m_tabs;
     QTreeView *m_tree;
