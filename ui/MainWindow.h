@@ -13,6 +13,7 @@
 #include <QHash>
 #include <QMainWindow>
 #include <QPointer>
+#include <QTimer>
 #include <QVector>
 
 class QAction;
@@ -158,6 +159,7 @@ private:
     QList<SystemView *> m_systems;
     SystemView *m_front = nullptr;
     int m_systemsOpened = 0;                 // numbers systems 1, 2, … (never reused)
+    QTimer m_twinRefresh;                    // the front Inspector's federated twins looked at again (2 s)
     QList<QMetaObject::Connection> m_frontConnections;
     AlertNotifier *m_notifier = nullptr;     // every system's notifications: one tray icon, one pace
     qint64 m_memoryBudget;

@@ -115,16 +115,28 @@ SystemView *MainWindow::addSystem()
             labels << twin.system->label();
         return labels;
     });
-    connect(system->inspector(), &InspectorPanel::twinRequested, this, [this, system](const QString &agentId, int index) {
-        const std::vector<FederatedTwin> twins = findFederatedTwins(m_systems, system, agentId);
-        if (index < 0 || size_t(index) >= twins.size())
+    connect(system->inspector(), &InspectorPanel::twinRequested, this, [this, system](const QString &agentId, const QString &label) {
+        for (const FederatedTwin &twin : findFederatedTwins(m_systems, system, agentId)) {
+            if (twin.system->label() != label)
+                continue;
+            showSystem(twin.system);
+            twin.system->selection()->selectAgents({twin.agentId});
+            twin.system->selection()->focus(SelectionHub::Kind::Agent, twin.agentId, nullptr);
             return;
-        const FederatedTwin twin = twins[size_t(index)];
-        showSystem(twin.system);
-        twin.system->selection()->selectAgents({twin.agentId});
-        twin.system->selection()->focus(SelectionHub::Kind::Agent, twin.agentId, nullptr);
+        }
     });
     connect(this, &MainWindow::systemsChanged, system->inspector(), &InspectorPanel::refreshTwins);
+    if (!m_twinRefresh.isActive()) {
+        // Agents that come or go in any system (those behind the front one announce nothing)
+        // can make or end a twin: the front Inspector looks again every 2 s, not at every
+        // change (the lookup passes over the other systems' federated agents).
+        m_twinRefresh.setInterval(2000);
+        connect(&m_twinRefresh, &QTimer::timeout, this, [this] {
+            if (m_front && m_front->inspector()->isVisible())
+                m_front->inspector()->refreshTwins();
+        });
+        m_twinRefresh.start();
+    }
     session->setMemoryBudget(m_memoryBudget);
     Q_EMIT systemsChanged();
     return system;

@@ -35,7 +35,7 @@ QStringList defaultExtraFolders()
 // a quote, escaped). The command interpreter still expands %VARIABLES% in it: said in the README.
 QString quotedArgument(const QString &argument)
 {
-    if (!argument.isEmpty() && !argument.contains(QRegularExpression(QStringLiteral("[\\s\"&|<>^()]"))))
+    if (!argument.isEmpty() && !argument.contains(QRegularExpression(QStringLiteral("[\\s\"&|<>^()=,;]"))))
         return argument;
     QString out = QStringLiteral("\"");
     int backslashes = 0;
@@ -70,7 +70,11 @@ LaunchPlan planLaunch(const QStringList &command, const QString *searchPath, con
     plan.arguments = command.mid(1);
     QString found = program;
     if (!program.contains(u'/') && !program.contains(u'\\')) { // a name: looked for as a shell would
-        const QString path = searchPath ? *searchPath : qEnvironmentVariable("PATH");
+        QString path = searchPath ? *searchPath : qEnvironmentVariable("PATH");
+#ifdef Q_OS_UNIX
+        if (!searchPath && !qEnvironmentVariableIsSet("PATH"))
+            path = QStringLiteral("/usr/bin:/bin"); // as execvp() does without one
+#endif
         const QStringList folders = path.split(QDir::listSeparator(), Qt::SkipEmptyParts);
         found = folders.isEmpty() ? QString() : QStandardPaths::findExecutable(program, folders);
         if (found.isEmpty()) {
@@ -92,10 +96,21 @@ LaunchPlan planLaunch(const QStringList &command, const QString *searchPath, con
     // npm's npx, and many tools installed by it, are .cmd scripts: CreateProcess runs those only
     // through the command interpreter.
     if (found.endsWith(QLatin1String(".cmd"), Qt::CaseInsensitive) || found.endsWith(QLatin1String(".bat"), Qt::CaseInsensitive)) {
+        for (const QString &argument : std::as_const(plan.arguments))
+            if (argument.contains(u'"')) { // the interpreter's quoting cannot carry one safely
+                plan.error = QStringLiteral("%1 is a batch script: its arguments cannot contain a double quote (\"); run the "
+                                            "program it starts directly instead")
+                                 .arg(program);
+                return plan;
+            }
         QStringList parts{quotedArgument(QDir::toNativeSeparators(found))};
         for (const QString &argument : std::as_const(plan.arguments))
             parts << quotedArgument(argument);
-        plan.program = qEnvironmentVariable("ComSpec", QStringLiteral("cmd.exe"));
+        // The system's own interpreter, never a cmd.exe of the working folder.
+        wchar_t system[MAX_PATH] = {};
+        const UINT length = GetSystemDirectoryW(system, MAX_PATH);
+        plan.program = length > 0 && length < MAX_PATH ? QString::fromWCharArray(system, int(length)) + QStringLiteral("\\cmd.exe")
+                                                      : qEnvironmentVariable("ComSpec");
         plan.nativeArguments = QStringLiteral("/d /s /c \"%1\"").arg(parts.join(u' '));
         plan.arguments.clear();
     }
@@ -172,10 +187,8 @@ void ProcessGroup::adopt()
 void ProcessGroup::terminate()
 {
 #if defined(Q_OS_UNIX)
-    if (m_pid > 0 && m_process->state() != QProcess::NotRunning) {
-        ::kill(-pid_t(m_pid), SIGTERM);
-        return;
-    }
+    if (m_pid > 0 && m_process->state() != QProcess::NotRunning && ::kill(-pid_t(m_pid), SIGTERM) == 0)
+        return; // else no such group (its setpgid failed): the leader alone
 #endif
     m_process->terminate();
 }
@@ -183,10 +196,8 @@ void ProcessGroup::terminate()
 void ProcessGroup::kill()
 {
 #if defined(Q_OS_UNIX)
-    if (m_pid > 0 && m_process->state() != QProcess::NotRunning) {
-        ::kill(-pid_t(m_pid), SIGKILL);
+    if (m_pid > 0 && m_process->state() != QProcess::NotRunning && ::kill(-pid_t(m_pid), SIGKILL) == 0)
         return;
-    }
 #elif defined(Q_OS_WIN)
     if (m_job) {
         TerminateJobObject(static_cast<HANDLE>(m_job), 1);

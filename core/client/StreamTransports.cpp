@@ -112,20 +112,22 @@ ProcessTransport::ProcessTransport(qint64 maxLineBytes, QObject *parent)
 ProcessTransport::~ProcessTransport()
 {
     m_reported = true;
-    if (!m_process)
-        return;
-    disconnect(m_process, nullptr, this, nullptr);
     // Blocking, in the client's thread (a worker; the window may wait on it, hence the short
-    // waits): the process ends before the console forgets it, so none is left running behind a
-    // closed window.
-    if (m_process->state() != QProcess::NotRunning) {
-        ProcessGroup *group = ProcessGroup::of(m_process);
-        m_process->closeWriteChannel();
-        if (!m_process->waitForFinished(kDestroyWaitMs)) {
-            group->terminate();
-            if (!m_process->waitForFinished(kDestroyWaitMs)) {
-                group->kill();
-                m_process->waitForFinished(kDestroyWaitMs);
+    // waits): each process ends, with what it started, before the console forgets it, so none is
+    // left running behind a closed window. The current one, and any older one still in its grace
+    // (a reopen ended it).
+    const QList<QProcess *> processes = findChildren<QProcess *>(QString(), Qt::FindDirectChildrenOnly);
+    for (QProcess *process : processes) {
+        disconnect(process, nullptr, this, nullptr);
+        ProcessGroup *group = ProcessGroup::of(process);
+        if (process->state() != QProcess::NotRunning) {
+            process->closeWriteChannel();
+            if (!process->waitForFinished(kDestroyWaitMs)) {
+                group->terminate();
+                if (!process->waitForFinished(kDestroyWaitMs)) {
+                    group->kill();
+                    process->waitForFinished(kDestroyWaitMs);
+                }
             }
         }
         group->leaderEnded();
@@ -153,8 +155,9 @@ void ProcessTransport::open(const QUrl &url)
     applyLaunchPlan(process, plan);
     auto *group = new ProcessGroup(process);
     process->setProcessChannelMode(QProcess::SeparateChannels);
-    connect(process, &QProcess::started, this, [this, group] {
-        group->adopt();
+    // The group's own connection: it stays when this transport stops listening to the process.
+    connect(process, &QProcess::started, group, &ProcessGroup::adopt);
+    connect(process, &QProcess::started, this, [this] {
         if (m_reported)
             return; // aborted while it was starting
         m_open = true;
@@ -175,8 +178,8 @@ void ProcessTransport::open(const QUrl &url)
                 reportClosed(QStringLiteral("%1 closed its output and is still running: it is being ended").arg(m_program));
         });
     });
-    connect(process, &QProcess::finished, this, [this, process, group](int exitCode, QProcess::ExitStatus status) {
-        group->leaderEnded(); // what it started and left behind goes with it
+    connect(process, &QProcess::finished, group, &ProcessGroup::leaderEnded); // what it started and left behind goes with it
+    connect(process, &QProcess::finished, this, [this, process](int exitCode, QProcess::ExitStatus status) {
         takeBytes(process->readAllStandardOutput());
         readStderr(true);
         reportClosed(status == QProcess::CrashExit ? QStringLiteral("%1 crashed (%2)").arg(m_program, process->errorString())
@@ -208,10 +211,8 @@ void ProcessTransport::endProcess(QProcess *process)
     ProcessGroup *group = ProcessGroup::of(process);
     QTimer::singleShot(kGraceMs, group, &ProcessGroup::terminate);
     QTimer::singleShot(2 * kGraceMs, group, &ProcessGroup::kill);
-    if (process != m_process) {
-        connect(process, &QProcess::finished, group, &ProcessGroup::leaderEnded);
+    if (process != m_process)
         connect(process, &QProcess::finished, process, &QObject::deleteLater);
-    }
 }
 
 void ProcessTransport::abort()

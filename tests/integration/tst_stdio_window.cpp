@@ -50,6 +50,37 @@ private Q_SLOTS:
         QCOMPARE(launch->text(), QStringLiteral("node other.mjs"));
     }
 
+    // A child that floods its stderr (200,000 lines at once): the panel keeps the newest, says
+    // how many it did not show, and its header counts them.
+    void stderrFloodIsShownBounded()
+    {
+#ifndef Q_OS_UNIX
+        QSKIP("uses sh and seq");
+#else
+        ui::MainWindow window;
+        window.show();
+        ClientOptions options;
+        options.url = launchUrl(QStringLiteral("sh -c \"seq 1 200000 >&2; sleep 30\""));
+        window.connection()->connectTo(options, true);
+        auto *dock = window.findChild<QDockWidget *>(QStringLiteral("processOutputDock"));
+        QVERIFY(dock);
+        QTRY_VERIFY(!dock->isHidden());
+        auto *output = dock->findChild<QPlainTextEdit *>(QStringLiteral("processOutput"));
+        auto *header = dock->findChild<QLabel *>(QStringLiteral("processCommand"));
+        QVERIFY(output && header);
+        QTRY_VERIFY_WITH_TIMEOUT(output->toPlainText().endsWith(QLatin1String("\n200000")), 15000);
+        const QStringList lines = output->toPlainText().split(u'\n');
+        QVERIFY2(lines.size() <= int(InspectorSession::kMaxProcessOutputLines), qPrintable(QString::number(lines.size())));
+        QVERIFY2(output->toPlainText().contains(QLatin1String("lines not shown: the process wrote faster than they could be kept")),
+                 qPrintable(lines.first()));
+        QVERIFY2(header->text().contains(QLatin1String("older lines not kept")), qPrintable(header->text()));
+        QCOMPARE(window.session()->processOutput().size(), InspectorSession::kMaxProcessOutputLines);
+        QCOMPARE(window.session()->processOutput().last(), QStringLiteral("200000"));
+        QCOMPARE(window.session()->processOutputTrimmed() + window.session()->processOutput().size(), qint64(200000));
+        window.session()->disconnectFromServer();
+#endif
+    }
+
     void launchedSystemInTheWindow()
     {
         QTemporaryDir dir;

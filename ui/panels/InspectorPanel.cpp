@@ -555,7 +555,8 @@ void InspectorPanel::refresh()
     m_shownKey = m_key;
     showRawText();
     refreshChain();
-    refreshTwins();
+    if (!sameItem) // not at every change of a busy agent: the window refreshes them when systems or agents change
+        refreshTwins();
 }
 
 void InspectorPanel::setTwinLookup(TwinLookup lookup)
@@ -567,7 +568,15 @@ void InspectorPanel::setTwinLookup(TwinLookup lookup)
 void InspectorPanel::refreshTwins()
 {
     const QStringList systems = m_twinLookup && m_found && m_kind == Kind::Agent ? m_twinLookup(m_key) : QStringList();
-    delete m_twin->menu();
+    if (systems == m_twinSystems && m_key == m_twinAgent)
+        return; // the same offer: an open menu stays open
+    m_twinSystems = systems;
+    m_twinAgent = m_key;
+    if (QMenu *old = m_twin->menu()) {
+        m_twin->setMenu(nullptr);
+        old->deleteLater(); // it may be the one whose action is being handled
+    }
+    disconnect(m_twin, &QToolButton::clicked, this, nullptr);
     m_twin->setVisible(!systems.isEmpty());
     if (systems.isEmpty())
         return;
@@ -579,15 +588,13 @@ void InspectorPanel::refreshTwins()
         const int room = 14 * m_twin->fontMetrics().horizontalAdvance(QLatin1Char('m'));
         m_twin->setText(tr("Show in %1").arg(m_twin->fontMetrics().elidedText(systems.first(), Qt::ElideRight, room)));
         m_twin->setPopupMode(QToolButton::DelayedPopup);
-        disconnect(m_twin, &QToolButton::clicked, this, nullptr);
-        connect(m_twin, &QToolButton::clicked, this, [this, agent] { Q_EMIT twinRequested(agent, 0); });
+        connect(m_twin, &QToolButton::clicked, this, [this, agent, system = systems.first()] { Q_EMIT twinRequested(agent, system); });
         return;
     }
-    disconnect(m_twin, &QToolButton::clicked, this, nullptr);
     m_twin->setText(tr("Show in…"));
     auto *menu = new QMenu(m_twin);
-    for (int i = 0; i < systems.size(); ++i)
-        menu->addAction(systems.at(i), this, [this, agent, i] { Q_EMIT twinRequested(agent, i); });
+    for (const QString &system : systems)
+        menu->addAction(system, this, [this, agent, system] { Q_EMIT twinRequested(agent, system); });
     m_twin->setMenu(menu);
     m_twin->setPopupMode(QToolButton::InstantPopup);
 }

@@ -72,8 +72,8 @@ public:
 
     // The same agent in the window's other systems (ui/systems/FederatedTwins.h): their labels,
     // for the agent shown. Set by the window; the "Show in …" button offers them, and choosing
-    // one emits twinRequested(agent id here, its index in the list). refreshTwins(): the window's
-    // systems changed.
+    // one emits twinRequested(agent id here, that system's label). Looked up when another item
+    // is shown and at refreshTwins() (the window's systems or their agents changed).
     using TwinLookup = std::function<QStringList(const QString &agentId)>;
     void setTwinLookup(TwinLookup lookup);
     void refreshTwins();
@@ -81,7 +81,7 @@ public:
     QString shownKey() const { return m_shownKey; }    // tests: the item the tree holds
 
 Q_SIGNALS:
-    void twinRequested(const QString &agentId, int index);
+    void twinRequested(const QString &agentId, const QString &systemLabel);
 
 public:
 
@@ -124,6 +124,8 @@ private:
     QPushButton *m_copyJson;
     QToolButton *m_twin;
     TwinLookup m_twinLookup;
+    QStringList m_twinSystems; // what the button offers, for m_twinAgent
+    QString m_twinAgent;
     QPushButton *m_copyRaw;
     QTabWidget *m_tabs;
     QTreeView *m_tree;

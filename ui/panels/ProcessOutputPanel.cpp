@@ -8,6 +8,9 @@
 #include <QPlainTextEdit>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <climits>
+
 namespace mapi::ui {
 
 ProcessOutputPanel::ProcessOutputPanel(InspectorSession *session, QWidget *parent)
@@ -32,11 +35,21 @@ ProcessOutputPanel::ProcessOutputPanel(InspectorSession *session, QWidget *paren
     m_flush.setInterval(kFlushMs);
     connect(&m_flush, &QTimer::timeout, this, &ProcessOutputPanel::flush);
     connect(session, &InspectorSession::processOutputAdded, this, [this](const QStringList &lines, qint64 skipped) {
-        if (skipped > 0)
-            m_pending << tr("… %n lines not shown: the process wrote faster than they could be kept", nullptr, int(std::min<qint64>(skipped, INT_MAX)));
-        m_pending << lines;
-        if (const qsizetype over = m_pending.size() - InspectorSession::kMaxProcessOutputLines; over > 0)
-            m_pending.remove(0, over); // the text keeps no more than that anyway
+        if (skipped > 0) { // said before the lines that followed them, and in the header's count
+            m_pending << tr("… %n lines not shown: the process wrote faster than they could be kept", nullptr,
+                            int(std::min<qint64>(skipped, INT_MAX)));
+            reload();
+        }
+        // The text keeps no more than that anyway; the newest lines, and a notice just before them.
+        const qsizetype room = InspectorSession::kMaxProcessOutputLines - (skipped > 0 ? 1 : 0);
+        if (lines.size() > room) {
+            m_pending = m_pending.mid(m_pending.size() - (skipped > 0 ? 1 : 0));
+            m_pending << lines.mid(lines.size() - room);
+        } else {
+            m_pending << lines;
+            if (const qsizetype over = m_pending.size() - InspectorSession::kMaxProcessOutputLines; over > 0)
+                m_pending.remove(0, over);
+        }
         if (!m_flush.isActive())
             m_flush.start();
     });

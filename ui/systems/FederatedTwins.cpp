@@ -35,7 +35,9 @@ std::vector<FederatedTwin> findFederatedTwins(const QList<SystemView *> &systems
             continue;
         }
         for (const Agent &other : store->agents())
-            if (!other.placeholder && !originOf(other).isEmpty() && federatedOriginalId(other.id, other.metadata) == ownId) {
+            if (!other.placeholder && (other.id.endsWith(ownId) || (other.metadata.is_object() && other.metadata.contains("_originalId")))
+                && !originOf(other).isEmpty()
+                && federatedOriginalId(other.id, other.metadata) == ownId) {
                 twins.push_back({system, other.id});
                 break;
             }
