@@ -5,6 +5,8 @@
 #include <QElapsedTimer>
 
 #include <algorithm>
+#include <iterator>
+#include <limits>
 #include <utility>
 
 namespace mapi {
@@ -23,7 +25,7 @@ AlertMonitor::AlertMonitor(QObject *parent)
     m_tell.setObjectName(QStringLiteral("alertTell"));
     m_tell.setSingleShot(true);
     m_tell.setInterval(0);
-    connect(&m_tell, &QTimer::timeout, this, &AlertMonitor::tellVerdict);
+    connect(&m_tell, &QTimer::timeout, this, [this] { tellVerdictPart(kTellPart); });
 }
 
 void AlertMonitor::setStore(SystemStore *store)
@@ -74,17 +76,38 @@ void AlertMonitor::step()
     // Told at the next turn of the event loop, not in this slice: the views' work on a storm's
     // thousands of changes (10-15 ms) would otherwise add to the evaluation's last step.
     m_verdict = std::move(changes);
+    m_verdictTold = 0;
     m_verdictDue = true;
     m_tell.start();
 }
 
 void AlertMonitor::tellVerdict()
 {
-    if (!std::exchange(m_verdictDue, false))
+    tellVerdictPart(std::numeric_limits<size_t>::max());
+}
+
+void AlertMonitor::tellVerdictPart(size_t most)
+{
+    if (!m_verdictDue)
         return;
-    const std::vector<AlertChange> changes = std::exchange(m_verdict, {});
-    if (!changes.empty())
-        Q_EMIT alertsChanged(changes);
+    // A storm's thousands of changes go in parts, a turn of the event loop each: the views'
+    // work on 3,000 changes at once (20-25 ms) was the longest single event of a flood.
+    const size_t count = std::min(most, m_verdict.size() - m_verdictTold);
+    if (count > 0) {
+        const auto first = m_verdict.begin() + std::ptrdiff_t(m_verdictTold);
+        const std::vector<AlertChange> part(std::make_move_iterator(first), std::make_move_iterator(first + std::ptrdiff_t(count)));
+        m_verdictTold += count;
+        Q_EMIT alertsChanged(part);
+    }
+    if (!m_verdictDue) // a receiver dropped it (new rules, another store)
+        return;
+    if (m_verdictTold < m_verdict.size()) {
+        m_tell.start();
+        return;
+    }
+    m_verdictDue = false;
+    m_verdict.clear();
+    m_verdictTold = 0;
     Q_EMIT evaluated();
 }
 
@@ -92,6 +115,7 @@ void AlertMonitor::dropVerdict()
 {
     m_tell.stop();
     m_verdict.clear();
+    m_verdictTold = 0;
     m_verdictDue = false;
 }
 

@@ -61,7 +61,8 @@ public:
     qint64 notTracked() const { return m_engine.notTracked(); }
 
 Q_SIGNALS:
-    // Alerts raised and cleared by one evaluation, cleared first.
+    // Alerts raised and cleared by one evaluation, cleared first; a storm's changes come in
+    // parts of kTellPart, one turn of the event loop each, in order.
     void alertsChanged(const std::vector<mapi::AlertChange> &changes);
     // Every open alert was forgotten (a new store, new rules): views empty their lists.
     void alertsReset();
@@ -71,7 +72,8 @@ Q_SIGNALS:
     void evaluated();
 
 private:
-    void tellVerdict(); // emits the finished evaluation's alertsChanged and evaluated, if not yet told
+    void tellVerdict(); // emits what is left of the finished evaluation's alertsChanged, then evaluated
+    void tellVerdictPart(size_t most); // at most `most` changes, the rest at the next turn
     void dropVerdict(); // forgets a finished evaluation not yet told (its store or rules are gone)
 
     QPointer<SystemStore> m_store;
@@ -80,6 +82,8 @@ private:
     QTimer m_slice; // zero-interval: the next slice of a backlog, after the event loop has run
     QTimer m_tell;  // zero-interval: tells a finished evaluation at the next turn of the event loop
     std::vector<AlertChange> m_verdict; // what the finished evaluation changed, until told
+    size_t m_verdictTold = 0;           // of m_verdict, told already
+    static constexpr size_t kTellPart = 500; // changes told in one turn of the event loop (2-5 ms of the views' work)
     bool m_verdictDue = false;
 };
 

@@ -271,6 +271,24 @@ private Q_SLOTS:
         // evaluateNow() tells before it returns.
         monitor.evaluateNow();
         QCOMPARE(evaluated.count(), 2);
+
+        // A storm's verdict comes in parts, a turn of the event loop each, in order (cleared
+        // first), and `evaluated` once after the last.
+        changed.clear();
+        evaluated.clear();
+        f.store.advanceTime(f.loopingPairs(1200, 100));
+        monitor.step();
+        QCOMPARE(changed.count(), 0);
+        QTRY_COMPARE(evaluated.count(), 1);
+        QVERIFY2(changed.count() >= 3, qPrintable(QString::number(changed.count())));
+        int raised = 0;
+        for (const QList<QVariant> &call : std::as_const(changed)) {
+            const auto part = call.at(0).value<std::vector<AlertChange>>();
+            QVERIFY(part.size() <= 500);
+            for (const AlertChange &c : part)
+                raised += c.raised;
+        }
+        QCOMPARE(raised, 1200);
     }
 
     void loopGroupsEvaluatedInSlices()

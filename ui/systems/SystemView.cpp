@@ -233,7 +233,9 @@ void SystemView::buildPanels(QWidget *window)
 
 void SystemView::wireAlerts()
 {
-    connect(m_alertMonitor, &AlertMonitor::alertsChanged, this, [this] {
+    // Views drawn from the whole verdict follow `evaluated` (once per evaluation), not each part
+    // of a storm's changes.
+    connect(m_alertMonitor, &AlertMonitor::evaluated, this, [this] {
         QHash<QString, int> badges; // each agent's most severe open alert
         for (const auto &[key, alert] : m_alertMonitor->openAlerts())
             for (const QString &id : alert.agents)
@@ -261,7 +263,7 @@ void SystemView::wireAlerts()
         }
         m_replayBar->setAlertMarks(std::move(marks));
     };
-    connect(m_alertMonitor, &AlertMonitor::alertsChanged, this, markAlertsOnScrubber);
+    connect(m_alertMonitor, &AlertMonitor::evaluated, this, markAlertsOnScrubber);
     connect(m_alertMonitor, &AlertMonitor::alertsReset, this, markAlertsOnScrubber);
 }
 
