@@ -56,7 +56,12 @@ void AlertMonitor::step()
 {
     if (!m_store)
         return;
-    tellVerdict(); // a verdict not yet told (the tick and a slice in one turn) is never replaced unheard
+    if (m_verdictDue) {
+        // The last verdict is still being told in parts: this step waits for its end (telling the
+        // rest now would put a storm's whole work back into one turn), and is never replaced unheard.
+        m_stepAfterTell = true;
+        return;
+    }
     const qint64 evaluationsBefore = m_engine.evaluationCount();
     std::vector<AlertChange> changes = m_engine.update(*m_store);
     if (m_engine.evaluationCount() == evaluationsBefore) {
@@ -109,10 +114,13 @@ void AlertMonitor::tellVerdictPart(size_t most)
     m_verdict.clear();
     m_verdictTold = 0;
     Q_EMIT evaluated();
+    if (std::exchange(m_stepAfterTell, false))
+        m_slice.start();
 }
 
 void AlertMonitor::dropVerdict()
 {
+    m_stepAfterTell = false;
     m_tell.stop();
     m_verdict.clear();
     m_verdictTold = 0;

@@ -83,6 +83,7 @@ private:
     QTimer m_tell;  // zero-interval: tells a finished evaluation at the next turn of the event loop
     std::vector<AlertChange> m_verdict; // what the finished evaluation changed, until told
     size_t m_verdictTold = 0;           // of m_verdict, told already
+    bool m_stepAfterTell = false;       // a step came while it was being told: it runs after
     static constexpr size_t kTellPart = 500; // changes told in one turn of the event loop (2-5 ms of the views' work)
     bool m_verdictDue = false;
 };

@@ -17,6 +17,8 @@
 #include <QStandardPaths>
 #include <QWidget>
 
+#include <utility>
+
 namespace mapi::ui {
 
 AlertDeliveryController::AlertDeliveryController(InspectorSession *session, AlertMonitor *monitor, QWidget *window,
@@ -36,11 +38,15 @@ AlertDeliveryController::AlertDeliveryController(InspectorSession *session, Aler
             return;
         m_notifier->setSystemName(m_systemName ? m_systemName() : QString());
         m_webhook->setSystem(m_session->sourceLabel());
-        if (!m_applyingNewRules)
-            m_notifier->offer(changes, m_dialogParent->isActiveWindow() && !m_dialogParent->isMinimized(), QDateTime::currentMSecsSinceEpoch());
+        if (!m_applyingNewRules) // one evaluation's parts offered together: its worst alert is the headline
+            m_toNotify.insert(m_toNotify.end(), changes.begin(), changes.end());
         m_webhook->offer(changes);
     });
+    connect(m_monitor, &AlertMonitor::alertsReset, this, [this] { m_toNotify.clear(); });
     connect(m_monitor, &AlertMonitor::evaluated, this, [this] {
+        if (!m_toNotify.empty())
+            m_notifier->offer(std::exchange(m_toNotify, {}), m_dialogParent->isActiveWindow() && !m_dialogParent->isMinimized(),
+                              QDateTime::currentMSecsSinceEpoch());
         if (m_session->source() == InspectorSession::Source::Live && !m_session->isTimeTravelling()) {
             m_webhook->setSystem(m_session->sourceLabel());
             m_webhook->reconcile(m_monitor->openAlerts(), m_session->store()->now());

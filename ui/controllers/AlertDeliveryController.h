@@ -7,11 +7,13 @@
 // open and whose being in front silences notifications. GUI thread.
 #pragma once
 
+#include "alerts/AlertEngine.h"
 #include "dialogs/AlertSettingsDialog.h"
 
 #include "SessionController.h"
 
 #include <functional>
+#include <vector>
 
 namespace mapi {
 class AlertWebhook;
@@ -66,6 +68,7 @@ private:
     AlertWebhook *m_webhook;
     AlertDelivery m_delivery;          // the webhook's address and token: memory and keychain only
     bool m_webhookInKeychain = false;  // the keychain holds the webhook's address (read or written)
+    std::vector<AlertChange> m_toNotify; // an evaluation's changes, told in parts, offered to the notifier at its end
     bool m_applyingNewRules = false;   // new rules: until the detectors' first verdict on the store
     std::function<QString()> m_systemName;
 };

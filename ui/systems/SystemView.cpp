@@ -31,6 +31,8 @@
 #include <QVBoxLayout>
 #include <QWidget>
 
+#include <utility>
+
 namespace mapi::ui {
 
 SystemView::SystemView(int number, QWidget *window, AlertNotifier *notifier)
@@ -233,16 +235,6 @@ void SystemView::buildPanels(QWidget *window)
 
 void SystemView::wireAlerts()
 {
-    // Views drawn from the whole verdict follow `evaluated` (once per evaluation), not each part
-    // of a storm's changes.
-    connect(m_alertMonitor, &AlertMonitor::evaluated, this, [this] {
-        QHash<QString, int> badges; // each agent's most severe open alert
-        for (const auto &[key, alert] : m_alertMonitor->openAlerts())
-            for (const QString &id : alert.agents)
-                badges[id] = std::max(badges.value(id, -1), int(alert.severity));
-        m_topology->view()->setAlertBadges(badges);
-    });
-    connect(m_alertMonitor, &AlertMonitor::alertsReset, this, [this] { m_topology->view()->setAlertBadges({}); });
     // The timeline draws every alert as a bar on its agents' lanes; a click on one shows it in
     // the Alerts panel (the window raises its dock).
     connect(m_alertMonitor, &AlertMonitor::alertsChanged, m_timeline->view(), &TimelineView::takeAlertChanges);
@@ -263,8 +255,25 @@ void SystemView::wireAlerts()
         }
         m_replayBar->setAlertMarks(std::move(marks));
     };
-    connect(m_alertMonitor, &AlertMonitor::evaluated, this, markAlertsOnScrubber);
-    connect(m_alertMonitor, &AlertMonitor::alertsReset, this, markAlertsOnScrubber);
+    // The topology's badges (each agent's most severe open alert) and the scrubber's marks are
+    // drawn from the whole verdict: again once per evaluation that changed something, at its
+    // `evaluated`, not at each part of a storm's changes.
+    connect(m_alertMonitor, &AlertMonitor::alertsChanged, this, [this] { m_alertViewsStale = true; });
+    connect(m_alertMonitor, &AlertMonitor::evaluated, this, [this, markAlertsOnScrubber] {
+        if (!std::exchange(m_alertViewsStale, false))
+            return;
+        QHash<QString, int> badges;
+        for (const auto &[key, alert] : m_alertMonitor->openAlerts())
+            for (const QString &id : alert.agents)
+                badges[id] = std::max(badges.value(id, -1), int(alert.severity));
+        m_topology->view()->setAlertBadges(badges);
+        markAlertsOnScrubber();
+    });
+    connect(m_alertMonitor, &AlertMonitor::alertsReset, this, [this, markAlertsOnScrubber] {
+        m_alertViewsStale = false;
+        m_topology->view()->setAlertBadges({});
+        markAlertsOnScrubber();
+    });
 }
 
 } // namespace mapi::ui

@@ -138,6 +138,7 @@ private:
     InspectorSession *m_session;
     SelectionHub *m_selection;
     AlertMonitor *m_alertMonitor = nullptr;
+    bool m_alertViewsStale = false; // topology badges, scrubber marks: alerts changed since they were drawn
     ConnectionController *m_connection = nullptr;
     TraceController *m_traces = nullptr;
     ExportController *m_exports = nullptr;
