@@ -14,6 +14,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QTemporaryDir>
+#include <QTextCursor>
 
 using namespace mapi;
 using namespace mapi::test;
@@ -77,6 +78,13 @@ private Q_SLOTS:
         QCOMPARE(window.session()->processOutput().size(), InspectorSession::kMaxProcessOutputLines);
         QCOMPARE(window.session()->processOutput().last(), QStringLiteral("200000"));
         QCOMPARE(window.session()->processOutputTrimmed() + window.session()->processOutput().size(), qint64(200000));
+        if (const QString shot = qEnvironmentVariable("MAPI_SCREENSHOT_DIR"); !shot.isEmpty()) {
+            dock->raise();
+            window.resize(1400, 900);
+            output->moveCursor(QTextCursor::Start); // the notice at the top of what is kept
+            QTest::qWait(300);
+            window.grab().save(shot + QStringLiteral("/stdio-stderr-flood.png"));
+        }
         window.session()->disconnectFromServer();
 #endif
     }
