@@ -35,21 +35,17 @@ ProcessOutputPanel::ProcessOutputPanel(InspectorSession *session, QWidget *paren
     m_flush.setInterval(kFlushMs);
     connect(&m_flush, &QTimer::timeout, this, &ProcessOutputPanel::flush);
     connect(session, &InspectorSession::processOutputAdded, this, [this](const QStringList &lines, qint64 skipped) {
-        if (skipped > 0) { // said before the lines that followed them, and in the header's count
+        // The text keeps no more than kMaxProcessOutputLines: the newest lines, and the notice
+        // of those skipped just before them (said in the header's count too).
+        const qsizetype room = InspectorSession::kMaxProcessOutputLines - (skipped > 0 ? 1 : 0);
+        if (skipped > 0) {
             m_pending << tr("… %n lines not shown: the process wrote faster than they could be kept", nullptr,
                             int(std::min<qint64>(skipped, INT_MAX)));
             reload();
         }
-        // The text keeps no more than that anyway; the newest lines, and a notice just before them.
-        const qsizetype room = InspectorSession::kMaxProcessOutputLines - (skipped > 0 ? 1 : 0);
-        if (lines.size() > room) {
-            m_pending = m_pending.mid(m_pending.size() - (skipped > 0 ? 1 : 0));
-            m_pending << lines.mid(lines.size() - room);
-        } else {
-            m_pending << lines;
-            if (const qsizetype over = m_pending.size() - InspectorSession::kMaxProcessOutputLines; over > 0)
-                m_pending.remove(0, over);
-        }
+        m_pending << (lines.size() > room ? lines.mid(lines.size() - room) : lines);
+        if (const qsizetype over = m_pending.size() - InspectorSession::kMaxProcessOutputLines; over > 0)
+            m_pending.remove(0, over);
         if (!m_flush.isActive())
             m_flush.start();
     });
