@@ -51,6 +51,9 @@
 #include <cmath>
 #include <algorithm>
 #include <ctime>
+#ifdef Q_OS_LINUX
+#include <sys/resource.h>
+#endif
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -101,6 +104,48 @@ private:
 };
 } // namespace
 
+// The GUI thread's last top-level events (start and wall time in ms since main, CPU ms, receiver
+// and type), kept when MAPI_BENCH_STALL_ANATOMY_MS is set: a stall that long is printed with the
+// events that filled it, so a stall made of many short events can be read too.
+struct DeliveredEvent
+{
+    qint64 startMs = 0;
+    qint64 wallMs = 0;
+    double cpuMs = 0;
+    const char *className = "";
+    QString name;
+    int type = 0;
+    long waits = 0;       // voluntary context switches during it (a lock, I/O)
+    long preemptions = 0; // involuntary ones (another thread took the core)
+};
+std::vector<DeliveredEvent> g_delivered(512);
+size_t g_deliveredNext = 0;
+const int g_anatomyMs = qEnvironmentVariableIntValue("MAPI_BENCH_STALL_ANATOMY_MS");
+
+// This thread's voluntary and involuntary context switches so far (Linux; elsewhere none).
+std::pair<long, long> contextSwitches()
+{
+#ifdef Q_OS_LINUX
+    rusage usage{};
+    getrusage(RUSAGE_THREAD, &usage);
+    return {usage.ru_nvcsw, usage.ru_nivcsw};
+#else
+    return {0, 0};
+#endif
+}
+
+void printStallAnatomy(qint64 fromMs, qint64 late)
+{
+    std::printf("stall %lld ms at %.2f s, made of:\n", static_cast<long long>(late), double(fromMs) / 1000.0);
+    for (size_t i = 0; i < g_delivered.size(); ++i) {
+        const DeliveredEvent &e = g_delivered[(g_deliveredNext + i) % g_delivered.size()];
+        if (e.startMs >= fromMs && e.wallMs >= 1)
+            std::printf("  +%lld ms: %lld ms (%.1f CPU, %ld waits, %ld preemptions) %s %s type %d\n",
+                        static_cast<long long>(e.startMs - fromMs), static_cast<long long>(e.wallMs), e.cpuMs, e.waits,
+                        e.preemptions, e.className, qPrintable(e.name), e.type);
+    }
+}
+
 // Times every event the GUI thread delivers; with MAPI_BENCH_SLOW_EVENTS_MS=N set, each taking
 // N ms or longer is printed (receiver class and name, event type): what a stall was made of.
 class TimingApplication : public QApplication
@@ -109,7 +154,7 @@ public:
     using QApplication::QApplication;
     bool notify(QObject *receiver, QEvent *event) override
     {
-        if (m_slowMs <= 0 || QThread::currentThread() != thread())
+        if ((m_slowMs <= 0 && g_anatomyMs <= 0) || QThread::currentThread() != thread())
             return QApplication::notify(receiver, event);
         // Named before delivery: the receiver may be gone after it (a deleteLater, a finished job).
         const char *className = receiver->metaObject()->className();
@@ -119,8 +164,18 @@ public:
         QElapsedTimer timer;
         timer.start();
         const double cpuBefore = threadCpuMs();
+        const qint64 startMs = g_sinceMain.elapsed();
+        const std::pair<long, long> switchesBefore = g_anatomyMs > 0 && m_depth == 0 ? contextSwitches() : std::pair<long, long>{};
+        ++m_depth;
         const bool result = QApplication::notify(receiver, event);
-        if (const qint64 ms = timer.elapsed(); ms >= m_slowMs)
+        --m_depth;
+        if (g_anatomyMs > 0 && m_depth == 0) {
+            const std::pair<long, long> switches = contextSwitches();
+            g_delivered[g_deliveredNext] = {startMs, timer.elapsed(), threadCpuMs() - cpuBefore, className, name, type,
+                                            switches.first - switchesBefore.first, switches.second - switchesBefore.second};
+            g_deliveredNext = (g_deliveredNext + 1) % g_delivered.size();
+        }
+        if (const qint64 ms = timer.elapsed(); m_slowMs > 0 && ms >= m_slowMs)
             std::printf("slow event %lld ms (%.0f ms on the CPU): %s %s (in %s) type %d at %.1f s\n", static_cast<long long>(ms),
                         threadCpuMs() - cpuBefore, className, qPrintable(name), parentClass, type,
                         double(g_sinceMain.elapsed()) / 1000.0);
@@ -140,6 +195,7 @@ private:
 #endif
     }
     const int m_slowMs = qEnvironmentVariableIntValue("MAPI_BENCH_SLOW_EVENTS_MS");
+    int m_depth = 0;
 };
 
 int main(int argc, char **argv)
@@ -393,6 +449,8 @@ int main(int argc, char **argv)
             const qint64 now = clock.elapsed();
             if (last) {
                 const qint64 late = std::max<qint64>(0, now - last - 2);
+                if (g_anatomyMs > 0 && late >= g_anatomyMs)
+                    printStallAnatomy(g_sinceMain.elapsed() - (now - last), late);
                 ++lateness[size_t(std::min<qint64>(late, 10000))];
                 ++ticks;
                 if (worst.size() < 5 || late > worst.back().first) {
@@ -465,6 +523,7 @@ int main(int argc, char **argv)
         QObject::connect(&sampler, &QTimer::timeout, sample);
         sampler.start();
         QTimer::singleShot(int(2000 + seconds * 1000), &app, [&] {
+            tick.stop(); // the measured time ends here: the last sample (a walk of the journal) is the bench's own
             sample();
             QApplication::quit();
         });

@@ -8,6 +8,7 @@
 // instead of it. MainWindowSystems.cpp.
 #pragma once
 
+#include "common/TurnShare.h"
 #include "session/SessionJournal.h"
 
 #include <QHash>
@@ -160,6 +161,7 @@ private:
     SystemView *m_front = nullptr;
     int m_systemsOpened = 0;                 // numbers systems 1, 2, … (never reused)
     QTimer m_twinRefresh;                    // the front Inspector's federated twins looked at again (2 s)
+    TurnShare m_turnShare;                   // every system's detectors take their turns here, one piece a turn
     QList<QMetaObject::Connection> m_frontConnections;
     AlertNotifier *m_notifier = nullptr;     // every system's notifications: one tray icon, one pace
     qint64 m_memoryBudget;

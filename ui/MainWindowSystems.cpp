@@ -79,6 +79,7 @@ SystemView *MainWindow::addSystem()
     }
     auto *system = new SystemView(++m_systemsOpened, this, m_notifier);
     m_systems << system;
+    system->alertMonitor()->setTurnShare(&m_turnShare);
     for (auto it = system->panels().begin(); it != system->panels().end(); ++it)
         m_dockStacks.value(it.key())->addWidget(it.value());
     m_center->addWidget(system->centre());
@@ -385,7 +386,8 @@ void MainWindow::splitMemoryBudget()
             system->session()->setMemoryBudget(share);
         // The GUI thread's time too: the live systems' slices of applying add up to one.
         system->session()->setApplySliceMs(int(std::max<qint64>(2, InspectorSession::kApplySliceMs / std::max<qint64>(live, 1))));
-        // And the detectors' slices (one turn of the loop runs every system's due slices).
+        // And the detectors' slices: one system's piece runs a turn (m_turnShare), and a share of
+        // the slice keeps that turn short while all systems' pieces still add up to one slice.
         system->alertMonitor()->setSliceMs(int(std::max<qint64>(2, AlertMonitor::kSliceMs / std::max<qint64>(live, 1))));
     }
 }

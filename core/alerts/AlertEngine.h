@@ -29,6 +29,7 @@
 
 #include <deque>
 #include <functional>
+#include <optional>
 #include <map>
 #include <vector>
 
@@ -242,7 +243,12 @@ private:
     void pruneWindows(qint64 now);
     bool pruneLoopEdges(qint64 now, const std::function<bool()> &outOfTime);
 
-    static void dropAlertsOfDepartedAgents(const SystemStore &store, std::map<QString, Alert> &alerts);
+    // The evaluation's last step (AlertEngineCompare.cpp): drops alerts whose agents all departed
+    // from m_current, compares it with m_open, and makes it m_open. In slices: nullopt when
+    // `outOfTime` said stop; the next call goes on from m_compare. m_open is not touched until
+    // the last slice (openAlerts() stays the last verdict meanwhile).
+    std::optional<std::vector<AlertChange>> compareInSlices(const SystemStore &store, qint64 now,
+                                                            const std::function<bool()> &outOfTime);
     void evaluateAgents(const SystemStore &store, qint64 now, std::map<QString, Alert> &out);
     void evaluateServer(const SystemStore &store, std::map<QString, Alert> &out) const; // with the agents' step
     // False when `outOfTime` said stop before every candidate group was looked at: the next
@@ -288,6 +294,18 @@ private:
     int m_step = Idle;
     qint64 m_evaluationNow = 0;
     std::map<QString, Alert> m_current;
+    // Where a comparing in slices stands (compareInSlices()); reset at each evaluation's setup.
+    struct CompareState
+    {
+        bool started = false;
+        bool merging = false; // the dropping is done
+        std::map<QString, Alert>::iterator drop;    // next alert of m_current to check for departed agents
+        std::map<QString, Alert>::iterator current; // next alert of m_current to compare
+        std::map<QString, Alert>::iterator open;    // next alert of m_open not yet passed
+        std::vector<std::map<QString, Alert>::iterator> cleared; // in m_open
+        std::vector<std::map<QString, Alert>::iterator> raised;  // in m_current
+    };
+    CompareState m_compare;
     int m_evaluationSliceMs = 0;
     qint64 m_evaluationNs = 0;
     qint64 m_lastEvaluationNs = 0;

@@ -16,16 +16,39 @@ AlertMonitor::AlertMonitor(QObject *parent)
 {
     m_tick.setObjectName(QStringLiteral("alertTick"));
     m_tick.setInterval(kIntervalMs);
-    connect(&m_tick, &QTimer::timeout, this, &AlertMonitor::step);
-    m_slice.setObjectName(QStringLiteral("alertSlice"));
-    m_slice.setSingleShot(true);
-    m_slice.setInterval(0);
-    connect(&m_slice, &QTimer::timeout, this, &AlertMonitor::step);
+    // The tick asks for a slice like the backlog does: several systems' ticks never stack in a turn.
+    connect(&m_tick, &QTimer::timeout, this, [this] { askSlice(); });
     m_engine.setEvaluationSliceMs(kSliceMs);
-    m_tell.setObjectName(QStringLiteral("alertTell"));
-    m_tell.setSingleShot(true);
-    m_tell.setInterval(0);
-    connect(&m_tell, &QTimer::timeout, this, [this] { tellVerdictPart(kTellPart); });
+}
+
+AlertMonitor::~AlertMonitor()
+{
+    share()->cancelAll(this);
+}
+
+void AlertMonitor::setTurnShare(TurnShare *share)
+{
+    TurnShare *next = share ? share : &m_ownShare;
+    if (next == this->share())
+        return;
+    const bool slice = this->share()->isWaiting(this, kSlicePiece);
+    const bool tell = this->share()->isWaiting(this, kTellPiece);
+    this->share()->cancelAll(this);
+    m_share = share;
+    if (slice)
+        askSlice();
+    if (tell)
+        askTellPart();
+}
+
+void AlertMonitor::askSlice()
+{
+    share()->ask(this, kSlicePiece, [this] { step(); });
+}
+
+void AlertMonitor::askTellPart()
+{
+    share()->ask(this, kTellPiece, [this] { tellVerdictPart(m_tellPart); });
 }
 
 void AlertMonitor::setStore(SystemStore *store)
@@ -67,13 +90,13 @@ void AlertMonitor::step()
     if (m_engine.evaluationCount() == evaluationsBefore) {
         // Still reading, or evaluating in slices: go on at the next turn of the event loop.
         if (m_engine.isBehind(*m_store))
-            m_slice.start();
+            askSlice();
         return;
     }
     // An evaluation ended: its changes are reported even when messages arrived between its
     // slices (a flood always brings some), and the next one waits for the tick. Going on at once
     // lost the changes and evaluated back to back, a slice at every turn of the event loop.
-    m_slice.stop();
+    share()->cancel(this, kSlicePiece);
     // An evaluation over thousands of open alerts or tasks can take a hundred milliseconds (in
     // slices): then evaluate less often, so that the detectors never take more than a tenth of
     // the thread.
@@ -83,7 +106,7 @@ void AlertMonitor::step()
     m_verdict = std::move(changes);
     m_verdictTold = 0;
     m_verdictDue = true;
-    m_tell.start();
+    askTellPart();
 }
 
 void AlertMonitor::tellVerdict()
@@ -102,12 +125,18 @@ void AlertMonitor::tellVerdictPart(size_t most)
         const auto first = m_verdict.begin() + std::ptrdiff_t(m_verdictTold);
         const std::vector<AlertChange> part(std::make_move_iterator(first), std::make_move_iterator(first + std::ptrdiff_t(count)));
         m_verdictTold += count;
+        QElapsedTimer views;
+        views.start();
         Q_EMIT alertsChanged(part);
+        if (most == m_tellPart && count >= kTellPartLeast) { // a part, not the rest told at once
+            const qint64 perChangeNs = std::max<qint64>(1, views.nsecsElapsed() / qint64(count));
+            m_tellPart = size_t(std::clamp<qint64>(kTellPartTargetNs / perChangeNs, qint64(kTellPartLeast), qint64(kTellPartMost)));
+        }
     }
     if (!m_verdictDue) // a receiver dropped it (new rules, another store)
         return;
     if (m_verdictTold < m_verdict.size()) {
-        m_tell.start();
+        askTellPart();
         return;
     }
     m_verdictDue = false;
@@ -115,13 +144,13 @@ void AlertMonitor::tellVerdictPart(size_t most)
     m_verdictTold = 0;
     Q_EMIT evaluated();
     if (std::exchange(m_stepAfterTell, false))
-        m_slice.start();
+        askSlice();
 }
 
 void AlertMonitor::dropVerdict()
 {
     m_stepAfterTell = false;
-    m_tell.stop();
+    share()->cancel(this, kTellPiece);
     m_verdict.clear();
     m_verdictTold = 0;
     m_verdictDue = false;

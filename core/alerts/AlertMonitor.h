@@ -7,6 +7,7 @@
 #pragma once
 
 #include "alerts/AlertEngine.h"
+#include "common/TurnShare.h"
 
 #include <QObject>
 #include <QPointer>
@@ -26,8 +27,12 @@ public:
     static constexpr int kSliceMs = 8;
 
     explicit AlertMonitor(QObject *parent = nullptr);
+    ~AlertMonitor() override;
     // A slice's time (default kSliceMs): a window with several live systems gives each a share.
     void setSliceMs(int ms) { m_engine.setEvaluationSliceMs(ms); }
+    // Where its slices and verdict parts wait for their turn (null: its own). A window gives all
+    // its systems' monitors one, so that one system's piece runs a turn, never three stacked.
+    void setTurnShare(TurnShare *share);
 
     // Watches `store` (null: none) from its first row; evaluation starts with start().
     void setStore(SystemStore *store);
@@ -37,7 +42,7 @@ public:
     void stop()
     {
         m_tick.stop();
-        m_slice.stop();
+        share()->cancel(this, kSlicePiece);
     }
     bool isRunning() const { return m_tick.isActive(); }
 
@@ -62,7 +67,7 @@ public:
 
 Q_SIGNALS:
     // Alerts raised and cleared by one evaluation, cleared first; a storm's changes come in
-    // parts of kTellPart, one turn of the event loop each, in order.
+    // parts of at most kTellPartMost, one turn of the event loop each, in order.
     void alertsChanged(const std::vector<mapi::AlertChange> &changes);
     // Every open alert was forgotten (a new store, new rules): views empty their lists.
     void alertsReset();
@@ -75,16 +80,29 @@ private:
     void tellVerdict(); // emits what is left of the finished evaluation's alertsChanged, then evaluated
     void tellVerdictPart(size_t most); // at most `most` changes, the rest at the next turn
     void dropVerdict(); // forgets a finished evaluation not yet told (its store or rules are gone)
+    void askSlice(); // the next slice at a later turn
+    void askTellPart(); // the next part of the verdict at a later turn
 
     QPointer<SystemStore> m_store;
     AlertEngine m_engine;
     QTimer m_tick;
-    QTimer m_slice; // zero-interval: the next slice of a backlog, after the event loop has run
-    QTimer m_tell;  // zero-interval: tells a finished evaluation at the next turn of the event loop
+    // The next slice of a backlog, and the next part of a verdict, wait here for a turn of the
+    // event loop: its own share, or the window's (setTurnShare).
+    TurnShare m_ownShare;
+    QPointer<TurnShare> m_share; // the window's; null: its own (also once the window's is gone)
+    TurnShare *share() { return m_share ? m_share.data() : &m_ownShare; }
+    static constexpr int kSlicePiece = 0;
+    static constexpr int kTellPiece = 1;
     std::vector<AlertChange> m_verdict; // what the finished evaluation changed, until told
     size_t m_verdictTold = 0;           // of m_verdict, told already
     bool m_stepAfterTell = false;       // a step came while it was being told: it runs after
-    static constexpr size_t kTellPart = 500; // changes told in one turn of the event loop (2-5 ms of the views' work)
+    // A part's size follows what the views took for the last one (per change), aimed at
+    // kTellPartTargetNs: 500 changes cost 2-5 ms in a small inbox, but 30 ms in one of 10,000
+    // rows whose cleared rows are scattered (each removal walks the sorted view's rows).
+    static constexpr size_t kTellPartMost = 500;
+    static constexpr size_t kTellPartLeast = 20;
+    static constexpr qint64 kTellPartTargetNs = 4'000'000;
+    size_t m_tellPart = kTellPartMost; // changes in the next part
     bool m_verdictDue = false;
 };
 

@@ -188,14 +188,14 @@ private Q_SLOTS:
         // sample's failed agent is one, critical.
         const auto failedSpan = [bar] {
             const std::vector<ui::ScrubberSlider::Span> &spans = bar->scrubber()->spans();
-            return std::any_of(spans.begin(), spans.end(), [](const ui::ScrubberSlider::Span &s) {
-                return s.critical && s.title.startsWith(QStringLiteral("failed · ")) && s.to == 1.0 && s.from < 1.0;
+            return std::any_of(spans.begin(), spans.end(), [bar](const ui::ScrubberSlider::Span &s) {
+                return s.critical && bar->scrubber()->spanTitle(s).startsWith(QStringLiteral("failed · ")) && s.to == 1.0 && s.from < 1.0;
             });
         };
         const auto titles = [bar] {
             QStringList out;
             for (const ui::ScrubberSlider::Span &s : bar->scrubber()->spans())
-                out << QStringLiteral("%1 %2-%3 %4").arg(s.title).arg(s.from).arg(s.to).arg(s.critical);
+                out << QStringLiteral("%1 %2-%3 %4").arg(bar->scrubber()->spanTitle(s)).arg(s.from).arg(s.to).arg(s.critical);
             return out.join(u'\n');
         };
         QVERIFY2(QTest::qWaitFor(failedSpan, 20000), qPrintable(titles()));

@@ -153,6 +153,8 @@ void AlertModel::apply(const std::vector<AlertChange> &changes)
     }
     // Removals from the bottom up, a run of neighbouring rows at once.
     std::sort(removed.begin(), removed.end(), std::greater<int>());
+    for (const int row : removed)
+        m_rowOfKey.remove(m_rows[size_t(row)].alert.key());
     for (size_t i = 0; i < removed.size();) {
         size_t j = i + 1;
         while (j < removed.size() && removed[j] == removed[j - 1] - 1)
@@ -163,6 +165,11 @@ void AlertModel::apply(const std::vector<AlertChange> &changes)
         endRemoveRows();
         i = j;
     }
+    // The rows below the first removed one moved up: only theirs are looked up again (a rebuild
+    // of the whole index was 2-5 ms at 10,000 rows, for every part of a storm's verdict).
+    if (!removed.empty())
+        for (size_t i = size_t(removed.back()); i < m_rows.size(); ++i)
+            m_rowOfKey[m_rows[i].alert.key()] = int(i);
     std::vector<Row> fresh;
     for (std::optional<Alert> &a : added) {
         if (!a)
@@ -173,19 +180,12 @@ void AlertModel::apply(const std::vector<AlertChange> &changes)
     m_remembered.clear(); // what the first evaluation after clear() did not raise again is over
     if (!fresh.empty()) {
         beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + fresh.size()) - 1);
+        const size_t firstNew = m_rows.size();
         std::move(fresh.begin(), fresh.end(), std::back_inserter(m_rows));
+        for (size_t i = firstNew; i < m_rows.size(); ++i)
+            m_rowOfKey.insert(m_rows[i].alert.key(), int(i));
         endInsertRows();
     }
-    if (!removed.empty() || !fresh.empty())
-        reindex();
-}
-
-void AlertModel::reindex()
-{
-    m_rowOfKey.clear();
-    m_rowOfKey.reserve(qsizetype(m_rows.size()));
-    for (size_t i = 0; i < m_rows.size(); ++i)
-        m_rowOfKey.insert(m_rows[i].alert.key(), int(i));
 }
 
 void AlertModel::clear()

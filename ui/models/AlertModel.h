@@ -76,7 +76,6 @@ private:
     };
     QString agentsText(const Alert &alert) const;
 
-    void reindex();
     // What the operator did about rows forgotten by clear() (new rules: the detectors start
     // over), given back to the same alerts when the next batch raises them again.
     struct Mark

@@ -225,9 +225,10 @@ void ReplayBar::setLiveEdge(bool on)
     m_scrubber->setLiveEdge(on);
 }
 
-void ReplayBar::setAlertMarks(std::vector<AlertMark> marks)
+void ReplayBar::setAlertMarks(std::vector<AlertMark> marks, ScrubberSlider::SpanTitler titler)
 {
     m_alertMarks = std::move(marks);
+    m_scrubber->setSpanTitler(std::move(titler));
     refreshTicks();
 }
 
@@ -243,7 +244,7 @@ void ReplayBar::refreshTicks()
             ticks.push_back({fraction(b.timeMs), b.title});
         for (const AlertMark &mark : m_alertMarks)
             if (mark.fromMs <= end && (mark.toMs < 0 || mark.toMs >= start))
-                spans.push_back({fraction(mark.fromMs), mark.toMs < 0 ? 1.0 : fraction(mark.toMs), mark.critical, mark.title});
+                spans.push_back({fraction(mark.fromMs), mark.toMs < 0 ? 1.0 : fraction(mark.toMs), mark.critical, mark.title, mark.titleKey});
     }
     m_scrubber->setTicks(std::move(ticks));
     m_scrubber->setSpans(std::move(spans));

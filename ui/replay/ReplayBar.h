@@ -64,8 +64,9 @@ public:
         qint64 toMs = -1;
         bool critical = false;
         QString title;
+        int titleKey = -1; // with no title: `titler` makes it on hover (ScrubberSlider::SpanTitler)
     };
-    void setAlertMarks(std::vector<AlertMark> marks);
+    void setAlertMarks(std::vector<AlertMark> marks, ScrubberSlider::SpanTitler titler = {});
 
     // Bookmarks of the attached trace, in time order.
     const QList<Bookmark> &bookmarks() const { return m_bookmarks; }

@@ -116,7 +116,7 @@ bool ScrubberSlider::event(QEvent *event)
                 if (at < span.from - reach || at > span.to + reach)
                     continue;
                 if (shown < 8) { // a tooltip, not a list: the Alerts panel has them all
-                    titles << tr("Alert: %1").arg(span.title);
+                    titles << tr("Alert: %1").arg(spanTitle(span));
                     ++shown;
                 } else {
                     ++more;

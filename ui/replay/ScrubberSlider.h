@@ -6,6 +6,7 @@
 
 #include <QSlider>
 
+#include <functional>
 #include <vector>
 
 namespace mapi::ui {
@@ -28,7 +29,16 @@ public:
         double from = 0, to = 1;   // 0..1 of the range
         bool critical = false;
         QString title;             // shown on hover ("failed: worker-2.sub-1")
+        int titleKey = -1;         // with no title: what the span titler is asked for, on hover
     };
+    // Makes the title of a span that has none, from its titleKey, when a tooltip shows it:
+    // thousands of spans (a storm's alerts) are then set without making thousands of strings.
+    using SpanTitler = std::function<QString(int titleKey)>;
+    void setSpanTitler(SpanTitler titler) { m_spanTitler = std::move(titler); }
+    QString spanTitle(const Span &span) const
+    {
+        return span.title.isEmpty() && m_spanTitler ? m_spanTitler(span.titleKey) : span.title;
+    }
     // Painting and hovering cost O(spans + width): spans are summed per pixel column, so that
     // thousands of open alerts do not slow a repaint.
     void setSpans(std::vector<Span> spans);
@@ -47,6 +57,7 @@ protected:
 private:
     std::vector<Tick> m_ticks;
     std::vector<Span> m_spans;
+    SpanTitler m_spanTitler;
     bool m_liveEdge = false;
 };
 

@@ -31,6 +31,8 @@
 #include <QVBoxLayout>
 #include <QWidget>
 
+#include <algorithm>
+#include <memory>
 #include <utility>
 
 namespace mapi::ui {
@@ -240,37 +242,61 @@ void SystemView::wireAlerts()
     connect(m_alertMonitor, &AlertMonitor::alertsChanged, m_timeline->view(), &TimelineView::takeAlertChanges);
     connect(m_alertMonitor, &AlertMonitor::alertsReset, m_timeline->view(), &TimelineView::clearAlerts);
     connect(m_timeline->view(), &TimelineView::alertClicked, m_alerts, &AlertsPanel::selectKey);
-    // The same spans along the replay scrubber: where in the run alerts were open.
+    // The same spans along the replay scrubber: where in the run alerts were open. Their titles
+    // are made on hover from a copy of the spans (10,000 titles made at each evaluation were 5 ms).
     const auto markAlertsOnScrubber = [this] {
+        auto shown = std::make_shared<const std::vector<TimelineView::AlertSpan>>(m_timeline->view()->alertSpans());
         std::vector<ReplayBar::AlertMark> marks;
-        const SystemStore *store = m_session->store();
-        for (const TimelineView::AlertSpan &span : m_timeline->view()->alertSpans()) {
+        marks.reserve(shown->size());
+        for (size_t i = 0; i < shown->size(); ++i) {
+            const TimelineView::AlertSpan &span = (*shown)[i];
+            marks.push_back({span.sinceMs, span.untilMs, span.severity == AlertSeverity::Critical, QString(), int(i)});
+        }
+        m_replayBar->setAlertMarks(std::move(marks), [this, shown](int at) {
+            if (at < 0 || size_t(at) >= shown->size())
+                return QString();
+            const TimelineView::AlertSpan &span = (*shown)[size_t(at)];
+            const SystemStore *store = m_session->store();
             QStringList names;
             for (const QString &id : span.agents.mid(0, 3))
                 names << (store->agent(id) ? store->agent(id)->name : id);
             if (span.agents.size() > 3)
                 names << tr("%n more", nullptr, int(span.agents.size() - 3));
-            marks.push_back({span.sinceMs, span.untilMs, span.severity == AlertSeverity::Critical,
-                             QStringLiteral("%1 · %2").arg(alertKindName(span.kind), names.join(QStringLiteral(", ")))});
-        }
-        m_replayBar->setAlertMarks(std::move(marks));
+            return QStringLiteral("%1 · %2").arg(alertKindName(span.kind), names.join(QStringLiteral(", ")));
+        });
     };
     // The topology's badges (each agent's most severe open alert) and the scrubber's marks are
     // drawn from the whole verdict: again once per evaluation that changed something, at its
-    // `evaluated`, not at each part of a storm's changes.
-    connect(m_alertMonitor, &AlertMonitor::alertsChanged, this, [this] { m_alertViewsStale = true; });
+    // `evaluated`, not at each part of a storm's changes. The badges come from open alerts
+    // counted per agent and severity as the parts arrive (a walk over 10,000 open alerts at
+    // each evaluation was 3 ms).
+    connect(m_alertMonitor, &AlertMonitor::alertsChanged, this, [this](const std::vector<AlertChange> &changes) {
+        m_alertViewsStale = true;
+        for (const AlertChange &change : changes)
+            for (const QString &id : change.alert.agents) {
+                std::array<int, kAlertSeverityCount> &counts = m_openAlertsByAgent[id];
+                counts[size_t(change.alert.severity)] += change.raised ? 1 : -1;
+                if (std::all_of(counts.cbegin(), counts.cend(), [](int n) { return n <= 0; }))
+                    m_openAlertsByAgent.remove(id);
+            }
+    });
     connect(m_alertMonitor, &AlertMonitor::evaluated, this, [this, markAlertsOnScrubber] {
         if (!std::exchange(m_alertViewsStale, false))
             return;
         QHash<QString, int> badges;
-        for (const auto &[key, alert] : m_alertMonitor->openAlerts())
-            for (const QString &id : alert.agents)
-                badges[id] = std::max(badges.value(id, -1), int(alert.severity));
+        badges.reserve(m_openAlertsByAgent.size());
+        for (auto it = m_openAlertsByAgent.cbegin(); it != m_openAlertsByAgent.cend(); ++it)
+            for (int severity = kAlertSeverityCount - 1; severity >= 0; --severity)
+                if (it.value()[size_t(severity)] > 0) {
+                    badges.insert(it.key(), severity);
+                    break;
+                }
         m_topology->view()->setAlertBadges(badges);
         markAlertsOnScrubber();
     });
     connect(m_alertMonitor, &AlertMonitor::alertsReset, this, [this, markAlertsOnScrubber] {
         m_alertViewsStale = false;
+        m_openAlertsByAgent.clear();
         m_topology->view()->setAlertBadges({});
         markAlertsOnScrubber();
     });

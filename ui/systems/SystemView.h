@@ -8,11 +8,15 @@
 // shortcut always acts on the system in front and never on one behind it. GUI thread.
 #pragma once
 
+#include "alerts/AlertRules.h"
+
 #include <QHash>
 #include <QList>
 #include <QObject>
 #include <QString>
 #include <QWidget>
+
+#include <array>
 
 namespace mapi {
 class AlertMonitor;
@@ -139,6 +143,10 @@ private:
     SelectionHub *m_selection;
     AlertMonitor *m_alertMonitor = nullptr;
     bool m_alertViewsStale = false; // topology badges, scrubber marks: alerts changed since they were drawn
+    // Open alerts per agent and severity (AlertSeverity's order), from the monitor's changes: the
+    // topology's badges. An agent with none is not listed.
+    static constexpr int kAlertSeverityCount = int(AlertSeverity::Critical) + 1;
+    QHash<QString, std::array<int, kAlertSeverityCount>> m_openAlertsByAgent;
     ConnectionController *m_connection = nullptr;
     TraceController *m_traces = nullptr;
     ExportController *m_exports = nullptr;
