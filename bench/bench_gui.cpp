@@ -25,6 +25,7 @@
 //       first in front); the memory budget is the window's, split among them. The end adds a
 //       line per system: events applied, history kept, its share of the budget.
 #include "MainWindow.h"
+#include "alerts/AlertMonitor.h"
 #include "systems/SystemView.h"
 #include "controllers/ConnectionController.h"
 #include "controllers/ExportController.h"
@@ -546,13 +547,15 @@ int main(int argc, char **argv)
             floods[i]->stop();
             const InspectorSession *session = window.systems().at(qsizetype(i))->session();
             std::printf("flood server %zu: %lld events sent in %.0f s (%.0f/s offered); applied %.0f/s; history %.1f MB of "
-                        "its %.0f MB share (budget %.0f MB)\n",
+                        "its %.0f MB share (budget %.0f MB); detectors: %lld evaluations, %lld messages unread at the end\n",
                         i + 1, static_cast<long long>(floods[i]->framesSent()), seconds + 2,
                         double(floods[i]->framesSent()) / (seconds + 2),
                         double(session->store()->counters().eventsApplied) / (seconds + 2),
                         double(session->store()->historyBytes()) / (1024.0 * 1024.0),
                         double(session->store()->historyBudget()) / (1024.0 * 1024.0),
-                        double(session->memoryBudget()) / (1024.0 * 1024.0));
+                        double(session->memoryBudget()) / (1024.0 * 1024.0),
+                        static_cast<long long>(window.systems().at(qsizetype(i))->alertMonitor()->evaluationCount()),
+                        static_cast<long long>(window.systems().at(qsizetype(i))->alertMonitor()->unreadMessages()));
         }
         std::printf("longest stalls (ms, at s):");
         for (size_t i = 0; i < std::min<size_t>(5, worst.size()); ++i)

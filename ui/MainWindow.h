@@ -161,7 +161,9 @@ private:
     SystemView *m_front = nullptr;
     int m_systemsOpened = 0;                 // numbers systems 1, 2, … (never reused)
     QTimer m_twinRefresh;                    // the front Inspector's federated twins looked at again (2 s)
-    TurnShare m_turnShare;                   // every system's detectors take their turns here, one piece a turn
+    // Every system's detectors take their turns here, one piece a turn. A member: destroyed after
+    // ~MainWindow's body has closed the systems; a monitor outliving it falls back to its own.
+    TurnShare m_turnShare;
     QList<QMetaObject::Connection> m_frontConnections;
     AlertNotifier *m_notifier = nullptr;     // every system's notifications: one tray icon, one pace
     qint64 m_memoryBudget;

@@ -387,7 +387,7 @@ void MainWindow::splitMemoryBudget()
         // The GUI thread's time too: the live systems' slices of applying add up to one.
         system->session()->setApplySliceMs(int(std::max<qint64>(2, InspectorSession::kApplySliceMs / std::max<qint64>(live, 1))));
         // And the detectors' slices: one system's piece runs a turn (m_turnShare), and a share of
-        // the slice keeps that turn short while all systems' pieces still add up to one slice.
+        // the slice keeps that turn short; a round of one turn per live system adds up to one slice.
         system->alertMonitor()->setSliceMs(int(std::max<qint64>(2, AlertMonitor::kSliceMs / std::max<qint64>(live, 1))));
     }
 }

@@ -88,6 +88,9 @@ public:
     static constexpr const char *kLoopExchangeSubject = "exchange";
 
     explicit AlertEngine(const AlertRules &rules = AlertRules());
+    // Not copied: an evaluation under way holds positions in its own maps (m_compare).
+    AlertEngine(const AlertEngine &) = delete;
+    AlertEngine &operator=(const AlertEngine &) = delete;
 
     void setRules(const AlertRules &rules) { m_rules = rules; }
     const AlertRules &rules() const { return m_rules; }
@@ -101,11 +104,19 @@ public:
     // update() again (the window yields to its event loop between calls, so that a loaded
     // trace's million messages, or ten thousand open alerts, never freeze it).
     bool isBehind(const SystemStore &store) const;
+    // Messages of `store` not read yet (how far behind the reading is).
+    qint64 unreadMessages(const SystemStore &store) const;
     // An evaluation is under way in slices (its next update() call goes on with it).
     bool isEvaluating() const { return m_step != Idle; }
+    // The evaluation under way stopped within its last step (the comparison with what was open).
+    bool isComparing() const { return m_step == Compare && m_compare.started; }
+    // Tests: the comparison stops at each of its clock checks (every 256 alerts) as if its slice
+    // were over, so that its slices can be seen whatever the machine's speed.
+    void setCompareStopsAtEveryCheck(bool on) { m_compareStopsAtEveryCheck = on; }
     // Evaluation in slices: once a call has worked this long (ms), it stops between two steps
-    // of the evaluation (the setup, each family of rules, the comparison with what was open) and
-    // the next call goes on; every call that reads nothing takes at least one step. Messages
+    // of the evaluation (the setup, each family of rules, the comparison with what was open), or
+    // within the steps that go in pieces (pruning the loop edges, the loop groups, the
+    // comparison), and the next call goes on; every call that reads nothing makes progress. Messages
     // that arrive meanwhile are read after the evaluation (all its steps see one store). 0 (the default): one call
     // evaluates everything. The rules see the clock of the evaluation's first step.
     void setEvaluationSliceMs(int ms) { m_evaluationSliceMs = ms; }
@@ -306,6 +317,7 @@ private:
         std::vector<std::map<QString, Alert>::iterator> raised;  // in m_current
     };
     CompareState m_compare;
+    bool m_compareStopsAtEveryCheck = false;
     int m_evaluationSliceMs = 0;
     qint64 m_evaluationNs = 0;
     qint64 m_lastEvaluationNs = 0;

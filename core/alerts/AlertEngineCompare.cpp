@@ -14,6 +14,20 @@ namespace mapi {
 namespace {
 // How many alerts are looked at between two looks at the clock.
 constexpr int kCompareClockEvery = 256;
+
+// One thread that frees old verdicts. Not the global pool: the views paint on its threads
+// (ui/common/PoolThreadPaint.h) and paint on the GUI thread, far slower, when none is free.
+QThreadPool &reaper()
+{
+    static QThreadPool pool;
+    static const bool once = [] {
+        pool.setMaxThreadCount(1);
+        pool.setExpiryTimeout(10000);
+        return true;
+    }();
+    Q_UNUSED(once);
+    return pool;
+}
 } // namespace
 
 std::optional<std::vector<AlertChange>> AlertEngine::compareInSlices(const SystemStore &store, qint64 now,
@@ -26,7 +40,7 @@ std::optional<std::vector<AlertChange>> AlertEngine::compareInSlices(const Syste
         c.drop = m_current.begin();
     }
     int sinceClock = 0;
-    const auto timeToStop = [&] { return ++sinceClock % kCompareClockEvery == 0 && outOfTime(); };
+    const auto timeToStop = [&] { return ++sinceClock % kCompareClockEvery == 0 && (m_compareStopsAtEveryCheck || outOfTime()); };
 
     // An agent that unregistered (or that a fresh snapshot no longer lists: a restarted server)
     // needs nobody's attention: an alert all of whose agents departed clears. Without this, a
@@ -64,8 +78,11 @@ std::optional<std::vector<AlertChange>> AlertEngine::compareInSlices(const Syste
         }
         ++c.current;
     }
-    for (; c.open != m_open.end(); ++c.open)
+    for (; c.open != m_open.end(); ++c.open) {
+        if (timeToStop())
+            return std::nullopt; // a storm's end: every alert clears, and m_current is empty
         c.cleared.push_back(c.open);
+    }
 
     // Cleared first, as AlertChange's users expect; cleared alerts are moved out of the old verdict.
     std::vector<AlertChange> changes;
@@ -74,14 +91,14 @@ std::optional<std::vector<AlertChange>> AlertEngine::compareInSlices(const Syste
         changes.push_back({std::move(it->second), false, now});
     for (const auto &it : c.raised)
         changes.push_back({it->second, true, now});
-    // The old verdict is freed on a pool thread: 10,000 alerts took 4-7 ms of the GUI thread.
+    // The old verdict is freed on a thread of its own: 10,000 alerts took 4-7 ms of the GUI thread.
     // (Its strings may share data with the new one's; Qt's reference counts are atomic.)
     auto old = std::make_shared<std::map<QString, Alert>>(std::move(m_open));
     m_open = std::move(m_current);
     m_current = {};
     m_compare = {};
     if (old->size() > 1000)
-        QThreadPool::globalInstance()->start([old]() mutable { old.reset(); });
+        reaper().start([old]() mutable { old.reset(); });
     return changes;
 }
 

@@ -113,6 +113,11 @@ bool AlertEngine::isBehind(const SystemStore &store) const
     return m_nextMessage < store.messages().size() || m_step != Idle;
 }
 
+qint64 AlertEngine::unreadMessages(const SystemStore &store) const
+{
+    return qint64(store.messages().size()) - qint64(std::min(m_nextMessage, store.messages().size()));
+}
+
 void AlertEngine::readMessage(const SystemStore &store, size_t row)
 {
     const MessageLog &log = store.messages();

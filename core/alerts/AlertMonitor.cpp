@@ -129,8 +129,11 @@ void AlertMonitor::tellVerdictPart(size_t most)
         views.start();
         Q_EMIT alertsChanged(part);
         if (most == m_tellPart && count >= kTellPartLeast) { // a part, not the rest told at once
+            // Smaller at once when a part took too long; larger by at most twice a part, so that
+            // one quick part (a small inbox's) does not bring back a part a large inbox cannot take.
             const qint64 perChangeNs = std::max<qint64>(1, views.nsecsElapsed() / qint64(count));
-            m_tellPart = size_t(std::clamp<qint64>(kTellPartTargetNs / perChangeNs, qint64(kTellPartLeast), qint64(kTellPartMost)));
+            const qint64 fitting = kTellPartTargetNs / perChangeNs;
+            m_tellPart = size_t(std::clamp<qint64>(std::min(fitting, 2 * qint64(m_tellPart)), qint64(kTellPartLeast), qint64(kTellPartMost)));
         }
     }
     if (!m_verdictDue) // a receiver dropped it (new rules, another store)
@@ -166,9 +169,13 @@ void AlertMonitor::evaluateNow()
     for (int round = 0; round < 2; ++round) {
         if (round == 0 && !m_engine.isEvaluating())
             continue;
+        // Every call's changes are kept: an evaluation finished by one call is followed by
+        // another when messages came meanwhile, and both verdicts' changes are told.
         std::vector<AlertChange> changes = m_engine.update(*m_store);
-        while (m_engine.isBehind(*m_store))
-            changes = m_engine.update(*m_store);
+        while (m_engine.isBehind(*m_store)) {
+            std::vector<AlertChange> more = m_engine.update(*m_store);
+            changes.insert(changes.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+        }
         if (!changes.empty())
             Q_EMIT alertsChanged(changes);
         Q_EMIT evaluated();

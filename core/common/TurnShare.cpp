@@ -51,7 +51,10 @@ void TurnShare::runOne()
         // Restarted before the piece runs: a piece that asks again goes behind the others.
         if (!m_waiting.empty())
             m_turn.start();
+        const QPointer<TurnShare> alive(this);
         piece.run();
+        if (!alive)
+            return; // the piece destroyed this share (its owner's own, with the owner)
         break;
     }
     if (!m_waiting.empty() && !m_turn.isActive())

@@ -7,6 +7,7 @@
 #include "common/TurnShare.h"
 
 #include <QSignalSpy>
+#include <QTimer>
 
 #include <memory>
 
@@ -23,12 +24,21 @@ private Q_SLOTS:
         TurnShare share;
         QObject a, b, c;
         QStringList ran;
+        // A witness timer counts the turns of the event loop: two pieces never see one count
+        // (one piece a turn, not the whole queue at once).
+        int turns = 0;
+        QTimer witness;
+        witness.setInterval(0);
+        QObject::connect(&witness, &QTimer::timeout, [&] { ++turns; });
+        witness.start();
+        std::vector<int> seenAt;
         // Each owner's piece asks again twice (a backlog in slices): a piece asked during its
         // run goes behind the others, so the owners take turns.
         QHash<QString, int> left{{QStringLiteral("a"), 3}, {QStringLiteral("b"), 3}, {QStringLiteral("c"), 3}};
         std::function<void(QObject *, QString)> askFor = [&](QObject *owner, const QString &name) {
             share.ask(owner, 0, [&, owner, name] {
                 ran << name;
+                seenAt.push_back(turns);
                 if (--left[name] > 0)
                     askFor(owner, name);
             });
@@ -40,6 +50,8 @@ private Q_SLOTS:
         QTRY_COMPARE(ran.size(), 9);
         QCOMPARE(ran.join(QString()), QStringLiteral("abcabcabc"));
         QCOMPARE(share.waitingCount(), size_t(0));
+        for (size_t i = 1; i < seenAt.size(); ++i)
+            QVERIFY2(seenAt[i] > seenAt[i - 1], qPrintable(QStringLiteral("pieces %1 and %2 in one turn").arg(i - 1).arg(i)));
     }
 
     void askingAgainKeepsOnePlaceAndCancelAndGoneOwnersDrop()
@@ -95,15 +107,20 @@ private Q_SLOTS:
         // A monitor that goes is forgotten by the share (nothing of it runs later).
         second.store.advanceTime(second.store.now() + 61000);
         two.step();
-        const size_t waiting = share.waitingCount();
+        size_t withThree = 0;
         {
+            AlertFixture third;
+            third.store.advanceTime(third.loopingPairs(500));
             AlertMonitor three;
             three.setTurnShare(&share);
-            three.setStore(&first.store);
+            three.setRules(AlertFixture::withUnresponsive(AlertRules(), false));
+            three.setStore(&third.store);
             three.setSliceMs(1);
-            three.step();
-            QVERIFY(share.waitingCount() >= waiting);
+            three.step(); // a backlog: its next slice waits in the share
+            withThree = share.waitingCount();
+            QVERIFY(withThree >= 1);
         }
+        QCOMPARE(share.waitingCount(), withThree - 1); // taken out when it went, not left to be skipped
         QTRY_COMPARE_WITH_TIMEOUT(share.waitingCount(), size_t(0), 20000);
     }
 
@@ -112,6 +129,8 @@ private Q_SLOTS:
         AlertFixture f;
         f.engine.setEvaluationSliceMs(1);
         f.engine.setReadBudget(0);
+        f.engine.setCompareStopsAtEveryCheck(true); // the comparison in slices on any machine
+        int comparingStops = 0;
         QString broken; // what went wrong between slices (QCOMPARE cannot return from a lambda)
         const auto evaluate = [&](int expectedAfter) {
             std::map<QString, Alert> before = f.engine.openAlerts();
@@ -123,6 +142,7 @@ private Q_SLOTS:
                 const std::vector<AlertChange> changes = f.engine.update(f.store);
                 for (const AlertChange &c : changes)
                     (c.raised ? raised : cleared) += 1;
+                comparingStops += f.engine.isComparing();
                 if (f.engine.isEvaluating()) {
                     // Between slices, what openAlerts() shows is the last verdict, whole.
                     QStringList keys;
@@ -151,6 +171,9 @@ private Q_SLOTS:
         f.store.advanceTime(t2 + 61000); // every exchange has left the window
         QCOMPARE(evaluate(0), std::make_pair(0, 3000));
         QVERIFY2(broken.isEmpty(), qPrintable(broken));
+        // Each evaluation's comparison stopped several times (every 256 alerts), the last one
+        // while only clearing (a storm's end: nothing new to merge with).
+        QVERIFY2(comparingStops >= 3 * 3, qPrintable(QString::number(comparingStops)));
     }
 };
 
