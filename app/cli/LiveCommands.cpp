@@ -4,6 +4,7 @@
 #include "LiveRun.h"
 
 #include "alerts/AlertEngine.h"
+#include "alerts/AlertGroups.h"
 #include "map/PayloadConventions.h"
 #include "model/AgentLookup.h"
 #include "model/CausalChains.h"
@@ -36,6 +37,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 
 using namespace mapi;
 namespace mapi::cli {
@@ -230,6 +232,25 @@ int commandRules(const QCommandLineParser &p)
     return Ok;
 }
 
+// watch --group: one line per group notice ("state": new, grown or resolved), with its system
+// when several are watched.
+void printGroupNotices(const std::vector<AlertGroups::Notice> &notices, qint64 atMs, const QString &system)
+{
+    for (const AlertGroups::Notice &notice : notices) {
+        Json line{{"group", notice.groupKey.toStdString()},
+                  {"title", notice.title.toStdString()},
+                  {"state", notice.resolved ? "resolved" : notice.first ? "new" : "grown"},
+                  {"severity", alertSeverityName(notice.severity).toStdString()},
+                  {"open", notice.open},
+                  {"added", notice.added},
+                  {"cleared", notice.cleared},
+                  {"at", atMs}};
+        if (!system.isEmpty())
+            line["system"] = system.toStdString();
+        printJson(line, -1);
+    }
+}
+
 // watch: the detectors over a live connection, one JSON line per alert raised or cleared, until
 // --duration ends (or forever); then one "summary" line. Survives drops like every observation.
 int commandWatch(const QCommandLineParser &p, const Common &common)
@@ -243,11 +264,16 @@ int commandWatch(const QCommandLineParser &p, const Common &common)
         if (!exitOn)
             return failWith(Usage, QStringLiteral("--exit-on must be info, warning or critical"));
     }
+    // --group: alerts of a group large enough (AlertGroups, the rules' "grouping") are told as
+    // their group's notices, one line per group and change; the others as before.
+    const bool grouped = p.isSet(QStringLiteral("group"));
     // Per system: its own model, detectors and tick. Each line names its system.
     struct Watched
     {
-        explicit Watched(const AlertRules &rules) : engine(rules) {}
+        explicit Watched(const AlertRules &rules) : engine(rules) { groups.setRules(rules); }
         AlertEngine engine;
+        AlertGroups groups;
+        std::set<QString> withheld; // alerts whose raise a group's line told (--group)
         QTimer tick;
         qint64 raised = 0;
     };
@@ -264,14 +290,34 @@ int commandWatch(const QCommandLineParser &p, const Common &common)
         QObject::connect(&w.tick, &QTimer::timeout, &store, [&, &run = run, &w = w] {
             SystemStore &s = run.store();
             s.advanceTime(QDateTime::currentMSecsSinceEpoch());
+            // Nothing to keep responsive here: read it all now, every call's changes kept (a
+            // second evaluation can follow the first when messages came meanwhile).
             std::vector<AlertChange> changes = w.engine.update(s);
-            while (w.engine.isBehind(s)) // nothing to keep responsive here: read it all now
-                changes = w.engine.update(s);
-            for (const AlertChange &change : changes) {
-                Json line = alertChangeToJson(change, &s);
-                if (common.urls.size() > 1) // one system: its lines as they always were
-                    line["system"] = run.label().toStdString();
-                printJson(line, -1);
+            while (w.engine.isBehind(s)) {
+                std::vector<AlertChange> more = w.engine.update(s);
+                changes.insert(changes.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+            }
+            // A raise is withheld when its group is a group (its group's lines tell it); a clear
+            // is withheld exactly when its raise was, so that every line printed has its pair.
+            std::vector<bool> inGroup(changes.size(), false);
+            if (grouped) {
+                w.groups.apply(changes, s, s.now());
+                for (size_t i = 0; i < changes.size(); ++i) {
+                    const QString key = changes[i].alert.key();
+                    if (!changes[i].raised)
+                        inGroup[i] = w.withheld.erase(key) > 0;
+                    else if (w.groups.isGrouped(key))
+                        inGroup[i] = w.withheld.insert(key).second;
+                }
+            }
+            for (size_t i = 0; i < changes.size(); ++i) {
+                const AlertChange &change = changes[i];
+                if (!inGroup[i]) {
+                    Json line = alertChangeToJson(change, &s);
+                    if (common.urls.size() > 1) // one system: its lines as they always were
+                        line["system"] = run.label().toStdString();
+                    printJson(line, -1);
+                }
                 if (!change.raised)
                     continue;
                 ++w.raised;
@@ -283,6 +329,8 @@ int commandWatch(const QCommandLineParser &p, const Common &common)
                         other->finish(AlertRaised, why);
                 }
             }
+            if (grouped)
+                printGroupNotices(w.groups.due(s.now()), s.now(), common.urls.size() > 1 ? run.label() : QString());
         });
         run.onLive = [&run, &w, &common] {
             w.tick.start();
@@ -307,6 +355,8 @@ int commandWatch(const QCommandLineParser &p, const Common &common)
             codes.push_back(code);
             continue;
         }
+        if (grouped) // the groups still within their wait or interval: told before the summary
+            printGroupNotices(w.groups.flush(), run.store().now(), runs.size() > 1 ? run.label() : QString());
         Json summary = observationJson(run, run.store(), common.durationS);
         if (runs.size() > 1)
             summary["system"] = run.label().toStdString();

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
         "          .json a Chrome trace (Perfetto), .csv a table (--table)\n"
         "  inject  --url URL --agent ID --message TEXT|--json JSON [--delivery MODE]\n"
         "  stop|suspend|resume --url URL --agent ID [--reason R] [--force]\n"
-        "  watch   --url URL [--rules FILE] [--duration S] [--heartbeat-interval S] [--exit-on SEVERITY]\n"
+        "  watch   --url URL [--rules FILE] [--duration S] [--heartbeat-interval S] [--exit-on SEVERITY] [--group]\n"
         "          one JSON line per alert raised or cleared (unresponsive, failed, loop, stalled,\n"
         "          deadlock, budget, needs-human, error-storm), then a summary line\n"
         "  rules   [--rules FILE]   print the alert rules in effect (the defaults, or FILE completed)\n"
@@ -118,6 +118,8 @@ int main(int argc, char **argv)
          QStringLiteral("S")},
         {QStringLiteral("exit-on"), QStringLiteral("watch: exit (code 9) once an alert of this severity or worse is raised: info, warning or critical."),
          QStringLiteral("SEVERITY")},
+        {QStringLiteral("group"), QStringLiteral("watch: alerts of a storm as their group's lines (\"group\", \"title\", \"state\" new|grown|resolved, "
+                                                 "counts), one per group and change, as the rules' \"grouping\" says; few alerts stay single.")},
         {QStringLiteral("max-frame-bytes"), QStringLiteral("Refuse frames larger than this (default 16 MiB)."), QStringLiteral("N")},
         {QStringLiteral("max-agents"), QStringLiteral("Model at most N agents (default 100000, about 1.5 KB each); "
                                                       "events naming more are kept and counted."), QStringLiteral("N")},

@@ -157,6 +157,55 @@ AlertRules::AlertRules()
     rule(AlertKind::Deadlock).severity = AlertSeverity::Critical;
 }
 
+QStringList alertGroupLabels()
+{
+    return {QStringLiteral("scope"), QStringLiteral("subtree"), QStringLiteral("role"), QStringLiteral("cause")};
+}
+
+namespace {
+// The "grouping" object, strictly: what is wrong with it (empty: read into `rules`).
+QString readGrouping(AlertRules &rules, const Json &value)
+{
+    if (!value.is_object())
+        return QStringLiteral("\"grouping\" must be an object (groupBy, groupWaitS, groupIntervalS, minAlerts)");
+    for (auto it = value.begin(); it != value.end(); ++it) {
+        const Json &v = it.value();
+        if (it.key() == "groupBy") {
+            if (!v.is_array())
+                return QStringLiteral("\"grouping.groupBy\" must be a list of labels (%1)").arg(alertGroupLabels().join(QStringLiteral(", ")));
+            QStringList labels;
+            for (const Json &label : v) {
+                const QString name = label.is_string() ? QString::fromStdString(label.get<std::string>()) : QString();
+                if (!alertGroupLabels().contains(name))
+                    return QStringLiteral("\"grouping.groupBy\" names an unknown label %1 (known: %2)")
+                        .arg(label.is_string() ? QStringLiteral("\"%1\"").arg(name) : QString::fromStdString(label.dump()),
+                             alertGroupLabels().join(QStringLiteral(", ")));
+                if (labels.contains(name))
+                    return QStringLiteral("\"grouping.groupBy\" names \"%1\" twice").arg(name);
+                labels << name;
+            }
+            rules.groupBy = labels;
+        } else if (it.key() == "groupWaitS" || it.key() == "groupIntervalS") {
+            const bool wait = it.key() == "groupWaitS";
+            const double low = wait ? 0 : 1;
+            if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < low || v.get<double>() > 86400)
+                return QStringLiteral("\"grouping.%1\" must be a number of seconds from %2 to 86400")
+                    .arg(QString::fromStdString(it.key()))
+                    .arg(low);
+            (wait ? rules.groupWaitMs : rules.groupIntervalMs) = qint64(std::llround(v.get<double>() * 1000.0));
+        } else if (it.key() == "minAlerts") {
+            if (!v.is_number_integer() || v.get<qint64>() < 2 || v.get<qint64>() > 1000000)
+                return QStringLiteral("\"grouping.minAlerts\" must be a whole number from 2 to 1000000");
+            rules.groupMinAlerts = int(v.get<qint64>());
+        } else {
+            return QStringLiteral("unknown key \"grouping.%1\" (known: groupBy, groupWaitS, groupIntervalS, minAlerts)")
+                .arg(QString::fromStdString(it.key()));
+        }
+    }
+    return QString();
+}
+} // namespace
+
 QStringList alertRuleKeys(AlertKind kind)
 {
     QStringList keys;
@@ -177,6 +226,13 @@ Json alertRulesToJson(const AlertRules &rules)
         all[kKindNames[i]] = rule;
     }
     out["rules"] = all;
+    Json groupBy = Json::array();
+    for (const QString &label : rules.groupBy)
+        groupBy.push_back(label.toStdString());
+    out["grouping"] = {{"groupBy", groupBy},
+                       {"groupWaitS", double(rules.groupWaitMs) / 1000.0},
+                       {"groupIntervalS", double(rules.groupIntervalMs) / 1000.0},
+                       {"minAlerts", rules.groupMinAlerts}};
     return out;
 }
 
@@ -236,8 +292,11 @@ ErrorOr<AlertRules> alertRulesFromJson(const Json &document)
                         return Failure{QStringLiteral("\"%1\" must be %2").arg(where, wrong)};
                 }
             }
+        } else if (key == "grouping") {
+            if (const QString wrong = readGrouping(rules, value); !wrong.isEmpty())
+                return Failure{wrong};
         } else {
-            return Failure{QStringLiteral("unknown key \"%1\" (known: version, heartbeatIntervalS, rules)").arg(QString::fromStdString(key))};
+            return Failure{QStringLiteral("unknown key \"%1\" (known: version, heartbeatIntervalS, rules, grouping)").arg(QString::fromStdString(key))};
         }
     }
     return rules;

@@ -88,8 +88,20 @@ struct AlertRules
     qint64 errorStormWindowMs = 60000;
     QString errorStormMinSeverity = QStringLiteral("ERROR");
 
+    // grouping (the file's "grouping" object; AlertGroups.h): open alerts of one kind sharing the
+    // labels in groupBy ("scope", "subtree", "role", "cause"; empty: no grouping) are one group;
+    // a group of at least groupMinAlerts is one row and one notification, the first after
+    // groupWaitMs, the next at most every groupIntervalMs when alerts were added.
+    QStringList groupBy = {QStringLiteral("scope")};
+    qint64 groupWaitMs = 30000;
+    qint64 groupIntervalMs = 300000;
+    int groupMinAlerts = 5;
+
     AlertRules();
 };
+
+// The labels AlertRules::groupBy may name.
+QStringList alertGroupLabels(); // "scope", "subtree", "role", "cause"
 
 // The keys of one rule beyond "enabled" and "severity", in the order docs/alerts.md gives them.
 QStringList alertRuleKeys(AlertKind kind);

@@ -182,6 +182,8 @@ void InspectorSession::applyPendingInputs()
         applied.push_back(std::move(m_pendingInputs.front()));
         m_pendingInputs.pop_front();
         m_pendingOffset = 0;
+        if (m_liveWaitsForBatches > 0 && --m_liveWaitsForBatches == 0)
+            QMetaObject::invokeMethod(this, &InspectorSession::wentLive, Qt::QueuedConnection); // after this slice
     }
     freeInWorker();
 }
@@ -204,6 +206,7 @@ void InspectorSession::prepareLive(const ClientOptions &options, bool observerOn
     m_processOutput.clear();
     m_processOutputTrimmed = 0;
     m_hasBeenLive = false;
+    m_liveWaitsForBatches = 0;
     setObserverOnly(observerOnly);
     m_store.setHistoryBudget(size_t(liveHistoryBudget()));
     if (m_journaling)
@@ -281,7 +284,14 @@ void InspectorSession::startClient(TraceWriter *writer)
         Q_EMIT stateChanged(state);
         if (state == ClientState::Live && !m_hasBeenLive) {
             m_hasBeenLive = true;
-            Q_EMIT wentLive();
+            // Told once the model holds what came before Live (the agents' snapshot waits here
+            // in slices): a command acting on an agent by name then finds it.
+            // Only the batches pending now are waited for: a flood arriving meanwhile does not
+            // hold it back.
+            if (m_pendingInputs.empty())
+                Q_EMIT wentLive();
+            else
+                m_liveWaitsForBatches = m_pendingInputs.size();
         }
     }, Qt::QueuedConnection);
     connect(client, &MapClient::fatalError, this, [this](ClientFailure failure, const QString &message) {

@@ -251,7 +251,7 @@ Q_SIGNALS:
     void stateChanged(mapi::ClientState state);
     // The connection gave up for good (no retry will help): why, typed and for people.
     void fatalError(mapi::ClientFailure failure, const QString &message);
-    void wentLive();                     // the live connection's first Live
+    void wentLive();                     // the live connection's first Live, once what came before it is in the store
     void supportChanged();
     void observerOnlyChanged(bool on);
     void rateUpdated(double eventsPerSecond);
@@ -331,6 +331,7 @@ private:
     JournalOptions m_journalOptions;
     bool m_journaling = true;
     bool m_hasBeenLive = false;
+    size_t m_liveWaitsForBatches = 0; // Live came with these batches still to apply: wentLive() once they are
     qint64 m_recordsWritten = 0;
     int m_actionCounter = 0;
     qint64 m_memoryBudget = kDefaultMemoryBudgetBytes;

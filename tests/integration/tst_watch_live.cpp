@@ -1,7 +1,8 @@
 // map-inspector-cli watch against the official MAP server (the demo system, extended mode, 20
 // agents): a minute of the normal scenario raises only what the demo scripts (its failing agent
 // fails, its silent agent goes silent), each once; the incidents scenario raises every kind, on
-// the agents it scripted; --exit-on critical stops at the failure.
+// the agents it scripted; --exit-on critical stops at the failure; --group tells a squad's storm
+// as one group.
 #include "DemoSystem.h"
 
 #include <QElapsedTimer>
@@ -165,6 +166,51 @@ private Q_SLOTS:
         });
         QVERIFY2(criticalRaised, r.out.constData());
         QVERIFY2(r.err.contains("a critical alert was raised"), r.err.constData());
+    }
+
+    // --group: a whole squad falling silent (the demo's storm scenario, at 30 % of a 40 s run) is
+    // one "new" group line naming the squad, not a line per agent; at most the storm's first
+    // alerts, raised before the group reached its size, come singly.
+    void stormIsOneGroupLine()
+    {
+        DemoProcess demo;
+        QVERIFY2(demo.start(QStringLiteral("extended"), 0,
+                            {QStringLiteral("--agents"), QStringLiteral("24"), QStringLiteral("--scenario"), QStringLiteral("storm"),
+                             QStringLiteral("--duration"), QStringLiteral("40"), QStringLiteral("--heartbeat-ms"), QStringLiteral("2000")}),
+                 qPrintable(demo.error()));
+        QTemporaryFile rules;
+        QVERIFY(rules.open());
+        rules.write(R"({"grouping": {"groupBy": ["scope"], "groupWaitS": 4, "groupIntervalS": 600, "minAlerts": 3}})");
+        rules.flush();
+        const CliResult r = runCli({QStringLiteral("watch"), QStringLiteral("--url"), demo.url(), QStringLiteral("--duration"),
+                                    QStringLiteral("32"), QStringLiteral("--heartbeat-interval"), QStringLiteral("2"),
+                                    QStringLiteral("--rules"), rules.fileName(), QStringLiteral("--group")},
+                                   90000);
+        QVERIFY2(r.exitCode == 0, qPrintable(QStringLiteral("exit %1: %2").arg(r.exitCode).arg(QString::fromUtf8(r.err))));
+        const Json storm = demoHttp(demo.url(), QStringLiteral("/status")).value("cast", Json::object()).value("storm", Json());
+        QVERIFY2(storm.is_object(), r.out.constData());
+        std::set<std::string> silenced;
+        for (const Json &id : storm["agents"])
+            silenced.insert(id.get<std::string>());
+        QVERIFY(silenced.size() >= 3);
+        const WatchLines lines = parseWatch(r.out);
+        QVERIFY2(lines.bad.isEmpty(), qPrintable(lines.bad));
+        int groupLines = 0, singles = 0, open = 0;
+        for (const Json &line : lines.changes) {
+            if (line.contains("group")) {
+                if (str(line, "title").contains(QString::fromStdString(storm["squad"].get<std::string>()))) {
+                    ++groupLines;
+                    QCOMPARE(str(line, "state"), QStringLiteral("new"));
+                    QVERIFY2(str(line, "title").startsWith(QStringLiteral("unresponsive — ")), line.dump().c_str());
+                    open = line.value("open", 0);
+                }
+            } else if (str(line, "alert") == QLatin1String("unresponsive") && silenced.count(str(line, "agentId").toStdString())) {
+                ++singles;
+            }
+        }
+        QVERIFY2(groupLines == 1, r.out.constData());
+        QVERIFY2(singles <= 2 && open + singles >= int(silenced.size()) - 1, qPrintable(QStringLiteral("open %1, singles %2, storm %3\n%4")
+                                                                                   .arg(open).arg(singles).arg(silenced.size()).arg(QString::fromUtf8(r.out))));
     }
 
     void badRulesFileIsAUsageError()

@@ -252,19 +252,21 @@ void Writer::registerAll()
 {
     const qint64 start = m_options.startMs;
     m_fleetScope = makeId(start, ++m_ids);
-    const auto createScope = [&](qint64 ms, const QString &id, const QString &name, const std::string &purpose) {
-        event(ms, "scope.created", Json{{"scope", {{"id", id.toStdString()}, {"name", name.toStdString()}, {"metadata", {{"purpose", purpose}}}, {"createdAt", ms}}}},
-              Json{{"scopeId", id.toStdString()}});
+    const auto createScope = [&](qint64 ms, const QString &id, const QString &name, const std::string &purpose, const QString &parent) {
+        Json scope{{"id", id.toStdString()}, {"name", name.toStdString()}, {"metadata", {{"purpose", purpose}}}, {"createdAt", ms}};
+        if (!parent.isEmpty())
+            scope["parentId"] = parent.toStdString();
+        event(ms, "scope.created", Json{{"scope", scope}}, Json{{"scopeId", id.toStdString()}});
         ++m_summary.scopes;
     };
     const auto join = [&](qint64 ms, const QString &scope, const FleetAgent &a) {
         event(ms, "scope.agent.joined", Json{{"scopeId", scope.toStdString()}, {"agentId", a.id.toStdString()}},
               Json{{"scopeId", scope.toStdString()}, {"agentId", a.id.toStdString()}});
     };
-    createScope(start, m_fleetScope, QStringLiteral("fleet"), "the coordinator and the team leads");
+    createScope(start, m_fleetScope, QStringLiteral("fleet"), "the coordinator and the team leads", QString());
     for (Team &team : m_teams) {
         team.scopeId = makeId(start, ++m_ids);
-        createScope(start, team.scopeId, QStringLiteral("team/") + team.name, "one team's work");
+        createScope(start, team.scopeId, QStringLiteral("team/") + team.name, "one team's work", m_fleetScope);
     }
     for (size_t i = 0; i < m_agents.size(); ++i) {
         const FleetAgent &a = m_agents[i];

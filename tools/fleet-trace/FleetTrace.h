@@ -6,7 +6,7 @@
 // The system: a coordinator; teams of unequal size (one team about 12 % of all agents), each
 // with a lead, workers under the lead and sub-agents under each worker, every name distinct
 // ("payments-lead", "payments-w017", "payments-w017.sub-2"), each team in a scope of its own
-// ("team/payments") and the leads in "fleet". Traffic has locality: heartbeats go to one's
+// ("team/payments", a sub-scope of "fleet") and the leads in "fleet" too. Traffic has locality: heartbeats go to one's
 // parent every 30 s; tasks go lead → worker → sub-agent and back (seed 000's TASK_REQUEST,
 // TASK_ACCEPT, TASK_COMPLETE, with the state changes around them); leads ask each other's status
 // now and then (the only traffic across teams, a few per cent). Two incidents hit many agents at

@@ -86,6 +86,7 @@ AlertSettingsDialog::AlertSettingsDialog(const AlertRules &rules, const QString 
                                          QWidget *parent)
     : QDialog(parent)
     , m_accepted(rules)
+    , m_grouping(alertRulesToJson(rules)["grouping"])
 {
     setObjectName(QStringLiteral("alertSettingsDialog"));
     setWindowTitle(tr("Alert settings"));
@@ -193,6 +194,8 @@ void AlertSettingsDialog::buildRules(QWidget *page, const Json &values)
 
 void AlertSettingsDialog::setForm(const Json &values)
 {
+    if (values.contains("grouping"))
+        m_grouping = values["grouping"];
     for (const Field &f : m_fields) {
         const Json &value = f.rule.isEmpty() ? values[f.key] : values["rules"][f.rule.toStdString()][f.key];
         if (auto *group = qobject_cast<QGroupBox *>(f.editor))
@@ -208,7 +211,9 @@ void AlertSettingsDialog::setForm(const Json &values)
 
 Json AlertSettingsDialog::formJson() const
 {
-    Json out = {{"version", 1}, {"rules", Json::object()}};
+    // The grouping has no fields here (it is edited in the rules file): kept as it came, so that
+    // saving the form does not put the defaults over it; "Restore the defaults" restores it too.
+    Json out = {{"version", 1}, {"rules", Json::object()}, {"grouping", m_grouping}};
     for (const Field &f : m_fields) {
         Json value;
         if (auto *group = qobject_cast<QGroupBox *>(f.editor))

@@ -64,6 +64,7 @@ private:
 
     std::vector<Field> m_fields;
     AlertRules m_accepted;
+    Json m_grouping; // the rules' "grouping", kept through the form (not edited here)
     QLabel *m_error = nullptr;
     QCheckBox *m_desktop = nullptr;
     QCheckBox *m_sound = nullptr;

@@ -2,8 +2,9 @@
 
 export const USAGE = `Usage: node demo-system.mjs [options]
   --mode stock|extended     MAPServer as published, or with the extensions (default extended)
-  --scenario normal|incidents  incidents: also one incident of each alert kind MAP Inspector
-                            detects (needs --agents 16 or more; see README.md)
+  --scenario normal|incidents|storm  incidents: also one incident of each alert kind MAP Inspector
+                            detects (needs --agents 16 or more; see README.md); storm: also a
+                            whole squad falling silent at once (an alert storm in one scope)
   --port N                  TCP port on 127.0.0.1 (0 or absent: chosen by the OS)
   --agents N                total simulated agents (default 20)
   --duration S              seconds of simulated activity, 0 = forever (default 0)
@@ -61,7 +62,7 @@ export function parseArgs(argv) {
       if (!['stock', 'extended'].includes(opts.mode)) fail(`bad --mode ${opts.mode}`);
     } else if (arg === '--scenario') {
       opts.scenario = next();
-      if (!['normal', 'incidents'].includes(opts.scenario)) fail(`bad --scenario ${opts.scenario}`);
+      if (!['normal', 'incidents', 'storm'].includes(opts.scenario)) fail(`bad --scenario ${opts.scenario}`);
     } else if (arg === '--auth') {
       opts.auth = next();
       if (!['api-key', 'bearer'].includes(opts.auth)) fail(`bad --auth ${opts.auth}`);

@@ -271,6 +271,7 @@ export class Simulation {
         leaver: this.leaver?.id ?? null,
         unregisterer: this.unregisterer?.id ?? null,
         incidents: this.incidentCast ?? null,
+        storm: this.stormCast ?? null,
       },
       rssMB: Math.round(process.memoryUsage().rss / 1048576),
       uptimeMs: Date.now() - PROCESS_T0,
@@ -852,6 +853,26 @@ export class Simulation {
     incident(when(0.6, 15), 'leave', () => this.incidentLeave());
     incident(when(0.9, 45), 'unregister', () => this.incidentUnregister());
     if (this.opts.scenario === 'incidents') this.scheduleAlertIncidents(when(0.05, 3));
+    if (this.opts.scenario === 'storm') incident(when(0.3, 10), 'storm', () => this.incidentStorm());
+  }
+
+  // ----- the storm scenario: a whole squad falls silent at once (a shared dependency's outage
+  // as an operator sees it: many unresponsive agents in one scope). The incidents' cast is spared.
+  incidentStorm() {
+    const cast = new Set([this.coordinator, this.monitor, this.failing, this.silent, this.leaver, this.unregisterer]);
+    const bySquad = new Map();
+    for (const a of this.agents) {
+      if (cast.has(a) || !a.canAct || !a.squad || (a.kind !== 'worker' && a.kind !== 'subagent')) continue;
+      if (!bySquad.has(a.squad)) bySquad.set(a.squad, []);
+      bySquad.get(a.squad).push(a);
+    }
+    let squad = null;
+    for (const [s, members] of bySquad) if (!squad || members.length > bySquad.get(squad).length) squad = s;
+    if (!squad) { log('incident storm skipped: no squad'); return; }
+    const silenced = bySquad.get(squad);
+    for (const a of silenced) a.behaviour = 'silent';
+    this.stormCast = { squad: squad.name, agents: silenced.map((a) => a.id) };
+    log(`incident: storm, ${silenced.length} agents of ${squad.name} go silent at once`);
   }
 
   // ----- the incidents scenario: one of each alert kind MAP Inspector detects -----------------
