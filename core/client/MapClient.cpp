@@ -725,6 +725,9 @@ void MapClient::goLive()
     m_replayedAfterReconnect = 0;
     m_attempt = 0;
     m_lastProbeMs = m_lastReconcileMs = t; // the snapshot just read the server
+    // The snapshot's inputs go out before the state does: the session then has them when it
+    // hears of Live (a command acting on an agent by name at Live must find it).
+    flushInputs();
     setState(ClientState::Live);
     Q_EMIT live();
     readExtensionHistory();
