@@ -236,19 +236,8 @@ int commandRules(const QCommandLineParser &p)
 // when several are watched.
 void printGroupNotices(const std::vector<AlertGroups::Notice> &notices, qint64 atMs, const QString &system)
 {
-    for (const AlertGroups::Notice &notice : notices) {
-        Json line{{"group", notice.groupKey.toStdString()},
-                  {"title", notice.title.toStdString()},
-                  {"state", notice.resolved ? "resolved" : notice.first ? "new" : "grown"},
-                  {"severity", alertSeverityName(notice.severity).toStdString()},
-                  {"open", notice.open},
-                  {"added", notice.added},
-                  {"cleared", notice.cleared},
-                  {"at", atMs}};
-        if (!system.isEmpty())
-            line["system"] = system.toStdString();
-        printJson(line, -1);
-    }
+    for (const AlertGroups::Notice &notice : notices)
+        printJson(AlertGroups::noticeToJson(notice, atMs, system), -1);
 }
 
 // watch: the detectors over a live connection, one JSON line per alert raised or cleared, until

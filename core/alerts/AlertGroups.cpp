@@ -157,11 +157,26 @@ void AlertGroups::apply(const std::vector<AlertChange> &changes, const SystemSto
                 // told nothing (nothing of it was told: its storm came and went unannounced).
                 if (g.notifiedAtMs >= 0)
                     m_resolved.push_back({key, QStringLiteral("%1 %2 — all cleared").arg(alertKindName(g.kind), g.where).simplified(),
-                                          g.severity, 0, 0, g.clearedSinceNotice, false, true});
+                                          g.kind, g.severity, 0, 0, g.clearedSinceNotice, false, true});
                 m_groups.erase(it);
             }
         }
     }
+}
+
+Json AlertGroups::noticeToJson(const Notice &notice, qint64 atMs, const QString &system)
+{
+    Json line{{"group", notice.groupKey.toStdString()},
+              {"title", notice.title.toStdString()},
+              {"state", notice.resolved ? "resolved" : notice.first ? "new" : "grown"},
+              {"severity", alertSeverityName(notice.severity).toStdString()},
+              {"open", notice.open},
+              {"added", notice.added},
+              {"cleared", notice.cleared},
+              {"at", atMs}};
+    if (!system.isEmpty())
+        line["system"] = system.toStdString();
+    return line;
 }
 
 std::vector<AlertGroups::Notice> AlertGroups::due(qint64 nowMs)
@@ -180,7 +195,7 @@ std::vector<AlertGroups::Notice> AlertGroups::noticesAt(qint64 nowMs, bool every
                                   : g.addedSinceNotice > 0 && (everything || nowMs - g.notifiedAtMs >= m_rules.groupIntervalMs);
         if (!dueNow)
             continue;
-        out.push_back({key, g.title(), g.severity, int(g.alerts.size()), first ? int(g.alerts.size()) : g.addedSinceNotice,
+        out.push_back({key, g.title(), g.kind, g.severity, int(g.alerts.size()), first ? int(g.alerts.size()) : g.addedSinceNotice,
                        g.clearedSinceNotice, first});
         g.notifiedAtMs = nowMs;
         g.addedSinceNotice = 0;

@@ -77,6 +77,7 @@ public:
     {
         QString groupKey;
         QString title;
+        AlertKind kind = AlertKind::Unresponsive;
         AlertSeverity severity = AlertSeverity::Info;
         int open = 0;     // alerts open in it now
         int added = 0;    // since its last notice (all of them for the first)
@@ -90,6 +91,10 @@ public:
     std::vector<Notice> due(qint64 nowMs);
     // Every notice not told yet, whatever the wait and the interval (the end of a watch).
     std::vector<Notice> flush() { return noticesAt(nowForFlush(), true); }
+    // A notice as one JSON object — what `watch --group` prints and the webhook posts:
+    // {"group", "title", "state": "new" | "grown" | "resolved", "severity", "open", "added",
+    //  "cleared", "at" (model time, ms)}, and "system" when `system` is not empty.
+    static Json noticeToJson(const Notice &notice, qint64 atMs, const QString &system = {});
 
     // The labels of `alert` as AlertRules::groupBy names them (tests, the inspector).
     // `scopeParents`: the ids of scopes that have sub-scopes (null: looked up here).

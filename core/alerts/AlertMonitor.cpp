@@ -58,6 +58,7 @@ void AlertMonitor::setStore(SystemStore *store)
     m_store = store;
     dropVerdict();
     m_engine.reset();
+    m_groups.clear();
     Q_EMIT alertsReset();
     if (store) {
         // A verdict on the content that goes is told before it goes (a time travel's swap, a
@@ -72,6 +73,7 @@ void AlertMonitor::setRules(const AlertRules &rules)
     dropVerdict();
     m_engine.reset();
     m_engine.setRules(rules);
+    m_groups.setRules(rules);
     Q_EMIT alertsReset();
 }
 
@@ -127,7 +129,7 @@ void AlertMonitor::tellVerdictPart(size_t most)
         m_verdictTold += count;
         QElapsedTimer views;
         views.start();
-        Q_EMIT alertsChanged(part);
+        tell(part);
         if (most == m_tellPart && count >= kTellPartLeast) { // a part, not the rest told at once
             // Smaller at once when a part took too long; larger by at most twice a part, so that
             // one quick part (a small inbox's) does not bring back a part a large inbox cannot take.
@@ -148,6 +150,18 @@ void AlertMonitor::tellVerdictPart(size_t most)
     Q_EMIT evaluated();
     if (std::exchange(m_stepAfterTell, false))
         askSlice();
+}
+
+std::vector<AlertGroups::Notice> AlertMonitor::groupNoticesDue()
+{
+    return m_store ? m_groups.due(m_store->now()) : std::vector<AlertGroups::Notice>{};
+}
+
+void AlertMonitor::tell(const std::vector<AlertChange> &changes)
+{
+    if (m_store)
+        m_groups.apply(changes, *m_store, m_store->now());
+    Q_EMIT alertsChanged(changes);
 }
 
 void AlertMonitor::dropVerdict()
@@ -177,7 +191,7 @@ void AlertMonitor::evaluateNow()
             changes.insert(changes.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
         }
         if (!changes.empty())
-            Q_EMIT alertsChanged(changes);
+            tell(changes);
         Q_EMIT evaluated();
     }
 }

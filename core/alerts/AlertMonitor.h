@@ -7,6 +7,7 @@
 #pragma once
 
 #include "alerts/AlertEngine.h"
+#include "alerts/AlertGroups.h"
 #include "common/TurnShare.h"
 
 #include <QObject>
@@ -52,6 +53,7 @@ public:
     {
         dropVerdict();
         m_engine.reset();
+        m_groups.clear();
         Q_EMIT alertsReset();
     }
 
@@ -63,6 +65,12 @@ public:
     void step();
 
     const std::map<QString, Alert> &openAlerts() const { return m_engine.openAlerts(); }
+    // The open alerts' groups (the rules' "grouping"), brought up to date with each part before
+    // alertsChanged is emitted: a receiver asks groups().isGrouped(key) of the alerts it is told.
+    const AlertGroups &groups() const { return m_groups; }
+    // The group notices due now (model time; AlertGroups::due), each told once: the window's
+    // delivery asks after each evaluation.
+    std::vector<AlertGroups::Notice> groupNoticesDue();
     qint64 notTracked() const { return m_engine.notTracked(); }
     // How the detectors keep up (benchmarks): evaluations completed, messages not read yet.
     qint64 evaluationCount() const { return m_engine.evaluationCount(); }
@@ -85,9 +93,11 @@ private:
     void dropVerdict(); // forgets a finished evaluation not yet told (its store or rules are gone)
     void askSlice(); // the next slice at a later turn
     void askTellPart(); // the next part of the verdict at a later turn
+    void tell(const std::vector<AlertChange> &changes); // groups brought up to date, then alertsChanged
 
     QPointer<SystemStore> m_store;
     AlertEngine m_engine;
+    AlertGroups m_groups;
     QTimer m_tick;
     // The next slice of a backlog, and the next part of a verdict, wait here for a turn of the
     // event loop: its own share, or the window's (setTurnShare).

@@ -103,6 +103,15 @@ void AlertWebhook::offer(const std::vector<AlertChange> &changes)
     }
 }
 
+void AlertWebhook::offerGroups(const std::vector<AlertGroups::Notice> &notices, qint64 atMs)
+{
+    if (!isOn())
+        return;
+    for (const AlertGroups::Notice &notice : notices)
+        if (notice.severity >= m_minSeverity)
+            enqueue(QByteArray::fromStdString(AlertGroups::noticeToJson(notice, atMs, m_system).dump()));
+}
+
 void AlertWebhook::reconcile(const std::map<QString, Alert> &openAlerts, qint64 nowMs)
 {
     for (auto it = m_sentAlerts.begin(); it != m_sentAlerts.end();) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include "alerts/AlertEngine.h"
+#include "alerts/AlertGroups.h"
 
 #include <QObject>
 #include <QUrl>
@@ -67,6 +68,10 @@ public:
     // severity (once: an alert raised again while its raising was sent, after new rules or a
     // reconnect, is not sent again), and the clearing of those (only of alerts whose raising was sent).
     void offer(const std::vector<AlertChange> &changes);
+    // The group notices of an evaluation (AlertGroups::due), at or above the severity: one call
+    // per group and change (AlertGroups::noticeToJson, with "system"), at model time `atMs`. The
+    // alerts of a grouped group are not offered singly (the owner leaves them out of offer()).
+    void offerGroups(const std::vector<AlertGroups::Notice> &notices, qint64 atMs);
     // After an evaluation of the live model: the clearing of every alert sent as raised that is
     // no longer open (its clearing was not seen: new rules, or a view of the past meanwhile).
     void reconcile(const std::map<QString, Alert> &openAlerts, qint64 nowMs);

@@ -21,6 +21,23 @@
 
 namespace mapi::ui {
 
+namespace {
+
+// A group notice as the notifier shows an alert: its kind and severity in the title, the group's
+// title ("unresponsive — 1,000 agents in team/ingest") as the text.
+Alert groupNotification(const AlertGroups::Notice &notice)
+{
+    Alert alert;
+    alert.kind = notice.kind;
+    alert.severity = notice.severity;
+    alert.reason = notice.first ? notice.title
+                                : QObject::tr("%1 (%n more since the last notice)", nullptr, notice.added).arg(notice.title);
+    alert.cachedKey = QStringLiteral("group:") + notice.groupKey;
+    return alert;
+}
+
+} // namespace
+
 AlertDeliveryController::AlertDeliveryController(InspectorSession *session, AlertMonitor *monitor, QWidget *window,
                                                  AlertNotifier *notifier)
     : SessionController(session, monitor, window)
@@ -36,18 +53,39 @@ AlertDeliveryController::AlertDeliveryController(InspectorSession *session, Aler
         // new rules, what is raised again was already said (the webhook skips what it sent).
         if (m_session->source() != InspectorSession::Source::Live || m_session->isTimeTravelling())
             return;
+        // A raised alert of a grouped storm is told with its group (at the evaluation's end), not
+        // alone; clearings go on (the webhook tells only those whose raising it sent).
+        std::vector<AlertChange> singles;
+        singles.reserve(changes.size());
+        for (const AlertChange &change : changes)
+            if (!change.raised || !m_monitor->groups().isGrouped(change.alert.key()))
+                singles.push_back(change);
         m_notifier->setSystemName(m_systemName ? m_systemName() : QString());
         m_webhook->setSystem(m_session->sourceLabel());
         if (!m_applyingNewRules) // one evaluation's parts offered together: its worst alert is the headline
-            m_toNotify.insert(m_toNotify.end(), changes.begin(), changes.end());
-        m_webhook->offer(changes);
+            m_toNotify.insert(m_toNotify.end(), singles.begin(), singles.end());
+        m_webhook->offer(singles);
     });
     connect(m_monitor, &AlertMonitor::alertsReset, this, [this] { m_toNotify.clear(); });
     connect(m_monitor, &AlertMonitor::evaluated, this, [this] {
+        // Asked after every evaluation, so that a view of the past or a trace lets them pass
+        // rather than piling them up for later.
+        const std::vector<AlertGroups::Notice> notices = m_monitor->groupNoticesDue();
+        const bool now = m_session->source() == InspectorSession::Source::Live && !m_session->isTimeTravelling();
+        if (now && !notices.empty()) {
+            const qint64 at = m_session->store()->now();
+            if (!m_applyingNewRules)
+                for (const AlertGroups::Notice &notice : notices)
+                    if (!notice.resolved) // a storm that ended is said by the webhook; the inbox shows it gone
+                        m_toNotify.push_back({groupNotification(notice), true, at});
+            m_notifier->setSystemName(m_systemName ? m_systemName() : QString());
+            m_webhook->setSystem(m_session->sourceLabel());
+            m_webhook->offerGroups(notices, at);
+        }
         if (!m_toNotify.empty())
             m_notifier->offer(std::exchange(m_toNotify, {}), m_dialogParent->isActiveWindow() && !m_dialogParent->isMinimized(),
                               QDateTime::currentMSecsSinceEpoch());
-        if (m_session->source() == InspectorSession::Source::Live && !m_session->isTimeTravelling()) {
+        if (now) {
             m_webhook->setSystem(m_session->sourceLabel());
             m_webhook->reconcile(m_monitor->openAlerts(), m_session->store()->now());
         }

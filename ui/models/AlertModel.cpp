@@ -1,9 +1,11 @@
 #include "models/AlertModel.h"
 
+#include "alerts/AlertGroups.h"
 #include "model/SystemStore.h"
 #include "style/Colors.h"
 
 #include <QFont>
+#include <QLocale>
 #include <QSet>
 
 #include <algorithm>
@@ -73,18 +75,31 @@ QVariant AlertModel::data(const QModelIndex &index, int role) const
     case SinceRole: return a.sinceMs;
     case AcknowledgedRole: return row.acknowledged;
     case SnoozedUntilRole: return row.snoozedUntilMs;
-    case AgentsRole: return a.agents;
+    case AgentsRole: return agentsAt(index.row());
+    case GroupRole: return row.group;
+    case IsGroupRole: return row.isGroup;
     case Qt::DisplayRole:
         switch (index.column()) {
         case SeverityColumn: return alertSeverityName(a.severity);
-        case KindColumn: return a.subject.isEmpty() || a.kind == AlertKind::Loop ? alertKindName(a.kind)
-                                                                                 : QStringLiteral("%1 (%2)").arg(alertKindName(a.kind), a.subject);
-        case AgentsColumn: return agentsText(a);
+        case KindColumn:
+            if (row.isGroup) // ▾ / ▸: expanded or not, as a tree view draws it
+                return QStringLiteral("%1 %2").arg(m_expanded.contains(row.group) ? QChar(0x25BE) : QChar(0x25B8), alertKindName(a.kind));
+            return QString((row.group.isEmpty() ? QString() : QStringLiteral("    "))
+                   + (a.subject.isEmpty() || a.kind == AlertKind::Loop ? alertKindName(a.kind)
+                                                                       : QStringLiteral("%1 (%2)").arg(alertKindName(a.kind), a.subject)));
+        case AgentsColumn: return row.isGroup ? groupText(row) : agentsText(a);
         case WaitingColumn: return waitingText(m_store->now() - a.sinceMs);
-        case ReasonColumn: return row.acknowledged ? tr("acknowledged · %1").arg(a.reason) : a.reason;
+        case ReasonColumn: {
+            const QString reason = row.isGroup ? (m_expanded.contains(row.group) ? tr("%1 — double-click to fold it").arg(a.reason)
+                                                                                 : tr("%1 — double-click to list its alerts").arg(a.reason))
+                                               : a.reason;
+            return row.acknowledged ? tr("acknowledged · %1").arg(reason) : reason;
+        }
         }
         break;
     case Qt::ToolTipRole:
+        if (row.isGroup)
+            return a.reason;
         return QStringLiteral("%1\n\n%2\n%3").arg(a.reason, a.agents.join(u'\n'), a.evidence.join(u'\n'));
     case Qt::ForegroundRole:
         if (index.column() == SeverityColumn && !row.acknowledged)
@@ -130,9 +145,13 @@ void AlertModel::apply(const std::vector<AlertChange> &changes)
     std::vector<std::optional<Alert>> added; // new rows (nullopt: raised and cleared in this batch)
     QHash<QString, size_t> addedAt;
     QSet<int> removedRows;
+    QSet<QString> touched;               // groups whose alerts changed
     for (const AlertChange &change : changes) {
         const QString key = change.alert.key();
         const int row = m_rowOfKey.value(key, -1);
+        if (m_groups)
+            if (const QString group = m_groups->groupOf(key); !group.isEmpty())
+                touched.insert(group);
         if (!change.raised) {
             if (auto at = addedAt.find(key); at != addedAt.end()) {
                 added[at.value()].reset();
@@ -140,6 +159,8 @@ void AlertModel::apply(const std::vector<AlertChange> &changes)
             } else if (row >= 0 && !removedRows.contains(row)) {
                 removed.push_back(row);
                 removedRows.insert(row);
+                if (!m_rows[size_t(row)].group.isEmpty())
+                    touched.insert(m_rows[size_t(row)].group);
             }
         } else if (row >= 0 && !removedRows.contains(row)) { // raised again while shown (a reconnect): refresh it
             m_rows[size_t(row)].alert = change.alert;
@@ -151,33 +172,28 @@ void AlertModel::apply(const std::vector<AlertChange> &changes)
             added.push_back(change.alert);
         }
     }
-    // Removals from the bottom up, a run of neighbouring rows at once.
-    std::sort(removed.begin(), removed.end(), std::greater<int>());
-    for (const int row : removed)
-        m_rowOfKey.remove(m_rows[size_t(row)].alert.key());
-    for (size_t i = 0; i < removed.size();) {
-        size_t j = i + 1;
-        while (j < removed.size() && removed[j] == removed[j - 1] - 1)
-            ++j;
-        const int first = removed[j - 1], last = removed[i];
-        beginRemoveRows({}, first, last);
-        m_rows.erase(m_rows.begin() + first, m_rows.begin() + last + 1);
-        endRemoveRows();
-        i = j;
-    }
-    // The rows below the first removed one moved up: only theirs are looked up again (a rebuild
-    // of the whole index was 2-5 ms at 10,000 rows, for every part of a storm's verdict).
-    if (!removed.empty())
-        for (size_t i = size_t(removed.back()); i < m_rows.size(); ++i)
-            m_rowOfKey[m_rows[i].alert.key()] = int(i);
+    removeRows(std::move(removed));
     std::vector<Row> fresh;
     for (std::optional<Alert> &a : added) {
         if (!a)
             continue;
-        const Mark mark = m_remembered.value(a->key()); // acknowledged or snoozed before a clear()
-        fresh.push_back({std::move(*a), mark.acknowledged, mark.snoozedUntilMs});
+        const QString key = a->key();
+        Row row;
+        row.alert = std::move(*a);
+        if (const auto mark = m_remembered.constFind(key); mark != m_remembered.cend()) { // acknowledged or snoozed before a clear()
+            row.acknowledged = mark->acknowledged;
+            row.snoozedUntilMs = mark->snoozedUntilMs;
+        }
+        if (m_groups && m_groups->isGrouped(key)) {
+            row.group = m_groups->groupOf(key);
+            // Joining a group the operator acknowledged or snoozed: so is this alert.
+            if (const int groupRow = groupRowOf(row.group); groupRow >= 0 && !m_remembered.contains(key)) {
+                row.acknowledged = m_rows[size_t(groupRow)].acknowledged;
+                row.snoozedUntilMs = m_rows[size_t(groupRow)].snoozedUntilMs;
+            }
+        }
+        fresh.push_back(std::move(row));
     }
-    m_remembered.clear(); // what the first evaluation after clear() did not raise again is over
     if (!fresh.empty()) {
         beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + fresh.size()) - 1);
         const size_t firstNew = m_rows.size();
@@ -186,6 +202,90 @@ void AlertModel::apply(const std::vector<AlertChange> &changes)
             m_rowOfKey.insert(m_rows[i].alert.key(), int(i));
         endInsertRows();
     }
+    if (!touched.isEmpty())
+        syncGroups(touched);
+}
+
+void AlertModel::removeRows(std::vector<int> rows)
+{
+    if (rows.empty())
+        return;
+    // From the bottom up, a run of neighbouring rows at once.
+    std::sort(rows.begin(), rows.end(), std::greater<int>());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    for (const int row : rows)
+        m_rowOfKey.remove(m_rows[size_t(row)].alert.key());
+    for (size_t i = 0; i < rows.size();) {
+        size_t j = i + 1;
+        while (j < rows.size() && rows[j] == rows[j - 1] - 1)
+            ++j;
+        const int first = rows[j - 1], last = rows[i];
+        beginRemoveRows({}, first, last);
+        m_rows.erase(m_rows.begin() + first, m_rows.begin() + last + 1);
+        endRemoveRows();
+        i = j;
+    }
+    // The rows below the first removed one moved up: only theirs are looked up again (a rebuild
+    // of the whole index was 2-5 ms at 10,000 rows, for every part of a storm's verdict).
+    for (size_t i = size_t(rows.back()); i < m_rows.size(); ++i)
+        m_rowOfKey[m_rows[i].alert.key()] = int(i);
+}
+
+void AlertModel::syncGroups(const QSet<QString> &touched)
+{
+    std::vector<int> gone;
+    bool regrouped = false;
+    const auto describe = [](Row &row, const AlertGroup &group) {
+        row.alert.kind = group.kind;
+        row.alert.severity = group.severity;
+        row.alert.sinceMs = group.sinceMs;
+        row.alert.reason = group.title();
+    };
+    for (const QString &key : touched) {
+        const AlertGroup *group = m_groups ? m_groups->group(key) : nullptr;
+        const int row = groupRowOf(key);
+        if (!group || group->grownAtMs < 0) { // emptied (or never large enough)
+            if (row >= 0)
+                gone.push_back(row);
+            m_expanded.remove(key);
+            continue;
+        }
+        if (row >= 0) {
+            const Alert before = m_rows[size_t(row)].alert;
+            describe(m_rows[size_t(row)], *group);
+            // Its members sort by the group row's place: a listed group that moves takes them along.
+            if (m_expanded.contains(key) && (before.severity != group->severity || before.sinceMs != group->sinceMs))
+                regrouped = true;
+            Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+            continue;
+        }
+        Row groupRow;
+        groupRow.isGroup = true;
+        groupRow.group = key;
+        groupRow.alert.cachedKey = groupRowKey(key);
+        const Mark mark = m_remembered.value(groupRow.alert.cachedKey);
+        groupRow.acknowledged = mark.acknowledged;
+        groupRow.snoozedUntilMs = mark.snoozedUntilMs;
+        describe(groupRow, *group);
+        beginInsertRows({}, int(m_rows.size()), int(m_rows.size()));
+        m_rowOfKey.insert(groupRow.alert.cachedKey, int(m_rows.size()));
+        m_rows.push_back(std::move(groupRow));
+        endInsertRows();
+        // A group formed around alerts listed singly until now: they move under it.
+        for (const QString &member : group->alerts)
+            if (const int memberRow = rowOf(member); memberRow >= 0 && m_rows[size_t(memberRow)].group != key) {
+                m_rows[size_t(memberRow)].group = key;
+                regrouped = true;
+            }
+    }
+    removeRows(std::move(gone));
+    if (regrouped)
+        Q_EMIT groupingChanged();
+}
+
+void AlertModel::evaluationEnded()
+{
+    m_remembered.clear(); // what the first evaluation after clear() did not raise again is over
 }
 
 void AlertModel::clear()
@@ -195,6 +295,7 @@ void AlertModel::clear()
     for (const Row &row : m_rows)
         if (row.acknowledged || row.snoozedUntilMs > 0)
             m_remembered.insert(row.alert.key(), {row.acknowledged, row.snoozedUntilMs});
+    m_expanded.clear();
     m_rows.clear();
     m_rowOfKey.clear();
     endResetModel();
@@ -224,13 +325,72 @@ const Alert *AlertModel::alertAt(int row) const
     return row >= 0 && size_t(row) < m_rows.size() ? &m_rows[size_t(row)].alert : nullptr;
 }
 
+QString AlertModel::groupText(const Row &row) const
+{
+    const AlertGroup *group = m_groups ? m_groups->group(row.group) : nullptr;
+    if (!group)
+        return {};
+    const QString agents = tr("%1 agents").arg(QLocale().toString(group->agentCount));
+    return group->where.isEmpty() ? agents : QStringLiteral("%1 %2").arg(agents, group->where);
+}
+
+std::vector<int> AlertModel::memberRowsOf(int groupRow) const
+{
+    std::vector<int> rows;
+    if (groupRow < 0 || size_t(groupRow) >= m_rows.size() || !m_rows[size_t(groupRow)].isGroup)
+        return rows;
+    const QString &key = m_rows[size_t(groupRow)].group;
+    if (const AlertGroup *group = m_groups ? m_groups->group(key) : nullptr) {
+        for (const QString &member : group->alerts)
+            if (const int row = rowOf(member); row >= 0 && m_rows[size_t(row)].group == key)
+                rows.push_back(row);
+    }
+    std::sort(rows.begin(), rows.end());
+    return rows;
+}
+
+QStringList AlertModel::agentsAt(int row) const
+{
+    if (row < 0 || size_t(row) >= m_rows.size())
+        return {};
+    if (!m_rows[size_t(row)].isGroup)
+        return m_rows[size_t(row)].alert.agents;
+    QStringList agents;
+    for (const int member : memberRowsOf(row))
+        agents += m_rows[size_t(member)].alert.agents;
+    return agents;
+}
+
+void AlertModel::setExpanded(const QString &groupKey, bool expanded)
+{
+    const int row = groupRowOf(groupKey);
+    if (row < 0 || expanded == m_expanded.contains(groupKey))
+        return;
+    if (expanded)
+        m_expanded.insert(groupKey);
+    else
+        m_expanded.remove(groupKey);
+    Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    Q_EMIT groupingChanged();
+}
+
+void AlertModel::setMark(int row, bool acknowledged, qint64 snoozedUntilMs)
+{
+    m_rows[size_t(row)].acknowledged = acknowledged;
+    m_rows[size_t(row)].snoozedUntilMs = snoozedUntilMs;
+}
+
 void AlertModel::setAcknowledged(const QString &key, bool acknowledged)
 {
     const int row = rowOf(key);
     if (row < 0)
         return;
-    m_rows[size_t(row)].acknowledged = acknowledged;
-    Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    std::vector<int> rows = memberRowsOf(row);
+    rows.push_back(row);
+    for (const int r : rows)
+        setMark(r, acknowledged, m_rows[size_t(r)].snoozedUntilMs);
+    const auto [first, last] = std::minmax_element(rows.begin(), rows.end());
+    Q_EMIT dataChanged(index(*first, 0), index(*last, ColumnCount - 1));
 }
 
 void AlertModel::snooze(const QString &key, qint64 untilLocalMs)
@@ -238,14 +398,22 @@ void AlertModel::snooze(const QString &key, qint64 untilLocalMs)
     const int row = rowOf(key);
     if (row < 0)
         return;
-    m_rows[size_t(row)].snoozedUntilMs = untilLocalMs;
-    Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    std::vector<int> rows = memberRowsOf(row);
+    rows.push_back(row);
+    for (const int r : rows)
+        setMark(r, m_rows[size_t(r)].acknowledged, untilLocalMs);
+    const auto [first, last] = std::minmax_element(rows.begin(), rows.end());
+    Q_EMIT dataChanged(index(*first, 0), index(*last, ColumnCount - 1));
 }
 
 AlertModel::Counts AlertModel::counts(qint64 localNowMs) const
 {
     Counts c;
     for (const Row &row : m_rows) {
+        if (row.isGroup) {
+            ++c.groups;
+            continue;
+        }
         ++c.open;
         if (row.snoozedUntilMs > localNowMs)
             ++c.snoozed;

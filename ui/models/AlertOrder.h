@@ -1,7 +1,9 @@
 // The order and filter of an attention inbox over AlertModel's rows (the one system's inbox,
 // AlertsPanel, and every system's, SystemsPanel): most severe first, acknowledged after the
-// others, then the longest waiting first; snoozed rows hidden until their time has passed. The
-// owner calls refilter() when a snooze ends (AlertModel::snoozeEndedBetween) or is set. GUI thread.
+// others, then the longest waiting first; snoozed rows hidden until their time has passed. A
+// group's members sort right below its row, listed only while it is expanded. The owner calls
+// refilter() when a snooze ends (AlertModel::snoozeEndedBetween) or is set, and regroup() on
+// AlertModel::groupingChanged. GUI thread.
 #pragma once
 
 #include <QSortFilterProxyModel>
@@ -18,6 +20,7 @@ class AlertOrder : public QSortFilterProxyModel
 public:
     using QSortFilterProxyModel::QSortFilterProxyModel;
     void refilter() { invalidateFilter(); }
+    void regroup() { invalidate(); }
     // For a source that is not an AlertModel itself (SystemsAlertModel): the AlertModel and row
     // that a source row shows ({nullptr, -1}: none). Rows are compared on the AlertModel's own
     // data, without QVariants: a storm's thousands of rows are sorted at every evaluation.

@@ -49,6 +49,7 @@ AlertsPanel::AlertsPanel(InspectorSession *session, SelectionHub *selection, Ale
     m_summary->setObjectName(QStringLiteral("alertsSummary"));
     m_summary->setWordWrap(true);
 
+    m_model->setGroups(&monitor->groups());
     m_proxy->setSourceModel(m_model);
     m_proxy->setDynamicSortFilter(true);
     m_proxy->sort(0);
@@ -64,6 +65,8 @@ AlertsPanel::AlertsPanel(InspectorSession *session, SelectionHub *selection, Ale
     header->resizeSection(AlertModel::WaitingColumn, 6 * em);
 
     m_inspect = button(QStringLiteral("alertInspect"), tr("Inspect"), tr("Show the first agent in the inspector (double-click does the same)"), this);
+    m_expand = button(QStringLiteral("alertExpand"), tr("List"),
+                      tr("List the group's alerts under it, or fold them again (double-click on the group does the same)"), this);
     m_acknowledge = button(QStringLiteral("alertAcknowledge"), tr("Acknowledge"), tr("Mark as seen: greyed and listed last while it stays open"), this);
     m_snooze = button(QStringLiteral("alertSnooze"), tr("Snooze"), tr("Hide it for a while; it comes back if still open"), this);
     m_snooze->setPopupMode(QToolButton::InstantPopup);
@@ -92,7 +95,7 @@ AlertsPanel::AlertsPanel(InspectorSession *session, SelectionHub *selection, Ale
                         tr("The detectors' rules and thresholds, desktop notifications and the webhook"), this);
     connect(m_settings, &QToolButton::clicked, this, &AlertsPanel::settingsRequested);
     QToolBar *buttons = foldingBar(this, QStringLiteral("alertsBar"));
-    for (QToolButton *b : {m_inspect, m_timeline, m_evidence, m_acknowledge, m_snooze})
+    for (QToolButton *b : {m_inspect, m_expand, m_timeline, m_evidence, m_acknowledge, m_snooze})
         buttons->addWidget(b);
     buttons->addSeparator();
     for (QToolButton *b : {m_inject, m_suspend, m_stop})
@@ -120,18 +123,34 @@ AlertsPanel::AlertsPanel(InspectorSession *session, SelectionHub *selection, Ale
         updateSummary();
     });
     connect(monitor, &AlertMonitor::evaluated, this, [this] {
+        m_model->evaluationEnded();
         if (!std::exchange(m_evaluated, true))
             updateSummary();
+    });
+    connect(m_model, &AlertModel::groupingChanged, this, [this] {
+        const QString kept = selectedKey();
+        m_proxy->regroup();
+        if (!kept.isEmpty())
+            selectKey(kept);
+        updateButtons();
     });
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         selectAgentsOfSelection();
         updateButtons();
     });
-    connect(m_table, &QTableView::doubleClicked, this, [this] { m_inspect->click(); });
+    connect(m_table, &QTableView::doubleClicked, this, [this] {
+        const int row = m_model->rowOf(selectedKey());
+        (row >= 0 && m_model->isGroupAt(row) ? m_expand : m_inspect)->click();
+    });
     connect(m_inspect, &QToolButton::clicked, this, [this] {
-        const Alert *a = m_model->alertAt(m_model->rowOf(selectedKey()));
-        if (a && !a->agents.isEmpty())
-            m_selection->focus(SelectionHub::Kind::Agent, a->agents.first(), this);
+        const QStringList agents = m_model->agentsAt(m_model->rowOf(selectedKey()));
+        if (!agents.isEmpty())
+            m_selection->focus(SelectionHub::Kind::Agent, agents.first(), this);
+    });
+    connect(m_expand, &QToolButton::clicked, this, [this] {
+        const int row = m_model->rowOf(selectedKey());
+        if (row >= 0 && m_model->isGroupAt(row))
+            m_model->setExpanded(m_model->groupAt(row), !m_model->isExpanded(m_model->groupAt(row)));
     });
     connect(m_timeline, &QToolButton::clicked, this, [this] {
         if (const Alert *a = m_model->alertAt(m_model->rowOf(selectedKey())))
@@ -207,9 +226,11 @@ void AlertsPanel::snoozeSelected(qint64 forMs)
 
 void AlertsPanel::selectAgentsOfSelection()
 {
-    const Alert *a = m_model->alertAt(m_model->rowOf(selectedKey()));
-    if (a && !a->agents.isEmpty())
-        m_selection->selectAgents(a->agents, this);
+    // A group row: every agent of its alerts (inject, suspend and stop act on the whole group,
+    // through the window's usual confirmation).
+    const QStringList agents = m_model->agentsAt(m_model->rowOf(selectedKey()));
+    if (!agents.isEmpty())
+        m_selection->selectAgents(agents, this);
 }
 
 void AlertsPanel::fillEvidenceMenu()
@@ -255,9 +276,13 @@ void AlertsPanel::fillEvidenceMenu()
 
 void AlertsPanel::updateButtons()
 {
-    const Alert *a = m_model->alertAt(m_model->rowOf(selectedKey()));
-    const bool hasAgents = a && !a->agents.isEmpty();
+    const int row = m_model->rowOf(selectedKey());
+    const Alert *a = m_model->alertAt(row);
+    const bool group = a && m_model->isGroupAt(row);
+    const bool hasAgents = a && (group || !a->agents.isEmpty());
     m_inspect->setEnabled(hasAgents);
+    m_expand->setEnabled(group);
+    m_expand->setText(group && m_model->isExpanded(m_model->groupAt(row)) ? tr("Fold") : tr("List"));
     m_timeline->setEnabled(a != nullptr);
     m_evidence->setEnabled(a != nullptr && !a->evidence.isEmpty());
     m_acknowledge->setEnabled(a != nullptr);
@@ -282,6 +307,8 @@ void AlertsPanel::updateSummary()
         m_summary->setText(tr("Nothing needs attention: no open alert. The detectors are described in docs/alerts.md."));
     } else {
         QStringList parts{tr("%n open", nullptr, c.open)};
+        if (c.groups)
+            parts << tr("%n group(s) of alerts of one kind", nullptr, c.groups);
         if (c.critical)
             parts << tr("%n critical", nullptr, c.critical);
         if (c.acknowledged)

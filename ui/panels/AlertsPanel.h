@@ -1,5 +1,6 @@
 // The attention inbox: every open alert (core/alerts, through AlertMonitor), the most severe and
-// longest waiting first, the agents of one loop or cycle on one row. Selecting a row selects its
+// longest waiting first, the agents of one loop or cycle on one row, a storm's alerts under one
+// group row (listed on demand; acknowledge, snooze and the actions act on the whole group). Selecting a row selects its
 // agents everywhere (topology, timeline, agents table; one agent is also inspected). From the row
 // the operator shows it in the timeline, walks its evidence (each message, task or agent focused in
 // the inspector, a message also in the timeline), acknowledges (greyed, sorted last), snoozes
@@ -68,6 +69,7 @@ private:
     QTableView *m_table;
     QLabel *m_summary;
     QToolButton *m_inspect;
+    QToolButton *m_expand;
     QToolButton *m_acknowledge;
     QToolButton *m_snooze;
     QToolButton *m_timeline;

@@ -68,6 +68,7 @@ void SystemsAlertModel::follow(Source &source)
                      Q_EMIT dataChanged(index(at + topLeft.row(), 0), index(at + bottomRight.row(), bottomRight.column() + FirstAlertColumn),
                                         roles);
                  });
+    c << connect(m, &AlertModel::groupingChanged, this, &SystemsAlertModel::groupingChanged);
     // A system closing takes its inbox with it, maybe before the window says it is gone.
     c << connect(m, &QObject::destroyed, this, &SystemsAlertModel::forget);
 }

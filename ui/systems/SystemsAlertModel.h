@@ -41,6 +41,10 @@ public:
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
+Q_SIGNALS:
+    // A system's inbox regrouped its rows (AlertModel::groupingChanged).
+    void groupingChanged();
+
 private:
     struct Source
     {

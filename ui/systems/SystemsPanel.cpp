@@ -185,6 +185,7 @@ SystemsPanel::SystemsPanel(std::function<QList<SystemView *>()> systems, std::fu
     split->setChildrenCollapsible(false);
     layout->addWidget(split);
 
+    connect(m_alerts, &SystemsAlertModel::groupingChanged, m_alertOrder, &AlertOrder::regroup);
     m_table->setObjectName(QStringLiteral("systemsTable"));
     m_table->setModel(m_model);
     setUpReadOnlyTable(m_table, QAbstractItemView::SingleSelection, SystemsModel::HealthColumn);
