@@ -6,12 +6,14 @@
 #include "controllers/ControlController.h"
 #include "controllers/ExportController.h"
 #include "controllers/TraceController.h"
+#include "panels/AgentsPanel.h"
 #include "panels/TimelinePanel.h"
 #include "panels/TopologyPanel.h"
 #include "panels/WelcomePage.h"
 #include "replay/ReplayBar.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
+#include "systems/AttentionHeader.h"
 #include "systems/SystemView.h"
 #include "style/Theme.h"
 #include "timeline/TimelineView.h"
@@ -31,6 +33,7 @@
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QVBoxLayout>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -57,7 +60,31 @@ MainWindow::MainWindow(QWidget *parent)
     });
     connect(m_welcome, &WelcomePage::openSampleRequested, this, [this] { traces()->openSampleTrace(); });
     m_center->addWidget(m_welcome);
-    setCentralWidget(m_center);
+    // Above the centre: "is anything wrong?", each count a filter (issue 44 item 5).
+    m_attention = new AttentionHeader([this] { return m_systems; }, [this] { return m_front; }, this);
+    connect(m_attention, &AttentionHeader::agentsFilterRequested, this, [this](SystemView *system, const QString &query) {
+        showSystem(system);
+        if (QDockWidget *d = dock(QStringLiteral("agentsDock"))) {
+            d->show();
+            d->raise();
+        }
+        system->agents()->setFilterText(query);
+    });
+    connect(m_attention, &AttentionHeader::alertsRequested, this, [this](SystemView *system) {
+        showSystem(system);
+        if (QDockWidget *d = dock(QStringLiteral("alertsDock"))) {
+            d->show();
+            d->raise();
+        }
+    });
+    connect(this, &MainWindow::systemsChanged, m_attention, &AttentionHeader::refresh);
+    auto *central = new QWidget(this);
+    auto *centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(0);
+    centralLayout->addWidget(m_attention);
+    centralLayout->addWidget(m_center, 1);
+    setCentralWidget(central);
     buildDocks();
     m_front = addSystem(); // the first system: empty until a source opens
     buildStatusBar();

@@ -34,6 +34,7 @@ namespace mapi::ui {
 
 class SelectionHub;
 class ActionsPanel;
+class AttentionHeader;
 class AgentsPanel;
 class HealthPanel;
 class InspectorPanel;
@@ -90,6 +91,7 @@ public:
     void closeSystem(SystemView *system);
     void showSystem(SystemView *system);
     SystemsPanel *systemsPanel() const { return m_systemsPanel; }
+    AttentionHeader *attentionHeader() const { return m_attention; }
 
     // For every system, open and to come: the memory budget in total (kDefaultMemoryBudgetBytes),
     // split evenly among the live systems; the journal's retention; --observer.
@@ -172,6 +174,7 @@ private:
     QByteArray m_defaultLayout; // the docks as first built: View → Reset layout goes back to it
 
     QStackedWidget *m_center = nullptr; // the welcome page, or the front system's topology over its replay bar
+    AttentionHeader *m_attention = nullptr; // above the centre: counts per health and state, per system
     WelcomePage *m_welcome = nullptr;
     QHash<QString, QStackedWidget *> m_dockStacks; // dock name → one page per system
     SystemsPanel *m_systemsPanel = nullptr;

@@ -29,7 +29,10 @@ void AlertGroups::clear()
     m_groups.clear();
     m_groupOfAlert.clear();
     m_agentsOfAlert.clear();
+    m_startOfAlert.clear();
     m_resolved.clear();
+    m_lastTouched.clear();
+    m_lastReformed.clear();
 }
 
 bool AlertGroups::isGrouped(const QString &alertKey) const
@@ -112,6 +115,9 @@ QString AlertGroups::groupKeyFor(const Alert &alert, const SystemStore &store, Q
 
 void AlertGroups::apply(const std::vector<AlertChange> &changes, const SystemStore &store, qint64 nowMs)
 {
+    m_lastTouched.clear();
+    m_lastReformed.clear();
+    QSet<QString> emptied; // groups that emptied in this apply
     if (m_rules.groupBy.isEmpty())
         return;
     const auto big = [this](const AlertGroup &g) { return int(g.alerts.size()) >= m_rules.groupMinAlerts; };
@@ -127,7 +133,10 @@ void AlertGroups::apply(const std::vector<AlertChange> &changes, const SystemSto
             QString where;
             const QString key = groupKeyFor(change.alert, store, &where, &scopeParents);
             AlertGroup &g = m_groups[key];
+            m_lastTouched.insert(key);
             if (g.key.isEmpty()) {
+                if (emptied.contains(key))
+                    m_lastReformed.insert(key);
                 g.key = key;
                 g.kind = change.alert.kind;
                 g.where = where;
@@ -135,7 +144,9 @@ void AlertGroups::apply(const std::vector<AlertChange> &changes, const SystemSto
             }
             g.alerts.insert(alertKey);
             g.severity = std::max(g.severity, change.alert.severity);
-            g.sinceMs = std::min(g.sinceMs, change.alert.sinceMs);
+            g.starts.insert(change.alert.sinceMs);
+            g.sinceMs = *g.starts.begin();
+            m_startOfAlert.insert(alertKey, change.alert.sinceMs);
             const int agents = std::max(1, int(change.alert.agents.size()));
             g.agentCount += agents;
             ++g.addedSinceNotice;
@@ -149,16 +160,22 @@ void AlertGroups::apply(const std::vector<AlertChange> &changes, const SystemSto
             if (it == m_groups.end())
                 continue;
             AlertGroup &g = it->second;
+            m_lastTouched.insert(key);
             g.alerts.erase(alertKey);
             g.agentCount -= m_agentsOfAlert.take(alertKey);
+            if (const auto start = g.starts.find(m_startOfAlert.take(alertKey)); start != g.starts.end())
+                g.starts.erase(start);
+            if (!g.starts.empty())
+                g.sinceMs = *g.starts.begin();
             ++g.clearedSinceNotice;
             if (g.alerts.empty()) {
                 // A group told before is told resolved; one that emptied within its wait is
                 // told nothing (nothing of it was told: its storm came and went unannounced).
                 if (g.notifiedAtMs >= 0)
                     m_resolved.push_back({key, QStringLiteral("%1 %2 — all cleared").arg(alertKindName(g.kind), g.where).simplified(),
-                                          g.kind, g.severity, 0, 0, g.clearedSinceNotice, false, true});
+                                          g.kind, g.severity, 0, 0, g.clearedSinceNotice, false, true, g.where});
                 m_groups.erase(it);
+                emptied.insert(key);
             }
         }
     }
@@ -196,7 +213,7 @@ std::vector<AlertGroups::Notice> AlertGroups::noticesAt(qint64 nowMs, bool every
         if (!dueNow)
             continue;
         out.push_back({key, g.title(), g.kind, g.severity, int(g.alerts.size()), first ? int(g.alerts.size()) : g.addedSinceNotice,
-                       g.clearedSinceNotice, first});
+                       g.clearedSinceNotice, first, false, g.where});
         g.notifiedAtMs = nowMs;
         g.addedSinceNotice = 0;
         g.clearedSinceNotice = 0;

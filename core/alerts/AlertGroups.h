@@ -43,6 +43,7 @@ struct AlertGroup
     std::set<QString> alerts; // keys of its open alerts
     int agentCount = 0;   // agents of its alerts, each counted once per alert (one per alert for most kinds)
     qint64 sinceMs = 0;   // the earliest open alert's start (model time)
+    std::multiset<qint64> starts; // every open alert's start: sinceMs again when the earliest clears
 
     // Notification bookkeeping (model time): when it reached the size of a group, when it was last
     // notified (-1: never), alerts added and cleared since then.
@@ -66,6 +67,10 @@ public:
     void clear();
 
     const std::map<QString, AlertGroup> &groups() const { return m_groups; }
+    // The groups the last apply() changed (grown, shrunk, formed, emptied), and of those the ones
+    // that emptied and formed again within it (a new storm: its row starts afresh).
+    const QSet<QString> &lastTouched() const { return m_lastTouched; }
+    const QSet<QString> &lastReformed() const { return m_lastReformed; }
     // The group an open alert is in (empty: not open here, or grouping is off).
     QString groupOf(const QString &alertKey) const { return m_groupOfAlert.value(alertKey); }
     // Its group is shown and notified as one: it has reached groupMinAlerts since it formed (it
@@ -84,6 +89,7 @@ public:
         int cleared = 0;
         bool first = false;
         bool resolved = false; // a notified group whose every alert cleared (told once, at once)
+        QString where;    // AlertGroup::where
     };
     // The notices due at model time `nowMs`, each group's bookkeeping moved on: a group seen for
     // groupWaitMs and never notified; a notified one with alerts added and groupIntervalMs passed;
@@ -110,6 +116,8 @@ private:
     QHash<QString, QString> m_groupOfAlert; // open alert key → its group's key
     QHash<QString, int> m_agentsOfAlert;    // open alert key → its agent count
     std::vector<Notice> m_resolved;         // notified groups that emptied, until due() tells them
+    QHash<QString, qint64> m_startOfAlert;  // open alert key → its start
+    QSet<QString> m_lastTouched, m_lastReformed;
 };
 
 } // namespace mapi

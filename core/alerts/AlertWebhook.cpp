@@ -60,6 +60,7 @@ void AlertWebhook::setTarget(const QUrl &url, const QString &bearerToken, AlertS
         m_queue.clear();
         m_queuedBytes = 0;
         m_sentAlerts.clear();
+        m_sentGroups.clear();
     }
     m_url = usable ? url : QUrl();
     m_token = bearerToken;
@@ -107,9 +108,36 @@ void AlertWebhook::offerGroups(const std::vector<AlertGroups::Notice> &notices, 
 {
     if (!isOn())
         return;
-    for (const AlertGroups::Notice &notice : notices)
-        if (notice.severity >= m_minSeverity)
-            enqueue(QByteArray::fromStdString(AlertGroups::noticeToJson(notice, atMs, m_system).dump()));
+    for (const AlertGroups::Notice &notice : notices) {
+        const bool sent = m_sentGroups.count(notice.groupKey) > 0;
+        if (notice.resolved) {
+            if (!m_sentGroups.erase(notice.groupKey))
+                continue;
+        } else if (notice.severity < m_minSeverity || (notice.first && sent)) {
+            continue;
+        } else {
+            m_sentGroups[notice.groupKey] = notice;
+        }
+        enqueue(QByteArray::fromStdString(AlertGroups::noticeToJson(notice, atMs, m_system).dump()));
+    }
+}
+
+void AlertWebhook::reconcileGroups(const AlertGroups &groups, qint64 atMs)
+{
+    for (auto it = m_sentGroups.begin(); it != m_sentGroups.end();) {
+        const AlertGroup *group = groups.group(it->first);
+        if (group && group->grownAtMs >= 0) {
+            ++it;
+            continue;
+        }
+        AlertGroups::Notice resolved = it->second;
+        resolved.title = QStringLiteral("%1 %2 — all cleared").arg(alertKindName(resolved.kind), resolved.where).simplified();
+        resolved.open = resolved.added = 0;
+        resolved.first = false;
+        resolved.resolved = true;
+        enqueue(QByteArray::fromStdString(AlertGroups::noticeToJson(resolved, atMs, m_system).dump()));
+        it = m_sentGroups.erase(it);
+    }
 }
 
 void AlertWebhook::reconcile(const std::map<QString, Alert> &openAlerts, qint64 nowMs)

@@ -71,7 +71,12 @@ public:
     // The group notices of an evaluation (AlertGroups::due), at or above the severity: one call
     // per group and change (AlertGroups::noticeToJson, with "system"), at model time `atMs`. The
     // alerts of a grouped group are not offered singly (the owner leaves them out of offer()).
+    // A group sent as new is not sent as new again (new rules, a reconnect or a view of the past
+    // made it form again); "resolved" goes only for a group sent before.
     void offerGroups(const std::vector<AlertGroups::Notice> &notices, qint64 atMs);
+    // After an evaluation of the live model: "resolved" for every group sent that is no longer
+    // one (its end was not seen: new rules, a view of the past meanwhile).
+    void reconcileGroups(const AlertGroups &groups, qint64 atMs);
     // After an evaluation of the live model: the clearing of every alert sent as raised that is
     // no longer open (its clearing was not seen: new rules, or a view of the past meanwhile).
     void reconcile(const std::map<QString, Alert> &openAlerts, qint64 nowMs);
@@ -102,6 +107,7 @@ private:
     qsizetype m_queuedBytes = 0; // of m_queue
     QNetworkReply *m_inFlight = nullptr;
     std::map<QString, Alert> m_sentAlerts; // alerts whose raising was sent and not yet their clearing (≤ open alerts)
+    std::map<QString, AlertGroups::Notice> m_sentGroups; // groups sent, not yet resolved (≤ open groups)
     qint64 m_sent = 0;
     qint64 m_failed = 0;
     qint64 m_dropped = 0;

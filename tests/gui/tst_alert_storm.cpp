@@ -13,6 +13,8 @@
 #include "common/AlertNotifier.h"
 #include "controllers/AlertDeliveryController.h"
 #include "models/AlertModel.h"
+#include "models/AlertOrder.h"
+#include "model/SystemStore.h"
 #include "panels/AlertsPanel.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
@@ -30,6 +32,8 @@
 #include <QToolButton>
 #include <QWidget>
 #include <QtTest>
+
+#include <algorithm>
 
 using namespace mapi;
 using namespace mapi::ui;
@@ -75,6 +79,18 @@ private:
     QTcpServer m_server;
     QHash<QTcpSocket *, QByteArray> m_buffers;
 };
+
+// An unresponsive alert of agent `agent` that began at `sinceMs`: agents the store does not know
+// share an empty scope, so the default grouping puts them all in one group.
+AlertChange unresponsive(int agent, bool raised, qint64 sinceMs = 1000)
+{
+    Alert a;
+    a.kind = AlertKind::Unresponsive;
+    a.agents = {QStringLiteral("agent-%1").arg(agent)};
+    a.sinceMs = sinceMs;
+    a.reason = QStringLiteral("no heartbeat");
+    return {a, raised, sinceMs};
+}
 
 QList<int> visibleRowsOfGroup(QAbstractItemModel *view, const QString &groupKey)
 {
@@ -228,9 +244,122 @@ private Q_SLOTS:
         for (const int member : model->memberRowsOf(model->groupRowOf(groupKey)))
             QVERIFY(model->snoozedUntilAt(member) > QDateTime::currentMSecsSinceEpoch());
 
+        // New rules that group the same way: the storm forms again, and is not sent as new again.
+        const size_t callsBefore = receiver.bodies.size();
+        monitor.setRules(rules);
+        monitor.evaluateNow();
+        QTest::qWait(200);
+        QTRY_COMPARE_WITH_TIMEOUT(delivery.webhook()->queued(), 0, 10000);
+        for (size_t i = callsBefore; i < receiver.bodies.size(); ++i)
+            QVERIFY(receiver.bodies[i].value("group", std::string()) != groupKey.toStdString());
+        // Rules without grouping: the storm is no group any more, and is said resolved, once.
+        AlertRules ungrouped = rules;
+        ungrouped.groupBy.clear();
+        monitor.setRules(ungrouped);
+        monitor.evaluateNow();
+        QTRY_VERIFY_WITH_TIMEOUT(delivery.webhook()->queued() == 0 && delivery.webhook()->sent() == qint64(receiver.bodies.size()), 10000);
+        int resolved = 0, news = 0;
+        for (const Json &body : receiver.bodies)
+            if (body.value("group", std::string()) == groupKey.toStdString())
+                (body.value("state", std::string()) == "resolved" ? resolved : news) += 1;
+        QCOMPARE(news, 1);
+        QCOMPARE(resolved, 1);
+
         // The connection never came up: the store was not reset under the test.
         QCOMPARE(session.store()->agents().size() >= size_t(fleet->agents), true);
         session.disconnectFromServer();
+    }
+
+    // The inbox's rows over a storm told in parts, as AlertMonitor tells a verdict: a group that
+    // forms around alerts already listed, members joining an acknowledged group, the group's
+    // start when its earliest alert clears, a storm that ends and one that forms again at once,
+    // and marks kept over new rules for every part of the first verdict.
+    void groupRowsFollowTheStormInParts()
+    {
+        SystemStore store;
+        AlertGroups groups; // the defaults: by scope, 5 alerts make a group
+        AlertModel model(&store);
+        model.setGroups(&groups);
+        AlertOrder order;
+        order.setSourceModel(&model);
+        order.setDynamicSortFilter(true);
+        order.sort(0);
+        connect(&model, &AlertModel::groupingChanged, &order, &AlertOrder::regroup);
+        QSignalSpy regrouped(&model, &AlertModel::groupingChanged);
+        const auto tell = [&](const std::vector<AlertChange> &part) {
+            groups.apply(part, store, 5000);
+            model.apply(part);
+        };
+
+        tell({unresponsive(0, true, 1300), unresponsive(1, true, 1100), unresponsive(2, true, 1200)});
+        QCOMPARE(order.rowCount(), 3); // too few: single rows
+        QCOMPARE(regrouped.size(), 0);
+        tell({unresponsive(3, true, 1400), unresponsive(4, true, 1500), unresponsive(5, true, 1600)});
+        QCOMPARE(regrouped.size(), 1); // formed around the three listed singly
+        QCOMPARE(order.rowCount(), 1);
+        const QString groupKey = order.index(0, 0).data(AlertModel::GroupRole).toString();
+        QVERIFY(order.index(0, 0).data(AlertModel::IsGroupRole).toBool());
+        QCOMPARE(order.index(0, 0).data(AlertModel::SinceRole).toLongLong(), qint64(1100));
+        QCOMPARE(model.agentsAt(model.groupRowOf(groupKey)).size(), 6);
+
+        // Acknowledged as a group; an alert joining later is acknowledged with it.
+        model.setAcknowledged(AlertModel::groupRowKey(groupKey), true);
+        tell({unresponsive(6, true, 1700)});
+        QVERIFY(model.acknowledgedAt(model.rowOf(unresponsive(6, true).alert.key())));
+        QCOMPARE(model.counts(0).acknowledged, 7);
+
+        // Listed: the group first, its alerts right below it, oldest first.
+        model.setExpanded(groupKey, true);
+        QCOMPARE(order.rowCount(), 8);
+        QVERIFY(order.index(0, 0).data(AlertModel::IsGroupRole).toBool());
+        for (int r = 1; r < 8; ++r) {
+            QCOMPARE(order.index(r, 0).data(AlertModel::GroupRole).toString(), groupKey);
+            if (r > 1)
+                QVERIFY(order.index(r - 1, 0).data(AlertModel::SinceRole).toLongLong() <= order.index(r, 0).data(AlertModel::SinceRole).toLongLong());
+        }
+
+        // Its earliest alert clears: the group's start is the next one's.
+        tell({unresponsive(1, false)});
+        QCOMPARE(model.alertAt(model.groupRowOf(groupKey))->sinceMs, qint64(1200));
+
+        // The storm ends and, in the same batch, another forms: a new row, folded, not acknowledged.
+        std::vector<AlertChange> turnover;
+        for (const int agent : {0, 2, 3, 4, 5, 6})
+            turnover.push_back(unresponsive(agent, false));
+        for (int agent = 10; agent < 16; ++agent)
+            turnover.push_back(unresponsive(agent, true, 3000));
+        tell(turnover);
+        QCOMPARE(order.rowCount(), 1);
+        QVERIFY(!model.isExpanded(groupKey));
+        QVERIFY(!model.acknowledgedAt(model.groupRowOf(groupKey)));
+        QCOMPARE(model.counts(0).acknowledged, 0);
+        QCOMPARE(model.alertAt(model.groupRowOf(groupKey))->sinceMs, qint64(3000));
+
+        // New rules: the inbox forgets and the detectors raise again, the verdict in two parts;
+        // the group's acknowledgement comes back to every alert of it, whichever part brought it.
+        model.setAcknowledged(AlertModel::groupRowKey(groupKey), true);
+        model.clear();
+        groups.clear();
+        std::vector<AlertChange> first, second;
+        for (int agent = 10; agent < 16; ++agent)
+            (agent < 13 ? first : second).push_back(unresponsive(agent, true, 3000));
+        first.push_back(unresponsive(20, true, 3500)); // new: acknowledged with its group
+        first.push_back(unresponsive(21, true, 3500));
+        tell(first);
+        tell(second);
+        model.evaluationEnded();
+        QCOMPARE(order.rowCount(), 1);
+        QVERIFY(model.acknowledgedAt(model.groupRowOf(groupKey)));
+        QCOMPARE(model.counts(0).acknowledged, 8);
+
+        // The storm clears at once: no row is left.
+        std::vector<AlertChange> end;
+        for (const int agent : {10, 11, 12, 13, 14, 15, 20, 21})
+            end.push_back(unresponsive(agent, false));
+        tell(end);
+        QCOMPARE(model.rowCount(), 0);
+        QCOMPARE(order.rowCount(), 0);
+        QCOMPARE(model.groupRowOf(groupKey), -1);
     }
 };
 

@@ -74,10 +74,18 @@ AlertDeliveryController::AlertDeliveryController(InspectorSession *session, Aler
         const bool now = m_session->source() == InspectorSession::Source::Live && !m_session->isTimeTravelling();
         if (now && !notices.empty()) {
             const qint64 at = m_session->store()->now();
-            if (!m_applyingNewRules)
-                for (const AlertGroups::Notice &notice : notices)
-                    if (!notice.resolved) // a storm that ended is said by the webhook; the inbox shows it gone
-                        m_toNotify.push_back({groupNotification(notice), true, at});
+            for (const AlertGroups::Notice &notice : notices) {
+                // A storm that ended is said by the webhook; the inbox shows it gone. One that
+                // formed again (new rules, a reconnect, a view of the past) was said already.
+                if (notice.resolved) {
+                    m_toldGroups.remove(notice.groupKey);
+                    continue;
+                }
+                if (notice.first && m_toldGroups.contains(notice.groupKey))
+                    continue;
+                m_toldGroups.insert(notice.groupKey);
+                m_toNotify.push_back({groupNotification(notice), true, at});
+            }
             m_notifier->setSystemName(m_systemName ? m_systemName() : QString());
             m_webhook->setSystem(m_session->sourceLabel());
             m_webhook->offerGroups(notices, at);
@@ -88,6 +96,11 @@ AlertDeliveryController::AlertDeliveryController(InspectorSession *session, Aler
         if (now) {
             m_webhook->setSystem(m_session->sourceLabel());
             m_webhook->reconcile(m_monitor->openAlerts(), m_session->store()->now());
+            m_webhook->reconcileGroups(m_monitor->groups(), m_session->store()->now());
+            for (auto it = m_toldGroups.begin(); it != m_toldGroups.end();) { // storms whose end was not seen
+                const AlertGroup *group = m_monitor->groups().group(*it);
+                it = group && group->grownAtMs >= 0 ? std::next(it) : m_toldGroups.erase(it);
+            }
         }
         m_applyingNewRules = false; // the first verdict of new rules has been given
     });

@@ -12,6 +12,8 @@
 
 #include "SessionController.h"
 
+#include <QSet>
+
 #include <functional>
 #include <vector>
 
@@ -69,6 +71,7 @@ private:
     AlertDelivery m_delivery;          // the webhook's address and token: memory and keychain only
     bool m_webhookInKeychain = false;  // the keychain holds the webhook's address (read or written)
     std::vector<AlertChange> m_toNotify; // an evaluation's changes, told in parts, offered to the notifier at its end
+    QSet<QString> m_toldGroups;        // groups notified on the desktop and open since (a group formed again is not told again)
     bool m_applyingNewRules = false;   // new rules: until the detectors' first verdict on the store
     std::function<QString()> m_systemName;
 };

@@ -145,7 +145,7 @@ void AlertModel::apply(const std::vector<AlertChange> &changes)
     std::vector<std::optional<Alert>> added; // new rows (nullopt: raised and cleared in this batch)
     QHash<QString, size_t> addedAt;
     QSet<int> removedRows;
-    QSet<QString> touched;               // groups whose alerts changed
+    QSet<QString> touched = m_groups ? m_groups->lastTouched() : QSet<QString>(); // groups whose alerts changed
     for (const AlertChange &change : changes) {
         const QString key = change.alert.key();
         const int row = m_rowOfKey.value(key, -1);
@@ -172,7 +172,7 @@ void AlertModel::apply(const std::vector<AlertChange> &changes)
             added.push_back(change.alert);
         }
     }
-    removeRows(std::move(removed));
+    eraseRows(std::move(removed));
     std::vector<Row> fresh;
     for (std::optional<Alert> &a : added) {
         if (!a)
@@ -186,8 +186,10 @@ void AlertModel::apply(const std::vector<AlertChange> &changes)
         }
         if (m_groups && m_groups->isGrouped(key)) {
             row.group = m_groups->groupOf(key);
-            // Joining a group the operator acknowledged or snoozed: so is this alert.
-            if (const int groupRow = groupRowOf(row.group); groupRow >= 0 && !m_remembered.contains(key)) {
+            // Joining a group the operator acknowledged or snoozed: so is this alert (not when the
+            // group emptied and formed again in this batch: that is a new storm).
+            if (const int groupRow = groupRowOf(row.group);
+                groupRow >= 0 && !m_remembered.contains(key) && !m_groups->lastReformed().contains(row.group)) {
                 row.acknowledged = m_rows[size_t(groupRow)].acknowledged;
                 row.snoozedUntilMs = m_rows[size_t(groupRow)].snoozedUntilMs;
             }
@@ -206,15 +208,18 @@ void AlertModel::apply(const std::vector<AlertChange> &changes)
         syncGroups(touched);
 }
 
-void AlertModel::removeRows(std::vector<int> rows)
+void AlertModel::eraseRows(std::vector<int> rows)
 {
     if (rows.empty())
         return;
     // From the bottom up, a run of neighbouring rows at once.
     std::sort(rows.begin(), rows.end(), std::greater<int>());
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-    for (const int row : rows)
+    for (const int row : rows) {
         m_rowOfKey.remove(m_rows[size_t(row)].alert.key());
+        if (m_rows[size_t(row)].isGroup)
+            m_groupRowOf.remove(m_rows[size_t(row)].group);
+    }
     for (size_t i = 0; i < rows.size();) {
         size_t j = i + 1;
         while (j < rows.size() && rows[j] == rows[j - 1] - 1)
@@ -227,13 +232,15 @@ void AlertModel::removeRows(std::vector<int> rows)
     }
     // The rows below the first removed one moved up: only theirs are looked up again (a rebuild
     // of the whole index was 2-5 ms at 10,000 rows, for every part of a storm's verdict).
-    for (size_t i = size_t(rows.back()); i < m_rows.size(); ++i)
+    for (size_t i = size_t(rows.back()); i < m_rows.size(); ++i) {
         m_rowOfKey[m_rows[i].alert.key()] = int(i);
+        if (m_rows[i].isGroup)
+            m_groupRowOf[m_rows[i].group] = int(i);
+    }
 }
 
 void AlertModel::syncGroups(const QSet<QString> &touched)
 {
-    std::vector<int> gone;
     bool regrouped = false;
     const auto describe = [](Row &row, const AlertGroup &group) {
         row.alert.kind = group.kind;
@@ -241,16 +248,24 @@ void AlertModel::syncGroups(const QSet<QString> &touched)
         row.alert.sinceMs = group.sinceMs;
         row.alert.reason = group.title();
     };
+    // First the group rows that go: a group emptied (or never large enough), or one that emptied
+    // and formed again within the batch (a new storm: its row starts afresh, folded, unmarked).
+    std::vector<int> gone;
     for (const QString &key : touched) {
         const AlertGroup *group = m_groups ? m_groups->group(key) : nullptr;
-        const int row = groupRowOf(key);
-        if (!group || group->grownAtMs < 0) { // emptied (or never large enough)
-            if (row >= 0)
+        if (!group || group->grownAtMs < 0 || m_groups->lastReformed().contains(key)) {
+            if (const int row = groupRowOf(key); row >= 0)
                 gone.push_back(row);
-            m_expanded.remove(key);
-            continue;
+            if (m_expanded.remove(key))
+                regrouped = true; // alerts of the new storm, inserted above while it was listed, fold
         }
-        if (row >= 0) {
+    }
+    eraseRows(std::move(gone));
+    for (const QString &key : touched) {
+        const AlertGroup *group = m_groups ? m_groups->group(key) : nullptr;
+        if (!group || group->grownAtMs < 0)
+            continue;
+        if (const int row = groupRowOf(key); row >= 0) {
             const Alert before = m_rows[size_t(row)].alert;
             describe(m_rows[size_t(row)], *group);
             // Its members sort by the group row's place: a listed group that moves takes them along.
@@ -263,22 +278,37 @@ void AlertModel::syncGroups(const QSet<QString> &touched)
         groupRow.isGroup = true;
         groupRow.group = key;
         groupRow.alert.cachedKey = groupRowKey(key);
-        const Mark mark = m_remembered.value(groupRow.alert.cachedKey);
+        const Mark mark = m_remembered.value(groupRow.alert.cachedKey); // acknowledged or snoozed before a clear()
         groupRow.acknowledged = mark.acknowledged;
         groupRow.snoozedUntilMs = mark.snoozedUntilMs;
         describe(groupRow, *group);
         beginInsertRows({}, int(m_rows.size()), int(m_rows.size()));
         m_rowOfKey.insert(groupRow.alert.cachedKey, int(m_rows.size()));
+        m_groupRowOf.insert(key, int(m_rows.size()));
         m_rows.push_back(std::move(groupRow));
         endInsertRows();
-        // A group formed around alerts listed singly until now: they move under it.
-        for (const QString &member : group->alerts)
-            if (const int memberRow = rowOf(member); memberRow >= 0 && m_rows[size_t(memberRow)].group != key) {
-                m_rows[size_t(memberRow)].group = key;
+        // A group formed around alerts listed singly until now: they move under it. A group the
+        // operator had marked before new rules gives its mark to those that had none of their own.
+        const bool marked = mark.acknowledged || mark.snoozedUntilMs > 0;
+        int firstMarked = int(m_rows.size()), lastMarked = -1;
+        for (const QString &member : group->alerts) {
+            const int memberRow = rowOf(member);
+            if (memberRow < 0)
+                continue;
+            Row &r = m_rows[size_t(memberRow)];
+            if (r.group != key) {
+                r.group = key;
                 regrouped = true;
             }
+            if (marked && !m_remembered.contains(member)) {
+                setMark(memberRow, mark.acknowledged, mark.snoozedUntilMs);
+                firstMarked = std::min(firstMarked, memberRow);
+                lastMarked = std::max(lastMarked, memberRow);
+            }
+        }
+        if (lastMarked >= 0)
+            Q_EMIT dataChanged(index(firstMarked, 0), index(lastMarked, ColumnCount - 1));
     }
-    removeRows(std::move(gone));
     if (regrouped)
         Q_EMIT groupingChanged();
 }
@@ -298,6 +328,7 @@ void AlertModel::clear()
     m_expanded.clear();
     m_rows.clear();
     m_rowOfKey.clear();
+    m_groupRowOf.clear();
     endResetModel();
 }
 

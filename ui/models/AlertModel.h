@@ -86,7 +86,7 @@ public:
         return !r.isGroup && !r.group.isEmpty() && !m_expanded.contains(r.group);
     }
     // The row of a group (-1: none).
-    int groupRowOf(const QString &groupKey) const { return rowOf(groupRowKey(groupKey)); }
+    int groupRowOf(const QString &groupKey) const { return m_groupRowOf.value(groupKey, -1); }
     static QString groupRowKey(const QString &groupKey) { return QStringLiteral("group:") + groupKey; }
     // The agents of a row: an alert's, or every member's of a group (in member order).
     QStringList agentsAt(int row) const;
@@ -122,7 +122,7 @@ private:
     QString groupText(const Row &row) const;
     // After a batch: group rows made, updated or removed for the groups it touched, members marked.
     void syncGroups(const QSet<QString> &touched);
-    void removeRows(std::vector<int> rows); // any order; reindexes what moved
+    void eraseRows(std::vector<int> rows); // any order; reindexes what moved
     void setMark(int row, bool acknowledged, qint64 snoozedUntilMs);
     QString agentsText(const Alert &alert) const;
 
@@ -140,6 +140,7 @@ private:
     QSet<QString> m_expanded; // group keys
     std::vector<Row> m_rows;
     QHash<QString, int> m_rowOfKey;
+    QHash<QString, int> m_groupRowOf; // group key → its group row (AlertOrder asks at every comparison)
 };
 
 } // namespace mapi::ui

@@ -136,6 +136,17 @@ void AgentsPanel::focusFilter()
     m_filterEdit->selectAll();
 }
 
+void AgentsPanel::setFilterText(const QString &query)
+{
+    m_filterEdit->setText(query);
+    applyFilter();
+}
+
+QString AgentsPanel::filterText() const
+{
+    return m_filterEdit->text();
+}
+
 void AgentsPanel::applyFilter()
 {
     const AgentFilter filter = AgentFilter::parse(m_filterEdit->text());

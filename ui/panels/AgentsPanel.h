@@ -29,6 +29,9 @@ class AgentsPanel : public QWidget
 public:
     AgentsPanel(InspectorSession *session, SelectionHub *selection, QWidget *parent = nullptr);
     void focusFilter(); // Ctrl+F: put the cursor in the filter box, its text selected
+    // The filter box set to `query` and applied now (the window's header counts are filters).
+    void setFilterText(const QString &query);
+    QString filterText() const;
 
 private:
     void applyFilter();

@@ -199,6 +199,8 @@ QString AlertsPanel::selectedKey() const
 void AlertsPanel::selectKey(const QString &key)
 {
     const int source = m_model->rowOf(key);
+    if (source >= 0 && m_model->hiddenInGroupAt(source)) // an alert of a folded group (a timeline bar clicked): listed
+        m_model->setExpanded(m_model->groupAt(source), true);
     const QModelIndex index = source < 0 ? QModelIndex() : m_proxy->mapFromSource(m_model->index(source, 0));
     selectRowOrNothing(m_table, index.isValid() ? index.row() : -1);
 }
