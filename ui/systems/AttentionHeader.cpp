@@ -58,7 +58,10 @@ AttentionHeader::AttentionHeader(std::function<QList<SystemView *>()> systems, s
     m_text->setTextFormat(Qt::RichText);
     m_text->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
     m_text->setOpenExternalLinks(false);
-    m_text->setWordWrap(true);
+    // One line per system, never a minimum of the window's own: on a laptop's smallest window
+    // the topology keeps its room and the line is cut at the right (its tooltip says it whole).
+    m_text->setWordWrap(false);
+    m_text->setMinimumSize(1, 1);
     connect(m_text, &QLabel::linkActivated, this, &AttentionHeader::activate);
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(6, 2, 6, 2);
@@ -147,8 +150,10 @@ void AttentionHeader::refresh()
         lines << tr("and %n more system(s): see the Systems overview", nullptr, notShown);
     const QString html = lines.join(QStringLiteral("<br>"));
     setVisible(!lines.isEmpty());
-    if (html != m_text->text())
+    if (html != m_text->text()) {
         m_text->setText(html);
+        m_text->setToolTip(plainText());
+    }
 }
 
 QStringList AttentionHeader::links() const
