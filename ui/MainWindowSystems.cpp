@@ -25,6 +25,7 @@
 #include "session/SelectionHub.h"
 #include "panels/InspectorPanel.h"
 #include "systems/FederatedTwins.h"
+#include "systems/AttentionHeader.h"
 #include "systems/SystemView.h"
 #include "systems/SystemsPanel.h"
 #include "timeline/TimelineView.h"
@@ -88,6 +89,7 @@ SystemView *MainWindow::addSystem()
     system->connection()->setForcedObserver(m_forcedObserver);
     system->traces()->setOpenBeside([this] { return systemForNewSource()->traces(); });
     connect(system, &SystemView::statusMessage, statusBar(), &QStatusBar::showMessage);
+    connect(system, &SystemView::alertsAttention, m_attention, &AttentionHeader::refreshSoon);
     connect(system, &SystemView::actionsStarted, this, [this, system] {
         if (system == m_front)
             revealActions();

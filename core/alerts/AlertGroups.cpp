@@ -1,5 +1,6 @@
 #include "alerts/AlertGroups.h"
 
+#include "model/AgentGroupLabels.h"
 #include "model/SystemStore.h"
 
 #include <QLocale>
@@ -57,45 +58,15 @@ QString AlertGroups::groupKeyFor(const Alert &alert, const SystemStore &store, Q
     for (const QString &label : m_rules.groupBy) {
         QString value, text;
         if (label == QLatin1String("scope") && agent) {
-            // The most specific scope the agent is in: one without sub-scopes (its squad or team,
-            // not the project above them), the smallest of those; else the smallest; by name on
-            // a tie.
-            QSet<QString> ownParents;
-            if (!scopeParents) {
-                for (const Scope &s : store.scopes())
-                    if (!s.deleted && !s.parentId.isEmpty())
-                        ownParents.insert(s.parentId);
-                scopeParents = &ownParents;
-            }
-            const auto better = [scopeParents](const Scope *a, const Scope *b) {
-                const bool aLeaf = !scopeParents->contains(a->id), bLeaf = !scopeParents->contains(b->id);
-                if (aLeaf != bLeaf)
-                    return aLeaf;
-                if (a->members.size() != b->members.size())
-                    return a->members.size() < b->members.size();
-                return a->name < b->name;
-            };
-            const Scope *best = nullptr;
-            for (const QString &id : agent->scopes) {
-                const Scope *s = store.scope(id);
-                if (s && !s->deleted && (!best || better(s, best)))
-                    best = s;
-            }
-            if (best) {
+            const QSet<QString> ownParents = scopeParents ? QSet<QString>() : parentScopeIds(store);
+            if (const Scope *best = mostSpecificScope(*agent, store, scopeParents ? *scopeParents : ownParents)) {
                 value = best->id;
                 text = QStringLiteral("in %1").arg(best->name.isEmpty() ? best->id : best->name);
             }
         } else if (label == QLatin1String("subtree") && agent) {
-            // The topmost ancestor below a root (at most 64 steps: a parent cycle ends there).
-            const Agent *top = agent;
-            for (int steps = 0; steps < 64; ++steps) {
-                const Agent *parent = top->parentId.isEmpty() ? nullptr : store.agent(top->parentId);
-                if (!parent || parent->parentId.isEmpty())
-                    break;
-                top = parent;
-            }
-            value = top->id;
-            text = QStringLiteral("under %1").arg(top->name.isEmpty() ? top->id : top->name);
+            const Agent &top = topBelowRoot(*agent, store);
+            value = top.id;
+            text = QStringLiteral("under %1").arg(top.name.isEmpty() ? top.id : top.name);
         } else if (label == QLatin1String("role") && agent) {
             value = agent->role;
             text = QStringLiteral("role %1").arg(agent->role.isEmpty() ? QStringLiteral("(none)") : agent->role);
@@ -121,10 +92,7 @@ void AlertGroups::apply(const std::vector<AlertChange> &changes, const SystemSto
     if (m_rules.groupBy.isEmpty())
         return;
     const auto big = [this](const AlertGroup &g) { return int(g.alerts.size()) >= m_rules.groupMinAlerts; };
-    QSet<QString> scopeParents; // scopes that have sub-scopes: looked up once for the whole part
-    for (const Scope &scope : store.scopes())
-        if (!scope.deleted && !scope.parentId.isEmpty())
-            scopeParents.insert(scope.parentId);
+    const QSet<QString> scopeParents = parentScopeIds(store); // looked up once for the whole part
     for (const AlertChange &change : changes) {
         const QString alertKey = change.alert.cachedKey.isEmpty() ? change.alert.key() : change.alert.cachedKey;
         if (change.raised) {

@@ -31,7 +31,7 @@ Alert groupNotification(const AlertGroups::Notice &notice)
     alert.kind = notice.kind;
     alert.severity = notice.severity;
     alert.reason = notice.first ? notice.title
-                                : QObject::tr("%1 (%n more since the last notice)", nullptr, notice.added).arg(notice.title);
+                                : QObject::tr("%1 (%2 more since the last notice)").arg(notice.title).arg(notice.added);
     alert.cachedKey = QStringLiteral("group:") + notice.groupKey;
     return alert;
 }

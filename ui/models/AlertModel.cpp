@@ -90,9 +90,7 @@ QVariant AlertModel::data(const QModelIndex &index, int role) const
         case AgentsColumn: return row.isGroup ? groupText(row) : agentsText(a);
         case WaitingColumn: return waitingText(m_store->now() - a.sinceMs);
         case ReasonColumn: {
-            const QString reason = row.isGroup ? (m_expanded.contains(row.group) ? tr("%1 — double-click to fold it").arg(a.reason)
-                                                                                 : tr("%1 — double-click to list its alerts").arg(a.reason))
-                                               : a.reason;
+            const QString reason = row.isGroup ? groupReason(row) : a.reason;
             return row.acknowledged ? tr("acknowledged · %1").arg(reason) : reason;
         }
         }
@@ -363,6 +361,15 @@ QString AlertModel::groupText(const Row &row) const
         return {};
     const QString agents = tr("%1 agents").arg(QLocale().toString(group->agentCount));
     return group->where.isEmpty() ? agents : QStringLiteral("%1 %2").arg(agents, group->where);
+}
+
+QString AlertModel::groupReason(const Row &row) const
+{
+    const AlertGroup *group = m_groups ? m_groups->group(row.group) : nullptr;
+    const int alerts = group ? int(group->alerts.size()) : 0;
+    const QString by = m_groups ? m_groups->rules().groupBy.join(QStringLiteral(", ")) : QString();
+    return m_expanded.contains(row.group) ? tr("%1 alerts, grouped by %2 — double-click to fold them").arg(QLocale().toString(alerts), by)
+                                          : tr("%1 alerts, grouped by %2 — double-click to list them").arg(QLocale().toString(alerts), by);
 }
 
 std::vector<int> AlertModel::memberRowsOf(int groupRow) const

@@ -120,6 +120,7 @@ private:
         bool isGroup = false;
     };
     QString groupText(const Row &row) const;
+    QString groupReason(const Row &row) const;
     // After a batch: group rows made, updated or removed for the groups it touched, members marked.
     void syncGroups(const QSet<QString> &touched);
     void eraseRows(std::vector<int> rows); // any order; reindexes what moved

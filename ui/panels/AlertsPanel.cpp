@@ -310,7 +310,7 @@ void AlertsPanel::updateSummary()
     } else {
         QStringList parts{tr("%n open", nullptr, c.open)};
         if (c.groups)
-            parts << tr("%n group(s) of alerts of one kind", nullptr, c.groups);
+            parts << (c.groups == 1 ? tr("1 storm grouped") : tr("%1 storms grouped").arg(c.groups));
         if (c.critical)
             parts << tr("%n critical", nullptr, c.critical);
         if (c.acknowledged)

@@ -3,7 +3,13 @@
 #include "common/FoldingBar.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
+#include "model/SystemStore.h"
+#include "topology/GroupOverview.h"
 #include "topology/TopologyView.h"
+
+#include <QComboBox>
+#include <QStackedWidget>
+#include <QTimer>
 
 #include <QCompleter>
 #include <QLabel>
@@ -21,6 +27,8 @@ TopologyPanel::TopologyPanel(InspectorSession *session, SelectionHub *selection,
     , m_session(session)
     , m_selection(selection)
     , m_view(new TopologyView(session, selection, this))
+    , m_overview(new GroupOverview(session->store(), this))
+    , m_pages(new QStackedWidget(this))
     , m_search(new QLineEdit(this))
     , m_searchStatus(new QLabel(this))
     , m_hops(new QSpinBox(this))
@@ -81,6 +89,28 @@ TopologyPanel::TopologyPanel(InspectorSession *session, SelectionHub *selection,
     connect(expand, &QToolButton::clicked, m_view, &TopologyView::expandAll);
     connect(legend, &QToolButton::toggled, m_view, &TopologyView::setLegendVisible);
 
+    // Groups: a large system's agents aggregated by scope, subtree or role (GroupOverview).
+    m_groups = button("topologyGroups", tr("Groups"),
+                      tr("Show the agents aggregated into groups (their counts, health and trouble), or the agent graph.\n"
+                         "Double-click a group to open it in the graph."));
+    m_groups->setCheckable(true);
+    connect(m_groups, &QToolButton::clicked, this, [this](bool on) {
+        m_operatorPicked = true;
+        showGroups(on);
+    });
+    m_groupBy = new QComboBox(this);
+    m_groupBy->setObjectName(QStringLiteral("topologyGroupBy"));
+    m_groupBy->setToolTip(tr("What the groups are: the agents' most specific scope, the subtree below a top agent, or the role"));
+    m_groupBy->addItem(tr("by scope"), int(GroupOverview::GroupBy::Scope));
+    m_groupBy->addItem(tr("by subtree"), int(GroupOverview::GroupBy::Subtree));
+    m_groupBy->addItem(tr("by role"), int(GroupOverview::GroupBy::Role));
+    connect(m_groupBy, qOverload<int>(&QComboBox::activated), this, [this](int index) {
+        m_overview->setGroupBy(GroupOverview::GroupBy(m_groupBy->itemData(index).toInt()));
+        m_operatorPicked = true;
+        showGroups(true);
+    });
+    connect(m_overview, &GroupOverview::groupActivated, this, &TopologyPanel::openGroup);
+
     QToolButton *departed = button("topologyShowDeparted", tr("Departed"),
                                    tr("Also draw subtrees whose agents all departed (the previous run of a restarted\n"
                                       "server, say). A departed agent with present children is always drawn, greyed."));
@@ -97,6 +127,9 @@ TopologyPanel::TopologyPanel(InspectorSession *session, SelectionHub *selection,
     bar->addWidget(hopsLabel);
     bar->addWidget(m_hops);
     addStretch(bar);
+    bar->addWidget(m_groups);
+    bar->addWidget(m_groupBy);
+    bar->addSeparator();
     for (QToolButton *b : {collapse, expand, relayout, fit, departed, legend})
         bar->addWidget(b);
 
@@ -104,7 +137,61 @@ TopologyPanel::TopologyPanel(InspectorSession *session, SelectionHub *selection,
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addWidget(bar);
-    layout->addWidget(m_view, 1);
+    m_pages->addWidget(m_view);
+    m_pages->addWidget(m_overview);
+    layout->addWidget(m_pages, 1);
+
+    // Once a second: a system that grows past kGroupsAbove is shown as groups, one that shrinks
+    // below it (another source) as a graph, until the operator picks.
+    m_sizeCheck = new QTimer(this);
+    m_sizeCheck->setInterval(1000);
+    connect(m_sizeCheck, &QTimer::timeout, this, &TopologyPanel::followSize);
+    m_sizeCheck->start();
+    connect(session, &InspectorSession::sourceChanged, this, [this] {
+        m_operatorPicked = false; // a new system: the size decides again
+        followSize();
+    });
+    followSize();
+}
+
+void TopologyPanel::followSize()
+{
+    if (m_operatorPicked)
+        return;
+    int agents = 0;
+    for (const Agent &agent : m_session->store()->agents())
+        agents += !agent.unregistered;
+    const bool groups = agents > kGroupsAbove;
+    if (groups != showsGroups())
+        showGroups(groups);
+}
+
+void TopologyPanel::showGroups(bool groups)
+{
+    m_groups->setChecked(groups);
+    m_pages->setCurrentWidget(groups ? static_cast<QWidget *>(m_overview) : m_view);
+    if (groups)
+        m_overview->refresh();
+}
+
+bool TopologyPanel::showsGroups() const
+{
+    return m_pages->currentWidget() == m_overview;
+}
+
+void TopologyPanel::openGroup(const QStringList &agentIds, const QString &title)
+{
+    m_operatorPicked = true;
+    showGroups(false);
+    m_selection->selectAgents(agentIds, this);
+    m_view->zoomToAgents(agentIds);
+    m_searchStatus->setText(tr("%1 (%2 agents) · Groups to go back").arg(title).arg(agentIds.size()));
+}
+
+void TopologyPanel::setAlertBadges(const QHash<QString, int> &severityByAgent)
+{
+    m_view->setAlertBadges(severityByAgent);
+    m_overview->setAlertBadges(severityByAgent);
 }
 
 void TopologyPanel::focusSearch()
@@ -124,6 +211,10 @@ void TopologyPanel::runSearch()
     const QString text = m_search->text().trimmed();
     if (text.isEmpty())
         return;
+    if (showsGroups()) { // an agent is found in the graph
+        m_operatorPicked = true;
+        showGroups(false);
+    }
     m_searchStatus->setText(m_view->focusAgent(text) ? QString() : tr("No agent matches"));
 }
 

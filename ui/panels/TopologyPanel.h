@@ -3,9 +3,14 @@
 // filter and layout controls above it.
 #pragma once
 
+#include <QHash>
 #include <QWidget>
 
+class QComboBox;
 class QLabel;
+class QStackedWidget;
+class QTimer;
+class QToolButton;
 class QLineEdit;
 class QSpinBox;
 class QStringListModel;
@@ -17,6 +22,7 @@ class InspectorSession;
 namespace mapi::ui {
 
 class SelectionHub;
+class GroupOverview;
 class TopologyView;
 
 class TopologyPanel : public QWidget
@@ -28,13 +34,30 @@ public:
     void focusSearch();             // puts the cursor in the search box
     void clearSearch();             // empties the search box and its status (another source)
     TopologyView *view() const { return m_view; }
+    GroupOverview *overview() const { return m_overview; }
+    // Open alerts by agent (the worst severity): the graph's badges and the groups' counts.
+    void setAlertBadges(const QHash<QString, int> &severityByAgent);
+    // The groups (true) or the agent graph. Until the operator picks, the groups are shown while
+    // the system has more than kGroupsAbove agents, the graph otherwise.
+    static constexpr int kGroupsAbove = 1500;
+    void showGroups(bool groups);
+    bool showsGroups() const;
+    // The graph, zoomed to `agentIds` (selected), titled `title` in the search status.
+    void openGroup(const QStringList &agentIds, const QString &title);
 
 private:
     void runSearch();
+    void followSize(); // the automatic choice of groups or graph, until the operator picks
 
     InspectorSession *m_session;
     SelectionHub *m_selection;
     TopologyView *m_view;
+    GroupOverview *m_overview;
+    QStackedWidget *m_pages;
+    QToolButton *m_groups;
+    QComboBox *m_groupBy;
+    bool m_operatorPicked = false; // the operator chose groups or graph: no automatic switch any more
+    QTimer *m_sizeCheck;
     QLineEdit *m_search;
     QLabel *m_searchStatus;
     QSpinBox *m_hops;

@@ -69,7 +69,16 @@ AttentionHeader::AttentionHeader(std::function<QList<SystemView *>()> systems, s
     m_tick.setInterval(1000); // health changes with time alone (late, unresponsive): a second is its unit
     connect(&m_tick, &QTimer::timeout, this, &AttentionHeader::refresh);
     m_tick.start();
+    m_soon.setSingleShot(true);
+    m_soon.setInterval(200);
+    connect(&m_soon, &QTimer::timeout, this, &AttentionHeader::refresh);
     refresh();
+}
+
+void AttentionHeader::refreshSoon()
+{
+    if (!m_soon.isActive())
+        m_soon.start();
 }
 
 QString AttentionHeader::lineOf(SystemView *system, bool named) const
@@ -112,17 +121,18 @@ QString AttentionHeader::lineOf(SystemView *system, bool named) const
         byState << link(QStringLiteral("filter:%1:%2").arg(number, query), QStringLiteral("%1 %2").arg(locale.toString(byCount[i].second), state));
     }
     if (byCount.size() > size_t(kMostStates))
-        byState << tr("%n other state(s)", nullptr, int(byCount.size()) - kMostStates);
+        byState << (byCount.size() == size_t(kMostStates) + 1 ? tr("1 other state")
+                                                               : tr("%1 other states").arg(int(byCount.size()) - kMostStates));
     if (!byState.isEmpty())
         parts << tr("states: %1").arg(byState.join(QStringLiteral(" · ")));
 
     if (const AlertsPanel *panel = system->alerts()) {
         const AlertModel::Counts c = panel->model()->counts(QDateTime::currentMSecsSinceEpoch());
-        QString alerts = c.open == 0 ? tr("no open alert") : tr("%n open alert(s)", nullptr, c.open);
+        QString alerts = c.open == 0 ? tr("no open alert") : c.open == 1 ? tr("1 open alert") : tr("%1 open alerts").arg(locale.toString(c.open));
         if (c.critical > 0)
             alerts += tr(", %1 critical").arg(locale.toString(c.critical));
         if (c.groups > 0)
-            alerts += tr(", %n group(s)", nullptr, c.groups);
+            alerts += c.groups == 1 ? tr(", 1 group") : tr(", %1 groups").arg(c.groups);
         parts << link(QStringLiteral("alerts:%1").arg(number), alerts,
                       c.critical > 0 ? alertSeverityColor(2) : c.open - c.acknowledged - c.snoozed > 0 ? alertSeverityColor(1) : QColor());
     }
@@ -147,7 +157,8 @@ void AttentionHeader::refresh()
             ++notShown;
     }
     if (notShown > 0)
-        lines << tr("and %n more system(s): see the Systems overview", nullptr, notShown);
+        lines << (notShown == 1 ? tr("and 1 more system: see the Systems overview")
+                                : tr("and %1 more systems: see the Systems overview").arg(notShown));
     const QString html = lines.join(QStringLiteral("<br>"));
     setVisible(!lines.isEmpty());
     if (html != m_text->text()) {

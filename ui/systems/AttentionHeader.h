@@ -29,6 +29,8 @@ public:
 
     // Counts again now (systems came or went, another came to the front).
     void refresh();
+    // Counts again shortly (alerts changed: a storm's parts come a turn each, one count for all).
+    void refreshSoon();
     // The links of the lines, as shown (tests): "filter:<system number>:<query>", "alerts:<n>".
     QStringList links() const;
     // What a click on `link` does (tests click through here).
@@ -49,6 +51,7 @@ private:
     std::function<SystemView *()> m_front;
     QLabel *m_text;
     QTimer m_tick;
+    QTimer m_soon;
 };
 
 } // namespace mapi::ui

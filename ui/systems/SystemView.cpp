@@ -291,13 +291,13 @@ void SystemView::wireAlerts()
                     badges.insert(it.key(), severity);
                     break;
                 }
-        m_topology->view()->setAlertBadges(badges);
+        m_topology->setAlertBadges(badges);
         markAlertsOnScrubber();
     });
     connect(m_alertMonitor, &AlertMonitor::alertsReset, this, [this, markAlertsOnScrubber] {
         m_alertViewsStale = false;
         m_openAlertsByAgent.clear();
-        m_topology->view()->setAlertBadges({});
+        m_topology->setAlertBadges({});
         markAlertsOnScrubber();
     });
 }

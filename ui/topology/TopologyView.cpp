@@ -434,6 +434,28 @@ void TopologyView::zoomToFit(bool animated)
     }
 }
 
+void TopologyView::zoomToAgents(const QStringList &agentIds)
+{
+    QRectF bounds;
+    for (const QString &id : agentIds) {
+        const int row = m_graph.row(id);
+        if (row < 0)
+            continue;
+        const TopologyNode &n = m_graph.nodes()[size_t(row)];
+        if (n.hidden || !n.positioned)
+            continue;
+        const QRectF extent(n.position.x() - n.radius, n.position.y() - n.radius, 2 * n.radius, 2 * n.radius);
+        bounds = bounds.isNull() ? extent : bounds.united(extent);
+    }
+    if (bounds.isNull() || width() <= 0 || height() <= 0)
+        return;
+    constexpr double margin = 24;
+    TopologyCamera fitted = camera();
+    fitted.fit(bounds, QRectF(rect()).adjusted(margin, margin, -margin, -margin), 1.5);
+    m_autoFit = false; // the operator asked for these: a growing graph does not pull the view back
+    animateCamera(fitted.center, fitted.scale);
+}
+
 void TopologyView::noteMotion()
 {
     m_moving = true;

@@ -41,8 +41,14 @@ public:
 
     // Navigation. Zoom 1 = one world unit per pixel.
     void zoomToFit(bool animated = true);
+    // The camera on these agents (those drawn), animated; as far as 150 %.
+    void zoomToAgents(const QStringList &agentIds);
     // The scope labels the last paint drew (view rectangles, scope rows): never on one another.
     const std::vector<std::pair<QRectF, int>> &scopeLabelRects() const { return m_scopeLabels; }
+    // The agents' labels the last paint drew, and the smallest of their fonts in pixels (tests:
+    // no text below a legible size at any zoom).
+    int nodeLabelsDrawn() const { return m_nodeLabelsDrawn; }
+    int smallestNodeLabelPixels() const { return m_smallestNodeLabel; }
     const TopologyGraph &graph() const { return m_graph; } // for tests: nodes and scope parts as drawn
     void setZoom(double zoom);                    // around the view's centre, immediately
     double zoom() const { return m_camera.scale; }
@@ -200,6 +206,8 @@ private:
     bool m_trafficLimited = false;                           // the last paint left busy edges out
     std::vector<std::pair<QRectF, int>> m_collapseBadges;    // view rect → row
     std::vector<std::pair<QRectF, int>> m_scopeLabels;       // view rect → scope row
+    int m_nodeLabelsDrawn = 0;
+    int m_smallestNodeLabel = 0;
     std::map<int, LabelFont> m_labelFonts;                   // by pixel size
     QHash<quint64, QImage> m_sprites;                        // small nodes' pictures, by look and size
     QImage m_frame; // what paintEvent() drew last (renderTo() on a pool thread: common/PoolThreadPaint.h)

@@ -65,6 +65,8 @@ void TopologyView::renderTo(QPainter &painter)
     m_drawnEdges.clear();
     m_collapseBadges.clear();
     m_scopeLabels.clear();
+    m_nodeLabelsDrawn = 0;
+    m_smallestNodeLabel = 0;
     if (m_graph.nodes().empty()) {
         painter.setPen(colors.mutedText);
         painter.drawText(rect(), Qt::AlignCenter, tr("No agents yet.\nThey appear here as the MAP system registers them."));
@@ -574,6 +576,8 @@ void TopologyView::paintNodeOverlays(QPainter &painter, const TopologyColors &co
         painter.setFont(f);
         painter.setPen(n.placeholder || n.departed ? colors.mutedText : colors.text);
         painter.drawText(QPointF(topLeft.x(), topLeft.y() + label.ascent + 1), n.label);
+        ++m_nodeLabelsDrawn;
+        m_smallestNodeLabel = m_smallestNodeLabel == 0 ? f.pixelSize() : std::min(m_smallestNodeLabel, f.pixelSize());
         if (secondLine) {
             QString state = n.state.isEmpty() ? tr("unknown") : n.state;
             if (state.startsWith(QLatin1String("custom:")))

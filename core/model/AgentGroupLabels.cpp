@@ -1,0 +1,47 @@
+#include "model/AgentGroupLabels.h"
+
+#include "model/SystemStore.h"
+
+namespace mapi {
+
+QSet<QString> parentScopeIds(const SystemStore &store)
+{
+    QSet<QString> parents;
+    for (const Scope &scope : store.scopes())
+        if (!scope.deleted && !scope.parentId.isEmpty())
+            parents.insert(scope.parentId);
+    return parents;
+}
+
+const Scope *mostSpecificScope(const Agent &agent, const SystemStore &store, const QSet<QString> &scopeParents)
+{
+    const auto better = [&scopeParents](const Scope *a, const Scope *b) {
+        const bool aLeaf = !scopeParents.contains(a->id), bLeaf = !scopeParents.contains(b->id);
+        if (aLeaf != bLeaf)
+            return aLeaf;
+        if (a->members.size() != b->members.size())
+            return a->members.size() < b->members.size();
+        return a->name < b->name;
+    };
+    const Scope *best = nullptr;
+    for (const QString &id : agent.scopes) {
+        const Scope *s = store.scope(id);
+        if (s && !s->deleted && (!best || better(s, best)))
+            best = s;
+    }
+    return best;
+}
+
+const Agent &topBelowRoot(const Agent &agent, const SystemStore &store)
+{
+    const Agent *top = &agent;
+    for (int steps = 0; steps < 64; ++steps) {
+        const Agent *parent = top->parentId.isEmpty() ? nullptr : store.agent(top->parentId);
+        if (!parent || parent->parentId.isEmpty())
+            break;
+        top = parent;
+    }
+    return *top;
+}
+
+} // namespace mapi

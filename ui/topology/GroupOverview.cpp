@@ -1,0 +1,418 @@
+#include "topology/GroupOverview.h"
+
+#include "model/AgentGroupLabels.h"
+#include "model/SystemStore.h"
+#include "models/HealthModel.h"
+#include "style/Colors.h"
+#include "topology/TopologyStyle.h"
+
+#include <QFontMetricsF>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QLocale>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mapi::ui {
+
+namespace {
+
+constexpr double kMargin = 16;
+constexpr int kMostGroups = 400; // more would not be legible in one view; the rest are counted in the status line
+
+} // namespace
+
+int GroupOverview::Group::trouble() const
+{
+    return health[size_t(Health::Failed)] + health[size_t(Health::Unresponsive)] + alerted;
+}
+
+GroupOverview::GroupOverview(const SystemStore *store, QWidget *parent)
+    : QWidget(parent)
+    , m_store(store)
+{
+    setObjectName(QStringLiteral("groupOverview"));
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setMinimumSize(120, 80);
+    m_tick.setInterval(1000); // health moves with time alone; a second is its unit
+    connect(&m_tick, &QTimer::timeout, this, [this] {
+        if (isVisible())
+            refresh();
+    });
+    m_tick.start();
+    if (store)
+        connect(store, &SystemStore::wasReset, this, [this] {
+            m_flows.clear();
+            m_groupKeyOfNameRow.clear();
+            m_countedRows = 0;
+        });
+}
+
+QString GroupOverview::groupByName(GroupBy groupBy)
+{
+    switch (groupBy) {
+    case GroupBy::Scope: return QStringLiteral("scope");
+    case GroupBy::Subtree: return QStringLiteral("subtree");
+    case GroupBy::Role: return QStringLiteral("role");
+    }
+    return {};
+}
+
+void GroupOverview::setGroupBy(GroupBy groupBy)
+{
+    if (groupBy == m_groupBy)
+        return;
+    m_groupBy = groupBy;
+    m_flows.clear(); // counted for the other grouping: counted again
+    m_groupKeyOfNameRow.clear();
+    m_countedRows = 0;
+    refresh();
+}
+
+void GroupOverview::setAlertBadges(const QHash<QString, int> &severityByAgent)
+{
+    m_alertBadges = severityByAgent;
+    if (isVisible())
+        refresh();
+}
+
+QString GroupOverview::groupKeyOf(const Agent &agent, const QSet<QString> &scopeParents, QString *title) const
+{
+    switch (m_groupBy) {
+    case GroupBy::Scope:
+        if (const Scope *scope = mostSpecificScope(agent, *m_store, scopeParents)) {
+            *title = scope->name.isEmpty() ? scope->id : scope->name;
+            return QStringLiteral("scope:") + scope->id;
+        }
+        *title = tr("(in no scope)");
+        return QStringLiteral("scope:");
+    case GroupBy::Subtree: {
+        const Agent &top = topBelowRoot(agent, *m_store);
+        *title = tr("under %1").arg(top.name.isEmpty() ? top.id : top.name);
+        return QStringLiteral("subtree:") + top.id;
+    }
+    case GroupBy::Role:
+        *title = agent.role.isEmpty() ? tr("(no role)") : tr("role %1").arg(agent.role);
+        return QStringLiteral("role:") + agent.role;
+    }
+    return {};
+}
+
+void GroupOverview::refresh()
+{
+    m_groups.clear();
+    m_groupOfKey.clear();
+    m_keyOfAgent.clear();
+    if (!m_store) {
+        update();
+        return;
+    }
+    const QSet<QString> scopeParents = parentScopeIds(*m_store);
+    for (const Agent &agent : m_store->agents()) {
+        if (agent.unregistered)
+            continue;
+        QString title;
+        const QString key = groupKeyOf(agent, scopeParents, &title);
+        auto at = m_groupOfKey.find(key);
+        if (at == m_groupOfKey.end()) {
+            at = m_groupOfKey.insert(key, int(m_groups.size()));
+            m_groups.push_back({key, title, {}, {}, 0, -1, {}, 0});
+        }
+        Group &g = m_groups[size_t(*at)];
+        g.agents << agent.id;
+        ++g.health[size_t(agent.health)];
+        if (const auto alert = m_alertBadges.constFind(agent.id); alert != m_alertBadges.cend()) {
+            ++g.alerted;
+            g.worstAlert = std::max(g.worstAlert, *alert);
+        }
+        m_keyOfAgent.insert(agent.id, key);
+    }
+    // The most troubled first, then the largest: the grid reads from the top left.
+    std::sort(m_groups.begin(), m_groups.end(), [](const Group &a, const Group &b) {
+        if (a.trouble() != b.trouble())
+            return a.trouble() > b.trouble();
+        if (a.agents.size() != b.agents.size())
+            return a.agents.size() > b.agents.size();
+        return a.title < b.title;
+    });
+    m_groupOfKey.clear();
+    for (size_t i = 0; i < m_groups.size(); ++i)
+        m_groupOfKey.insert(m_groups[i].key, int(i));
+    countMessages(kMessagesPerRefresh);
+    layoutGroups();
+    update();
+}
+
+void GroupOverview::countMessages(size_t most)
+{
+    const MessageLog &log = m_store->messages();
+    if (log.size() < m_countedRows) { // a new log (a reset not seen): counted again
+        m_flows.clear();
+        m_groupKeyOfNameRow.clear();
+        m_countedRows = 0;
+    }
+    const size_t end = std::min(log.size(), std::max(m_countedRows, log.firstRow()) + most);
+    const auto keyOf = [this, &log](int nameRow) -> QString {
+        if (nameRow <= 0)
+            return {};
+        if (size_t(nameRow) < m_groupKeyOfNameRow.size() && !m_groupKeyOfNameRow[size_t(nameRow)].isNull())
+            return m_groupKeyOfNameRow[size_t(nameRow)];
+        const QString key = m_keyOfAgent.value(log.name(nameRow));
+        if (key.isEmpty())
+            return key; // not an agent the model lists (yet): not remembered
+        if (size_t(nameRow) >= m_groupKeyOfNameRow.size())
+            m_groupKeyOfNameRow.resize(size_t(nameRow) + 1);
+        m_groupKeyOfNameRow[size_t(nameRow)] = key;
+        return key;
+    };
+    for (size_t row = std::max(m_countedRows, log.firstRow()); row < end; ++row) {
+        const QString from = keyOf(log.fromAgentNameRow(row));
+        if (from.isEmpty())
+            continue;
+        const int recipients = log.recipientCount(row);
+        for (int i = 0; i < recipients; ++i) {
+            const QString to = keyOf(log.recipientNameRow(row, i));
+            if (to.isEmpty() || to == from)
+                continue; // within a group: drawn inside it, not between
+            ++m_flows[std::min(from, to)][std::max(from, to)];
+        }
+    }
+    m_countedRows = end;
+}
+
+std::vector<GroupOverview::Flow> GroupOverview::busiestFlows() const
+{
+    std::vector<Flow> flows;
+    for (auto a = m_flows.cbegin(); a != m_flows.cend(); ++a) {
+        const int from = m_groupOfKey.value(a.key(), -1);
+        if (from < 0)
+            continue;
+        for (auto b = a->cbegin(); b != a->cend(); ++b)
+            if (const int to = m_groupOfKey.value(b.key(), -1); to >= 0)
+                flows.push_back({from, to, b.value()});
+    }
+    std::sort(flows.begin(), flows.end(), [](const Flow &x, const Flow &y) {
+        return x.messages != y.messages ? x.messages > y.messages : std::pair(x.from, x.to) < std::pair(y.from, y.to);
+    });
+    if (flows.size() > size_t(kMostEdges))
+        flows.resize(size_t(kMostEdges));
+    return flows;
+}
+
+void GroupOverview::layoutGroups()
+{
+    const size_t count = std::min<size_t>(m_groups.size(), kMostGroups);
+    if (count == 0)
+        return;
+    const QRectF area = QRectF(rect()).adjusted(kMargin, kMargin, -kMargin, -kMargin - 20); // 20: the status line
+    // A grid as square as the view allows; each cell holds a node, two lines of text and a bar.
+    const double aspect = std::max(0.2, area.width() / std::max(1.0, area.height()));
+    const int columns = std::max(1, int(std::ceil(std::sqrt(double(count) * aspect))));
+    const int rows = int((count + size_t(columns) - 1) / size_t(columns));
+    const double cellW = area.width() / columns, cellH = area.height() / rows;
+    m_cellWidth = cellW - 6;
+    const double textH = 2 * (kLabelPixels + 4) + 10;
+    const double maxRadius = std::max(4.0, std::min(cellW * 0.4, (cellH - textH) * 0.45));
+    size_t largest = 1;
+    for (size_t i = 0; i < count; ++i)
+        largest = std::max(largest, size_t(m_groups[i].agents.size()));
+    for (size_t i = 0; i < count; ++i) {
+        Group &g = m_groups[i];
+        const int column = int(i % size_t(columns)), row = int(i / size_t(columns));
+        // Area, not radius, follows the count: a team of 1,200 looks ten times one of 120.
+        g.radius = std::max(4.0, maxRadius * std::sqrt(double(g.agents.size()) / double(largest)));
+        g.centre = QPointF(area.left() + (column + 0.5) * cellW, area.top() + row * cellH + maxRadius + 4);
+    }
+    for (size_t i = count; i < m_groups.size(); ++i)
+        m_groups[i].radius = 0; // not shown
+}
+
+int GroupOverview::groupAt(QPointF point) const
+{
+    for (size_t i = 0; i < m_groups.size(); ++i) {
+        const Group &g = m_groups[i];
+        if (g.radius <= 0)
+            continue;
+        const QPointF d = point - g.centre;
+        if (d.x() * d.x() + d.y() * d.y() <= (g.radius + 3) * (g.radius + 3))
+            return int(i);
+    }
+    return -1;
+}
+
+QString GroupOverview::tooltipOf(const Group &g) const
+{
+    const QLocale locale;
+    QStringList lines{QStringLiteral("<b>%1</b> — %2").arg(g.title.toHtmlEscaped(), tr("%1 agents").arg(locale.toString(g.agents.size())))};
+    for (const Health h : healthsWorstFirst())
+        if (g.health[size_t(h)] > 0)
+            lines << QStringLiteral("%1 %2").arg(locale.toString(g.health[size_t(h)]), healthName(h));
+    if (g.alerted > 0)
+        lines << tr("%1 with an open alert").arg(locale.toString(g.alerted));
+    lines << tr("Double-click to open the group");
+    return lines.join(QStringLiteral("<br>"));
+}
+
+void GroupOverview::paintEvent(QPaintEvent *)
+{
+    QPainter painter(this);
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    const TopologyColors colors(palette());
+    painter.fillRect(rect(), colors.background);
+    m_labelsDrawn = 0;
+    m_smallestLabel = 0;
+    QFont label = font();
+    label.setPixelSize(kLabelPixels);
+    QFont bold = label;
+    bold.setBold(true);
+    // Cut on the left: "…/ingest" tells groups apart where "team/…" would not.
+    const auto text = [&](const QRectF &box, const QString &s, const QFont &f, const QColor &c, Qt::Alignment align = Qt::AlignHCenter | Qt::AlignTop) {
+        painter.setFont(f);
+        painter.setPen(c);
+        painter.drawText(box, int(align), QFontMetricsF(f).elidedText(s, Qt::ElideLeft, box.width()));
+        ++m_labelsDrawn;
+        m_smallestLabel = m_smallestLabel == 0 ? f.pixelSize() : std::min(m_smallestLabel, f.pixelSize());
+    };
+
+    // The busiest flows between groups, under the nodes; width by the log of their messages.
+    const std::vector<Flow> flows = busiestFlows();
+    const double most = flows.empty() ? 1 : std::log1p(double(flows.front().messages));
+    for (const Flow &f : flows) {
+        const Group &a = m_groups[size_t(f.from)], &b = m_groups[size_t(f.to)];
+        if (a.radius <= 0 || b.radius <= 0)
+            continue;
+        QColor c = colors.messageEdge;
+        c.setAlpha(90);
+        painter.setPen(QPen(c, 1 + 5 * std::log1p(double(f.messages)) / most, Qt::SolidLine, Qt::RoundCap));
+        painter.drawLine(a.centre, b.centre);
+    }
+
+    const QLocale locale;
+    for (size_t i = 0; i < m_groups.size(); ++i) {
+        const Group &g = m_groups[i];
+        if (g.radius <= 0)
+            continue;
+        // The ring in the colour of the worst health in it; the disc the share of trouble.
+        Health worst = Health::Healthy;
+        for (const Health h : healthsWorstFirst())
+            if (g.health[size_t(h)] > 0) {
+                worst = h;
+                break;
+            }
+        QColor fill = healthColor(worst);
+        fill.setAlpha(45);
+        painter.setBrush(fill);
+        painter.setPen(QPen(healthColor(worst), int(i) == m_hovered ? 4 : 2.5));
+        painter.drawEllipse(g.centre, g.radius, g.radius);
+        const int troubled = g.health[size_t(Health::Failed)] + g.health[size_t(Health::Unresponsive)];
+        if (troubled > 0) { // a pie of the failed and unresponsive share, seen at any size
+            double start = 90 * 16;
+            for (const Health h : {Health::Failed, Health::Unresponsive}) {
+                const double span = -360.0 * 16 * g.health[size_t(h)] / double(g.agents.size());
+                painter.setPen(Qt::NoPen);
+                painter.setBrush(healthColor(h));
+                painter.drawPie(QRectF(g.centre.x() - g.radius, g.centre.y() - g.radius, 2 * g.radius, 2 * g.radius), int(start), int(span));
+                start += span;
+            }
+        }
+        // Open alerts: a badge with their number, at the top left.
+        if (g.alerted > 0) {
+            const QString n = locale.toString(g.alerted);
+            QFont badge = bold;
+            const double w = QFontMetricsF(badge).horizontalAdvance(n) + 10;
+            const QRectF pill(g.centre.x() - g.radius * 0.7 - w / 2, g.centre.y() - g.radius * 0.7 - 9, w, 18);
+            painter.setPen(QPen(colors.background, 1.5));
+            painter.setBrush(alertSeverityColor(std::max(0, g.worstAlert)));
+            painter.drawRoundedRect(pill, 9, 9);
+            text(pill, n, badge, Qt::white, Qt::AlignCenter);
+        }
+        // Its name and count below, then its health bar.
+        const double cellW = m_cellWidth;
+        const double top = g.centre.y() + g.radius + 4;
+        const QRectF name(g.centre.x() - cellW / 2, top, cellW, kLabelPixels + 4);
+        text(name, g.title, bold, colors.text);
+        // The count in the colour of its worst health when some are failed or unresponsive (the
+        // pie above says how many; the tooltip says each health's number).
+        text(name.translated(0, kLabelPixels + 4), tr("%1 agents").arg(locale.toString(g.agents.size())), label,
+             troubled > 0 ? healthColor(worst) : colors.mutedText);
+        const QRectF bar(g.centre.x() - cellW * 0.4, top + 2 * (kLabelPixels + 4) + 2, cellW * 0.8, 6);
+        double x = bar.left();
+        for (const Health h : healthsWorstFirst()) {
+            const double w = bar.width() * g.health[size_t(h)] / double(g.agents.size());
+            if (w <= 0)
+                continue;
+            painter.fillRect(QRectF(x, bar.top(), w, bar.height()), healthColor(h));
+            x += w;
+        }
+    }
+    // The status line: what is drawn, and how to open it.
+    const size_t shown = std::min<size_t>(m_groups.size(), kMostGroups);
+    int agents = 0;
+    for (const Group &g : m_groups)
+        agents += int(g.agents.size());
+    QString status = tr("%1 agents in %2 groups by %3 · double-click a group to open it")
+                         .arg(locale.toString(agents), locale.toString(m_groups.size()), groupByName(m_groupBy));
+    if (shown < m_groups.size())
+        status += tr(" · %1 smallest groups not drawn").arg(locale.toString(m_groups.size() - shown));
+    text(QRectF(kMargin, height() - 20, width() - 2 * kMargin, 18), status, label, colors.mutedText, Qt::AlignRight | Qt::AlignVCenter);
+}
+
+void GroupOverview::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    layoutGroups();
+}
+
+void GroupOverview::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    refresh();
+}
+
+void GroupOverview::mouseMoveEvent(QMouseEvent *event)
+{
+    const int hovered = groupAt(event->position());
+    if (hovered != m_hovered) {
+        m_hovered = hovered;
+        setCursor(hovered >= 0 ? Qt::PointingHandCursor : Qt::ArrowCursor);
+        update();
+    }
+}
+
+void GroupOverview::mouseDoubleClickEvent(QMouseEvent *event)
+{
+    const int at = groupAt(event->position());
+    if (at >= 0)
+        Q_EMIT groupActivated(m_groups[size_t(at)].agents, m_groups[size_t(at)].title);
+}
+
+void GroupOverview::keyPressEvent(QKeyEvent *event)
+{
+    if ((event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter) && m_hovered >= 0) {
+        Q_EMIT groupActivated(m_groups[size_t(m_hovered)].agents, m_groups[size_t(m_hovered)].title);
+        return;
+    }
+    QWidget::keyPressEvent(event);
+}
+
+bool GroupOverview::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        const int at = groupAt(help->pos());
+        if (at >= 0)
+            QToolTip::showText(help->globalPos(), tooltipOf(m_groups[size_t(at)]), this);
+        else
+            QToolTip::hideText();
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+} // namespace mapi::ui

@@ -1,0 +1,121 @@
+// The topology of a large system at a glance (issue 44 item 2): its agents aggregated into
+// groups — by scope, by subtree (a lead and everyone below it) or by role, as the operator picks
+// — each drawn as one node sized by its agents, with its name and count in legible text, a bar of
+// its agents' health, and its trouble (failed, unresponsive, open alerts) in colour and numbers;
+// the busiest message flows between groups as edges. Double-click (or Enter on the hovered group)
+// opens a group: the agent graph takes over, zoomed to its agents (TopologyPanel).
+//
+// Groups are laid out on a grid that fits the view, the most troubled first: no zoom is needed
+// to see where the trouble is, and no text is ever drawn below kLabelPixels.
+//
+// Work: the groups are counted again once a second while shown (one pass over the agents, about
+// 2 ms at 10,000); the message flows are counted incrementally from the message log, at most
+// kMessagesPerRefresh rows a refresh (a 335,000-message trace is counted in a few seconds, never
+// in one stall). A message counts for the groups its agents were in when it was counted.
+// Memory: one entry per group and per pair of groups that exchanged messages. GUI thread.
+#pragma once
+
+#include "model/ModelTypes.h"
+#include "models/HealthModel.h"
+
+#include <QHash>
+#include <QPointF>
+#include <QPointer>
+#include <QStringList>
+#include <QTimer>
+#include <QWidget>
+
+#include <array>
+#include <vector>
+
+namespace mapi {
+class SystemStore;
+}
+
+namespace mapi::ui {
+
+class GroupOverview : public QWidget
+{
+    Q_OBJECT
+public:
+    enum class GroupBy { Scope, Subtree, Role };
+    static constexpr int kLabelPixels = 11;           // every text it draws: legible at any size
+    static constexpr size_t kMessagesPerRefresh = 50000;
+    static constexpr int kMostEdges = 60;              // the busiest flows; the rest would be noise
+
+    explicit GroupOverview(const SystemStore *store, QWidget *parent = nullptr);
+
+    void setGroupBy(GroupBy groupBy);
+    GroupBy groupBy() const { return m_groupBy; }
+    static QString groupByName(GroupBy groupBy); // "scope", "subtree", "role"
+    // Open alerts by agent id → the worst severity (0 info, 1 warning, 2 critical).
+    void setAlertBadges(const QHash<QString, int> &severityByAgent);
+
+    struct Group
+    {
+        QString key;
+        QString title;            // "team/ingest", "under ingest-lead", "role worker"
+        QStringList agents;       // ids
+        std::array<int, kHealthCount> health{};
+        int alerted = 0;          // agents with an open alert
+        int worstAlert = -1;      // their worst severity (-1: none)
+        QPointF centre;           // view coordinates (the last layout)
+        double radius = 0;
+        int trouble() const;      // failed and unresponsive agents, and alerted ones
+    };
+    const std::vector<Group> &groups() const { return m_groups; }
+    // A flow between two groups (indexes into groups()), in messages counted so far.
+    struct Flow
+    {
+        int from = 0, to = 0;
+        qint64 messages = 0;
+    };
+    std::vector<Flow> busiestFlows() const;
+    // The group under a view point (-1: none).
+    int groupAt(QPointF point) const;
+    // Counts again now (and lays out).
+    void refresh();
+
+    // What the last paint drew, for tests: the text items and the smallest font (pixels).
+    int labelsDrawn() const { return m_labelsDrawn; }
+    int smallestLabelPixels() const { return m_smallestLabel; }
+
+Q_SIGNALS:
+    // The operator opened a group: its agents' ids and its title.
+    void groupActivated(const QStringList &agentIds, const QString &title);
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    void showEvent(QShowEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mouseDoubleClickEvent(QMouseEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+    bool event(QEvent *event) override;
+
+private:
+    QString groupKeyOf(const Agent &agent, const QSet<QString> &scopeParents, QString *title) const;
+    void countMessages(size_t most);
+    int groupOfNameRow(int nameRow);
+    void layoutGroups();
+    QString tooltipOf(const Group &group) const;
+
+    QPointer<const SystemStore> m_store;
+    GroupBy m_groupBy = GroupBy::Scope;
+    QHash<QString, int> m_alertBadges;
+    std::vector<Group> m_groups;
+    QHash<QString, int> m_groupOfKey;     // group key → index in m_groups
+    QHash<QString, QString> m_keyOfAgent; // agent id → its group's key (this refresh)
+    // Message flows: by the message log's name rows (see MessageLog::fromAgentNameRow).
+    size_t m_countedRows = 0;             // rows of the log counted
+    const void *m_countedLog = nullptr;   // the log they were counted in (a reset makes a new one)
+    std::vector<QString> m_groupKeyOfNameRow; // name row → group key ("" unknown yet)
+    QHash<QString, QHash<QString, qint64>> m_flows; // group key → group key → messages (from ≤ to)
+    int m_hovered = -1;
+    double m_cellWidth = 80;              // of the grid's cells (the last layout), for the text
+    QTimer m_tick;
+    int m_labelsDrawn = 0;
+    int m_smallestLabel = 0;
+};
+
+} // namespace mapi::ui
