@@ -88,6 +88,7 @@ public:
     qint64 dropped() const { return m_dropped; }
     QString lastError() const { return m_lastError; }
     int queued() const { return int(m_queue.size()); }
+    bool isIdle() const { return m_queue.empty() && !m_inFlight; } // nothing waiting nor on its way
     qsizetype queuedBytes() const { return m_queuedBytes; }
 
 Q_SIGNALS:

@@ -88,6 +88,16 @@ private Q_SLOTS:
         QVERIFY(agentsTable);
         QTRY_COMPARE(agentsTable->model()->rowCount(), unresponsive);
         QVERIFY(window.dock(QStringLiteral("agentsDock"))->isVisible());
+        // A state is a filter too: the failing team's agents report "error".
+        int inError = 0;
+        for (const Agent &agent : first->session()->store()->agents())
+            inError += !agent.unregistered && agent.state.compare(QLatin1String("error"), Qt::CaseInsensitive) == 0;
+        QVERIFY(inError >= fleet->failedAgents);
+        const QString errorLink = QStringLiteral("filter:%1:state:error").arg(first->number());
+        QVERIFY2(header->links().contains(errorLink), qPrintable(header->links().join(u'\n')));
+        QVERIFY2(text.contains(QStringLiteral("%1 error").arg(locale.toString(inError))), qPrintable(text));
+        header->activate(errorLink);
+        QTRY_COMPARE(agentsTable->model()->rowCount(), inError);
 
         // A second system: a line each, named; a link of the one behind brings it to the front.
         QVERIFY(window.openTraceBeside(QStringLiteral(MAPI_SAMPLE_TRACE)));

@@ -11,6 +11,7 @@
 
 #include <QDateTime>
 #include <QDir>
+#include <QLocale>
 #include <QFileInfo>
 #include <QSaveFile>
 #include <QSettings>
@@ -31,7 +32,7 @@ Alert groupNotification(const AlertGroups::Notice &notice)
     alert.kind = notice.kind;
     alert.severity = notice.severity;
     alert.reason = notice.first ? notice.title
-                                : QObject::tr("%1 (%2 more since the last notice)").arg(notice.title).arg(notice.added);
+                                : QObject::tr("%1 (%2 more since the last notice)").arg(notice.title, QLocale().toString(notice.added));
     alert.cachedKey = QStringLiteral("group:") + notice.groupKey;
     return alert;
 }

@@ -17,6 +17,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSignalBlocker>
 #include <QMenu>
 #include <QScopedValueRollback>
 #include <QTableView>
@@ -138,7 +139,10 @@ void AgentsPanel::focusFilter()
 
 void AgentsPanel::setFilterText(const QString &query)
 {
-    m_filterEdit->setText(query);
+    {
+        const QSignalBlocker quiet(m_filterEdit); // applied now, not again when typing would settle
+        m_filterEdit->setText(query);
+    }
     applyFilter();
 }
 

@@ -14,6 +14,7 @@
 #include <QCompleter>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QSpinBox>
 #include <QStringListModel>
 #include <QToolBar>
@@ -94,10 +95,7 @@ TopologyPanel::TopologyPanel(InspectorSession *session, SelectionHub *selection,
                       tr("Show the agents aggregated into groups (their counts, health and trouble), or the agent graph.\n"
                          "Double-click a group to open it in the graph."));
     m_groups->setCheckable(true);
-    connect(m_groups, &QToolButton::clicked, this, [this](bool on) {
-        m_operatorPicked = true;
-        showGroups(on);
-    });
+    connect(m_groups, &QToolButton::clicked, this, &TopologyPanel::showGroups);
     m_groupBy = new QComboBox(this);
     m_groupBy->setObjectName(QStringLiteral("topologyGroupBy"));
     m_groupBy->setToolTip(tr("What the groups are: the agents' most specific scope, the subtree below a top agent, or the role"));
@@ -106,7 +104,6 @@ TopologyPanel::TopologyPanel(InspectorSession *session, SelectionHub *selection,
     m_groupBy->addItem(tr("by role"), int(GroupOverview::GroupBy::Role));
     connect(m_groupBy, qOverload<int>(&QComboBox::activated), this, [this](int index) {
         m_overview->setGroupBy(GroupOverview::GroupBy(m_groupBy->itemData(index).toInt()));
-        m_operatorPicked = true;
         showGroups(true);
     });
     connect(m_overview, &GroupOverview::groupActivated, this, &TopologyPanel::openGroup);
@@ -147,8 +144,8 @@ TopologyPanel::TopologyPanel(InspectorSession *session, SelectionHub *selection,
     m_sizeCheck->setInterval(1000);
     connect(m_sizeCheck, &QTimer::timeout, this, &TopologyPanel::followSize);
     m_sizeCheck->start();
-    connect(session, &InspectorSession::sourceChanged, this, [this] {
-        m_operatorPicked = false; // a new system: the size decides again
+    connect(session, &InspectorSession::sourceReplaced, this, [this] {
+        m_operatorPicked = false; // another system (not a view of this one's past): its size decides again
         followSize();
     });
     followSize();
@@ -161,17 +158,22 @@ void TopologyPanel::followSize()
     int agents = 0;
     for (const Agent &agent : m_session->store()->agents())
         agents += !agent.unregistered;
-    const bool groups = agents > kGroupsAbove;
-    if (groups != showsGroups())
-        showGroups(groups);
+    if (agents > kGroupsAbove && !showsGroups())
+        switchTo(true);
+    else if (agents < kGraphBelow && showsGroups())
+        switchTo(false);
 }
 
 void TopologyPanel::showGroups(bool groups)
 {
+    m_operatorPicked = true;
+    switchTo(groups);
+}
+
+void TopologyPanel::switchTo(bool groups)
+{
     m_groups->setChecked(groups);
-    m_pages->setCurrentWidget(groups ? static_cast<QWidget *>(m_overview) : m_view);
-    if (groups)
-        m_overview->refresh();
+    m_pages->setCurrentWidget(groups ? static_cast<QWidget *>(m_overview) : m_view); // shown: it counts (showEvent)
 }
 
 bool TopologyPanel::showsGroups() const
@@ -181,11 +183,10 @@ bool TopologyPanel::showsGroups() const
 
 void TopologyPanel::openGroup(const QStringList &agentIds, const QString &title)
 {
-    m_operatorPicked = true;
     showGroups(false);
     m_selection->selectAgents(agentIds, this);
     m_view->zoomToAgents(agentIds);
-    m_searchStatus->setText(tr("%1 (%2 agents) · Groups to go back").arg(title).arg(agentIds.size()));
+    m_searchStatus->setText(tr("%1 (%2 agents) · Groups to go back").arg(title, QLocale().toString(agentIds.size())));
 }
 
 void TopologyPanel::setAlertBadges(const QHash<QString, int> &severityByAgent)
@@ -211,10 +212,8 @@ void TopologyPanel::runSearch()
     const QString text = m_search->text().trimmed();
     if (text.isEmpty())
         return;
-    if (showsGroups()) { // an agent is found in the graph
-        m_operatorPicked = true;
+    if (showsGroups() && m_view->hasAgent(text)) // an agent is shown in the graph
         showGroups(false);
-    }
     m_searchStatus->setText(m_view->focusAgent(text) ? QString() : tr("No agent matches"));
 }
 

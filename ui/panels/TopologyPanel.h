@@ -37,9 +37,11 @@ public:
     GroupOverview *overview() const { return m_overview; }
     // Open alerts by agent (the worst severity): the graph's badges and the groups' counts.
     void setAlertBadges(const QHash<QString, int> &severityByAgent);
-    // The groups (true) or the agent graph. Until the operator picks, the groups are shown while
-    // the system has more than kGroupsAbove agents, the graph otherwise.
+    // The groups (true) or the agent graph. Until the operator picks (this, the Groups button,
+    // opening a group, a search), a source is shown as groups once it has more than kGroupsAbove
+    // agents and as a graph once it has fewer than kGraphBelow (no flipping near one number).
     static constexpr int kGroupsAbove = 1500;
+    static constexpr int kGraphBelow = 1200;
     void showGroups(bool groups);
     bool showsGroups() const;
     // The graph, zoomed to `agentIds` (selected), titled `title` in the search status.
@@ -48,6 +50,7 @@ public:
 private:
     void runSearch();
     void followSize(); // the automatic choice of groups or graph, until the operator picks
+    void switchTo(bool groups);
 
     InspectorSession *m_session;
     SelectionHub *m_selection;

@@ -31,8 +31,8 @@ constexpr int kMostOtherSystems = 8;  // lines for systems behind the front one
 // A filter term's value, quoted when the filter language needs it (docs/filter-language.md).
 QString filterValue(const QString &value)
 {
-    if (!value.isEmpty() && !value.contains(QRegularExpression(QStringLiteral("[\\s\"\\\\]"))))
-        return value;
+    if (!value.isEmpty() && !value.startsWith(u'~') && !value.contains(QRegularExpression(QStringLiteral("[\\s\"\\\\]"))))
+        return value; // "~…" would be read as a regular expression
     QString quoted = value;
     quoted.replace(u'\\', QStringLiteral("\\\\")).replace(u'"', QStringLiteral("\\\""));
     return u'"' + quoted + u'"';
@@ -92,7 +92,11 @@ QString AttentionHeader::lineOf(SystemView *system, bool named) const
             continue;
         ++agents;
         ++healths[size_t(agent.health)];
-        ++states[agent.state];
+        // Counted as the filter compares: case aside, "custom:failed" with "failed".
+        QString state = agent.state;
+        if (state.startsWith(QLatin1String("custom:"), Qt::CaseInsensitive))
+            state = state.mid(7);
+        ++states[state.toLower()];
     }
     const QLocale locale;
     const QString number = QString::number(system->number());

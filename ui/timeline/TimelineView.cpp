@@ -103,6 +103,9 @@ std::pair<double, double> TimelineView::alertExtent(const AlertSpan &span) const
 
 void TimelineView::resetZoom()
 {
+    // Another source: its lanes are folded by its own size again.
+    m_autoFolded = false;
+    m_operatorFolded = false;
     m_autoSpanMs = 0;
     m_userZoomed = false;
     m_axis.msPerPixel = std::clamp(kDefaultSpanMs / std::max(m_axis.width, 1.0), TimelineAxis::kMinMsPerPixel,
@@ -204,6 +207,26 @@ bool TimelineView::layoutInputsChanged(const ChangeSet *changes)
 void TimelineView::rebuildLanes()
 {
     m_lanes.rebuild(*m_store, m_grouping, m_collapsed);
+    // Past kFoldAbove agents the innermost groups start folded (a team is one lane until opened),
+    // once per source, unless the operator folded or opened a group already.
+    if (!m_autoFolded && !m_operatorFolded && int(m_store->agents().size()) > kFoldAbove) {
+        m_autoFolded = true;
+        const std::vector<LaneRow> &rows = m_lanes.rows();
+        bool folded = false;
+        for (size_t i = 0; i < rows.size(); ++i) {
+            if (!rows[i].expandable || rows[i].kind != LaneRow::Kind::Group)
+                continue;
+            bool inner = true; // no group nested below it
+            for (size_t j = i + 1; j < rows.size() && rows[j].depth > rows[i].depth && inner; ++j)
+                inner = !(rows[j].kind == LaneRow::Kind::Group && rows[j].expandable);
+            if (inner) {
+                m_collapsed.insert(rows[i].key);
+                folded = true;
+            }
+        }
+        if (folded)
+            m_lanes.rebuild(*m_store, m_grouping, m_collapsed);
+    }
     // Merged lanes are kept only for rows that are still collapsed.
     QSet<QString> collapsedRows;
     for (const LaneRow &row : m_lanes.rows())
@@ -229,12 +252,23 @@ const SortedTimes &TimelineView::rowEndpointTimes(const LaneRow &row) const
         merged.consumed.assign(row.members.size(), 0);
         merged.reorders = m_index.endpointReorders();
     }
+    // A paint merges at most kMergeBudgetPerPaint times over all its lanes (a group of 10,000
+    // agents folded at once holds hundreds of thousands): the rest at the next paints, asked for
+    // at once, so that no frame stalls while the lanes fill.
     std::vector<qint64> fresh;
     for (size_t i = 0; i < merged.members.size(); ++i) {
         const SortedTimes &lane = m_index.endpointTimes(merged.members[i]);
-        for (size_t k = merged.consumed[i]; k < lane.size(); ++k)
+        if (merged.consumed[i] >= lane.size())
+            continue;
+        if (m_mergeBudget <= 0) {
+            m_mergeIncomplete = true;
+            break;
+        }
+        const size_t take = std::min(lane.size() - merged.consumed[i], size_t(m_mergeBudget));
+        for (size_t k = merged.consumed[i]; k < merged.consumed[i] + take; ++k)
             fresh.push_back(lane.at(k));
-        merged.consumed[i] = std::max(merged.consumed[i], lane.size());
+        merged.consumed[i] += take;
+        m_mergeBudget -= qint64(take);
     }
     if (!fresh.empty()) {
         std::sort(fresh.begin(), fresh.end());
@@ -265,6 +299,7 @@ void TimelineView::setGrouping(LaneGrouping grouping)
 
 void TimelineView::setCollapsed(const QString &key, bool collapsed)
 {
+    m_operatorFolded = true;
     if (collapsed == m_collapsed.contains(key))
         return;
     if (collapsed)
@@ -276,6 +311,7 @@ void TimelineView::setCollapsed(const QString &key, bool collapsed)
 
 void TimelineView::collapseAll()
 {
+    m_operatorFolded = true;
     for (const LaneRow &row : m_lanes.rows())
         if (row.expandable)
             m_collapsed.insert(row.key);
@@ -285,6 +321,7 @@ void TimelineView::collapseAll()
 
 void TimelineView::expandAll()
 {
+    m_operatorFolded = true;
     m_collapsed.clear();
     rebuildLanes();
 }

@@ -33,6 +33,7 @@
 
 #include <deque>
 #include <map>
+#include <limits>
 #include <vector>
 
 namespace mapi {
@@ -226,6 +227,14 @@ private:
     std::vector<QString> m_agentShapes;
     std::vector<QString> m_scopeShapes;
     mutable QHash<QString, MergedLane> m_merged;   // by collapsed row key
+    static constexpr qint64 kMergeBudgetPerPaint = 60000; // endpoint times merged into folded lanes per paint (about 2 ms)
+    // Outside a paint (a picture exported, a hit test) unbounded: what is asked is merged whole.
+    mutable qint64 m_mergeBudget = std::numeric_limits<qint64>::max();
+    mutable bool m_mergeIncomplete = false;        // a folded lane is still filling: paint again
+    // Past kFoldAbove agents the innermost lane groups start folded (issue 44 item 4).
+    static constexpr int kFoldAbove = 300;
+    bool m_autoFolded = false;                     // done for this source
+    bool m_operatorFolded = false;                 // the operator folded or opened a group: left as they are
     mutable std::vector<int> m_scratchRows;         // one message's recipient rows (painting, density)
     std::deque<AlertSpan> m_clearedAlerts;          // oldest first, at most kMaxClearedAlertSpans
     std::map<QString, AlertSpan> m_openAlerts;      // by key

@@ -16,6 +16,8 @@
 #include <QPolygonF>
 #include <QScrollBar>
 #include <QTimer>
+
+#include <limits>
 #include <QToolTip>
 #include <QWheelEvent>
 
@@ -31,8 +33,13 @@ using namespace timeline_view;
 
 void TimelineView::paintEvent(QPaintEvent *)
 {
+    m_mergeBudget = kMergeBudgetPerPaint;
+    m_mergeIncomplete = false;
     QPainter p(viewport());
     renderTo(p);
+    m_mergeBudget = std::numeric_limits<qint64>::max();
+    if (m_mergeIncomplete) // folded lanes still filling: the rest at the next frame
+        QTimer::singleShot(16, viewport(), qOverload<>(&QWidget::update));
 }
 
 void TimelineView::renderTo(QPainter &p)

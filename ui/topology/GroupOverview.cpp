@@ -7,6 +7,7 @@
 #include "topology/TopologyStyle.h"
 
 #include <QFontMetricsF>
+#include <QElapsedTimer>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QLocale>
@@ -42,8 +43,13 @@ GroupOverview::GroupOverview(const SystemStore *store, QWidget *parent)
     setMinimumSize(120, 80);
     m_tick.setInterval(1000); // health moves with time alone; a second is its unit
     connect(&m_tick, &QTimer::timeout, this, [this] {
-        if (isVisible())
-            refresh();
+        if (!isVisible() || !m_store)
+            return;
+        // A trace at rest (or a paused replay) is not counted again every second.
+        if (m_store->now() == m_seenNowMs && m_store->agents().size() == m_seenAgents && m_store->messages().size() == m_seenMessages
+            && !m_badgesChanged && m_countedRows >= m_store->messages().size())
+            return;
+        refresh();
     });
     m_tick.start();
     if (store)
@@ -51,6 +57,7 @@ GroupOverview::GroupOverview(const SystemStore *store, QWidget *parent)
             m_flows.clear();
             m_groupKeyOfNameRow.clear();
             m_countedRows = 0;
+            m_busiest.clear();
         });
 }
 
@@ -77,28 +84,32 @@ void GroupOverview::setGroupBy(GroupBy groupBy)
 
 void GroupOverview::setAlertBadges(const QHash<QString, int> &severityByAgent)
 {
-    m_alertBadges = severityByAgent;
-    if (isVisible())
-        refresh();
+    m_alertBadges = severityByAgent; // counted at the next tick: not in the alerts' own turn
+    m_badgesChanged = true;
 }
 
 QString GroupOverview::groupKeyOf(const Agent &agent, const QSet<QString> &scopeParents, QString *title) const
 {
     switch (m_groupBy) {
     case GroupBy::Scope:
+        // The title is made only for a group's first agent (title non-null).
         if (const Scope *scope = mostSpecificScope(agent, *m_store, scopeParents)) {
-            *title = scope->name.isEmpty() ? scope->id : scope->name;
+            if (title)
+                *title = scope->name.isEmpty() ? scope->id : scope->name;
             return QStringLiteral("scope:") + scope->id;
         }
-        *title = tr("(in no scope)");
+        if (title)
+            *title = tr("(in no scope)");
         return QStringLiteral("scope:");
     case GroupBy::Subtree: {
         const Agent &top = topBelowRoot(agent, *m_store);
-        *title = tr("under %1").arg(top.name.isEmpty() ? top.id : top.name);
+        if (title)
+            *title = tr("under %1").arg(top.name.isEmpty() ? top.id : top.name);
         return QStringLiteral("subtree:") + top.id;
     }
     case GroupBy::Role:
-        *title = agent.role.isEmpty() ? tr("(no role)") : tr("role %1").arg(agent.role);
+        if (title)
+            *title = agent.role.isEmpty() ? tr("(no role)") : tr("role %1").arg(agent.role);
         return QStringLiteral("role:") + agent.role;
     }
     return {};
@@ -106,6 +117,7 @@ QString GroupOverview::groupKeyOf(const Agent &agent, const QSet<QString> &scope
 
 void GroupOverview::refresh()
 {
+    m_groupKeyOfNameRow.clear(); // an agent's group may have changed (it joined a scope since)
     m_groups.clear();
     m_groupOfKey.clear();
     m_keyOfAgent.clear();
@@ -117,12 +129,14 @@ void GroupOverview::refresh()
     for (const Agent &agent : m_store->agents()) {
         if (agent.unregistered)
             continue;
-        QString title;
-        const QString key = groupKeyOf(agent, scopeParents, &title);
+        const QString key = groupKeyOf(agent, scopeParents, nullptr);
         auto at = m_groupOfKey.find(key);
         if (at == m_groupOfKey.end()) {
             at = m_groupOfKey.insert(key, int(m_groups.size()));
-            m_groups.push_back({key, title, {}, {}, 0, -1, {}, 0});
+            Group fresh;
+            fresh.key = key;
+            groupKeyOf(agent, scopeParents, &fresh.title);
+            m_groups.push_back(std::move(fresh));
         }
         Group &g = m_groups[size_t(*at)];
         g.agents << agent.id;
@@ -144,20 +158,23 @@ void GroupOverview::refresh()
     m_groupOfKey.clear();
     for (size_t i = 0; i < m_groups.size(); ++i)
         m_groupOfKey.insert(m_groups[i].key, int(i));
-    countMessages(kMessagesPerRefresh);
+    countMessages();
+    findBusiestFlows();
     layoutGroups();
+    m_seenNowMs = m_store->now();
+    m_seenAgents = m_store->agents().size();
+    m_seenMessages = m_store->messages().size();
+    m_badgesChanged = false;
     update();
 }
 
-void GroupOverview::countMessages(size_t most)
+void GroupOverview::countMessages()
 {
     const MessageLog &log = m_store->messages();
     if (log.size() < m_countedRows) { // a new log (a reset not seen): counted again
         m_flows.clear();
-        m_groupKeyOfNameRow.clear();
         m_countedRows = 0;
     }
-    const size_t end = std::min(log.size(), std::max(m_countedRows, log.firstRow()) + most);
     const auto keyOf = [this, &log](int nameRow) -> QString {
         if (nameRow <= 0)
             return {};
@@ -171,38 +188,55 @@ void GroupOverview::countMessages(size_t most)
         m_groupKeyOfNameRow[size_t(nameRow)] = key;
         return key;
     };
-    for (size_t row = std::max(m_countedRows, log.firstRow()); row < end; ++row) {
+    // Rows younger than kFlowSettleMs wait: their recipients may come in later events.
+    const qint64 settled = m_store->now() - kFlowSettleMs;
+    QElapsedTimer spent;
+    spent.start();
+    QSet<QString> reached; // the other groups one message reached (counted once each)
+    size_t row = std::max(m_countedRows, log.firstRow());
+    for (; row < log.size(); ++row) {
+        if ((row & 1023) == 0 && spent.elapsed() >= kFlowBudgetMs)
+            break;
+        if (log.timestampMs(row) > settled)
+            break;
         const QString from = keyOf(log.fromAgentNameRow(row));
         if (from.isEmpty())
             continue;
+        reached.clear();
         const int recipients = log.recipientCount(row);
         for (int i = 0; i < recipients; ++i) {
             const QString to = keyOf(log.recipientNameRow(row, i));
-            if (to.isEmpty() || to == from)
+            if (to.isEmpty() || to == from || reached.contains(to))
                 continue; // within a group: drawn inside it, not between
+            reached.insert(to);
             ++m_flows[std::min(from, to)][std::max(from, to)];
         }
     }
-    m_countedRows = end;
+    m_countedRows = row;
 }
 
-std::vector<GroupOverview::Flow> GroupOverview::busiestFlows() const
+qint64 GroupOverview::flowBetween(const QString &groupKey, const QString &otherKey) const
 {
-    std::vector<Flow> flows;
+    return m_flows.value(std::min(groupKey, otherKey)).value(std::max(groupKey, otherKey));
+}
+
+void GroupOverview::findBusiestFlows()
+{
+    m_busiest.clear();
     for (auto a = m_flows.cbegin(); a != m_flows.cend(); ++a) {
         const int from = m_groupOfKey.value(a.key(), -1);
         if (from < 0)
             continue;
         for (auto b = a->cbegin(); b != a->cend(); ++b)
             if (const int to = m_groupOfKey.value(b.key(), -1); to >= 0)
-                flows.push_back({from, to, b.value()});
+                m_busiest.push_back({from, to, b.value()});
     }
-    std::sort(flows.begin(), flows.end(), [](const Flow &x, const Flow &y) {
+    const auto busier = [](const Flow &x, const Flow &y) {
         return x.messages != y.messages ? x.messages > y.messages : std::pair(x.from, x.to) < std::pair(y.from, y.to);
-    });
-    if (flows.size() > size_t(kMostEdges))
-        flows.resize(size_t(kMostEdges));
-    return flows;
+    };
+    const size_t keep = std::min(m_busiest.size(), size_t(kMostEdges));
+    std::partial_sort(m_busiest.begin(), m_busiest.begin() + std::ptrdiff_t(keep), m_busiest.end(), busier);
+    m_busiest.resize(keep);
 }
 
 void GroupOverview::layoutGroups()
@@ -219,6 +253,11 @@ void GroupOverview::layoutGroups()
     m_cellWidth = cellW - 6;
     const double textH = 2 * (kLabelPixels + 4) + 10;
     const double maxRadius = std::max(4.0, std::min(cellW * 0.4, (cellH - textH) * 0.45));
+    QFont titleFont = font();
+    titleFont.setPixelSize(kLabelPixels);
+    QFont countFont = titleFont;
+    titleFont.setBold(true);
+    const QFontMetricsF titleMetrics(titleFont), countMetrics(countFont);
     size_t largest = 1;
     for (size_t i = 0; i < count; ++i)
         largest = std::max(largest, size_t(m_groups[i].agents.size()));
@@ -228,6 +267,9 @@ void GroupOverview::layoutGroups()
         // Area, not radius, follows the count: a team of 1,200 looks ten times one of 120.
         g.radius = std::max(4.0, maxRadius * std::sqrt(double(g.agents.size()) / double(largest)));
         g.centre = QPointF(area.left() + (column + 0.5) * cellW, area.top() + row * cellH + maxRadius + 4);
+        // Cut on the left: "…/ingest" tells groups apart where "team/…" would not.
+        g.shownTitle = titleMetrics.elidedText(g.title, Qt::ElideLeft, m_cellWidth);
+        g.shownCount = countMetrics.elidedText(tr("%1 agents").arg(QLocale().toString(g.agents.size())), Qt::ElideLeft, m_cellWidth);
     }
     for (size_t i = count; i < m_groups.size(); ++i)
         m_groups[i].radius = 0; // not shown
@@ -271,17 +313,17 @@ void GroupOverview::paintEvent(QPaintEvent *)
     label.setPixelSize(kLabelPixels);
     QFont bold = label;
     bold.setBold(true);
-    // Cut on the left: "…/ingest" tells groups apart where "team/…" would not.
+    // Texts come elided from the layout (eliding shapes the text: too slow for every paint).
     const auto text = [&](const QRectF &box, const QString &s, const QFont &f, const QColor &c, Qt::Alignment align = Qt::AlignHCenter | Qt::AlignTop) {
         painter.setFont(f);
         painter.setPen(c);
-        painter.drawText(box, int(align), QFontMetricsF(f).elidedText(s, Qt::ElideLeft, box.width()));
+        painter.drawText(box, int(align), s);
         ++m_labelsDrawn;
         m_smallestLabel = m_smallestLabel == 0 ? f.pixelSize() : std::min(m_smallestLabel, f.pixelSize());
     };
 
     // The busiest flows between groups, under the nodes; width by the log of their messages.
-    const std::vector<Flow> flows = busiestFlows();
+    const std::vector<Flow> &flows = m_busiest;
     const double most = flows.empty() ? 1 : std::log1p(double(flows.front().messages));
     for (const Flow &f : flows) {
         const Group &a = m_groups[size_t(f.from)], &b = m_groups[size_t(f.to)];
@@ -308,7 +350,7 @@ void GroupOverview::paintEvent(QPaintEvent *)
         QColor fill = healthColor(worst);
         fill.setAlpha(45);
         painter.setBrush(fill);
-        painter.setPen(QPen(healthColor(worst), int(i) == m_hovered ? 4 : 2.5));
+        painter.setPen(QPen(healthColor(worst), g.key == m_hovered ? 4 : 2.5));
         painter.drawEllipse(g.centre, g.radius, g.radius);
         const int troubled = g.health[size_t(Health::Failed)] + g.health[size_t(Health::Unresponsive)];
         if (troubled > 0) { // a pie of the failed and unresponsive share, seen at any size
@@ -336,11 +378,10 @@ void GroupOverview::paintEvent(QPaintEvent *)
         const double cellW = m_cellWidth;
         const double top = g.centre.y() + g.radius + 4;
         const QRectF name(g.centre.x() - cellW / 2, top, cellW, kLabelPixels + 4);
-        text(name, g.title, bold, colors.text);
+        text(name, g.shownTitle, bold, colors.text);
         // The count in the colour of its worst health when some are failed or unresponsive (the
         // pie above says how many; the tooltip says each health's number).
-        text(name.translated(0, kLabelPixels + 4), tr("%1 agents").arg(locale.toString(g.agents.size())), label,
-             troubled > 0 ? healthColor(worst) : colors.mutedText);
+        text(name.translated(0, kLabelPixels + 4), g.shownCount, label, troubled > 0 ? healthColor(worst) : colors.mutedText);
         const QRectF bar(g.centre.x() - cellW * 0.4, top + 2 * (kLabelPixels + 4) + 2, cellW * 0.8, 6);
         double x = bar.left();
         for (const Health h : healthsWorstFirst()) {
@@ -375,12 +416,27 @@ void GroupOverview::showEvent(QShowEvent *event)
     refresh();
 }
 
+int GroupOverview::hoveredGroup() const
+{
+    return m_hovered.isEmpty() ? -1 : m_groupOfKey.value(m_hovered, -1);
+}
+
 void GroupOverview::mouseMoveEvent(QMouseEvent *event)
 {
-    const int hovered = groupAt(event->position());
+    const int at = groupAt(event->position());
+    const QString hovered = at >= 0 ? m_groups[size_t(at)].key : QString();
     if (hovered != m_hovered) {
         m_hovered = hovered;
-        setCursor(hovered >= 0 ? Qt::PointingHandCursor : Qt::ArrowCursor);
+        setCursor(at >= 0 ? Qt::PointingHandCursor : Qt::ArrowCursor);
+        update();
+    }
+}
+
+void GroupOverview::leaveEvent(QEvent *event)
+{
+    QWidget::leaveEvent(event);
+    if (!m_hovered.isEmpty()) {
+        m_hovered.clear();
         update();
     }
 }
@@ -394,8 +450,9 @@ void GroupOverview::mouseDoubleClickEvent(QMouseEvent *event)
 
 void GroupOverview::keyPressEvent(QKeyEvent *event)
 {
-    if ((event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter) && m_hovered >= 0) {
-        Q_EMIT groupActivated(m_groups[size_t(m_hovered)].agents, m_groups[size_t(m_hovered)].title);
+    const int hovered = hoveredGroup();
+    if ((event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter) && hovered >= 0) {
+        Q_EMIT groupActivated(m_groups[size_t(hovered)].agents, m_groups[size_t(hovered)].title);
         return;
     }
     QWidget::keyPressEvent(event);

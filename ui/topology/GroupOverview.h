@@ -8,10 +8,12 @@
 // Groups are laid out on a grid that fits the view, the most troubled first: no zoom is needed
 // to see where the trouble is, and no text is ever drawn below kLabelPixels.
 //
-// Work: the groups are counted again once a second while shown (one pass over the agents, about
-// 2 ms at 10,000); the message flows are counted incrementally from the message log, at most
-// kMessagesPerRefresh rows a refresh (a 335,000-message trace is counted in a few seconds, never
-// in one stall). A message counts for the groups its agents were in when it was counted.
+// Work: the groups are counted again once a second while shown and the store changed (one pass
+// over the agents, a few milliseconds at 10,000); the message flows are counted incrementally
+// from the message log, kFlowBudgetMs a refresh (a 335,000-message trace is counted in a few
+// seconds, never in one stall). A message counts once for each other group it reached, for the
+// groups its agents were in when it was counted, once it is kFlowSettleMs old (its recipients
+// arrive in later events). The paint draws what the refresh prepared: no sorting, no eliding.
 // Memory: one entry per group and per pair of groups that exchanged messages. GUI thread.
 #pragma once
 
@@ -40,7 +42,8 @@ class GroupOverview : public QWidget
 public:
     enum class GroupBy { Scope, Subtree, Role };
     static constexpr int kLabelPixels = 11;           // every text it draws: legible at any size
-    static constexpr size_t kMessagesPerRefresh = 50000;
+    static constexpr int kFlowBudgetMs = 3;
+    static constexpr qint64 kFlowSettleMs = 5000;
     static constexpr int kMostEdges = 60;              // the busiest flows; the rest would be noise
 
     explicit GroupOverview(const SystemStore *store, QWidget *parent = nullptr);
@@ -61,6 +64,8 @@ public:
         int worstAlert = -1;      // their worst severity (-1: none)
         QPointF centre;           // view coordinates (the last layout)
         double radius = 0;
+        QString shownTitle;       // elided to its cell (the last layout)
+        QString shownCount;
         int trouble() const;      // failed and unresponsive agents, and alerted ones
     };
     const std::vector<Group> &groups() const { return m_groups; }
@@ -70,7 +75,11 @@ public:
         int from = 0, to = 0;
         qint64 messages = 0;
     };
-    std::vector<Flow> busiestFlows() const;
+    std::vector<Flow> busiestFlows() const { return m_busiest; }
+    // Rows of the message log counted so far (tests).
+    size_t countedMessageRows() const { return m_countedRows; }
+    // Messages counted between two groups so far, by their keys (either order).
+    qint64 flowBetween(const QString &groupKey, const QString &otherKey) const;
     // The group under a view point (-1: none).
     int groupAt(QPointF point) const;
     // Counts again now (and lays out).
@@ -91,13 +100,15 @@ protected:
     void mouseMoveEvent(QMouseEvent *event) override;
     void mouseDoubleClickEvent(QMouseEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
+    void leaveEvent(QEvent *event) override;
     bool event(QEvent *event) override;
 
 private:
     QString groupKeyOf(const Agent &agent, const QSet<QString> &scopeParents, QString *title) const;
-    void countMessages(size_t most);
-    int groupOfNameRow(int nameRow);
+    void countMessages();
+    void findBusiestFlows();
     void layoutGroups();
+    int hoveredGroup() const; // -1: none
     QString tooltipOf(const Group &group) const;
 
     QPointer<const SystemStore> m_store;
@@ -108,11 +119,15 @@ private:
     QHash<QString, QString> m_keyOfAgent; // agent id → its group's key (this refresh)
     // Message flows: by the message log's name rows (see MessageLog::fromAgentNameRow).
     size_t m_countedRows = 0;             // rows of the log counted
-    const void *m_countedLog = nullptr;   // the log they were counted in (a reset makes a new one)
-    std::vector<QString> m_groupKeyOfNameRow; // name row → group key ("" unknown yet)
+    std::vector<QString> m_groupKeyOfNameRow; // name row → group key (null: not looked up this refresh)
     QHash<QString, QHash<QString, qint64>> m_flows; // group key → group key → messages (from ≤ to)
-    int m_hovered = -1;
+    std::vector<Flow> m_busiest;          // busiest flows, found at each refresh
+    QString m_hovered;                    // the key of the group under the mouse
     double m_cellWidth = 80;              // of the grid's cells (the last layout), for the text
+    // What the last refresh saw: nothing changed, nothing to count again.
+    qint64 m_seenNowMs = -1;
+    size_t m_seenAgents = 0, m_seenMessages = 0;
+    bool m_badgesChanged = false;
     QTimer m_tick;
     int m_labelsDrawn = 0;
     int m_smallestLabel = 0;

@@ -441,10 +441,17 @@ void TopologyView::zoomToAgents(const QStringList &agentIds)
         const int row = m_graph.row(id);
         if (row < 0)
             continue;
-        const TopologyNode &n = m_graph.nodes()[size_t(row)];
+        // An agent inside a collapsed subtree is where its visible ancestor is drawn.
+        int shown = row;
+        for (int steps = 0; steps < 64 && shown >= 0 && m_graph.nodes()[size_t(shown)].hidden; ++steps)
+            shown = m_graph.nodes()[size_t(shown)].parent;
+        if (shown < 0)
+            continue;
+        const TopologyNode &n = m_graph.nodes()[size_t(shown)];
         if (n.hidden || !n.positioned)
             continue;
-        const QRectF extent(n.position.x() - n.radius, n.position.y() - n.radius, 2 * n.radius, 2 * n.radius);
+        // Where the layout puts it, not where an animation has it now.
+        const QRectF extent(n.target.x() - n.radius, n.target.y() - n.radius, 2 * n.radius, 2 * n.radius);
         bounds = bounds.isNull() ? extent : bounds.united(extent);
     }
     if (bounds.isNull() || width() <= 0 || height() <= 0)

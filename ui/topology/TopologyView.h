@@ -60,6 +60,7 @@ public:
     // containing it. Selects the agent, expands what hides it, centres and zooms in on it.
     // Returns false when nothing matches.
     bool focusAgent(const QString &text);
+    bool hasAgent(const QString &text) const { return findAgent(text) >= 0; } // what focusAgent() would find
     QStringList searchTerms() const;              // names and ids, for the search box's completer
     // Dims everything further than `hops` from the selected agents (0 = off).
     void setNeighbourhoodHops(int hops);
