@@ -11,6 +11,11 @@
 #include "controllers/TraceController.h"
 #include "controllers/ConnectionController.h"
 #include "model/CausalChains.h"
+#include "models/AlertModel.h"
+#include "panels/AlertsPanel.h"
+#include "panels/TopologyPanel.h"
+#include "systems/SystemView.h"
+#include "topology/GroupOverview.h"
 #include "dialogs/IncidentDialog.h"
 #include "dialogs/RunDiffDialog.h"
 #include "session/InspectorSession.h"
@@ -26,6 +31,7 @@
 #include <QSettings>
 #include <QTabWidget>
 #include <QTimer>
+#include <QToolButton>
 
 #include <cstdio>
 
@@ -41,6 +47,65 @@ static void settle(int ms)
 
 // A fresh window at each size (the default layout is sized when first shown), filled from the
 // source, with a failed or late agent selected and inspected, shot in both themes.
+// --fleet PREFIX: the views of a large system (issue 44) on a trace of tools/fleet-trace: the
+// window, the topology as it opens (groups past 1,500 agents), as groups, with its most troubled
+// group opened, the alert inbox with its storms and one listed, the timeline's folded lanes.
+static int shootFleet(const QString &out, const QString &trace, const QString &prefix)
+{
+    ui::applyTheme(ui::Theme::Light);
+    ui::MainWindow window;
+    window.resize(1920, 1080); // the issue's screen
+    window.show();
+    if (!window.traces()->openTrace(trace))
+        return -1;
+    while (window.session()->isLoadingTrace())
+        settle(50);
+    settle(3000); // the detectors' verdict, the header's and the overview's counts
+    ui::SystemView *system = window.frontSystem();
+    int written = 0;
+    const auto save = [&](QWidget *w, const char *name) {
+        w->grab().save(out + QLatin1Char('/') + prefix + QLatin1String(name) + QStringLiteral(".png"));
+        ++written;
+    };
+    save(&window, "window");
+    ui::TopologyPanel *topology = system->topology();
+    const auto floated = [&](const char *dockName, const char *shot) {
+        QDockWidget *dock = window.dock(QLatin1String(dockName));
+        const bool wasFloating = dock->isFloating();
+        dock->show();
+        dock->setFloating(true);
+        dock->resize(1100, 650);
+        dock->raise();
+        settle(400);
+        save(dock->widget(), shot);
+        dock->setFloating(wasFloating);
+    };
+    // The topology alone, floated large: as groups, then the most troubled group opened.
+    topology->showGroups(true);
+    settle(600);
+    save(topology, "topology-groups");
+    if (!topology->overview()->groups().empty()) {
+        const ui::GroupOverview::Group first = topology->overview()->groups().front();
+        topology->openGroup(first.agents, first.title);
+        settle(1500); // the camera's animation
+        save(topology, "topology-group-open");
+    }
+    // The inbox: the storms as rows, then the first listed.
+    floated("alertsDock", "alerts");
+    ui::AlertsPanel *alerts = system->alerts();
+    const ui::AlertModel *model = alerts->model();
+    for (int row = 0; row < model->rowCount(); ++row)
+        if (model->isGroupAt(row)) {
+            alerts->selectKey(ui::AlertModel::groupRowKey(model->groupAt(row)));
+            if (auto *list = alerts->findChild<QToolButton *>(QStringLiteral("alertExpand")))
+                list->click();
+            break;
+        }
+    floated("alertsDock", "alerts-listed");
+    floated("timelineDock", "timeline");
+    return written;
+}
+
 static int shootSizes(const QString &out, const QStringList &sizes, const QString &url, const QString &trace, int waitMs)
 {
     int written = 0;
@@ -106,6 +171,7 @@ int main(int argc, char **argv)
                   {QStringLiteral("export-progress"), QStringLiteral("Also shoot the window during an export (a large trace), then cancel it.")},
                   {QStringLiteral("inspect-chain"), QStringLiteral("Inspect the message with the longest causal chain, its Chain tab shown.")},
                   {QStringLiteral("compare-with"), QStringLiteral("Also shoot File → Compare with another run against FILE (run-diff.png)."), QStringLiteral("FILE")},
+                  {QStringLiteral("fleet"), QStringLiteral("Only the views of a large system (--trace of tools/fleet-trace), files named PREFIX*.png."), QStringLiteral("PREFIX")},
                   {QStringLiteral("sizes"), QStringLiteral("Only the whole window, at each WxH (comma-separated), light and dark."), QStringLiteral("LIST")},
                   {QStringLiteral("incident"), QStringLiteral("Also shoot File → Export incident… after a preview (incident-export.png), write the bundle "
                                                               "to DIR/incident.jsonl.zst, its pictures, and the bundle opened (incident-open.png).")}});
@@ -116,6 +182,13 @@ int main(int argc, char **argv)
         return 1;
     }
     QDir().mkpath(out);
+    if (p.isSet(QStringLiteral("fleet"))) {
+        const int written = shootFleet(out, p.value(QStringLiteral("trace")), p.value(QStringLiteral("fleet")));
+        if (written < 0)
+            return 2;
+        std::printf("%d screenshots in %s\n", written, qPrintable(out));
+        return 0;
+    }
     if (p.isSet(QStringLiteral("sizes"))) {
         const int written = shootSizes(out, p.value(QStringLiteral("sizes")).split(u',', Qt::SkipEmptyParts), p.value(QStringLiteral("connect")),
                                        p.value(QStringLiteral("trace")), int(p.value(QStringLiteral("wait")).toDouble() * 1000));

@@ -3,6 +3,7 @@
 #include "model/AgentGroupLabels.h"
 #include "model/SystemStore.h"
 #include "models/HealthModel.h"
+#include "common/PoolThreadPaint.h"
 #include "style/Colors.h"
 #include "topology/TopologyStyle.h"
 
@@ -117,6 +118,11 @@ QString GroupOverview::groupKeyOf(const Agent &agent, const QSet<QString> &scope
 
 void GroupOverview::refresh()
 {
+    refreshGroups(true);
+}
+
+void GroupOverview::refreshGroups(bool countFlows)
+{
     m_groupKeyOfNameRow.clear(); // an agent's group may have changed (it joined a scope since)
     m_groups.clear();
     m_groupOfKey.clear();
@@ -158,9 +164,11 @@ void GroupOverview::refresh()
     m_groupOfKey.clear();
     for (size_t i = 0; i < m_groups.size(); ++i)
         m_groupOfKey.insert(m_groups[i].key, int(i));
-    countMessages();
+    if (countFlows)
+        countMessages();
     findBusiestFlows();
     layoutGroups();
+    shapeEdges();
     m_seenNowMs = m_store->now();
     m_seenAgents = m_store->agents().size();
     m_seenMessages = m_store->messages().size();
@@ -303,10 +311,26 @@ QString GroupOverview::tooltipOf(const Group &g) const
 
 void GroupOverview::paintEvent(QPaintEvent *)
 {
-    QPainter painter(this);
-    painter.setRenderHint(QPainter::Antialiasing, true);
+    // Drawn into an image on a pool thread, as the agent graph is: its wide antialiased edges and
+    // discs are fills that Qt 6.4 hands to that pool (common/PoolThreadPaint.h says why).
+    const qreal dpr = devicePixelRatioF();
+    const QSize pixels = (QSizeF(size()) * dpr).toSize();
+    if (m_frame.size() != pixels || m_frame.devicePixelRatio() != dpr) {
+        m_frame = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
+        m_frame.setDevicePixelRatio(dpr);
+    }
     const TopologyColors colors(palette());
-    painter.fillRect(rect(), colors.background);
+    paintOnPoolThread([this, &colors] {
+        QPainter painter(&m_frame);
+        renderTo(painter, colors);
+    });
+    QPainter painter(this);
+    painter.drawImage(0, 0, m_frame);
+}
+
+void GroupOverview::renderTo(QPainter &painter, const TopologyColors &colors)
+{
+    painter.setRenderHint(QPainter::Antialiasing, true);
     m_labelsDrawn = 0;
     m_smallestLabel = 0;
     QFont label = font();
@@ -322,18 +346,26 @@ void GroupOverview::paintEvent(QPaintEvent *)
         m_smallestLabel = m_smallestLabel == 0 ? f.pixelSize() : std::min(m_smallestLabel, f.pixelSize());
     };
 
-    // The busiest flows between groups, under the nodes; width by the log of their messages.
-    const std::vector<Flow> &flows = m_busiest;
-    const double most = flows.empty() ? 1 : std::log1p(double(flows.front().messages));
-    for (const Flow &f : flows) {
-        const Group &a = m_groups[size_t(f.from)], &b = m_groups[size_t(f.to)];
-        if (a.radius <= 0 || b.radius <= 0)
-            continue;
-        QColor c = colors.messageEdge;
-        c.setAlpha(90);
-        painter.setPen(QPen(c, 1 + 5 * std::log1p(double(f.messages)) / most, Qt::SolidLine, Qt::RoundCap));
-        painter.drawLine(a.centre, b.centre);
+    // The background and the busiest flows between groups, under the nodes, from a layer drawn
+    // again only when an edge's place or width changed: long wide antialiased lines cost about
+    // 0.2 ms each (60 of them: 11 ms a frame, measured), while the layer is one copy.
+    if (m_edgeLayer.size() != m_frame.size() || m_edgeLayer.devicePixelRatio() != m_frame.devicePixelRatio() || m_edgesDirty
+        || m_edgesDark != colors.dark) {
+        m_edgeLayer = QImage(m_frame.size(), QImage::Format_ARGB32_Premultiplied);
+        m_edgeLayer.setDevicePixelRatio(m_frame.devicePixelRatio());
+        QPainter edges(&m_edgeLayer);
+        edges.setRenderHint(QPainter::Antialiasing, true);
+        edges.fillRect(rect(), colors.background);
+        for (const EdgeShape &e : m_edgeShapes) {
+            QColor c = colors.messageEdge;
+            c.setAlpha(90);
+            edges.setPen(QPen(c, e.width, Qt::SolidLine, Qt::RoundCap));
+            edges.drawLine(e.from, e.to);
+        }
+        m_edgesDirty = false;
+        m_edgesDark = colors.dark;
     }
+    painter.drawImage(0, 0, m_edgeLayer);
 
     const QLocale locale;
     for (size_t i = 0; i < m_groups.size(); ++i) {
@@ -408,12 +440,37 @@ void GroupOverview::resizeEvent(QResizeEvent *event)
 {
     QWidget::resizeEvent(event);
     layoutGroups();
+    shapeEdges();
+}
+
+void GroupOverview::shapeEdges()
+{
+    // Widths by the log of the messages, in half pixels: a flow that grows redraws the layer
+    // only when its line would look wider.
+    std::vector<EdgeShape> shapes;
+    const double most = m_busiest.empty() ? 1 : std::log1p(double(m_busiest.front().messages));
+    for (const Flow &f : m_busiest) {
+        const Group &a = m_groups[size_t(f.from)], &b = m_groups[size_t(f.to)];
+        if (a.radius <= 0 || b.radius <= 0)
+            continue;
+        shapes.push_back({a.centre, b.centre, std::round(2 * (1 + 5 * std::log1p(double(f.messages)) / most)) / 2});
+    }
+    if (shapes != m_edgeShapes) {
+        m_edgeShapes = std::move(shapes);
+        m_edgesDirty = true;
+    }
 }
 
 void GroupOverview::showEvent(QShowEvent *event)
 {
     QWidget::showEvent(event);
-    refresh();
+    // The first frame shows the groups as they are now; the flows counted since are counted at
+    // the next turn (and drawn at the frame after): each step well under a frame.
+    refreshGroups(false);
+    QTimer::singleShot(0, this, [this] {
+        if (isVisible())
+            refresh();
+    });
 }
 
 int GroupOverview::hoveredGroup() const

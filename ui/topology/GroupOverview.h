@@ -21,6 +21,7 @@
 #include "models/HealthModel.h"
 
 #include <QHash>
+#include <QImage>
 #include <QPointF>
 #include <QPointer>
 #include <QStringList>
@@ -35,6 +36,8 @@ class SystemStore;
 }
 
 namespace mapi::ui {
+
+struct TopologyColors;
 
 class GroupOverview : public QWidget
 {
@@ -104,10 +107,13 @@ protected:
     bool event(QEvent *event) override;
 
 private:
+    void refreshGroups(bool countFlows);
+    void renderTo(QPainter &painter, const TopologyColors &colors); // any thread: into m_frame only
     QString groupKeyOf(const Agent &agent, const QSet<QString> &scopeParents, QString *title) const;
     void countMessages();
     void findBusiestFlows();
     void layoutGroups();
+    void shapeEdges(); // the edges the layer draws, from the busiest flows and the layout
     int hoveredGroup() const; // -1: none
     QString tooltipOf(const Group &group) const;
 
@@ -129,6 +135,18 @@ private:
     size_t m_seenAgents = 0, m_seenMessages = 0;
     bool m_badgesChanged = false;
     QTimer m_tick;
+    QImage m_frame;                       // the last frame (painted on a pool thread)
+    struct EdgeShape
+    {
+        QPointF from, to;
+        double width = 1;
+        bool operator==(const EdgeShape &o) const { return from == o.from && to == o.to && width == o.width; }
+        bool operator!=(const EdgeShape &o) const { return !(*this == o); }
+    };
+    std::vector<EdgeShape> m_edgeShapes;
+    QImage m_edgeLayer;                   // the background and the edges, drawn again when they change
+    bool m_edgesDirty = true;
+    bool m_edgesDark = false;
     int m_labelsDrawn = 0;
     int m_smallestLabel = 0;
 };
