@@ -149,6 +149,24 @@ private Q_SLOTS:
         QVERIFY2(view->nodeLabelsDrawn() == 0 || view->smallestNodeLabelPixels() >= 7,
                  qPrintable(QStringLiteral("%1 labels, smallest %2 px").arg(view->nodeLabelsDrawn()).arg(view->smallestNodeLabelPixels())));
         QVERIFY2(view->nodeLabelsDrawn() < 50, qPrintable(QString::number(view->nodeLabelsDrawn())));
+
+        // Hundreds selected, zoomed out: their labels are drawn where they do not overlap.
+        QStringList silent;
+        for (const Agent &agent : session.store()->agents())
+            if (agent.name.startsWith(m_fleet.silentTeam + QLatin1Char('-')))
+                silent << agent.id;
+        QVERIFY(silent.size() >= m_fleet.silentAgents);
+        hub.selectAgents(silent);
+        view->zoomToAgents(silent);
+        QTRY_VERIFY_WITH_TIMEOUT(view->isSettled(), 5000);
+        QVERIFY(view->zoom() < 0.5);
+        QVERIFY(!view->grab().isNull());
+        const std::vector<QRectF> &labels = view->sparseLabelRects();
+        QVERIFY(labels.size() >= 2);
+        QCOMPARE(int(labels.size()), view->nodeLabelsDrawn());
+        for (size_t a = 0; a < labels.size(); ++a)
+            for (size_t b = a + 1; b < labels.size(); ++b)
+                QVERIFY(!labels[a].intersects(labels[b]));
     }
 };
 

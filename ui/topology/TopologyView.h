@@ -49,6 +49,9 @@ public:
     // no text below a legible size at any zoom).
     int nodeLabelsDrawn() const { return m_nodeLabelsDrawn; }
     int smallestNodeLabelPixels() const { return m_smallestNodeLabel; }
+    // Zoomed out (labels only for the selected, hovered and coordinators): where the last paint
+    // drew them; never one on another.
+    const std::vector<QRectF> &sparseLabelRects() const { return m_sparseLabels; }
     const TopologyGraph &graph() const { return m_graph; } // for tests: nodes and scope parts as drawn
     void setZoom(double zoom);                    // around the view's centre, immediately
     double zoom() const { return m_camera.scale; }
@@ -208,6 +211,7 @@ private:
     std::vector<std::pair<QRectF, int>> m_collapseBadges;    // view rect → row
     std::vector<std::pair<QRectF, int>> m_scopeLabels;       // view rect → scope row
     int m_nodeLabelsDrawn = 0;
+    std::vector<QRectF> m_sparseLabels;
     int m_smallestNodeLabel = 0;
     std::map<int, LabelFont> m_labelFonts;                   // by pixel size
     QHash<quint64, QImage> m_sprites;                        // small nodes' pictures, by look and size

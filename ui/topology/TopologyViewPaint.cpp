@@ -519,6 +519,8 @@ void TopologyView::paintNodeOverlays(QPainter &painter, const TopologyColors &co
     const QFontMetricsF badgeMetrics(badgeFont);
     const double worldMargin = 60 / m_camera.scale;
     const QRectF cull = visibleWorld.adjusted(-worldMargin, -worldMargin, worldMargin, worldMargin);
+    std::vector<QRectF> &sparseLabels = m_sparseLabels; // zoomed out: the labels drawn so far (never one on another)
+    sparseLabels.clear();
 
     for (size_t v = 0; v < nodes.size(); ++v) {
         const TopologyNode &n = nodes[v];
@@ -568,9 +570,18 @@ void TopologyView::paintNodeOverlays(QPainter &painter, const TopologyColors &co
         const double scale = double(label.font.pixelSize()) / TopologyGraph::kLabelPixelSize;
         const double w = n.labelWidth * scale;
         const QPointF topLeft(center.x() - w / 2, center.y() + r + 2);
+        // Zoomed out, the labels drawn anyway (a selection of hundreds, the coordinators) must
+        // not pile up into grey: one that would overlap a label already drawn is left out
+        // (the hovered one always comes).
+        const QRectF labelBox(topLeft.x() - 2, topLeft.y(), w + 4, label.font.pixelSize() + 3);
+        if (!allLabels && !hovered) {
+            if (std::any_of(sparseLabels.begin(), sparseLabels.end(), [&](const QRectF &drawn) { return drawn.intersects(labelBox); }))
+                continue;
+            sparseLabels.push_back(labelBox);
+        }
         QColor backdrop = colors.background;
         backdrop.setAlpha(190);
-        painter.fillRect(QRectF(topLeft.x() - 2, topLeft.y(), w + 4, label.font.pixelSize() + 3), backdrop);
+        painter.fillRect(labelBox, backdrop);
         QFont f = label.font;
         f.setItalic(n.placeholder);
         painter.setFont(f);
