@@ -33,9 +33,9 @@
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QVBoxLayout>
+#include <QBoxLayout>
 #include <QToolButton>
-#include <QVBoxLayout>
+#include <QBoxLayout>
 
 namespace mapi::ui {
 
@@ -79,11 +79,11 @@ MainWindow::MainWindow(QWidget *parent)
     });
     connect(this, &MainWindow::systemsChanged, m_attention, &AttentionHeader::refresh);
     auto *central = new QWidget(this);
-    auto *centralLayout = new QVBoxLayout(central);
-    centralLayout->setContentsMargins(0, 0, 0, 0);
-    centralLayout->setSpacing(0);
-    centralLayout->addWidget(m_attention);
-    centralLayout->addWidget(m_center, 1);
+    auto *column = new QBoxLayout(QBoxLayout::TopToBottom, central);
+    column->setContentsMargins(QMargins());
+    column->setSpacing(0);
+    column->addWidget(m_attention);
+    column->addWidget(m_center, 1);
     setCentralWidget(central);
     buildDocks();
     m_front = addSystem(); // the first system: empty until a source opens

@@ -13,6 +13,10 @@
 
 #include <functional>
 
+class QImage;
+class QPainter;
+class QWidget;
+
 namespace mapi::ui {
 
 // Runs `paint` on a global pool thread and returns when it is done; runs it here when no pool
@@ -20,5 +24,9 @@ namespace mapi::ui {
 // the GUI thread). The GUI thread is blocked meanwhile, so `paint` may read and write the
 // caller's state as if it ran here. Thread: the GUI thread.
 void paintOnPoolThread(const std::function<void()> &paint);
+
+// A widget's paintEvent through it: `render` draws into `frame` (sized to the widget, at its
+// device pixel ratio) on a pool thread, then the frame is copied to the widget in one piece.
+void paintFrameOnPoolThread(QWidget *widget, QImage &frame, const std::function<void(QPainter &)> &render);
 
 } // namespace mapi::ui

@@ -313,19 +313,8 @@ void GroupOverview::paintEvent(QPaintEvent *)
 {
     // Drawn into an image on a pool thread, as the agent graph is: its wide antialiased edges and
     // discs are fills that Qt 6.4 hands to that pool (common/PoolThreadPaint.h says why).
-    const qreal dpr = devicePixelRatioF();
-    const QSize pixels = (QSizeF(size()) * dpr).toSize();
-    if (m_frame.size() != pixels || m_frame.devicePixelRatio() != dpr) {
-        m_frame = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
-        m_frame.setDevicePixelRatio(dpr);
-    }
     const TopologyColors colors(palette());
-    paintOnPoolThread([this, &colors] {
-        QPainter painter(&m_frame);
-        renderTo(painter, colors);
-    });
-    QPainter painter(this);
-    painter.drawImage(0, 0, m_frame);
+    paintFrameOnPoolThread(this, m_frame, [this, &colors](QPainter &painter) { renderTo(painter, colors); });
 }
 
 void GroupOverview::renderTo(QPainter &painter, const TopologyColors &colors)

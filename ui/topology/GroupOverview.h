@@ -100,11 +100,12 @@ protected:
     void paintEvent(QPaintEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
     void showEvent(QShowEvent *event) override;
+    // The hovered group (a ring, the tooltip), opened by a double-click or Enter.
+    bool event(QEvent *event) override;
     void mouseMoveEvent(QMouseEvent *event) override;
+    void leaveEvent(QEvent *event) override;
     void mouseDoubleClickEvent(QMouseEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
-    void leaveEvent(QEvent *event) override;
-    bool event(QEvent *event) override;
 
 private:
     void refreshGroups(bool countFlows);

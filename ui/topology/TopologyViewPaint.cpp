@@ -44,18 +44,7 @@ void TopologyView::paintEvent(QPaintEvent *)
 {
     // Drawn into an image on a pool thread, then copied to the screen in one piece: at 1,000
     // agents and more most of a frame is antialiased fills (common/PoolThreadPaint.h says why).
-    const qreal dpr = devicePixelRatioF();
-    const QSize pixels = (QSizeF(size()) * dpr).toSize();
-    if (m_frame.size() != pixels || m_frame.devicePixelRatio() != dpr) {
-        m_frame = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
-        m_frame.setDevicePixelRatio(dpr);
-    }
-    paintOnPoolThread([this] {
-        QPainter painter(&m_frame);
-        renderTo(painter);
-    });
-    QPainter painter(this);
-    painter.drawImage(0, 0, m_frame);
+    paintFrameOnPoolThread(this, m_frame, [this](QPainter &painter) { renderTo(painter); });
 }
 
 void TopologyView::renderTo(QPainter &painter)
