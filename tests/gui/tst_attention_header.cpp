@@ -1,17 +1,20 @@
 // The window's header (issue 44 item 5): "is anything wrong?" answered at the top, on the
 // realistic fleet (tools/fleet-trace: a team silent, another's dependency failed) — counts per
 // health and state, worst first, each a filter of the Agents panel; one line per system when
-// several are open, each leading to its own system. Offscreen; any Qt warning fails.
+// several are open, each leading to its own system. The Agents panel's groups (item 4).
+// Offscreen; any Qt warning fails.
 #include "FleetTrace.h"
 #include "GuiTestSupport.h"
 
 #include "MainWindow.h"
+#include "models/AgentGroupsModel.h"
 #include "panels/AgentsPanel.h"
 #include "session/InspectorSession.h"
 #include "systems/AttentionHeader.h"
 #include "systems/SystemView.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QLocale>
 #include <QStandardPaths>
@@ -117,6 +120,64 @@ private Q_SLOTS:
         header->activate(QStringLiteral("alerts:%1").arg(second->number()));
         QCOMPARE(window.frontSystem(), second);
         QVERIFY(window.dock(QStringLiteral("alertsDock"))->isVisible());
+    }
+
+    // The Agents panel in groups (issue 44 item 4): past 300 agents a source opens counted by
+    // scope, the most troubled group first, its health per column; a click lists a group's
+    // agents; by role and by parent.
+    void agentsAreCountedInGroups()
+    {
+        QTemporaryDir dir;
+        fleet::FleetOptions options;
+        options.agents = 1000;
+        const QString path = dir.filePath(QStringLiteral("fleet.jsonl.zst"));
+        const auto fleet = fleet::writeFleetTrace(path, options);
+        QVERIFY2(fleet.ok(), qPrintable(fleet.error()));
+        ui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.openTraceBeside(path));
+        ui::SystemView *system = window.frontSystem();
+        QVERIFY(QTest::qWaitFor([&] { return loaded(system); }, 30000));
+        window.dock(QStringLiteral("agentsDock"))->show();
+        window.dock(QStringLiteral("agentsDock"))->raise();
+
+        ui::AgentGroupsModel *groups = system->agents()->groups();
+        QTRY_COMPARE_WITH_TIMEOUT(groups->groupBy(), ui::AgentGroupsModel::GroupBy::Scope, 3000);
+        QTRY_COMPARE_WITH_TIMEOUT(groups->rowCount(), fleet->teams + 1, 3000);
+        int total = 0;
+        for (int r = 0; r < groups->rowCount(); ++r)
+            total += groups->agentsIn(r);
+        QCOMPARE(total, fleet->agents);
+        // The most troubled first: the failing team (failed agents count first), then the silent one.
+        const QString failing = QStringLiteral("team/") + fleet->failingTeam;
+        const QString silent = QStringLiteral("team/") + fleet->silentTeam;
+        const QStringList firstTwo{groups->index(0, 0).data().toString(), groups->index(1, 0).data().toString()};
+        QVERIFY2(firstTwo.contains(failing) && firstTwo.contains(silent), qPrintable(firstTwo.join(u',')));
+        const int failingRow = int(firstTwo.indexOf(failing));
+        QVERIFY(groups->healthIn(failingRow, Health::Failed) >= fleet->failedAgents);
+
+        // A click lists the group's agents.
+        auto *groupsView = system->agents()->findChild<QTableView *>(QStringLiteral("agentGroupsTable"));
+        QVERIFY(groupsView && groupsView->isVisible());
+        groupsView->clicked(groups->index(failingRow, 0));
+        QCOMPARE(system->agents()->filterText(), groups->filter(failingRow));
+        auto *agentsTable = system->agents()->findChild<QTableView *>(QStringLiteral("agentsTable"));
+        QTRY_COMPARE(agentsTable->model()->rowCount(), groups->agentsIn(failingRow));
+
+        // By role: coordinator, leads, workers, sub-agents; by parent: one group per parent.
+        auto *groupBy = system->agents()->findChild<QComboBox *>(QStringLiteral("agentGroupBy"));
+        groupBy->setCurrentIndex(groupBy->findData(int(ui::AgentGroupsModel::GroupBy::Role)));
+        Q_EMIT groupBy->activated(groupBy->currentIndex());
+        QCOMPARE(groups->rowCount(), 4);
+        groupsView->clicked(groups->index(0, 0));
+        QTRY_COMPARE(agentsTable->model()->rowCount(), groups->agentsIn(0));
+        groupBy->setCurrentIndex(groupBy->findData(int(ui::AgentGroupsModel::GroupBy::Parent)));
+        Q_EMIT groupBy->activated(groupBy->currentIndex());
+        QVERIFY(groups->rowCount() > fleet->teams);
+        // The operator's pick holds.
+        QTest::qWait(1200);
+        QCOMPARE(groups->groupBy(), ui::AgentGroupsModel::GroupBy::Parent);
     }
 };
 

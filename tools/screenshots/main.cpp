@@ -103,6 +103,7 @@ static int shootFleet(const QString &out, const QString &trace, const QString &p
         }
     floated("alertsDock", "alerts-listed");
     floated("timelineDock", "timeline");
+    floated("agentsDock", "agents"); // counted by scope (past 300 agents), the most troubled first
     return written;
 }
 

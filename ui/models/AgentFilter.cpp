@@ -158,6 +158,16 @@ QStringList AgentFilter::keys()
     return out;
 }
 
+QString AgentFilter::quoted(const QString &value)
+{
+    static const QRegularExpression special(QStringLiteral("[\\s\"\\\\]"));
+    if (!value.isEmpty() && !value.startsWith(u'~') && !value.contains(special))
+        return value;
+    QString text = value;
+    text.replace(u'\\', QStringLiteral("\\\\")).replace(u'"', QStringLiteral("\\\""));
+    return u'"' + text + u'"';
+}
+
 AgentFilter AgentFilter::parse(const QString &query)
 {
     AgentFilter filter;

@@ -55,6 +55,9 @@ public:
 
     // An empty (or blank) query gives a valid filter that matches every agent.
     static AgentFilter parse(const QString &query);
+    // `value` as a term's value: quoted when it holds a space, a quote or a backslash, is empty,
+    // or starts with "~" (which would make it a regular expression).
+    static QString quoted(const QString &value);
 
     bool isValid() const { return m_error.isEmpty(); }
     bool matchesEverything() const { return m_clauses.empty(); }

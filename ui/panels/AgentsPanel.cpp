@@ -4,6 +4,7 @@
 #include "common/TableSetup.h"
 
 #include "models/AgentFilter.h"
+#include "models/AgentGroupsModel.h"
 #include "models/AgentTableModel.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
@@ -11,6 +12,8 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QComboBox>
+#include <QSplitter>
 #include <QClipboard>
 #include <QGuiApplication>
 #include <QHBoxLayout>
@@ -52,6 +55,9 @@ AgentsPanel::AgentsPanel(InspectorSession *session, SelectionHub *selection, QWi
     , m_showDeparted(new QCheckBox(tr("Show departed"), this))
     , m_countLabel(new QLabel(this))
     , m_view(new QTableView(this))
+    , m_groups(new AgentGroupsModel(session->store(), this))
+    , m_groupBy(new QComboBox(this))
+    , m_groupsView(new QTableView(this))
 {
     m_proxy->setSourceModel(m_model);
 
@@ -99,15 +105,66 @@ AgentsPanel::AgentsPanel(InspectorSession *session, SelectionHub *selection, QWi
     m_view->setColumnHidden(AgentTableModel::SystemColumn, true); // until another system's agent is listed
 
     // The count sits under the table so the filter box keeps its width in a narrow dock.
+    // Groups (issue 44 item 4): counts and health per role, scope or parent, above the table; a
+    // click lists a group's agents (the filter box says how).
+    m_groupBy->setObjectName(QStringLiteral("agentGroupBy"));
+    m_groupBy->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_groupBy->setMinimumContentsLength(8);
+    m_groupBy->setToolTip(tr("Count the agents by role, by scope or by parent, with their health; a click on a group lists its agents"));
+    m_groupBy->addItem(tr("No groups"), int(AgentGroupsModel::GroupBy::None));
+    m_groupBy->addItem(tr("By role"), int(AgentGroupsModel::GroupBy::Role));
+    m_groupBy->addItem(tr("By scope"), int(AgentGroupsModel::GroupBy::Scope));
+    m_groupBy->addItem(tr("By parent"), int(AgentGroupsModel::GroupBy::Parent));
+    m_groupsView->setObjectName(QStringLiteral("agentGroupsTable"));
+    m_groupsView->setModel(m_groups);
+    setUpReadOnlyTable(m_groupsView, QAbstractItemView::SingleSelection, AgentGroupsModel::GroupColumn);
+    m_groupsView->hide();
+    const auto showGrouping = [this](int index) {
+        m_groups->setGroupBy(AgentGroupsModel::GroupBy(m_groupBy->itemData(index).toInt()));
+        m_groupsView->setVisible(m_groups->groupBy() != AgentGroupsModel::GroupBy::None);
+    };
+    connect(m_groupBy, qOverload<int>(&QComboBox::activated), this, [this, showGrouping](int index) {
+        m_groupingPicked = true;
+        showGrouping(index);
+    });
+    connect(m_groupsView, &QTableView::clicked, this, [this](const QModelIndex &index) { setFilterText(m_groups->filter(index.row())); });
+    // Once a second while shown: health moves with time alone; the size decides the grouping
+    // until the operator picks one.
+    m_groupsTick.setInterval(1000);
+    connect(&m_groupsTick, &QTimer::timeout, this, [this, session, showGrouping] {
+        if (!m_groupingPicked && m_groups->groupBy() == AgentGroupsModel::GroupBy::None
+            && int(session->store()->agents().size()) > kGroupsAbove) {
+            m_groupBy->setCurrentIndex(m_groupBy->findData(int(AgentGroupsModel::GroupBy::Scope)));
+            showGrouping(m_groupBy->currentIndex());
+        }
+        if (m_groupsView->isVisible())
+            m_groups->refresh();
+    });
+    m_groupsTick.start();
+    connect(session, &InspectorSession::sourceReplaced, this, [this, showGrouping] {
+        m_groupingPicked = false;
+        m_groupBy->setCurrentIndex(0);
+        showGrouping(0);
+    });
+
     auto *top = new QHBoxLayout;
     top->addWidget(m_filterEdit, 1);
     top->addWidget(m_showDeparted);
+    auto *bottom = new QHBoxLayout; // the grouping beside the count: the filter row keeps a narrow dock's width
+    bottom->addWidget(m_countLabel, 1);
+    bottom->addWidget(m_groupBy, 0, Qt::AlignTop);
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->setObjectName(QStringLiteral("agentsSplit"));
+    split->setChildrenCollapsible(false);
+    split->addWidget(m_groupsView);
+    split->addWidget(m_view);
+    split->setStretchFactor(1, 3);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->setSpacing(4);
     layout->addLayout(top);
-    layout->addWidget(m_view, 1);
-    layout->addWidget(m_countLabel);
+    layout->addWidget(split, 1);
+    layout->addLayout(bottom);
 
     whenTypingSettles(m_filterEdit, [this] { applyFilter(); });
     connect(m_showDeparted, &QCheckBox::toggled, m_proxy, &AgentFilterProxy::setShowDeparted);

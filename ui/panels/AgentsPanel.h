@@ -9,6 +9,7 @@
 #include <set>
 
 class QCheckBox;
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QTableView;
@@ -20,6 +21,7 @@ class InspectorSession;
 namespace mapi::ui {
 
 class AgentFilterProxy;
+class AgentGroupsModel;
 class AgentTableModel;
 class SelectionHub;
 
@@ -32,6 +34,10 @@ public:
     // The filter box set to `query` and applied now (the window's header counts are filters).
     void setFilterText(const QString &query);
     QString filterText() const;
+    // Groups shown above the table (by role, scope or parent; none: hidden). Past kGroupsAbove
+    // agents a source opens with its agents grouped by scope, until the operator picks.
+    static constexpr int kGroupsAbove = 300;
+    AgentGroupsModel *groups() const { return m_groups; }
 
 private:
     void applyFilter();
@@ -49,6 +55,11 @@ private:
     QCheckBox *m_showDeparted;
     QLabel *m_countLabel;
     QTableView *m_view;
+    AgentGroupsModel *m_groups;
+    QComboBox *m_groupBy;
+    QTableView *m_groupsView;
+    QTimer m_groupsTick;
+    bool m_groupingPicked = false; // the operator chose a grouping: the size no longer does
     bool m_mirroring = false;      // true while applying a selection that came from the hub
     bool m_filterRejected = false; // the box holds a query that does not parse
     bool m_systemColumnOffered = false; // the System column was shown for the first federated agent

@@ -2,6 +2,7 @@
 
 #include "SystemView.h"
 #include "model/SystemStore.h"
+#include "models/AgentFilter.h"
 #include "models/AlertModel.h"
 #include "models/HealthModel.h"
 #include "panels/AlertsPanel.h"
@@ -27,16 +28,6 @@ namespace {
 
 constexpr int kMostStates = 6;        // the commonest states; the rest are in the Agents panel
 constexpr int kMostOtherSystems = 8;  // lines for systems behind the front one
-
-// A filter term's value, quoted when the filter language needs it (docs/filter-language.md).
-QString filterValue(const QString &value)
-{
-    if (!value.isEmpty() && !value.startsWith(u'~') && !value.contains(QRegularExpression(QStringLiteral("[\\s\"\\\\]"))))
-        return value; // "~…" would be read as a regular expression
-    QString quoted = value;
-    quoted.replace(u'\\', QStringLiteral("\\\\")).replace(u'"', QStringLiteral("\\\""));
-    return u'"' + quoted + u'"';
-}
 
 QString link(const QString &href, const QString &text, const QColor &colour = {})
 {
@@ -121,7 +112,7 @@ QString AttentionHeader::lineOf(SystemView *system, bool named) const
     QStringList byState;
     for (size_t i = 0; i < byCount.size() && i < size_t(kMostStates); ++i) {
         const QString state = byCount[i].first.isEmpty() ? tr("(no state)") : byCount[i].first;
-        const QString query = byCount[i].first.isEmpty() ? QStringLiteral("-state:~.") : QStringLiteral("state:") + filterValue(byCount[i].first);
+        const QString query = byCount[i].first.isEmpty() ? QStringLiteral("-state:~.") : QStringLiteral("state:") + AgentFilter::quoted(byCount[i].first);
         byState << link(QStringLiteral("filter:%1:%2").arg(number, query), QStringLiteral("%1 %2").arg(locale.toString(byCount[i].second), state));
     }
     if (byCount.size() > size_t(kMostStates))
