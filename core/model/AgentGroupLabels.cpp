@@ -13,20 +13,22 @@ QSet<QString> parentScopeIds(const SystemStore &store)
     return parents;
 }
 
+bool isMoreSpecificScope(const Scope &a, const Scope &b, const QSet<QString> &scopeParents)
+{
+    const bool aLeaf = !scopeParents.contains(a.id), bLeaf = !scopeParents.contains(b.id);
+    if (aLeaf != bLeaf)
+        return aLeaf;
+    if (a.members.size() != b.members.size())
+        return a.members.size() < b.members.size();
+    return a.name != b.name ? a.name < b.name : a.id < b.id; // a total order: one agent, one group
+}
+
 const Scope *mostSpecificScope(const Agent &agent, const SystemStore &store, const QSet<QString> &scopeParents)
 {
-    const auto better = [&scopeParents](const Scope *a, const Scope *b) {
-        const bool aLeaf = !scopeParents.contains(a->id), bLeaf = !scopeParents.contains(b->id);
-        if (aLeaf != bLeaf)
-            return aLeaf;
-        if (a->members.size() != b->members.size())
-            return a->members.size() < b->members.size();
-        return a->name < b->name;
-    };
     const Scope *best = nullptr;
     for (const QString &id : agent.scopes) {
         const Scope *s = store.scope(id);
-        if (s && !s->deleted && (!best || better(s, best)))
+        if (s && !s->deleted && (!best || isMoreSpecificScope(*s, *best, scopeParents)))
             best = s;
     }
     return best;

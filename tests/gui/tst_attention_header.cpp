@@ -165,6 +165,17 @@ private Q_SLOTS:
         auto *agentsTable = system->agents()->findChild<QTableView *>(QStringLiteral("agentsTable"));
         QTRY_COMPARE(agentsTable->model()->rowCount(), groups->agentsIn(failingRow));
 
+        // The coordinator's scope, "fleet", holds the 25 leads too, but their most specific
+        // scope is their team's: its group, and its list, is the coordinator alone.
+        int fleetRow = -1;
+        for (int r = 0; r < groups->rowCount(); ++r)
+            if (groups->index(r, 0).data().toString() == QLatin1String("fleet"))
+                fleetRow = r;
+        QVERIFY(fleetRow >= 0);
+        QCOMPARE(groups->agentsIn(fleetRow), 1);
+        groupsView->clicked(groups->index(fleetRow, 0));
+        QTRY_COMPARE(agentsTable->model()->rowCount(), 1);
+
         // By role: coordinator, leads, workers, sub-agents; by parent: one group per parent.
         auto *groupBy = system->agents()->findChild<QComboBox *>(QStringLiteral("agentGroupBy"));
         groupBy->setCurrentIndex(groupBy->findData(int(ui::AgentGroupsModel::GroupBy::Role)));
@@ -175,6 +186,10 @@ private Q_SLOTS:
         groupBy->setCurrentIndex(groupBy->findData(int(ui::AgentGroupsModel::GroupBy::Parent)));
         Q_EMIT groupBy->activated(groupBy->currentIndex());
         QVERIFY(groups->rowCount() > fleet->teams);
+        for (const int r : {0, groups->rowCount() / 2, groups->rowCount() - 1}) { // exactly its children, not "w01" in "w010"
+            groupsView->clicked(groups->index(r, 0));
+            QTRY_COMPARE(agentsTable->model()->rowCount(), groups->agentsIn(r));
+        }
         // The operator's pick holds.
         QTest::qWait(1200);
         QCOMPARE(groups->groupBy(), ui::AgentGroupsModel::GroupBy::Parent);

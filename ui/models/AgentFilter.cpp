@@ -168,6 +168,17 @@ QString AgentFilter::quoted(const QString &value)
     return u'"' + text + u'"';
 }
 
+QString AgentFilter::exactly(const QString &value)
+{
+    const QString pattern = u'^' + QRegularExpression::escape(value) + u'$';
+    static const QRegularExpression special(QStringLiteral("[\\s\"]"));
+    if (!pattern.contains(special))
+        return u'~' + pattern; // outside quotes a backslash is an ordinary character
+    QString text = pattern;
+    text.replace(u'\\', QStringLiteral("\\\\")).replace(u'"', QStringLiteral("\\\""));
+    return QStringLiteral("~\"") + text + u'"'; // "~" unquoted: still a regular expression
+}
+
 AgentFilter AgentFilter::parse(const QString &query)
 {
     AgentFilter filter;

@@ -58,6 +58,9 @@ public:
     // `value` as a term's value: quoted when it holds a space, a quote or a backslash, is empty,
     // or starts with "~" (which would make it a regular expression).
     static QString quoted(const QString &value);
+    // A term's value that matches `value` whole, not as a part (scope:, parent: and the bare
+    // word look for parts): an anchored regular expression, "~^team/ingest$".
+    static QString exactly(const QString &value);
 
     bool isValid() const { return m_error.isEmpty(); }
     bool matchesEverything() const { return m_clauses.empty(); }

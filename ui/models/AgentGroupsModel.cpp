@@ -22,8 +22,33 @@ void AgentGroupsModel::setGroupBy(GroupBy groupBy)
 {
     if (groupBy == m_groupBy)
         return;
+    beginResetModel(); // other groups: nothing selected stays
     m_groupBy = groupBy;
+    m_groups.clear();
+    endResetModel();
     refresh();
+}
+
+QString AgentGroupsModel::scopeFilter(const Scope &scope, const QSet<QString> &scopeParents) const
+{
+    // The scope's members, less those whose most specific scope is another: every scope more
+    // specific than this one that some member is in is left out by name ("fleet" without its
+    // teams: the coordinator, not the 25 leads who are in their teams too).
+    QStringList terms{QStringLiteral("scope:") + AgentFilter::exactly(scope.id)};
+    QSet<QString> excluded;
+    for (const QString &memberId : scope.members) {
+        const Agent *member = m_store->agent(memberId);
+        if (!member)
+            continue;
+        for (const QString &otherId : member->scopes) {
+            const Scope *other = otherId == scope.id || excluded.contains(otherId) ? nullptr : m_store->scope(otherId);
+            if (other && !other->deleted && isMoreSpecificScope(*other, scope, scopeParents)) {
+                excluded.insert(otherId);
+                terms << QStringLiteral("-scope:") + AgentFilter::exactly(otherId);
+            }
+        }
+    }
+    return terms.join(u' ');
 }
 
 void AgentGroupsModel::refresh()
@@ -38,7 +63,7 @@ void AgentGroupsModel::refresh()
             QString key;
             const Scope *scope = nullptr;
             switch (m_groupBy) {
-            case GroupBy::Role: key = agent.role; break;
+            case GroupBy::Role: key = agent.role.toLower(); break; // as role: compares
             case GroupBy::Scope:
                 scope = mostSpecificScope(agent, *m_store, scopeParents);
                 key = scope ? scope->id : QString();
@@ -52,16 +77,16 @@ void AgentGroupsModel::refresh()
                 Group g;
                 switch (m_groupBy) { // its title and its filter, made once a group
                 case GroupBy::Role:
-                    g.title = key.isEmpty() ? tr("(no role)") : key;
+                    g.title = key.isEmpty() ? tr("(no role)") : agent.role;
                     g.filter = key.isEmpty() ? QStringLiteral("-role:~.") : QStringLiteral("role:") + AgentFilter::quoted(key);
                     break;
                 case GroupBy::Scope:
                     g.title = scope ? (scope->name.isEmpty() ? scope->id : scope->name) : tr("(in no scope)");
-                    g.filter = scope ? QStringLiteral("scope:") + AgentFilter::quoted(scope->id) : QStringLiteral("-scope:~.");
+                    g.filter = scope ? scopeFilter(*scope, scopeParents) : QStringLiteral("-scope:~.");
                     break;
                 case GroupBy::Parent:
                     g.title = key.isEmpty() ? tr("(no parent)") : tr("under %1").arg(m_store->agentName(key));
-                    g.filter = key.isEmpty() ? QStringLiteral("-parent:~.") : QStringLiteral("parent:") + AgentFilter::quoted(key);
+                    g.filter = key.isEmpty() ? QStringLiteral("-parent:~.") : QStringLiteral("parent:") + AgentFilter::exactly(key);
                     break;
                 case GroupBy::None: break;
                 }
@@ -77,15 +102,24 @@ void AgentGroupsModel::refresh()
             return a.agents != b.agents ? a.agents > b.agents : a.title < b.title;
         });
     }
-    if (groups.size() == m_groups.size()) { // the same rows, other counts: no reset (the selection stays)
-        m_groups = std::move(groups);
-        if (!m_groups.empty())
-            Q_EMIT dataChanged(index(0, 0), index(int(m_groups.size()) - 1, ColumnCount - 1));
-        return;
-    }
-    beginResetModel();
+    // Rows move as their trouble and size change: a selected group stays selected where it went
+    // (by its filter), not on the row number it had.
+    Q_EMIT layoutAboutToBeChanged();
+    const QModelIndexList before = persistentIndexList();
+    QStringList beforeFilters;
+    for (const QModelIndex &index : before)
+        beforeFilters << filter(index.row());
     m_groups = std::move(groups);
-    endResetModel();
+    QHash<QString, int> rowOfFilter;
+    for (size_t i = 0; i < m_groups.size(); ++i)
+        rowOfFilter.insert(m_groups[i].filter, int(i));
+    QModelIndexList after;
+    for (qsizetype i = 0; i < before.size(); ++i) {
+        const int row = rowOfFilter.value(beforeFilters[i], -1);
+        after << (row >= 0 ? index(row, before[i].column()) : QModelIndex());
+    }
+    changePersistentIndexList(before, after);
+    Q_EMIT layoutChanged();
 }
 
 QString AgentGroupsModel::filter(int row) const

@@ -10,6 +10,7 @@
 
 #include <QAbstractTableModel>
 #include <QPointer>
+#include <QSet>
 
 #include <array>
 #include <vector>
@@ -44,6 +45,8 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    QString scopeFilter(const Scope &scope, const QSet<QString> &scopeParents) const;
+
     struct Group
     {
         QString title;

@@ -127,7 +127,9 @@ AgentsPanel::AgentsPanel(InspectorSession *session, SelectionHub *selection, QWi
         m_groupingPicked = true;
         showGrouping(index);
     });
-    connect(m_groupsView, &QTableView::clicked, this, [this](const QModelIndex &index) { setFilterText(m_groups->filter(index.row())); });
+    const auto listGroup = [this](const QModelIndex &index) { setFilterText(m_groups->filter(index.row())); };
+    connect(m_groupsView, &QTableView::clicked, this, listGroup);
+    connect(m_groupsView, &QTableView::activated, this, listGroup); // Enter too
     // Once a second while shown: health moves with time alone; the size decides the grouping
     // until the operator picks one.
     m_groupsTick.setInterval(1000);

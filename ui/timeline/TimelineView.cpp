@@ -104,7 +104,7 @@ std::pair<double, double> TimelineView::alertExtent(const AlertSpan &span) const
 void TimelineView::resetZoom()
 {
     // Another source: its lanes are folded by its own size again.
-    m_autoFolded = false;
+    m_autoFoldedKeys.clear();
     m_operatorFolded = false;
     m_autoSpanMs = 0;
     m_userZoomed = false;
@@ -207,19 +207,20 @@ bool TimelineView::layoutInputsChanged(const ChangeSet *changes)
 void TimelineView::rebuildLanes()
 {
     m_lanes.rebuild(*m_store, m_grouping, m_collapsed);
-    // Past kFoldAbove agents the innermost groups start folded (a team is one lane until opened),
-    // once per source, unless the operator folded or opened a group already.
-    if (!m_autoFolded && !m_operatorFolded && int(m_store->agents().size()) > kFoldAbove) {
-        m_autoFolded = true;
+    // Past kFoldAbove agents the innermost groups start folded (a team is one lane until
+    // opened), each the first time it is seen, until the operator folds or opens a group: a
+    // trace that loads in parts and a growing fleet fold their later teams too.
+    if (!m_operatorFolded && int(m_store->agents().size()) > kFoldAbove) {
         const std::vector<LaneRow> &rows = m_lanes.rows();
         bool folded = false;
         for (size_t i = 0; i < rows.size(); ++i) {
-            if (!rows[i].expandable || rows[i].kind != LaneRow::Kind::Group)
+            if (!rows[i].expandable || rows[i].kind != LaneRow::Kind::Group || m_autoFoldedKeys.contains(rows[i].key))
                 continue;
             bool inner = true; // no group nested below it
             for (size_t j = i + 1; j < rows.size() && rows[j].depth > rows[i].depth && inner; ++j)
                 inner = !(rows[j].kind == LaneRow::Kind::Group && rows[j].expandable);
             if (inner) {
+                m_autoFoldedKeys.insert(rows[i].key);
                 m_collapsed.insert(rows[i].key);
                 folded = true;
             }
@@ -247,21 +248,28 @@ const SortedTimes &TimelineView::rowEndpointTimes(const LaneRow &row) const
         return m_index.endpointTimes(row.members.front());
     MergedLane &merged = m_merged[row.key];
     if (merged.members != row.members || merged.reorders != m_index.endpointReorders()) {
-        merged = MergedLane();
+        // Filled again from the start; meanwhile the last complete lane stays shown (of the
+        // same members: a reorder or a trim), so that a lane never blinks empty while refilling.
+        if (merged.members != row.members)
+            merged.times = SortedTimes();
         merged.members = row.members;
         merged.consumed.assign(row.members.size(), 0);
         merged.reorders = m_index.endpointReorders();
+        merged.pending.clear();
+        merged.filling = true;
     }
     // A paint merges at most kMergeBudgetPerPaint times over all its lanes (a group of 10,000
     // agents folded at once holds hundreds of thousands): the rest at the next paints, asked for
     // at once, so that no frame stalls while the lanes fill.
     std::vector<qint64> fresh;
+    bool complete = true;
     for (size_t i = 0; i < merged.members.size(); ++i) {
         const SortedTimes &lane = m_index.endpointTimes(merged.members[i]);
         if (merged.consumed[i] >= lane.size())
             continue;
         if (m_mergeBudget <= 0) {
             m_mergeIncomplete = true;
+            complete = false;
             break;
         }
         const size_t take = std::min(lane.size() - merged.consumed[i], size_t(m_mergeBudget));
@@ -269,9 +277,29 @@ const SortedTimes &TimelineView::rowEndpointTimes(const LaneRow &row) const
             fresh.push_back(lane.at(k));
         merged.consumed[i] += take;
         m_mergeBudget -= qint64(take);
+        if (merged.consumed[i] < lane.size()) {
+            m_mergeIncomplete = true;
+            complete = false;
+            break;
+        }
+    }
+    std::sort(fresh.begin(), fresh.end());
+    if (merged.filling) {
+        // Filling: the parts merged into a plain sorted vector (one linear merge a paint), made
+        // the shown lane once every member is in.
+        const auto oldSize = std::ptrdiff_t(merged.pending.size());
+        merged.pending.insert(merged.pending.end(), fresh.begin(), fresh.end());
+        std::inplace_merge(merged.pending.begin(), merged.pending.begin() + oldSize, merged.pending.end());
+        if (complete) {
+            merged.times = SortedTimes();
+            for (const qint64 t : merged.pending)
+                merged.times.insert(t); // in order: appends
+            merged.pending = {};
+            merged.filling = false;
+        }
+        return merged.times;
     }
     if (!fresh.empty()) {
-        std::sort(fresh.begin(), fresh.end());
         if (!merged.times.empty() && merged.times.back() > fresh.front()) { // rare: merge, then rebuild
             std::vector<qint64> all = merged.times.toVector();
             const auto oldSize = qsizetype(all.size());

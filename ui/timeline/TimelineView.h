@@ -151,7 +151,9 @@ private:
     {
         std::vector<int> members;
         std::vector<size_t> consumed;
-        SortedTimes times;
+        SortedTimes times;            // the shown lane: complete (the last complete one while filling)
+        std::vector<qint64> pending;  // while filling: what is merged so far, sorted
+        bool filling = true;
         quint64 reorders = 0;
     };
 
@@ -233,7 +235,7 @@ private:
     mutable bool m_mergeIncomplete = false;        // a folded lane is still filling: paint again
     // Past kFoldAbove agents the innermost lane groups start folded (issue 44 item 4).
     static constexpr int kFoldAbove = 300;
-    bool m_autoFolded = false;                     // done for this source
+    QSet<QString> m_autoFoldedKeys;                // groups folded by size for this source (each once)
     bool m_operatorFolded = false;                 // the operator folded or opened a group: left as they are
     mutable std::vector<int> m_scratchRows;         // one message's recipient rows (painting, density)
     std::deque<AlertSpan> m_clearedAlerts;          // oldest first, at most kMaxClearedAlertSpans

@@ -39,7 +39,7 @@ void TimelineView::paintEvent(QPaintEvent *)
     renderTo(p);
     m_mergeBudget = std::numeric_limits<qint64>::max();
     if (m_mergeIncomplete) // folded lanes still filling: the rest at the next frame
-        QTimer::singleShot(16, viewport(), qOverload<>(&QWidget::update));
+        QTimer::singleShot(33, viewport(), qOverload<>(&QWidget::update));
 }
 
 void TimelineView::renderTo(QPainter &p)
