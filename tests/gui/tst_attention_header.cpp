@@ -28,6 +28,10 @@ class AttentionHeaderTest : public QObject
 {
     Q_OBJECT
 
+    QTemporaryDir m_dir;
+    QString m_path;             // the 1,000-agent fleet
+    fleet::FleetSummary m_fleet;
+
     static bool loaded(const ui::SystemView *system)
     {
         return system->session()->source() == InspectorSession::Source::Trace && !system->session()->isLoadingTrace();
@@ -46,16 +50,18 @@ private Q_SLOTS:
         QStandardPaths::setTestModeEnabled(true);
         QApplication::setOrganizationName(QStringLiteral("MAP Inspector tests"));
         mapi::test::failOnQtWarnings();
+        fleet::FleetOptions options; // one fleet for every case: each opens it in a window of its own
+        options.agents = 1000;
+        m_path = m_dir.filePath(QStringLiteral("fleet.jsonl.zst"));
+        const auto written = fleet::writeFleetTrace(m_path, options);
+        QVERIFY2(written.ok(), qPrintable(written.error()));
+        m_fleet = *written;
     }
 
     void countsAreFiltersPerSystem()
     {
-        QTemporaryDir dir;
-        fleet::FleetOptions options;
-        options.agents = 1000;
-        const QString path = dir.filePath(QStringLiteral("fleet.jsonl.zst"));
-        const auto fleet = fleet::writeFleetTrace(path, options);
-        QVERIFY2(fleet.ok(), qPrintable(fleet.error()));
+        const QString &path = m_path;
+        const fleet::FleetSummary *fleet = &m_fleet;
 
         ui::MainWindow window;
         window.show();
@@ -127,12 +133,8 @@ private Q_SLOTS:
     // agents; by role and by parent.
     void agentsAreCountedInGroups()
     {
-        QTemporaryDir dir;
-        fleet::FleetOptions options;
-        options.agents = 1000;
-        const QString path = dir.filePath(QStringLiteral("fleet.jsonl.zst"));
-        const auto fleet = fleet::writeFleetTrace(path, options);
-        QVERIFY2(fleet.ok(), qPrintable(fleet.error()));
+        const QString &path = m_path;
+        const fleet::FleetSummary *fleet = &m_fleet;
         ui::MainWindow window;
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));

@@ -32,6 +32,17 @@ class GroupOverviewTest : public QObject
     fleet::FleetSummary m_fleet;
     QString m_path;
 
+    // The fleet into the session's store, as a trace load leaves it.
+    void loadFleet(InspectorSession &session)
+    {
+        TraceLoadOptions load;
+        load.readerThread = false;
+        const TraceLoadResult loaded = loadTraceInto(*session.store(), m_path, load);
+        QVERIFY2(loaded.ok, qPrintable(loaded.error));
+        session.store()->advanceTime(loaded.lastTimeMs);
+        session.store()->flushChanges();
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -53,12 +64,9 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         QVERIFY(!panel.showsGroups()); // nothing yet: the graph
 
-        TraceLoadOptions load;
-        load.readerThread = false;
-        const TraceLoadResult loaded = loadTraceInto(*session.store(), m_path, load);
-        QVERIFY2(loaded.ok, qPrintable(loaded.error));
-        session.store()->advanceTime(loaded.lastTimeMs);
-        session.store()->flushChanges();
+        loadFleet(session);
+        if (QTest::currentTestFailed())
+            return;
         QTRY_VERIFY_WITH_TIMEOUT(panel.showsGroups(), 3000); // past kGroupsAbove agents
 
         // One group per team, and the coordinator's own scope; the silent team first (the most
@@ -135,11 +143,9 @@ private Q_SLOTS:
         panel.resize(1100, 700);
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
-        TraceLoadOptions load;
-        load.readerThread = false;
-        const TraceLoadResult loaded = loadTraceInto(*session.store(), m_path, load);
-        QVERIFY2(loaded.ok, qPrintable(loaded.error));
-        session.store()->flushChanges();
+        loadFleet(session);
+        if (QTest::currentTestFailed())
+            return;
         panel.showGroups(false);
         TopologyView *view = panel.view();
         QTRY_VERIFY_WITH_TIMEOUT(view->visibleNodeCount() >= m_fleet.agents / 2, 20000);
