@@ -174,6 +174,42 @@ private Q_SLOTS:
             for (size_t b = a + 1; b < labels.size(); ++b)
                 QVERIFY(!labels[a].intersects(labels[b]));
     }
+
+    // The window reads a trace in parts, as a live system registers agents: the graph grows by
+    // incremental layouts, which append each new family to the right of its placed siblings. It
+    // is tidied again as it grows, so a team opens as a block, not as a strip of its workers.
+    void aGraphReadInPartsIsTidiedAsItGrows()
+    {
+        InspectorSession session;
+        SelectionHub hub;
+        TopologyPanel panel(&session, &hub);
+        panel.resize(1100, 700);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.showGroups(false);
+        TopologyView *view = panel.view();
+        QSignalSpy layouts(view, &TopologyView::layoutApplied);
+        session.openTrace(m_path);
+        QTRY_VERIFY_WITH_TIMEOUT(!session.isLoadingTrace(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(view->isSettled() && view->visibleNodeCount() >= m_fleet.agents / 2, 30000);
+        QVERIFY(layouts.size() > 2); // read in parts: several layouts
+
+        // Every team's agents lie in a block about as tall as wide (a tidy family wraps its
+        // workers into rows at about 2:1), not in a strip.
+        QHash<QString, QRectF> teams;
+        for (const Agent &agent : session.store()->agents()) {
+            const int dash = agent.name.indexOf(QLatin1Char('-'));
+            const auto at = view->nodePosition(agent.id);
+            if (dash <= 0 || !at || agent.name == QLatin1String("coordinator"))
+                continue;
+            QRectF &box = teams[agent.name.left(dash)];
+            box = box.isNull() ? QRectF(*at, QSizeF(1, 1)) : box.united(QRectF(*at, QSizeF(1, 1)));
+        }
+        QVERIFY(teams.size() >= m_fleet.teams);
+        for (auto it = teams.cbegin(); it != teams.cend(); ++it)
+            QVERIFY2(it->width() <= 6 * std::max(it->height(), 200.0),
+                     qPrintable(QStringLiteral("team %1: %2 x %3").arg(it.key()).arg(it->width()).arg(it->height())));
+    }
 };
 
 QTEST_MAIN(GroupOverviewTest)

@@ -118,6 +118,7 @@ void TopologyView::onStoreAboutToReset()
     m_collapseBadges.clear();
     m_scopeLabels.clear();
     m_hoverRow = m_anchorRow = m_revealAfterLayout = -1;
+    m_placedAtFullLayout = 0;
 }
 
 void TopologyView::onStoreReset()
@@ -134,12 +135,25 @@ void TopologyView::onStoreReset()
 void TopologyView::requestLayout()
 {
     const auto &nodes = m_graph.nodes();
-    const bool anyPlaced = std::any_of(nodes.begin(), nodes.end(), [](const TopologyNode &n) { return n.positioned; });
-    if (anyPlaced) {
-        m_runner->requestIncremental(); // stable: placed nodes stay where they are
-    } else {
+    const size_t placed = size_t(std::count_if(nodes.begin(), nodes.end(), [](const TopologyNode &n) { return n.positioned; }));
+    if (placed == 0) {
         m_fitAfterLayout = true;
         m_runner->requestFull();
+    } else if (placed - std::min(placed, m_placedAtFullLayout) >= std::max(kTidyAfterGrowth, m_placedAtFullLayout / 4)) {
+        // Tidy again (m_placedAtFullLayout): animated, a selected agent kept in place, the
+        // whole graph fitted while the operator has not moved the camera.
+        m_anchorRow = -1;
+        for (const QString &id : std::as_const(m_selectedIds)) {
+            const int row = m_graph.row(id);
+            if (row >= 0 && nodes[size_t(row)].positioned) {
+                m_anchorRow = row;
+                break;
+            }
+        }
+        m_fitAfterLayout = m_fitAfterLayout || (m_autoFit && m_anchorRow < 0);
+        m_runner->requestFull();
+    } else {
+        m_runner->requestIncremental(); // stable: placed nodes stay where they are
     }
 }
 
@@ -153,6 +167,8 @@ void TopologyView::onLayoutFinished(const LayoutResult &result)
                                      : QPointF(qQNaN(), qQNaN());
     const bool moved = m_graph.applyLayout(result);
     if (!result.incremental) {
+        const auto &nodes = m_graph.nodes();
+        m_placedAtFullLayout = size_t(std::count_if(nodes.begin(), nodes.end(), [](const TopologyNode &n) { return n.positioned; }));
         const bool animate = moved && isVisible();
         if (animate) {
             m_moveAnimation.stop();

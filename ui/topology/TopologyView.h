@@ -188,6 +188,13 @@ private:
     bool m_autoFit = true;                        // fit again on resize and growth until the operator moves the camera
     bool m_fitAfterLayout = true;                 // the next full layout ends with a fit
     int m_anchorRow = -1;                         // stays put on screen through the next full layout
+    // Agents placed by the last full layout. Incremental layouts append a new family to the right
+    // of its placed siblings, so a graph that grew mostly by them (a trace read in parts, a live
+    // system registering its agents) becomes a strip: once the placed agents have grown by a
+    // quarter (and by kTidyAfterGrowth at least) since, the next layout is a full one again.
+    // Amortised: full layouts at geometric sizes, a few at 10,000 agents.
+    size_t m_placedAtFullLayout = 0;
+    static constexpr size_t kTidyAfterGrowth = 64;
     int m_revealAfterLayout = -1;                 // centred once the layout placed it
 
     QSet<QString> m_selectedIds;
