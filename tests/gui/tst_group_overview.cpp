@@ -11,6 +11,7 @@
 #include "panels/TopologyPanel.h"
 #include "session/InspectorSession.h"
 #include "session/SelectionHub.h"
+#include "style/Colors.h"
 #include "topology/GroupOverview.h"
 #include "topology/TopologyView.h"
 #include "trace/TraceLoader.h"
@@ -152,6 +153,7 @@ private Q_SLOTS:
         view->zoomToFit(false);
         QVERIFY(view->zoom() < 0.2);
         QVERIFY(!view->grab().isNull());
+        QVERIFY(view->minimapRect().isNull()); // all of it in view: no map
         QVERIFY2(view->nodeLabelsDrawn() == 0 || view->smallestNodeLabelPixels() >= 7,
                  qPrintable(QStringLiteral("%1 labels, smallest %2 px").arg(view->nodeLabelsDrawn()).arg(view->smallestNodeLabelPixels())));
         QVERIFY2(view->nodeLabelsDrawn() < 50, qPrintable(QString::number(view->nodeLabelsDrawn())));
@@ -173,6 +175,43 @@ private Q_SLOTS:
         for (size_t a = 0; a < labels.size(); ++a)
             for (size_t b = a + 1; b < labels.size(); ++b)
                 QVERIFY(!labels[a].intersects(labels[b]));
+
+        // Zoomed in on one team: the map of the whole graph at the bottom right, clear of the
+        // legend, its trouble drawn (the silent team's unresponsive agents, the failed ones).
+        view->setZoom(0.6);
+        QTest::qWait(TopologyMinimap::kRebuildMs + 50);
+        const QImage frame = view->grab().toImage();
+        const QRectF map = view->minimapRect();
+        QVERIFY(!map.isNull());
+        QVERIFY(QRectF(view->rect()).contains(map));
+        QVERIFY(map.center().x() > view->width() / 2 && map.center().y() > view->height() / 2);
+        QVERIFY(!map.intersects(view->legendRect()));
+        int unresponsive = 0, failed = 0;
+        const QRect pixels = QTransform::fromScale(frame.devicePixelRatio(), frame.devicePixelRatio()).mapRect(map).toRect();
+        for (int y = pixels.top(); y <= pixels.bottom(); ++y)
+            for (int x = pixels.left(); x <= pixels.right(); ++x) {
+                const QRgb c = frame.pixel(x, y) & 0xffffff;
+                unresponsive += c == (healthColor(Health::Unresponsive).rgb() & 0xffffff);
+                failed += c == (healthColor(Health::Failed).rgb() & 0xffffff);
+            }
+        QVERIFY2(unresponsive >= 100 && failed >= 20, qPrintable(QStringLiteral("%1 unresponsive, %2 failed pixels").arg(unresponsive).arg(failed)));
+
+        // A click on the map centres the view there; a drag follows; a double-click there
+        // collapses nothing.
+        const auto centreOfView = [&] { return view->mapToWorld(QPointF(view->width() / 2.0, view->height() / 2.0)); };
+        const QPoint topLeft = (map.topLeft() + QPointF(4, 4)).toPoint();
+        const QPointF wanted = *view->minimapWorldAt(topLeft);
+        QTest::mouseClick(view, Qt::LeftButton, {}, topLeft);
+        QVERIFY(QLineF(centreOfView(), wanted).length() < 1);
+        const QPoint middle = map.center().toPoint();
+        const QPointF wantedMiddle = *view->minimapWorldAt(middle);
+        QTest::mousePress(view, Qt::LeftButton, {}, topLeft);
+        QTest::mouseMove(view, middle);
+        QVERIFY(QLineF(centreOfView(), wantedMiddle).length() < 1);
+        QTest::mouseRelease(view, Qt::LeftButton, {}, middle);
+        const int shown = view->visibleNodeCount();
+        QTest::mouseDClick(view, Qt::LeftButton, {}, middle);
+        QCOMPARE(view->visibleNodeCount(), shown);
     }
 
     // The window reads a trace in parts, as a live system registers agents: the graph grows by

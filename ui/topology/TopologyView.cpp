@@ -49,6 +49,7 @@ TopologyView::TopologyView(InspectorSession *session, SelectionHub *selection, Q
     m_moveAnimation.setEasingCurve(QEasingCurve::OutCubic);
     connect(&m_moveAnimation, &QVariantAnimation::valueChanged, this, [this](const QVariant &value) {
         m_graph.setMoveProgress(value.toDouble());
+        ++m_minimapRevision;
         noteMotion();
         update();
     });
@@ -90,6 +91,7 @@ TopologyView::~TopologyView() = default;
 void TopologyView::onStoreChanged(const ChangeSet &changes)
 {
     const TopologyGraph::SyncResult result = m_graph.sync(*m_session->store(), changes);
+    ++m_minimapRevision;
     if (result.newNodes || (result.structure && m_graph.hasUnplacedNodes()))
         requestLayout();
     if (result.structure || result.scopes)
@@ -119,6 +121,8 @@ void TopologyView::onStoreAboutToReset()
     m_scopeLabels.clear();
     m_hoverRow = m_anchorRow = m_revealAfterLayout = -1;
     m_placedAtFullLayout = 0;
+    m_minimap.clear();
+    ++m_minimapRevision;
 }
 
 void TopologyView::onStoreReset()
@@ -166,6 +170,7 @@ void TopologyView::onLayoutFinished(const LayoutResult &result)
                                      ? m_graph.nodes()[size_t(m_anchorRow)].position
                                      : QPointF(qQNaN(), qQNaN());
     const bool moved = m_graph.applyLayout(result);
+    ++m_minimapRevision;
     if (!result.incremental) {
         const auto &nodes = m_graph.nodes();
         m_placedAtFullLayout = size_t(std::count_if(nodes.begin(), nodes.end(), [](const TopologyNode &n) { return n.positioned; }));
@@ -281,6 +286,7 @@ void TopologyView::collapseBelowRoots()
 void TopologyView::onSelectionChanged(const QStringList &ids, QObject *origin)
 {
     m_selectedIds = QSet<QString>(ids.begin(), ids.end());
+    ++m_minimapRevision;
     refreshNeighbourhood();
     if (origin != this && !ids.isEmpty()) {
         const int row = m_graph.row(ids.first());

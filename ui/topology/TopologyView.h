@@ -11,6 +11,7 @@
 #include "topology/TopologyCamera.h"
 #include "topology/LayoutRunner.h"
 #include "topology/TopologyGraph.h"
+#include "topology/TopologyMinimap.h"
 
 #include <QHash>
 #include <QImage>
@@ -94,6 +95,8 @@ public:
     bool isDimmed(const QString &agentId) const;
     bool isSettled() const;                       // no layout running or due, no animation
     QRectF legendRect() const;                    // where the legend goes (view); null when the view is too small for it
+    QRectF minimapRect() const { return m_minimap.rect(); } // where the last frame drew the map (view); null when it did not
+    std::optional<QPointF> minimapWorldAt(QPointF viewPos) const { return m_minimap.worldAt(viewPos); } // for tests
     double lastLayoutMs() const { return m_lastLayoutMs; }           // computeLayout() in the pool thread
     double lastLayoutRoundTripMs() const { return m_lastLayoutRoundTripMs; } // snapshot → applied
 
@@ -139,6 +142,7 @@ private:
     void refreshNeighbourhood();
     void toggleCollapsed(int row);
     void animateCamera(QPointF center, double scale);
+    void moveCameraTo(QPointF world);
     void noteMotion();   // the camera or nodes moved: cheaper frames until kStillAfterMs pass
     void ensureVisible(int row);
     void selectRows(const QList<int> &rows, bool additive);
@@ -203,6 +207,9 @@ private:
     std::vector<char> m_dimmed;                   // per row; empty when no neighbourhood is set
     int m_hoverRow = -1;
     bool m_legendVisible = true;
+    TopologyMinimap m_minimap;
+    quint64 m_minimapRevision = 0;                // bumped when what the map shows may have changed
+    bool m_minimapDragging = false;               // a press on the map moves the view until release
 
     // Mouse gesture in progress.
     QPointF m_pressPos;

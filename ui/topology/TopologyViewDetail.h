@@ -15,6 +15,7 @@ namespace mapi::ui::topology_view {
 
 // The legend's grid (pixels): 7 rows of 3 columns in a padded box at the bottom left.
 constexpr double kLegendRow = 17, kLegendColumn = 118, kLegendPad = 8;
+constexpr double kStatusLineHeight = 36; // view pixels kept free at the bottom for the status line (paintStatus)
 constexpr double kCoarseTreeScale = 0.15;     // below: tree lines without the drops to leaves
 constexpr double kSpriteMaxRadius = 7;        // view pixels: smaller nodes are stamped from cached pictures
 constexpr int kMinLabelPixels = 7;            // smaller labels are not drawn (except for selected nodes)

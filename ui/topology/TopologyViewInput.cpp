@@ -26,7 +26,10 @@ bool TopologyView::event(QEvent *event)
         auto *help = static_cast<QHelpEvent *>(event);
         const QPointF pos = help->pos();
         QString text;
-        if (const int row = nodeAt(pos); row >= 0)
+        if (m_minimap.worldAt(pos))
+            text = tr("The whole graph: failed and unresponsive agents are the larger dots, the selection is ringed. "
+                      "Click or drag to move the view there.");
+        else if (const int row = nodeAt(pos); row >= 0)
             text = nodeToolTip(row);
         else if (const int badge = collapseBadgeAt(pos); badge >= 0)
             text = nodeToolTip(badge);
@@ -51,6 +54,11 @@ void TopologyView::mousePressEvent(QMouseEvent *event)
         QWidget::mousePressEvent(event);
         return;
     }
+    if (const auto world = m_minimap.worldAt(event->position()); world && event->button() == Qt::LeftButton) {
+        m_minimapDragging = true;
+        moveCameraTo(*world);
+        return;
+    }
     m_pressed = true;
     m_dragged = false;
     m_ignoreRelease = false;
@@ -64,8 +72,13 @@ void TopologyView::mousePressEvent(QMouseEvent *event)
 void TopologyView::mouseMoveEvent(QMouseEvent *event)
 {
     const QPointF pos = event->position();
+    if (m_minimapDragging) {
+        if (const auto world = m_minimap.worldAt(pos, true))
+            moveCameraTo(*world);
+        return;
+    }
     if (!m_pressed) {
-        const int hover = nodeAt(pos);
+        const int hover = m_minimap.worldAt(pos) ? -1 : nodeAt(pos);
         if (hover != m_hoverRow) {
             m_hoverRow = hover;
             update();
@@ -90,6 +103,7 @@ void TopologyView::mouseMoveEvent(QMouseEvent *event)
 
 void TopologyView::mouseReleaseEvent(QMouseEvent *event)
 {
+    m_minimapDragging = false;
     if (!m_pressed)
         return;
     m_pressed = false;
@@ -127,7 +141,7 @@ void TopologyView::mouseReleaseEvent(QMouseEvent *event)
 
 void TopologyView::mouseDoubleClickEvent(QMouseEvent *event)
 {
-    if (event->button() != Qt::LeftButton)
+    if (event->button() != Qt::LeftButton || m_minimap.worldAt(event->position()))
         return;
     m_pressed = true; // the release that follows ends this gesture, doing nothing more
     m_dragged = false;
@@ -136,6 +150,16 @@ void TopologyView::mouseDoubleClickEvent(QMouseEvent *event)
     m_pressCenter = m_camera.center;
     if (collapseBadgeAt(m_pressPos) < 0)
         toggleCollapsed(nodeAt(m_pressPos));
+}
+
+// The map's press and drag: the camera's centre there, at once (the map follows the pointer).
+void TopologyView::moveCameraTo(QPointF world)
+{
+    m_cameraAnimation.stop();
+    m_camera.center = world;
+    m_autoFit = false;
+    noteMotion();
+    update();
 }
 
 void TopologyView::wheelEvent(QWheelEvent *event)

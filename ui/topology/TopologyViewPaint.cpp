@@ -57,6 +57,7 @@ void TopologyView::renderTo(QPainter &painter)
     m_nodeLabelsDrawn = 0;
     m_smallestNodeLabel = 0;
     if (m_graph.nodes().empty()) {
+        m_minimap.clear();
         painter.setPen(colors.mutedText);
         painter.drawText(rect(), Qt::AlignCenter, tr("No agents yet.\nThey appear here as the MAP system registers them."));
         return;
@@ -89,6 +90,8 @@ void TopologyView::renderTo(QPainter &painter)
     if (m_legendVisible)
         paintLegend(painter, colors);
     paintStatus(painter, colors);
+    m_minimap.paint(painter, m_graph.nodes(), m_selectedShown, m_minimapRevision, visibleWorld, size(), kStatusLineHeight,
+                    devicePixelRatioF(), colors);
 }
 
 void TopologyView::paintChain(QPainter &painter, const TopologyColors &colors)
