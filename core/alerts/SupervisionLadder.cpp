@@ -1,5 +1,9 @@
 #include "alerts/SupervisionLadder.h"
 
+#include <QSet>
+
+#include <tuple>
+
 namespace mapi {
 
 QString ladderStepName(LadderStep step)
@@ -15,9 +19,9 @@ QString ladderStepName(LadderStep step)
 void SupervisionLadder::setPlan(AlertKind kind, const LadderPlan &plan)
 {
     m_plans[size_t(kind)] = plan;
-    if (!plan.enabled) // switched off: climbs of that kind end now
-        for (auto it = m_climbs.begin(); it != m_climbs.end();)
-            it = it->second.alert.kind == kind ? m_climbs.erase(it) : std::next(it);
+    // Switched off, or limited to other groups: those climbs of that kind end now.
+    for (auto it = m_climbs.begin(); it != m_climbs.end();)
+        it = it->second.alert.kind == kind && (!plan.enabled || !inPlan(plan, it->first)) ? m_climbs.erase(it) : std::next(it);
 }
 
 bool SupervisionLadder::anyEnabled() const
@@ -49,7 +53,8 @@ void SupervisionLadder::alertsChanged(const std::vector<AlertChange> &changes)
             m_climbs.erase(key);
             continue;
         }
-        if (m_observer || !m_plans[size_t(c.alert.kind)].enabled || c.alert.agents.isEmpty() || m_climbs.count(key))
+        const LadderPlan &plan = m_plans[size_t(c.alert.kind)];
+        if (m_observer || !plan.enabled || c.alert.agents.isEmpty() || m_climbs.count(key) || !inPlan(plan, key))
             continue;
         m_climbs.emplace(key, Climb{c.alert, c.atMs, 0});
     }
@@ -61,11 +66,19 @@ void SupervisionLadder::retainOnly(const std::map<QString, Alert> &openAlerts)
         it = openAlerts.count(it->first) ? std::next(it) : m_climbs.erase(it);
 }
 
+bool SupervisionLadder::inPlan(const LadderPlan &plan, const QString &alertKey) const
+{
+    return plan.onlyGroups.isEmpty() || plan.onlyGroups.contains(groupOf(alertKey));
+}
+
 std::vector<LadderAction> SupervisionLadder::due(qint64 nowMs)
 {
     std::vector<LadderAction> out;
     if (m_observer)
         return out;
+    // (kind, step, group) → its merged action in `out`.
+    std::map<std::tuple<int, int, QString>, size_t> merged;
+    std::vector<QSet<QString>> agentsOf; // per action in `out`: its agents, for the merge
     for (auto &[key, climb] : m_climbs) {
         const LadderPlan &plan = m_plans[size_t(climb.alert.kind)];
         if (!plan.enabled)
@@ -81,6 +94,20 @@ std::vector<LadderAction> SupervisionLadder::due(qint64 nowMs)
             if (nowMs - climb.raisedAtMs < wait)
                 break;
             const LadderStep step = LadderStep(climb.nextStep++);
+            const QString group = groupOf(key);
+            if (!group.isEmpty()) {
+                const auto [it, added] = merged.try_emplace({int(climb.alert.kind), int(step), group}, out.size());
+                if (!added) { // another alert of the storm: its agents join the step
+                    LadderAction &action = out[it->second];
+                    for (const QString &id : climb.alert.agents)
+                        if (!agentsOf[it->second].contains(id)) {
+                            agentsOf[it->second].insert(id);
+                            action.agents << id;
+                        }
+                    action.alertKey = QStringLiteral("group:") + group;
+                    continue;
+                }
+            }
             LadderAction action;
             action.step = step;
             action.kind = climb.alert.kind;
@@ -90,19 +117,23 @@ std::vector<LadderAction> SupervisionLadder::due(qint64 nowMs)
             action.text = step == LadderStep::Nudge ? QString(plan.nudgeText).replace(QLatin1String("%1"), climb.alert.reason)
                                                     : QStringLiteral("%1: %2").arg(origin, climb.alert.reason);
             out.push_back(action);
+            agentsOf.emplace_back(action.agents.begin(), action.agents.end());
         }
     }
     return out;
 }
 
-QStringList SupervisionLadder::preview(AlertKind kind, const std::map<QString, Alert> &openAlerts) const
+QStringList SupervisionLadder::preview(AlertKind kind, const std::map<QString, Alert> &openAlerts, const QStringList &onlyGroups) const
 {
     QStringList agents;
+    QSet<QString> seen;
     for (const auto &[key, alert] : openAlerts)
-        if (alert.kind == kind)
+        if (alert.kind == kind && (onlyGroups.isEmpty() || onlyGroups.contains(groupOf(key))))
             for (const QString &id : alert.agents)
-                if (!agents.contains(id))
+                if (!seen.contains(id)) {
+                    seen.insert(id);
                     agents << id;
+                }
     return agents;
 }
 

@@ -5,6 +5,10 @@
 // moment the alert clears. Nothing runs unless a plan was enabled explicitly (plans are per
 // connection: reset() turns them all off), and nothing runs in observer mode.
 //
+// Storms (AlertGroups): the steps of alerts in one group that come due together are one action
+// on all their agents — one nudge, one suspend of a thousand agents, not a thousand of each — and
+// a plan can be limited to some groups (LadderPlan::onlyGroups: supervise this storm).
+//
 // The ladder decides; its owner acts (the window through InspectorSession, whose actions are
 // tracked and marked automatic in the audit log). Times are model time (AlertMonitor's).
 // Thread: the store's. Memory: one entry per open alert of an enabled kind.
@@ -15,6 +19,7 @@
 #include <QStringList>
 
 #include <array>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -28,6 +33,9 @@ struct LadderPlan
     qint64 nudgeAfterMs = 0;       // < 0: no nudge
     qint64 suspendAfterMs = 120000; // < 0: no suspend
     qint64 stopAfterMs = -1;       // < 0: no stop (the default: stopping is asked for explicitly)
+    // Empty: every alert of the kind climbs. Else only those in these groups (AlertGroups keys,
+    // "unresponsive|scope:<id>"): an alert's group is fixed when it is raised.
+    QStringList onlyGroups;
 };
 
 enum class LadderStep { Nudge, Suspend, Stop };
@@ -37,8 +45,8 @@ struct LadderAction
 {
     LadderStep step = LadderStep::Nudge;
     AlertKind kind = AlertKind::Stalled;
-    QStringList agents;
-    QString alertKey;
+    QStringList agents;            // each once, in the order of their alerts
+    QString alertKey;              // the alert's key; for a group's merged step, "group:" + the group's key
     QString text;                  // the nudge's text (nudge), or the reason sent (suspend, stop)
     QString origin;                // "automatic (rule stalled)": how the audit log marks it
 };
@@ -46,6 +54,10 @@ struct LadderAction
 class SupervisionLadder
 {
 public:
+    // The group an open alert is in (AlertGroups::groupOf), "" for none. Unset: no groups.
+    using GroupOf = std::function<QString(const QString &alertKey)>;
+    void setGroupOf(GroupOf groupOf) { m_groupOf = std::move(groupOf); }
+
     void setPlan(AlertKind kind, const LadderPlan &plan);
     const LadderPlan &plan(AlertKind kind) const { return m_plans[size_t(kind)]; }
     bool anyEnabled() const;
@@ -61,11 +73,13 @@ public:
     // After the detectors started over (new rules) and evaluated again: climbs whose alert is
     // not open any more end (no clearing will come for them); the others go on where they were.
     void retainOnly(const std::map<QString, Alert> &openAlerts);
-    // The steps due at `nowMs` (model time), in ladder order; each is returned once.
+    // The steps due at `nowMs` (model time), in ladder order; each is returned once. Steps of one
+    // kind for alerts of one group due in the same call are merged into one action.
     std::vector<LadderAction> due(qint64 nowMs);
 
-    // The agents an enabled plan of `kind` would act on now: those of its open alerts.
-    QStringList preview(AlertKind kind, const std::map<QString, Alert> &openAlerts) const;
+    // The agents a plan of `kind` would act on now: those of its open alerts (in `onlyGroups` when
+    // not empty).
+    QStringList preview(AlertKind kind, const std::map<QString, Alert> &openAlerts, const QStringList &onlyGroups = {}) const;
 
 private:
     struct Climb
@@ -77,6 +91,9 @@ private:
     std::array<LadderPlan, kAlertKindCount> m_plans{};
     std::map<QString, Climb> m_climbs; // by alert key
     bool m_observer = false;
+    GroupOf m_groupOf;
+    QString groupOf(const QString &alertKey) const { return m_groupOf ? m_groupOf(alertKey) : QString(); }
+    bool inPlan(const LadderPlan &plan, const QString &alertKey) const;
 };
 
 } // namespace mapi

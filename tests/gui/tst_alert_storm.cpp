@@ -12,6 +12,7 @@
 #include "alerts/AlertWebhook.h"
 #include "common/AlertNotifier.h"
 #include "controllers/AlertDeliveryController.h"
+#include "dialogs/SupervisionDialog.h"
 #include "models/AlertModel.h"
 #include "models/AlertOrder.h"
 #include "model/SystemStore.h"
@@ -21,6 +22,7 @@
 #include "trace/TraceLoader.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QDateTime>
 #include <QLabel>
 #include <QSignalSpy>
@@ -210,6 +212,47 @@ private Q_SLOTS:
         // Selecting the group selects every agent of it (inject, suspend and stop act on those).
         panel.selectKey(AlertModel::groupRowKey(groupKey));
         QCOMPARE(hub.selectedAgents().size(), fleet->silentAgents);
+
+        // Supervise… on the storm: the dialog offers that storm only, its rule ticked; the ladder
+        // then acts on the storm as one (one nudge to all its agents, not one per alert).
+        QSignalSpy supervise(&panel, &AlertsPanel::superviseRequested);
+        panel.findChild<QToolButton *>(QStringLiteral("alertSupervise"))->click();
+        QCOMPARE(supervise.size(), 1);
+        QCOMPARE(supervise.first().at(0).toString(), AlertModel::groupRowKey(groupKey));
+        SupervisionLadder ladder;
+        ladder.setGroupOf([&](const QString &alertKey) { return monitor.groups().groupOf(alertKey); });
+        {
+            SupervisionDialog dialog(ladder, monitor.openAlerts(), session.store(), false, storm);
+            auto *only = dialog.findChild<QCheckBox *>(QStringLiteral("superviseStormOnly"));
+            QVERIFY(only && only->isChecked() && only->text().contains(where));
+            QVERIFY(dialog.findChild<QCheckBox *>(QStringLiteral("supervise-unresponsive"))->isChecked());
+            QVERIFY(!dialog.findChild<QCheckBox *>(QStringLiteral("supervise-failed"))->isChecked());
+            auto *preview = dialog.findChild<QLabel *>(QStringLiteral("preview-unresponsive"));
+            QVERIFY2(preview->text().startsWith(QLatin1String("1 storm"))
+                         && preview->text().contains(QString::number(fleet->silentAgents - 5) + QLatin1String(" more")),
+                     qPrintable(preview->text()));
+            QCOMPARE(dialog.plan(AlertKind::Unresponsive).onlyGroups, QStringList{groupKey});
+            only->setChecked(false); // the whole rule: every unresponsive alert
+            QVERIFY(dialog.plan(AlertKind::Unresponsive).onlyGroups.isEmpty());
+            QVERIFY2(!preview->text().startsWith(QLatin1String("1 storm")), qPrintable(preview->text()));
+            only->setChecked(true);
+            LadderPlan plan = dialog.plan(AlertKind::Unresponsive);
+            plan.suspendAfterMs = -1;
+            ladder.setPlan(AlertKind::Unresponsive, plan);
+        }
+        std::vector<AlertChange> open;
+        const qint64 now = session.store()->now();
+        for (const auto &[key, alert] : monitor.openAlerts())
+            open.push_back({alert, true, now});
+        ladder.alertsChanged(open);
+        const std::vector<LadderAction> steps = ladder.due(now);
+        QCOMPARE(int(steps.size()), 1); // one nudge, the storm's; the other alerts left alone
+        QCOMPARE(steps.front().step, LadderStep::Nudge);
+        QCOMPARE(steps.front().alertKey, AlertModel::groupRowKey(groupKey));
+        const QStringList selected = hub.selectedAgents();
+        QCOMPARE(QSet<QString>(steps.front().agents.begin(), steps.front().agents.end()),
+                 QSet<QString>(selected.begin(), selected.end()));
+        QCOMPARE(int(steps.front().agents.size()), fleet->silentAgents);
 
         // Listing: its alerts right below it; folding hides them again.
         auto *list = panel.findChild<QToolButton *>(QStringLiteral("alertExpand"));

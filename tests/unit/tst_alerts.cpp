@@ -13,6 +13,8 @@
 #include <QSignalSpy>
 #include <QTimer>
 
+#include <algorithm>
+
 using namespace mapi;
 using mapi_test::s;
 using mapi_test::Wire;
@@ -652,6 +654,65 @@ private Q_SLOTS:
 
     // New rules: the detectors start over and raise again what still holds; a climb goes on
     // where it was (no second nudge), a climb whose alert the new rules no longer raise ends.
+    // A storm climbs as one: the steps of its alerts due together are one action on all their
+    // agents; a plan limited to a storm leaves the rule's other alerts alone, and narrowing a
+    // plan ends the climbs it no longer covers.
+    void ladderActsOnAStormAsOne()
+    {
+        constexpr qint64 kStart = 1'000'000;
+        const QString storm = QStringLiteral("unresponsive|scope:s1");
+        const auto groupOf = [&](const QString &alertKey) {
+            return alertKey.contains(QLatin1String("lone")) ? QString() : storm;
+        };
+        std::vector<AlertChange> raised;
+        for (int i = 0; i < 50; ++i) {
+            Alert a;
+            a.kind = AlertKind::Unresponsive;
+            a.agents = {QStringLiteral("w%1").arg(i)};
+            a.reason = QStringLiteral("silent");
+            raised.push_back({a, true, kStart});
+        }
+        Alert lone;
+        lone.kind = AlertKind::Unresponsive;
+        lone.agents = {QStringLiteral("lone")};
+        raised.push_back({lone, true, kStart});
+        LadderPlan plan;
+        plan.enabled = true;
+        plan.nudgeAfterMs = 0;
+        plan.suspendAfterMs = 10000;
+
+        SupervisionLadder ladder;
+        ladder.setGroupOf(groupOf);
+        ladder.setPlan(AlertKind::Unresponsive, plan);
+        ladder.alertsChanged(raised);
+        std::vector<LadderAction> steps = ladder.due(kStart);
+        QCOMPARE(int(steps.size()), 2); // the storm's nudge and the lone alert's
+        const auto stormStep = std::find_if(steps.begin(), steps.end(), [](const LadderAction &a) { return a.agents.size() > 1; });
+        QVERIFY(stormStep != steps.end());
+        QCOMPARE(stormStep->alertKey, QStringLiteral("group:") + storm);
+        QCOMPARE(int(stormStep->agents.size()), 50);
+        QCOMPARE(int(QSet<QString>(stormStep->agents.begin(), stormStep->agents.end()).size()), 50);
+        steps = ladder.due(kStart + 10000);
+        QCOMPARE(int(steps.size()), 2);
+        QCOMPARE(steps[0].step, LadderStep::Suspend);
+
+        // Limited to the storm: the lone alert does not climb.
+        SupervisionLadder limited;
+        limited.setGroupOf(groupOf);
+        plan.onlyGroups = {storm};
+        limited.setPlan(AlertKind::Unresponsive, plan);
+        limited.alertsChanged(raised);
+        steps = limited.due(kStart);
+        QCOMPARE(int(steps.size()), 1);
+        QCOMPARE(int(steps.front().agents.size()), 50);
+        QCOMPARE(limited.preview(AlertKind::Unresponsive, {{QStringLiteral("k-lone"), lone}}, plan.onlyGroups), QStringList());
+
+        // Narrowed to another storm while climbing: this storm's climbs end.
+        plan.onlyGroups = {QStringLiteral("unresponsive|scope:s2")};
+        limited.setPlan(AlertKind::Unresponsive, plan);
+        QVERIFY(limited.due(kStart + 60000).empty());
+    }
+
     void ladderKeepsItsPlaceAcrossNewRules()
     {
         SupervisionLadder ladder;

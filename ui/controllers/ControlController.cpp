@@ -27,6 +27,8 @@ ControlController::ControlController(InspectorSession *session, SelectionHub *se
     connect(m_actions.suspend, &QAction::triggered, this, &ControlController::suspendSelection);
     connect(m_actions.resume, &QAction::triggered, this, &ControlController::resumeSelection);
 
+    // Storms climb as one: their steps due together are one action (SupervisionLadder).
+    m_ladder.setGroupOf([this](const QString &alertKey) { return m_monitor->groups().groupOf(alertKey); });
     connect(m_monitor, &AlertMonitor::alertsChanged, this, [this](const std::vector<AlertChange> &changes) {
         m_ladder.alertsChanged(changes);
         runLadder();
@@ -146,9 +148,11 @@ void ControlController::resumeSelection()
     confirmAndRun(tr("Resume"), QStringLiteral("map/agents/resume"));
 }
 
-void ControlController::superviseWithDialog()
+void ControlController::superviseWithDialog(const QString &alertRowKey)
 {
-    SupervisionDialog dialog(m_ladder, m_monitor->openAlerts(), m_session->store(), m_session->observerOnly(), m_dialogParent);
+    const QString groupPrefix = QStringLiteral("group:");
+    const AlertGroup *storm = alertRowKey.startsWith(groupPrefix) ? m_monitor->groups().group(alertRowKey.mid(groupPrefix.size())) : nullptr;
+    SupervisionDialog dialog(m_ladder, m_monitor->openAlerts(), m_session->store(), m_session->observerOnly(), storm, m_dialogParent);
     if (dialog.exec() != QDialog::Accepted)
         return;
     QStringList enabled;
@@ -156,7 +160,8 @@ void ControlController::superviseWithDialog()
         const LadderPlan plan = dialog.plan(AlertKind(k));
         m_ladder.setPlan(AlertKind(k), plan);
         if (plan.enabled)
-            enabled << alertKindName(AlertKind(k));
+            enabled << (plan.onlyGroups.isEmpty() ? alertKindName(AlertKind(k))
+                                                  : tr("%1 (%n storm(s))", nullptr, int(plan.onlyGroups.size())).arg(alertKindName(AlertKind(k))));
     }
     // Alerts already open start their climb from now: nothing fires for time already past.
     std::vector<AlertChange> open;

@@ -46,7 +46,8 @@ public:
     void suspendSelection();
     void resumeSelection();
     // Alerts → Supervise automatically…: the ladder's plans per alert kind (a dialog).
-    void superviseWithDialog();
+    // Opened on an inbox row: a storm's row ("group:" + its key) offers to supervise that storm only.
+    void superviseWithDialog(const QString &alertRowKey = {});
 
     // A new connection: automatic supervision is enabled per connection, never carried over.
     void resetForConnection(bool observerOnly);

@@ -29,8 +29,11 @@ QSpinBox *delayBox(qint64 ms, QWidget *parent)
 } // namespace
 
 SupervisionDialog::SupervisionDialog(const SupervisionLadder &ladder, const std::map<QString, Alert> &openAlerts,
-                                     const SystemStore *store, bool observerOnly, QWidget *parent)
+                                     const SystemStore *store, bool observerOnly, const AlertGroup *storm, QWidget *parent)
     : QDialog(parent)
+    , m_ladder(ladder)
+    , m_openAlerts(openAlerts)
+    , m_store(store)
 {
     setObjectName(QStringLiteral("supervisionDialog"));
     setWindowTitle(tr("Supervise automatically"));
@@ -39,8 +42,8 @@ SupervisionDialog::SupervisionDialog(const SupervisionLadder &ladder, const std:
                                  : tr("While an alert of a ticked rule stays open, its agents get a nudge (a steering message), "
                                       "then are suspended, then stopped, each after its delay from when the alert was raised. "
                                       "It stops as soon as the alert clears. Every step is an operator action in the Actions "
-                                      "panel, marked automatic. For this connection only: a new connection starts with "
-                                      "everything off."),
+                                      "panel, marked automatic; the alerts of a storm are acted on together. For this "
+                                      "connection only: a new connection starts with everything off."),
                              this);
     intro->setWordWrap(true);
 
@@ -60,13 +63,8 @@ SupervisionDialog::SupervisionDialog(const SupervisionLadder &ladder, const std:
         row.nudge = delayBox(plan.nudgeAfterMs, this);
         row.suspend = delayBox(plan.suspendAfterMs, this);
         row.stop = delayBox(plan.stopAfterMs, this);
-        QStringList names;
-        const QStringList agents = ladder.preview(kind, openAlerts);
-        for (const QString &id : agents.mid(0, 5))
-            names << store->agentName(id);
-        if (agents.size() > 5)
-            names << tr("%1 more").arg(agents.size() - 5);
-        row.preview = new QLabel(names.isEmpty() ? tr("no open alert") : names.join(QStringLiteral(", ")), this);
+        m_onlyGroups[size_t(k)] = plan.onlyGroups;
+        row.preview = new QLabel(this);
         row.preview->setObjectName(QStringLiteral("preview-%1").arg(alertKindName(kind)));
         grid->addWidget(row.enabled, k + 1, 0);
         grid->addWidget(row.nudge, k + 1, 1);
@@ -78,6 +76,22 @@ SupervisionDialog::SupervisionDialog(const SupervisionLadder &ladder, const std:
     }
     grid->setColumnStretch(4, 1);
 
+    if (storm) {
+        m_stormKey = storm->key;
+        m_stormKind = storm->kind;
+        const LadderPlan &plan = ladder.plan(storm->kind);
+        const bool allAlready = plan.enabled && plan.onlyGroups.isEmpty();
+        m_stormOnly = new QCheckBox(tr("Only the storm “%1”: the rule's other alerts are left alone").arg(storm->title()), this);
+        m_stormOnly->setObjectName(QStringLiteral("superviseStormOnly"));
+        m_stormOnly->setChecked(!allAlready);
+        m_stormOnly->setEnabled(!observerOnly);
+        if (!observerOnly)
+            m_rows[size_t(storm->kind)].enabled->setChecked(true);
+        connect(m_stormOnly, &QCheckBox::toggled, this, [this] { showPreview(m_stormKind); });
+    }
+    for (int k = 0; k < kAlertKindCount; ++k)
+        showPreview(AlertKind(k));
+
     m_nudgeText = new QLineEdit(ladder.plan(AlertKind::Stalled).nudgeText, this);
     m_nudgeText->setObjectName(QStringLiteral("nudgeText"));
     m_nudgeText->setEnabled(!observerOnly);
@@ -88,6 +102,8 @@ SupervisionDialog::SupervisionDialog(const SupervisionLadder &ladder, const std:
 
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(intro);
+    if (m_stormOnly)
+        layout->addWidget(m_stormOnly);
     layout->addLayout(grid);
     layout->addWidget(nudgeLabel);
     layout->addWidget(m_nudgeText);
@@ -104,7 +120,36 @@ LadderPlan SupervisionDialog::plan(AlertKind kind) const
     plan.suspendAfterMs = ms(row.suspend);
     plan.stopAfterMs = ms(row.stop);
     plan.nudgeText = m_nudgeText->text();
+    plan.onlyGroups = onlyGroups(kind);
     return plan;
+}
+
+QStringList SupervisionDialog::onlyGroups(AlertKind kind) const
+{
+    QStringList groups = m_onlyGroups[size_t(kind)];
+    if (m_stormOnly && kind == m_stormKind) {
+        if (!m_stormOnly->isChecked())
+            groups.clear();
+        else if (!groups.contains(m_stormKey))
+            groups << m_stormKey;
+    }
+    return groups;
+}
+
+// Who the rule would act on now, as the dialog sets it.
+void SupervisionDialog::showPreview(AlertKind kind)
+{
+    const QStringList groups = onlyGroups(kind);
+    const QStringList agents = m_ladder.preview(kind, m_openAlerts, groups);
+    QStringList names;
+    for (const QString &id : agents.mid(0, 5))
+        names << m_store->agentName(id);
+    if (agents.size() > 5)
+        names << tr("%1 more").arg(agents.size() - 5);
+    QString text = names.isEmpty() ? tr("no open alert") : names.join(QStringLiteral(", "));
+    if (!groups.isEmpty())
+        text = tr("%n storm(s): %1", nullptr, int(groups.size())).arg(text);
+    m_rows[size_t(kind)].preview->setText(text);
 }
 
 } // namespace mapi::ui

@@ -2,9 +2,13 @@
 // how (SupervisionLadder): a nudge, then suspend, then stop, each after a delay while the alert
 // stays open. Each rule shows who it would act on now. Nothing is enabled until the operator
 // ticks it here; a new connection starts with everything off; observer mode disables it all.
+// Opened on a storm (a group row of the inbox selected): its rule comes ticked, limited to that
+// storm ("Only the storm …", LadderPlan::onlyGroups) unless the rule already acts on all its
+// alerts; still nothing happens before Apply.
 // Thread: GUI thread.
 #pragma once
 
+#include "alerts/AlertGroups.h"
 #include "alerts/SupervisionLadder.h"
 
 #include <QDialog>
@@ -27,7 +31,7 @@ class SupervisionDialog : public QDialog
     Q_OBJECT
 public:
     SupervisionDialog(const SupervisionLadder &ladder, const std::map<QString, Alert> &openAlerts, const SystemStore *store,
-                      bool observerOnly, QWidget *parent = nullptr);
+                      bool observerOnly, const AlertGroup *storm = nullptr, QWidget *parent = nullptr);
 
     // The plans as the dialog sets them (read after accept()).
     LadderPlan plan(AlertKind kind) const;
@@ -41,8 +45,18 @@ private:
         QSpinBox *stop = nullptr;
         QLabel *preview = nullptr;
     };
+    QStringList onlyGroups(AlertKind kind) const; // the plan's groups as the storm's box sets them
+    void showPreview(AlertKind kind);
+
     std::array<Row, kAlertKindCount> m_rows{};
+    std::array<QStringList, kAlertKindCount> m_onlyGroups{}; // each plan's, as it was
     QLineEdit *m_nudgeText = nullptr;
+    QCheckBox *m_stormOnly = nullptr; // null: not opened on a storm
+    QString m_stormKey;
+    AlertKind m_stormKind = AlertKind::Stalled;
+    const SupervisionLadder &m_ladder;
+    const std::map<QString, Alert> &m_openAlerts;
+    const SystemStore *m_store;
 };
 
 } // namespace mapi::ui

@@ -90,7 +90,7 @@ AlertsPanel::AlertsPanel(InspectorSession *session, SelectionHub *selection, Ale
 
     m_supervise = button(QStringLiteral("alertSupervise"), tr("Supervise…"),
                          tr("Let rules act by themselves on this connection: nudge, then suspend, then stop (asks which)"), this);
-    connect(m_supervise, &QToolButton::clicked, this, &AlertsPanel::superviseRequested);
+    connect(m_supervise, &QToolButton::clicked, this, [this] { Q_EMIT superviseRequested(selectedKey()); });
     m_settings = button(QStringLiteral("alertSettings"), tr("Settings…"),
                         tr("The detectors' rules and thresholds, desktop notifications and the webhook"), this);
     connect(m_settings, &QToolButton::clicked, this, &AlertsPanel::settingsRequested);

@@ -47,7 +47,7 @@ Q_SIGNALS:
     void suspendRequested();
     void stopRequested();
     // Alerts → Supervise automatically… (the supervision ladder's dialog).
-    void superviseRequested();
+    void superviseRequested(const QString &selectedKey); // the selected row's key ("group:…" for a storm), or ""
     // Alerts → Settings… (rules, notifications, webhook).
     void settingsRequested();
     // Bring this moment (model time, ms) into the timeline's view: an alert's start, an
