@@ -12,8 +12,9 @@
 #              xxhash and QtKeychain headers come from a folder of links, never the host's
 #              /usr/include, so glibc's headers cannot stand in for Windows' ones.
 #   clang      every translation unit compiled by clang (-fsyntax-only) with -Werror and the
-#              build's own flags (AppleClang is clang). --skip-asan-tree-units leaves out those
-#              that scripts/asan-unit.sh compiles with clang -Werror anyway (CI runs both).
+#              build's own flags (AppleClang is clang). --skip-asan-tree-units (or
+#              MAPI_PORTABILITY_SKIP_ASAN_TREE=1, set by scripts/test.sh, which runs both) leaves out
+#              those that scripts/asan-unit.sh compiles with clang -Werror anyway.
 #   nsis       `cpack -G NSIS` from DIR: the real installer script, licence page and icon are
 #              compiled by Debian's makensis; the installer carries every size of the icon.
 #   resources  the .ico and .icns (icoutils, icnsutils), both .rc files (MinGW's windres) and the
@@ -23,7 +24,7 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$src/build
 checks=()
-skip_asan_tree=0
+skip_asan_tree=${MAPI_PORTABILITY_SKIP_ASAN_TREE:-0}
 while (($#)); do
   case $1 in
     --build-dir) build=$(realpath -m "$2"); shift 2 ;;
@@ -143,7 +144,7 @@ check_clang() {
   need_build || return 0
   # A -fsyntax-only pass with clang's own warnings as errors (AppleClang is clang; the warnings
   # only clang gives are all front-end ones), each unit with the build's own flags. With
-  # --skip-asan-tree-units (CI: tests/CMakeLists.txt) the units that scripts/asan-unit.sh builds
+  # --skip-asan-tree-units (scripts/test.sh) the units that scripts/asan-unit.sh builds
   # with clang -Werror anyway (mapi_core, the unit tests and the CLI: the "asan" preset) are left
   # to it, so each unit goes through clang once per CI run, not twice.
   python3 - "$build/compile_commands.json" "$src" "$skip_asan_tree" >"$work/clang-units.txt" <<'EOF'
@@ -168,7 +169,10 @@ for entry in json.load(open(db)):
         continue
     print(shlex.quote(f) + ' ' + ' '.join(shlex.quote(x) for x in out))
 EOF
-  echo "clang: $(wc -l <"$work/clang-units.txt") translation units"
+  local units
+  units=$(wc -l <"$work/clang-units.txt")
+  echo "clang: $units translation units"
+  ((units > 0)) || { finding "clang: no translation unit of $src in $build/compile_commands.json"; return 0; }
   mkdir -p "$work/clang-logs"
   rm -f "$work"/clang-logs/*
   # -Wno-gnu-zero-variadic-macro-arguments: what CMakeLists.txt adds for Clang (Qt Test's QSKIP).

@@ -79,6 +79,7 @@ std::vector<LadderAction> SupervisionLadder::due(qint64 nowMs)
     // (kind, step, group) → its merged action in `out`.
     std::map<std::tuple<int, int, QString>, size_t> merged;
     std::vector<QSet<QString>> agentsOf; // per action in `out`: its agents, for the merge
+    std::vector<int> alertsOf;           // per action in `out`: the alerts merged into it
     for (auto &[key, climb] : m_climbs) {
         const LadderPlan &plan = m_plans[size_t(climb.alert.kind)];
         if (!plan.enabled)
@@ -105,6 +106,7 @@ std::vector<LadderAction> SupervisionLadder::due(qint64 nowMs)
                             action.agents << id;
                         }
                     action.alertKey = QStringLiteral("group:") + group;
+                    ++alertsOf[it->second];
                     continue;
                 }
             }
@@ -118,7 +120,19 @@ std::vector<LadderAction> SupervisionLadder::due(qint64 nowMs)
                                                     : QStringLiteral("%1: %2").arg(origin, climb.alert.reason);
             out.push_back(action);
             agentsOf.emplace_back(action.agents.begin(), action.agents.end());
+            alertsOf.push_back(1);
         }
+    }
+    // A storm's step speaks of the storm, not of its first alert's figures ("silent for 312 s"
+    // is one agent's): "1,031 unresponsive alerts at once (a storm)".
+    for (size_t i = 0; i < out.size(); ++i) {
+        if (alertsOf[i] < 2)
+            continue;
+        LadderAction &action = out[i];
+        const QString reason = QStringLiteral("%1 %2 alerts at once (a storm)").arg(alertsOf[i]).arg(alertKindName(action.kind));
+        action.text = action.step == LadderStep::Nudge
+                          ? QString(m_plans[size_t(action.kind)].nudgeText).replace(QLatin1String("%1"), reason)
+                          : QStringLiteral("%1: %2").arg(action.origin, reason);
     }
     return out;
 }

@@ -244,6 +244,11 @@ private Q_SLOTS:
         const qint64 now = session.store()->now();
         for (const auto &[key, alert] : monitor.openAlerts())
             open.push_back({alert, true, now});
+        Alert outside; // an unresponsive agent of another team: the rule's, not the storm's
+        outside.kind = AlertKind::Unresponsive;
+        outside.agents = {session.store()->agents().front().id};
+        QVERIFY(!stormAgents.contains(outside.agents.first()));
+        open.push_back({outside, true, now});
         ladder.alertsChanged(open);
         const std::vector<LadderAction> steps = ladder.due(now);
         QCOMPARE(int(steps.size()), 1); // one nudge, the storm's; the other alerts left alone

@@ -652,8 +652,6 @@ private Q_SLOTS:
                  (QStringList{QStringLiteral("nudge:w1"), QStringLiteral("suspend:w1"), QStringLiteral("stop:w1")}));
     }
 
-    // New rules: the detectors start over and raise again what still holds; a climb goes on
-    // where it was (no second nudge), a climb whose alert the new rules no longer raise ends.
     // A storm climbs as one: the steps of its alerts due together are one action on all their
     // agents; a plan limited to a storm leaves the rule's other alerts alone, and narrowing a
     // plan ends the climbs it no longer covers.
@@ -690,6 +688,7 @@ private Q_SLOTS:
         const auto stormStep = std::find_if(steps.begin(), steps.end(), [](const LadderAction &a) { return a.agents.size() > 1; });
         QVERIFY(stormStep != steps.end());
         QCOMPARE(stormStep->alertKey, QStringLiteral("group:") + storm);
+        QVERIFY2(stormStep->text.contains(QLatin1String("50 unresponsive alerts")), qPrintable(stormStep->text));
         QCOMPARE(int(stormStep->agents.size()), 50);
         QCOMPARE(int(QSet<QString>(stormStep->agents.begin(), stormStep->agents.end()).size()), 50);
         steps = ladder.due(kStart + 10000);
@@ -705,7 +704,9 @@ private Q_SLOTS:
         steps = limited.due(kStart);
         QCOMPARE(int(steps.size()), 1);
         QCOMPARE(int(steps.front().agents.size()), 50);
-        QCOMPARE(limited.preview(AlertKind::Unresponsive, {{QStringLiteral("k-lone"), lone}}, plan.onlyGroups), QStringList());
+        const std::map<QString, Alert> open{{QStringLiteral("k-lone"), lone}, {QStringLiteral("k-w0"), raised[0].alert}};
+        QCOMPARE(limited.preview(AlertKind::Unresponsive, open, plan.onlyGroups), QStringList{QStringLiteral("w0")});
+        QCOMPARE(limited.preview(AlertKind::Unresponsive, open).size(), 2);
 
         // Narrowed to another storm while climbing: this storm's climbs end.
         plan.onlyGroups = {QStringLiteral("unresponsive|scope:s2")};
@@ -713,6 +714,8 @@ private Q_SLOTS:
         QVERIFY(limited.due(kStart + 60000).empty());
     }
 
+    // New rules: the detectors start over and raise again what still holds; a climb goes on
+    // where it was (no second nudge), a climb whose alert the new rules no longer raise ends.
     void ladderKeepsItsPlaceAcrossNewRules()
     {
         SupervisionLadder ladder;

@@ -76,6 +76,22 @@ SupervisionDialog::SupervisionDialog(const SupervisionLadder &ladder, const std:
     }
     grid->setColumnStretch(4, 1);
 
+    QStringList limited;
+    for (int k = 0; k < kAlertKindCount; ++k)
+        if (!m_onlyGroups[size_t(k)].isEmpty())
+            limited << tr("%1: %n storm(s)", nullptr, int(m_onlyGroups[size_t(k)].size())).arg(alertKindName(AlertKind(k)));
+    if (!limited.isEmpty()) {
+        m_keepLimits = new QCheckBox(tr("Keep the limits to storms (%1); untick to act on all of each rule's alerts")
+                                         .arg(limited.join(QStringLiteral(", "))),
+                                     this);
+        m_keepLimits->setObjectName(QStringLiteral("superviseKeepLimits"));
+        m_keepLimits->setChecked(true);
+        m_keepLimits->setEnabled(!observerOnly);
+        connect(m_keepLimits, &QCheckBox::toggled, this, [this] {
+            for (int k = 0; k < kAlertKindCount; ++k)
+                showPreview(AlertKind(k));
+        });
+    }
     if (storm) {
         m_stormKey = storm->key;
         m_stormKind = storm->kind;
@@ -102,6 +118,8 @@ SupervisionDialog::SupervisionDialog(const SupervisionLadder &ladder, const std:
 
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(intro);
+    if (m_keepLimits)
+        layout->addWidget(m_keepLimits);
     if (m_stormOnly)
         layout->addWidget(m_stormOnly);
     layout->addLayout(grid);
@@ -120,19 +138,16 @@ LadderPlan SupervisionDialog::plan(AlertKind kind) const
     plan.suspendAfterMs = ms(row.suspend);
     plan.stopAfterMs = ms(row.stop);
     plan.nudgeText = m_nudgeText->text();
-    plan.onlyGroups = onlyGroups(kind);
+    if (plan.enabled) // a rule switched off forgets its limits
+        plan.onlyGroups = onlyGroups(kind);
     return plan;
 }
 
 QStringList SupervisionDialog::onlyGroups(AlertKind kind) const
 {
-    QStringList groups = m_onlyGroups[size_t(kind)];
-    if (m_stormOnly && kind == m_stormKind) {
-        if (!m_stormOnly->isChecked())
-            groups.clear();
-        else if (!groups.contains(m_stormKey))
-            groups << m_stormKey;
-    }
+    QStringList groups = m_keepLimits && m_keepLimits->isChecked() ? m_onlyGroups[size_t(kind)] : QStringList();
+    if (m_stormOnly && kind == m_stormKind && m_stormOnly->isChecked() && !groups.contains(m_stormKey))
+        groups << m_stormKey;
     return groups;
 }
 

@@ -4,7 +4,8 @@
 // ticks it here; a new connection starts with everything off; observer mode disables it all.
 // Opened on a storm (a group row of the inbox selected): its rule comes ticked, limited to that
 // storm ("Only the storm …", LadderPlan::onlyGroups) unless the rule already acts on all its
-// alerts; still nothing happens before Apply.
+// alerts; still nothing happens before Apply. Rules limited to storms before keep their limits
+// unless "Keep the limits to storms" is unticked (then they act on all their alerts again).
 // Thread: GUI thread.
 #pragma once
 
@@ -52,6 +53,7 @@ private:
     std::array<QStringList, kAlertKindCount> m_onlyGroups{}; // each plan's, as it was
     QLineEdit *m_nudgeText = nullptr;
     QCheckBox *m_stormOnly = nullptr; // null: not opened on a storm
+    QCheckBox *m_keepLimits = nullptr; // null: no plan was limited to storms
     QString m_stormKey;
     AlertKind m_stormKind = AlertKind::Stalled;
     const SupervisionLadder &m_ladder;

@@ -48,6 +48,7 @@ void TopologyMinimap::clear()
     m_image = QImage();
     m_world = m_drawn = QRectF();
     m_builtRevision = ~quint64(0);
+    m_builtRatio = 0;
 }
 
 void TopologyMinimap::paint(QPainter &painter, const std::vector<TopologyNode> &nodes, const std::vector<char> &selected,
@@ -55,7 +56,7 @@ void TopologyMinimap::paint(QPainter &painter, const std::vector<TopologyNode> &
                             double devicePixelRatio, const TopologyColors &colors)
 {
     m_drawn = QRectF();
-    if (revision != m_builtRevision && (!m_sinceBuild.isValid() || m_sinceBuild.elapsed() >= kRebuildMs)) {
+    if (revision != m_builtRevision || devicePixelRatio != m_builtRatio) {
         // The map's size follows the graph's shape: its bounds first.
         QRectF world;
         for (const TopologyNode &n : nodes)
@@ -72,7 +73,7 @@ void TopologyMinimap::paint(QPainter &painter, const std::vector<TopologyNode> &
         size = size.expandedTo(QSizeF(kMinSide, kMinSide));
         rebuild(nodes, selected, size, devicePixelRatio, colors);
         m_builtRevision = revision;
-        m_sinceBuild.start();
+        m_builtRatio = devicePixelRatio;
     }
     if (m_image.isNull())
         return;
@@ -133,9 +134,9 @@ void TopologyMinimap::rebuild(const std::vector<TopologyNode> &nodes, const std:
     for (const TopologyNode &n : nodes)
         if (shown(n) && !troubled(n)) {
             const auto [x, y] = at(n);
-            stamp(m_image, x, y, dot, healthColor(n.health).rgba());
+            stamp(m_image, x, y, dot, qPremultiply(healthColor(n.health).rgba()));
         }
-    const QRgb selection = colors.selection.rgba();
+    const QRgb selection = qPremultiply(colors.selection.rgba());
     for (size_t v = 0; v < nodes.size() && v < selected.size(); ++v)
         if (selected[v] && shown(nodes[v])) {
             const auto [x, y] = at(nodes[v]);
@@ -144,7 +145,7 @@ void TopologyMinimap::rebuild(const std::vector<TopologyNode> &nodes, const std:
     for (const TopologyNode &n : nodes)
         if (shown(n) && troubled(n)) {
             const auto [x, y] = at(n);
-            stamp(m_image, x, y, 2 * dot + 1, healthColor(n.health).rgba());
+            stamp(m_image, x, y, 2 * dot + 1, qPremultiply(healthColor(n.health).rgba()));
         }
 }
 

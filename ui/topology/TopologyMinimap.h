@@ -5,14 +5,14 @@
 //
 // Shown only when it helps and costs the graph little room: some of the graph is out of view,
 // and the view is at least three times the map's size each way. The dots are drawn into an image
-// again when the graph changed (TopologyView counts revisions), at most every kRebuildMs while it
-// keeps changing: one pass over the agents, a fraction of a millisecond at 10,000.
+// again in the frame after the graph, the selection or the palette changed (TopologyView counts
+// revisions): three passes over the agents writing pixels, well under a millisecond at 10,000
+// (bench_topology), so no throttle that could leave it stale.
 //
 // Thread: the one that paints TopologyView (a pool thread while the GUI thread waits, or the GUI
 // thread: common/PoolThreadPaint.h) and the GUI thread for input; never both at once.
 #pragma once
 
-#include <QElapsedTimer>
 #include <QImage>
 #include <QRectF>
 
@@ -31,7 +31,6 @@ class TopologyMinimap
 public:
     static constexpr double kMaxWidth = 220;   // view pixels
     static constexpr double kMaxHeight = 150;
-    static constexpr qint64 kRebuildMs = 250;
 
     // Draws it (or nothing) at the bottom right of a `viewSize` view, above `bottomMargin` pixels
     // kept for the status line. `visibleWorld`: what the view shows, in world units. `selected`:
@@ -55,7 +54,7 @@ private:
     QRectF m_world;              // the graph's bounds the image shows (world units)
     QRectF m_drawn;              // view pixels
     quint64 m_builtRevision = ~quint64(0);
-    QElapsedTimer m_sinceBuild;
+    double m_builtRatio = 0;     // the device pixel ratio it was drawn at
 };
 
 } // namespace mapi::ui

@@ -53,6 +53,19 @@ TopologyView::TopologyView(InspectorSession *session, SelectionHub *selection, Q
         noteMotion();
         update();
     });
+    m_tidyWhenStill.setSingleShot(true);
+    m_tidyWhenStill.setInterval(kTidyWhenStillMs);
+    connect(&m_tidyWhenStill, &QTimer::timeout, this, [this] {
+        if (!m_autoFit || m_tidyPending)
+            return;
+        const auto &nodes = m_graph.nodes();
+        const size_t placed = size_t(std::count_if(nodes.begin(), nodes.end(), [](const TopologyNode &n) { return n.positioned; }));
+        if (placed >= m_placedAtFullLayout + kTidyWhenStillAppended) {
+            m_fitAfterLayout = true;
+            m_tidyPending = true;
+            m_runner->requestFull();
+        }
+    });
     m_stillTimer.setSingleShot(true);
     m_stillTimer.setInterval(kStillAfterMs);
     connect(&m_stillTimer, &QTimer::timeout, this, [this] {
@@ -121,6 +134,8 @@ void TopologyView::onStoreAboutToReset()
     m_scopeLabels.clear();
     m_hoverRow = m_anchorRow = m_revealAfterLayout = -1;
     m_placedAtFullLayout = 0;
+    m_tidyPending = false;
+    m_tidyWhenStill.stop();
     m_minimap.clear();
     ++m_minimapRevision;
 }
@@ -143,7 +158,8 @@ void TopologyView::requestLayout()
     if (placed == 0) {
         m_fitAfterLayout = true;
         m_runner->requestFull();
-    } else if (placed - std::min(placed, m_placedAtFullLayout) >= std::max(kTidyAfterGrowth, m_placedAtFullLayout / 4)) {
+    } else if (!m_tidyPending
+               && placed - std::min(placed, m_placedAtFullLayout) >= std::max(kTidyAfterGrowth, m_placedAtFullLayout / 4)) {
         // Tidy again (m_placedAtFullLayout): animated, a selected agent kept in place, the
         // whole graph fitted while the operator has not moved the camera.
         m_anchorRow = -1;
@@ -155,6 +171,7 @@ void TopologyView::requestLayout()
             }
         }
         m_fitAfterLayout = m_fitAfterLayout || (m_autoFit && m_anchorRow < 0);
+        m_tidyPending = true; // until it comes back, more growth is appended (merged into it by the runner)
         m_runner->requestFull();
     } else {
         m_runner->requestIncremental(); // stable: placed nodes stay where they are
@@ -172,6 +189,9 @@ void TopologyView::onLayoutFinished(const LayoutResult &result)
     const bool moved = m_graph.applyLayout(result);
     ++m_minimapRevision;
     if (!result.incremental) {
+        m_tidyPending = false;
+        m_tidyWhenStill.stop();
+        ++m_fullLayouts;
         const auto &nodes = m_graph.nodes();
         m_placedAtFullLayout = size_t(std::count_if(nodes.begin(), nodes.end(), [](const TopologyNode &n) { return n.positioned; }));
         const bool animate = moved && isVisible();
@@ -198,6 +218,7 @@ void TopologyView::onLayoutFinished(const LayoutResult &result)
         // Agents that joined after the first layout (a live system registers them one by one)
         // widen the graph: keep it all in view until the operator moves the camera.
         zoomToFit(false);
+        m_tidyWhenStill.start(); // restarted by each one: fires once the growth paused
     }
     if (m_revealAfterLayout >= 0 && size_t(m_revealAfterLayout) < m_graph.nodes().size()
         && m_graph.nodes()[size_t(m_revealAfterLayout)].positioned) {
@@ -214,7 +235,8 @@ void TopologyView::onLayoutFinished(const LayoutResult &result)
 
 bool TopologyView::isSettled() const
 {
-    return m_runner->isIdle() && !m_graph.hasUnplacedNodes() && m_moveAnimation.state() != QAbstractAnimation::Running
+    return m_runner->isIdle() && !m_graph.hasUnplacedNodes() && !m_tidyWhenStill.isActive()
+           && m_moveAnimation.state() != QAbstractAnimation::Running
            && m_cameraAnimation.state() != QAbstractAnimation::Running;
 }
 

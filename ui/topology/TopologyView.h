@@ -37,6 +37,8 @@ class TopologyView : public QWidget
 {
     Q_OBJECT
 public:
+    // A graph grown by incremental layouts is laid out in full once it stopped growing this long.
+    static constexpr int kTidyWhenStillMs = 1500;
     TopologyView(InspectorSession *session, SelectionHub *selection, QWidget *parent = nullptr);
     ~TopologyView() override;
 
@@ -93,11 +95,12 @@ public:
     void setCollapsed(const QString &agentId, bool collapsed);
     int hiddenDescendantCount(const QString &agentId) const; // shown on a collapsed node's badge
     bool isDimmed(const QString &agentId) const;
-    bool isSettled() const;                       // no layout running or due, no animation
+    bool isSettled() const;                       // no layout running or due (a tidy included), no animation
     QRectF legendRect() const;                    // where the legend goes (view); null when the view is too small for it
     QRectF minimapRect() const { return m_minimap.rect(); } // where the last frame drew the map (view); null when it did not
     std::optional<QPointF> minimapWorldAt(QPointF viewPos) const { return m_minimap.worldAt(viewPos); } // for tests
     double lastLayoutMs() const { return m_lastLayoutMs; }           // computeLayout() in the pool thread
+    int fullLayoutsApplied() const { return m_fullLayouts; }         // since construction
     double lastLayoutRoundTripMs() const { return m_lastLayoutRoundTripMs; } // snapshot → applied
 
 Q_SIGNALS:
@@ -199,6 +202,14 @@ private:
     // Amortised: full layouts at geometric sizes, a few at 10,000 agents.
     size_t m_placedAtFullLayout = 0;
     static constexpr size_t kTidyAfterGrowth = 64;
+    bool m_tidyPending = false;                   // a tidy full layout was asked for and has not come back
+    // And once the growth paused (no incremental layout for kTidyWhenStillMs) with at least
+    // kTidyWhenStillAppended agents appended since the last full layout, while the view still fits
+    // the whole graph by itself (m_autoFit): the end of a trace's load, of a system's registering.
+    // A few agents appended, or a camera the operator moved, keep the placed nodes where they are.
+    QTimer m_tidyWhenStill;
+    static constexpr size_t kTidyWhenStillAppended = 32;
+    int m_fullLayouts = 0;                        // applied so far (for tests)
     int m_revealAfterLayout = -1;                 // centred once the layout placed it
 
     QSet<QString> m_selectedIds;

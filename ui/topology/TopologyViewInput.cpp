@@ -13,6 +13,8 @@
 #include <QToolTip>
 #include <QWheelEvent>
 
+#include <utility>
+
 #include <algorithm>
 #include <cmath>
 
@@ -54,7 +56,7 @@ void TopologyView::mousePressEvent(QMouseEvent *event)
         QWidget::mousePressEvent(event);
         return;
     }
-    if (const auto world = m_minimap.worldAt(event->position()); world && event->button() == Qt::LeftButton) {
+    if (const auto world = m_minimap.worldAt(event->position()); world && event->button() == Qt::LeftButton && !m_pressed) {
         m_minimapDragging = true;
         moveCameraTo(*world);
         return;
@@ -72,6 +74,8 @@ void TopologyView::mousePressEvent(QMouseEvent *event)
 void TopologyView::mouseMoveEvent(QMouseEvent *event)
 {
     const QPointF pos = event->position();
+    if (m_minimapDragging && !(event->buttons() & Qt::LeftButton))
+        m_minimapDragging = false; // its release went elsewhere (a dialog opened meanwhile)
     if (m_minimapDragging) {
         if (const auto world = m_minimap.worldAt(pos, true))
             moveCameraTo(*world);
@@ -103,7 +107,8 @@ void TopologyView::mouseMoveEvent(QMouseEvent *event)
 
 void TopologyView::mouseReleaseEvent(QMouseEvent *event)
 {
-    m_minimapDragging = false;
+    if (event->button() == Qt::LeftButton && std::exchange(m_minimapDragging, false))
+        return;
     if (!m_pressed)
         return;
     m_pressed = false;
@@ -224,8 +229,10 @@ void TopologyView::resizeEvent(QResizeEvent *event)
 
 void TopologyView::changeEvent(QEvent *event)
 {
-    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange)
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange) {
         m_sprites.clear(); // drawn in the old theme's colours
+        ++m_minimapRevision;
+    }
     QWidget::changeEvent(event);
 }
 
