@@ -7,6 +7,8 @@
 // - topology groups: the first frame after switching to groups (its counting included), then
 //   the refreshes (once a second while shown; the message flows counted in 3 ms parts) and the
 //   frames (a repaint while the mouse moves over the groups);
+// - the graph opened on the largest troubled group: its first frame, then frames zoomed in with
+//   the minimap shown, while panning and after a selection (the minimap drawn again);
 // - timeline: the first frame after "collapse all" (the folded lanes' merge starts), then the
 //   frames that follow while the folded lanes fill (60,000 times a paint), then at rest.
 // Offscreen (QT_QPA_PLATFORM=offscreen), 1600×1000.
@@ -137,6 +139,29 @@ int main(int argc, char **argv)
         panel.view()->repaint();
     });
     row("topology: first frame after opening the largest troubled group", {open, open, open}, 1);
+    // Zoomed in on it, the minimap shows: drawn from its image while the camera moves, drawn
+    // again (a pass over the 10,000 agents) when the selection changes.
+    TopologyView *view = panel.view();
+    QElapsedTimer settling; // the camera's animation to the group
+    settling.start();
+    while (settling.elapsed() < 1000 || !view->isSettled())
+        QCoreApplication::processEvents();
+    std::vector<double> pans, reselections;
+    for (int i = 0; i < frames; ++i)
+        pans.push_back(timed([&] {
+            view->panBy(QPointF(i % 2 ? -40 : 40, 0));
+            view->repaint();
+        }));
+    const QStringList opened = groups.front().agents;
+    for (int i = 0; i < frames; ++i)
+        reselections.push_back(timed([&] {
+            hub.selectAgents({opened[i % opened.size()]});
+            view->repaint();
+        }));
+    if (view->minimapRect().isNull())
+        std::fprintf(stderr, "the minimap was not shown\n");
+    row("topology, zoomed in: frame while panning (minimap shown)", figures(pans), pans.size());
+    row("topology, zoomed in: frame after a selection (minimap drawn again)", figures(reselections), reselections.size());
 
     // ---- timeline ----
     TimelineView timeline(session.store(), &hub);

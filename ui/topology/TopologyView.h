@@ -175,7 +175,13 @@ private:
     // Shape, fill, outline and busy ring; `pixel` = one view pixel in the painter's units.
     static void drawNodeGlyph(QPainter &painter, const TopologyNode &node, QPointF center, double radius, double pixel,
                               const TopologyColors &colors);
-    const QImage &nodeSprite(const TopologyNode &node, double pixelRadius, const TopologyColors &colors);
+    static void drawSelectionHalo(QPainter &painter, const TopologyNode &node, QPointF center, double radius, double pixel,
+                                  const TopologyColors &colors);
+    static void drawSelectionRing(QPainter &painter, const TopologyNode &node, QPointF center, double radius, double pixel,
+                                  const TopologyColors &colors);
+    // `selected`: with the selection's halo and ring (a thousand selected agents zoomed out were
+    // 26 ms a frame as shapes, docs/benchmarks.md).
+    const QImage &nodeSprite(const TopologyNode &node, double pixelRadius, const TopologyColors &colors, bool selected);
     void paintNodeOverlays(QPainter &painter, const TopologyColors &colors, const QRectF &visibleWorld);
     void paintLegend(QPainter &painter, const TopologyColors &colors);
     void paintStatus(QPainter &painter, const TopologyColors &colors);

@@ -415,25 +415,52 @@ void TopologyView::drawNodeGlyph(QPainter &painter, const TopologyNode &n, QPoin
     }
 }
 
-const QImage &TopologyView::nodeSprite(const TopologyNode &n, double pixelRadius, const TopologyColors &colors)
+void TopologyView::drawSelectionHalo(QPainter &painter, const TopologyNode &, QPointF center, double radius, double pixel,
+                                     const TopologyColors &colors)
+{
+    QColor halo = colors.selection;
+    halo.setAlpha(70);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(halo);
+    painter.drawEllipse(center, radius + 9 * pixel, radius + 9 * pixel);
+}
+
+void TopologyView::drawSelectionRing(QPainter &painter, const TopologyNode &n, QPointF center, double radius, double pixel,
+                                     const TopologyColors &colors)
+{
+    QPen ring(colors.selection, 2.6);
+    ring.setCosmetic(true);
+    painter.setPen(ring);
+    painter.setBrush(Qt::NoBrush);
+    const double R = radius + (n.badge == StateBadge::Busy ? 8 : 4.5) * pixel;
+    painter.drawEllipse(center, R, R);
+}
+
+const QImage &TopologyView::nodeSprite(const TopologyNode &n, double pixelRadius, const TopologyColors &colors, bool selected)
 {
     const int quarterPixels = std::max(1, int(std::lround(pixelRadius * 4)));
     const quint64 key = quint64(n.shape) | quint64(n.health) << 3 | quint64(n.badge == StateBadge::Busy) << 6
-                        | quint64(n.departed) << 7 | quint64(n.placeholder) << 8 | quint64(quarterPixels) << 9;
+                        | quint64(n.departed) << 7 | quint64(n.placeholder) << 8 | quint64(selected) << 9
+                        | quint64(quarterPixels) << 10;
     auto it = m_sprites.constFind(key);
     if (it != m_sprites.constEnd())
         return *it;
     if (m_sprites.size() > 4096)
         m_sprites.clear(); // a long zoom leaves sprites of sizes no longer drawn
     const double radius = quarterPixels / 4.0;
-    const int side = int(std::ceil(2 * (radius + 7)));
+    const int side = int(std::ceil(2 * (radius + (selected ? 12 : 7)))); // room for the halo (+9) and ring
     const qreal dpr = devicePixelRatioF();
     QImage sprite(QSize(side, side) * dpr, QImage::Format_ARGB32_Premultiplied); // not a QPixmap: painted off the GUI thread
     sprite.setDevicePixelRatio(dpr);
     sprite.fill(Qt::transparent);
     QPainter painter(&sprite);
     painter.setRenderHint(QPainter::Antialiasing, true);
-    drawNodeGlyph(painter, n, QPointF(side / 2.0, side / 2.0), radius, 1.0, colors);
+    const QPointF centre(side / 2.0, side / 2.0);
+    if (selected)
+        drawSelectionHalo(painter, n, centre, radius, 1.0, colors);
+    drawNodeGlyph(painter, n, centre, radius, 1.0, colors);
+    if (selected)
+        drawSelectionRing(painter, n, centre, radius, 1.0, colors);
     painter.end();
     return *m_sprites.insert(key, sprite);
 }
@@ -445,7 +472,7 @@ void TopologyView::paintNodes(QPainter &painter, const TopologyColors &colors, c
     // Small nodes (most of them, when many are in view) are stamped from cached pictures, one
     // per look and size: a blit costs a fraction of drawing the shape. Larger, selected and
     // hovered ones are drawn as shapes.
-    std::vector<int> stamped;
+    std::vector<int> stamped, stampedSelected;
     painter.setTransform(worldTransform());
     for (size_t v = 0; v < nodes.size(); ++v) {
         const TopologyNode &n = nodes[v];
@@ -457,27 +484,16 @@ void TopologyView::paintNodes(QPainter &painter, const TopologyColors &colors, c
             continue;
         const bool selected = m_selectedShown[v];
         const bool hovered = int(v) == m_hoverRow;
-        if (r * m_camera.scale < kSpriteMaxRadius && !selected && !hovered) {
-            stamped.push_back(int(v));
+        if (r * m_camera.scale < kSpriteMaxRadius && !hovered) {
+            (selected ? stampedSelected : stamped).push_back(int(v));
             continue;
         }
         painter.setOpacity(isRowDimmed(int(v)) ? 0.16 : 1.0);
-        if (selected) {
-            QColor halo = colors.selection;
-            halo.setAlpha(70);
-            painter.setPen(Qt::NoPen);
-            painter.setBrush(halo);
-            painter.drawEllipse(n.position, r + 9 * pixel, r + 9 * pixel);
-        }
+        if (selected)
+            drawSelectionHalo(painter, n, n.position, r, pixel, colors);
         drawNodeGlyph(painter, n, n.position, r, pixel, colors);
-        if (selected) {
-            QPen ring(colors.selection, 2.6);
-            ring.setCosmetic(true);
-            painter.setPen(ring);
-            painter.setBrush(Qt::NoBrush);
-            const double R = r + (n.badge == StateBadge::Busy ? 8 : 4.5) * pixel;
-            painter.drawEllipse(n.position, R, R);
-        }
+        if (selected)
+            drawSelectionRing(painter, n, n.position, r, pixel, colors);
         if (hovered) {
             QPen ring(colors.text, 1);
             ring.setCosmetic(true);
@@ -487,12 +503,15 @@ void TopologyView::paintNodes(QPainter &painter, const TopologyColors &colors, c
         }
     }
     painter.resetTransform();
-    for (int v : stamped) {
-        const TopologyNode &n = nodes[size_t(v)];
-        const QImage &sprite = nodeSprite(n, n.radius * m_camera.scale, colors);
-        const double half = sprite.width() / sprite.devicePixelRatio() / 2;
-        painter.setOpacity(isRowDimmed(v) ? 0.16 : 1.0);
-        painter.drawImage(mapToView(n.position) - QPointF(half, half), sprite);
+    // The selected first: their halos under their neighbours, as when they are drawn as shapes.
+    for (const std::vector<int> *rows : {&stampedSelected, &stamped}) {
+        for (int v : *rows) {
+            const TopologyNode &n = nodes[size_t(v)];
+            const QImage &sprite = nodeSprite(n, n.radius * m_camera.scale, colors, rows == &stampedSelected);
+            const double half = sprite.width() / sprite.devicePixelRatio() / 2;
+            painter.setOpacity(isRowDimmed(v) ? 0.16 : 1.0);
+            painter.drawImage(mapToView(n.position) - QPointF(half, half), sprite);
+        }
     }
     painter.setOpacity(1);
 }
