@@ -35,6 +35,7 @@ while (($#)); do
   esac
 done
 ((${#checks[@]})) || checks=(guards mingw clang nsis resources)
+[[ $skip_asan_tree == [01] ]] || { echo "MAPI_PORTABILITY_SKIP_ASAN_TREE must be 0 or 1" >&2; exit 2; }
 work=$build/portability
 cd "$src"
 

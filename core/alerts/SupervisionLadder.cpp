@@ -1,5 +1,6 @@
 #include "alerts/SupervisionLadder.h"
 
+#include <QLocale>
 #include <QSet>
 
 #include <tuple>
@@ -129,7 +130,8 @@ std::vector<LadderAction> SupervisionLadder::due(qint64 nowMs)
         if (alertsOf[i] < 2)
             continue;
         LadderAction &action = out[i];
-        const QString reason = QStringLiteral("%1 %2 alerts at once (a storm)").arg(alertsOf[i]).arg(alertKindName(action.kind));
+        const QString reason = QStringLiteral("%1 %2 alerts at once (a storm)")
+                                   .arg(QLocale(QLocale::English).toString(alertsOf[i]), alertKindName(action.kind));
         action.text = action.step == LadderStep::Nudge
                           ? QString(m_plans[size_t(action.kind)].nudgeText).replace(QLatin1String("%1"), reason)
                           : QStringLiteral("%1: %2").arg(action.origin, reason);

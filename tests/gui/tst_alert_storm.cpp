@@ -237,6 +237,17 @@ private Q_SLOTS:
             QVERIFY2(!preview->text().startsWith(QLatin1String("1 storm")), qPrintable(preview->text()));
             only->setChecked(true);
             LadderPlan plan = dialog.plan(AlertKind::Unresponsive);
+            // Opened again on a rule already limited to the storm: its limit is kept, and
+            // unticking "only the storm" gives the whole rule back.
+            LadderPlan limitedBefore = plan;
+            SupervisionLadder again;
+            again.setPlan(AlertKind::Unresponsive, limitedBefore);
+            SupervisionDialog reopened(again, monitor.openAlerts(), session.store(), false, storm);
+            auto *keep = reopened.findChild<QCheckBox *>(QStringLiteral("superviseKeepLimits"));
+            QVERIFY(keep && keep->isChecked());
+            QCOMPARE(reopened.plan(AlertKind::Unresponsive).onlyGroups, QStringList{groupKey});
+            reopened.findChild<QCheckBox *>(QStringLiteral("superviseStormOnly"))->setChecked(false);
+            QVERIFY(reopened.plan(AlertKind::Unresponsive).onlyGroups.isEmpty());
             plan.suspendAfterMs = -1;
             ladder.setPlan(AlertKind::Unresponsive, plan);
         }

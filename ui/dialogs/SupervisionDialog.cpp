@@ -145,8 +145,10 @@ LadderPlan SupervisionDialog::plan(AlertKind kind) const
 
 QStringList SupervisionDialog::onlyGroups(AlertKind kind) const
 {
+    if (m_stormOnly && kind == m_stormKind && !m_stormOnly->isChecked())
+        return {}; // the storm's rule, unticked "only the storm": all of its alerts
     QStringList groups = m_keepLimits && m_keepLimits->isChecked() ? m_onlyGroups[size_t(kind)] : QStringList();
-    if (m_stormOnly && kind == m_stormKind && m_stormOnly->isChecked() && !groups.contains(m_stormKey))
+    if (m_stormOnly && kind == m_stormKind && !groups.contains(m_stormKey))
         groups << m_stormKey;
     return groups;
 }

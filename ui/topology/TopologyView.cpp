@@ -218,7 +218,10 @@ void TopologyView::onLayoutFinished(const LayoutResult &result)
         // Agents that joined after the first layout (a live system registers them one by one)
         // widen the graph: keep it all in view until the operator moves the camera.
         zoomToFit(false);
-        m_tidyWhenStill.start(); // restarted by each one: fires once the growth paused
+        const auto &nodes = m_graph.nodes();
+        const size_t placed = size_t(std::count_if(nodes.begin(), nodes.end(), [](const TopologyNode &n) { return n.positioned; }));
+        if (placed >= m_placedAtFullLayout + kTidyWhenStillAppended)
+            m_tidyWhenStill.start(); // restarted by each one: fires once the growth paused
     }
     if (m_revealAfterLayout >= 0 && size_t(m_revealAfterLayout) < m_graph.nodes().size()
         && m_graph.nodes()[size_t(m_revealAfterLayout)].positioned) {
@@ -235,7 +238,7 @@ void TopologyView::onLayoutFinished(const LayoutResult &result)
 
 bool TopologyView::isSettled() const
 {
-    return m_runner->isIdle() && !m_graph.hasUnplacedNodes() && !m_tidyWhenStill.isActive()
+    return m_runner->isIdle() && !m_graph.hasUnplacedNodes() && !(m_tidyWhenStill.isActive() && m_autoFit)
            && m_moveAnimation.state() != QAbstractAnimation::Running
            && m_cameraAnimation.state() != QAbstractAnimation::Running;
 }

@@ -229,7 +229,10 @@ void TopologyView::resizeEvent(QResizeEvent *event)
 
 void TopologyView::changeEvent(QEvent *event)
 {
-    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange) {
+    // The palette's colour group follows the window's activation (the selection's colour differs
+    // on some platforms): sprites and the minimap are drawn with it.
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange
+        || event->type() == QEvent::ActivationChange || event->type() == QEvent::EnabledChange) {
         m_sprites.clear(); // drawn in the old theme's colours
         ++m_minimapRevision;
     }
