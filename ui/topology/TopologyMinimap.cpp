@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace mapi::ui {
 
@@ -47,6 +48,8 @@ void TopologyMinimap::clear()
 {
     m_image = QImage();
     m_world = m_drawn = QRectF();
+    m_size = QSizeF();
+    m_dotsStale = true;
     m_builtRevision = ~quint64(0);
     m_builtRatio = 0;
 }
@@ -70,18 +73,20 @@ void TopologyMinimap::paint(QPainter &painter, const std::vector<TopologyNode> &
         QSizeF size(kMaxWidth, kMaxWidth * m_world.height() / std::max(1.0, m_world.width()));
         if (size.height() > kMaxHeight)
             size = QSizeF(kMaxHeight * m_world.width() / std::max(1.0, m_world.height()), kMaxHeight);
-        size = size.expandedTo(QSizeF(kMinSide, kMinSide));
-        rebuild(nodes, selected, size, devicePixelRatio, colors);
+        m_size = size.expandedTo(QSizeF(kMinSide, kMinSide));
         m_builtRevision = revision;
         m_builtRatio = devicePixelRatio;
+        m_dotsStale = true;
     }
-    if (m_image.isNull())
+    if (m_world.isNull())
         return;
-    const QSizeF size = m_image.deviceIndependentSize();
+    const QSizeF size = m_size;
     // Only while part of the graph is out of view, and where it leaves the graph most of the view.
     if (visibleWorld.contains(m_world.adjusted(20, 20, -20, -20)) || viewSize.width() < 3 * size.width()
         || viewSize.height() < 3 * size.height())
         return;
+    if (std::exchange(m_dotsStale, false)) // drawn only when shown: a fitted view pays the bounds' pass alone
+        rebuild(nodes, selected, size, devicePixelRatio, colors);
     m_drawn = QRectF(QPointF(viewSize.width() - size.width() - 8, viewSize.height() - bottomMargin - size.height()), size);
     painter.save();
     painter.resetTransform();

@@ -5,9 +5,9 @@
 //
 // Shown only when it helps and costs the graph little room: some of the graph is out of view,
 // and the view is at least three times the map's size each way. The dots are drawn into an image
-// again in the frame after the graph, the selection or the palette changed (TopologyView counts
-// revisions): three passes over the agents writing pixels, well under a millisecond at 10,000
-// (bench_topology), so no throttle that could leave it stale.
+// again in the first frame that shows it after the graph, the selection or the palette changed
+// (TopologyView counts revisions): three passes over the agents writing pixels, 1–2.5 ms at 10,000
+// (bench_fleet_views). A frame that does not show it pays only the pass for the graph's bounds.
 //
 // Thread: the one that paints TopologyView (a pool thread while the GUI thread waits, or the GUI
 // thread: common/PoolThreadPaint.h) and the GUI thread for input; never both at once.
@@ -51,7 +51,9 @@ private:
                  double devicePixelRatio, const TopologyColors &colors);
 
     QImage m_image;              // the dots, at the device pixel ratio
-    QRectF m_world;              // the graph's bounds the image shows (world units)
+    QRectF m_world;              // the graph's bounds (world units); null: nothing shown
+    QSizeF m_size;               // the map's size for them (view pixels)
+    bool m_dotsStale = true;     // m_image is not of the current revision yet
     QRectF m_drawn;              // view pixels
     quint64 m_builtRevision = ~quint64(0);
     double m_builtRatio = 0;     // the device pixel ratio it was drawn at

@@ -58,9 +58,7 @@ TopologyView::TopologyView(InspectorSession *session, SelectionHub *selection, Q
     connect(&m_tidyWhenStill, &QTimer::timeout, this, [this] {
         if (!m_autoFit || m_tidyPending)
             return;
-        const auto &nodes = m_graph.nodes();
-        const size_t placed = size_t(std::count_if(nodes.begin(), nodes.end(), [](const TopologyNode &n) { return n.positioned; }));
-        if (placed >= m_placedAtFullLayout + kTidyWhenStillAppended) {
+        if (size_t(visibleNodeCount()) >= m_placedAtFullLayout + kTidyWhenStillAppended) {
             m_fitAfterLayout = true;
             m_tidyPending = true;
             m_runner->requestFull();
@@ -154,7 +152,7 @@ void TopologyView::onStoreReset()
 void TopologyView::requestLayout()
 {
     const auto &nodes = m_graph.nodes();
-    const size_t placed = size_t(std::count_if(nodes.begin(), nodes.end(), [](const TopologyNode &n) { return n.positioned; }));
+    const size_t placed = size_t(visibleNodeCount());
     if (placed == 0) {
         m_fitAfterLayout = true;
         m_runner->requestFull();
@@ -192,8 +190,7 @@ void TopologyView::onLayoutFinished(const LayoutResult &result)
         m_tidyPending = false;
         m_tidyWhenStill.stop();
         ++m_fullLayouts;
-        const auto &nodes = m_graph.nodes();
-        m_placedAtFullLayout = size_t(std::count_if(nodes.begin(), nodes.end(), [](const TopologyNode &n) { return n.positioned; }));
+        m_placedAtFullLayout = size_t(visibleNodeCount());
         const bool animate = moved && isVisible();
         if (animate) {
             m_moveAnimation.stop();
@@ -218,9 +215,7 @@ void TopologyView::onLayoutFinished(const LayoutResult &result)
         // Agents that joined after the first layout (a live system registers them one by one)
         // widen the graph: keep it all in view until the operator moves the camera.
         zoomToFit(false);
-        const auto &nodes = m_graph.nodes();
-        const size_t placed = size_t(std::count_if(nodes.begin(), nodes.end(), [](const TopologyNode &n) { return n.positioned; }));
-        if (placed >= m_placedAtFullLayout + kTidyWhenStillAppended)
+        if (size_t(visibleNodeCount()) >= m_placedAtFullLayout + kTidyWhenStillAppended)
             m_tidyWhenStill.start(); // restarted by each one: fires once the growth paused
     }
     if (m_revealAfterLayout >= 0 && size_t(m_revealAfterLayout) < m_graph.nodes().size()
