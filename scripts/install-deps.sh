@@ -10,11 +10,13 @@ PACKAGES=(
   nlohmann-json3-dev libsimdjson-dev qtkeychain-qt6-dev libzstd-dev zlib1g-dev libxxhash-dev libmimalloc-dev
   xvfb xauth
   appstream desktop-file-utils  # packaging checks: metainfo and .desktop validation (ctest)
+  systemd                       # ctest packaging.collector-unit: systemd-analyze verify (nothing is started)
   file                          # dpkg-shlibdeps (the .deb's dependencies, cpack) runs it
   # scripts/check-portability.sh (ctest label portability): what would break Windows and macOS
   g++-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64 clang nsis icoutils icnsutils libplist-utils python3
   libclang-rt-14-dev            # scripts/fuzz.sh: libFuzzer and Clang's sanitizer runtimes
   lld                           # links the Clang trees (build-asan, the portability build) fast
+  python3-prometheus-client     # tests/integration/tst_metrics: /metrics read by Prometheus's own text parser
 )
 # Node.js for the demo system: Debian's packages only when no node/npm is on the PATH (a
 # Node.js installed another way would conflict with them).

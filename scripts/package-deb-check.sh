@@ -7,7 +7,14 @@
 #   3. in a chroot of a fresh copy: apt-get install ./the.deb (Depends only, no Recommends),
 #      then checks the installed files, that no library is missing, `--version` of both
 #      programs, and that `map-inspector` starts offscreen on the bundled sample trace, stays up
-#      3 s and ends cleanly on SIGTERM, without platform-plugin or library errors.
+#      3 s and ends cleanly on SIGTERM, without platform-plugin or library errors;
+#   4. the collector (docs/fleet.md): the unit, wrapper, example configuration and system user are
+#      there and nothing is enabled; then, against the demo MAP system started here on the host's
+#      loopback (the chroot shares the host's network; it needs node and tools/demo-system's
+#      node_modules: scripts/install-deps.sh), with a credential, the installed wrapper runs as the
+#      unit would (its user, state folder, umask, the configuration as the environment) for ~10 s,
+#      gets SIGTERM, and must exit 0 with rotated parts kept by --keep-parts, each readable by
+#      `map-inspector-cli stats --trace`, and no credential on its command line.
 # Needs root (debootstrap, chroot, mount). Not part of ctest; run by hand or in CI:
 #   sudo scripts/package-deb-check.sh            # BUILD_DIR defaults to build-pkg
 # Environment: BUILD_DIR, JOBS (default 2), MIRROR, SUITE (default bookworm), KEEP_ROOT=1.
@@ -80,7 +87,11 @@ unmount_below() {
     umount "$m" 2>/dev/null || umount -l "$m" || true
   done
 }
+demo=""      # the demo MAP system (step 4), on the host
+collector="" # the collector in the root (step 4)
 cleanup() {
+  [[ -z $collector ]] || kill -KILL "$collector" 2>/dev/null || true
+  [[ -z $demo ]] || kill "$demo" 2>/dev/null || true
   unmount_below "$root"
   if [[ ${KEEP_ROOT:-0} != 1 ]] && ! grep -q " $root/" /proc/mounts; then
     rm -rf --one-file-system "$root"
@@ -184,5 +195,97 @@ bad='Cannot open|could not (load|find) the Qt platform plugin|error while loadin
 if grep -Ei "$bad" "$work/gui.log"; then
   fail "map-inspector reported a missing plugin, library or font (above)"
 fi
+
+say "the collector: installed, nothing enabled"
+name=check
+for f in /usr/lib/systemd/system/map-inspector-collector@.service /usr/lib/map-inspector/collector-start \
+         /etc/map-inspector/collector.conf.example /usr/share/doc/map-inspector/fleet.md; do
+  [[ -e $root$f ]] || fail "missing $f"
+done
+[[ -x $root/usr/lib/map-inspector/collector-start ]] || fail "collector-start is not executable"
+in_root dpkg-query -W -f='${Conffiles}\n' "$pkg" | grep -q '^ /etc/map-inspector/collector.conf.example ' \
+  || fail "/etc/map-inspector/collector.conf.example is not a conffile"
+in_root getent passwd map-inspector >/dev/null || fail "the postinst made no user map-inspector"
+if find "$root/etc/systemd/system" -name 'map-inspector-collector@*' 2>/dev/null | grep -q .; then
+  fail "the package enabled a collector"
+fi
+echo "unit, wrapper, example (a conffile), guide and user map-inspector present; nothing enabled"
+
+say "the collector against the demo MAP system, stopped by SIGTERM"
+command -v node >/dev/null && [[ -d $src/tools/demo-system/node_modules/@multi-agent-protocol/sdk ]] \
+  || fail "the collector check needs the demo MAP system: node and tools/demo-system/node_modules (scripts/install-deps.sh)"
+# A credential made for this run only (the demo takes it on its command line; the collector
+# must not).
+secret=$(head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
+node "$src/tools/demo-system/demo-system.mjs" --mode extended --agents 12 --rate 20 --heartbeat-ms 2000 \
+     --auth bearer --credential "$secret" >"$work/demo.out" 2>"$work/demo.log" &
+demo=$!
+for _ in $(seq 100); do grep -q 'ws://' "$work/demo.out" && break; sleep 0.1; done
+url=$(grep -o 'ws://127\.0\.0\.1:[0-9]*' "$work/demo.out" | head -1)
+[[ -n $url ]] || { tail -5 "$work/demo.log"; fail "the demo MAP system did not start"; }
+echo "demo MAP system at $url (bearer credential required)"
+
+# The operator's part (docs/fleet.md): the configuration from the example, the token file.
+conf=/etc/map-inspector/collector-$name.conf
+sed -e "s|^MAPI_URL=.*|MAPI_URL=$url|" -e 's|^MAPI_METRICS=.*|MAPI_METRICS=|' \
+    -e "s|^MAPI_TOKEN_FILE=.*|MAPI_TOKEN_FILE=/etc/map-inspector/$name.token|" \
+    -e 's|^MAPI_EXTRA_ARGS=.*|MAPI_EXTRA_ARGS=--rotate-seconds 2 --keep-parts 2|' \
+    "$root/etc/map-inspector/collector.conf.example" >"$root$conf"
+in_root install -m 0640 -o root -g map-inspector /dev/null "/etc/map-inspector/$name.token"
+printf '%s\n' "$secret" >"$root/etc/map-inspector/$name.token"
+# What the unit does before ExecStart: StateDirectory=map-inspector/%i (owned by the user, 0750),
+# EnvironmentFile= (NAME=VALUE lines, taken whole: the example's values need no quotes), User=,
+# Group=, UMask=0027, HOME and USER from the user's entry.
+in_root install -d -o map-inspector -g map-inspector -m 0750 "/var/lib/map-inspector/$name"
+mapfile -t conf_env < <(grep -E '^MAPI_[A-Z_]*=' "$root$conf")
+chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 HOME=/var/lib/map-inspector \
+       USER=map-inspector LOGNAME=map-inspector STATE_DIRECTORY="/var/lib/map-inspector/$name" "${conf_env[@]}" \
+       setpriv --reuid=map-inspector --regid=map-inspector --init-groups \
+       /bin/sh -c 'umask 0027 && exec /usr/lib/map-inspector/collector-start "$1"' sh "$name" \
+       >"$work/collector.out" 2>"$work/collector.err" &
+collector=$! # chroot, env, setpriv, sh and the wrapper exec in turn: this is the recorder's pid
+sleep 10
+if ! kill -0 "$collector" 2>/dev/null; then
+  sed 's/^/  | /' "$work/collector.err"
+  fail "the collector ended by itself within 10 s (above)"
+fi
+cmdline=$(tr '\0' ' ' <"/proc/$collector/cmdline")
+echo "running: $cmdline"
+[[ $cmdline == *"map-inspector-cli record --url $url --out /var/lib/map-inspector/$name/$name-"* ]] \
+  || fail "the collector is not map-inspector-cli record into its state folder"
+[[ $cmdline == *"--token-file /etc/map-inspector/$name.token"* ]] || fail "the credential was not given as --token-file"
+[[ $cmdline != *"$secret"* ]] || fail "the credential is on the collector's command line"
+kill -TERM "$collector"
+for _ in $(seq 300); do kill -0 "$collector" 2>/dev/null || break; sleep 0.1; done # TimeoutStopSec=30
+if kill -0 "$collector" 2>/dev/null; then
+  kill -KILL "$collector"
+  fail "the collector did not end within 30 s of SIGTERM"
+fi
+set +e
+wait "$collector"
+rc=$?
+set -e
+collector=""
+echo "exit status $rc after SIGTERM; stderr:"
+sed 's/^/  | /' "$work/collector.err"
+[[ $rc -eq 0 ]] || fail "the collector did not exit 0 on SIGTERM (status $rc)"
+grep -q 'recorded [1-9][0-9]* records' "$work/collector.err" || fail "the collector recorded nothing"
+grep -q 'retention deleted the old part' "$work/collector.err" || fail "--keep-parts 2 deleted no part in 10 s of 2 s parts"
+! grep -q "$secret" "$work/collector.err" "$work/collector.out" || fail "the credential appears in the collector's output"
+
+mapfile -t parts < <(find "$root/var/lib/map-inspector/$name" -name "$name-*.jsonl.zst" | sort)
+((${#parts[@]} >= 1 && ${#parts[@]} <= 2)) || fail "${#parts[@]} parts kept, not 1 or 2 (--keep-parts 2)"
+for part in "${parts[@]}"; do
+  inside=${part#"$root"}
+  owner=$(in_root stat -c '%U:%G %a' "$inside") # the root's user names
+  [[ $owner == "map-inspector:map-inspector 640" ]] || fail "$inside: owner and mode $owner, not map-inspector:map-inspector 640"
+  in_root map-inspector-cli stats --trace "$inside" >"$work/stats.json" 2>&1 \
+    || { cat "$work/stats.json"; fail "map-inspector-cli stats --trace $inside failed"; }
+  records=$(grep -o '"records": [0-9]*' "$work/stats.json" | head -1 | grep -o '[0-9]*$')
+  ((${records:-0} > 0)) || fail "$inside holds no records"
+  echo "ok  $inside: $records records ($owner)"
+done
+kill "$demo" 2>/dev/null || true
+demo=""
 
 say "package-deb-check: PASS ($(basename "$deb") on a clean Debian $suite root)"

@@ -5,6 +5,8 @@
 #include "controllers/ConnectionController.h"
 #include "controllers/ControlController.h"
 #include "controllers/ExportController.h"
+#include "controllers/MetricsController.h"
+#include "controllers/TelemetryController.h"
 #include "controllers/TraceController.h"
 #include "panels/AgentsPanel.h"
 #include "panels/TimelinePanel.h"
@@ -87,6 +89,15 @@ MainWindow::MainWindow(QWidget *parent)
     setCentralWidget(central);
     buildDocks();
     m_front = addSystem(); // the first system: empty until a source opens
+    // /metrics over every live system (traces and empty systems are not observed), off by default.
+    m_metrics = new MetricsController([this] {
+        std::vector<MetricsSystem> live;
+        for (SystemView *system : std::as_const(m_systems))
+            if (system->session()->source() == InspectorSession::Source::Live)
+                live.push_back(system->telemetry()->metricsSystem());
+        return live;
+    }, this);
+    connect(m_metrics, &MetricsController::statusMessage, statusBar(), &QStatusBar::showMessage);
     buildStatusBar();
     buildMenus();
 
@@ -107,6 +118,7 @@ MainWindow::MainWindow(QWidget *parent)
     }
     swapActions(nullptr, m_front);
     bindFront();
+    m_metrics->loadSettings();
 }
 
 MainWindow::~MainWindow()

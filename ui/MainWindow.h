@@ -45,6 +45,7 @@ class AlertNotifier;
 class ConnectionController;
 class ControlController;
 class ExportController;
+class MetricsController;
 class TraceController;
 class ReplayBar;
 class SystemView;
@@ -91,6 +92,8 @@ public:
     void closeSystem(SystemView *system);
     void showSystem(SystemView *system);
     SystemsPanel *systemsPanel() const { return m_systemsPanel; }
+    // Systems → Serve Prometheus metrics: one responder on 127.0.0.1 over every live system.
+    MetricsController *metrics() const { return m_metrics; }
     AttentionHeader *attentionHeader() const { return m_attention; }
 
     // For every system, open and to come: the memory budget in total (kDefaultMemoryBudgetBytes),
@@ -186,6 +189,7 @@ private:
     QAction *m_closeSystemAction = nullptr;
     QAction *m_startTapAction = nullptr;
     TapController *m_taps = nullptr;
+    MetricsController *m_metrics = nullptr;
     QAction *m_nextSystemAction = nullptr;
     QAction *m_previousSystemAction = nullptr;
     QList<QAction *> m_chainActions;         // walk the focused message's causal chain (Alt+arrows)

@@ -7,6 +7,7 @@
 #include "controllers/ConnectionController.h"
 #include "controllers/ControlController.h"
 #include "controllers/ExportController.h"
+#include "controllers/MetricsController.h"
 #include "controllers/TraceController.h"
 #include "dialogs/ConnectDialog.h"
 #include "dialogs/ConnectionProfiles.h"
@@ -388,6 +389,8 @@ void MainWindow::buildMenus()
         systems->addAction(m_closeSystemAction);
         systems->addSeparator();
         systems->addAction(m_startTapAction);
+        systems->addAction(m_metrics->serveAction()); // window-wide, like the tap
+        systems->addAction(m_metrics->portAction());
         systems->addMenu(fleets);
         systems->addAction(tr("&Save the connected systems as a fleet…"), this, [this] {
             bool ok = false;

@@ -467,7 +467,7 @@ void MainWindow::showConnectDialog(const QString &url)
         dialog.setUrl(url);
     if (dialog.exec() != QDialog::Accepted)
         return;
-    systemForNewSource()->connection()->connectTo(dialog.options(), dialog.observerOnly());
+    systemForNewSource()->connection()->connectTo(dialog.options(), dialog.observerOnly(), dialog.otlp());
 }
 
 namespace {
@@ -511,11 +511,18 @@ void MainWindow::openProfiles(QVector<ConnectionProfile> queue)
         else if (profile.authMethod == QLatin1String("bearer"))
             options.auth.method = AuthConfig::Method::Bearer;
         options.auth.credential = credential;
-        if (const QString wrong = connectionTargetError(options.url); !wrong.isEmpty())
+        if (const QString wrong = connectionTargetError(options.url); !wrong.isEmpty()) {
             statusBar()->showMessage(tr("Profile %1 not opened: %2").arg(profile.name, wrong), 15000);
-        else
-            systemForNewSource()->connection()->connectTo(options, profile.observerOnly);
-        openProfiles(queue);
+            openProfiles(queue);
+            return;
+        }
+        // Its OpenTelemetry export too, the header's value from the keychain (at once without one).
+        ConnectionProfiles::readOtlpExport(profile, this, [this, profile, queue, options](const OtlpExportSettings &otlp, const QString &why) {
+            if (!why.isEmpty())
+                statusBar()->showMessage(tr("Profile %1: not sending to OpenTelemetry: %2").arg(profile.name, why), 15000);
+            systemForNewSource()->connection()->connectTo(options, profile.observerOnly, otlp);
+            openProfiles(queue);
+        });
     };
     if (profile.authMethod == QLatin1String("none")) {
         connectWith(QString());

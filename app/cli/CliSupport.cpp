@@ -6,8 +6,11 @@
 
 #include <QDateTime>
 #include <QFile>
+#include <QTimer>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <vector>
 
 #ifdef Q_OS_WIN
@@ -32,6 +35,54 @@ void printJson(const Json &json, int indent)
     std::fputc('\n', stdout);
     std::fflush(stdout);
 }
+
+namespace {
+
+// Lock-free, so that the handler may set it (C++17 [support.signal]); on Windows the handler
+// runs on the console-control thread, which an atomic also covers.
+std::atomic<int> g_stopSignal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "a signal handler may only touch lock-free atomics");
+
+extern "C" void askStop(int signal)
+{
+    int none = 0;
+    g_stopSignal.compare_exchange_strong(none, signal);
+    // The second one of this kind ends the process (calling signal() for the signal being
+    // handled is allowed in a handler; Windows has reset it to SIG_DFL before the call already).
+    std::signal(signal, SIG_DFL);
+}
+
+} // namespace
+
+void catchStopSignals()
+{
+    std::signal(SIGINT, askStop);
+    std::signal(SIGTERM, askStop);
+#ifdef SIGBREAK
+    std::signal(SIGBREAK, askStop);
+#endif
+}
+
+int stopSignalReceived()
+{
+    return g_stopSignal.load();
+}
+
+StopSignalWatch::StopSignalWatch(std::function<void()> stop)
+    : m_poll(std::make_unique<QTimer>())
+{
+    m_poll->setInterval(100);
+    QObject::connect(m_poll.get(), &QTimer::timeout, m_poll.get(), [this, stop = std::move(stop)] {
+        if (g_stopSignal.load() == 0)
+            return;
+        m_poll->stop(); // once
+        const std::function<void()> act = stop; // a copy: safe even if `stop` ends this watch
+        act();
+    });
+    m_poll->start();
+}
+
+StopSignalWatch::~StopSignalWatch() = default;
 
 namespace {
 

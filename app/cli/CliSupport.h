@@ -11,7 +11,10 @@
 
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <optional>
+
+class QTimer;
 
 namespace mapi {
 class SystemStore;
@@ -58,7 +61,38 @@ struct Common
     // it survives drops, reports them, and exits with ObservedWithGaps when it lost anything.
     bool observing = false;
     QString tokenFile; // --token-file: read again when the server says the credential expires
+    // record without --duration (an unattended collector): runs until SIGTERM or SIGINT, and its
+    // first connection is retried with the client's backoff like every later one (the system may
+    // come up after the collector), instead of failing fast.
+    bool untilStopped = false;
     int maxAgents = SystemStore::kDefaultMaxAgents; // --max-agents
+};
+
+// Stopping on a signal (record without --duration, tap), the same on every platform:
+// catchStopSignals() makes the first SIGINT or SIGTERM (and on Windows SIGBREAK, Ctrl+Break)
+// only set a flag, which a StopSignalWatch reads from the event loop every 100 ms (a signal
+// handler may do nothing else safely, and on Windows it runs on another thread). The handler
+// then gives that signal back its default action, so a second one ends the process at once,
+// killed by the signal (a shell shows 130 for SIGINT, 143 for SIGTERM), whatever the command was
+// doing. Windows sends no SIGTERM: Ctrl+C is SIGINT, Ctrl+Break (and GenerateConsoleCtrlEvent
+// CTRL_BREAK_EVENT, what a supervisor can send to a console process group) is SIGBREAK; closing the
+// console or a TerminateProcess ends the process without either. Call it before anything that a
+// supervisor could see start (a listening line, a file), so that no early signal is lost.
+void catchStopSignals();
+// The signal that first asked to stop; 0 while none did.
+int stopSignalReceived();
+// Calls `stop` once, from the event loop, within 100 ms of the first stop signal (at once on the
+// first tick when it came before). Lives on the thread that made it.
+class StopSignalWatch
+{
+public:
+    explicit StopSignalWatch(std::function<void()> stop);
+    ~StopSignalWatch();
+    StopSignalWatch(const StopSignalWatch &) = delete;
+    StopSignalWatch &operator=(const StopSignalWatch &) = delete;
+
+private:
+    std::unique_ptr<QTimer> m_poll;
 };
 
 // A credential file: its text without surrounding white space (a trailing newline is usual).

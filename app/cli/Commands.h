@@ -16,6 +16,8 @@ int commandBundle(const QCommandLineParser &p, const Common &common);
 int commandDiff(const QString &pathA, const QString &pathB, const TraceLoadOptions &options);
 
 int commandState(const QCommandLineParser &p, const Common &common);
+// Records one connection until --duration S or, without it, until SIGTERM/SIGINT (an unattended
+// collector: Common::untilStopped); --keep-parts/--keep-mb delete its oldest rotated parts.
 int commandRecord(const QCommandLineParser &p, const Common &common);
 int commandRules(const QCommandLineParser &p);
 // The alert rules of --rules FILE (defaults without it) with --heartbeat-interval over them

@@ -2,6 +2,7 @@
 // suspend, resume.
 #include "Commands.h"
 #include "LiveRun.h"
+#include "LiveTelemetry.h"
 
 #include "alerts/AlertEngine.h"
 #include "alerts/AlertGroups.h"
@@ -15,12 +16,14 @@
 #include "trace/ModelExport.h"
 #include "trace/IncidentBundle.h"
 #include "trace/Otlp.h"
+#include "trace/PartRetention.h"
 #include "trace/RunDiff.h"
 #include "trace/TraceLoader.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDateTime>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
@@ -33,6 +36,7 @@
 #else
 #include <unistd.h>
 #endif
+#include <csignal>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -176,29 +180,147 @@ int worstExitCode(const std::vector<int> &codes)
     return Ok;
 }
 
+ErrorOr<AlertRules> rulesOption(const QCommandLineParser &p);
+
+namespace {
+
+// --keep-parts N and --keep-mb N (trace/PartRetention.h), which need rotation: without it a
+// recording is one part, the one being written, which is never deleted.
+ErrorOr<RetentionPolicy> retentionOption(const QCommandLineParser &p, const TraceWriterOptions &writerOptions)
+{
+    RetentionPolicy policy;
+    if (p.isSet(QStringLiteral("keep-parts"))) {
+        bool ok = false;
+        policy.keepParts = p.value(QStringLiteral("keep-parts")).toInt(&ok);
+        if (!ok || policy.keepParts < 1)
+            return Failure{QStringLiteral("--keep-parts must be a whole number of parts, 1 or more")};
+    }
+    if (p.isSet(QStringLiteral("keep-mb"))) {
+        bool ok = false;
+        const double mb = p.value(QStringLiteral("keep-mb")).toDouble(&ok);
+        if (!ok || !(mb > 0) || mb > 1e9)
+            return Failure{QStringLiteral("--keep-mb must be a positive number of MiB")};
+        policy.keepBytes = std::max<qint64>(1, qint64(mb * 1024 * 1024));
+    }
+    if (policy.any() && writerOptions.maxBytes <= 0 && writerOptions.maxSeconds <= 0)
+        return Failure{QStringLiteral("--keep-parts and --keep-mb need --rotate-mb or --rotate-seconds (without rotation a "
+                                      "recording is one part, and the part being written is never deleted)")};
+    return policy;
+}
+
+const char *signalName(int signal)
+{
+    switch (signal) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+#ifdef SIGBREAK
+    case SIGBREAK: return "SIGBREAK";
+#endif
+    default: return "a stop signal";
+    }
+}
+
+} // namespace
+
+// record: every frame of one connection to a trace, until --duration ends or, without it, until
+// SIGTERM or SIGINT (an unattended collector, docs/fleet.md). Either way the first such signal
+// stops it in order: the server's agent list compared (LiveRun::finishAfterCheck, at most the
+// probe's timeout and 2 s), the connection closed, the trace's last part closed whole, the
+// telemetry's last batch sent (LiveTelemetry::kFinishWithinMs), the "recorded" line, exit 0 or
+// 8 as for a duration; a second signal ends the process at once (CliSupport.h).
 int commandRecord(const QCommandLineParser &p, const Common &common)
 {
     if (!p.isSet(QStringLiteral("out")))
         return failWith(Usage, QStringLiteral("record needs --out FILE"));
-    LiveRun run(common);
+    const QString outPath = p.value(QStringLiteral("out"));
+    const ErrorOr<TelemetryOptions> telemetryWanted = telemetryOptions(p);
+    if (!telemetryWanted)
+        return failWith(Usage, telemetryWanted.error());
+    const ErrorOr<AlertRules> rules = rulesOption(p); // the detectors behind the telemetry's alerts
+    if (!rules)
+        return failWith(Usage, rules.error());
     TraceWriterOptions writerOptions;
     writerOptions.maxBytes = qint64(p.value(QStringLiteral("rotate-mb")).toDouble() * 1024 * 1024);
     writerOptions.maxSeconds = p.value(QStringLiteral("rotate-seconds")).toLongLong();
+    const ErrorOr<RetentionPolicy> retentionWanted = retentionOption(p, writerOptions);
+    if (!retentionWanted)
+        return failWith(Usage, retentionWanted.error());
+    // Before the metrics responder listens and the file exists: a supervisor may stop the
+    // collector as soon as it sees either.
+    catchStopSignals();
+    LiveRun run(common);
+    LiveTelemetry telemetry(*telemetryWanted);
+    telemetry.add(run, nullptr, *rules);
+    if (QString why; !telemetry.start(&why))
+        return failWith(Usage, QStringLiteral("--metrics: %1").arg(why));
     if (common.durationS > 0)
         QTimer::singleShot(int(common.durationS * 1000), &run.session, [&] { run.finishAfterCheck(Ok); });
-    // Without --duration: record until interrupted is not supported headless (no signal
-    // handling across platforms); a duration keeps runs bounded.
+    const StopSignalWatch stopWatch([&run] {
+        std::fprintf(stderr, "map-inspector-cli: %s: stopping (closing the trace; a second signal ends at once)\n",
+                     signalName(stopSignalReceived()));
+        run.finishAfterCheck(Ok);
+    });
+
+    // Retention: each part the recording starts is told (the session says a rotation as a
+    // recordingChanged with the new part's path), and the policy is applied then; a byte limit
+    // also every 10 s, as the part being written grows.
+    std::optional<PartRetention> retention;
+    QTimer retentionTick;
+    if (retentionWanted->any())
+        retention.emplace(outPath, *retentionWanted);
+    const auto applyRetention = [&retention] {
+        for (const PartRetention::Outcome &o : retention->apply()) {
+            const QString path = QDir::toNativeSeparators(o.path);
+            if (o.error.isEmpty())
+                std::fprintf(stderr, "map-inspector-cli: retention deleted the old part %s (%.1f MiB)\n", qPrintable(path),
+                             double(o.bytes) / (1024.0 * 1024.0));
+            else
+                std::fprintf(stderr, "map-inspector-cli: retention could not delete the old part %s (%s); it is no longer counted\n",
+                             qPrintable(path), qPrintable(o.error));
+        }
+    };
+    QMetaObject::Connection partsTold;
+    if (retention) {
+        partsTold = QObject::connect(&run.session, &InspectorSession::recordingChanged, &run.session, [&run, &retention, &applyRetention](bool on) {
+            const QString part = run.session.recordingPath();
+            if (on && !part.isEmpty() && retention->partStarted(part)) // also said for other changes: told once
+                applyRetention();
+        });
+        if (retentionWanted->keepBytes > 0) {
+            retentionTick.setInterval(10000);
+            QObject::connect(&retentionTick, &QTimer::timeout, &retentionTick, applyRetention);
+            retentionTick.start();
+        }
+    }
+
     QString error;
-    const int code = run.runRecording(p.value(QStringLiteral("out")), writerOptions, &error);
+    const int code = run.runRecording(outPath, writerOptions, &error);
+    QObject::disconnect(partsTold); // the session outlives what the slot uses
+    retentionTick.stop();
+    telemetry.finish();
     if (code == OutputUnwritable && !error.isEmpty()) // the file could not be created
         return failWith(OutputUnwritable, error);
     if (code != Ok)
         return failWith(code, run.error);
-    std::fprintf(stderr, "map-inspector-cli: recorded %lld records, %lld events to %s\n",
+    QStringList files = run.recordedFiles;
+    QString deletedNote;
+    if (retention) {
+        applyRetention(); // the last part's final size (a byte limit)
+        for (const QString &gone : retention->deleted())
+            files.removeAll(gone);
+        if (!retention->deleted().isEmpty())
+            deletedNote = QStringLiteral(" (and %1 older part(s), deleted by retention)").arg(retention->deleted().size());
+    }
+    std::fprintf(stderr, "map-inspector-cli: recorded %lld records, %lld events to %s%s\n",
                  static_cast<long long>(run.recordedRecords), static_cast<long long>(run.store().counters().eventsApplied),
-                 qPrintable(run.recordedFiles.join(QStringLiteral(", "))));
+                 qPrintable(files.join(QStringLiteral(", "))), qPrintable(deletedNote));
     if (!run.recordingError.isEmpty())
         return failWith(OutputUnwritable, run.recordingError);
+    // Stopped before the system was ever reached (an unattended collector waits for it): nothing
+    // of it was recorded, which no exit 0 may hide.
+    if (common.untilStopped && !run.session.hasBeenLive())
+        return failWith(ConnectionFailed, QStringLiteral("stopped before the first connection to %1 (%2)")
+                                              .arg(run.label(), run.session.lastError()));
     return observationExit(run, run.store());
 }
 
@@ -256,6 +378,12 @@ int commandWatch(const QCommandLineParser &p, const Common &common)
     // --group: alerts of a group large enough (AlertGroups, the rules' "grouping") are told as
     // their group's notices, one line per group and change; the others as before.
     const bool grouped = p.isSet(QStringLiteral("group"));
+    const ErrorOr<TelemetryOptions> telemetryWanted = telemetryOptions(p);
+    if (!telemetryWanted)
+        return failWith(Usage, telemetryWanted.error());
+    LiveTelemetry telemetry(*telemetryWanted);
+    if (QString why; !telemetry.start(&why)) // listening before the systems are added: a scrape reads them as they come
+        return failWith(Usage, QStringLiteral("--metrics: %1").arg(why));
     // Per system: its own model, detectors and tick. Each line names its system.
     struct Watched
     {
@@ -272,11 +400,13 @@ int commandWatch(const QCommandLineParser &p, const Common &common)
         all.push_back(&run);
         watched.push_back(std::make_unique<Watched>(*rules));
         Watched &w = *watched.back();
+        const size_t index = watched.size() - 1;
+        telemetry.add(run, &w.engine);
         SystemStore &store = run.store();
         store.setHealthPolicy(healthPolicyForRules(*rules, store.healthPolicy()));
         QObject::connect(&store, &SystemStore::wasReset, &store, [&w] { w.engine.restartReading(); });
         w.tick.setInterval(1000); // the rules are defined in seconds; a second is the resolution they need
-        QObject::connect(&w.tick, &QTimer::timeout, &store, [&, &run = run, &w = w] {
+        QObject::connect(&w.tick, &QTimer::timeout, &store, [&, &run = run, &w = w, index] {
             SystemStore &s = run.store();
             s.advanceTime(QDateTime::currentMSecsSinceEpoch());
             // Nothing to keep responsive here: read it all now, every call's changes kept (a
@@ -286,6 +416,7 @@ int commandWatch(const QCommandLineParser &p, const Common &common)
                 std::vector<AlertChange> more = w.engine.update(s);
                 changes.insert(changes.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
             }
+            telemetry.noteAlerts(index, changes);
             // A raise is withheld when its group is a group (its group's lines tell it); a clear
             // is withheld exactly when its raise was, so that every line printed has its pair.
             std::vector<bool> inGroup(changes.size(), false);
@@ -327,11 +458,13 @@ int commandWatch(const QCommandLineParser &p, const Common &common)
                 QTimer::singleShot(int(common.durationS * 1000), &run.session, [&run] { run.finishAfterCheck(Ok); });
         };
     });
+    for (const auto &w : watched)
+        w->tick.stop();
+    telemetry.finish();
     std::vector<int> codes;
     for (size_t i = 0; i < runs.size(); ++i) {
         LiveRun &run = *runs[i];
         Watched &w = *watched[i];
-        w.tick.stop();
         const int code = run.exitCode();
         if (code == AlertRaised) {
             std::fprintf(stderr, "map-inspector-cli: %s\n", qPrintable(redactSecrets(run.error)));

@@ -20,7 +20,8 @@ namespace mapi::cli {
 // `onLive` once the connection is first live, and returns the exit code that finish() was given.
 // An observation (options.reconnect) survives drops: after the first time live, a lost connection
 // is reconnected with the client's backoff (the model re-read from a fresh snapshot, the missed
-// events replayed where the server can), and each drop is kept in `drops`.
+// events replayed where the server can), and each drop is kept in `drops`. The first connection
+// fails fast (ConnectionFailed), except with Common::untilStopped, where it is retried too.
 class LiveRun
 {
 public:
@@ -35,6 +36,7 @@ public:
     // `url`: the system to observe (the first of common.urls when empty).
     explicit LiveRun(const Common &common, const QUrl &url = {})
         : m_options(common.options)
+        , m_untilStopped(common.untilStopped)
     {
         if (!url.isEmpty())
             m_options.url = url;
@@ -78,10 +80,27 @@ public:
             if (m_finished)
                 return;
             const bool lost = state == ClientState::Backoff || state == ClientState::Closed;
+            if (state == ClientState::Live && !m_notConnectedSaid.isEmpty()) {
+                std::fprintf(stderr, "map-inspector-cli: connected to %s\n", qPrintable(redactedUrl(m_options.url)));
+                m_notConnectedSaid.clear();
+            }
             if (state == ClientState::Live && !drops.empty() && drops.back().backAtMs == 0) {
                 drops.back().backAtMs = QDateTime::currentMSecsSinceEpoch();
                 std::fprintf(stderr, "map-inspector-cli: connection back after %.1f s; the model was read again from the server\n",
                              double(drops.back().backAtMs - drops.back().atMs) / 1000.0);
+            } else if (lost && !session.hasBeenLive() && m_untilStopped && m_options.reconnect && state == ClientState::Backoff) {
+                // Unattended (record without --duration): the system may come up after the
+                // collector, so the first connection is retried with the client's backoff
+                // (capped at backoffMaxMs, never given up) until a stop signal. Said when the
+                // reason changes, not on every attempt. A refused credential is a fatalError and
+                // still ends the run.
+                const QString error = redactSecrets(session.lastError());
+                const QString why = error.isEmpty() ? QStringLiteral("no connection") : error;
+                if (why != m_notConnectedSaid) {
+                    m_notConnectedSaid = why;
+                    std::fprintf(stderr, "map-inspector-cli: cannot connect to %s yet (%s); trying again\n",
+                                 qPrintable(redactedUrl(m_options.url)), qPrintable(why));
+                }
             } else if (lost && !session.hasBeenLive()) {
                 finish(ConnectionFailed, QStringLiteral("cannot connect to %1: %2").arg(redactedUrl(m_options.url), session.lastError()));
             } else if (lost && m_options.reconnect && state == ClientState::Backoff) {
@@ -200,6 +219,8 @@ private:
     }
 
     ClientOptions m_options;
+    bool m_untilStopped = false;
+    QString m_notConnectedSaid; // the last reason told while the first connection is retried
     bool m_finished = false;
     bool m_checking = false;
     bool m_waited = false;

@@ -11,23 +11,11 @@
 #include <QDateTime>
 #include <QTimer>
 
-#include <atomic>
 #include <chrono>
-#include <csignal>
 
 namespace mapi::cli {
 
 namespace {
-
-std::atomic<bool> g_stopAsked{false};
-
-// The first Ctrl+C or SIGTERM ends the tap in order (everyone closed, the trace written out); a
-// second one ends the process at once.
-extern "C" void askStop(int signal)
-{
-    g_stopAsked.store(true);
-    std::signal(signal, SIG_DFL);
-}
 
 // "127.0.0.1:8080", "[::1]:8080", "8080" (on 127.0.0.1).
 ErrorOr<std::pair<QHostAddress, quint16>> parseListen(const QString &text)
@@ -85,9 +73,10 @@ int commandTap(const QCommandLineParser &p, const Common &common)
     options.traceOptions.maxBytes = qint64(rotateMb * 1024 * 1024);
     options.traceOptions.maxSeconds = qint64(rotateSeconds);
 
-    // Before anything listens: a supervisor may signal as soon as it reads the first line.
-    std::signal(SIGINT, askStop);
-    std::signal(SIGTERM, askStop);
+    // Before anything listens: a supervisor may signal as soon as it reads the first line. The
+    // first Ctrl+C or SIGTERM ends the tap in order (everyone closed, the trace written out); a
+    // second one ends the process at once (CliSupport.h).
+    catchStopSignals();
     WebSocketTap tap;
     QString error;
     if (!tap.start(options, &error))
@@ -109,12 +98,7 @@ int commandTap(const QCommandLineParser &p, const Common &common)
                {"upstream", options.upstream.toString(QUrl::RemoveUserInfo).toStdString()},
                {"trace", options.tracePath.toStdString()}}, -1);
 
-    QTimer poll; // a signal handler may only set a flag: the loop looks at it
-    QObject::connect(&poll, &QTimer::timeout, [] {
-        if (g_stopAsked.load())
-            QCoreApplication::quit();
-    });
-    poll.start(100);
+    const StopSignalWatch stopWatch([] { QCoreApplication::quit(); });
     if (common.durationS > 0)
         QTimer::singleShot(std::chrono::milliseconds(qint64(common.durationS * 1000)), [] { QCoreApplication::quit(); });
     QCoreApplication::exec();

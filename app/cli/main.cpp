@@ -7,6 +7,7 @@
 //   9 watch --exit-on: an alert of that severity was raised · diff: 0 equal, 1 different
 #include "Allocator.h"
 #include "Commands.h"
+#include "LiveTelemetry.h"
 
 #include "client/StreamTransports.h"
 
@@ -28,8 +29,10 @@ int main(int argc, char **argv)
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral(
         "Headless MAP Inspector.\n\nCommands:\n"
-        "  record  --url URL --duration S --out FILE [--rotate-mb N] [--rotate-seconds S]\n"
-        "          record every frame to a trace (.jsonl, .jsonl.zst or .jsonl.gz)\n"
+        "  record  --url URL [--duration S] --out FILE [--rotate-mb N] [--rotate-seconds S] [--keep-parts N] [--keep-mb N]\n"
+        "          record every frame to a trace (.jsonl, .jsonl.zst or .jsonl.gz); without --duration until\n"
+        "          SIGTERM or Ctrl+C (the first connection then waits for the system); either stops in order,\n"
+        "          a second one at once. --keep-*: delete this recording's oldest rotated parts\n"
         "  state   --url URL [--duration S] | --trace FILE   print the system model as JSON\n"
         "  stats   --trace FILE   records, events by type, agents, messages, tasks, time span, bad lines\n"
         "  convert --trace IN --out OUT [--table agents|messages|tasks|turns|checkpoints|acp] [--from T] [--to T]\n"
@@ -91,7 +94,8 @@ int main(int argc, char **argv)
                                                       "expires (map/auth/expiring): a renewed token is sent with map/auth/refresh."),
          QStringLiteral("FILE")},
         {QStringLiteral("auth"), QStringLiteral("Credential method: bearer (default) or api-key."), QStringLiteral("METHOD"), QStringLiteral("bearer")},
-        {QStringLiteral("duration"), QStringLiteral("Seconds to observe after the snapshot (state: default 1; record: required)."), QStringLiteral("S")},
+        {QStringLiteral("duration"), QStringLiteral("Seconds to observe after the snapshot (state: default 1; record: without it, "
+                                                    "until SIGTERM or SIGINT)."), QStringLiteral("S")},
         {QStringLiteral("out"), QStringLiteral("File to write (record: the trace; convert: by extension)."), QStringLiteral("FILE")},
         {QStringLiteral("trace"), QStringLiteral("Trace, capture or seed-format log to read instead of connecting."), QStringLiteral("FILE")},
         {QStringLiteral("table"), QStringLiteral("convert to .csv: agents, messages, tasks, turns (conversations), checkpoints or acp."), QStringLiteral("TABLE")},
@@ -99,6 +103,10 @@ int main(int argc, char **argv)
         {QStringLiteral("to"), QStringLiteral("convert, bundle: end of the time range (epoch ms or ISO 8601)."), QStringLiteral("T")},
         {QStringLiteral("rotate-mb"), QStringLiteral("record: start a new part after N MiB on disk."), QStringLiteral("N"), QStringLiteral("0")},
         {QStringLiteral("rotate-seconds"), QStringLiteral("record: start a new part every S seconds."), QStringLiteral("S"), QStringLiteral("0")},
+        {QStringLiteral("keep-parts"), QStringLiteral("record: keep the newest N parts of this recording, deleting older ones as new "
+                                                      "parts start (needs --rotate-mb or --rotate-seconds)."), QStringLiteral("N")},
+        {QStringLiteral("keep-mb"), QStringLiteral("record: keep this recording's parts within N MiB on disk, the oldest deleted first; "
+                                                   "the part being written is never deleted."), QStringLiteral("N")},
         {QStringLiteral("agent"), QStringLiteral("Target agent: its id, or the name of exactly one present agent."), QStringLiteral("ID|NAME")},
         {QStringLiteral("message"), QStringLiteral("Steering text for inject; chain: the message's id (MAP or envelope id)."), QStringLiteral("TEXT")},
         {QStringLiteral("json"), QStringLiteral("Steering content for inject, as JSON."), QStringLiteral("JSON")},
@@ -134,6 +142,7 @@ int main(int argc, char **argv)
         {QStringLiteral("listen"), QStringLiteral("tap: the address to listen on (this machine only; port 0: any free port)."),
          QStringLiteral("HOST:PORT"), QStringLiteral("127.0.0.1:0")},
     });
+    p.addOptions(mapi::cli::telemetryCommandLineOptions());
     if (!p.parse(QCoreApplication::arguments()))
         return failWith(Usage, p.errorText());
     if (p.isSet(QStringLiteral("help")))
@@ -178,8 +187,13 @@ int main(int argc, char **argv)
     } else if (command == QLatin1String("state")) {
         common.durationS = 1; // a look, not an observation
     }
-    common.observing = (common.durationS > 0
-                        && (command == QLatin1String("record") || (command == QLatin1String("state") && p.isSet(QStringLiteral("duration")))))
+    if (command == QLatin1String("record") && p.isSet(QStringLiteral("duration")) && common.durationS <= 0)
+        return failWith(Usage, QStringLiteral("record --duration must be more than 0 seconds (leave it out to record until "
+                                              "SIGTERM or SIGINT)"));
+    // record without --duration: until a stop signal, an unattended collector (Common::untilStopped).
+    common.untilStopped = command == QLatin1String("record") && !p.isSet(QStringLiteral("duration"));
+    common.observing = command == QLatin1String("record") // with or without --duration
+        || (common.durationS > 0 && command == QLatin1String("state") && p.isSet(QStringLiteral("duration")))
         || command == QLatin1String("watch"); // watch without --duration runs until it is stopped
 
     if (command == QLatin1String("rules"))
@@ -211,8 +225,8 @@ int main(int argc, char **argv)
         common.options.auth = *auth;
         common.tokenFile = p.value(QStringLiteral("token-file"));
         common.options.clientName = QStringLiteral("map-inspector-cli");
-        // A one-shot command fails fast; an observation for a duration reconnects after drops
-        // (the first connection still fails fast: LiveRun).
+        // A one-shot command fails fast; an observation reconnects after drops (the first
+        // connection still fails fast, except for record without --duration: LiveRun).
         common.options.reconnect = common.observing;
         common.options.observerOnly = p.isSet(QStringLiteral("observer"));
         if (p.isSet(QStringLiteral("gateway")))
@@ -230,11 +244,8 @@ int main(int argc, char **argv)
         return commandChain(p, common);
     if (command == QLatin1String("bundle"))
         return commandBundle(p, common);
-    if (command == QLatin1String("record")) {
-        if (common.durationS <= 0)
-            return failWith(Usage, QStringLiteral("record needs --duration S"));
+    if (command == QLatin1String("record"))
         return commandRecord(p, common);
-    }
     if (command == QLatin1String("watch"))
         return commandWatch(p, common);
     if (command == QLatin1String("inject") || command == QLatin1String("stop") || command == QLatin1String("suspend")

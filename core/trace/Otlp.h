@@ -37,6 +37,9 @@
 //     work_session, metadata). ACP frames are messages, with their payloads, like any other.
 //   - one resource per file: service.name (the system's name); one scope "map-inspector".
 //
+// The live export (telemetry/LiveOtlpBatcher.h) sends the same mapping in windows as a session
+// runs; both write through the helpers of trace/OtlpJson.h (same attributes, same ids).
+//
 // Reading (OtlpImporter) turns spans back into MAP events for the usual pipeline: the agent
 // spans above, and those of any framework instrumented with the GenAI conventions (spans with
 // gen_ai.agent.id or gen_ai.agent.name, or gen_ai.operation.name invoke_agent/create_agent),

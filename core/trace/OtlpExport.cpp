@@ -1,170 +1,19 @@
 // The model as OTLP/JSON (trace/Otlp.h says what goes where).
 #include "trace/Otlp.h"
 
-#include "common/Redaction.h"
+#include "trace/OtlpJson.h"
 
-#include <QCryptographicHash>
 #include <QFileInfo>
 #include <QSaveFile>
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 
 namespace mapi {
 
 namespace {
 
-// A 16-byte (trace) or 8-byte (span) id as lower-case hex: the start of a SHA-1 of `seed`,
-// so that the same model exports the same ids (two exports of one trace compare).
-QByteArray hexId(const QByteArray &seed, int bytes)
-{
-    QByteArray id = QCryptographicHash::hash(seed, QCryptographicHash::Sha1).left(bytes);
-    if (id.count('\0') == id.size()) // all zero is "no id" in OTLP
-        id[0] = 1;
-    return id.toHex();
-}
-
-QByteArray nanos(qint64 ms)
-{
-    return '"' + QByteArray::number(std::max<qint64>(0, ms) * 1000000) + '"';
-}
-
-void appendString(QByteArray &out, const QString &text)
-{
-    const QByteArray utf8 = text.toUtf8();
-    appendJsonString(out, utf8.constData(), utf8.size());
-}
-
-void appendString(QByteArray &out, const QByteArray &utf8)
-{
-    appendJsonString(out, utf8.constData(), utf8.size());
-}
-
-// The "attributes" list of a span or event, as KeyValue objects with AnyValue values.
-class Attributes
-{
-public:
-    // Every text passes through redactSecrets() (common/Redaction.h), as in every other export.
-    void text(const char *key, const QString &value) { utf8(key, value.toUtf8()); }
-    void utf8(const char *key, const QByteArray &value)
-    {
-        if (value.isEmpty())
-            return;
-        begin(key);
-        m_out += "{\"stringValue\":";
-        appendString(m_out, redactSecrets(value));
-        m_out += "}}";
-    }
-    void integer(const char *key, qint64 value)
-    {
-        begin(key);
-        m_out += "{\"intValue\":\"" + QByteArray::number(value) + "\"}}";
-    }
-    void real(const char *key, double value)
-    {
-        if (!std::isfinite(value))
-            return;
-        begin(key);
-        m_out += "{\"doubleValue\":" + QByteArray::number(value, 'g', 17) + "}}";
-    }
-    void boolean(const char *key, bool value)
-    {
-        begin(key);
-        m_out += value ? "{\"boolValue\":true}}" : "{\"boolValue\":false}}";
-    }
-    void texts(const char *key, const QStringList &values)
-    {
-        if (values.isEmpty())
-            return;
-        begin(key);
-        m_out += "{\"arrayValue\":{\"values\":[";
-        for (qsizetype i = 0; i < values.size(); ++i) {
-            if (i)
-                m_out += ',';
-            m_out += "{\"stringValue\":";
-            appendString(m_out, redactSecrets(values[i]));
-            m_out += '}';
-        }
-        m_out += "]}}}";
-    }
-    bool isEmpty() const { return m_out.isEmpty(); }
-    // ,"attributes":[…] (nothing when empty)
-    void appendTo(QByteArray &out) const
-    {
-        if (m_out.isEmpty())
-            return;
-        out += ",\"attributes\":[";
-        out += m_out;
-        out += ']';
-    }
-
-private:
-    void begin(const char *key)
-    {
-        if (!m_out.isEmpty())
-            m_out += ',';
-        m_out += "{\"key\":\"";
-        m_out += key; // keys are literals of this file: no escaping needed
-        m_out += "\",\"value\":";
-    }
-    QByteArray m_out;
-};
-
-struct SpanText
-{
-    QByteArray traceId;
-    QByteArray spanId;
-    QByteArray parentSpanId;
-    QString name;
-    qint64 startMs = 0;
-    qint64 endMs = 0;
-    Attributes attributes;
-    QByteArray events; // comma-separated Event objects
-    int eventCount = 0;
-    int statusCode = 0; // 0 unset, 1 ok, 2 error
-    QString statusMessage;
-
-    void addEvent(const char *name, qint64 timeMs, const Attributes &attrs)
-    {
-        if (eventCount++)
-            events += ',';
-        events += "{\"timeUnixNano\":" + nanos(timeMs) + ",\"name\":\"" + name + '"';
-        attrs.appendTo(events);
-        events += '}';
-    }
-
-    void appendTo(QByteArray &out) const
-    {
-        out += "{\"traceId\":\"" + traceId + "\",\"spanId\":\"" + spanId + '"';
-        if (!parentSpanId.isEmpty())
-            out += ",\"parentSpanId\":\"" + parentSpanId + '"';
-        out += ",\"name\":";
-        appendString(out, redactSecrets(name)); // made of agent names and task types: text from the system
-        out += ",\"kind\":1,\"startTimeUnixNano\":" + nanos(startMs) + ",\"endTimeUnixNano\":" + nanos(std::max(startMs, endMs));
-        attributes.appendTo(out);
-        if (eventCount) {
-            out += ",\"events\":[";
-            out += events;
-            out += ']';
-        }
-        if (statusCode) {
-            out += ",\"status\":{\"code\":" + QByteArray::number(statusCode);
-            if (!statusMessage.isEmpty()) {
-                out += ",\"message\":";
-                appendString(out, redactSecrets(statusMessage));
-            }
-            out += '}';
-        }
-        out += '}';
-    }
-};
-
-bool isTerminalTaskStatus(const QString &status)
-{
-    return status == QLatin1String("completed") || status == QLatin1String("failed") || status == QLatin1String("rejected")
-        || status == QLatin1String("cancelled") || status == QLatin1String("canceled");
-}
+using namespace otlp;
 
 class OtlpWriter final : public ExportWriter
 {
@@ -185,13 +34,7 @@ public:
         for (const Checkpoint &c : store.checkpoints().checkpoints())
             if (!m_checkpointAgents.contains(c.agentId))
                 m_checkpointAgents << c.agentId;
-        const EventLog &events = store.events();
-        const size_t first = events.firstRow();
-        QByteArray seed = "map-inspector:";
-        if (first < events.size())
-            seed += events.eventId(first).toUtf8() + ':' + QByteArray::number(events[first].timestampMs);
-        seed += ':' + QByteArray::number(qulonglong(events.size()));
-        m_traceId = hexId(seed, 16);
+        m_traceId = traceIdOf(store.events()); // the live export's too (telemetry/LiveOtlpBatcher)
         m_total = qint64(m_messageEnd - m_nextMessage) * 2 + qint64(m_agentCount) + qint64(m_taskCount)
             + qint64(m_conversationCount) + qint64(m_checkpointAgents.size());
         if (m_counts)
@@ -259,10 +102,7 @@ private:
         return row >= 0 && size_t(row) < m_agentCount;
     }
 
-    QByteArray agentSpanId(const QString &agentId, int part = 0) const
-    {
-        return hexId(m_traceId + ":agent:" + agentId.toUtf8() + ':' + QByteArray::number(part), 8);
-    }
+    QByteArray agentSpanId(const QString &agentId, int part = 0) const { return otlp::agentSpanId(m_traceId, agentId, part); }
 
     // Span `part` of agent row `row` (agents().size(): the system's span for messages of no
     // known sender): at most kOtlpMessagesPerSpan messages, so that a slice stays short however
@@ -309,7 +149,7 @@ private:
         span.startMs = part == 0 ? m_agentStartMs : messages.timestampMs(size_t(sent[from]));
         span.endMs = last ? m_agentEndMs : messages.timestampMs(size_t(sent[to]));
         m_nextMessageOfAgent = to;
-        if (!system && part == 0 && isFailedState(agent.state)) {
+        if (!system && part == 0 && isFailedAgentState(agent.state)) {
             span.statusCode = 2;
             span.statusMessage = agent.lastErrorMessage;
         }
@@ -325,96 +165,24 @@ private:
         return work + 1;
     }
 
-    static bool isFailedState(const QString &state)
-    {
-        return state == QLatin1String("failed") || state == QLatin1String("error") || state == QLatin1String("crashed");
-    }
-
-    void agentAttributes(Attributes &a, const Agent &agent) const
-    {
-        a.text("gen_ai.operation.name", QStringLiteral("invoke_agent"));
-        QString provider;
-        if (agent.metadata.is_object())
-            if (const auto it = agent.metadata.find("provider"); it != agent.metadata.end() && it->is_string())
-                provider = toQString(*it);
-        a.text("gen_ai.provider.name", provider.isEmpty() ? QStringLiteral("map") : provider);
-        a.text("gen_ai.agent.id", agent.id);
-        a.text("gen_ai.agent.name", agent.name.isEmpty() ? agent.id : agent.name);
-        if (agent.inputTokens)
-            a.integer("gen_ai.usage.input_tokens", *agent.inputTokens);
-        if (agent.outputTokens)
-            a.integer("gen_ai.usage.output_tokens", *agent.outputTokens);
-        if (agent.tokensUsed)
-            a.integer("map.usage.tokens_used", *agent.tokensUsed);
-        if (agent.costUsd)
-            a.real("map.cost.usd", *agent.costUsd);
-        a.text("map.agent.role", agent.role);
-        a.text("map.agent.state", agent.state);
-        a.text("map.agent.parent_id", agent.parentId);
-        a.text("map.agent.session_id", agent.sessionId);
-        QStringList scopes;
-        for (const auto &scope : agent.scopes)
-            scopes << QString(scope);
-        a.texts("map.agent.scopes", scopes);
-        if (agent.unregistered)
-            a.boolean("map.agent.unregistered", true);
-        a.integer("map.agent.messages_sent", agent.messagesSent);
-        a.integer("map.agent.messages_received", agent.messagesReceived);
-    }
-
     void addMessage(SpanText &span, size_t row)
     {
-        const Message m = m_store.messages()[row];
         Attributes a;
-        a.text("map.message.id", m.id);
-        a.texts("map.message.to", m.toAgentIds);
-        a.text("map.message.address", m.toDisplay);
-        a.text("map.message.scope_id", m.scopeId);
-        a.text("map.message.status", m.status);
-        a.text("map.message.correlation_id", m.correlationId);
-        a.text("map.message.task_id", m.taskId);
-        if (m.priority)
-            a.integer("map.message.priority", *m.priority);
-        a.utf8("map.message.payload", m_store.messagePayload(int(row)));
-        span.addEvent("map.message", m.timestampMs, a);
+        const qint64 timeMs = messageAttributes(a, m_store, row);
+        span.addEvent("map.message", timeMs, a);
         if (m_counts)
             ++m_counts->messageEvents;
     }
 
     void writeTask(const Task &task)
     {
-        const std::vector<TaskTransition> history = m_store.taskHistory(task);
         SpanText span;
         span.traceId = m_traceId;
-        span.spanId = hexId(m_traceId + ":task:" + task.id.toUtf8(), 8);
+        span.spanId = spanIdFor(m_traceId, "task", task.id);
         const QString owner = !task.assigneeId.isEmpty() ? task.assigneeId : task.requesterId;
         if (!owner.isEmpty() && exported(owner))
             span.parentSpanId = agentSpanId(owner);
-        span.name = QStringLiteral("task %1").arg(task.type.isEmpty() ? task.id : task.type);
-        span.startMs = task.createdAtMs;
-        span.endMs = isTerminalTaskStatus(task.status) ? task.updatedAtMs : std::max(task.updatedAtMs, m_store.now());
-        span.attributes.text("map.task.id", task.id);
-        span.attributes.text("map.task.type", task.type);
-        span.attributes.text("map.task.status", task.status);
-        span.attributes.text("map.task.requester_id", task.requesterId);
-        span.attributes.text("map.task.assignee_id", task.assigneeId);
-        if (task.progress)
-            span.attributes.real("map.task.progress", *task.progress);
-        QString lastDetail;
-        for (const TaskTransition &t : history) {
-            Attributes a;
-            a.text("map.task.status", t.status);
-            a.text("map.agent.id", t.agentId);
-            a.text("map.task.detail", t.detail);
-            a.boolean("map.task.from_message", t.messageRow >= 0);
-            span.addEvent("map.task.transition", t.timeMs, a);
-            if (!t.detail.isEmpty())
-                lastDetail = t.detail;
-        }
-        if (task.status == QLatin1String("failed") || task.status == QLatin1String("rejected")) {
-            span.statusCode = 2;
-            span.statusMessage = lastDetail;
-        }
+        fillTaskSpan(span, task, m_store.taskHistory(task), m_store.now());
         span.appendTo(spanBuffer());
         if (m_counts)
             ++m_counts->taskSpans;
@@ -425,7 +193,7 @@ private:
     {
         SpanText span;
         span.traceId = m_traceId;
-        span.spanId = hexId(m_traceId + ':' + kind + ':' + id.toUtf8(), 8);
+        span.spanId = spanIdFor(m_traceId, kind, id);
         span.name = name;
         return span;
     }
@@ -501,15 +269,9 @@ private:
     {
         if (m_spans.isEmpty())
             return true;
-        QByteArray line = "{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":{\"stringValue\":";
-        appendString(line, redactSecrets(m_options.serviceName)); // a text attribute like the others (callers pass the URL)
-        line += "}}]},\"scopeSpans\":[{\"scope\":{\"name\":\"map-inspector\",\"version\":\"" MAPI_VERSION "\"},\"spans\":[";
-        line += m_spans;
-        line += "],\"schemaUrl\":\"";
-        line += kOtlpSchemaUrl;
-        line += "\"}],\"schemaUrl\":\"";
-        line += kOtlpSchemaUrl;
-        line += "\"}]}\n";
+        QByteArray line;
+        appendRequest(line, m_options.serviceName, m_spans);
+        line += '\n';
         m_spans.clear();
         if (m_out.write(line) != line.size()) {
             m_error = m_out.errorString();

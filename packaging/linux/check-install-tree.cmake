@@ -11,7 +11,10 @@ endif()
 
 set(expect bin/map-inspector bin/map-inspector-cli
            share/applications/${APP_ID}.desktop share/metainfo/${APP_ID}.metainfo.xml
-           share/icons/hicolor/scalable/apps/${APP_ID}.svg)
+           share/icons/hicolor/scalable/apps/${APP_ID}.svg
+           # the collector (docs/fleet.md); the example under PREFIX/etc for a prefix other than /usr
+           lib/systemd/system/map-inspector-collector@.service lib/map-inspector/collector-start
+           etc/map-inspector/collector.conf.example share/doc/map-inspector/fleet.md)
 foreach(size IN LISTS ICON_SIZES)
   set(png share/icons/hicolor/${size}x${size}/apps/${APP_ID}.png)
   list(APPEND expect ${png})
@@ -41,6 +44,17 @@ foreach(program map-inspector-cli map-inspector)
   endif()
   message(STATUS "${program} --version: ${out}")
 endforeach()
+# The collector's wrapper finds the CLI of its own tree (PREFIX/lib/map-inspector -> PREFIX/bin).
+execute_process(COMMAND ${CMAKE_COMMAND} -E env MAPI_URL=ws://127.0.0.1:1
+                        sh ${prefix}/lib/map-inspector/collector-start --print check
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 30)
+string(FIND "${out}" "\n" newline)
+string(SUBSTRING "${out}" 0 ${newline} program) # its first line (-1: all of it)
+file(REAL_PATH ${prefix}/bin/map-inspector-cli expected_program)
+if(rc OR NOT program STREQUAL expected_program)
+  message(FATAL_ERROR "collector-start --print from the install tree: status ${rc}, program '${program}' "
+                      "(expected ${expected_program}) ${err}")
+endif()
 # Built with mimalloc: the installed CLI finds it and it has replaced malloc (app/Allocator.cpp).
 if(MIMALLOC)
   execute_process(COMMAND ${prefix}/bin/map-inspector-cli --version OUTPUT_VARIABLE out ERROR_VARIABLE out TIMEOUT 30)

@@ -14,6 +14,9 @@
 //       compares the result with the line field by field: a field the definitions do not have,
 //       a wrong type, an id that is not hex of the right length, an enum given by name, an int64
 //       that is not a decimal string: each is an error. Prints a JSON summary; exit 1 on errors.
+//
+//   node otel-check.mjs receive OUT [--unavailable N | --down]
+//       An OTLP/HTTP JSON receiver (see receive() below) for the live export's tests.
 import { writeFileSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
@@ -188,10 +191,51 @@ function validate(file) {
   process.exit(errors.length ? 1 : 0);
 }
 
-const [command, arg] = process.argv.slice(2);
+// ---- a receiver ---------------------------------------------------------------------------
+
+// An OTLP/HTTP JSON receiver on 127.0.0.1 (a free port), as a Collector's otlp receiver answers:
+// POST /v1/traces with Content-Type application/json. Each body it accepts is appended to OUT as
+// one line (for `validate`), and each request is told on stdout as a JSON line: {"request": n,
+// "status": code, "spans": k, "header": the x-mapi-test header's value or null}. The first line
+// is {"ready": true, "port": P}. --unavailable N: the first N requests are answered 503 with Retry-After: 1;
+// --down: every request is.
+async function receive(out, args) {
+  const http = await import('node:http');
+  const { appendFileSync, writeFileSync: write } = await import('node:fs');
+  write(out, '');
+  const unavailable = args.includes('--down') ? Infinity : Number(args[args.indexOf('--unavailable') + 1] || 0) || 0;
+  let requests = 0;
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const n = ++requests;
+      const tell = (status, spans) => console.log(JSON.stringify({ request: n, status, spans, header: req.headers['x-mapi-test'] ?? null }));
+      if (req.method !== 'POST' || req.url !== '/v1/traces') { res.writeHead(404).end(); return tell(404, 0); }
+      if (!String(req.headers['content-type']).startsWith('application/json')) { res.writeHead(415).end(); return tell(415, 0); }
+      if (n <= unavailable) {
+        res.writeHead(503, { 'Retry-After': '1', 'Content-Type': 'application/json' }).end('{"code":14,"message":"unavailable"}');
+        return tell(503, 0);
+      }
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body;
+      try { body = JSON.parse(text); } catch { res.writeHead(400).end(); return tell(400, 0); }
+      let spans = 0;
+      for (const rs of body.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) spans += (ss.spans ?? []).length;
+      appendFileSync(out, text.trimEnd() + '\n'); // as sent: validate sees the bytes themselves
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+      tell(200, spans);
+    });
+  });
+  server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ ready: true, port: server.address().port })));
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+const [command, arg, ...rest] = process.argv.slice(2);
 if (command === 'sdk-spans' && arg) sdkSpans(arg);
 else if (command === 'validate' && arg) validate(arg);
+else if (command === 'receive' && arg) receive(arg, rest);
 else {
-  console.error('usage: node otel-check.mjs sdk-spans OUT | validate FILE');
+  console.error('usage: node otel-check.mjs sdk-spans OUT | validate FILE | receive OUT [--unavailable N | --down]');
   process.exit(2);
 }

@@ -56,10 +56,10 @@ void ConnectionController::showConnectDialog(const QString &url)
     if (!url.isEmpty())
         dialog.setUrl(url);
     if (dialog.exec() == QDialog::Accepted)
-        connectTo(dialog.options(), dialog.observerOnly());
+        connectTo(dialog.options(), dialog.observerOnly(), dialog.otlp());
 }
 
-bool ConnectionController::connectTo(const ClientOptions &options, bool observerOnly)
+bool ConnectionController::connectTo(const ClientOptions &options, bool observerOnly, const OtlpExportSettings &otlp)
 {
     ClientOptions checked = options;
     if (credentialTravelsInClear(options)) {
@@ -78,6 +78,7 @@ bool ConnectionController::connectTo(const ClientOptions &options, bool observer
         checked.allowCredentialInClear = true; // for this connection only: the next one asks again
     }
     const bool observer = observerOnly || m_forcedObserver;
+    Q_EMIT telemetryChosen(otlp);
     Q_EMIT connectionStarting(observer);
     m_session->connectTo(checked, observer);
     m_monitor->start(); // in case a trace load was under way (it stops the detectors)

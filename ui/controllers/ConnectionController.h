@@ -8,6 +8,7 @@
 #pragma once
 
 #include "client/MapClient.h"
+#include "dialogs/ConnectionProfiles.h"
 
 #include "SessionController.h"
 
@@ -30,8 +31,9 @@ public:
     void showConnectDialog(const QString &url = QString());
     // Connects, replacing what the session showed. A token over ws:// is sent only when the
     // operator says so, for this connection only (Cancel, the default, connects nothing).
-    // False when nothing was started.
-    bool connectTo(const ClientOptions &options, bool observerOnly);
+    // `otlp`: the connection's live OpenTelemetry export (off when its endpoint is empty), told
+    // by telemetryChosen() once the connection is sure to start. False when nothing was started.
+    bool connectTo(const ClientOptions &options, bool observerOnly, const OtlpExportSettings &otlp = {});
     // Asks for a new token (kept in memory only) and sends it with map/auth/refresh.
     void renewCredential();
     // --observer: every connection is observer-only, and the window cannot switch it off.
@@ -44,6 +46,10 @@ Q_SIGNALS:
     // A connection is about to start (after any question): what is per connection starts over
     // (automatic supervision: ControlController::resetForConnection).
     void connectionStarting(bool observerOnly);
+    // Right before connectionStarting(), while the store still shows the previous connection:
+    // the new connection's OpenTelemetry export (TelemetryController::setNextConnection), off
+    // when its endpoint is empty. The header's value is in it: direct connections only.
+    void telemetryChosen(const mapi::ui::OtlpExportSettings &otlp);
 
 private:
     Actions m_actions;

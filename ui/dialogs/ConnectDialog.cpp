@@ -3,11 +3,13 @@
 #include "client/StreamTransports.h"
 #include "common/Redaction.h"
 #include "common/DialogButtons.h"
+#include "telemetry/OtlpHttpSender.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
+#include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -58,6 +60,30 @@ ConnectDialog::ConnectDialog(QWidget *parent)
     m_message = new QLabel(this);
     m_message->setWordWrap(true);
 
+    auto *otlp = new QGroupBox(tr("Send to OpenTelemetry"), this);
+    otlp->setObjectName(QStringLiteral("otlpGroup"));
+    otlp->setToolTip(tr("While connected, send the live model as OpenTelemetry spans (OTLP/HTTP, JSON) to a receiver such as "
+                        "an OpenTelemetry Collector: agents, messages, tasks and alerts, every few seconds."));
+    m_otlpEndpoint = new QLineEdit(otlp);
+    m_otlpEndpoint->setObjectName(QStringLiteral("otlpEndpoint"));
+    m_otlpEndpoint->setPlaceholderText(tr("e.g. http://127.0.0.1:4318 (empty: not sent)"));
+    m_otlpHeaderName = new QLineEdit(otlp);
+    m_otlpHeaderName->setObjectName(QStringLiteral("otlpHeaderName"));
+    m_otlpHeaderName->setPlaceholderText(tr("optional, e.g. x-api-key"));
+    m_otlpHeaderValue = new QLineEdit(otlp);
+    m_otlpHeaderValue->setObjectName(QStringLiteral("otlpHeaderValue"));
+    m_otlpHeaderValue->setEchoMode(QLineEdit::Password);
+    m_otlpHeaderValue->setPlaceholderText(tr("kept with the profile in the OS keychain"));
+    m_otlpMessage = new QLabel(otlp);
+    m_otlpMessage->setObjectName(QStringLiteral("otlpMessage"));
+    m_otlpMessage->setWordWrap(true);
+    m_otlpMessage->hide();
+    auto *otlpForm = new QFormLayout(otlp);
+    otlpForm->addRow(tr("Receiver"), m_otlpEndpoint);
+    otlpForm->addRow(QString(), m_otlpMessage);
+    otlpForm->addRow(tr("Header name"), m_otlpHeaderName);
+    otlpForm->addRow(tr("Header value"), m_otlpHeaderValue);
+
     auto *form = new QFormLayout;
     form->addRow(tr("Profile"), m_profile);
     form->addRow(tr("Name"), m_name);
@@ -69,9 +95,11 @@ ConnectDialog::ConnectDialog(QWidget *parent)
     form->addRow(QString(), m_observer);
 
     QDialogButtonBox *buttons = okCancelButtons(this, tr("Connect"));
+    m_connectButton = buttons->button(QDialogButtonBox::Ok);
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
+    layout->addWidget(otlp);
     layout->addWidget(m_message);
     layout->addWidget(buttons);
 
@@ -79,6 +107,8 @@ ConnectDialog::ConnectDialog(QWidget *parent)
     connect(m_auth, &QComboBox::currentIndexChanged, this, &ConnectDialog::updateState);
     connect(m_url, &QComboBox::currentTextChanged, this, &ConnectDialog::updateState);
     connect(m_launch, &QLineEdit::textChanged, this, &ConnectDialog::updateState);
+    for (QLineEdit *field : {m_otlpEndpoint, m_otlpHeaderName, m_otlpHeaderValue})
+        connect(field, &QLineEdit::textChanged, this, &ConnectDialog::updateState);
     updateState();
     // The profile used last comes preselected: reconnecting is Enter.
     if (const int last = m_profile->findText(ConnectionProfiles::lastProfile()); last > 0)
@@ -113,6 +143,23 @@ void ConnectDialog::loadProfile(int index)
     setUrl(p.url);
     m_auth->setCurrentIndex(std::max(0, m_auth->findData(p.authMethod)));
     m_observer->setChecked(p.observerOnly);
+    m_otlpEndpoint->setText(p.otlpEndpoint);
+    m_otlpHeaderName->setText(p.otlpHeaderName);
+    m_otlpHeaderValue->clear();
+    if (!p.otlpEndpoint.isEmpty() && !p.otlpHeaderName.isEmpty()) {
+        // Masked in its field; until it comes (or if the keychain cannot give it) Connect waits
+        // for a value, and the message under the address says so.
+        ConnectionProfiles::readKeychain(ConnectionProfiles::otlpKeychainKey(p.name), this,
+                                         [this, profile = p.name](const QString &secret, const QString &error) {
+                                             if (m_name->text().trimmed() != profile)
+                                                 return; // another profile was chosen meanwhile
+                                             if (!error.isEmpty())
+                                                 m_message->setText(tr("The OS keychain is not available (%1): enter the "
+                                                                       "OpenTelemetry header's value.").arg(error));
+                                             else if (m_otlpHeaderValue->text().isEmpty())
+                                                 m_otlpHeaderValue->setText(secret);
+                                         });
+    }
     m_token->clear();
     if (p.authMethod != QLatin1String("none")) {
         ConnectionProfiles::readSecret(p.name, this, [this](const QString &secret, const QString &error) {
@@ -133,6 +180,50 @@ void ConnectDialog::updateState()
     m_token->setEnabled(needsToken);
     m_remember->setEnabled(needsToken);
     m_url->setEnabled(m_launch->text().trimmed().isEmpty()); // one target: the command wins
+    const QString otlpWrong = otlpProblem();
+    m_otlpMessage->setText(otlpWrong);
+    m_otlpMessage->setVisible(!otlpWrong.isEmpty());
+    m_connectButton->setEnabled(otlpWrong.isEmpty());
+}
+
+namespace {
+// An HTTP header name (RFC 9110 token): what a line of the request can carry as a name.
+bool isHeaderName(const QString &name)
+{
+    static const QString extra = QStringLiteral("!#$%&'*+-.^_`|~");
+    if (name.isEmpty())
+        return false;
+    for (const QChar c : name)
+        if (!(c.unicode() < 128 && (c.isLetterOrNumber() || extra.contains(c))))
+            return false;
+    return true;
+}
+} // namespace
+
+QString ConnectDialog::otlpProblem() const
+{
+    const QString endpoint = m_otlpEndpoint->text().trimmed();
+    const QString name = m_otlpHeaderName->text().trimmed();
+    const QString value = m_otlpHeaderValue->text();
+    if (endpoint.isEmpty())
+        return name.isEmpty() && value.isEmpty() ? QString() : tr("Enter the receiver's address, or clear the header.");
+    if (!name.isEmpty() && !isHeaderName(name))
+        return tr("A header name holds letters, digits and !#$%&'*+-.^_`|~ only.");
+    if (name.isEmpty() && !value.isEmpty())
+        return tr("Name the header that carries this value.");
+    if (!name.isEmpty() && value.isEmpty())
+        return tr("Enter the value of the header %1.").arg(name);
+    for (const QChar c : value)
+        if (c.unicode() < 0x20 || c.unicode() == 0x7f || c.unicode() > 0xff) // no line break, nothing a header cannot carry
+            return tr("The header value holds a character a header cannot carry.");
+    return OtlpHttpSender::checkEndpoint(QUrl(endpoint, QUrl::StrictMode), !name.isEmpty());
+}
+
+OtlpExportSettings ConnectDialog::otlp() const
+{
+    if (m_otlpEndpoint->text().trimmed().isEmpty())
+        return {};
+    return {m_otlpEndpoint->text().trimmed(), m_otlpHeaderName->text().trimmed(), m_otlpHeaderValue->text()};
 }
 
 ClientOptions ConnectDialog::options() const
@@ -175,15 +266,35 @@ void ConnectDialog::accept()
         m_message->setText(tr("This authentication method needs a token."));
         return;
     }
+    if (const QString wrong = otlpProblem(); !wrong.isEmpty()) { // Connect is disabled then; Enter too
+        m_message->setText(tr("OpenTelemetry: %1").arg(wrong));
+        return;
+    }
     ConnectionProfiles::addRecentServer(connectionTargetText(url));
     const QString name = m_name->text().trimmed();
     ConnectionProfiles::setLastProfile(name);
     if (!name.isEmpty()) {
-        ConnectionProfiles::upsert({name, connectionTargetText(url), method, m_observer->isChecked()});
+        const OtlpExportSettings sendTo = otlp();
+        ConnectionProfile profile;
+        profile.name = name;
+        profile.url = connectionTargetText(url);
+        profile.authMethod = method;
+        profile.observerOnly = m_observer->isChecked();
+        profile.otlpEndpoint = sendTo.endpoint;
+        profile.otlpHeaderName = sendTo.headerName;
+        ConnectionProfiles::upsert(profile);
+        QObject *context = parent() ? parent() : this; // the write outlives the dialog
         if (method != QLatin1String("none") && m_remember->isChecked())
-            ConnectionProfiles::writeSecret(name, m_token->text(), parent() ? parent() : this, [](const QString &) {});
+            ConnectionProfiles::writeSecret(name, m_token->text(), context, [](const QString &) {});
         else
             ConnectionProfiles::deleteSecret(name);
+        // The header's value goes with the profile (a fleet opens it without the dialog); only the
+        // keychain holds it. No header (or no export): nothing of an earlier one stays behind.
+        const QString otlpKey = ConnectionProfiles::otlpKeychainKey(name);
+        if (!sendTo.headerName.isEmpty())
+            ConnectionProfiles::writeKeychain(otlpKey, sendTo.headerValue, context, [](const QString &) {});
+        else
+            ConnectionProfiles::deleteKeychain(otlpKey);
     }
     QDialog::accept();
 }

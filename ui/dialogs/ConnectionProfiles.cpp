@@ -20,6 +20,8 @@ QVector<ConnectionProfile> ConnectionProfiles::load()
         p.url = s.value(QStringLiteral("url")).toString();
         p.authMethod = s.value(QStringLiteral("auth"), QStringLiteral("none")).toString();
         p.observerOnly = s.value(QStringLiteral("observer"), false).toBool();
+        p.otlpEndpoint = s.value(QStringLiteral("otlpEndpoint")).toString();
+        p.otlpHeaderName = s.value(QStringLiteral("otlpHeader")).toString();
         if (!p.name.isEmpty())
             out << p;
     }
@@ -37,6 +39,15 @@ void ConnectionProfiles::save(const QVector<ConnectionProfile> &profiles)
         s.setValue(QStringLiteral("url"), profiles[i].url);
         s.setValue(QStringLiteral("auth"), profiles[i].authMethod);
         s.setValue(QStringLiteral("observer"), profiles[i].observerOnly);
+        // The export's address and header name only: the header's value is the keychain's.
+        if (!profiles[i].otlpEndpoint.isEmpty())
+            s.setValue(QStringLiteral("otlpEndpoint"), profiles[i].otlpEndpoint);
+        else
+            s.remove(QStringLiteral("otlpEndpoint"));
+        if (!profiles[i].otlpHeaderName.isEmpty())
+            s.setValue(QStringLiteral("otlpHeader"), profiles[i].otlpHeaderName);
+        else
+            s.remove(QStringLiteral("otlpHeader"));
     }
     s.endArray();
 }
@@ -62,6 +73,7 @@ void ConnectionProfiles::remove(const QString &name)
                    profiles.end());
     save(profiles);
     deleteSecret(name);
+    deleteKeychain(otlpKeychainKey(name));
 }
 
 static QStringList addRecent(const QString &key, const QString &value)
@@ -192,6 +204,32 @@ void ConnectionProfiles::deleteKeychain(const QString &key)
     job->setAutoDelete(true);
     job->setKey(key);
     job->start();
+}
+
+QString ConnectionProfiles::otlpKeychainKey(const QString &profileName)
+{
+    return QStringLiteral("otlp:") + profileName;
+}
+
+void ConnectionProfiles::readOtlpExport(const ConnectionProfile &profile, QObject *context,
+                                        std::function<void(const OtlpExportSettings &, const QString &)> done)
+{
+    OtlpExportSettings otlp{profile.otlpEndpoint, profile.otlpHeaderName, QString()};
+    if (!otlp.isOn() || otlp.headerName.isEmpty()) {
+        done(otlp, QString());
+        return;
+    }
+    readKeychain(otlpKeychainKey(profile.name), context, [otlp, done](const QString &secret, const QString &error) {
+        if (!error.isEmpty() || secret.isEmpty()) {
+            done(OtlpExportSettings(), error.isEmpty() ? QObject::tr("the value of its header %1 is not in the OS keychain (connect it "
+                                                                     "from the Connect dialog)").arg(otlp.headerName)
+                                                       : QObject::tr("the OS keychain is not available (%1)").arg(error));
+            return;
+        }
+        OtlpExportSettings read = otlp;
+        read.headerValue = secret;
+        done(read, QString());
+    });
 }
 
 } // namespace mapi::ui

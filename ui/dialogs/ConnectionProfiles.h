@@ -1,5 +1,6 @@
-// Connection profiles (URL, auth method, observer-only) kept in QSettings, and their secrets
-// kept in the OS keychain through QtKeychain — never in settings files or logs.
+// Connection profiles (URL, auth method, observer-only, live OpenTelemetry export) kept in
+// QSettings, and their secrets (the token, the OpenTelemetry header's value) kept in the OS
+// keychain through QtKeychain — never in settings files or logs.
 #pragma once
 
 #include <QObject>
@@ -17,6 +18,23 @@ struct ConnectionProfile
     QString url;
     QString authMethod = QStringLiteral("none"); // none | api-key | bearer
     bool observerOnly = false;
+    // The connection's live OpenTelemetry export (TelemetryController): the receiver's base URL
+    // as OTEL_EXPORTER_OTLP_ENDPOINT reads it (empty: off), and one header sent with every
+    // request (empty: none). The header's value is a secret: in the OS keychain under
+    // otlpKeychainKey(name), never here. (`= {}`: aggregate initialisations of the four fields
+    // above stay warning-free.)
+    QString otlpEndpoint = {};
+    QString otlpHeaderName = {};
+};
+
+// What a connection sends to an OpenTelemetry receiver: a profile's two settings and, in memory
+// only, the header's value (from the Connect dialog or the keychain).
+struct OtlpExportSettings
+{
+    QString endpoint;    // empty: no export
+    QString headerName;  // empty: no header
+    QString headerValue; // a secret: never in settings, logs, tooltips
+    bool isOn() const { return !endpoint.trimmed().isEmpty(); }
 };
 
 class ConnectionProfiles
@@ -25,6 +43,7 @@ public:
     static QVector<ConnectionProfile> load();
     static void save(const QVector<ConnectionProfile> &profiles);
     static void upsert(const ConnectionProfile &profile);
+    // Also forgets its secrets in the keychain (token, OpenTelemetry header).
     static void remove(const QString &name);
 
     // Fleets: profiles that open together, each in a system of its own ("my fleet": staging and
@@ -55,6 +74,15 @@ public:
     static void writeKeychain(const QString &key, const QString &secret, QObject *context,
                               std::function<void(const QString &error)> done);
     static void deleteKeychain(const QString &key);
+
+    // The keychain key of a profile's OpenTelemetry header value: "otlp:" + the profile's name.
+    static QString otlpKeychainKey(const QString &profileName);
+    // `profile`'s export, its header's value read from the keychain when it names a header
+    // (`done` at once, in this call, when it does not). `error`: why the value could not be read
+    // (not in the keychain, or the keychain is not available): the export comes back off then,
+    // rather than sent without the credential its receiver expects.
+    static void readOtlpExport(const ConnectionProfile &profile, QObject *context,
+                               std::function<void(const OtlpExportSettings &otlp, const QString &error)> done);
 };
 
 } // namespace mapi::ui

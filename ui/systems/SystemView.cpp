@@ -5,6 +5,7 @@
 #include "controllers/ConnectionController.h"
 #include "controllers/ControlController.h"
 #include "controllers/ExportController.h"
+#include "controllers/TelemetryController.h"
 #include "controllers/TraceController.h"
 #include "panels/ActionsPanel.h"
 #include "panels/AgentWorkPanel.h"
@@ -110,6 +111,9 @@ SystemView::SystemView(int number, QWidget *window, AlertNotifier *notifier)
     connect(m_alertDelivery, &AlertDeliveryController::rulesApplied, m_control, &ControlController::expectNewRules);
     m_connection = new ConnectionController(m_session, m_alertMonitor, {hidden(), disconnect, renew, observer}, window);
     connect(m_connection, &ConnectionController::connectionStarting, m_control, &ControlController::resetForConnection);
+    // The profile's OpenTelemetry export goes with the connection it was chosen for.
+    m_telemetry = new TelemetryController(m_session, m_alertMonitor, window);
+    connect(m_connection, &ConnectionController::telemetryChosen, m_telemetry, &TelemetryController::setNextConnection);
     m_traces = new TraceController(m_session, m_selection, m_alertMonitor, m_replayBar,
                                    {hidden(), hidden(), record, saveSession, saveRange, timeTravel, backToLive, incidentInfo, copyLink},
                                    window);
@@ -121,7 +125,7 @@ SystemView::SystemView(int number, QWidget *window, AlertNotifier *notifier)
         m_actions.insert(a->objectName(), a);
     }
     // The controllers too (their dialogs still open on the window).
-    for (QObject *controller : std::initializer_list<QObject *>{m_alertDelivery, m_control, m_connection, m_traces, m_exports})
+    for (QObject *controller : std::initializer_list<QObject *>{m_alertDelivery, m_control, m_connection, m_traces, m_exports, m_telemetry})
         controller->setParent(this);
     m_traces->setVisibleRange([this] {
         const TimelineAxis &axis = m_timeline->view()->axis();
@@ -137,6 +141,7 @@ SystemView::SystemView(int number, QWidget *window, AlertNotifier *notifier)
     connect(m_connection, &ConnectionController::statusMessage, this, report);
     connect(m_traces, &TraceController::statusMessage, this, report);
     connect(m_exports, &ExportController::statusMessage, this, report);
+    connect(m_telemetry, &TelemetryController::statusMessage, this, report);
     connect(m_control, &ControlController::actionsStarted, this, &SystemView::actionsStarted);
     connect(m_alertDelivery, &AlertDeliveryController::notificationActivated, this, &SystemView::alertsActivated);
     connect(m_replayBar, &ReplayBar::bookmarkSaveFailed, this, [report](const QString &error) {

@@ -46,6 +46,7 @@ class ReplayBar;
 class ScopesPanel;
 class SelectionHub;
 class TasksPanel;
+class TelemetryController;
 class TimelinePanel;
 class TopologyPanel;
 class TraceController;
@@ -75,6 +76,8 @@ public:
     ExportController *exports() const { return m_exports; }
     ControlController *control() const { return m_control; }
     AlertDeliveryController *alertDelivery() const { return m_alertDelivery; }
+    // The connection's live OpenTelemetry export (the profile's), and what /metrics says of it.
+    TelemetryController *telemetry() const { return m_telemetry; }
 
     // The centre: the topology over the replay bar.
     QWidget *centre() const { return m_centre; }
@@ -152,6 +155,7 @@ private:
     ExportController *m_exports = nullptr;
     ControlController *m_control = nullptr;
     AlertDeliveryController *m_alertDelivery = nullptr;
+    TelemetryController *m_telemetry = nullptr;
 
     QWidget *m_centre = nullptr;
     TopologyPanel *m_topology = nullptr;

@@ -4,6 +4,7 @@
 #include "SystemsAlertModel.h"
 #include "alerts/AlertMonitor.h"
 #include "common/TableSetup.h"
+#include "controllers/TelemetryController.h"
 #include "models/AlertModel.h"
 #include "models/AlertOrder.h"
 #include "models/HealthModel.h"
@@ -75,6 +76,9 @@ QString SystemsModel::stateText(const SystemView *system)
     }
     if (s->observerOnly())
         state += tr(" · observer");
+    // Its live OpenTelemetry export, where an operator looks first; the tooltip says how it goes.
+    if (const QString otlp = system->telemetry()->stateNote(); !otlp.isEmpty())
+        state += QStringLiteral(" · ") + otlp;
     return state;
 }
 
@@ -121,6 +125,10 @@ QVariant SystemsModel::data(const QModelIndex &index, int role) const
         QFont bold;
         bold.setBold(true);
         return bold;
+    }
+    if (role == Qt::ToolTipRole && (index.column() == SystemColumn || index.column() == StateColumn)) {
+        const QString otlp = system->telemetry()->statusText(); // no header value, no endpoint path
+        return otlp.isEmpty() ? QVariant() : QVariant(otlp);
     }
     if (role == Qt::ToolTipRole && index.column() == ClockColumn)
         return tr("The server's clock against this computer's, from %n live event(s); + is ahead. Ages and timeouts "

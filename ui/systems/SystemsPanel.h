@@ -1,6 +1,7 @@
 // The Systems overview: one row per system the window holds (a live connection or a trace):
 // its state, agents by health, events per second, open alerts and the server's clock against
-// ours. The row of the system in front is bold; choosing a row (click, Enter) brings that system
+// ours; a system that exports to OpenTelemetry says so in its state ("· OTLP", "· OTLP dropping")
+// and, in its row's tooltip, where to and how many spans were sent and dropped. The row of the system in front is bold; choosing a row (click, Enter) brings that system
 // to the front. Refreshed once a second (the figures it shows move no faster that an operator
 // reads them) and when systems come and go. Below it, every system's open alerts in one inbox
 // (SystemsAlertModel, in the order of an Alerts panel), the system named on each row; choosing
@@ -43,7 +44,7 @@ public:
     void reload();
     void refresh();
 
-    // What a row says, for the model and for tests: "Live · observer", "12 ok · 1 failed", "+90.0 s".
+    // What a row says, for the model and for tests: "live · observer · OTLP", "12 ok · 1 failed", "+90.0 s".
     static QString stateText(const SystemView *system);
     static QString healthText(const SystemView *system);
     static QString clockText(const SystemView *system);

@@ -1,0 +1,323 @@
+// The shared pieces of OTLP/JSON (trace/OtlpJson.h); moved out of OtlpExport.cpp unchanged, so
+// that the file export writes what it wrote before.
+#include "trace/OtlpJson.h"
+
+#include "common/Redaction.h"
+
+#include <QCryptographicHash>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mapi::otlp {
+
+QByteArray hexId(const QByteArray &seed, int bytes)
+{
+    QByteArray id = QCryptographicHash::hash(seed, QCryptographicHash::Sha1).left(bytes);
+    if (id.count('\0') == id.size()) // all zero is "no id" in OTLP
+        id[0] = 1;
+    return id.toHex();
+}
+
+QByteArray nanos(qint64 ms)
+{
+    return '"' + QByteArray::number(std::max<qint64>(0, ms) * 1000000) + '"';
+}
+
+void appendString(QByteArray &out, const QString &text)
+{
+    const QByteArray utf8 = text.toUtf8();
+    appendJsonString(out, utf8.constData(), utf8.size());
+}
+
+void appendString(QByteArray &out, const QByteArray &utf8)
+{
+    appendJsonString(out, utf8.constData(), utf8.size());
+}
+
+QByteArray cutUtf8(const QByteArray &text, qsizetype maxBytes)
+{
+    if (text.size() <= maxBytes)
+        return text;
+    qsizetype end = std::max<qsizetype>(0, maxBytes);
+    while (end > 0 && (quint8(text[end]) & 0xC0) == 0x80) // text[end] starts the first character left out
+        --end;
+    return text.left(end);
+}
+
+QByteArray traceIdSeed(const EventLog &events)
+{
+    const size_t first = events.firstRow();
+    QByteArray seed = "map-inspector:";
+    if (first < events.size())
+        seed += events.eventId(first).toUtf8() + ':' + QByteArray::number(events[first].timestampMs);
+    seed += ':' + QByteArray::number(qulonglong(events.size()));
+    return seed;
+}
+
+QByteArray spanIdFor(const QByteArray &traceId, const char *kind, const QString &id)
+{
+    return hexId(traceId + ':' + kind + ':' + id.toUtf8(), 8);
+}
+
+QByteArray agentSpanId(const QByteArray &traceId, const QString &agentId, int part)
+{
+    return hexId(traceId + ":agent:" + agentId.toUtf8() + ':' + QByteArray::number(part), 8);
+}
+
+// ---- Attributes ---------------------------------------------------------------------------
+
+void Attributes::utf8(const char *key, const QByteArray &value)
+{
+    if (value.isEmpty())
+        return;
+    begin(key);
+    stringValue(redactSecrets(value));
+}
+
+bool Attributes::cutText(const char *key, const QByteArray &value, qsizetype maxBytes)
+{
+    if (value.isEmpty())
+        return false;
+    // Redacted before it is cut: a cut could leave a secret's start that the rules no longer see.
+    const QByteArray redacted = redactSecrets(value);
+    const QByteArray cut = cutUtf8(redacted, maxBytes);
+    if (!cut.isEmpty()) {
+        begin(key);
+        stringValue(cut);
+    }
+    return cut.size() < redacted.size();
+}
+
+void Attributes::integer(const char *key, qint64 value)
+{
+    begin(key);
+    m_out += "{\"intValue\":\"" + QByteArray::number(value) + "\"}}";
+}
+
+void Attributes::real(const char *key, double value)
+{
+    if (!std::isfinite(value))
+        return;
+    begin(key);
+    m_out += "{\"doubleValue\":" + QByteArray::number(value, 'g', 17) + "}}";
+}
+
+void Attributes::boolean(const char *key, bool value)
+{
+    begin(key);
+    m_out += value ? "{\"boolValue\":true}}" : "{\"boolValue\":false}}";
+}
+
+void Attributes::texts(const char *key, const QStringList &values)
+{
+    if (values.isEmpty())
+        return;
+    begin(key);
+    m_out += "{\"arrayValue\":{\"values\":[";
+    for (qsizetype i = 0; i < values.size(); ++i) {
+        if (i)
+            m_out += ',';
+        m_out += "{\"stringValue\":";
+        appendString(m_out, redactSecrets(values[i]));
+        m_out += '}';
+    }
+    m_out += "]}}}";
+}
+
+void Attributes::appendTo(QByteArray &out) const
+{
+    if (m_out.isEmpty())
+        return;
+    out += ",\"attributes\":[";
+    out += m_out;
+    out += ']';
+}
+
+void Attributes::begin(const char *key)
+{
+    if (!m_out.isEmpty())
+        m_out += ',';
+    m_out += "{\"key\":\"";
+    m_out += key; // keys are literals of the exports: no escaping needed
+    m_out += "\",\"value\":";
+}
+
+void Attributes::stringValue(const QByteArray &redacted)
+{
+    m_out += "{\"stringValue\":";
+    appendString(m_out, redacted);
+    m_out += "}}";
+}
+
+// ---- events and spans ---------------------------------------------------------------------
+
+void appendEvent(QByteArray &out, const char *name, qint64 timeMs, const Attributes &attrs)
+{
+    out += "{\"timeUnixNano\":" + nanos(timeMs) + ",\"name\":\"" + name + '"';
+    attrs.appendTo(out);
+    out += '}';
+}
+
+void SpanText::addEvent(const char *name, qint64 timeMs, const Attributes &attrs)
+{
+    if (eventCount++)
+        events += ',';
+    appendEvent(events, name, timeMs, attrs);
+}
+
+void SpanText::appendTo(QByteArray &out) const
+{
+    appendHead(out, traceId, spanId, parentSpanId);
+    appendTail(out);
+}
+
+void SpanText::appendHead(QByteArray &out, const QByteArray &traceId, const QByteArray &spanId, const QByteArray &parentSpanId)
+{
+    out += "{\"traceId\":\"" + traceId + "\",\"spanId\":\"" + spanId + '"';
+    if (!parentSpanId.isEmpty())
+        out += ",\"parentSpanId\":\"" + parentSpanId + '"';
+}
+
+void SpanText::appendTail(QByteArray &out) const
+{
+    out += ",\"name\":";
+    appendString(out, redactSecrets(name)); // made of agent names and task types: text from the system
+    out += ",\"kind\":1,\"startTimeUnixNano\":" + nanos(startMs) + ",\"endTimeUnixNano\":" + nanos(std::max(startMs, endMs));
+    attributes.appendTo(out);
+    if (eventCount) {
+        out += ",\"events\":[";
+        out += events;
+        out += ']';
+    }
+    if (statusCode) {
+        out += ",\"status\":{\"code\":" + QByteArray::number(statusCode);
+        if (!statusMessage.isEmpty()) {
+            out += ",\"message\":";
+            appendString(out, redactSecrets(statusMessage));
+        }
+        out += '}';
+    }
+    out += '}';
+}
+
+bool isTerminalTaskStatus(const QString &status)
+{
+    return status == QLatin1String("completed") || status == QLatin1String("failed") || status == QLatin1String("rejected")
+        || status == QLatin1String("cancelled") || status == QLatin1String("canceled");
+}
+
+bool isFailedAgentState(const QString &state)
+{
+    return state == QLatin1String("failed") || state == QLatin1String("error") || state == QLatin1String("crashed");
+}
+
+// ---- the model's things -------------------------------------------------------------------
+
+void agentIdentity(Attributes &a, const Agent &agent)
+{
+    a.text("gen_ai.operation.name", QStringLiteral("invoke_agent"));
+    QString provider;
+    if (agent.metadata.is_object())
+        if (const auto it = agent.metadata.find("provider"); it != agent.metadata.end() && it->is_string())
+            provider = toQString(*it);
+    a.text("gen_ai.provider.name", provider.isEmpty() ? QStringLiteral("map") : provider);
+    a.text("gen_ai.agent.id", agent.id);
+    a.text("gen_ai.agent.name", agent.name.isEmpty() ? agent.id : agent.name);
+}
+
+void agentAttributes(Attributes &a, const Agent &agent)
+{
+    agentIdentity(a, agent);
+    if (agent.inputTokens)
+        a.integer("gen_ai.usage.input_tokens", *agent.inputTokens);
+    if (agent.outputTokens)
+        a.integer("gen_ai.usage.output_tokens", *agent.outputTokens);
+    if (agent.tokensUsed)
+        a.integer("map.usage.tokens_used", *agent.tokensUsed);
+    if (agent.costUsd)
+        a.real("map.cost.usd", *agent.costUsd);
+    a.text("map.agent.role", agent.role);
+    a.text("map.agent.state", agent.state);
+    a.text("map.agent.parent_id", agent.parentId);
+    a.text("map.agent.session_id", agent.sessionId);
+    QStringList scopes;
+    for (const auto &scope : agent.scopes)
+        scopes << QString(scope);
+    a.texts("map.agent.scopes", scopes);
+    if (agent.unregistered)
+        a.boolean("map.agent.unregistered", true);
+    a.integer("map.agent.messages_sent", agent.messagesSent);
+    a.integer("map.agent.messages_received", agent.messagesReceived);
+}
+
+qint64 messageAttributes(Attributes &a, const SystemStore &store, size_t row, qsizetype payloadMaxBytes)
+{
+    const Message m = store.messages()[row];
+    a.text("map.message.id", m.id);
+    a.texts("map.message.to", m.toAgentIds);
+    a.text("map.message.address", m.toDisplay);
+    a.text("map.message.scope_id", m.scopeId);
+    a.text("map.message.status", m.status);
+    a.text("map.message.correlation_id", m.correlationId);
+    a.text("map.message.task_id", m.taskId);
+    if (m.priority)
+        a.integer("map.message.priority", *m.priority);
+    if (payloadMaxBytes < 0)
+        a.utf8("map.message.payload", store.messagePayload(int(row)));
+    else if (a.cutText("map.message.payload", store.messagePayload(int(row)), payloadMaxBytes))
+        a.boolean("map.message.payload_truncated", true);
+    return m.timestampMs;
+}
+
+void fillTaskSpan(SpanText &span, const Task &task, const std::vector<TaskTransition> &history, qint64 openEndMs,
+                  qsizetype maxEventBytes)
+{
+    span.name = QStringLiteral("task %1").arg(task.type.isEmpty() ? task.id : task.type);
+    span.startMs = task.createdAtMs;
+    span.endMs = isTerminalTaskStatus(task.status) ? task.updatedAtMs : std::max(task.updatedAtMs, openEndMs);
+    span.attributes.text("map.task.id", task.id);
+    span.attributes.text("map.task.type", task.type);
+    span.attributes.text("map.task.status", task.status);
+    span.attributes.text("map.task.requester_id", task.requesterId);
+    span.attributes.text("map.task.assignee_id", task.assigneeId);
+    if (task.progress)
+        span.attributes.real("map.task.progress", *task.progress);
+    QString lastDetail;
+    qint64 notSent = 0;
+    for (const TaskTransition &t : history) {
+        if (!t.detail.isEmpty())
+            lastDetail = t.detail;
+        if (maxEventBytes >= 0 && span.events.size() >= maxEventBytes) {
+            ++notSent;
+            continue;
+        }
+        Attributes a;
+        a.text("map.task.status", t.status);
+        a.text("map.agent.id", t.agentId);
+        a.text("map.task.detail", t.detail);
+        a.boolean("map.task.from_message", t.messageRow >= 0);
+        span.addEvent("map.task.transition", t.timeMs, a);
+    }
+    if (notSent)
+        span.attributes.integer("map.task.transitions_not_sent", notSent);
+    if (task.status == QLatin1String("failed") || task.status == QLatin1String("rejected")) {
+        span.statusCode = 2;
+        span.statusMessage = lastDetail;
+    }
+}
+
+void appendRequest(QByteArray &out, const QString &serviceName, const QByteArray &spans)
+{
+    out += "{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":{\"stringValue\":";
+    appendString(out, redactSecrets(serviceName)); // a text attribute like the others (callers pass the URL)
+    out += "}}]},\"scopeSpans\":[{\"scope\":{\"name\":\"map-inspector\",\"version\":\"" MAPI_VERSION "\"},\"spans\":[";
+    out += spans;
+    out += "],\"schemaUrl\":\"";
+    out += kOtlpSchemaUrl;
+    out += "\"}],\"schemaUrl\":\"";
+    out += kOtlpSchemaUrl;
+    out += "\"}]}";
+}
+
+} // namespace mapi::otlp
