@@ -148,7 +148,7 @@ void LiveOtlpBatcher::noteChanges(const ChangeSet &changes)
         for (; row < log.size(); ++row) {
             const QString &sender = log.fromAgentId(row);
             qint64 timeMs = 0;
-            const QByteArray event = encodeMessage(row, timeMs);
+            const QByteArray &event = encodeMessage(row, timeMs);
             addEvent(!sender.isEmpty() && m_store.agentRow(sender) >= 0 ? agentWindow(sender) : systemWindow(), event, timeMs);
         }
         m_nextMessage = std::max(m_nextMessage, log.size());
@@ -303,22 +303,24 @@ void LiveOtlpBatcher::noteActivity(Window &window, qint64 timeMs)
 
 // The file export's event, its payload cut past kMaxPayloadBytes; one still past kMaxEventBytes
 // (escaping, ten thousand recipients) without its payload, and past that its id alone.
-QByteArray LiveOtlpBatcher::encodeMessage(size_t row, qint64 &timeMs) const
+const QByteArray &LiveOtlpBatcher::encodeMessage(size_t row, qint64 &timeMs)
 {
+    // One Attributes and one event buffer for every message: their allocations are kept.
+    Attributes &a = m_messageAttributes;
     for (const qsizetype payloadCap : {kMaxPayloadBytes, qsizetype(0)}) {
-        Attributes a;
+        a.clear();
         timeMs = messageAttributes(a, m_store, row, payloadCap);
-        QByteArray event;
-        appendEvent(event, "map.message", timeMs, a);
-        if (event.size() <= kMaxEventBytes)
-            return event;
+        m_event.resize(0);
+        appendEvent(m_event, "map.message", timeMs, a);
+        if (m_event.size() <= kMaxEventBytes)
+            return m_event;
     }
-    Attributes a;
+    a.clear();
     a.cutText("map.message.id", m_store.messages().id(row).toUtf8(), 1024);
     a.boolean("map.message.truncated", true);
-    QByteArray event;
-    appendEvent(event, "map.message", timeMs, a);
-    return event;
+    m_event.resize(0);
+    appendEvent(m_event, "map.message", timeMs, a);
+    return m_event;
 }
 
 // ---- taking -------------------------------------------------------------------------------

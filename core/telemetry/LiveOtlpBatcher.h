@@ -94,6 +94,7 @@
 #include "alerts/AlertEngine.h"
 #include "model/SystemStore.h"
 #include "trace/Otlp.h"
+#include "trace/OtlpJson.h"
 
 #include <QByteArray>
 #include <QHash>
@@ -198,7 +199,8 @@ private:
     Window &systemWindow();
     void addEvent(Window &window, const QByteArray &event, qint64 timeMs);
     void noteActivity(Window &window, qint64 timeMs);
-    QByteArray encodeMessage(size_t row, qint64 &timeMs) const;
+    // The message of `row` as a "map.message" event, in a buffer reused by the next call.
+    const QByteArray &encodeMessage(size_t row, qint64 &timeMs);
     void useTraceOf(qint64 nowMs);
 
     class Bodies;
@@ -225,6 +227,8 @@ private:
     std::vector<PendingTask> m_tasks;
     QSet<QString> m_tasksSent;     // noted terminal (or sent at the end), by task id
     qsizetype m_pendingBytes = 0;
+    otlp::Attributes m_messageAttributes; // encodeMessage()'s, reused
+    QByteArray m_event;                   // encodeMessage()'s, reused
 };
 
 } // namespace mapi

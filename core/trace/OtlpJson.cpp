@@ -7,6 +7,7 @@
 #include <QCryptographicHash>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 namespace mapi::otlp {
@@ -21,7 +22,18 @@ QByteArray hexId(const QByteArray &seed, int bytes)
 
 QByteArray nanos(qint64 ms)
 {
-    return '"' + QByteArray::number(std::max<qint64>(0, ms) * 1000000) + '"';
+    QByteArray out;
+    appendNanos(out, ms);
+    return out;
+}
+
+void appendNanos(QByteArray &out, qint64 ms)
+{
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, std::max<qint64>(0, ms) * 1000000).ptr;
+    out += '"';
+    out.append(digits, qsizetype(end - digits));
+    out += '"';
 }
 
 void appendString(QByteArray &out, const QString &text)
@@ -67,6 +79,26 @@ QByteArray agentSpanId(const QByteArray &traceId, const QString &agentId, int pa
 
 // ---- Attributes ---------------------------------------------------------------------------
 
+void Attributes::text(const char *key, const QString &value)
+{
+    if (value.isEmpty())
+        return;
+    // ASCII (ids, states, addresses: nearly every text) converted into a buffer kept between
+    // calls; anything else through toUtf8(). Redacted either way.
+    const qsizetype n = value.size();
+    m_utf8.resize(n);
+    char *out = m_utf8.data();
+    const QChar *in = value.constData();
+    for (qsizetype i = 0; i < n; ++i) {
+        if (in[i].unicode() >= 0x80) {
+            utf8(key, value.toUtf8());
+            return;
+        }
+        out[i] = char(in[i].unicode());
+    }
+    utf8(key, m_utf8);
+}
+
 void Attributes::utf8(const char *key, const QByteArray &value)
 {
     if (value.isEmpty())
@@ -92,7 +124,11 @@ bool Attributes::cutText(const char *key, const QByteArray &value, qsizetype max
 void Attributes::integer(const char *key, qint64 value)
 {
     begin(key);
-    m_out += "{\"intValue\":\"" + QByteArray::number(value) + "\"}}";
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+    m_out += "{\"intValue\":\"";
+    m_out.append(digits, qsizetype(end - digits));
+    m_out += "\"}}";
 }
 
 void Attributes::real(const char *key, double value)
@@ -154,7 +190,11 @@ void Attributes::stringValue(const QByteArray &redacted)
 
 void appendEvent(QByteArray &out, const char *name, qint64 timeMs, const Attributes &attrs)
 {
-    out += "{\"timeUnixNano\":" + nanos(timeMs) + ",\"name\":\"" + name + '"';
+    out += "{\"timeUnixNano\":";
+    appendNanos(out, timeMs);
+    out += ",\"name\":\"";
+    out += name;
+    out += '"';
     attrs.appendTo(out);
     out += '}';
 }

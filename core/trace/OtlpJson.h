@@ -26,6 +26,7 @@ namespace mapi::otlp {
 QByteArray hexId(const QByteArray &seed, int bytes);
 // Milliseconds since the epoch as OTLP's nanoseconds: a quoted decimal (negative times are 0).
 QByteArray nanos(qint64 ms);
+void appendNanos(QByteArray &out, qint64 ms); // the same, appended: "…" (no temporaries: the live export's per-message path)
 // `text` as a JSON string literal (quotes included).
 void appendString(QByteArray &out, const QString &text);
 void appendString(QByteArray &out, const QByteArray &utf8);
@@ -50,7 +51,7 @@ class Attributes
 {
 public:
     // Every text passes through redactSecrets() (common/Redaction.h), as in every other export.
-    void text(const char *key, const QString &value) { utf8(key, value.toUtf8()); }
+    void text(const char *key, const QString &value);
     void utf8(const char *key, const QByteArray &value);
     // The same, redacted first, then cut to `maxBytes` (cutUtf8). True when it was cut.
     bool cutText(const char *key, const QByteArray &value, qsizetype maxBytes);
@@ -59,6 +60,9 @@ public:
     void boolean(const char *key, bool value);
     void texts(const char *key, const QStringList &values);
     bool isEmpty() const { return m_out.isEmpty(); }
+    // Empties, keeping the allocation: one Attributes reused for every message (the live export).
+    void clear() { m_out.resize(0); }
+    void reserve(qsizetype bytes) { m_out.reserve(bytes); }
     qsizetype size() const { return m_out.size(); }
     // ,"attributes":[…] (nothing when empty)
     void appendTo(QByteArray &out) const;
@@ -67,6 +71,7 @@ private:
     void begin(const char *key);
     void stringValue(const QByteArray &redacted); // {"stringValue":…}}
     QByteArray m_out;
+    QByteArray m_utf8; // text()'s conversion, its allocation reused
 };
 
 // One Event object: {"timeUnixNano":…,"name":"{name}","attributes":[…]}. `name`: a literal.

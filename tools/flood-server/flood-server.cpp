@@ -1,8 +1,10 @@
 // A MAP server that floods its clients with agent state changes, for the memory and stall
 // benchmarks of long live sessions (docs/benchmarks.md, "Long live sessions").
 //
-//   mapi-flood-server [--port P] [--agents N] [--rate EVENTS_PER_S] [--seconds S]
+//   mapi-flood-server [--port P] [--agents N] [--rate EVENTS_PER_S] [--seconds S] [--messages PERCENT]
 //
+// --messages: that share of the events are message.sent from one agent to the next, with a small
+// payload, instead of state changes (the live OTLP export's benchmark, docs/benchmarks.md).
 // It answers what MAP Inspector's client asks on connecting (map/connect, map/subscribe,
 // map/agents/list, map/scopes/list; anything else: "method not found", as a server without the
 // method does) and then sends each subscriber `agent.state.changed` events in the official
@@ -14,6 +16,8 @@
 //
 // Thread: one (the Qt event loop). Listens on 127.0.0.1 only.
 #include <QCoreApplication>
+
+#include <algorithm>
 #include <QElapsedTimer>
 #include <QHash>
 #include <QTimer>
@@ -34,6 +38,7 @@ struct Options
     int agents = 1000;
     double rate = 0; // events per second; 0: as fast as the socket takes them
     double seconds = 0;
+    int messagesPercent = 0; // of the events: message.sent from one agent to the next (the live OTLP export's load)
 };
 
 constexpr qint64 kMaxQueuedBytes = 4 * 1024 * 1024;
@@ -130,6 +135,22 @@ private:
         const char *previous = kStates[((n / m_options.agents) + 3) % 4];
         const qint64 now = QDateTime::currentMSecsSinceEpoch();
         const std::string eventId = "ev-" + std::to_string(n);
+        if (n % 100 < m_options.messagesPercent) {
+            const std::string from = agentId(agent).toStdString();
+            const std::string to = agentId((agent + 1) % m_options.agents).toStdString();
+            const Json message{{"id", "flood-message-" + std::to_string(n)},
+                               {"from", from},
+                               {"to", to},
+                               {"timestamp", now},
+                               {"payload", {{"type", "chat"}, {"text", "work item " + std::to_string(n)}}}};
+            const Json event{{"type", "message.sent"}, {"data", {{"message", message}}}, {"source", {{"agentId", from}}},
+                             {"id", eventId}, {"timestamp", now}};
+            return Json{{"jsonrpc", "2.0"},
+                        {"method", "map/event"},
+                        {"params", {{"subscriptionId", "flood-sub"}, {"sequenceNumber", n}, {"eventId", eventId},
+                                    {"timestamp", now}, {"event", event}}}}
+                .dump();
+        }
         const Json event{{"type", "agent.state.changed"},
                          {"data", {{"agent", agentRecord(agent, state, now)}, {"previousState", previous}}},
                          {"source", {{"agentId", agentId(agent).toStdString()}}},
@@ -193,6 +214,8 @@ int main(int argc, char **argv)
             options.rate = value.toDouble();
         else if (key == QLatin1String("--seconds"))
             options.seconds = value.toDouble();
+        else if (key == QLatin1String("--messages"))
+            options.messagesPercent = std::clamp(value.toInt(), 0, 100);
         else {
             std::fprintf(stderr, "mapi-flood-server: unknown option %s\n", qPrintable(key));
             return 1;

@@ -198,17 +198,27 @@ function validate(file) {
 // one line (for `validate`), and each request is told on stdout as a JSON line: {"request": n,
 // "status": code, "spans": k, "header": the x-mapi-test header's value or null}. The first line
 // is {"ready": true, "port": P}. --unavailable N: the first N requests are answered 503 with Retry-After: 1;
-// --down: every request is.
+// --down: every request is. --discard: a benchmark's sink, answering 200 to everything and
+// keeping nothing (its counts on stdout at SIGTERM).
 async function receive(out, args) {
   const http = await import('node:http');
   const { appendFileSync, writeFileSync: write } = await import('node:fs');
   write(out, '');
   const unavailable = args.includes('--down') ? Infinity : Number(args[args.indexOf('--unavailable') + 1] || 0) || 0;
+  const discard = args.includes('--discard'); // a benchmark's sink: counts, keeps nothing, parses nothing
+  let discardedBytes = 0, discardedRequests = 0;
+  if (discard) process.on('SIGTERM', () => { console.log(JSON.stringify({ discardedRequests, discardedBytes })); process.exit(0); });
   let requests = 0;
   const server = http.createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
+      if (discard) {
+        discardedRequests++;
+        for (const c of chunks) discardedBytes += c.length;
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+        return;
+      }
       const n = ++requests;
       const tell = (status, spans) => console.log(JSON.stringify({ request: n, status, spans, header: req.headers['x-mapi-test'] ?? null }));
       if (req.method !== 'POST' || req.url !== '/v1/traces') { res.writeHead(404).end(); return tell(404, 0); }
@@ -228,7 +238,7 @@ async function receive(out, args) {
     });
   });
   server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ ready: true, port: server.address().port })));
-  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+  if (!discard) process.on('SIGTERM', () => server.close(() => process.exit(0)));
 }
 
 const [command, arg, ...rest] = process.argv.slice(2);
