@@ -4,7 +4,8 @@
 // timed for the pipeline's decode + apply alone, then for LiveOtlpBatcher::noteChanges and a
 // take() every 5 s of the flood's time. One core, this process.
 //
-//   bench_live_otlp [MESSAGES=300000] [AGENTS=1000]
+//   bench_live_otlp [MESSAGES=300000] [AGENTS=1000] [without|with]   (the last: one run only, for
+//                                                                    perf stat's instruction counts)
 #include "model/SystemStore.h"
 #include "pipeline/ProtocolPipeline.h"
 #include "protocol/SimdJsonParser.h"
@@ -52,7 +53,10 @@ int main(int argc, char **argv)
     for (qint64 n = 0; n < messages; ++n)
         frames.push_back(messageFrame(n, agents, kStart + n * 1000 / kEventsPerSecond));
 
+    const QByteArray only = argc > 3 ? QByteArray(argv[3]) : QByteArray();
     for (const bool withExport : {false, true}) {
+        if ((only == "with" && !withExport) || (only == "without" && withExport))
+            continue;
         SystemStore store;
         ProtocolPipeline pipeline(CodecLimits{}, SimdJsonParser::instance()); // the live client's
         LiveOtlpBatcher batcher(store, OtlpOptions{});

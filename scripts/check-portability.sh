@@ -10,7 +10,8 @@
 #   mingw      every translation unit of core/ ui/ app/ tests/ bench/ compiled with MinGW-w64
 #              (-fsyntax-only) with the build's own flags; Qt, nlohmann, simdjson, zstd, zlib,
 #              xxhash and QtKeychain headers come from a folder of links, never the host's
-#              /usr/include, so glibc's headers cannot stand in for Windows' ones.
+#              /usr/include, so glibc's headers cannot stand in for Windows' ones. The units that
+#              share their flags share a precompiled header of the Qt and standard headers they use.
 #   clang      every translation unit compiled by clang (-fsyntax-only) with -Werror and the
 #              build's own flags (AppleClang is clang). --skip-asan-tree-units (or
 #              MAPI_PORTABILITY_SKIP_ASAN_TREE=1, set by scripts/test.sh, which runs both) leaves out
@@ -83,20 +84,43 @@ check_guards() {
 check_mingw() {
   need x86_64-w64-mingw32-g++-posix python3 || return 0
   need_build || return 0
-  local inc=$work/mingw-include qt
+  local inc=$work/mingw-include pch=$work/mingw-pch qt
   qt=$(grep -m1 -o -- '-isystem [^ ]*/qt6 ' "$build/compile_commands.json" | awk 'NR == 1 {print $2}')
   [[ -d $qt ]] || { finding "Qt's include folder not found in $build/compile_commands.json"; return 0; }
-  rm -rf "$inc" && mkdir -p "$inc"
+  rm -rf "$inc" "$pch" && mkdir -p "$inc" "$pch"
   ln -s "$qt" "$inc/qt6"
   local h
   for h in nlohmann simdjson.h zstd.h zstd_errors.h zlib.h zconf.h xxhash.h qt6keychain mimalloc.h; do
     [[ -e /usr/include/$h ]] && ln -s "/usr/include/$h" "$inc/$h"
   done
-  # One line per translation unit: the file, then its flags with the host's include folders
-  # mapped to the folder of links and Linux's Qt mkspec to MinGW's.
-  python3 - "$build/compile_commands.json" "$src" "$qt" "$inc" >"$work/mingw-units.txt" <<'EOF'
-import json, shlex, sys
-db, src, qt, inc = sys.argv[1:5]
+  # One line per translation unit: its precompiled header (or -), the file, then its flags with
+  # the host's include folders mapped to the folder of links and Linux's Qt mkspec to MinGW's.
+  #
+  # Most of a unit's time is parsing Qt's and the standard headers, so the units that share
+  # their flags (one library, or the tests of one folder) share a GCC precompiled header of them:
+  # a group's pchN.h holds only standard, Qt and nlohmann headers that (measured with -M) nearly
+  # all of its units include anyway, never a header or a macro of ours (FastHash.h's
+  # XXH_INLINE_ALL is why xxhash.h is not there) and no `using`. Each unit gets it as -include,
+  # first: it can hide a missing #include only of those headers, which are the same on
+  # Windows (MinGW's libstdc++, Qt's own headers), and the Linux build checks each unit's own
+  # includes. It never includes <windows.h> (nor do they: bench_topology sets NOMINMAX first).
+  # A group's key leaves out the unit's own -I…_autogen/include (moc and uic output only, no
+  # header of the PCH can come from there), so each test, its own target, joins its folder's group.
+  # A PCH takes 6–12 s to build and saves 1–3.5 s per unit: only groups of at least 6 units
+  # get one (fewer do not pay for it).
+  python3 - "$build/compile_commands.json" "$src" "$qt" "$inc" "$pch" >"$work/mingw-units.txt" <<'EOF'
+import json, os, re, shlex, sys
+db, src, qt, inc, pch = sys.argv[1:6]
+MIN_GROUP = 6
+STD = ['algorithm', 'array', 'atomic', 'chrono', 'cmath', 'cstdint', 'deque', 'filesystem',
+       'functional', 'limits', 'map', 'memory', 'optional', 'set', 'sstream', 'string',
+       'string_view', 'tuple', 'unordered_map', 'utility', 'variant', 'vector']
+QT_CORE = ['QtGlobal', 'QObject', 'QString', 'QByteArray', 'QHash', 'QList', 'QStringList', 'QMap',
+           'QSet', 'QSharedPointer', 'QDebug', 'QVariant', 'QTimer', 'QElapsedTimer', 'QDateTime']
+QT_WIDGETS = ['QColor', 'QFont', 'QPixmap', 'QIcon', 'QWidget']
+# Every test includes <QtTest> (all of Qt Core and Qt Test) through its folder's support header.
+TEST = ['condition_variable', 'future', 'mutex', 'random', 'QtTest']
+units = []
 for entry in json.load(open(db)):
     f = entry['file']
     if not any(f.startswith(f'{src}/{d}/') for d in ('core', 'ui', 'app', 'tests', 'bench')):
@@ -118,20 +142,67 @@ for entry in json.load(open(db)):
         if a in ('-fPIC', '-g') or a.startswith('-O') or a.startswith('-W'):
             i += 1; continue
         out.append(a); i += 1
-    print(shlex.quote(f) + ' ' + ' '.join(shlex.quote(x) for x in out))
+    units.append((f, out))
+groups = {}
+for n, (f, flags) in enumerate(units):
+    key = tuple(a for a in flags if not re.fullmatch(r'-I.*_autogen/include', a))
+    groups.setdefault(key, []).append(n)
+header = {}
+for key, members in groups.items():
+    if len(members) < MIN_GROUP:
+        continue
+    name = f'{pch}/pch{len(set(header.values()))}'
+    isystem = {key[i + 1] for i, a in enumerate(key) if a == '-isystem'}
+    heads = list(STD)
+    if f'{inc}/qt6/QtCore' in isystem: heads += QT_CORE
+    if os.path.exists(f'{inc}/nlohmann/json.hpp'): heads.append('nlohmann/json.hpp')
+    if f'{inc}/qt6/QtWidgets' in isystem: heads += QT_WIDGETS
+    if f'{inc}/qt6/QtTest' in isystem: heads += TEST
+    with open(name + '.h', 'w') as h:
+        h.write('// Generated by scripts/check-portability.sh: what most units of this group include.\n')
+        h.writelines(f'#include <{x}>\n' for x in heads)
+    with open(name + '.flags', 'w') as h:
+        h.write(' '.join(shlex.quote(x) for x in key) + '\n')
+    with open(name + '.units', 'w') as h:
+        h.writelines(units[n][0] + '\n' for n in members)
+    for n in members:
+        header[n] = name + '.h'
+for n, (f, flags) in enumerate(units):
+    print(' '.join(shlex.quote(x) for x in [header.get(n, '-'), f] + flags))
 EOF
-  local units
+  local units with_pch
   units=$(wc -l <"$work/mingw-units.txt")
-  echo "mingw: $units translation units"
+  with_pch=$(grep -c -v '^- ' "$work/mingw-units.txt" || true)
+  echo "mingw: $units translation units, $with_pch of them with a precompiled header ($(find "$pch" -name '*.h' | wc -l) groups)"
+  # -DUNICODE/-D_UNICODE/-DWIN32: what Qt's CMake defines for every Windows target.
+  # The precompiled headers first, with their group's flags. One that fails to build leaves its
+  # group to compile without it: slower, the same check.
+  find "$pch" -name '*.flags' | sort | xargs -r -P "$(nproc)" -I{} sh -c '
+    flags=$1; inc=$2; h=${flags%.flags}.h
+    eval "set -- $(cat "$flags")"
+    x86_64-w64-mingw32-g++-posix -x c++-header -DUNICODE -D_UNICODE -DWIN32 "$@" -isystem "$inc" \
+      "$h" -o "$h.gch" >"${h%.h}.log" 2>&1 || rm -f "$h.gch"' _ {} "$inc"
+  for h in "$pch"/*.h; do
+    [[ -e $h ]] || continue
+    [[ -f $h.gch ]] ||
+      { echo "mingw: $(basename "$h") could not be built ($(wc -l <"${h%.h}.units") units compile without it):"
+        grep -m 5 'error:' "${h%.h}.log" || tail -5 "${h%.h}.log"; }
+  done
   mkdir -p "$work/mingw-logs"
   rm -f "$work"/mingw-logs/*
-  # -DUNICODE/-D_UNICODE/-DWIN32: what Qt's CMake defines for every Windows target.
+  # -Winvalid-pch: GCC says so in the unit's log when it finds the PCH but cannot use it (the
+  # unit is then compiled from the headers themselves: the same check, without the gain).
   xargs -P "$(nproc)" -I{} -d '\n' sh -c '
     line=$1; logs=$2; inc=$3
-    eval "set -- $line"; f=$1; shift
+    eval "set -- $line"; h=$1; f=$2; shift 2
+    [ "$h" != - ] && [ -f "$h.gch" ] && set -- -include "$h" -Winvalid-pch "$@"
     x86_64-w64-mingw32-g++-posix -fsyntax-only -DUNICODE -D_UNICODE -DWIN32 "$@" -isystem "$inc" "$f" \
       >"$logs/$(echo "$f" | sed "s|/|%|g").log" 2>&1 || true' _ {} "$work/mingw-logs" "$inc" <"$work/mingw-units.txt"
-  local log
+  # The precompiled headers weigh 1–1.5 GB in all: gone once used.
+  rm -f "$pch"/*.gch
+  local log unused
+  unused=$(grep -l -- '-Winvalid-pch' "$work"/mingw-logs/*.log | wc -l || true)
+  ((unused == 0)) || echo "mingw: $unused units could not use their precompiled header (-Winvalid-pch in their logs)"
   for log in "$work"/mingw-logs/*.log; do
     if grep -q 'error:' "$log"; then
       finding "MinGW-w64 cannot compile $(basename "$log" .log | tr % /):"

@@ -204,6 +204,13 @@ public:
     std::optional<qint64> tokensUsed(size_t row) const;
     std::optional<double> costUsd(size_t row) const;
     QString correlationId(size_t row) const { return m_text.text(rowAt(row).correlationId); }
+    const QString &toDisplay(size_t row) const { return m_names.name(rowAt(row).toDisplay); }
+    const QString &status(size_t row) const { return m_names.name(rowAt(row).status); }
+    std::optional<int> priority(size_t row) const
+    {
+        const int p = rowAt(row).priority;
+        return p != kNoPriority ? std::optional<int>(p) : std::nullopt;
+    }
     // Causal links (Message::envelopeId, ...): empty when the message names none.
     QString envelopeId(size_t row) const { return linkText(row, &LinkRow::envelopeId); }
     QString spanId(size_t row) const { return linkText(row, &LinkRow::spanId); }

@@ -161,6 +161,11 @@ void Attributes::texts(const char *key, const QStringList &values)
     m_out += "]}}}";
 }
 
+void Attributes::appendRedacted(const QString &text)
+{
+    appendString(m_out, redactSecrets(text));
+}
+
 void Attributes::appendTo(QByteArray &out) const
 {
     if (m_out.isEmpty())
@@ -293,21 +298,23 @@ void agentAttributes(Attributes &a, const Agent &agent)
 
 qint64 messageAttributes(Attributes &a, const SystemStore &store, size_t row, qsizetype payloadMaxBytes)
 {
-    const Message m = store.messages()[row];
-    a.text("map.message.id", m.id);
-    a.texts("map.message.to", m.toAgentIds);
-    a.text("map.message.address", m.toDisplay);
-    a.text("map.message.scope_id", m.scopeId);
-    a.text("map.message.status", m.status);
-    a.text("map.message.correlation_id", m.correlationId);
-    a.text("map.message.task_id", m.taskId);
-    if (m.priority)
-        a.integer("map.message.priority", *m.priority);
+    // Field by field from the log (a whole Message would copy a dozen texts and the payload for
+    // each of a flood's messages: the live export's path).
+    const MessageLog &log = store.messages();
+    a.text("map.message.id", log.id(row));
+    a.texts("map.message.to", log.recipientCount(row), [&](int i) -> const QString & { return log.recipient(row, i); });
+    a.text("map.message.address", log.toDisplay(row));
+    a.text("map.message.scope_id", log.scopeId(row));
+    a.text("map.message.status", log.status(row));
+    a.text("map.message.correlation_id", log.correlationId(row));
+    a.text("map.message.task_id", log.taskId(row));
+    if (const std::optional<int> priority = log.priority(row))
+        a.integer("map.message.priority", *priority);
     if (payloadMaxBytes < 0)
         a.utf8("map.message.payload", store.messagePayload(int(row)));
     else if (a.cutText("map.message.payload", store.messagePayload(int(row)), payloadMaxBytes))
         a.boolean("map.message.payload_truncated", true);
-    return m.timestampMs;
+    return log.timestampMs(row);
 }
 
 void fillTaskSpan(SpanText &span, const Task &task, const std::vector<TaskTransition> &history, qint64 openEndMs,

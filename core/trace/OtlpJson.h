@@ -59,6 +59,23 @@ public:
     void real(const char *key, double value); // left out when not finite
     void boolean(const char *key, bool value);
     void texts(const char *key, const QStringList &values);
+    // The same for `count` texts given by `at(i)` (const QString &): no list built.
+    template<typename At>
+    void texts(const char *key, int count, const At &at)
+    {
+        if (count <= 0)
+            return;
+        begin(key);
+        m_out += "{\"arrayValue\":{\"values\":[";
+        for (int i = 0; i < count; ++i) {
+            if (i)
+                m_out += ',';
+            m_out += "{\"stringValue\":";
+            appendRedacted(at(i));
+            m_out += '}';
+        }
+        m_out += "]}}}";
+    }
     bool isEmpty() const { return m_out.isEmpty(); }
     // Empties, keeping the allocation: one Attributes reused for every message (the live export).
     void clear() { m_out.resize(0); }
@@ -69,6 +86,7 @@ public:
 
 private:
     void begin(const char *key);
+    void appendRedacted(const QString &text); // as a JSON string, redacted
     void stringValue(const QByteArray &redacted); // {"stringValue":…}}
     QByteArray m_out;
     QByteArray m_utf8; // text()'s conversion, its allocation reused
