@@ -104,10 +104,11 @@ check_mingw() {
   # first: it can hide a missing #include only of those headers, which are the same on
   # Windows (MinGW's libstdc++, Qt's own headers), and the Linux build checks each unit's own
   # includes. It never includes <windows.h> (nor do they: bench_topology sets NOMINMAX first).
-  # A group's key leaves out the unit's own -I…_autogen/include (moc and uic output only, no
-  # header of the PCH can come from there), so each test, its own target, joins its folder's group.
-  # A PCH takes 6–12 s to build and saves 1–3.5 s per unit: only groups of at least 6 units
-  # get one (fewer do not pay for it).
+  # A group is the units whose flags agree on all that can change what those headers mean (see
+  # pch_key), so that each test, its own target, joins its folder's group. GCC still checks each
+  # use: it refuses a PCH that a unit's macros would change (-Winvalid-pch, below).
+  # A PCH takes 6–14 s to build and saves 1–4 s per unit: only groups of at least 6 units get
+  # one (fewer do not pay for it).
   python3 - "$build/compile_commands.json" "$src" "$qt" "$inc" "$pch" >"$work/mingw-units.txt" <<'EOF'
 import json, os, re, shlex, sys
 db, src, qt, inc, pch = sys.argv[1:6]
@@ -120,6 +121,24 @@ QT_CORE = ['QtGlobal', 'QObject', 'QString', 'QByteArray', 'QHash', 'QList', 'QS
 QT_WIDGETS = ['QColor', 'QFont', 'QPixmap', 'QIcon', 'QWidget']
 # Every test includes <QtTest> (all of Qt Core and Qt Test) through its folder's support header.
 TEST = ['condition_variable', 'future', 'mutex', 'random', 'QtTest']
+def shadows(folder):
+    # Whether a folder of ours could stand in for a header of the PCH: a file named like a
+    # standard or C header (lowercase, no extension or .h/.hpp), or a bits/, nlohmann/ or Qt* folder.
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return False
+    return any(n in ('bits', 'nlohmann') or n.startswith('Qt') or
+               (re.fullmatch(r'[a-z0-9_]+(\.h|\.hpp)?', n) and os.path.isfile(f'{folder}/{n}'))
+               for n in names)
+def pch_key(flags):
+    # A unit's flags less those that cannot change the PCH's headers: our own macros (-DMAPI_*;
+    # GCC refuses the PCH if one would) and every -I but the folder of links (ours: our headers,
+    # moc's and uic's output), unless one could shadow a header of the PCH.
+    return tuple(a for a in flags
+                 if not a.startswith('-DMAPI_') and
+                 not (a.startswith('-I') and not a.startswith('-I' + inc) and
+                      (re.fullmatch(r'-I.*_autogen/include', a) or not shadows(a[2:]))))
 units = []
 for entry in json.load(open(db)):
     f = entry['file']
@@ -145,13 +164,10 @@ for entry in json.load(open(db)):
     units.append((f, out))
 groups = {}
 for n, (f, flags) in enumerate(units):
-    key = tuple(a for a in flags if not re.fullmatch(r'-I.*_autogen/include', a))
-    groups.setdefault(key, []).append(n)
+    groups.setdefault(pch_key(flags), []).append(n)
 header = {}
-for key, members in groups.items():
-    if len(members) < MIN_GROUP:
-        continue
-    name = f'{pch}/pch{len(set(header.values()))}'
+for g, (key, members) in enumerate((k, m) for k, m in groups.items() if len(m) >= MIN_GROUP):
+    name = f'{pch}/pch{g}'
     isystem = {key[i + 1] for i, a in enumerate(key) if a == '-isystem'}
     heads = list(STD)
     if f'{inc}/qt6/QtCore' in isystem: heads += QT_CORE

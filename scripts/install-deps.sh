@@ -16,7 +16,7 @@ PACKAGES=(
   g++-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64 clang nsis icoutils icnsutils libplist-utils python3
   libclang-rt-14-dev            # scripts/fuzz.sh: libFuzzer and Clang's sanitizer runtimes
   lld                           # links the Clang trees (build-asan, the portability build) fast
-  python3-prometheus-client     # tests/integration/tst_metrics: /metrics read by Prometheus's own text parser
+  python3-prometheus-client     # tests/integration/tst_telemetry_live: /metrics read by Prometheus's own text parser
 )
 # Node.js for the demo system: Debian's packages only when no node/npm is on the PATH (a
 # Node.js installed another way would conflict with them).
