@@ -267,6 +267,12 @@ private Q_SLOTS:
         QCOMPARE(message->text(), OtlpHttpSender::checkEndpoint(QUrl(QStringLiteral("http://example.com")), true));
         QVERIFY(!message->text().isEmpty());
         QVERIFY(!message->text().contains(kSecret));
+        // MAPI_SCREENSHOT_DIR: the dialog as the operator sees it refusing the address (looked at by hand).
+        if (const QString dir = qEnvironmentVariable("MAPI_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            dialog.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+            QVERIFY(dialog.grab().save(dir + QStringLiteral("/connect-otlp.png")));
+        }
         dialog.accept(); // Enter while it is wrong: refused as well
         QVERIFY(dialog.result() != int(QDialog::Accepted));
 
