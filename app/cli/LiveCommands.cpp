@@ -409,13 +409,7 @@ int commandWatch(const QCommandLineParser &p, const Common &common)
         QObject::connect(&w.tick, &QTimer::timeout, &store, [&, &run = run, &w = w, index] {
             SystemStore &s = run.store();
             s.advanceTime(QDateTime::currentMSecsSinceEpoch());
-            // Nothing to keep responsive here: read it all now, every call's changes kept (a
-            // second evaluation can follow the first when messages came meanwhile).
-            std::vector<AlertChange> changes = w.engine.update(s);
-            while (w.engine.isBehind(s)) {
-                std::vector<AlertChange> more = w.engine.update(s);
-                changes.insert(changes.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
-            }
+            std::vector<AlertChange> changes = evaluateToTheEnd(w.engine, s);
             telemetry.noteAlerts(index, changes);
             // A raise is withheld when its group is a group (its group's lines tell it); a clear
             // is withheld exactly when its raise was, so that every line printed has its pair.

@@ -7,6 +7,16 @@
 
 namespace mapi::cli {
 
+std::vector<AlertChange> evaluateToTheEnd(AlertEngine &engine, const SystemStore &store)
+{
+    std::vector<AlertChange> changes = engine.update(store);
+    while (engine.isBehind(store)) {
+        std::vector<AlertChange> more = engine.update(store);
+        changes.insert(changes.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    }
+    return changes;
+}
+
 QList<QCommandLineOption> telemetryCommandLineOptions()
 {
     return {
@@ -122,12 +132,7 @@ void LiveTelemetry::add(LiveRun &run, AlertEngine *engine, const AlertRules &rul
             System &sys = *m_systems[index];
             SystemStore &st = sys.run->store();
             st.advanceTime(QDateTime::currentMSecsSinceEpoch());
-            std::vector<AlertChange> changes = sys.engine->update(st);
-            while (sys.engine->isBehind(st)) {
-                std::vector<AlertChange> more = sys.engine->update(st);
-                changes.insert(changes.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
-            }
-            noteAlerts(index, changes);
+            noteAlerts(index, evaluateToTheEnd(*sys.engine, st));
         });
         s->tick->start();
     }

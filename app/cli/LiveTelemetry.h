@@ -31,6 +31,10 @@ struct TelemetryOptions
     bool any() const { return !otlpEndpoint.isEmpty() || metrics.has_value(); }
 };
 
+// Every change of one evaluation of `engine` over `store`, read to its end (a CLI has nothing to
+// keep responsive): a second evaluation follows the first when messages came meanwhile.
+std::vector<AlertChange> evaluateToTheEnd(AlertEngine &engine, const SystemStore &store);
+
 // --otlp-endpoint, --otlp-protocol, --otlp-header-env NAME=VAR (repeatable), --otlp-interval S,
 // --metrics HOST:PORT: checked (a header's value read from its environment variable now).
 ErrorOr<TelemetryOptions> telemetryOptions(const QCommandLineParser &p);
