@@ -2,14 +2,21 @@
 # Installs, builds (line tables only: scripts/build.sh --line-tables) and runs every test (ctest's summary), then the unit tests again under
 # AddressSanitizer + UndefinedBehaviorSanitizer (scripts/asan-unit.sh), then each libFuzzer
 # harness for 20 s (scripts/fuzz.sh: a finding fails the run).
+# Each step's wall time is printed as "[test.sh] STEP: N s" so that CI's log shows where the time went.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-scripts/build.sh --line-tables
+step() {
+    local name=$1 start=$SECONDS
+    shift
+    "$@"
+    echo "[test.sh] $name: $((SECONDS - start)) s (run so far: ${SECONDS} s)"
+}
+step install-deps scripts/install-deps.sh
+step build scripts/build.sh --line-tables
 # Tests in parallel, one per core: most integration tests wait on servers and timers; the
 # portability builds, which use every core, run alone (RUN_SERIAL).
 # MAPI_PORTABILITY_SKIP_ASAN_TREE: the clang portability pass leaves to scripts/asan-unit.sh (below)
 # the units it compiles with clang -Werror anyway (scripts/check-portability.sh).
-MAPI_PORTABILITY_SKIP_ASAN_TREE=1 ctest --test-dir build --output-on-failure --timeout 300 --parallel "$(nproc)" "$@"
-scripts/asan-unit.sh
-scripts/fuzz.sh 20
+MAPI_PORTABILITY_SKIP_ASAN_TREE=1 step ctest ctest --test-dir build --output-on-failure --timeout 300 --parallel "$(nproc)" "$@"
+step asan-unit scripts/asan-unit.sh
+step fuzz scripts/fuzz.sh 20
