@@ -40,8 +40,8 @@ bool sameCost(const std::optional<double> &a, const std::optional<double> &b)
 }
 
 // A span that would not fit a body alone: its ids, times and name (cut), flagged.
-QByteArray stubSpan(const QByteArray &traceId, const QByteArray &spanId, const QByteArray &parentSpanId, const QString &name,
-                    qint64 startMs, qint64 endMs)
+SpanText stubSpan(const QByteArray &traceId, const QByteArray &spanId, const QByteArray &parentSpanId, const QString &name,
+                  qint64 startMs, qint64 endMs)
 {
     SpanText stub;
     stub.traceId = traceId;
@@ -51,56 +51,71 @@ QByteArray stubSpan(const QByteArray &traceId, const QByteArray &spanId, const Q
     stub.startMs = startMs;
     stub.endMs = endMs;
     stub.attributes.boolean("map.span.truncated", true);
-    QByteArray text;
-    stub.appendTo(text);
-    return text;
+    return stub;
 }
 
 } // namespace
 
-// Spans packed into requests of at most kMaxBodyBytes.
+// Spans packed into requests of at most kMaxBodyBytes, each written once, straight into its
+// request (a span that does not fit is cut back out and goes into the next request).
 class LiveOtlpBatcher::Bodies
 {
 public:
     Bodies(const QString &serviceName, std::vector<OtlpBody> &out) : m_service(serviceName), m_out(out)
     {
-        QByteArray empty;
-        appendRequest(empty, serviceName, {});
-        m_overhead = empty.size() + 1; // with a comma
+        JsonText empty;
+        appendRequestHead(empty, serviceName);
+        const qsizetype head = qsizetype(empty.size());
+        appendRequestTail(empty);
+        m_tailBytes = qsizetype(empty.size()) - head;
+        m_overhead = qsizetype(empty.size()) + 1; // with a comma
     }
     // The largest span a body holds.
     qsizetype maxSpanBytes() const { return kMaxBodyBytes - m_overhead; }
 
     void add(const SpanText &span)
     {
-        QByteArray text;
-        span.appendTo(text);
-        if (text.size() > maxSpanBytes())
-            add(stubSpan(span.traceId, span.spanId, span.parentSpanId, span.name, span.startMs, span.endMs), 0);
-        else
-            add(text, span.eventCount);
+        if (!add([&span](JsonText &out) { span.appendTo(out); }, span.eventCount))
+            add([&](JsonText &out) { stubSpan(span.traceId, span.spanId, span.parentSpanId, span.name, span.startMs, span.endMs).appendTo(out); },
+                0);
     }
-    void add(const QByteArray &text, int events)
+    // A span written by `write`; false (nothing added) when it alone is larger than a body.
+    template<typename Write>
+    bool add(const Write &write, int events)
     {
-        if (!m_spans.isEmpty() && m_overhead + m_spans.size() + text.size() > kMaxBodyBytes)
-            flush();
-        if (!m_spans.isEmpty())
-            m_spans += ',';
-        m_spans += text;
-        ++m_spanCount;
-        m_eventCount += events;
+        for (;;) {
+            if (m_spanCount == 0 && m_body.empty())
+                appendRequestHead(m_body, m_service);
+            const size_t mark = m_body.size();
+            if (m_spanCount)
+                m_body += ',';
+            write(m_body);
+            const qsizetype spanBytes = qsizetype(m_body.size() - mark) - (m_spanCount ? 1 : 0);
+            if (spanBytes > maxSpanBytes()) {
+                m_body.resize(mark);
+                return false;
+            }
+            if (m_spanCount && qsizetype(m_body.size()) + m_tailBytes > kMaxBodyBytes) {
+                m_body.resize(mark); // into the next request
+                flush();
+                continue;
+            }
+            ++m_spanCount;
+            m_eventCount += events;
+            return true;
+        }
     }
     void flush()
     {
-        if (m_spans.isEmpty())
+        if (m_spanCount == 0)
             return;
+        appendRequestTail(m_body);
         OtlpBody body;
-        body.json.reserve(m_overhead + m_spans.size());
-        appendRequest(body.json, m_service, m_spans);
+        body.json = QByteArray(m_body.data(), qsizetype(m_body.size()));
         body.spans = m_spanCount;
         body.events = m_eventCount;
         m_out.push_back(std::move(body));
-        m_spans.clear();
+        m_body.clear();
         m_spanCount = 0;
         m_eventCount = 0;
     }
@@ -108,8 +123,9 @@ public:
 private:
     const QString &m_service;
     std::vector<OtlpBody> &m_out;
-    qsizetype m_overhead = 0;
-    QByteArray m_spans;
+    qsizetype m_tailBytes = 0; // the request's closing, after its last span
+    qsizetype m_overhead = 0;  // the request's opening and closing, and a comma
+    JsonText m_body;           // the request being filled: its head and spans so far
     qint64 m_spanCount = 0;
     qint64 m_eventCount = 0;
 };
@@ -148,7 +164,7 @@ void LiveOtlpBatcher::noteChanges(const ChangeSet &changes)
         for (; row < log.size(); ++row) {
             const QString &sender = log.fromAgentId(row);
             qint64 timeMs = 0;
-            const QByteArray &event = encodeMessage(row, timeMs);
+            const JsonText &event = encodeMessage(row, timeMs);
             addEvent(!sender.isEmpty() && m_store.agentRow(sender) >= 0 ? agentWindow(sender) : systemWindow(), event, timeMs);
         }
         m_nextMessage = std::max(m_nextMessage, log.size());
@@ -207,7 +223,7 @@ void LiveOtlpBatcher::noteAlerts(const std::vector<AlertChange> &changes)
         a.cutText("map.alert.reason", c.alert.reason.toUtf8(), kMaxAlertReasonBytes);
         a.text("map.alert.subject", c.alert.subject);
         a.texts("map.alert.agents", c.alert.agents.mid(0, kMaxAlertAgents));
-        QByteArray event;
+        JsonText event;
         appendEvent(event, "map.alert", c.atMs, a);
         int placed = 0;
         for (const QString &agentId : c.alert.agents) {
@@ -240,7 +256,7 @@ void LiveOtlpBatcher::noteTask(const Task &task, qint64 openEndMs)
     pending.name = span.name;
     pending.startMs = span.startMs;
     pending.endMs = span.endMs;
-    m_pendingBytes += pending.tail.size();
+    m_pendingBytes += qsizetype(pending.tail.size());
     m_tasks.push_back(std::move(pending));
 }
 
@@ -278,10 +294,10 @@ LiveOtlpBatcher::Window &LiveOtlpBatcher::systemWindow()
 }
 
 // A part holds at most kOtlpMessagesPerSpan events and kPartEventBytes of them (at least one).
-void LiveOtlpBatcher::addEvent(Window &window, const QByteArray &event, qint64 timeMs)
+void LiveOtlpBatcher::addEvent(Window &window, const JsonText &event, qint64 timeMs)
 {
     if (window.chunks.empty() || window.chunks.back().count >= kOtlpMessagesPerSpan
-        || window.chunks.back().events.size() + 1 + event.size() > kPartEventBytes)
+        || qsizetype(window.chunks.back().events.size() + 1 + event.size()) > kPartEventBytes)
         window.chunks.emplace_back();
     Chunk &chunk = window.chunks.back();
     if (chunk.count++)
@@ -291,7 +307,7 @@ void LiveOtlpBatcher::addEvent(Window &window, const QByteArray &event, qint64 t
         chunk.firstMs = std::min(chunk.firstMs, timeMs);
         chunk.lastMs = std::max(chunk.lastMs, timeMs);
     }
-    m_pendingBytes += event.size() + 1;
+    m_pendingBytes += qsizetype(event.size()) + 1;
     noteActivity(window, timeMs);
 }
 
@@ -303,22 +319,22 @@ void LiveOtlpBatcher::noteActivity(Window &window, qint64 timeMs)
 
 // The file export's event, its payload cut past kMaxPayloadBytes; one still past kMaxEventBytes
 // (escaping, ten thousand recipients) without its payload, and past that its id alone.
-const QByteArray &LiveOtlpBatcher::encodeMessage(size_t row, qint64 &timeMs)
+const JsonText &LiveOtlpBatcher::encodeMessage(size_t row, qint64 &timeMs)
 {
     // One Attributes and one event buffer for every message: their allocations are kept.
     Attributes &a = m_messageAttributes;
     for (const qsizetype payloadCap : {kMaxPayloadBytes, qsizetype(0)}) {
         a.clear();
         timeMs = messageAttributes(a, m_store, row, payloadCap);
-        m_event.resize(0);
+        m_event.clear();
         appendEvent(m_event, "map.message", timeMs, a);
-        if (m_event.size() <= kMaxEventBytes)
+        if (qsizetype(m_event.size()) <= kMaxEventBytes)
             return m_event;
     }
     a.clear();
     a.cutText("map.message.id", m_store.messages().id(row).toUtf8(), 1024);
     a.boolean("map.message.truncated", true);
-    m_event.resize(0);
+    m_event.clear();
     appendEvent(m_event, "map.message", timeMs, a);
     return m_event;
 }
@@ -473,7 +489,7 @@ void LiveOtlpBatcher::sendParts(Bodies &bodies, Window &window, qint64 nowMs)
     }
     const size_t parts = std::max<size_t>(1, window.chunks.size()); // activity without events: one part
     for (size_t k = 0; k < parts; ++k) {
-        const Chunk *chunk = k < window.chunks.size() ? &window.chunks[k] : nullptr;
+        Chunk *chunk = k < window.chunks.size() ? &window.chunks[k] : nullptr;
         const bool last = k + 1 == parts;
         int &part = system ? m_systemNextPart : st->nextPart;
         SpanText span;
@@ -521,7 +537,7 @@ void LiveOtlpBatcher::sendParts(Bodies &bodies, Window &window, qint64 nowMs)
         }
         a.integer("map.span.part", part);
         if (chunk) {
-            span.events = chunk->events;
+            span.events = std::move(chunk->events); // the window is done with once sent
             span.eventCount = chunk->count;
         }
         const bool chunkTimed = chunk && chunk->count > 0 && chunk->firstMs != std::numeric_limits<qint64>::max();
@@ -547,13 +563,14 @@ void LiveOtlpBatcher::sendTasks(Bodies &bodies)
     for (const PendingTask &task : m_tasks) {
         const QByteArray spanId = spanIdFor(m_traceId, "task", task.taskId);
         const QByteArray parentId = task.ownerId.isEmpty() ? QByteArray() : agentSpanId(m_traceId, task.ownerId);
-        QByteArray text;
-        SpanText::appendHead(text, m_traceId, spanId, parentId);
-        text += task.tail;
-        if (text.size() > bodies.maxSpanBytes())
-            bodies.add(stubSpan(m_traceId, spanId, parentId, task.name, task.startMs, task.endMs), 0);
-        else
-            bodies.add(text, task.events);
+        const bool added = bodies.add(
+            [&](JsonText &out) {
+                SpanText::appendHead(out, m_traceId, spanId, parentId);
+                out += task.tail;
+            },
+            task.events);
+        if (!added)
+            bodies.add(stubSpan(m_traceId, spanId, parentId, task.name, task.startMs, task.endMs));
     }
 }
 

@@ -169,7 +169,7 @@ private:
     };
     struct Chunk // the events of one part
     {
-        QByteArray events; // comma-separated Event objects
+        otlp::JsonText events; // comma-separated Event objects
         int count = 0;
         qint64 firstMs = std::numeric_limits<qint64>::max();
         qint64 lastMs = std::numeric_limits<qint64>::min();
@@ -185,7 +185,7 @@ private:
     {
         QString taskId;
         QString ownerId;   // a known agent: its root is the span's parent; empty: none
-        QByteArray tail;   // the span's JSON after its ids (otlp::SpanText::appendTail)
+        otlp::JsonText tail; // the span's JSON after its ids (otlp::SpanText::appendTail)
         int events = 0;
         QString name;      // for a stub, should the span not fit a body
         qint64 startMs = 0;
@@ -197,10 +197,10 @@ private:
     void rootDue(const QString &agentId);
     Window &agentWindow(const QString &agentId);
     Window &systemWindow();
-    void addEvent(Window &window, const QByteArray &event, qint64 timeMs);
+    void addEvent(Window &window, const otlp::JsonText &event, qint64 timeMs);
     void noteActivity(Window &window, qint64 timeMs);
     // The message of `row` as a "map.message" event, in a buffer reused by the next call.
-    const QByteArray &encodeMessage(size_t row, qint64 &timeMs);
+    const otlp::JsonText &encodeMessage(size_t row, qint64 &timeMs);
     void useTraceOf(qint64 nowMs);
 
     class Bodies;
@@ -228,7 +228,7 @@ private:
     QSet<QString> m_tasksSent;     // noted terminal (or sent at the end), by task id
     qsizetype m_pendingBytes = 0;
     otlp::Attributes m_messageAttributes; // encodeMessage()'s, reused
-    QByteArray m_event;                   // encodeMessage()'s, reused
+    otlp::JsonText m_event;               // encodeMessage()'s, reused
 };
 
 } // namespace mapi

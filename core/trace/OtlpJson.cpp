@@ -2,6 +2,7 @@
 // that the file export writes what it wrote before.
 #include "trace/OtlpJson.h"
 
+#include "common/JsonEscape.h"
 #include "common/Redaction.h"
 
 #include <QCryptographicHash>
@@ -20,31 +21,24 @@ QByteArray hexId(const QByteArray &seed, int bytes)
     return id.toHex();
 }
 
-QByteArray nanos(qint64 ms)
+void appendNanos(JsonText &out, qint64 ms)
 {
-    QByteArray out;
-    appendNanos(out, ms);
-    return out;
+    char digits[26];
+    digits[0] = '"';
+    char *end = std::to_chars(digits + 1, digits + sizeof digits - 1, std::max<qint64>(0, ms) * 1000000).ptr;
+    *end++ = '"';
+    out.append(digits, size_t(end - digits));
 }
 
-void appendNanos(QByteArray &out, qint64 ms)
-{
-    char digits[24];
-    const auto end = std::to_chars(digits, digits + sizeof digits, std::max<qint64>(0, ms) * 1000000).ptr;
-    out += '"';
-    out.append(digits, qsizetype(end - digits));
-    out += '"';
-}
-
-void appendString(QByteArray &out, const QString &text)
+void appendString(JsonText &out, const QString &text)
 {
     const QByteArray utf8 = text.toUtf8();
-    appendJsonString(out, utf8.constData(), utf8.size());
+    appendJsonStringTo(out, utf8.constData(), size_t(utf8.size()));
 }
 
-void appendString(QByteArray &out, const QByteArray &utf8)
+void appendString(JsonText &out, const QByteArray &utf8)
 {
-    appendJsonString(out, utf8.constData(), utf8.size());
+    appendJsonStringTo(out, utf8.constData(), size_t(utf8.size()));
 }
 
 QByteArray cutUtf8(const QByteArray &text, qsizetype maxBytes)
@@ -127,7 +121,7 @@ void Attributes::integer(const char *key, qint64 value)
     char digits[24];
     const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
     m_out += "{\"intValue\":\"";
-    m_out.append(digits, qsizetype(end - digits));
+    m_out.append(digits, size_t(end - digits));
     m_out += "\"}}";
 }
 
@@ -136,7 +130,9 @@ void Attributes::real(const char *key, double value)
     if (!std::isfinite(value))
         return;
     begin(key);
-    m_out += "{\"doubleValue\":" + QByteArray::number(value, 'g', 17) + "}}";
+    m_out += "{\"doubleValue\":";
+    append(m_out, QByteArray::number(value, 'g', 17));
+    m_out += "}}";
 }
 
 void Attributes::boolean(const char *key, bool value)
@@ -166,9 +162,9 @@ void Attributes::appendRedacted(const QString &text)
     appendString(m_out, redactSecrets(text));
 }
 
-void Attributes::appendTo(QByteArray &out) const
+void Attributes::appendTo(JsonText &out) const
 {
-    if (m_out.isEmpty())
+    if (m_out.empty())
         return;
     out += ",\"attributes\":[";
     out += m_out;
@@ -177,7 +173,7 @@ void Attributes::appendTo(QByteArray &out) const
 
 void Attributes::begin(const char *key)
 {
-    if (!m_out.isEmpty())
+    if (!m_out.empty())
         m_out += ',';
     m_out += "{\"key\":\"";
     m_out += key; // keys are literals of the exports: no escaping needed
@@ -193,7 +189,7 @@ void Attributes::stringValue(const QByteArray &redacted)
 
 // ---- events and spans ---------------------------------------------------------------------
 
-void appendEvent(QByteArray &out, const char *name, qint64 timeMs, const Attributes &attrs)
+void appendEvent(JsonText &out, const char *name, qint64 timeMs, const Attributes &attrs)
 {
     out += "{\"timeUnixNano\":";
     appendNanos(out, timeMs);
@@ -211,24 +207,34 @@ void SpanText::addEvent(const char *name, qint64 timeMs, const Attributes &attrs
     appendEvent(events, name, timeMs, attrs);
 }
 
-void SpanText::appendTo(QByteArray &out) const
+void SpanText::appendTo(JsonText &out) const
 {
     appendHead(out, traceId, spanId, parentSpanId);
     appendTail(out);
 }
 
-void SpanText::appendHead(QByteArray &out, const QByteArray &traceId, const QByteArray &spanId, const QByteArray &parentSpanId)
+void SpanText::appendHead(JsonText &out, const QByteArray &traceId, const QByteArray &spanId, const QByteArray &parentSpanId)
 {
-    out += "{\"traceId\":\"" + traceId + "\",\"spanId\":\"" + spanId + '"';
-    if (!parentSpanId.isEmpty())
-        out += ",\"parentSpanId\":\"" + parentSpanId + '"';
+    out += "{\"traceId\":\"";
+    append(out, traceId);
+    out += "\",\"spanId\":\"";
+    append(out, spanId);
+    out += '"';
+    if (!parentSpanId.isEmpty()) {
+        out += ",\"parentSpanId\":\"";
+        append(out, parentSpanId);
+        out += '"';
+    }
 }
 
-void SpanText::appendTail(QByteArray &out) const
+void SpanText::appendTail(JsonText &out) const
 {
     out += ",\"name\":";
     appendString(out, redactSecrets(name)); // made of agent names and task types: text from the system
-    out += ",\"kind\":1,\"startTimeUnixNano\":" + nanos(startMs) + ",\"endTimeUnixNano\":" + nanos(std::max(startMs, endMs));
+    out += ",\"kind\":1,\"startTimeUnixNano\":";
+    appendNanos(out, startMs);
+    out += ",\"endTimeUnixNano\":";
+    appendNanos(out, std::max(startMs, endMs));
     attributes.appendTo(out);
     if (eventCount) {
         out += ",\"events\":[";
@@ -236,7 +242,8 @@ void SpanText::appendTail(QByteArray &out) const
         out += ']';
     }
     if (statusCode) {
-        out += ",\"status\":{\"code\":" + QByteArray::number(statusCode);
+        out += ",\"status\":{\"code\":";
+        out += std::to_string(statusCode);
         if (!statusMessage.isEmpty()) {
             out += ",\"message\":";
             appendString(out, redactSecrets(statusMessage));
@@ -335,7 +342,7 @@ void fillTaskSpan(SpanText &span, const Task &task, const std::vector<TaskTransi
     for (const TaskTransition &t : history) {
         if (!t.detail.isEmpty())
             lastDetail = t.detail;
-        if (maxEventBytes >= 0 && span.events.size() >= maxEventBytes) {
+        if (maxEventBytes >= 0 && qsizetype(span.events.size()) >= maxEventBytes) {
             ++notSent;
             continue;
         }
@@ -354,12 +361,15 @@ void fillTaskSpan(SpanText &span, const Task &task, const std::vector<TaskTransi
     }
 }
 
-void appendRequest(QByteArray &out, const QString &serviceName, const QByteArray &spans)
+void appendRequestHead(JsonText &out, const QString &serviceName)
 {
     out += "{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":{\"stringValue\":";
     appendString(out, redactSecrets(serviceName)); // a text attribute like the others (callers pass the URL)
     out += "}}]},\"scopeSpans\":[{\"scope\":{\"name\":\"map-inspector\",\"version\":\"" MAPI_VERSION "\"},\"spans\":[";
-    out += spans;
+}
+
+void appendRequestTail(JsonText &out)
+{
     out += "],\"schemaUrl\":\"";
     out += kOtlpSchemaUrl;
     out += "\"}],\"schemaUrl\":\"";

@@ -6,8 +6,14 @@
 // Ids: a trace id is hexId(seed, 16), a span id hexId(traceId + ":" + kind + ":" + id, 8) (an
 // agent's: kind "agent" and id "{agent id}:{part}"); the seed of the trace id is traceIdSeed().
 // Every text written passes through redactSecrets() (common/Redaction.h): Attributes does it
-// for attribute values, SpanText for the span's name and status message, appendRequest for the
-// service name.
+// for attribute values, SpanText for the span's name and status message, appendRequestHead for
+// the service name.
+//
+// Output: JSON text is built in std::string (JsonText), not QByteArray: these writers make dozens
+// of small appends per message, and QByteArray::append goes through its general insert() (about a
+// quarter of the live export's time on a flood, measured with perf: docs/benchmarks.md). Texts
+// are written where they end up (an event into its span's buffer, a span into its request) with
+// as few copies as the size limits allow.
 #pragma once
 
 #include "trace/Otlp.h"
@@ -16,20 +22,24 @@
 #include <QString>
 #include <QStringList>
 
+#include <string>
 #include <vector>
 
 namespace mapi::otlp {
+
+using JsonText = std::string;
+
+inline void append(JsonText &out, const QByteArray &bytes) { out.append(bytes.constData(), size_t(bytes.size())); }
 
 // A 16-byte (trace) or 8-byte (span) id as lower-case hex: the start of a SHA-1 of `seed`, so
 // that the same model exports the same ids (two exports of one trace compare). Never all zero
 // (that is "no id" in OTLP).
 QByteArray hexId(const QByteArray &seed, int bytes);
-// Milliseconds since the epoch as OTLP's nanoseconds: a quoted decimal (negative times are 0).
-QByteArray nanos(qint64 ms);
-void appendNanos(QByteArray &out, qint64 ms); // the same, appended: "…" (no temporaries: the live export's per-message path)
+// Milliseconds since the epoch as OTLP's nanoseconds, appended: a quoted decimal (negative times are 0).
+void appendNanos(JsonText &out, qint64 ms);
 // `text` as a JSON string literal (quotes included).
-void appendString(QByteArray &out, const QString &text);
-void appendString(QByteArray &out, const QByteArray &utf8);
+void appendString(JsonText &out, const QString &text);
+void appendString(JsonText &out, const QByteArray &utf8);
 // The first `maxBytes` bytes of UTF-8 `text` at most, cut before a character, never inside one.
 QByteArray cutUtf8(const QByteArray &text, qsizetype maxBytes);
 
@@ -76,24 +86,23 @@ public:
         }
         m_out += "]}}}";
     }
-    bool isEmpty() const { return m_out.isEmpty(); }
+    bool isEmpty() const { return m_out.empty(); }
     // Empties, keeping the allocation: one Attributes reused for every message (the live export).
-    void clear() { m_out.resize(0); }
-    void reserve(qsizetype bytes) { m_out.reserve(bytes); }
-    qsizetype size() const { return m_out.size(); }
+    void clear() { m_out.clear(); }
+    qsizetype size() const { return qsizetype(m_out.size()); }
     // ,"attributes":[…] (nothing when empty)
-    void appendTo(QByteArray &out) const;
+    void appendTo(JsonText &out) const;
 
 private:
     void begin(const char *key);
     void appendRedacted(const QString &text); // as a JSON string, redacted
     void stringValue(const QByteArray &redacted); // {"stringValue":…}}
-    QByteArray m_out;
+    JsonText m_out;
     QByteArray m_utf8; // text()'s conversion, its allocation reused
 };
 
 // One Event object: {"timeUnixNano":…,"name":"{name}","attributes":[…]}. `name`: a literal.
-void appendEvent(QByteArray &out, const char *name, qint64 timeMs, const Attributes &attrs);
+void appendEvent(JsonText &out, const char *name, qint64 timeMs, const Attributes &attrs);
 
 // One Span object (kind INTERNAL), built field by field.
 struct SpanText
@@ -105,17 +114,17 @@ struct SpanText
     qint64 startMs = 0;
     qint64 endMs = 0; // written as max(startMs, endMs)
     Attributes attributes;
-    QByteArray events; // comma-separated Event objects
+    JsonText events; // comma-separated Event objects
     int eventCount = 0;
     int statusCode = 0; // 0 unset, 1 ok, 2 error
     QString statusMessage;
 
     void addEvent(const char *name, qint64 timeMs, const Attributes &attrs);
-    void appendTo(QByteArray &out) const; // {"traceId":…,"spanId":…[,"parentSpanId":…] + the tail
+    void appendTo(JsonText &out) const; // {"traceId":…,"spanId":…[,"parentSpanId":…] + the tail
     // What follows the ids: ,"name":… to the closing brace. A span encoded before its ids are
     // known (the live export's tasks) is the ids written by appendHead() and this tail.
-    void appendTail(QByteArray &out) const;
-    static void appendHead(QByteArray &out, const QByteArray &traceId, const QByteArray &spanId, const QByteArray &parentSpanId);
+    void appendTail(JsonText &out) const;
+    static void appendHead(JsonText &out, const QByteArray &traceId, const QByteArray &spanId, const QByteArray &parentSpanId);
 };
 
 bool isTerminalTaskStatus(const QString &status); // completed, failed, rejected, cancelled/canceled
@@ -137,8 +146,10 @@ qint64 messageAttributes(Attributes &a, const SystemStore &store, size_t row, qs
 void fillTaskSpan(SpanText &span, const Task &task, const std::vector<TaskTransition> &history, qint64 openEndMs,
                   qsizetype maxEventBytes = -1);
 
-// One ExportTraceServiceRequest around `spans` (comma-separated Span objects): one resource
-// (service.name = `serviceName`, redacted), one scope "map-inspector", the schema URL. No newline.
-void appendRequest(QByteArray &out, const QString &serviceName, const QByteArray &spans);
+// One ExportTraceServiceRequest around the spans written between these two (comma-separated Span
+// objects): one resource (service.name = `serviceName`, redacted), one scope "map-inspector", the
+// schema URL. No newline. The spans go straight into the request's buffer: no copy of them.
+void appendRequestHead(JsonText &out, const QString &serviceName);
+void appendRequestTail(JsonText &out);
 
 } // namespace mapi::otlp

@@ -1,4 +1,6 @@
 #include "trace/TraceRecord.h"
+
+#include "common/JsonEscape.h"
 #include "protocol/Utf16Repair.h"
 
 #include "protocol/SimdJsonConvert.h"
@@ -47,32 +49,7 @@ QString recordDirName(RecordDir dir)
 
 void appendJsonString(QByteArray &out, const char *text, qsizetype size)
 {
-    static const char hex[] = "0123456789abcdef";
-    out.reserve(out.size() + size + 2);
-    out.append('"');
-    qsizetype run = 0; // start of the pending run of bytes that need no escaping
-    for (qsizetype i = 0; i < size; ++i) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        out.append(text + run, i - run);
-        run = i + 1;
-        switch (c) {
-        case '"': out.append("\\\""); break;
-        case '\\': out.append("\\\\"); break;
-        case '\n': out.append("\\n"); break;
-        case '\r': out.append("\\r"); break;
-        case '\t': out.append("\\t"); break;
-        case '\b': out.append("\\b"); break;
-        case '\f': out.append("\\f"); break;
-        default: {
-            const char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            out.append(esc, 6);
-        }
-        }
-    }
-    out.append(text + run, size - run);
-    out.append('"');
+    appendJsonStringTo(out, text, size_t(size));
 }
 
 static void appendJsonString(QByteArray &out, const QByteArray &text)
