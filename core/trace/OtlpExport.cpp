@@ -5,6 +5,7 @@
 
 #include <QFileInfo>
 #include <QSaveFile>
+#include <QTemporaryFile>
 
 #include <algorithm>
 #include <limits>
@@ -41,20 +42,35 @@ public:
             *m_counts = {};
     }
 
+    ~OtlpWriter() override
+    {
+        // Unmapped before the file goes: a mapped file cannot be removed everywhere (Windows).
+        if (m_spoolMap)
+            m_spool->unmap(reinterpret_cast<uchar *>(const_cast<char *>(m_spoolMap)));
+    }
+
     bool writeSome(qint64 maxRows) override
     {
         qint64 budget = std::max<qint64>(1, maxRows);
-        // 1. Each sender's message rows (rows are numbers: 4 bytes a message).
+        // 1. Each message's event, in the log's order (the trace file's: a held trace's payloads
+        // are read chunk after chunk), into the spool; its place there noted under its sender.
         for (; m_nextMessage < m_messageEnd && budget > 0; ++m_nextMessage, --budget, ++m_done) {
             const int row = m_store.agentRow(m_store.messages().fromAgentId(m_nextMessage));
-            m_sent[row >= 0 && size_t(row) < m_agentCount ? size_t(row) : m_agentCount].push_back(int(m_nextMessage));
+            SpooledEvent spooled;
+            if (!spoolMessage(m_nextMessage, spooled))
+                return false;
+            m_sent[row >= 0 && size_t(row) < m_agentCount ? size_t(row) : m_agentCount].push_back(spooled);
         }
         if (m_nextMessage < m_messageEnd)
             return true;
+        if (!m_spoolRead && !openSpoolForReading())
+            return false;
         // 2. Agents, with their messages; 3. tasks.
         const size_t agentCount = m_agentCount;
         while (budget > 0 && m_nextAgent <= agentCount) {
             const qint64 work = writeAgentPart(m_nextAgent, m_nextPart);
+            if (!m_error.isEmpty())
+                return false;
             budget -= work;
             m_done += work;
             if (m_nextPart == 0) // the agent is done
@@ -110,21 +126,20 @@ private:
     // rows of work done (its messages; 1 for the agent with its last part).
     qint64 writeAgentPart(size_t row, size_t &part)
     {
-        const std::vector<int> &sent = m_sent[row];
+        const std::vector<SpooledEvent> &sent = m_sent[row];
         const bool system = row == m_agentCount;
         if (system && sent.empty())
             return 1;
         static const Agent kNone;
         const Agent &agent = system ? kNone : m_store.agents()[row];
         const QString id = system ? QStringLiteral("map.system") : agent.id;
-        const MessageLog &messages = m_store.messages();
         if (part == 0) { // the agent's whole span: from its start (or first message) to its end (or last)
             m_agentStartMs = system ? std::numeric_limits<qint64>::max()
                                     : (agent.registeredAtMs > 0 ? agent.registeredAtMs : agent.knownSinceMs);
             m_agentEndMs = system ? 0 : (agent.unregistered ? agent.unregisteredAtMs : std::max(agent.lastActivityMs, m_store.now()));
-            for (const int m : sent) {
-                m_agentStartMs = std::min(m_agentStartMs, messages.timestampMs(size_t(m)));
-                m_agentEndMs = std::max(m_agentEndMs, messages.timestampMs(size_t(m)));
+            for (const SpooledEvent &m : sent) {
+                m_agentStartMs = std::min(m_agentStartMs, m.timeMs);
+                m_agentEndMs = std::max(m_agentEndMs, m.timeMs);
             }
         }
         SpanText span;
@@ -143,11 +158,11 @@ private:
             agentAttributes(span.attributes, agent);
         if (part > 0)
             span.attributes.integer("map.span.part", qint64(part));
-        while (to < sent.size() && to - from < size_t(kOtlpMessagesPerSpan) && span.events.size() < kPartBytes)
-            addMessage(span, size_t(sent[to++]));
+        while (to < sent.size() && to - from < size_t(kOtlpMessagesPerSpan) && qsizetype(span.events.size()) < kPartBytes)
+            addMessage(span, sent[to++]);
         const bool last = to >= sent.size();
-        span.startMs = part == 0 ? m_agentStartMs : messages.timestampMs(size_t(sent[from]));
-        span.endMs = last ? m_agentEndMs : messages.timestampMs(size_t(sent[to]));
+        span.startMs = part == 0 ? m_agentStartMs : sent[from].timeMs;
+        span.endMs = last ? m_agentEndMs : sent[to].timeMs;
         m_nextMessageOfAgent = to;
         if (!system && part == 0 && isFailedAgentState(agent.state)) {
             span.statusCode = 2;
@@ -161,15 +176,99 @@ private:
         if (!last)
             return work;
         part = 0;
-        std::vector<int>().swap(m_sent[row]); // done with its rows
+        std::vector<SpooledEvent>().swap(m_sent[row]); // done with its events
         return work + 1;
     }
 
-    void addMessage(SpanText &span, size_t row)
+    // The spool: every message's "map.message" event, encoded in the order of the log, in a
+    // temporary file (about the size of the messages in the export), read back by sender. Reading
+    // the payloads sender by sender instead would seek all over a held trace (a chunk decompressed
+    // per message: 65.7 s for 400,000 messages, docs/benchmarks.md).
+    // Where no temporary file can be made (or for an event of 4 GiB), an event is encoded from
+    // the store when its span is written, as before the spool: slower on a held trace, same bytes.
+    struct SpooledEvent
     {
-        Attributes a;
-        const qint64 timeMs = messageAttributes(a, m_store, row);
-        span.addEvent("map.message", timeMs, a);
+        qint64 offset = -1; // in the spool; -1: encoded from the store when written
+        qint64 timeMs = 0;
+        quint32 bytes = 0;
+        int row = 0;        // the message's row (the store's log)
+    };
+
+    bool spoolMessage(size_t row, SpooledEvent &spooled)
+    {
+        spooled.row = int(row);
+        if (!m_spool && !m_noSpool) {
+            m_spool = std::make_unique<QTemporaryFile>();
+            if (!m_spool->open()) {
+                m_spool.reset();
+                m_noSpool = true;
+            }
+        }
+        m_messageAttributes.clear();
+        spooled.timeMs = messageAttributes(m_messageAttributes, m_store, row);
+        if (m_noSpool)
+            return true;
+        const size_t before = m_spoolBuffer.size();
+        appendEvent(m_spoolBuffer, "map.message", spooled.timeMs, m_messageAttributes);
+        if (m_spoolBuffer.size() - before > std::numeric_limits<quint32>::max()) {
+            m_spoolBuffer.resize(before);
+            return true;
+        }
+        spooled.offset = m_spoolBytes + qint64(before);
+        spooled.bytes = quint32(m_spoolBuffer.size() - before);
+        return m_spoolBuffer.size() < kSpoolBufferBytes || flushSpool();
+    }
+
+    bool flushSpool()
+    {
+        if (m_spool->write(m_spoolBuffer.data(), qint64(m_spoolBuffer.size())) != qint64(m_spoolBuffer.size())) {
+            m_error = QStringLiteral("the export's temporary file: %1").arg(m_spool->errorString());
+            return false;
+        }
+        m_spoolBytes += qint64(m_spoolBuffer.size());
+        m_spoolBuffer.clear();
+        return true;
+    }
+
+    // The spool mapped for reading (else read with seeks, where mapping is refused).
+    bool openSpoolForReading()
+    {
+        m_spoolRead = true;
+        if (!m_spool)
+            return true; // no message
+        if (!flushSpool() || !m_spool->flush()) {
+            m_error = QStringLiteral("the export's temporary file: %1").arg(m_spool->errorString());
+            return false;
+        }
+        std::string().swap(m_spoolBuffer);
+        if (m_spoolBytes > 0)
+            m_spoolMap = reinterpret_cast<const char *>(m_spool->map(0, m_spoolBytes));
+        return true;
+    }
+
+    void addMessage(SpanText &span, const SpooledEvent &spooled)
+    {
+        if (spooled.offset < 0) {
+            m_messageAttributes.clear();
+            const qint64 timeMs = messageAttributes(m_messageAttributes, m_store, size_t(spooled.row));
+            span.addEvent("map.message", timeMs, m_messageAttributes);
+        } else {
+            const size_t mark = span.events.size();
+            if (span.eventCount)
+                span.events += ',';
+            if (m_spoolMap) {
+                span.events.append(m_spoolMap + spooled.offset, spooled.bytes);
+            } else {
+                const size_t at = span.events.size();
+                span.events.resize(at + spooled.bytes);
+                if (!m_spool->seek(spooled.offset) || m_spool->read(span.events.data() + at, spooled.bytes) != qint64(spooled.bytes)) {
+                    span.events.resize(mark);
+                    m_error = QStringLiteral("the export's temporary file: %1").arg(m_spool->errorString());
+                    return;
+                }
+            }
+            ++span.eventCount;
+        }
         if (m_counts)
             ++m_counts->messageEvents;
     }
@@ -254,26 +353,32 @@ private:
             ++m_counts->trajectorySpans;
     }
 
-    QByteArray &spanBuffer()
+    // The line being filled, for one more span: its request's head first, else a comma.
+    JsonText &spanBuffer()
     {
-        if (!m_spans.isEmpty())
-            m_spans += ',';
-        return m_spans;
+        if (m_line.empty()) {
+            appendRequestHead(m_line, m_options.serviceName);
+            m_lineHeadBytes = qsizetype(m_line.size());
+        } else {
+            m_line += ',';
+        }
+        return m_line;
     }
 
     // One request per line, of about kLineBytes: small enough for any reader, few enough lines.
     static constexpr qsizetype kLineBytes = 4 << 20;
-    bool flushIfFull() { return m_spans.size() < kLineBytes || flushLine(); }
+    bool flushIfFull() { return qsizetype(m_line.size()) - m_lineHeadBytes < kLineBytes || flushLine(); } // its spans' bytes
 
     bool flushLine()
     {
-        if (m_spans.isEmpty())
+        if (m_line.empty())
             return true;
-        QByteArray line;
-        appendRequest(line, m_options.serviceName, m_spans);
-        line += '\n';
-        m_spans.clear();
-        if (m_out.write(line) != line.size()) {
+        appendRequestTail(m_line);
+        m_line += '\n';
+        const qint64 written = m_out.write(m_line.data(), qint64(m_line.size()));
+        const bool complete = written == qint64(m_line.size());
+        m_line.clear();
+        if (!complete) {
             m_error = m_out.errorString();
             return false;
         }
@@ -290,7 +395,15 @@ private:
     size_t m_agentCount;
     size_t m_messageEnd;
     size_t m_nextMessage;
-    std::vector<std::vector<int>> m_sent; // per agent row: the rows of the messages it sent
+    std::vector<std::vector<SpooledEvent>> m_sent; // per agent row: the events of the messages it sent (24 B each)
+    std::unique_ptr<QTemporaryFile> m_spool;        // created at the first message
+    bool m_noSpool = false;                         // none could be made: events encoded from the store
+    static constexpr size_t kSpoolBufferBytes = size_t(1) << 20;
+    JsonText m_spoolBuffer;                         // written to the spool a megabyte at a time
+    qint64 m_spoolBytes = 0;                        // written to the spool so far
+    bool m_spoolRead = false;                       // phase 1 is over
+    const char *m_spoolMap = nullptr;               // the whole spool, while the export runs
+    Attributes m_messageAttributes;                 // reused for every message
     size_t m_taskCount;
     size_t m_nextAgent = 0;
     size_t m_nextPart = 0;  // of m_nextAgent's spans
@@ -305,7 +418,8 @@ private:
     size_t m_nextConversation = 0;
     QStringList m_checkpointAgents;
     qsizetype m_nextCheckpointAgent = 0;
-    QByteArray m_spans; // the spans of the line being filled, comma-separated
+    JsonText m_line; // the line being filled: its request's head and spans so far (comma-separated)
+    qsizetype m_lineHeadBytes = 0;
 };
 
 } // namespace
