@@ -28,6 +28,7 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
+#include <QDeadlineTimer>
 #include <QFileInfo>
 #include <QLabel>
 #include <QProgressBar>
@@ -194,10 +195,40 @@ void MainWindow::showEvent(QShowEvent *event)
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    saveLayout();
-    for (SystemView *system : std::as_const(m_systems))
-        system->session()->disconnectFromServer(); // also stops a recording and closes its file
+    // A close while the exports' last spans are on their way (this one's own, once they went or
+    // the deadline passed, or the operator's second): the window goes.
+    if (!m_closingAfterDrain) {
+        saveLayout();
+        for (SystemView *system : std::as_const(m_systems))
+            system->session()->disconnectFromServer(); // also stops a recording and closes its file; an export sends its last batch
+        if (telemetryDraining()) {
+            // Quitting loses no span a receiver that is up would take: the window waits for the
+            // senders' drain, which ends within TelemetryController::kFinishWithinMs.
+            m_closingAfterDrain = true;
+            statusBar()->showMessage(tr("Sending the last OpenTelemetry spans before closing (at most %1 s)…")
+                                         .arg(TelemetryController::kFinishWithinMs / 1000));
+            auto *poll = new QTimer(this);
+            const QDeadlineTimer deadline(TelemetryController::kFinishWithinMs + 500);
+            connect(poll, &QTimer::timeout, this, [this, poll, deadline] {
+                if (telemetryDraining() && !deadline.hasExpired())
+                    return;
+                poll->deleteLater();
+                close();
+            });
+            poll->start(50);
+            event->ignore();
+            return;
+        }
+    }
     event->accept();
+}
+
+bool MainWindow::telemetryDraining() const
+{
+    for (const SystemView *system : m_systems)
+        if (system->telemetry() && system->telemetry()->isDraining())
+            return true;
+    return false;
 }
 
 } // namespace mapi::ui

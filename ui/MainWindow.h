@@ -157,10 +157,13 @@ private:
     void splitMemoryBudget();
     void closeIfEmptied(SystemView *system);
     void openProfiles(QVector<ConnectionProfile> queue);
+    // A system's OpenTelemetry export is sending its last spans (TelemetryController::isDraining).
+    bool telemetryDraining() const;
     // A saved layout of another version is not restored: the default layout changed (4: the
     // Systems dock).
     static constexpr int kLayoutVersion = 4;
     bool m_sizeDocksOnShow = false;
+    bool m_closingAfterDrain = false;        // a close waits for the exports' last spans (closeEvent)
 
     QList<SystemView *> m_systems;
     SystemView *m_front = nullptr;

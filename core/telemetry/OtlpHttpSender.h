@@ -113,6 +113,7 @@ public:
 
     Stats stats() const;
     bool isIdle() const { return m_queue.empty(); } // nothing waiting nor on its way
+    bool isDrained() const { return m_drainedEmitted; } // drained() was emitted
     bool isOn() const { return m_url.isValid() && !m_url.isEmpty(); }
     QString target() const; // AlertWebhook::describe() of the traces URL: "https://host:443"
 

@@ -22,6 +22,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -32,6 +33,7 @@
 #include <QStandardPaths>
 #include <QTcpServer>
 #include <QTcpSocket>
+#include <QTimer>
 #include <QWidget>
 #include <QtTest>
 
@@ -100,6 +102,7 @@ public:
         QByteArray body;
     };
     std::vector<Request> requests;
+    int answerAfterMs = 0; // a slow receiver: each answer waits this long (the request is kept at once)
 
     Receiver()
     {
@@ -130,8 +133,10 @@ private:
             return;
         requests.push_back({head, buffer.mid(end + 4, length)});
         m_buffers.remove(socket);
-        socket->write("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
-        socket->disconnectFromHost();
+        QTimer::singleShot(answerAfterMs, socket, [socket] {
+            socket->write("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
+            socket->disconnectFromHost();
+        });
     }
 
     QTcpServer m_server;
@@ -362,6 +367,48 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(telemetry.stats().queuedRequests, 0, 5000); // drained
         QCOMPARE(telemetry.stats().spansDropped, qint64(0));
         QVERIFY(telemetry.stateNote().isEmpty());
+    }
+
+    // (e) Quitting: the window waits for the export's last spans (a receiver answering after
+    // 800 ms), then closes by itself; everything the store held arrived, once. A second close
+    // while it waits closes at once.
+    void windowWaitsForTheLastSpansBeforeClosing()
+    {
+        Receiver receiver;
+        receiver.answerAfterMs = 800;
+        ui::MainWindow window;
+        window.show();
+        SystemView *system = window.systemForNewSource();
+        QVERIFY(system->connection()->connectTo(nowhere(freePorts(1).at(0)), false, {receiver.base(), {}, {}}));
+        QVERIFY(system->telemetry()->isExporting());
+        mapi::test::fillFromCapture(*system->session()->store());
+        QHash<QString, int> expected;
+        const MessageLog &log = system->session()->store()->messages();
+        for (size_t row = log.firstRow(); row < log.size(); ++row)
+            ++expected[log.id(row)];
+        QVERIFY(!expected.isEmpty());
+
+        QElapsedTimer clock;
+        clock.start();
+        QVERIFY(!window.close()); // the close waits: the last batch is on its way
+        QVERIFY(window.isVisible());
+        QVERIFY(system->telemetry()->isDraining());
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isVisible(), 5000);
+        QVERIFY2(clock.elapsed() >= 700, qPrintable(QString::number(clock.elapsed())));
+        QCOMPARE(messageIds(receiver.requests), expected);
+
+        // The operator insists: a receiver that never answers, a second close goes at once.
+        Receiver deaf;
+        deaf.answerAfterMs = 60000;
+        ui::MainWindow second;
+        second.show();
+        SystemView *other = second.systemForNewSource();
+        QVERIFY(other->connection()->connectTo(nowhere(freePorts(1).at(0)), false, {deaf.base(), {}, {}}));
+        mapi::test::fillFromCapture(*other->session()->store());
+        QVERIFY(!second.close());
+        QVERIFY(second.isVisible());
+        QVERIFY(second.close());
+        QVERIFY(!second.isVisible());
     }
 
     // (d) The window's metrics: off by default; on, /metrics on 127.0.0.1 with one `system`

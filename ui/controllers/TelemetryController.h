@@ -33,7 +33,9 @@
 // Ends when the connection ends for good (disconnect, a failure, another source, the system
 // closed): the last batch, open tasks included, and the sender's drain within kFinishWithinMs,
 // the sender re-parented to the window meanwhile so that closing the system does not cut it short.
-// On quitting, what is still queued is not waited for.
+// On quitting, the window waits for that drain (at most kFinishWithinMs: isDraining(),
+// MainWindow::closeEvent) before it closes, so that a quit loses no span a receiver that is up
+// would take.
 // Secrets: the header's value is in memory here only (the keychain keeps it with the profile);
 // nothing reported (statusText(), stateNote(), messages, metrics) holds it, nor the endpoint's
 // path or query (OtlpHttpSender::target()).
@@ -88,6 +90,8 @@ public:
     bool hasExport() const { return !m_sender.isNull() || m_finishedStats.has_value(); }
     bool isExporting() const { return m_sender && m_sender->isOn() && !m_finished; }
     bool isFinished() const { return m_finished; }
+    // The connection ended and its last spans are still on their way (at most kFinishWithinMs).
+    bool isDraining() const { return m_finished && m_sender && m_sender->isOn() && !m_sender->isDrained(); }
     bool isViewingPast() const { return m_viewingPast; }
     OtlpHttpSender::Stats stats() const;
     qint64 spansBatched() const { return m_spansBatched; }
