@@ -213,16 +213,19 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(tap.start(options, &error), qPrintable(error));
 
-        // The server vanishes without a close frame: the participant sees 1006 too.
+        // The server vanishes without a close frame: the tap drops the participant's connection
+        // too (1006: no close frame goes). Said by the tap, not read at the participant: Qt's
+        // client may write a close frame of its own on a dropped connection, and emit
+        // aboutToClose for it, depending on timing (seen under ASan).
+        QList<int> closeCodes;
+        connect(&tap, &WebSocketTap::participantClosed, this, [&](int, const QString &, int code, const QString &) { closeCodes << code; });
         QWebSocket first;
-        bool closeFrameCame = false; // Qt reports a dropped connection as 1000; a close frame says aboutToClose
-        connect(&first, &QWebSocket::aboutToClose, this, [&] { closeFrameCame = true; });
         first.open(tap.listenUrl());
         QTRY_COMPARE(upstream.sockets.size(), 1);
         QTRY_COMPARE(first.state(), QAbstractSocket::ConnectedState);
         upstream.sockets[0]->abort();
         QTRY_COMPARE(first.state(), QAbstractSocket::UnconnectedState);
-        QVERIFY2(!closeFrameCame, "a vanished server passed on as a clean close");
+        QCOMPARE(closeCodes, QList<int>{int(QWebSocketProtocol::CloseCodeAbnormalDisconnection)});
 
         // The tap stops with a participant connected: both sides get 1001, as the trace says.
         QWebSocket second;
