@@ -42,13 +42,6 @@ public:
             *m_counts = {};
     }
 
-    ~OtlpWriter() override
-    {
-        // Unmapped before the file goes: a mapped file cannot be removed everywhere (Windows).
-        if (m_spoolMap)
-            m_spool->unmap(reinterpret_cast<uchar *>(const_cast<char *>(m_spoolMap)));
-    }
-
     bool writeSome(qint64 maxRows) override
     {
         qint64 budget = std::max<qint64>(1, maxRows);
@@ -230,19 +223,22 @@ private:
         return true;
     }
 
-    // The spool mapped for reading (else read with seeks, where mapping is refused).
+    // The spool read back event by event, unbuffered (a read per event; not mapped: the mapped
+    // pages of a spool of hundreds of megabytes would count as the process's memory).
     bool openSpoolForReading()
     {
         m_spoolRead = true;
         if (!m_spool)
             return true; // no message
-        if (!flushSpool() || !m_spool->flush()) {
-            m_error = QStringLiteral("the export's temporary file: %1").arg(m_spool->errorString());
+        if (!flushSpool()) // flushSpool() said why
+            return false;
+        std::string().swap(m_spoolBuffer);
+        m_spool->close(); // kept on disk until the writer goes (QTemporaryFile's autoRemove)
+        m_spoolReader.setFileName(m_spool->fileName());
+        if (!m_spoolReader.open(QIODevice::ReadOnly | QIODevice::Unbuffered)) {
+            m_error = QStringLiteral("the export's temporary file: %1").arg(m_spoolReader.errorString());
             return false;
         }
-        std::string().swap(m_spoolBuffer);
-        if (m_spoolBytes > 0)
-            m_spoolMap = reinterpret_cast<const char *>(m_spool->map(0, m_spoolBytes));
         return true;
     }
 
@@ -256,16 +252,13 @@ private:
             const size_t mark = span.events.size();
             if (span.eventCount)
                 span.events += ',';
-            if (m_spoolMap) {
-                span.events.append(m_spoolMap + spooled.offset, spooled.bytes);
-            } else {
-                const size_t at = span.events.size();
-                span.events.resize(at + spooled.bytes);
-                if (!m_spool->seek(spooled.offset) || m_spool->read(span.events.data() + at, spooled.bytes) != qint64(spooled.bytes)) {
-                    span.events.resize(mark);
-                    m_error = QStringLiteral("the export's temporary file: %1").arg(m_spool->errorString());
-                    return;
-                }
+            const size_t at = span.events.size();
+            span.events.resize(at + spooled.bytes);
+            if (!m_spoolReader.seek(spooled.offset)
+                || m_spoolReader.read(span.events.data() + at, spooled.bytes) != qint64(spooled.bytes)) {
+                span.events.resize(mark);
+                m_error = QStringLiteral("the export's temporary file: %1").arg(m_spoolReader.errorString());
+                return;
             }
             ++span.eventCount;
         }
@@ -402,7 +395,7 @@ private:
     JsonText m_spoolBuffer;                         // written to the spool a megabyte at a time
     qint64 m_spoolBytes = 0;                        // written to the spool so far
     bool m_spoolRead = false;                       // phase 1 is over
-    const char *m_spoolMap = nullptr;               // the whole spool, while the export runs
+    QFile m_spoolReader;                            // the spool, read back (closed before the spool goes: declared after it)
     Attributes m_messageAttributes;                 // reused for every message
     size_t m_taskCount;
     size_t m_nextAgent = 0;
