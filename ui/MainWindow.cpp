@@ -207,18 +207,21 @@ void MainWindow::closeEvent(QCloseEvent *event)
             m_closingAfterDrain = true;
             statusBar()->showMessage(tr("Sending the last OpenTelemetry spans before closing (at most %1 s)…")
                                          .arg(TelemetryController::kFinishWithinMs / 1000));
-            auto *poll = new QTimer(this);
+            m_drainPoll = new QTimer(this);
             const QDeadlineTimer deadline(TelemetryController::kFinishWithinMs + 500);
-            connect(poll, &QTimer::timeout, this, [this, poll, deadline] {
+            connect(m_drainPoll, &QTimer::timeout, this, [this, deadline] {
                 if (telemetryDraining() && !deadline.hasExpired())
                     return;
-                poll->deleteLater();
                 close();
             });
-            poll->start(50);
+            m_drainPoll->start(50);
             event->ignore();
             return;
         }
+    }
+    if (m_drainPoll) { // the close goes (the senders drained, the deadline passed, or a second close)
+        m_drainPoll->stop();
+        m_drainPoll->deleteLater(); // this may run in its own timeout
     }
     event->accept();
 }
@@ -227,6 +230,11 @@ bool MainWindow::telemetryDraining() const
 {
     for (const SystemView *system : m_systems)
         if (system->telemetry() && system->telemetry()->isDraining())
+            return true;
+    // A draining sender lives in the window (TelemetryController::finish()): also the one of a
+    // system closed a moment ago, or of a connection another one replaced.
+    for (const OtlpHttpSender *sender : findChildren<OtlpHttpSender *>(QString(), Qt::FindDirectChildrenOnly))
+        if (sender->isOn() && !sender->isDrained())
             return true;
     return false;
 }

@@ -164,6 +164,7 @@ private:
     static constexpr int kLayoutVersion = 4;
     bool m_sizeDocksOnShow = false;
     bool m_closingAfterDrain = false;        // a close waits for the exports' last spans (closeEvent)
+    QPointer<QTimer> m_drainPoll;            // meanwhile, whether they went (every 50 ms)
 
     QList<SystemView *> m_systems;
     SystemView *m_front = nullptr;
