@@ -11,6 +11,8 @@
 #include "trace/TraceLoader.h"
 
 #include <QBuffer>
+#include <QFile>
+#include <QTemporaryFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -219,6 +221,47 @@ private Q_SLOTS:
             QCOMPARE(back->assigneeId, t.assigneeId);
             QCOMPARE(back->historySize, t.historySize);
         }
+    }
+
+    // The export spools its message events to a temporary file; where none can be made it
+    // encodes them from the store instead: the same bytes.
+    void exportWithoutATemporaryFileWritesTheSame()
+    {
+#ifndef Q_OS_UNIX
+        QSKIP("the temporary folder is set through TMPDIR, which Windows does not read");
+#endif
+        SystemStore store;
+        QVERIFY(load(store, QStringLiteral(MAPI_SAMPLE_TRACE)));
+        QVERIFY(!store.messages().empty());
+        const auto exportBytes = [&store] {
+            QByteArray bytes;
+            QBuffer buffer(&bytes);
+            buffer.open(QIODevice::WriteOnly);
+            const auto writer = makeOtlpWriter(store, buffer);
+            while (writer->writeSome(100)) {
+            }
+            return writer->error().isEmpty() ? bytes : QByteArray("error: " + writer->error().toUtf8());
+        };
+        const QByteArray spooled = exportBytes();
+        QVERIFY(spooled.startsWith("{\"resourceSpans\""));
+        const QByteArray tmpdir = qgetenv("TMPDIR");
+        // The temporary folder a file (QDir::tempPath() reads TMPDIR on Unix): nothing can be
+        // made in it, even by root.
+        QTemporaryDir dir;
+        const QString notAFolder = dir.filePath(QStringLiteral("a-file"));
+        QFile file(notAFolder);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.close();
+        qputenv("TMPDIR", notAFolder.toUtf8());
+        QTemporaryFile probe;
+        QVERIFY(!probe.open());
+        const QByteArray direct = exportBytes();
+        if (tmpdir.isNull())
+            qunsetenv("TMPDIR");
+        else
+            qputenv("TMPDIR", tmpdir);
+        QCOMPARE(direct.size(), spooled.size());
+        QVERIFY(direct == spooled);
     }
 
     // An agent that sent 2,500 messages: three spans (1,000 events each at most), the later
