@@ -393,6 +393,9 @@ private Q_SLOTS:
         QVERIFY(!window.close()); // the close waits: the last batch is on its way
         QVERIFY(window.isVisible());
         QVERIFY(system->telemetry()->isDraining());
+        // MAPI_SCREENSHOT_DIR: the window while it waits, its status bar saying why (looked at by hand).
+        if (const QString dir = qEnvironmentVariable("MAPI_SCREENSHOT_DIR"); !dir.isEmpty())
+            QVERIFY(window.grab().save(dir + QStringLiteral("/quit-waits-for-otlp.png")));
         QTRY_VERIFY_WITH_TIMEOUT(!window.isVisible(), 5000);
         QVERIFY2(clock.elapsed() >= 700, qPrintable(QString::number(clock.elapsed())));
         QCOMPARE(messageIds(receiver.requests), expected);
