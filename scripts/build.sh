@@ -2,18 +2,25 @@
 # Configures and builds into ./build (RelWithDebInfo, Ninja), warnings as errors: the build that
 # CI runs must stay free of warnings.
 #
-#   scripts/build.sh [--line-tables]
+#   scripts/build.sh [--line-tables] [--no-unit-tests]
 #
 # --line-tables (scripts/test.sh, CI): -O2 -g1 instead of RelWithDebInfo's -O2 -g. Line tables are
 # all a failing test's backtrace needs, and they compile the libraries about a quarter faster
 # (docs/benchmarks.md, "CI time").
+# --no-unit-tests (scripts/test.sh, CI): the unit tests are configured but not built
+# (MAPI_UNIT_TESTS=OFF, tests/CMakeLists.txt); CI builds and runs them in the ASan tree.
+# Each option is set anew on every run, so that what one run chose does not stay in the cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-extra=()
-case ${1:-} in
-  --line-tables) extra=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG") ;;
-  "") extra=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g -DNDEBUG") ;; # CMake's own, in case --line-tables set it before
-  *) echo "usage: scripts/build.sh [--line-tables]" >&2; exit 2 ;;
-esac
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMAPI_WARNINGS_AS_ERRORS=ON "${extra[@]}" >/dev/null
+flags="-O2 -g -DNDEBUG" # CMake's own RelWithDebInfo flags
+unit_tests=ON
+for arg; do
+  case $arg in
+    --line-tables) flags="-O2 -g1 -DNDEBUG" ;;
+    --no-unit-tests) unit_tests=OFF ;;
+    *) echo "usage: scripts/build.sh [--line-tables] [--no-unit-tests]" >&2; exit 2 ;;
+  esac
+done
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMAPI_WARNINGS_AS_ERRORS=ON \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" -DMAPI_UNIT_TESTS=$unit_tests >/dev/null
 cmake --build build --parallel "$(nproc)"

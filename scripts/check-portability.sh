@@ -10,8 +10,7 @@
 #   mingw      every translation unit of core/ ui/ app/ tests/ bench/ compiled with MinGW-w64
 #              (-fsyntax-only) with the build's own flags; Qt, nlohmann, simdjson, zstd, zlib,
 #              xxhash and QtKeychain headers come from a folder of links, never the host's
-#              /usr/include, so glibc's headers cannot stand in for Windows' ones. The units that
-#              share their flags share a precompiled header of the Qt and standard headers they use.
+#              /usr/include, so glibc's headers cannot stand in for Windows' ones.
 #   clang      every translation unit compiled by clang (-fsyntax-only) with -Werror and the
 #              build's own flags (AppleClang is clang). --skip-asan-tree-units (or
 #              MAPI_PORTABILITY_SKIP_ASAN_TREE=1, set by scripts/test.sh, which runs both) leaves out
@@ -20,6 +19,8 @@
 #              compiled by Debian's makensis; the installer carries every size of the icon.
 #   resources  the .ico and .icns (icoutils, icnsutils), both .rc files (MinGW's windres) and the
 #              Info.plist (plistutil), whose minimum macOS matches the vcpkg triplet and CI.
+# In both syntax passes the units that share their flags share a precompiled header of the Qt and
+# standard headers they use (scripts/portability_units.py lists the units and groups them).
 # scripts/install-deps.sh installs every tool used here; a missing one is a finding.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -93,101 +94,10 @@ check_mingw() {
   for h in nlohmann simdjson.h zstd.h zstd_errors.h zlib.h zconf.h xxhash.h qt6keychain mimalloc.h; do
     [[ -e /usr/include/$h ]] && ln -s "/usr/include/$h" "$inc/$h"
   done
-  # One line per translation unit: its precompiled header (or -), the file, then its flags with
-  # the host's include folders mapped to the folder of links and Linux's Qt mkspec to MinGW's.
-  #
-  # Most of a unit's time is parsing Qt's and the standard headers, so the units that share
-  # their flags (one library, or the tests of one folder) share a GCC precompiled header of them:
-  # a group's pchN.h holds only standard, Qt and nlohmann headers that (measured with -M) nearly
-  # all of its units include anyway, never a header or a macro of ours (FastHash.h's
-  # XXH_INLINE_ALL is why xxhash.h is not there) and no `using`. Each unit gets it as -include,
-  # first: it can hide a missing #include only of those headers, which are the same on
-  # Windows (MinGW's libstdc++, Qt's own headers), and the Linux build checks each unit's own
-  # includes. It never includes <windows.h> (nor do they: bench_topology sets NOMINMAX first).
-  # A group is the units whose flags agree on all that can change what those headers mean (see
-  # pch_key), so that each test, its own target, joins its folder's group. GCC still checks each
-  # use: it refuses a PCH that a unit's macros would change (-Winvalid-pch, below).
-  # A PCH takes 6–14 s to build and saves 1–4 s per unit: only groups of at least 6 units get
-  # one (fewer do not pay for it).
-  python3 - "$build/compile_commands.json" "$src" "$qt" "$inc" "$pch" >"$work/mingw-units.txt" <<'EOF'
-import json, os, re, shlex, sys
-db, src, qt, inc, pch = sys.argv[1:6]
-MIN_GROUP = 6
-STD = ['algorithm', 'array', 'atomic', 'chrono', 'cmath', 'cstdint', 'deque', 'filesystem',
-       'functional', 'limits', 'map', 'memory', 'optional', 'set', 'sstream', 'string',
-       'string_view', 'tuple', 'unordered_map', 'utility', 'variant', 'vector']
-QT_CORE = ['QtGlobal', 'QObject', 'QString', 'QByteArray', 'QHash', 'QList', 'QStringList', 'QMap',
-           'QSet', 'QSharedPointer', 'QDebug', 'QVariant', 'QTimer', 'QElapsedTimer', 'QDateTime']
-QT_WIDGETS = ['QColor', 'QFont', 'QPixmap', 'QIcon', 'QWidget']
-# Every test includes <QtTest> (all of Qt Core and Qt Test) through its folder's support header.
-TEST = ['condition_variable', 'future', 'mutex', 'random', 'QtTest']
-def shadows(folder):
-    # Whether a folder of ours could stand in for a header of the PCH: a file named like a
-    # standard or C header (lowercase, no extension or .h/.hpp), or a bits/, nlohmann/ or Qt* folder.
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return False
-    return any(n in ('bits', 'nlohmann') or n.startswith('Qt') or
-               (re.fullmatch(r'[a-z0-9_]+(\.h|\.hpp)?', n) and os.path.isfile(f'{folder}/{n}'))
-               for n in names)
-def pch_key(flags):
-    # A unit's flags less those that cannot change the PCH's headers: our own macros (-DMAPI_*;
-    # GCC refuses the PCH if one would) and every -I but the folder of links (ours: our headers,
-    # moc's and uic's output), unless one could shadow a header of the PCH.
-    return tuple(a for a in flags
-                 if not a.startswith('-DMAPI_') and
-                 not (a.startswith('-I') and not a.startswith('-I' + inc) and
-                      (re.fullmatch(r'-I.*_autogen/include', a) or not shadows(a[2:]))))
-units = []
-for entry in json.load(open(db)):
-    f = entry['file']
-    if not any(f.startswith(f'{src}/{d}/') for d in ('core', 'ui', 'app', 'tests', 'bench')):
-        continue
-    args = shlex.split(entry['command'])[1:]
-    out, i = [], 0
-    while i < len(args):
-        a = args[i]
-        if a in ('-o', '-c'):
-            i += 2; continue
-        if a == '-include' and args[i + 1].endswith('cmake_pch.hxx'):
-            i += 2; continue  # the tests' own PCH (tests/CMakeLists.txt): a Linux compiler's
-        if a == '-isystem':
-            p = args[i + 1]; i += 2
-            if p.startswith(qt): p = inc + '/qt6' + p[len(qt):]
-            elif p.endswith('mkspecs/linux-g++'): p = p[:-len('linux-g++')] + 'win32-g++'
-            elif p.startswith('/usr/'): p = inc
-            out += ['-isystem', p]; continue
-        if a.startswith('-I/usr/'):
-            out.append('-I' + inc); i += 1; continue
-        if a in ('-fPIC', '-g') or a.startswith('-O') or a.startswith('-W'):
-            i += 1; continue
-        out.append(a); i += 1
-    units.append((f, out))
-groups = {}
-for n, (f, flags) in enumerate(units):
-    groups.setdefault(pch_key(flags), []).append(n)
-header = {}
-for g, (key, members) in enumerate((k, m) for k, m in groups.items() if len(m) >= MIN_GROUP):
-    name = f'{pch}/pch{g}'
-    isystem = {key[i + 1] for i, a in enumerate(key) if a == '-isystem'}
-    heads = list(STD)
-    if f'{inc}/qt6/QtCore' in isystem: heads += QT_CORE
-    if os.path.exists(f'{inc}/nlohmann/json.hpp'): heads.append('nlohmann/json.hpp')
-    if f'{inc}/qt6/QtWidgets' in isystem: heads += QT_WIDGETS
-    if f'{inc}/qt6/QtTest' in isystem: heads += TEST
-    with open(name + '.h', 'w') as h:
-        h.write('// Generated by scripts/check-portability.sh: what most units of this group include.\n')
-        h.writelines(f'#include <{x}>\n' for x in heads)
-    with open(name + '.flags', 'w') as h:
-        h.write(' '.join(shlex.quote(x) for x in key) + '\n')
-    with open(name + '.units', 'w') as h:
-        h.writelines(units[n][0] + '\n' for n in members)
-    for n in members:
-        header[n] = name + '.h'
-for n, (f, flags) in enumerate(units):
-    print(' '.join(shlex.quote(x) for x in [header.get(n, '-'), f] + flags))
-EOF
+  # One line per translation unit, the units grouped under shared precompiled headers
+  # (scripts/portability_units.py says how and why).
+  python3 "$src/scripts/portability_units.py" mingw "$build/compile_commands.json" "$src" "$qt" "$inc" "$pch" \
+    >"$work/mingw-units.txt"
   local units with_pch
   units=$(wc -l <"$work/mingw-units.txt")
   with_pch=$(grep -c -v '^- ' "$work/mingw-units.txt" || true)
@@ -237,44 +147,56 @@ check_clang() {
   # --skip-asan-tree-units (scripts/test.sh) the units that scripts/asan-unit.sh builds
   # with clang -Werror anyway (mapi_core, the unit tests and the CLI: the "asan" preset) are left
   # to it, so each unit goes through clang once per CI run, not twice.
-  python3 - "$build/compile_commands.json" "$src" "$skip_asan_tree" >"$work/clang-units.txt" <<'EOF'
-import json, re, shlex, sys
-db, src, skip = sys.argv[1], sys.argv[2], sys.argv[3] == '1'
-asan_tree = re.compile(r'(^|/)(core/CMakeFiles/mapi_core\.dir|tests/unit/CMakeFiles/[^/]+\.dir|'
-                       r'app/CMakeFiles/map-inspector-cli\.dir)/')
-for entry in json.load(open(db)):
-    f = entry['file']
-    if not f.startswith(src + '/') or f.startswith(src + '/tools/demo-system/') or f.endswith('cmake_pch.hxx.cxx'):
-        continue
-    args = shlex.split(entry['command'])[1:]
-    out, i, obj = [], 0, ''
-    while i < len(args):
-        a = args[i]
-        if a == '-o':
-            obj = args[i + 1]; i += 2; continue
-        if a == '-include' and args[i + 1].endswith('cmake_pch.hxx'):
-            i += 2; continue  # the tests' PCH (GCC's): each unit parses its own includes here
-        if a in ('-c', f, '-Winvalid-pch') or a.startswith('-g'):
-            i += 1; continue
-        out.append(a); i += 1
-    if skip and asan_tree.search(obj):
-        continue
-    print(shlex.quote(f) + ' ' + ' '.join(shlex.quote(x) for x in out))
-EOF
-  local units
+  local qt pch=$work/clang-pch
+  qt=$(grep -m1 -o -- '-isystem [^ ]*/qt6 ' "$build/compile_commands.json" | awk 'NR == 1 {print $2}')
+  [[ -d $qt ]] || { finding "Qt's include folder not found in $build/compile_commands.json"; return 0; }
+  rm -rf "$pch" && mkdir -p "$pch"
+  python3 "$src/scripts/portability_units.py" clang "$build/compile_commands.json" "$src" "$qt" "$pch" \
+    "$skip_asan_tree" >"$work/clang-units.txt"
+  local units with_pch h
   units=$(wc -l <"$work/clang-units.txt")
-  echo "clang: $units translation units"
+  with_pch=$(grep -c -v '^- ' "$work/clang-units.txt" || true)
+  echo "clang: $units translation units, $with_pch of them with a precompiled header ($(find "$pch" -name '*.h' | wc -l) groups)"
   ((units > 0)) || { finding "clang: no translation unit of $src in $build/compile_commands.json"; return 0; }
-  mkdir -p "$work/clang-logs"
-  rm -f "$work"/clang-logs/*
   # -Wno-gnu-zero-variadic-macro-arguments: what CMakeLists.txt adds for Clang (Qt Test's QSKIP).
-  # A unit's log stays empty when it compiles cleanly.
+  # The precompiled headers first, with their group's flags; one that fails to build leaves its
+  # group to compile without it.
+  find "$pch" -name '*.flags' | sort | xargs -r -P "$(nproc)" -I{} sh -c '
+    flags=$1; h=${flags%.flags}.h
+    eval "set -- $(cat "$flags")"
+    clang++ -x c++-header "$@" -Werror -Wno-gnu-zero-variadic-macro-arguments "$h" -o "$h.pch" \
+      >"${h%.h}.log" 2>&1 || rm -f "$h.pch"' _ {}
+  for h in "$pch"/*.h; do
+    [[ -e $h ]] || continue
+    [[ -f $h.pch ]] ||
+      { echo "clang: $(basename "$h") could not be built ($(wc -l <"${h%.h}.units") units compile without it):"
+        grep -m 5 'error:' "${h%.h}.log" || tail -5 "${h%.h}.log"; }
+  done
+  mkdir -p "$work/clang-logs"
+  rm -f "$work"/clang-logs/* "$work"/clang-refused
+  # A unit's log stays empty when it compiles cleanly. clang refuses a PCH whose flags or macros
+  # disagree with the unit's (an error, not a warning as with GCC): a unit that fails with its PCH
+  # is compiled again without it, and that second log is the verdict.
   xargs -P "$(nproc)" -I{} -d '\n' sh -c '
-    line=$1; logs=$2
-    eval "set -- $line"; f=$1; shift
+    line=$1; logs=$2; refused=$3
+    eval "set -- $line"; h=$1; f=$2; shift 2
     log="$logs/$(echo "$f" | sed "s|/|%|g").log"
-    clang++ -fsyntax-only "$@" -Werror -Wno-gnu-zero-variadic-macro-arguments "$f" >"$log" 2>&1 ||
-      echo "clang++ exited with an error" >>"$log"' _ {} "$work/clang-logs" <"$work/clang-units.txt"
+    if [ "$h" != - ] && [ -f "$h.pch" ] &&
+       clang++ -fsyntax-only -include-pch "$h.pch" "$@" -Werror -Wno-gnu-zero-variadic-macro-arguments "$f" >"$log" 2>&1; then
+      exit 0
+    fi
+    if clang++ -fsyntax-only "$@" -Werror -Wno-gnu-zero-variadic-macro-arguments "$f" >"$log" 2>&1; then
+      if [ "$h" != - ] && [ -f "$h.pch" ]; then echo "$f" >>"$refused"; fi
+    else
+      echo "clang++ exited with an error" >>"$log"
+    fi' _ {} "$work/clang-logs" "$work/clang-refused" <"$work/clang-units.txt"
+  # The precompiled headers weigh about 200 MB in all: gone once used.
+  rm -f "$pch"/*.pch
+  # Those that pass without their PCH but not with it: a slower check, the same verdict.
+  if [[ -f $work/clang-refused ]]; then
+    echo "clang: $(wc -l <"$work/clang-refused") units could not use their precompiled header:"
+    head -5 "$work/clang-refused"
+  fi
   local log
   for log in "$work"/clang-logs/*.log; do
     if [[ -s $log ]]; then

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs, builds (line tables only: scripts/build.sh --line-tables) and runs every test (ctest's summary), then the unit tests again under
-# AddressSanitizer + UndefinedBehaviorSanitizer (scripts/asan-unit.sh), then each libFuzzer
-# harness for 20 s (scripts/fuzz.sh: a finding fails the run).
+# Installs, builds (line tables only, and no unit tests: scripts/build.sh --line-tables
+# --no-unit-tests) and runs every other test (ctest's summary), then the unit tests under
+# AddressSanitizer + UndefinedBehaviorSanitizer (scripts/asan-unit.sh: built and run once, there
+# only), then each libFuzzer harness for 20 s (scripts/fuzz.sh: a finding fails the run).
 # Each step's wall time is printed as "[test.sh] STEP: N s" so that CI's log shows where the time went.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +13,7 @@ step() {
     echo "[test.sh] $name: $((SECONDS - start)) s (run so far: ${SECONDS} s)"
 }
 step install-deps scripts/install-deps.sh
-step build scripts/build.sh --line-tables
+step build scripts/build.sh --line-tables --no-unit-tests
 # Tests in parallel, one per core: most integration tests wait on servers and timers; the
 # portability builds, which use every core, run alone (RUN_SERIAL).
 # MAPI_PORTABILITY_SKIP_ASAN_TREE: the clang portability pass leaves to scripts/asan-unit.sh (below)
