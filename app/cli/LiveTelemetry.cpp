@@ -117,6 +117,8 @@ void LiveTelemetry::add(LiveRun &run, AlertEngine *engine, const AlertRules &rul
         sender.endpoint = m_options.otlpEndpoint;
         sender.headers = m_options.otlpHeaders;
         s->exporter = std::make_unique<LiveOtlpExporter>(run.store(), otlp, sender, m_options.otlpIntervalMs);
+        // The export sends every payload, and a CLI keeps no journal to read them back from.
+        run.session.setKeepPayloadTexts(true);
         std::fprintf(stderr, "map-inspector-cli: %s: sending OpenTelemetry spans to %s every %.1f s\n", qPrintable(run.label()),
                      qPrintable(s->exporter->target()), double(m_options.otlpIntervalMs) / 1000.0);
     }

@@ -425,7 +425,7 @@ void MapClient::onBinary(const QByteArray &frame)
     const FrameRef ref = noteFrameReceived(frame, t, true);
     ModelInputs inputs = m_pipeline.binaryFrameReceived(frame, t).inputs;
     if (ref.isValid() || !m_keepFrames)
-        dropRawFrames(inputs, ref);
+        dropRawFrames(inputs, ref, 0, !m_keepPayloadTexts);
     emitInputs(std::move(inputs));
 }
 
@@ -452,7 +452,7 @@ void MapClient::onText(const QByteArray &frame)
             if (auto *problem = std::get_if<ProblemInput>(&m_batch[i]))
                 problem->problem.detail += QStringLiteral(" (%1)").arg(origin);
     if (ref.isValid() || !m_keepFrames)
-        dropRawFrames(m_batch, ref, first);
+        dropRawFrames(m_batch, ref, first, !m_keepPayloadTexts);
     emitInputs({}); // schedules the flush when the frame added inputs
     if (!interpreted.message)
         return;

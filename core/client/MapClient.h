@@ -120,6 +120,10 @@ public:
     // false: events carry no frame at all, and message payloads the decoder has read are not
     // kept (a one-shot command that prints the model keeps memory to the model's size).
     void setKeepFrames(bool keep) { m_keepFrames = keep; }
+    // true: message payload texts stay in the records even when the frames go (above): for a
+    // consumer that reads every payload and has no journal to read them back from (the CLI's
+    // live OTLP export). The store's history budget bounds them like the rest of its history.
+    void setKeepPayloadTexts(bool keep) { m_keepPayloadTexts = keep; }
     // Observer-only from now on (or no longer): control methods are refused while on. The
     // capabilities asked for by map/connect follow at the next connection.
     void setObserverOnly(bool on) { m_options.observerOnly = on; }
@@ -272,6 +276,7 @@ private:
     FrameSink *m_frameKeeper = nullptr; // the sink of m_sinks that keepsFrames()
     std::shared_ptr<InputBacklog> m_backlog;
     bool m_keepFrames = true;
+    bool m_keepPayloadTexts = false;
     ClientState m_state = ClientState::Idle;
     QHash<QString, Pending> m_pending;
     qint64 m_nextId = 1;

@@ -13,7 +13,7 @@ namespace mapi {
 // are late or repeated deliveries (ignored for gap detection).
 constexpr qint64 kSequenceRestartBelow = 1000;
 
-void dropRawFrames(ModelInputs &inputs, const FrameRef &journalRef, qsizetype from)
+void dropRawFrames(ModelInputs &inputs, const FrameRef &journalRef, qsizetype from, bool dropReadPayloads)
 {
     for (qsizetype i = from; i < inputs.size(); ++i) {
         auto *in = std::get_if<EventInput>(&inputs[i]);
@@ -29,7 +29,7 @@ void dropRawFrames(ModelInputs &inputs, const FrameRef &journalRef, qsizetype fr
         in->event.rawFrame = QByteArray();
         // A payload the decoder has read (its convention) is not needed again until someone
         // asks for it (SystemStore::messagePayload()). Others stay: the store may read them.
-        if (message && message->convention && !message->payloadText.isEmpty()) {
+        if (dropReadPayloads && message && message->convention && !message->payloadText.isEmpty()) {
             message->payloadText = QByteArray();
             message->payloadInFrame = true;
         }

@@ -31,7 +31,9 @@ struct InterpretedFrame
 // kept when asked (a loaded trace: TraceTimeline::frameForEvent; a live session: its journal,
 // whose place of the frame `journalRef` names, set on every event). The model changes as before.
 // Only the inputs from index `from` on: the ones of the frame just appended to a batch.
-void dropRawFrames(ModelInputs &inputs, const FrameRef &journalRef = {}, qsizetype from = 0);
+// `dropReadPayloads` false: the payload texts stay (a live export without a journal: it reads
+// every payload, and nothing else could give it back).
+void dropRawFrames(ModelInputs &inputs, const FrameRef &journalRef = {}, qsizetype from = 0, bool dropReadPayloads = true);
 
 class ProtocolPipeline
 {

@@ -257,10 +257,12 @@ void InspectorSession::startClient(TraceWriter *writer)
     MapClient *client = nullptr;
     const ClientOptions options = m_options;
     const bool keepFrames = m_journaling;
+    const bool keepPayloadTexts = m_keepPayloadTexts;
     const std::shared_ptr<InputBacklog> backlog = m_backlog;
-    runInWorker([&client, options, keepFrames, backlog] {
+    runInWorker([&client, options, keepFrames, keepPayloadTexts, backlog] {
         client = new MapClient(options);
         client->setKeepFrames(keepFrames);
+        client->setKeepPayloadTexts(keepPayloadTexts);
         client->setInputBacklog(backlog);
     });
     m_client = client;

@@ -77,6 +77,9 @@ public:
     // carry none, message payloads the decoder read are not kept): a one-shot command that
     // prints the model. Default true (the window).
     void setJournaling(bool on) { m_journaling = on; }
+    // true: the connections that follow keep message payload texts even without a journal
+    // (MapClient::setKeepPayloadTexts): a live OTLP export from the CLI reads every one.
+    void setKeepPayloadTexts(bool keep) { m_keepPayloadTexts = keep; }
     // The window's memory budget for a live session (default kDefaultMemoryBudgetBytes): 40%
     // of it bounds the store's history (SystemStore::setHistoryBudget), which the timeline's
     // index follows (about a third as much again); the rest is the model, Qt, batches in
@@ -330,6 +333,7 @@ private:
     SessionJournal *m_journal = nullptr; // lives in m_worker; set while the store holds live rows
     JournalOptions m_journalOptions;
     bool m_journaling = true;
+    bool m_keepPayloadTexts = false;
     bool m_hasBeenLive = false;
     size_t m_liveWaitsForBatches = 0; // Live came with these batches still to apply: wentLive() once they are
     qint64 m_recordsWritten = 0;

@@ -141,6 +141,7 @@ struct Received
     std::set<QString> agentIds;      // gen_ai.agent.id of any span
     std::set<QString> messageIds;    // map.message.id of map.message events
     qint64 messageEvents = 0;
+    qint64 messagePayloads = 0;      // map.message events with a map.message.payload
     std::set<QString> taskIds;       // map.task.id of task spans
     qint64 taskSpans = 0;
     // "kind|agent|raised" for map.alert events, agent from the span's gen_ai.agent.id
@@ -191,6 +192,7 @@ Received readReceived(const QString &path)
                         if (name == "map.message") {
                             ++r.messageEvents;
                             r.messageIds.insert(attr(ea, "map.message.id"));
+                            r.messagePayloads += attr(ea, "map.message.payload").isEmpty() ? 0 : 1;
                         } else if (name == "map.alert") {
                             r.alerts.insert(attr(ea, "map.alert.kind") + u'|' + agent + u'|' + attr(ea, "map.alert.state"));
                         }
@@ -332,6 +334,9 @@ private Q_SLOTS:
         QVERIFY(got.messageEvents > 50);
         QCOMPARE(double(got.messageEvents), scrape.value(QStringLiteral("mapi_messages_total")));
         QCOMPARE(qint64(got.messageIds.size()), got.messageEvents);
+        // Each with its payload (every message of the demo has one), though the CLI keeps no
+        // journal to read payloads back from.
+        QCOMPARE(got.messagePayloads, got.messageEvents);
         QCOMPARE(double(got.taskSpans), scrape.value(QStringLiteral("mapi_tasks_total")));
         QCOMPARE(qint64(got.taskIds.size()), got.taskSpans);
 
