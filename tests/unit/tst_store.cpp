@@ -1911,7 +1911,7 @@ void TestStore::largeScopeJoinedInAnyOrderStaysSortedAndExact()
 {
     SystemStore store;
     Wire wire(store);
-    constexpr int kMembers = kUnderAddressSanitizer ? 25000 : 100000; // TestSupport.h
+    constexpr int kMembers = 100000;
     auto idOf = [](int i) { return QStringLiteral("a%1").arg(i, 6, 10, QLatin1Char('0')); };
     for (int i = 0; i < kMembers; ++i)
         wire.event(QStringLiteral("scope.agent.joined"),
