@@ -148,8 +148,9 @@ check_clang() {
   # with clang -Werror anyway (mapi_core, the unit tests and the CLI: the "asan" preset) are left
   # to it, so each unit goes through clang once per CI run, not twice.
   local qt pch=$work/clang-pch
-  qt=$(grep -m1 -o -- '-isystem [^ ]*/qt6 ' "$build/compile_commands.json" | awk 'NR == 1 {print $2}')
-  [[ -d $qt ]] || { finding "Qt's include folder not found in $build/compile_commands.json"; return 0; }
+  # Qt's headers join the precompiled headers only when their folder is found (the pass itself
+  # does not need it).
+  qt=$(grep -m1 -o -- '-isystem [^ ]*/qt6 ' "$build/compile_commands.json" | awk 'NR == 1 {print $2}' || true)
   rm -rf "$pch" && mkdir -p "$pch"
   python3 "$src/scripts/portability_units.py" clang "$build/compile_commands.json" "$src" "$qt" "$pch" \
     "$skip_asan_tree" >"$work/clang-units.txt"
