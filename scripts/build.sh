@@ -28,7 +28,7 @@ if [[ $unit_tests == OFF ]]; then
   # Still moc's output for the unit tests' files (each ends with #include "tst_x.moc"): the
   # portability passes compile them from the compile database. Their autogen targets are not in
   # "all"; building them runs moc only.
-  mapfile -t autogen < <(ninja -C build -t targets all | sed -n 's/^\(tst_[A-Za-z0-9_]*_autogen\): .*//p' | sort -u)
+  mapfile -t autogen < <(ninja -C build -t targets all | sed -n 's/^\(tst_[A-Za-z0-9_]*_autogen\): .*/\1/p' | sort -u)
   ((${#autogen[@]})) || { echo "build.sh: no tst_*_autogen target found" >&2; exit 1; }
   cmake --build build --parallel "$(nproc)" --target "${autogen[@]}"
 fi
