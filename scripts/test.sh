@@ -14,10 +14,11 @@ step() {
 }
 step install-deps scripts/install-deps.sh
 step build scripts/build.sh --line-tables --no-unit-tests
-# Tests in parallel, one per core: most integration tests wait on servers and timers; the
-# portability builds, which use every core, run alone (RUN_SERIAL).
+# Tests in parallel, two per core: most integration and GUI tests wait on servers and timers (at
+# two at once they used 41 % of one core); the portability passes, which would use every core, run
+# beside them at nice 19 (tests/CMakeLists.txt; docs/benchmarks.md, "CI time, seventh session").
 # MAPI_PORTABILITY_SKIP_ASAN_TREE: the clang portability pass leaves to scripts/asan-unit.sh (below)
 # the units it compiles with clang -Werror anyway (scripts/check-portability.sh).
-MAPI_PORTABILITY_SKIP_ASAN_TREE=1 step ctest ctest --test-dir build --output-on-failure --timeout 300 --parallel "$(nproc)" "$@"
+MAPI_PORTABILITY_SKIP_ASAN_TREE=1 step ctest ctest --test-dir build --output-on-failure --timeout 300 --parallel "$((2 * $(nproc)))" "$@"
 step asan-unit scripts/asan-unit.sh
 step fuzz scripts/fuzz.sh 20
