@@ -118,6 +118,7 @@ struct DeliveredEvent
     int type = 0;
     long waits = 0;       // voluntary context switches during it (a lock, I/O)
     long preemptions = 0; // involuntary ones (another thread took the core)
+    QString paints;       // the widgets painted inside it for 2 ms or more: "Class wall/CPU ms"
 };
 std::vector<DeliveredEvent> g_delivered(512);
 size_t g_deliveredNext = 0;
@@ -141,9 +142,10 @@ void printStallAnatomy(qint64 fromMs, qint64 late)
     for (size_t i = 0; i < g_delivered.size(); ++i) {
         const DeliveredEvent &e = g_delivered[(g_deliveredNext + i) % g_delivered.size()];
         if (e.startMs >= fromMs && e.wallMs >= 1)
-            std::printf("  +%lld ms: %lld ms (%.1f CPU, %ld waits, %ld preemptions) %s %s type %d\n",
+            std::printf("  +%lld ms: %lld ms (%.1f CPU, %ld waits, %ld preemptions) %s %s type %d%s%s\n",
                         static_cast<long long>(e.startMs - fromMs), static_cast<long long>(e.wallMs), e.cpuMs, e.waits,
-                        e.preemptions, e.className, qPrintable(e.name), e.type);
+                        e.preemptions, e.className, qPrintable(e.name), e.type, e.paints.isEmpty() ? "" : ": painted ",
+                        qPrintable(e.paints));
     }
 }
 
@@ -167,13 +169,26 @@ public:
         const double cpuBefore = threadCpuMs();
         const qint64 startMs = g_sinceMain.elapsed();
         const std::pair<long, long> switchesBefore = g_anatomyMs > 0 && m_depth == 0 ? contextSwitches() : std::pair<long, long>{};
+        if (m_depth == 0)
+            m_paints.clear();
         ++m_depth;
         const bool result = QApplication::notify(receiver, event);
         --m_depth;
+        if (g_anatomyMs > 0 && type == QEvent::Paint && m_depth > 0) {
+            if (const qint64 ms = timer.elapsed(); ms >= 2)
+                m_paints += QStringLiteral("%1%2 %3/%4 ms")
+                                .arg(m_paints.isEmpty() ? QString() : QStringLiteral(", "),
+                                     qstrcmp(className, "QWidget") == 0 // a viewport: its view's class
+                                         ? QString(QLatin1String(parentClass) + QLatin1String("'s viewport"))
+                                         : QString(QLatin1String(className)))
+                                .arg(ms)
+                                .arg(threadCpuMs() - cpuBefore, 0, 'f', 0);
+        }
         if (g_anatomyMs > 0 && m_depth == 0) {
             const std::pair<long, long> switches = contextSwitches();
             g_delivered[g_deliveredNext] = {startMs, timer.elapsed(), threadCpuMs() - cpuBefore, className, name, type,
-                                            switches.first - switchesBefore.first, switches.second - switchesBefore.second};
+                                            switches.first - switchesBefore.first, switches.second - switchesBefore.second,
+                                            m_paints};
             g_deliveredNext = (g_deliveredNext + 1) % g_delivered.size();
         }
         if (const qint64 ms = timer.elapsed(); m_slowMs > 0 && ms >= m_slowMs)
@@ -197,6 +212,7 @@ private:
     }
     const int m_slowMs = qEnvironmentVariableIntValue("MAPI_BENCH_SLOW_EVENTS_MS");
     int m_depth = 0;
+    QString m_paints; // the current top-level event's paints (anatomy)
 };
 
 int main(int argc, char **argv)

@@ -83,6 +83,7 @@ void TimelineView::takeAlertChanges(const std::vector<AlertChange> &changes)
     m_alertSpans.assign(m_clearedAlerts.begin(), m_clearedAlerts.end());
     for (const auto &[key, span] : m_openAlerts)
         m_alertSpans.push_back(span);
+    m_alertSpansOfAgentStale = true;
     viewport()->update();
 }
 
@@ -91,6 +92,7 @@ void TimelineView::clearAlerts()
     m_clearedAlerts.clear();
     m_openAlerts.clear();
     m_alertSpans.clear();
+    m_alertSpansOfAgentStale = true;
     viewport()->update();
 }
 
@@ -123,6 +125,7 @@ void TimelineView::onStoreReset()
     m_alertSpans.clear();
     for (const auto &[key, span] : m_openAlerts)
         m_alertSpans.push_back(span);
+    m_alertSpansOfAgentStale = true;
     m_index.clear();
     m_agentShapes.clear();
     m_scopeShapes.clear();

@@ -241,6 +241,12 @@ private:
     std::deque<AlertSpan> m_clearedAlerts;          // oldest first, at most kMaxClearedAlertSpans
     std::map<QString, AlertSpan> m_openAlerts;      // by key
     std::vector<AlertSpan> m_alertSpans;            // the two above, cleared first: what is painted
+    // m_alertSpans by the store's row of each agent they name (indexes, ascending), made again at
+    // the first paint after the spans or the store's agents changed: a paint then visits the
+    // agents in view, not every span (a flood keeps thousands of loop alerts open).
+    mutable std::vector<std::vector<int>> m_alertSpansOfAgent;
+    mutable bool m_alertSpansOfAgentStale = true;
+    mutable size_t m_alertSpansOfAgentCount = 0;    // the store's agents when it was made
 
     bool m_followLive = true;
     bool m_replaying = false;

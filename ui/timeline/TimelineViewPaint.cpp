@@ -22,6 +22,7 @@
 #include <QWheelEvent>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cmath>
 
@@ -177,6 +178,20 @@ void TimelineView::paintStates(QPainter &p, const VisibleRows &rows) const
     if (m_selection->focusKind() == SelectionHub::Kind::Event)
         focusedEvent = m_selection->focusKey().toInt();
 
+    // Each state's colour once a paint (agentStateColor compares the name with a dozen others):
+    // a flood changes states thousands of times in view.
+    std::vector<QColor> colorOfState;
+    const auto stateColor = [&](int stateId) -> const QColor & {
+        if (stateId < 0)
+            stateId = -1;
+        const size_t slot = size_t(stateId + 1);
+        if (slot >= colorOfState.size())
+            colorOfState.resize(slot + 1);
+        QColor &color = colorOfState[slot];
+        if (!color.isValid())
+            color = agentStateColor(m_index.stateName(stateId));
+        return color;
+    };
     p.setRenderHint(QPainter::Antialiasing, true);
     for (int r = rows.first; r <= rows.last; ++r) {
         const LaneRow &row = m_lanes.rows()[size_t(r)];
@@ -206,7 +221,7 @@ void TimelineView::paintStates(QPainter &p, const VisibleRows &rows) const
             const TimelineIndex::StateMark &mark = marks[size_t(i)];
             const double next = i + 1 < int(marks.size()) ? double(marks[size_t(i + 1)].timeMs) : edge;
             if (mark.kind() != EventKind::AgentUnregistered)
-                fillStrip(double(mark.timeMs), next, agentStateColor(m_index.stateName(mark.stateId)));
+                fillStrip(double(mark.timeMs), next, stateColor(mark.stateId));
             const double markX = m_axis.mapTimeToX(double(mark.timeMs));
             i = m_axis.mapTimeToX(next) - markX < 1 ? std::max(i + 1, firstAtOrAfter(marks, m_axis.mapXToTime(std::floor(markX) + 1), i))
                                                      : i + 1;
@@ -228,7 +243,7 @@ void TimelineView::paintStates(QPainter &p, const VisibleRows &rows) const
                 p.drawLine(QPointF(x - 3, bottom - 6), QPointF(x + 3, bottom));
                 p.drawLine(QPointF(x + 3, bottom - 6), QPointF(x - 3, bottom));
             } else {
-                QColor color = agentStateColor(m_index.stateName(mark.stateId));
+                QColor color = stateColor(mark.stateId);
                 color.setAlpha(255);
                 const double cy = stripTop + kStateStripHeight / 2.0;
                 const double h = kMarkerSize / 2.0;
@@ -461,7 +476,15 @@ void TimelineView::paintDensity(QPainter &p, const VisibleRows &rows, const std:
     const QRect plot = plotRect();
     const int width = int(dense.size());
     const QColor heat = palette().color(QPalette::Highlight);
-    const double saturation = std::log2(1.0 + kDensitySaturation);
+    // A cell's opacity by its count of endpoints (log scale, full from kDensitySaturation on): a
+    // table, not a log2 per column and lane (a tenth of the timeline's paint under a flood).
+    static const std::array<int, kDensitySaturation + 1> kAlphaOfCount = [] {
+        std::array<int, kDensitySaturation + 1> alpha{};
+        const double saturation = std::log2(1.0 + kDensitySaturation);
+        for (int count = 1; count <= kDensitySaturation; ++count)
+            alpha[size_t(count)] = int(40 + 215 * std::min(1.0, std::log2(1.0 + count) / saturation));
+        return alpha;
+    }();
     // A cell is at least kMinCellWidth wide so a lone dense column reads as a block, not a line.
     constexpr int kMinCellWidth = 3;
     QColor background;
@@ -498,7 +521,7 @@ void TimelineView::paintDensity(QPainter &p, const VisibleRows &rows, const std:
                 const size_t end = times.lowerBound(m_axis.mapXToTime(plot.left() + c + 1), position);
                 const int count = int(end - position);
                 position = end;
-                const int alpha = count > 0 ? int(40 + 215 * std::min(1.0, std::log2(1.0 + count) / saturation)) : 0;
+                const int alpha = kAlphaOfCount[size_t(std::min(count, kDensitySaturation))];
                 if (alpha != runAlpha) {
                     if (runAlpha > 0)
                         fillCell(runStart, c, top, height, runAlpha);
@@ -555,24 +578,41 @@ void TimelineView::paintAlerts(QPainter &p, const VisibleRows &rows) const
 {
     if (m_alertSpans.empty())
         return;
+    const std::vector<Agent> &agents = m_store->agents();
+    if (m_alertSpansOfAgentStale || m_alertSpansOfAgentCount != agents.size()) {
+        for (std::vector<int> &spans : m_alertSpansOfAgent)
+            spans.clear();
+        m_alertSpansOfAgent.resize(agents.size());
+        for (size_t i = 0; i < m_alertSpans.size(); ++i)
+            for (const QString &id : m_alertSpans[i].agents)
+                if (const int agentRow = m_store->agentRow(id); agentRow >= 0)
+                    m_alertSpansOfAgent[size_t(agentRow)].push_back(int(i));
+        m_alertSpansOfAgentStale = false;
+        m_alertSpansOfAgentCount = agents.size();
+    }
     const QRect plot = plotRect();
     const QColor base = palette().color(QPalette::Base);
+    const QPen outline(palette().color(QPalette::Text), 1);
     p.setRenderHint(QPainter::Antialiasing, true);
-    for (const AlertSpan &span : m_alertSpans) {
-        const auto [from, to] = alertExtent(span);
-        if (to < plot.left() || from > plot.right())
+    for (size_t agentRow = 0; agentRow < m_alertSpansOfAgent.size(); ++agentRow) {
+        const std::vector<int> &spans = m_alertSpansOfAgent[agentRow];
+        if (spans.empty())
             continue;
-        QColor color = alertSeverityColor(int(span.severity));
-        if (span.untilMs >= 0)
-            color = mixed(color, base, 0.55);
-        for (const QString &id : span.agents) {
-            const int row = m_lanes.rowOfAgent(m_store->agentRow(id));
-            if (row < rows.first || row > rows.last)
+        const int row = m_lanes.rowOfAgent(int(agentRow));
+        if (row < rows.first || row > rows.last)
+            continue;
+        const double top = rowTopY(row);
+        for (const int i : spans) {
+            const AlertSpan &span = m_alertSpans[size_t(i)];
+            const auto [from, to] = alertExtent(span);
+            if (to < plot.left() || from > plot.right())
                 continue;
-            const double top = rowTopY(row);
+            QColor color = alertSeverityColor(int(span.severity));
+            if (span.untilMs >= 0)
+                color = mixed(color, base, 0.55);
             p.fillRect(QRectF(from, top, to - from, kAlertBarHeight), color);
             const QPolygonF sign({QPointF(from, top), QPointF(from + kMarkerSize, top), QPointF(from + kMarkerSize / 2.0, top + kMarkerSize)});
-            p.setPen(QPen(palette().color(QPalette::Text), 1));
+            p.setPen(outline);
             p.setBrush(color);
             p.drawPolygon(sign);
         }
