@@ -325,7 +325,7 @@ const JsonText &LiveOtlpBatcher::encodeMessage(size_t row, qint64 &timeMs)
     Attributes &a = m_messageAttributes;
     for (const qsizetype payloadCap : {kMaxPayloadBytes, qsizetype(0)}) {
         a.clear();
-        timeMs = messageAttributes(a, m_store, row, payloadCap);
+        timeMs = messageAttributes(a, m_store, row, m_literals, payloadCap);
         m_event.clear();
         appendEvent(m_event, "map.message", timeMs, a);
         if (qsizetype(m_event.size()) <= kMaxEventBytes)

@@ -229,6 +229,7 @@ private:
     qsizetype m_pendingBytes = 0;
     otlp::Attributes m_messageAttributes; // encodeMessage()'s, reused
     otlp::JsonText m_event;               // encodeMessage()'s, reused
+    otlp::TextLiterals m_literals;        // the messages' names, each encoded once (bounded)
 };
 
 } // namespace mapi

@@ -198,7 +198,7 @@ private:
             }
         }
         m_messageAttributes.clear();
-        spooled.timeMs = messageAttributes(m_messageAttributes, m_store, row);
+        spooled.timeMs = messageAttributes(m_messageAttributes, m_store, row, m_literals);
         if (m_noSpool)
             return true;
         const size_t before = m_spoolBuffer.size();
@@ -246,7 +246,7 @@ private:
     {
         if (spooled.offset < 0) {
             m_messageAttributes.clear();
-            const qint64 timeMs = messageAttributes(m_messageAttributes, m_store, size_t(spooled.row));
+            const qint64 timeMs = messageAttributes(m_messageAttributes, m_store, size_t(spooled.row), m_literals);
             span.addEvent("map.message", timeMs, m_messageAttributes);
         } else {
             const size_t mark = span.events.size();
@@ -397,6 +397,7 @@ private:
     bool m_spoolRead = false;                       // phase 1 is over
     QFile m_spoolReader;                            // the spool, read back (closed before the spool goes: declared after it)
     Attributes m_messageAttributes;                 // reused for every message
+    TextLiterals m_literals;                        // the messages' names, each encoded once
     size_t m_taskCount;
     size_t m_nextAgent = 0;
     size_t m_nextPart = 0;  // of m_nextAgent's spans

@@ -71,7 +71,38 @@ QByteArray agentSpanId(const QByteArray &traceId, const QString &agentId, int pa
     return hexId(traceId + ":agent:" + agentId.toUtf8() + ':' + QByteArray::number(part), 8);
 }
 
+// ---- TextLiterals -------------------------------------------------------------------------
+
+const std::string &TextLiterals::of(const QString &text)
+{
+    auto it = m_entries.find(text.constData());
+    if (it != m_entries.end() && it->text.size() == text.size())
+        return it->literal;
+    if (it == m_entries.end() && m_entries.size() >= kMaxEntries) {
+        m_entries.clear();
+        it = m_entries.end();
+    }
+    Entry entry{text, std::string()};
+    const QByteArray redacted = redactSecrets(text.toUtf8());
+    appendJsonStringTo(entry.literal, redacted.constData(), size_t(redacted.size()));
+    if (it != m_entries.end()) {
+        *it = std::move(entry);
+        return it->literal;
+    }
+    return m_entries.insert(text.constData(), std::move(entry))->literal;
+}
+
 // ---- Attributes ---------------------------------------------------------------------------
+
+void Attributes::text(const char *key, const QString &value, TextLiterals &literals)
+{
+    if (value.isEmpty())
+        return;
+    begin(key);
+    m_out += "{\"stringValue\":";
+    m_out += literals.of(value);
+    m_out += "}}";
+}
 
 void Attributes::text(const char *key, const QString &value)
 {
@@ -303,18 +334,22 @@ void agentAttributes(Attributes &a, const Agent &agent)
     a.integer("map.agent.messages_received", agent.messagesReceived);
 }
 
-qint64 messageAttributes(Attributes &a, const SystemStore &store, size_t row, qsizetype payloadMaxBytes)
+qint64 messageAttributes(Attributes &a, const SystemStore &store, size_t row, TextLiterals &literals,
+                         qsizetype payloadMaxBytes)
 {
     // Field by field from the log (a whole Message would copy a dozen texts and the payload for
-    // each of a flood's messages: the live export's path).
+    // each of a flood's messages: the live export's path). The log's interned names (one string
+    // per name: MessageLog's NameTable) go through `literals`.
     const MessageLog &log = store.messages();
     a.text("map.message.id", log.id(row));
-    a.texts("map.message.to", log.recipientCount(row), [&](int i) -> const QString & { return log.recipient(row, i); });
-    a.text("map.message.address", log.toDisplay(row));
-    a.text("map.message.scope_id", log.scopeId(row));
-    a.text("map.message.status", log.status(row));
+    a.texts(
+        "map.message.to", log.recipientCount(row), [&](int i) -> const QString & { return log.recipient(row, i); },
+        literals);
+    a.text("map.message.address", log.toDisplay(row), literals);
+    a.text("map.message.scope_id", log.scopeId(row), literals);
+    a.text("map.message.status", log.status(row), literals);
     a.text("map.message.correlation_id", log.correlationId(row));
-    a.text("map.message.task_id", log.taskId(row));
+    a.text("map.message.task_id", log.taskId(row), literals);
     if (const std::optional<int> priority = log.priority(row))
         a.integer("map.message.priority", *priority);
     if (payloadMaxBytes < 0)

@@ -19,6 +19,7 @@
 #include "trace/Otlp.h"
 
 #include <QByteArray>
+#include <QHash>
 #include <QString>
 #include <QStringList>
 
@@ -55,6 +56,27 @@ QByteArray spanIdFor(const QByteArray &traceId, const char *kind, const QString 
 QByteArray agentSpanId(const QByteArray &traceId, const QString &agentId, int part = 0);
 inline constexpr const char *kSystemSpanName = "map.system";
 
+// JSON string literals (quotes included) of texts that repeat, redacted: the names a log interns
+// (recipients, addresses, scopes, statuses, tasks), converted, redacted and escaped once per name
+// instead of once per message (the live export's cost on a flood: docs/benchmarks.md). Found by
+// the text's data and size; an entry holds its text, so that data cannot be freed and reused by
+// another text while it is cached. At most kMaxEntries texts: past them it starts again.
+// Thread: one at a time.
+class TextLiterals
+{
+public:
+    static constexpr int kMaxEntries = 4096;
+    const std::string &of(const QString &text);
+
+private:
+    struct Entry
+    {
+        QString text;
+        std::string literal;
+    };
+    QHash<const QChar *, Entry> m_entries;
+};
+
 // The "attributes" list of a span or event, as KeyValue objects with AnyValue values, in the
 // order added. Empty texts and lists are left out; keys are literals (not escaped).
 class Attributes
@@ -73,18 +95,15 @@ public:
     template<typename At>
     void texts(const char *key, int count, const At &at)
     {
-        if (count <= 0)
-            return;
-        begin(key);
-        m_out += "{\"arrayValue\":{\"values\":[";
-        for (int i = 0; i < count; ++i) {
-            if (i)
-                m_out += ',';
-            m_out += "{\"stringValue\":";
-            appendRedacted(at(i));
-            m_out += '}';
-        }
-        m_out += "]}}}";
+        textList(key, count, at, [this](const QString &text) { appendRedacted(text); });
+    }
+    // A text through `literals` (no-op when empty): what text() writes, the work done once per text.
+    void text(const char *key, const QString &value, TextLiterals &literals);
+    // The same for `count` texts given by `at(i)` (const QString &), as texts() writes them.
+    template<typename At>
+    void texts(const char *key, int count, const At &at, TextLiterals &literals)
+    {
+        textList(key, count, at, [&](const QString &text) { m_out += literals.of(text); });
     }
     bool isEmpty() const { return m_out.empty(); }
     // Empties, keeping the allocation: one Attributes reused for every message (the live export).
@@ -94,6 +113,23 @@ public:
     void appendTo(JsonText &out) const;
 
 private:
+    // An array attribute of `count` texts, each written as a JSON string by `write(at(i))`.
+    template<typename At, typename Write>
+    void textList(const char *key, int count, const At &at, const Write &write)
+    {
+        if (count <= 0)
+            return;
+        begin(key);
+        m_out += "{\"arrayValue\":{\"values\":[";
+        for (int i = 0; i < count; ++i) {
+            if (i)
+                m_out += ',';
+            m_out += "{\"stringValue\":";
+            write(at(i));
+            m_out += '}';
+        }
+        m_out += "]}}}";
+    }
     void begin(const char *key);
     void appendRedacted(const QString &text); // as a JSON string, redacted
     void stringValue(const QByteArray &redacted); // {"stringValue":…}}
@@ -138,7 +174,9 @@ void agentAttributes(Attributes &a, const Agent &agent);
 // The attributes of message `row`'s event "map.message"; returns its time. `payloadMaxBytes` >= 0:
 // the payload (redacted) is cut to that many bytes, and when it was, map.message.payload_truncated
 // = true follows it (the file export passes -1: whole payloads).
-qint64 messageAttributes(Attributes &a, const SystemStore &store, size_t row, qsizetype payloadMaxBytes = -1);
+// `literals`: the names (recipients, address, scope, status, task) through it (see TextLiterals).
+qint64 messageAttributes(Attributes &a, const SystemStore &store, size_t row, TextLiterals &literals,
+                         qsizetype payloadMaxBytes = -1);
 // A task's span without its ids (trace, span, parent): its name, times (an open task ends at
 // max(its last update, `openEndMs`)), map.task.* attributes, transitions as events, status
 // ERROR when failed or rejected. `maxEventBytes` >= 0: transitions stop once the events hold

@@ -205,6 +205,44 @@ private Q_SLOTS:
     void cleanup() { MAPI_NO_WARNINGS(); }
     void cleanupTestCase() { MAPI_NO_WARNINGS(); }
 
+    // The names' literals: each what Attributes::text writes (redacted, escaped), the same text
+    // found again by its data, another text never given an earlier one's literal, and correct
+    // past the bound (the cache starts again).
+    void textLiteralsAreTheTextsOwn()
+    {
+        otlp::TextLiterals literals;
+        const auto viaText = [](const QString &value) {
+            otlp::Attributes a;
+            a.text("k", value);
+            otlp::JsonText out;
+            a.appendTo(out);
+            return out;
+        };
+        const auto viaLiterals = [&](const QString &value) {
+            otlp::Attributes a;
+            a.text("k", value, literals);
+            otlp::JsonText out;
+            a.appendTo(out);
+            return out;
+        };
+        const QString plain = QStringLiteral("agent-7");
+        const QString quoted = QStringLiteral("say \"hi\"\n\u00e9t\u00e9");
+        const QString secret = QStringLiteral("Bearer sk-abcdefghijklmnopqrstuvwxyz012345");
+        for (const QString &value : {plain, quoted, secret}) {
+            QCOMPARE(viaLiterals(value), viaText(value));
+            QCOMPARE(viaLiterals(value), viaText(value)); // found again
+        }
+        QVERIFY(viaLiterals(secret).find("sk-abcdef") == std::string::npos);
+        QCOMPARE(viaLiterals(QString()), std::string()); // empty: nothing, as text() writes
+        // Texts made one after another (a freed one's memory may come back for the next): each
+        // gets its own literal, also past kMaxEntries.
+        for (int i = 0; i < otlp::TextLiterals::kMaxEntries + 100; ++i) {
+            const QString value = QStringLiteral("name-%1").arg(i);
+            QCOMPARE(literals.of(value), "\"" + value.toStdString() + "\"");
+        }
+        QCOMPARE(literals.of(plain), std::string("\"agent-7\""));
+    }
+
     void rootsAndPartsWithTheFileExportsIds()
     {
         Run run;
