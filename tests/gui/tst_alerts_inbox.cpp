@@ -375,6 +375,51 @@ private Q_SLOTS:
         QVERIFY(view.alertSpans().empty());
     }
 
+    // A folded lane holds several agents' alerts: they are drawn in the alerts' order (cleared
+    // first, open on top), whatever the order of the agents that carry them.
+    void foldedLaneDrawsOpenAlertsOnTop()
+    {
+        InspectorSession session;
+        SelectionHub hub;
+        TimelineView view(session.store(), &hub);
+        view.resize(900, 260);
+        Feed feed(session.store(), kStart);
+        for (const char *id : {"coder", "tester"})
+            feed.agent(id, id, kStart);
+        feed.send("coder", "tester", "STATUS_UPDATE", {{"state", "working"}}, kStart + 100);
+        session.store()->advanceTime(kStart + 10000);
+        QVERIFY(session.store()->agentRow(QStringLiteral("coder")) < session.store()->agentRow(QStringLiteral("tester")));
+        Alert open;
+        open.kind = AlertKind::Stalled;
+        open.severity = AlertSeverity::Critical;
+        open.agents = {QStringLiteral("coder")};
+        open.sinceMs = kStart + 2000;
+        open.subject = QStringLiteral("open");
+        Alert cleared;
+        cleared.kind = AlertKind::Stalled;
+        cleared.severity = AlertSeverity::Warning;
+        cleared.agents = {QStringLiteral("tester")};
+        cleared.sinceMs = kStart + 1000;
+        cleared.subject = QStringLiteral("cleared");
+        view.takeAlertChanges({{open, true, open.sinceMs}, {cleared, true, cleared.sinceMs}, {cleared, false, kStart + 9000}});
+        view.show();
+        view.showTimeRange(double(kStart), double(kStart + 10000));
+        QTRY_VERIFY(view.lanes().rowOfAgent(session.store()->agentRow(QStringLiteral("tester"))) >= 0);
+        view.collapseAll();
+        QCoreApplication::processEvents();
+        const int row = view.lanes().rowOfAgent(session.store()->agentRow(QStringLiteral("coder")));
+        QVERIFY(row >= 0);
+        QCOMPARE(view.lanes().rowOfAgent(session.store()->agentRow(QStringLiteral("tester"))), row); // one folded lane
+        const QImage shot = mapi::test::picture(&view);
+        QVERIFY(shot.save(QStringLiteral("alerts-folded-lane.png")));
+        const QPoint onBoth = view.viewport()->mapTo(
+            &view, QPoint(int(view.axis().mapTimeToX(double(kStart + 5000))), view.rowTopY(row)));
+        const QColor openColor = alertSeverityColor(int(AlertSeverity::Critical));
+        const QRect barStrip(onBoth.x(), onBoth.y(), 30, 2);
+        QVERIFY2(mapi::test::mostlyColor(shot, barStrip, openColor, 0.9),
+                 qPrintable(mapi::test::commonColor(shot, barStrip).name() + QStringLiteral(" for ") + openColor.name()));
+    }
+
     // The settings dialog: the rules as a form (values in, edits out), refusals naming the key,
     // the webhook address checked, the defaults restored.
     void settingsDialogEditsTheRules()

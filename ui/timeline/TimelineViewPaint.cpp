@@ -572,8 +572,9 @@ void TimelineView::paintActions(QPainter &p) const
 }
 
 // A bar along the top of each lane an alert names, with a triangle where it was raised; a
-// cleared alert's bar is lighter. Cost: the spans (open alerts plus at most
-// kMaxClearedAlertSpans) times their agents, one hash look-up each.
+// cleared alert's bar is lighter. Drawn in m_alertSpans' order (cleared first, open on top), also
+// where a folded lane holds several agents. Cost: the agents that have alerts, plus the spans of
+// those in view; the index from agents to spans is made again only after a change.
 void TimelineView::paintAlerts(QPainter &p, const VisibleRows &rows) const
 {
     if (m_alertSpans.empty())
@@ -593,7 +594,8 @@ void TimelineView::paintAlerts(QPainter &p, const VisibleRows &rows) const
     const QRect plot = plotRect();
     const QColor base = palette().color(QPalette::Base);
     const QPen outline(palette().color(QPalette::Text), 1);
-    p.setRenderHint(QPainter::Antialiasing, true);
+    // (span, lane) of the agents in view, then drawn in the spans' order.
+    std::vector<std::pair<int, int>> shown;
     for (size_t agentRow = 0; agentRow < m_alertSpansOfAgent.size(); ++agentRow) {
         const std::vector<int> &spans = m_alertSpansOfAgent[agentRow];
         if (spans.empty())
@@ -601,21 +603,25 @@ void TimelineView::paintAlerts(QPainter &p, const VisibleRows &rows) const
         const int row = m_lanes.rowOfAgent(int(agentRow));
         if (row < rows.first || row > rows.last)
             continue;
+        for (const int i : spans)
+            shown.emplace_back(i, row);
+    }
+    std::sort(shown.begin(), shown.end());
+    p.setRenderHint(QPainter::Antialiasing, true);
+    for (const auto &[i, row] : shown) {
+        const AlertSpan &span = m_alertSpans[size_t(i)];
+        const auto [from, to] = alertExtent(span);
+        if (to < plot.left() || from > plot.right())
+            continue;
+        QColor color = alertSeverityColor(int(span.severity));
+        if (span.untilMs >= 0)
+            color = mixed(color, base, 0.55);
         const double top = rowTopY(row);
-        for (const int i : spans) {
-            const AlertSpan &span = m_alertSpans[size_t(i)];
-            const auto [from, to] = alertExtent(span);
-            if (to < plot.left() || from > plot.right())
-                continue;
-            QColor color = alertSeverityColor(int(span.severity));
-            if (span.untilMs >= 0)
-                color = mixed(color, base, 0.55);
-            p.fillRect(QRectF(from, top, to - from, kAlertBarHeight), color);
-            const QPolygonF sign({QPointF(from, top), QPointF(from + kMarkerSize, top), QPointF(from + kMarkerSize / 2.0, top + kMarkerSize)});
-            p.setPen(outline);
-            p.setBrush(color);
-            p.drawPolygon(sign);
-        }
+        p.fillRect(QRectF(from, top, to - from, kAlertBarHeight), color);
+        const QPolygonF sign({QPointF(from, top), QPointF(from + kMarkerSize, top), QPointF(from + kMarkerSize / 2.0, top + kMarkerSize)});
+        p.setPen(outline);
+        p.setBrush(color);
+        p.drawPolygon(sign);
     }
     p.setBrush(Qt::NoBrush);
     p.setRenderHint(QPainter::Antialiasing, false);
