@@ -730,6 +730,12 @@ QByteArray redactSecrets(const QByteArray &text)
     return redactTextBytes(text);
 }
 
+bool mayNeedRedaction(QByteArrayView text)
+{
+    const size_t size = size_t(text.size());
+    return size > 0 && (mayHoldSecrets(text.data(), size) || mayHoldEscapedName(text.data(), size));
+}
+
 QString redactSecrets(const QString &text)
 {
     const QByteArray utf8 = text.toUtf8();

@@ -53,6 +53,9 @@ bool isSecretName(std::string_view name);
 // JSON text (any value): rules 1–4. Other text: rules 1–3 on the whole. Bytes that are not UTF-8
 // are kept as they are (the rules match ASCII only).
 QByteArray redactSecrets(const QByteArray &text);
+// False when redactSecrets(text) certainly gives `text` back unchanged (none of the rules' hints
+// in it): a writer that copies texts from where they are kept skips redactSecrets' copy.
+bool mayNeedRedaction(QByteArrayView text);
 QString redactSecrets(const QString &text);
 // The same on a document (e.g. an operator action's parameters).
 Json redactSecrets(const Json &json);

@@ -112,21 +112,27 @@ bool uuidBytes(QStringView text, quint8 *bytes)
     return invalid == 0;
 }
 
-QString uuidText(const char *bytes)
+// A packed UUID's text, lower case with dashes, into `out` (kUuidChars of Char).
+template<typename Char>
+void writeUuid(const char *bytes, Char *out)
 {
     static constexpr char kHex[] = "0123456789abcdef";
-    QString text(kUuidChars, Qt::Uninitialized);
-    QChar *out = text.data();
     int nibble = 0;
     for (qsizetype i = 0; i < kUuidChars; ++i) {
         if (isUuidDash(i)) {
-            out[i] = QLatin1Char('-');
+            out[i] = Char(u'-');
             continue;
         }
         const quint8 byte = quint8(bytes[nibble / 2]);
-        out[i] = QLatin1Char(kHex[nibble % 2 == 0 ? byte >> 4 : byte & 0xf]);
+        out[i] = Char(char16_t(kHex[nibble % 2 == 0 ? byte >> 4 : byte & 0xf]));
         ++nibble;
     }
+}
+
+QString uuidText(const char *bytes)
+{
+    QString text(kUuidChars, Qt::Uninitialized);
+    writeUuid(bytes, text.data());
     return text;
 }
 
@@ -177,15 +183,21 @@ bool ulidValue(QStringView text, quint64 &high, quint64 &low)
 namespace {
 
 // The ULID of ulidValue() (high, low) as its text.
-QString ulidText(quint64 high, quint64 low)
+// A ULID's text (kUlidChars of Char) into `out`.
+template<typename Char>
+void writeUlid(quint64 high, quint64 low, Char *out)
 {
-    QString text(kUlidChars, Qt::Uninitialized);
-    QChar *chars = text.data();
     for (qsizetype i = kUlidChars - 1; i >= 0; --i) {
-        chars[i] = QLatin1Char(kUlidDigits[low & 31]);
+        out[i] = Char(char16_t(kUlidDigits[low & 31]));
         low = (low >> 5) | (high << 59);
         high >>= 5;
     }
+}
+
+QString ulidText(quint64 high, quint64 low)
+{
+    QString text(kUlidChars, Qt::Uninitialized);
+    writeUlid(high, low, text.data());
     return text;
 }
 
@@ -344,6 +356,20 @@ QByteArrayView TextArena::utf8(Ref ref) const
             break;
     }
     return QByteArrayView(at, qsizetype(size));
+}
+
+QByteArrayView TextArena::utf8(Ref ref, Scratch &scratch) const
+{
+    static_assert(kUuidChars <= qsizetype(std::tuple_size_v<Scratch>) && kUlidChars <= qsizetype(std::tuple_size_v<Scratch>));
+    if (quint64 high = 0, low = 0; ulidAt(ref, high, low)) {
+        writeUlid(high, low, scratch.data());
+        return QByteArrayView(scratch.data(), kUlidChars);
+    }
+    if (const char *uuid = uuidAt(ref)) {
+        writeUuid(uuid, scratch.data());
+        return QByteArrayView(scratch.data(), kUuidChars);
+    }
+    return utf8(ref);
 }
 
 bool TextArena::equals(Ref ref, QStringView text) const

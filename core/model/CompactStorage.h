@@ -11,6 +11,7 @@
 #include <QString>
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -96,6 +97,10 @@ public:
     Ref appendUlid(quint64 high, quint64 low); // the ULID of ulidValue(): as append() of its text
     Ref appendUtf8(QByteArrayView utf8); // kept as given (payloads): utf8() reads it
     QByteArrayView utf8(Ref ref) const;  // texts of appendUtf8(); empty for a packed ULID or UUID
+    // Any text as UTF-8 without a QString: a packed ULID or UUID written into `scratch`, any other
+    // text where the arena keeps it. Valid while both live (and the text is not released).
+    using Scratch = std::array<char, 36>;
+    QByteArrayView utf8(Ref ref, Scratch &scratch) const;
     QString text(Ref ref) const;
     bool equals(Ref ref, QStringView text) const;
     // The value of a ULID kept packed (appendUlid(), or append() of a ULID's text); false for

@@ -204,6 +204,13 @@ public:
     std::optional<qint64> tokensUsed(size_t row) const;
     std::optional<double> costUsd(size_t row) const;
     QString correlationId(size_t row) const { return m_text.text(rowAt(row).correlationId); }
+    // The id and correlation id as UTF-8 without a QString (the OTLP export's path): views into
+    // the log or `scratch` (TextArena::utf8), valid until the next change of either.
+    QByteArrayView idUtf8(size_t row, TextArena::Scratch &scratch) const { return m_text.utf8(rowAt(row).id, scratch); }
+    QByteArrayView correlationIdUtf8(size_t row, TextArena::Scratch &scratch) const
+    {
+        return m_text.utf8(rowAt(row).correlationId, scratch);
+    }
     const QString &toDisplay(size_t row) const { return m_names.name(rowAt(row).toDisplay); }
     const QString &status(size_t row) const { return m_names.name(rowAt(row).status); }
     std::optional<int> priority(size_t row) const

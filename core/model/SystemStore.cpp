@@ -516,6 +516,14 @@ QByteArray SystemStore::messagePayload(int row) const
     return messagePayloadInFrame(eventFrame(m_messages.eventRow(size_t(row))), m_messages.id(size_t(row)));
 }
 
+QByteArrayView SystemStore::messagePayloadView(int row, QByteArray &storage) const
+{
+    if (row >= 0 && m_messages.isKept(size_t(row)) && !m_messages.payloadInFrame(size_t(row)))
+        return m_messages.payloadText(size_t(row));
+    storage = messagePayload(row);
+    return storage;
+}
+
 QString SystemStore::historyAgentId(const MapEvent &e) const
 {
     const bool full = m_agents.size() >= size_t(m_maxAgents);

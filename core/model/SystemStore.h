@@ -203,6 +203,9 @@ public:
     // The payload of message `row` as JSON text (empty: none): the kept text, or for a loaded
     // trace, read again from the frame of the event that carried it (parses that frame).
     QByteArray messagePayload(int row) const;
+    // The same without a copy where the log keeps the payload as text (the OTLP exports' path); a
+    // payload read from its frame is put in `storage`. Valid until the store changes.
+    QByteArrayView messagePayloadView(int row, QByteArray &storage) const;
     using FrameSource = std::function<QByteArray(int eventRow)>;
     // `files`: the files it reads from, which no export may replace (ExportJob). Kept across reset().
     void setFrameSource(FrameSource source, QStringList files = {})

@@ -144,6 +144,7 @@ LiveOtlpBatcher::LiveOtlpBatcher(const SystemStore &store, OtlpOptions options)
 void LiveOtlpBatcher::reset()
 {
     m_nextMessage = 0; // the store's new message log numbers from 0
+    m_windowOfSender.clear(); // and its names
 }
 
 // ---- noting -------------------------------------------------------------------------------
@@ -161,12 +162,8 @@ void LiveOtlpBatcher::noteChanges(const ChangeSet &changes)
     if (changes.firstNewMessage >= 0) {
         const MessageLog &log = m_store.messages();
         size_t row = std::max({size_t(changes.firstNewMessage), m_nextMessage, log.firstRow()});
-        for (; row < log.size(); ++row) {
-            const QString &sender = log.fromAgentId(row);
-            qint64 timeMs = 0;
-            const JsonText &event = encodeMessage(row, timeMs);
-            addEvent(!sender.isEmpty() && m_store.agentRow(sender) >= 0 ? agentWindow(sender) : systemWindow(), event, timeMs);
-        }
+        for (; row < log.size(); ++row)
+            addMessage(senderWindow(log, row), row);
         m_nextMessage = std::max(m_nextMessage, log.size());
     }
     if (!changes.taskRows.isEmpty()) {
@@ -293,22 +290,37 @@ LiveOtlpBatcher::Window &LiveOtlpBatcher::systemWindow()
     return m_windows[size_t(m_systemWindow)];
 }
 
+LiveOtlpBatcher::Window &LiveOtlpBatcher::senderWindow(const MessageLog &log, size_t row)
+{
+    const size_t nameRow = size_t(log.fromAgentNameRow(row));
+    if (nameRow < m_windowOfSender.size() && m_windowOfSender[nameRow] >= 0)
+        return m_windows[size_t(m_windowOfSender[nameRow])];
+    const QString &sender = log.fromAgentId(row);
+    if (sender.isEmpty() || m_store.agentRow(sender) < 0)
+        return systemWindow(); // not kept: the sender may register later
+    Window &window = agentWindow(sender);
+    if (nameRow >= m_windowOfSender.size())
+        m_windowOfSender.resize(nameRow + 1, -1);
+    m_windowOfSender[nameRow] = int(&window - m_windows.data());
+    return window;
+}
+
 // A part holds at most kOtlpMessagesPerSpan events and kPartEventBytes of them (at least one).
-void LiveOtlpBatcher::addEvent(Window &window, const JsonText &event, qint64 timeMs)
+LiveOtlpBatcher::Chunk &LiveOtlpBatcher::chunkFor(Window &window, qsizetype eventBytes)
 {
     if (window.chunks.empty() || window.chunks.back().count >= kOtlpMessagesPerSpan
-        || qsizetype(window.chunks.back().events.size() + 1 + event.size()) > kPartEventBytes)
+        || qsizetype(window.chunks.back().events.size()) + 1 + eventBytes > kPartEventBytes)
         window.chunks.emplace_back();
-    Chunk &chunk = window.chunks.back();
-    if (chunk.count++)
+    return window.chunks.back();
+}
+
+void LiveOtlpBatcher::addEvent(Window &window, const JsonText &event, qint64 timeMs)
+{
+    Chunk &chunk = chunkFor(window, qsizetype(event.size()));
+    if (chunk.count)
         chunk.events += ',';
     chunk.events += event;
-    if (timeMs > 0) {
-        chunk.firstMs = std::min(chunk.firstMs, timeMs);
-        chunk.lastMs = std::max(chunk.lastMs, timeMs);
-    }
-    m_pendingBytes += qsizetype(event.size()) + 1;
-    noteActivity(window, timeMs);
+    noteEvent(window, chunk, qsizetype(event.size()), timeMs);
 }
 
 void LiveOtlpBatcher::noteActivity(Window &window, qint64 timeMs)
@@ -319,24 +331,58 @@ void LiveOtlpBatcher::noteActivity(Window &window, qint64 timeMs)
 
 // The file export's event, its payload cut past kMaxPayloadBytes; one still past kMaxEventBytes
 // (escaping, ten thousand recipients) without its payload, and past that its id alone.
-const JsonText &LiveOtlpBatcher::encodeMessage(size_t row, qint64 &timeMs)
+void LiveOtlpBatcher::addMessage(Window &window, size_t row)
 {
-    // One Attributes and one event buffer for every message: their allocations are kept.
-    Attributes &a = m_messageAttributes;
+    Attributes &a = m_messageAttributes; // one for every message: its allocation is kept
     for (const qsizetype payloadCap : {kMaxPayloadBytes, qsizetype(0)}) {
         a.clear();
-        timeMs = messageAttributes(a, m_store, row, m_literals, payloadCap);
-        m_event.clear();
-        appendEvent(m_event, "map.message", timeMs, a);
-        if (qsizetype(m_event.size()) <= kMaxEventBytes)
-            return m_event;
+        const qint64 timeMs = messageAttributes(a, m_store, row, m_literals, payloadCap);
+        if (writeEvent(window, "map.message", timeMs, a, kMaxEventBytes))
+            return;
     }
     a.clear();
-    a.cutText("map.message.id", m_store.messages().id(row).toUtf8(), 1024);
+    TextArena::Scratch scratch;
+    a.cutText("map.message.id", m_store.messages().idUtf8(row, scratch), 1024);
     a.boolean("map.message.truncated", true);
-    m_event.clear();
-    appendEvent(m_event, "map.message", timeMs, a);
-    return m_event;
+    writeEvent(window, "map.message", m_store.messages().timestampMs(row), a, kPartEventBytes);
+}
+
+// Written straight into its part (a flood's every message: no copy through another buffer). The
+// part is chosen by an estimate of the event's size; one that overfills it moves to a new part.
+bool LiveOtlpBatcher::writeEvent(Window &window, const char *name, qint64 timeMs, const Attributes &a, qsizetype maxBytes)
+{
+    constexpr qsizetype kAroundAttributes = 100; // appendEvent's text around the attributes, at most
+    Chunk *chunk = &chunkFor(window, a.size() + kAroundAttributes);
+    const size_t mark = chunk->events.size();
+    if (chunk->count)
+        chunk->events += ',';
+    const size_t at = chunk->events.size();
+    appendEvent(chunk->events, name, timeMs, a);
+    const qsizetype eventBytes = qsizetype(chunk->events.size() - at);
+    if (eventBytes > maxBytes) {
+        chunk->events.resize(mark);
+        return false;
+    }
+    if (chunk->count && qsizetype(chunk->events.size()) > kPartEventBytes) { // the estimate was short
+        JsonText event = chunk->events.substr(at);
+        chunk->events.resize(mark);
+        window.chunks.emplace_back();
+        chunk = &window.chunks.back();
+        chunk->events = std::move(event);
+    }
+    noteEvent(window, *chunk, eventBytes, timeMs);
+    return true;
+}
+
+void LiveOtlpBatcher::noteEvent(Window &window, Chunk &chunk, qsizetype eventBytes, qint64 timeMs)
+{
+    ++chunk.count;
+    if (timeMs > 0) {
+        chunk.firstMs = std::min(chunk.firstMs, timeMs);
+        chunk.lastMs = std::max(chunk.lastMs, timeMs);
+    }
+    m_pendingBytes += eventBytes + 1;
+    noteActivity(window, timeMs);
 }
 
 // ---- taking -------------------------------------------------------------------------------
@@ -396,6 +442,7 @@ std::vector<OtlpBody> LiveOtlpBatcher::take(qint64 nowMs, bool final)
         bodies.flush();
         m_windows.clear();
         m_windowOf.clear();
+        m_windowOfSender.clear();
         m_systemWindow = -1;
         m_tasks.clear();
         m_pendingBytes = 0;

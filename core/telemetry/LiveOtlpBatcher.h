@@ -197,10 +197,19 @@ private:
     void rootDue(const QString &agentId);
     Window &agentWindow(const QString &agentId);
     Window &systemWindow();
+    // The window of message `row`'s sender (the system's when the store knows no such agent).
+    Window &senderWindow(const MessageLog &log, size_t row);
     void addEvent(Window &window, const otlp::JsonText &event, qint64 timeMs);
     void noteActivity(Window &window, qint64 timeMs);
-    // The message of `row` as a "map.message" event, in a buffer reused by the next call.
-    const otlp::JsonText &encodeMessage(size_t row, qint64 &timeMs);
+    // The message of `row` as a "map.message" event, written straight into `window`'s last part.
+    void addMessage(Window &window, size_t row);
+    // An event `name` with attributes `a` written into `window`'s parts; false (nothing written)
+    // when it would be larger than `maxBytes`.
+    bool writeEvent(Window &window, const char *name, qint64 timeMs, const otlp::Attributes &a, qsizetype maxBytes);
+    // An event of `eventBytes` (without its comma) just added to `chunk`: counted, timed.
+    void noteEvent(Window &window, Chunk &chunk, qsizetype eventBytes, qint64 timeMs);
+    // The part an event of `eventBytes` (before its comma) goes into: the last, else a new one.
+    Chunk &chunkFor(Window &window, qsizetype eventBytes);
     void useTraceOf(qint64 nowMs);
 
     class Bodies;
@@ -223,12 +232,15 @@ private:
     int m_systemNextPart = 1;
     std::vector<Window> m_windows; // in the order they opened
     QHash<QString, int> m_windowOf; // agent id → index in m_windows
+    // The same by the message log's name row of a sender (-1: not looked up yet; known agents
+    // only: a store forgets no agent before it resets): a flood's messages skip two hashes of
+    // the sender's id. Emptied by take() and reset(); at most one int per name of the log.
+    std::vector<int> m_windowOfSender;
     int m_systemWindow = -1;
     std::vector<PendingTask> m_tasks;
     QSet<QString> m_tasksSent;     // noted terminal (or sent at the end), by task id
     qsizetype m_pendingBytes = 0;
-    otlp::Attributes m_messageAttributes; // encodeMessage()'s, reused
-    otlp::JsonText m_event;               // encodeMessage()'s, reused
+    otlp::Attributes m_messageAttributes; // addMessage()'s, reused
     otlp::TextLiterals m_literals;        // the messages' names, each encoded once (bounded)
 };
 

@@ -41,14 +41,19 @@ void appendString(JsonText &out, const QByteArray &utf8)
     appendJsonStringTo(out, utf8.constData(), size_t(utf8.size()));
 }
 
-QByteArray cutUtf8(const QByteArray &text, qsizetype maxBytes)
+QByteArrayView cutUtf8(QByteArrayView text, qsizetype maxBytes)
 {
     if (text.size() <= maxBytes)
         return text;
     qsizetype end = std::max<qsizetype>(0, maxBytes);
     while (end > 0 && (quint8(text[end]) & 0xC0) == 0x80) // text[end] starts the first character left out
         --end;
-    return text.left(end);
+    return text.first(end);
+}
+
+QByteArray cutUtf8(const QByteArray &text, qsizetype maxBytes)
+{
+    return text.size() <= maxBytes ? text : cutUtf8(QByteArrayView(text), maxBytes).toByteArray();
 }
 
 QByteArray traceIdSeed(const EventLog &events)
@@ -124,26 +129,33 @@ void Attributes::text(const char *key, const QString &value)
     utf8(key, m_utf8);
 }
 
-void Attributes::utf8(const char *key, const QByteArray &value)
+void Attributes::utf8(const char *key, QByteArrayView value)
 {
     if (value.isEmpty())
         return;
     begin(key);
-    stringValue(redactSecrets(value));
+    if (mayNeedRedaction(value))
+        stringValue(redactSecrets(value.toByteArray()));
+    else
+        stringValue(value);
 }
 
-bool Attributes::cutText(const char *key, const QByteArray &value, qsizetype maxBytes)
+bool Attributes::cutText(const char *key, QByteArrayView value, qsizetype maxBytes)
 {
     if (value.isEmpty())
         return false;
     // Redacted before it is cut: a cut could leave a secret's start that the rules no longer see.
-    const QByteArray redacted = redactSecrets(value);
-    const QByteArray cut = cutUtf8(redacted, maxBytes);
+    QByteArray redactedCopy;
+    if (mayNeedRedaction(value)) {
+        redactedCopy = redactSecrets(value.toByteArray());
+        value = redactedCopy;
+    }
+    const QByteArrayView cut = cutUtf8(value, maxBytes);
     if (!cut.isEmpty()) {
         begin(key);
         stringValue(cut);
     }
-    return cut.size() < redacted.size();
+    return cut.size() < value.size();
 }
 
 void Attributes::integer(const char *key, qint64 value)
@@ -211,10 +223,10 @@ void Attributes::begin(const char *key)
     m_out += "\",\"value\":";
 }
 
-void Attributes::stringValue(const QByteArray &redacted)
+void Attributes::stringValue(QByteArrayView redacted)
 {
     m_out += "{\"stringValue\":";
-    appendString(m_out, redacted);
+    appendJsonStringTo(m_out, redacted.data(), size_t(redacted.size()));
     m_out += "}}";
 }
 
@@ -341,20 +353,23 @@ qint64 messageAttributes(Attributes &a, const SystemStore &store, size_t row, Te
     // each of a flood's messages: the live export's path). The log's interned names (one string
     // per name: MessageLog's NameTable) go through `literals`.
     const MessageLog &log = store.messages();
-    a.text("map.message.id", log.id(row));
+    TextArena::Scratch scratch;
+    a.utf8("map.message.id", log.idUtf8(row, scratch));
     a.texts(
         "map.message.to", log.recipientCount(row), [&](int i) -> const QString & { return log.recipient(row, i); },
         literals);
     a.text("map.message.address", log.toDisplay(row), literals);
     a.text("map.message.scope_id", log.scopeId(row), literals);
     a.text("map.message.status", log.status(row), literals);
-    a.text("map.message.correlation_id", log.correlationId(row));
+    a.utf8("map.message.correlation_id", log.correlationIdUtf8(row, scratch));
     a.text("map.message.task_id", log.taskId(row), literals);
     if (const std::optional<int> priority = log.priority(row))
         a.integer("map.message.priority", *priority);
+    QByteArray payloadRead; // a payload read from its frame; a kept text is read in place
+    const QByteArrayView payload = store.messagePayloadView(int(row), payloadRead);
     if (payloadMaxBytes < 0)
-        a.utf8("map.message.payload", store.messagePayload(int(row)));
-    else if (a.cutText("map.message.payload", store.messagePayload(int(row)), payloadMaxBytes))
+        a.utf8("map.message.payload", payload);
+    else if (a.cutText("map.message.payload", payload, payloadMaxBytes))
         a.boolean("map.message.payload_truncated", true);
     return log.timestampMs(row);
 }

@@ -43,6 +43,7 @@ void appendString(JsonText &out, const QString &text);
 void appendString(JsonText &out, const QByteArray &utf8);
 // The first `maxBytes` bytes of UTF-8 `text` at most, cut before a character, never inside one.
 QByteArray cutUtf8(const QByteArray &text, qsizetype maxBytes);
+QByteArrayView cutUtf8(QByteArrayView text, qsizetype maxBytes);
 
 // The seed of a run's trace id: its oldest kept event (id and time) and the number of events
 // appended. A file export of the same model at the same moment gives the same trace id; the
@@ -84,9 +85,10 @@ class Attributes
 public:
     // Every text passes through redactSecrets() (common/Redaction.h), as in every other export.
     void text(const char *key, const QString &value);
-    void utf8(const char *key, const QByteArray &value);
+    // UTF-8 read where it is kept: copied only when it must be redacted (mayNeedRedaction).
+    void utf8(const char *key, QByteArrayView value);
     // The same, redacted first, then cut to `maxBytes` (cutUtf8). True when it was cut.
-    bool cutText(const char *key, const QByteArray &value, qsizetype maxBytes);
+    bool cutText(const char *key, QByteArrayView value, qsizetype maxBytes);
     void integer(const char *key, qint64 value);
     void real(const char *key, double value); // left out when not finite
     void boolean(const char *key, bool value);
@@ -132,7 +134,7 @@ private:
     }
     void begin(const char *key);
     void appendRedacted(const QString &text); // as a JSON string, redacted
-    void stringValue(const QByteArray &redacted); // {"stringValue":…}}
+    void stringValue(QByteArrayView redacted); // {"stringValue":…}}
     JsonText m_out;
     QByteArray m_utf8; // text()'s conversion, its allocation reused
 };

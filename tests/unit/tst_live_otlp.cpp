@@ -44,9 +44,11 @@ public:
         event(QStringLiteral("agent.registered"), atMs, {{"agent", a}});
     }
     // Returns the message's id.
-    QString message(const QString &from, const QString &to, qint64 atMs, const Json &payload = {{"type", "chat"}})
+    QString message(const QString &from, const QString &to, qint64 atMs, const Json &payload = {{"type", "chat"}}, QString id = {})
     {
-        const QString id = QStringLiteral("m-%1").arg(++m_messages);
+        ++m_messages;
+        if (id.isEmpty())
+            id = QStringLiteral("m-%1").arg(m_messages);
         event(QStringLiteral("message.sent"), atMs,
               {{"message", {{"id", mapi_test::s(id)}, {"from", mapi_test::s(from)}, {"to", mapi_test::s(to)}, {"payload", payload}}}},
               {{"agentId", mapi_test::s(from)}});
@@ -509,6 +511,57 @@ private Q_SLOTS:
         QCOMPARE(str(partsC[0], "parentSpanId"), rootC);
         QCOMPARE(str(partsC[0], "traceId"), str(first[0], "traceId"));
         QCOMPARE(events(partsC[0]).size(), 3);
+    }
+
+    // The log keeps ULIDs and lower-case UUIDs packed; the export writes them back as their text
+    // without a QString (TextArena::utf8 with a scratch), and any other id as it is kept.
+    void packedIdsGoOutAsTheirText()
+    {
+        Run run;
+        run.agent(QStringLiteral("c"), QStringLiteral("coordinator"), {}, 0);
+        const QString ulid = QStringLiteral("01J9ZQ3M4X5Y6Z7A8B9C0D1E2F");
+        const QString uuid = QStringLiteral("3f2504e0-4f89-41d3-9a0c-0305e82c3301");
+        const QString upperUuid = QStringLiteral("3F2504E0-4F89-41D3-9A0C-0305E82C3302"); // kept as text
+        const auto chat = [](const QString &correlationId) {
+            return Json{{"type", "chat"}, {"correlationId", mapi_test::s(correlationId)}};
+        };
+        run.message(QStringLiteral("c"), QStringLiteral("x"), 1000, chat(uuid), ulid);
+        run.message(QStringLiteral("c"), QStringLiteral("x"), 1100, chat(ulid), uuid);
+        run.message(QStringLiteral("c"), QStringLiteral("x"), 1200, chat(QStringLiteral("corr-1")), upperUuid);
+        QStringList ids;
+        QStringList correlations;
+        for (const QJsonObject &part : partsOf(spansOf(run.take(2000)), QStringLiteral("c")))
+            for (const QJsonValue &e : events(part)) {
+                ids << text(e.toObject(), QStringLiteral("map.message.id"));
+                correlations << text(e.toObject(), QStringLiteral("map.message.correlation_id"));
+            }
+        QCOMPARE(ids, (QStringList{ulid, uuid, upperUuid}));
+        QCOMPARE(correlations, (QStringList{uuid, ulid, QStringLiteral("corr-1")}));
+    }
+
+    // The batcher finds a sender's part by the message log's name row; a reset numbers the
+    // names anew (here the two senders swap rows), also between two takes.
+    void aResetBetweenTakesKeepsEachMessageWithItsSender()
+    {
+        Run run;
+        run.agent(QStringLiteral("c"), QStringLiteral("coordinator"), {}, 0);
+        run.agent(QStringLiteral("w"), QStringLiteral("worker"), QStringLiteral("c"), 100);
+        const QString fromC = run.message(QStringLiteral("c"), QStringLiteral("w"), 1000);
+        run.store().reset();
+        run.batcher().reset();
+        run.agent(QStringLiteral("c"), QStringLiteral("coordinator"), {}, 0);
+        run.agent(QStringLiteral("w"), QStringLiteral("worker"), QStringLiteral("c"), 100);
+        const QString fromW = run.message(QStringLiteral("w"), QStringLiteral("c"), 1100);
+        const QList<QJsonObject> spans = spansOf(run.take(2000));
+        const auto idsOnPartsOf = [&](const QString &agentId) {
+            QStringList ids;
+            for (const QJsonObject &part : partsOf(spans, agentId))
+                for (const QJsonValue &e : events(part))
+                    ids << text(e.toObject(), QStringLiteral("map.message.id"));
+            return ids;
+        };
+        QCOMPARE(idsOnPartsOf(QStringLiteral("c")), QStringList{fromC});
+        QCOMPARE(idsOnPartsOf(QStringLiteral("w")), QStringList{fromW});
     }
 
     void aNewPeriodStartsANewTraceWithTheRootsItNeeds()
