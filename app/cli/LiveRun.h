@@ -195,7 +195,8 @@ public:
         QTimer::singleShot(m_options.probeTimeoutMs + 2000, &session, [this, code] { finish(code); });
     }
 
-    InspectorSession session;
+    // No window to protect: the worker decodes at the main thread's priority (InspectorSession).
+    InspectorSession session{nullptr, InspectorSession::WorkerPriority::SameAsTheOwner};
     std::function<void()> onLive;
     // The newest kMaxListedDrops drops; dropsNotListed counts the older ones.
     static constexpr size_t kMaxListedDrops = 1000;

@@ -57,14 +57,15 @@ QString describeActionBlock(ActionBlock block)
     return {};
 }
 
-InspectorSession::InspectorSession(QObject *parent)
+InspectorSession::InspectorSession(QObject *parent, WorkerPriority workerPriority)
     : QObject(parent)
 {
     m_worker.setObjectName(QStringLiteral("map-client"));
     m_worker.start();
     m_workerContext = new QObject;
     m_workerContext->moveToThread(&m_worker);
-    QMetaObject::invokeMethod(m_workerContext, [] { yieldToTheGuiThread(); }, Qt::QueuedConnection);
+    if (workerPriority == WorkerPriority::BelowTheOwner)
+        QMetaObject::invokeMethod(m_workerContext, [] { yieldToTheGuiThread(); }, Qt::QueuedConnection);
     m_clock.setObjectName(QStringLiteral("sessionClock"));
     m_clock.setInterval(1000); // health is defined in tens of seconds; 1 Hz is plenty
     connect(&m_clock, &QTimer::timeout, this, [this] {

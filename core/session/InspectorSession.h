@@ -57,7 +57,14 @@ public:
     // applying at full rate, some tens of MB. Past it the client stops reading the socket.
     static constexpr qint64 kMaxPendingInputs = 50000;
 
-    explicit InspectorSession(QObject *parent = nullptr);
+    // The client's worker thread (decoding) against the thread that owns the session (applying,
+    // and in the window painting). BelowTheOwner: the window's choice, so that a flood waits in
+    // the socket rather than freezing the window (Linux: nice +10 for that thread only; elsewhere
+    // QThread::LowPriority). SameAsTheOwner: a headless program (map-inspector-cli), which has
+    // no window to protect and should take its fair share beside other work (a busy neighbour
+    // halved the rate at +10: docs/benchmarks.md "A live flood with a busy neighbour").
+    enum class WorkerPriority { BelowTheOwner, SameAsTheOwner };
+    explicit InspectorSession(QObject *parent = nullptr, WorkerPriority workerPriority = WorkerPriority::BelowTheOwner);
     ~InspectorSession() override;
 
     SystemStore *store() { return &m_store; }
