@@ -61,8 +61,8 @@ public:
     // and in the window painting). BelowTheOwner: the window's choice, so that a flood waits in
     // the socket rather than freezing the window (Linux: nice +10 for that thread only; elsewhere
     // QThread::LowPriority). SameAsTheOwner: a headless program (map-inspector-cli), which has
-    // no window to protect and should take its fair share beside other work (a busy neighbour
-    // halved the rate at +10: docs/benchmarks.md "A live flood with a busy neighbour").
+    // no window to protect (beside a two-job compile it took 18 % more events than at +10:
+    // docs/benchmarks.md "A live flood with a busy neighbour").
     enum class WorkerPriority { BelowTheOwner, SameAsTheOwner };
     explicit InspectorSession(QObject *parent = nullptr, WorkerPriority workerPriority = WorkerPriority::BelowTheOwner);
     ~InspectorSession() override;
