@@ -10,6 +10,7 @@
 # Needs a configured build/ (its compile_commands.json gives the neighbour's command).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/client-cpu.sh
 seconds=${1:-15}
 runs=${2:-2}
 cli=${CLI:-build/app/map-inspector-cli} # another build's, to compare
@@ -65,16 +66,11 @@ run() { # $1: label
   done
   [ -n "$url" ] || exit 1
   "$cli" watch --url "$url" --duration "$seconds" >"$work/watch.out" 2>"$work/watch.err" &
-  local cpid=$! ticks=0
-  while kill -0 "$cpid" 2>/dev/null; do
-    ticks=$(awk '{print $14 + $15}' "/proc/$cpid/stat" 2>/dev/null || echo "$ticks")
-    sleep 0.2
-  done
-  wait "$cpid" || true
+  client_cpu_until_exit $!
   kill "$fpid" 2>/dev/null || true; wait "$fpid" 2>/dev/null || true
   local sent; sent=$(awk '$1 == "sent" || $1 == "done" {n = $2} END {print n + 0}' "$work/flood.out")
   printf '%-16s events/s %7.0f  client cpu %6.2f s\n' "$label" "$(echo "$sent / $seconds" | bc -l)" \
-    "$(echo "$ticks / $(getconf CLK_TCK)" | bc -l)"
+    "$client_cpu"
 }
 for i in $(seq "$runs"); do
   run "alone"

@@ -9,6 +9,7 @@
 #   bench/live-export-overhead.sh [SECONDS=20] [RATE=100000] [RUNS=2]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/client-cpu.sh
 seconds=${1:-20}
 rate=${2:-100000}
 runs=${3:-2}
@@ -29,18 +30,13 @@ run() { # $1: label, rest: extra arguments
   local url; url=$(sed -n 's/^listening //p' "$work/flood.out")
   local start; start=$(date +%s.%N)
   "$cli" watch --url "$url" --duration "$seconds" "$@" >"$work/watch.out" 2>"$work/watch.err" &
-  local cpid=$! ticks=0
-  while kill -0 "$cpid" 2>/dev/null; do
-    ticks=$(awk '{print $14 + $15}' "/proc/$cpid/stat" 2>/dev/null || echo "$ticks")
-    sleep 0.2
-  done
-  wait "$cpid" || true
+  client_cpu_until_exit $!
   local end; end=$(date +%s.%N)
   kill "$fpid" 2>/dev/null || true; wait "$fpid" 2>/dev/null || true
   local sent; sent=$(awk '$1 == "sent" || $1 == "done" {n = $2} END {print n + 0}' "$work/flood.out")
   local otlp; otlp=$(grep -o 'OpenTelemetry: .*' "$work/watch.err" | head -1 || true)
   printf '%-10s client cpu %6.2f s  wall %5.1f s  flood sent %d (%.0f/s)  %s\n' "$label" \
-    "$(echo "$ticks / $(getconf CLK_TCK)" | bc -l)" "$(echo "$end - $start" | bc -l)" "$sent" \
+    "$client_cpu" "$(echo "$end - $start" | bc -l)" "$sent" \
     "$(echo "$sent / $seconds" | bc -l)" "${otlp:-}"
 }
 for i in $(seq "$runs"); do

@@ -36,11 +36,6 @@ void appendString(JsonText &out, const QString &text)
     appendJsonStringTo(out, utf8.constData(), size_t(utf8.size()));
 }
 
-void appendString(JsonText &out, const QByteArray &utf8)
-{
-    appendJsonStringTo(out, utf8.constData(), size_t(utf8.size()));
-}
-
 QByteArrayView cutUtf8(QByteArrayView text, qsizetype maxBytes)
 {
     if (text.size() <= maxBytes)

@@ -40,7 +40,6 @@ QByteArray hexId(const QByteArray &seed, int bytes);
 void appendNanos(JsonText &out, qint64 ms);
 // `text` as a JSON string literal (quotes included).
 void appendString(JsonText &out, const QString &text);
-void appendString(JsonText &out, const QByteArray &utf8);
 // The first `maxBytes` bytes of UTF-8 `text` at most, cut before a character, never inside one.
 QByteArray cutUtf8(const QByteArray &text, qsizetype maxBytes);
 QByteArrayView cutUtf8(QByteArrayView text, qsizetype maxBytes);
