@@ -6,6 +6,7 @@
 //   7 output not writable · 8 an observation is incomplete (a drop, or missed events) ·
 //   9 watch --exit-on: an alert of that severity was raised · diff: 0 equal, 1 different
 #include "Allocator.h"
+#include "CrashReport.h"
 #include "Commands.h"
 #include "LiveTelemetry.h"
 
@@ -22,6 +23,7 @@ using namespace mapi::cli;
 
 int main(int argc, char **argv)
 {
+    mapi::installCrashReport("map-inspector-cli");
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("map-inspector-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(MAPI_VERSION));

@@ -1,6 +1,7 @@
 // map-inspector [--connect URL] [--token-env VAR] [--auth api-key|bearer] [--observer]
 //               [--memory-budget MB] [--journal-max-size MB] [--journal-max-age HOURS]
 //               [--sample | TRACEFILE | file://URL | map-inspector://open?file=…]
+#include "CrashReport.h"
 #include "MainWindow.h"
 #include "systems/SystemView.h"
 #include "client/StreamTransports.h"
@@ -55,6 +56,7 @@ private:
 
 int main(int argc, char **argv)
 {
+    mapi::installCrashReport("map-inspector");
     // A link comes from outside (a web page, a chat): the desktop starts `map-inspector LINK`. A
     // link that brings options with it (an unencoded quote breaking out of "%1", say
     // --connect somewhere, or one of Qt's own such as -platformpluginpath) is refused whole

@@ -1,0 +1,93 @@
+#include "CrashReport.h"
+
+#if defined(__linux__) || defined(__APPLE__) // backtrace() is in glibc and in macOS's libSystem
+#define MAPI_CRASH_REPORT 1
+#include <execinfo.h>
+#include <signal.h>
+#include <unistd.h>
+#endif
+
+#include <cstring>
+#include <initializer_list>
+
+namespace mapi {
+
+#ifdef MAPI_CRASH_REPORT
+namespace {
+
+const char *g_program = "program";
+
+// Only async-signal-safe calls from here on: write(2), backtrace_symbols_fd, raise.
+void writeText(const char *text)
+{
+    const ssize_t ignored = ::write(STDERR_FILENO, text, std::strlen(text));
+    (void)ignored;
+}
+
+void writeNumber(int n)
+{
+    char digits[12];
+    int at = int(sizeof digits);
+    digits[--at] = '\0';
+    unsigned u = n < 0 ? 0u : unsigned(n);
+    do {
+        digits[--at] = char('0' + u % 10);
+        u /= 10;
+    } while (u != 0 && at > 0);
+    writeText(digits + at);
+}
+
+const char *signalText(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGILL: return "SIGILL";
+    case SIGFPE: return "SIGFPE";
+    case SIGABRT: return "SIGABRT";
+    default: return "?";
+    }
+}
+
+void onFatalSignal(int sig)
+{
+    writeText(g_program);
+    writeText(": crashed (signal ");
+    writeNumber(sig);
+    writeText(": ");
+    writeText(signalText(sig));
+    writeText("); stack:\n");
+    void *frames[64];
+    const int count = ::backtrace(frames, 64);
+    ::backtrace_symbols_fd(frames, count, STDERR_FILENO);
+    // SA_RESETHAND put the default action back: raised again, the signal ends the process as it
+    // would have without this handler.
+    ::raise(sig);
+}
+
+} // namespace
+
+void installCrashReport(const char *program)
+{
+    g_program = program;
+    // backtrace() loads libgcc on its first call, which allocates: done here, not in the handler.
+    void *warm[1];
+    (void)::backtrace(warm, 1);
+    // A stack overflow leaves no stack to run the handler on: it runs on one of its own.
+    static char alternateStack[64 * 1024];
+    stack_t stack{};
+    stack.ss_sp = alternateStack;
+    stack.ss_size = sizeof alternateStack;
+    ::sigaltstack(&stack, nullptr);
+    struct sigaction action{};
+    action.sa_handler = onFatalSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESETHAND | SA_ONSTACK;
+    for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT})
+        ::sigaction(sig, &action, nullptr);
+}
+#else
+void installCrashReport(const char *) {}
+#endif
+
+} // namespace mapi
