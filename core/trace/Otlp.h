@@ -111,8 +111,12 @@ public:
 
     // Reads one request. false, with `why`, when it is none (no resourceSpans array).
     bool add(const Json &request, QString *why = nullptr);
-    // The records: an "open" record, then map/event frames in time order.
-    void finish(std::vector<TraceRecord> &out);
+    // Once every request was added: orders what the spans say in time.
+    void finish();
+    // The records, one a call, after finish(): an "open" record, then map/event frames in time
+    // order; false at the end. Each frame is made when it is asked for, so that the events are
+    // never all in memory as frames at once.
+    bool next(TraceRecord &out);
 
     qint64 spans() const;
     qint64 droppedSpans() const; // past kMaxSpans or kMaxEvents, or without ids

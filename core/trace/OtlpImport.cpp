@@ -6,10 +6,12 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <string_view>
 
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 namespace mapi {
@@ -75,17 +77,30 @@ Json anyValue(const Json &v)
     return Json();
 }
 
-// A KeyValue list as an object {key: value}.
-Json attributesOf(const Json &owner)
+// A KeyValue list as an object {key: value}; with `wanted`, only the keys it names (what finish()
+// reads: a span's other attributes would only take memory until the end).
+Json attributesOf(const Json &owner, bool (*wanted)(const std::string &) = nullptr)
 {
     Json out = Json::object();
     const Json *list = jsonChild(owner, "attributes");
     if (!list || !list->is_array())
         return out;
     for (const Json &kv : *list)
-        if (const Json *key = jsonChild(kv, "key"); key && key->is_string())
+        if (const Json *key = jsonChild(kv, "key"); key && key->is_string() && (!wanted || wanted(key->get_ref<const std::string &>())))
             out[key->get<std::string>()] = anyValue(kv.value("value", Json()));
     return out;
+}
+
+// The span attributes finish() reads.
+bool isReadSpanAttribute(const std::string &key)
+{
+    static const std::set<std::string, std::less<>> keys = {
+        "gen_ai.agent.id", "gen_ai.agent.name", "gen_ai.operation.name", "gen_ai.provider.name", "gen_ai.system",
+        "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "gen_ai.usage.output_tokens",
+        "gen_ai.usage.completion_tokens", "gen_ai.usage.cost", "map.cost.usd", "map.task.id", "map.task.type",
+        "map.agent.messages_sent", "map.agent.parent_id", "map.agent.role", "map.agent.state", "map.agent.session_id",
+        "map.agent.scopes", "map.agent.unregistered"};
+    return keys.count(key) > 0;
 }
 
 // ns since the epoch (a decimal string, or a number) as ms; -1 when absent or no time.
@@ -132,12 +147,78 @@ bool isLowerHex(const std::string &s, size_t length)
     return s.find_first_not_of('0') != std::string::npos; // all zero: no id
 }
 
+// A span event as finish() reads it: a message this inspector exported (map.message) or a task's
+// transition (map.task.transition); the file's other events are not kept. Typed fields, not a
+// JSON object per event: 700,000 events as objects took about 1 GB.
 struct SpanEvent
 {
-    QString name;
+    enum class Kind : quint8 { Message, TaskTransition };
+    Kind kind = Kind::Message;
+    bool fromMessage = false; // a transition a message made
     qint64 timeMs = 0;
-    Json attributes;
+    Json to;                  // map.message.to (null: absent)
+    std::string address;      // map.message.address
+    std::string id;           // map.message.id
+    std::string payload;      // map.message.payload: its text as written (a JSON text, or any text)
+    std::string status;       // map.task.status
+    std::string agent;        // map.agent.id
 };
+
+// An attribute's value as text (a number or a boolean as its JSON); empty when absent or other.
+std::string textOf(const Json &value)
+{
+    if (value.is_string())
+        return value.get<std::string>();
+    if (value.is_number() || value.is_boolean())
+        return value.dump();
+    return {};
+}
+
+// One span event, or nothing when finish() does not read its kind.
+std::optional<SpanEvent> spanEvent(const Json &e, qint64 spanStartMs)
+{
+    const Json *name = jsonChild(e, "name");
+    if (!name || !name->is_string())
+        return std::nullopt;
+    SpanEvent event;
+    const std::string &n = name->get_ref<const std::string &>();
+    if (n == "map.message")
+        event.kind = SpanEvent::Kind::Message;
+    else if (n == "map.task.transition")
+        event.kind = SpanEvent::Kind::TaskTransition;
+    else
+        return std::nullopt;
+    event.timeMs = nanosToMs(jsonChild(e, "timeUnixNano"));
+    if (event.timeMs < 0)
+        event.timeMs = spanStartMs;
+    const Json *list = jsonChild(e, "attributes");
+    if (!list || !list->is_array())
+        return event;
+    for (const Json &kv : *list) {
+        const Json *key = jsonChild(kv, "key");
+        const Json *value = jsonChild(kv, "value");
+        if (!key || !key->is_string() || !value)
+            continue;
+        const std::string &k = key->get_ref<const std::string &>();
+        if (event.kind == SpanEvent::Kind::Message) {
+            if (k == "map.message.to")
+                event.to = anyValue(*value);
+            else if (k == "map.message.address")
+                event.address = textOf(anyValue(*value));
+            else if (k == "map.message.id")
+                event.id = textOf(anyValue(*value));
+            else if (k == "map.message.payload")
+                event.payload = textOf(anyValue(*value));
+        } else if (k == "map.task.from_message") {
+            event.fromMessage = anyValue(*value) == Json(true);
+        } else if (k == "map.task.status") {
+            event.status = textOf(anyValue(*value));
+        } else if (k == "map.agent.id") {
+            event.agent = textOf(anyValue(*value));
+        }
+    }
+    return event;
+}
 
 struct Span
 {
@@ -200,6 +281,73 @@ struct AgentInfo
     bool hasOwnSpan = false; // false: made for spans outside every agent (a service)
 };
 
+// An event to write, stamped with (time, order of making). The span events (most of them)
+// become JSON only when their frame is written, from the span they are in: made at once, 577,000
+// events took 870 MB of JSON objects.
+enum class Made : quint8 { Ready, SpanMessage, TaskCreated, TaskStatus };
+struct Pending
+{
+    qint64 timeMs;
+    qint64 order;
+    Json event;               // Ready: the event itself
+    qint32 span = -1;         // otherwise: the span event it is made from
+    qint32 spanEvent = -1;
+    qint64 messageNumber = 0; // SpanMessage without an id of its own: the one it is given
+    Made made = Made::Ready;
+};
+
+bool isOwnSystemSpan(const Span &s)
+{
+    return s.name == QLatin1String("map.system") && s.parentId.empty();
+}
+
+// A message.sent event. With `rawPayload`, a placeholder 0 stands for the payload, whose text goes
+// into the frame as it is when the frame is written (its JSON objects are never made).
+Json messageEvent(qint64 t, const QString &from, Json to, Json payload, std::string id, bool rawPayload)
+{
+    Json m = {{"id", std::move(id)}, {"to", std::move(to)}, {"payload", rawPayload ? Json(0) : std::move(payload)}, {"timestamp", t}};
+    Json event = {{"type", "message.sent"}};
+    if (!from.isEmpty()) {
+        m["from"] = from.toStdString();
+        event["source"] = {{"agentId", from.toStdString()}};
+    }
+    event["data"] = {{"message", std::move(m)}};
+    return event;
+}
+
+// A span event's event, as it is written (`rawPayload`: a message's payload text, messageEvent).
+Json spanEventJson(const Pending &p, const Span &s, const QString &owner, std::string &rawPayload)
+{
+    const SpanEvent &e = s.events[size_t(p.spanEvent)];
+    if (p.made == Made::SpanMessage) {
+        Json to = e.to;
+        if (!to.is_array() || to.empty())
+            to = e.address.empty() ? Json("*") : Json(e.address);
+        else if (to.size() == 1)
+            to = Json(to.at(0));
+        Json payload = Json::object();
+        // A JSON text on one line goes into the frame as it is; any other text as a string (a
+        // frame is one line of a trace: a payload's own line breaks would cut it).
+        if (!e.payload.empty()) {
+            if (e.payload.find_first_of("\n\r") == std::string::npos && Json::accept(e.payload))
+                rawPayload = e.payload;
+            else
+                payload = Json::parse(e.payload, nullptr, false);
+            if (payload.is_discarded())
+                payload = e.payload;
+        }
+        std::string id = e.id.empty() ? "otlp-message-" + std::to_string(p.messageNumber) : e.id;
+        return messageEvent(e.timeMs, isOwnSystemSpan(s) ? QString() : owner, std::move(to), std::move(payload), std::move(id),
+                            !rawPayload.empty());
+    }
+    const std::string taskId = text(s.attributes, "map.task.id").toStdString();
+    if (p.made == Made::TaskCreated)
+        return {{"type", "task.created"},
+                {"data", {{"task", {{"id", taskId}, {"title", text(s.attributes, "map.task.type").toStdString()},
+                                    {"assignee", e.agent}, {"status", e.status}}}}}};
+    return {{"type", "task.status"}, {"data", {{"taskId", taskId}, {"current", e.status}, {"agentId", e.agent}}}};
+}
+
 } // namespace
 
 struct OtlpImporter::Impl
@@ -209,6 +357,12 @@ struct OtlpImporter::Impl
     qint64 events = 0;
     qint64 dropped = 0;
     qint64 agentCount = 0;
+    // After finish(): what next() writes, in order, and the owner of each span.
+    std::vector<Pending> pending;
+    std::vector<QString> owner;
+    size_t nextPending = 0;
+    bool openWritten = false;
+    bool finished = false;
 };
 
 OtlpImporter::OtlpImporter(QString sourceName)
@@ -279,7 +433,7 @@ bool OtlpImporter::add(const Json &request, QString *why)
                 if (span.startMs < 0)
                     span.startMs = std::max<qint64>(0, span.endMs);
                 span.endMs = std::max(span.startMs, span.endMs);
-                span.attributes = attributesOf(s);
+                span.attributes = attributesOf(s, isReadSpanAttribute);
                 if (const Json *status = jsonChild(s, "status"); status && status->is_object()) {
                     if (const Json *code = jsonChild(*status, "code"); code && code->is_number_integer())
                         span.statusCode = code->get<int>();
@@ -290,18 +444,10 @@ bool OtlpImporter::add(const Json &request, QString *why)
                     if (const Json *m = jsonChild(*status, "message"); m && m->is_string())
                         span.statusMessage = toQString(*m);
                 }
-                for (size_t i = 0; i < eventCount; ++i) {
-                    const Json &e = events->at(i);
-                    SpanEvent event;
-                    if (const Json *v = jsonChild(e, "name"); v && v->is_string())
-                        event.name = toQString(*v);
-                    event.timeMs = nanosToMs(jsonChild(e, "timeUnixNano"));
-                    if (event.timeMs < 0)
-                        event.timeMs = span.startMs;
-                    event.attributes = attributesOf(e);
-                    span.events.push_back(std::move(event));
-                }
-                d->events += qint64(span.events.size());
+                for (size_t i = 0; i < eventCount; ++i)
+                    if (std::optional<SpanEvent> event = spanEvent(events->at(i), span.startMs))
+                        span.events.push_back(std::move(*event));
+                d->events += qint64(eventCount);
                 d->spans.push_back(std::move(span));
             }
         }
@@ -309,7 +455,7 @@ bool OtlpImporter::add(const Json &request, QString *why)
     return true;
 }
 
-void OtlpImporter::finish(std::vector<TraceRecord> &out)
+void OtlpImporter::finish()
 {
     std::vector<Span> &spans = d->spans;
     std::unordered_map<std::string, int> byId;
@@ -323,7 +469,6 @@ void OtlpImporter::finish(std::vector<TraceRecord> &out)
         return it == byId.end() || it->second == int(i) ? -1 : it->second;
     };
     auto isOwnTaskSpan = [&](const Span &s) { return s.attributes.contains("map.task.id"); };
-    auto isOwnSystemSpan = [&](const Span &s) { return s.name == QLatin1String("map.system") && s.parentId.empty(); };
     auto isOwnAgentSpan = [&](const Span &s) { return s.attributes.contains("map.agent.messages_sent"); };
 
     // A span's own agent: its gen_ai.agent.id, else .name, else the agent its operation names.
@@ -432,30 +577,16 @@ void OtlpImporter::finish(std::vector<TraceRecord> &out)
     }
     d->agentCount = qint64(agents.size());
 
-    // The events, stamped with (time, order of making) and sorted at the end.
-    struct Pending
-    {
-        qint64 timeMs;
-        qint64 order;
-        Json event;
-    };
-    std::vector<Pending> pending;
+    std::vector<Pending> &pending = d->pending;
     qint64 order = 0;
     auto push = [&](qint64 t, Json event) { pending.push_back({t, order++, std::move(event)}); };
-    qint64 messageNumber = 0;
-    auto message = [&](qint64 t, const QString &from, Json to, Json payload, QString id = {}) {
-        if (id.isEmpty())
-            id = QStringLiteral("otlp-message-%1").arg(++messageNumber);
-        Json m = {{"id", id.toStdString()}, {"to", std::move(to)}, {"payload", std::move(payload)}, {"timestamp", t}};
-        Json event = {{"type", "message.sent"}};
-        if (!from.isEmpty()) {
-            m["from"] = from.toStdString();
-            event["source"] = {{"agentId", from.toStdString()}};
-        }
-        event["data"] = {{"message", std::move(m)}};
-        push(t, std::move(event));
+    auto pushSpanEvent = [&](qint64 t, Made made, size_t span, size_t spanEvent, qint64 messageNumber = 0) {
+        pending.push_back({t, order++, Json(), qint32(span), qint32(spanEvent), messageNumber, made});
     };
-
+    qint64 messageNumber = 0;
+    auto message = [&](qint64 t, const QString &from, Json to, Json payload) {
+        push(t, messageEvent(t, from, std::move(to), std::move(payload), "otlp-message-" + std::to_string(++messageNumber), false));
+    };
     for (const auto &[id, a] : agents) {
         Json agent = {{"id", id.toStdString()}, {"name", (a.name.isEmpty() ? id : a.name).toStdString()}};
         if (!a.role.isEmpty())
@@ -526,47 +657,20 @@ void OtlpImporter::finish(std::vector<TraceRecord> &out)
 
     for (size_t i = 0; i < spans.size(); ++i) {
         const Span &s = spans[i];
-        // Messages this inspector exported.
-        for (const SpanEvent &e : s.events) {
-            if (e.name != QLatin1String("map.message"))
-                continue;
-            Json to = e.attributes.value("map.message.to", Json());
-            if (!to.is_array() || to.empty()) {
-                const QString address = text(e.attributes, "map.message.address");
-                to = address.isEmpty() ? Json("*") : Json(address.toStdString());
-            } else if (to.size() == 1) {
-                to = Json(to.at(0));
-            }
-            Json payload = Json::object();
-            const QString payloadText = text(e.attributes, "map.message.payload");
-            if (!payloadText.isEmpty()) {
-                payload = Json::parse(payloadText.toStdString(), nullptr, false);
-                if (payload.is_discarded())
-                    payload = payloadText.toStdString();
-            }
-            message(e.timeMs, isOwnSystemSpan(s) ? QString() : owner[i], std::move(to), std::move(payload), text(e.attributes, "map.message.id"));
+        // Messages and task transitions this inspector exported: made into events when written.
+        for (size_t j = 0; j < s.events.size(); ++j) {
+            const SpanEvent &e = s.events[j];
+            if (e.kind == SpanEvent::Kind::Message)
+                pushSpanEvent(e.timeMs, Made::SpanMessage, i, j, e.id.empty() ? ++messageNumber : 0);
         }
-        // Tasks this inspector exported: their transitions that no message made.
         if (isOwnTaskSpan(s)) {
-            const QString taskId = text(s.attributes, "map.task.id");
             bool first = true;
-            for (const SpanEvent &e : s.events) {
-                if (e.name != QLatin1String("map.task.transition"))
+            for (size_t j = 0; j < s.events.size(); ++j) {
+                const SpanEvent &e = s.events[j];
+                if (e.kind != SpanEvent::Kind::TaskTransition)
                     continue;
-                const bool fromMessage = e.attributes.value("map.task.from_message", false) == Json(true);
-                const QString status = text(e.attributes, "map.task.status");
-                const QString agent = text(e.attributes, "map.agent.id");
-                if (!fromMessage) {
-                    if (first)
-                        push(e.timeMs, {{"type", "task.created"},
-                                        {"data", {{"task", {{"id", taskId.toStdString()},
-                                                            {"title", text(s.attributes, "map.task.type").toStdString()},
-                                                            {"assignee", agent.toStdString()},
-                                                            {"status", status.toStdString()}}}}}});
-                    else
-                        push(e.timeMs, {{"type", "task.status"},
-                                        {"data", {{"taskId", taskId.toStdString()}, {"current", status.toStdString()}, {"agentId", agent.toStdString()}}}});
-                }
+                if (!e.fromMessage) // a transition a message made comes from that message
+                    pushSpanEvent(e.timeMs, first ? Made::TaskCreated : Made::TaskStatus, i, j);
                 first = false;
             }
             continue;
@@ -600,28 +704,57 @@ void OtlpImporter::finish(std::vector<TraceRecord> &out)
     std::sort(pending.begin(), pending.end(), [](const Pending &a, const Pending &b) {
         return a.timeMs != b.timeMs ? a.timeMs < b.timeMs : a.order < b.order;
     });
-    TraceRecord open;
-    open.timeMs = pending.empty() ? 0 : pending.front().timeMs;
-    open.dir = recordDirName(RecordDir::Open);
-    open.raw = QStringLiteral("import:%1").arg(d->source).toUtf8();
-    out.push_back(std::move(open));
-    qint64 eventNumber = 0;
-    for (Pending &p : pending) {
-        const std::string id = "otlp-" + std::to_string(++eventNumber);
-        p.event["id"] = id;
-        p.event["timestamp"] = p.timeMs;
-        const Json frame = {{"jsonrpc", "2.0"},
-                            {"method", "map/event"},
-                            {"params", {{"eventId", id}, {"timestamp", p.timeMs}, {"event", std::move(p.event)}}}};
-        TraceRecord r;
-        r.timeMs = p.timeMs;
-        r.dir = recordDirName(RecordDir::Recv);
-        r.connection = 1;
-        r.raw = QByteArray::fromStdString(frame.dump(-1, ' ', false, Json::error_handler_t::replace));
-        out.push_back(std::move(r));
+    d->owner = std::move(owner);
+    d->finished = true;
+}
+
+bool OtlpImporter::next(TraceRecord &out)
+{
+    if (!d->finished)
+        return false;
+    std::vector<Pending> &pending = d->pending;
+    if (!d->openWritten) {
+        d->openWritten = true;
+        out = TraceRecord();
+        out.timeMs = pending.empty() ? 0 : pending.front().timeMs;
+        out.dir = recordDirName(RecordDir::Open);
+        out.raw = QStringLiteral("import:%1").arg(d->source).toUtf8();
+        return true;
     }
-    spans.clear();
-    spans.shrink_to_fit();
+    if (d->nextPending == pending.size()) {
+        // All written: what they were made from goes.
+        std::vector<Pending>().swap(pending);
+        std::vector<Span>().swap(d->spans);
+        std::vector<QString>().swap(d->owner);
+        return false;
+    }
+    Pending &p = pending[d->nextPending];
+    const qint64 eventNumber = qint64(++d->nextPending);
+    std::string rawPayload;
+    Json event = p.made == Made::Ready ? std::move(p.event)
+                                       : spanEventJson(p, d->spans[size_t(p.span)], d->owner[size_t(p.span)], rawPayload);
+    const std::string id = "otlp-" + std::to_string(eventNumber);
+    event["id"] = id;
+    event["timestamp"] = p.timeMs;
+    const Json frame = {{"jsonrpc", "2.0"},
+                        {"method", "map/event"},
+                        {"params", {{"eventId", id}, {"timestamp", p.timeMs}, {"event", std::move(event)}}}};
+    std::string text = frame.dump(-1, ' ', false, Json::error_handler_t::replace);
+    if (!rawPayload.empty()) {
+        // The placeholder is the first "payload" key of the frame: the keys are sorted, and every
+        // one before it (params.event.data.message's from and id) holds a string, in which a
+        // written quote is always escaped.
+        static constexpr std::string_view kPlaceholder = "\"payload\":0";
+        const size_t at = text.find(kPlaceholder);
+        if (at != std::string::npos)
+            text.replace(at + kPlaceholder.size() - 1, 1, rawPayload);
+    }
+    out = TraceRecord();
+    out.timeMs = p.timeMs;
+    out.dir = recordDirName(RecordDir::Recv);
+    out.connection = 1;
+    out.raw = QByteArray::fromStdString(text);
+    return true;
 }
 
 } // namespace mapi

@@ -356,8 +356,11 @@ bool TraceFileReader::next(TraceRecord &record)
             s.pending.pop_front();
             break;
         }
-        if (s.finished)
+        if (s.finished) {
+            if ((s.mode == Impl::Mode::Otlp || s.mode == Impl::Mode::OtlpWhole) && s.otlp.next(record))
+                break;
             return false;
+        }
         const char *data = nullptr;
         qsizetype size = 0;
         qsizetype capacity = 0;
@@ -371,11 +374,7 @@ bool TraceFileReader::next(TraceRecord &record)
             m_stats.streamError = s.in.errorString();
             m_stats.bytesRead = s.in.compressedBytesRead();
             if (s.mode == Impl::Mode::Otlp || s.mode == Impl::Mode::OtlpWhole) {
-                s.converted.clear();
-                s.otlp.finish(s.converted);
-                for (TraceRecord &r : s.converted)
-                    s.pending.push_back(std::move(r));
-                s.converted.clear();
+                s.otlp.finish(); // its records come from next(), below
                 m_stats.format = QStringLiteral("otlp");
                 m_stats.otlpSpansDropped = s.otlp.droppedSpans();
             } else if (m_stats.format.isEmpty() && s.mode != Impl::Mode::Trace) {

@@ -213,6 +213,18 @@ private Q_SLOTS:
         for (size_t row = 0; row < imported.messages().size(); ++row)
             importedIds.insert(imported.messages().id(row));
         QCOMPARE(importedIds, originalIds);
+        // Every payload, as JSON (the import writes a payload's text into its frame as it is).
+        QHash<QString, QByteArray> originalPayloads;
+        for (size_t row = 0; row < original.messages().size(); ++row)
+            originalPayloads.insert(original.messages().id(row), original.messagePayload(int(row)));
+        int payloads = 0;
+        for (size_t row = 0; row < imported.messages().size(); ++row) {
+            const QByteArray back = imported.messagePayload(int(row));
+            const QByteArray was = originalPayloads.value(imported.messages().id(row));
+            QCOMPARE(Json::parse(back.toStdString(), nullptr, false), Json::parse(was.toStdString(), nullptr, false));
+            payloads += back.size() > 2 ? 1 : 0;
+        }
+        QVERIFY(payloads > 100); // the sample's messages carry payloads: the comparison compared some
         QCOMPARE(imported.tasks().size(), original.tasks().size());
         for (const Task &t : original.tasks()) {
             const Task *back = imported.task(t.id);
@@ -473,6 +485,56 @@ private Q_SLOTS:
         QVERIFY(store.agent(QStringLiteral("b")));
         QVERIFY(store.agent(QStringLiteral("c")));
         QCOMPARE(store.agent(QStringLiteral("c"))->registeredAtMs, t0 + 1);
+    }
+
+    // A message's payload text goes into its frame as it is when it is JSON on one line, parsed
+    // when it spans lines, as a string when it is not JSON; nothing another attribute holds
+    // (an id, a recipient that reads like the frame's own "payload" key) takes its place.
+    void messagePayloadsReadAsWritten()
+    {
+        const qint64 t0 = 1764000000000LL;
+        auto str = [](const std::string &v) { return Json{{"stringValue", v}}; };
+        auto message = [&](const std::string &id, qint64 t, const Json &payloadText, const Json &to) {
+            Json attributes = Json::array({{{"key", "map.message.id"}, {"value", str(id)}}, {{"key", "map.message.to"}, {"value", to}}});
+            if (!payloadText.is_null())
+                attributes.push_back({{"key", "map.message.payload"}, {"value", str(payloadText.get<std::string>())}});
+            return Json{{"name", "map.message"}, {"timeUnixNano", std::to_string(t * 1000000)}, {"attributes", attributes}};
+        };
+        const Json toB = {{"arrayValue", {{"values", {str("b")}}}}};
+        // A recipient that is an object {"payload": 0}: in the frame, after the payload's placeholder.
+        const Json toLikeTheFrame = {
+            {"arrayValue", {{"values", {{{"kvlistValue", {{"values", {{{"key", "payload"}, {"value", {{"intValue", "0"}}}}}}}}}}}}}};
+        // Its note holds what the frame's placeholder for a payload looks like.
+        const Json assignment = {{"type", "TASK_ASSIGNMENT"}, {"task_id", "t1"}, {"note", "\"payload\":0"}};
+        const Json list = Json::array({1, 2, {{"x", nullptr}}});
+        Json agentSpan = span("00000000000000a1", "", "invoke_agent a", t0, t0 + 100,
+                              {{"gen_ai.agent.id", "a"}, {"map.agent.messages_sent", 5}});
+        agentSpan["events"] = Json::array({
+            message("m-object", t0 + 1, assignment.dump(), toB),
+            message("m-lines", t0 + 2, "{\n  \"type\": \"STATUS_UPDATE\",\n  \"status\": \"ok\"\n}", toB),
+            message("m-text", t0 + 3, "plain words, not JSON", toB),
+            message("\"payload\":0", t0 + 4, list.dump(), toLikeTheFrame),
+            message("m-none", t0 + 5, Json(), toB),
+        });
+        Json b = span("00000000000000b1", "", "invoke_agent b", t0, t0 + 100, {{"gen_ai.agent.id", "b"}, {"map.agent.messages_sent", 0}});
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("payloads.otlp.json"));
+        QVERIFY(writeFile(path, QByteArray::fromStdString(request(Json::array({agentSpan, b})).dump()) + '\n'));
+        SystemStore store;
+        TraceLoadResult r;
+        QVERIFY(load(store, path, &r));
+        QCOMPARE(r.stats.badLineCount, 0);
+        QCOMPARE(store.counters().problems, qint64(0));
+        QHash<QString, Json> payloads;
+        for (size_t row = 0; row < store.messages().size(); ++row)
+            payloads.insert(store.messages().id(row), Json::parse(store.messagePayload(int(row)).toStdString(), nullptr, false));
+        QCOMPARE(payloads.size(), 5);
+        QCOMPARE(payloads.value(QStringLiteral("m-object")), assignment);
+        QCOMPARE(payloads.value(QStringLiteral("m-lines")), Json({{"type", "STATUS_UPDATE"}, {"status", "ok"}}));
+        QCOMPARE(payloads.value(QStringLiteral("m-text")), Json("plain words, not JSON"));
+        QCOMPARE(payloads.value(QStringLiteral("\"payload\":0")), list);
+        QCOMPARE(payloads.value(QStringLiteral("m-none")), Json::object());
+        QVERIFY(store.task(QStringLiteral("t1"))); // the assignment was read as one
     }
 
     void usageSplitFromReports()
