@@ -64,6 +64,23 @@ InspectorSession::InspectorSession(QObject *parent, WorkerPriority workerPriorit
     m_worker.start();
     m_workerContext = new QObject;
     m_workerContext->moveToThread(&m_worker);
+    // QThread::wait() (Qt 6.4 on Unix) returns when the thread's event loop has ended, before its
+    // thread_local objects (the decoders' parsers and caches) are destroyed; a program that exits
+    // then would destroy its statics under their feet. The first thread_local made in the worker
+    // is destroyed after every later one and says so: the destructor waits for it.
+    QMetaObject::invokeMethod(m_workerContext, [gone = m_workerLocalsGone] {
+        struct SaysWhenGone
+        {
+            std::shared_ptr<QSemaphore> gone;
+            ~SaysWhenGone()
+            {
+                if (gone)
+                    gone->release();
+            }
+        };
+        thread_local SaysWhenGone last;
+        last.gone = gone;
+    }, Qt::QueuedConnection);
     if (workerPriority == WorkerPriority::BelowTheOwner)
         QMetaObject::invokeMethod(m_workerContext, [] { yieldToTheGuiThread(); }, Qt::QueuedConnection);
     m_clock.setObjectName(QStringLiteral("sessionClock"));
@@ -100,6 +117,7 @@ InspectorSession::~InspectorSession()
     m_workerContext->deleteLater(); // deleted by the worker's event loop before it quits
     m_worker.quit();
     m_worker.wait();
+    m_workerLocalsGone->tryAcquire(1, 2000); // its thread_locals too (the constructor says why); bounded
 }
 
 template<typename F> void InspectorSession::runInWorker(F &&f)

@@ -21,6 +21,7 @@
 #include <QHash>
 #include <QObject>
 #include <QPointer>
+#include <QSemaphore>
 #include <QThread>
 #include <QTimer>
 
@@ -334,6 +335,8 @@ private:
     QTimer m_applyTimer;                 // single shot, 0 ms
     QThread m_worker;
     QObject *m_workerContext = nullptr;  // lives in m_worker: runs code there
+    // Released once m_worker's thread_local objects are destroyed (the constructor and destructor say why).
+    std::shared_ptr<QSemaphore> m_workerLocalsGone = std::make_shared<QSemaphore>(0);
     MapClient *m_client = nullptr;       // lives in m_worker
     ClientOptions m_options;             // of the live connection (credential in memory only)
     TraceWriter *m_writer = nullptr;     // lives in m_worker; set while recording
