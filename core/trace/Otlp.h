@@ -111,6 +111,9 @@ public:
 
     // Reads one request. false, with `why`, when it is none (no resourceSpans array).
     bool add(const Json &request, QString *why = nullptr);
+    // The same from its text, read with simdjson where it can (no tree of the whole request is
+    // made), else with nlohmann's parser; false, with `why`, when it is no JSON or no request.
+    bool add(const QByteArray &text, QString *why = nullptr);
     // Once every request was added: orders what the spans say in time.
     void finish();
     // The records, one a call, after finish(): an "open" record, then map/event frames in time

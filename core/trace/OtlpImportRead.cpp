@@ -2,8 +2,11 @@
 // makes them MAP events (trace/Otlp.h says how).
 #include "trace/OtlpImportSpans.h"
 
+#include "protocol/SimdJsonConvert.h"
+
 #include <cmath>
 #include <set>
+#include <string_view>
 
 namespace mapi {
 
@@ -94,22 +97,85 @@ Json anyValue(const Json &v)
     return Json();
 }
 
+// add() walks a request through one of these two: an nlohmann value, or simdjson's DOM, where no
+// tree of the whole request is made (a request line is megabytes: making its tree took a third of
+// the import). Leaves are read as nlohmann values (json()), small, so that both walks read alike.
+struct NlohmannNode
+{
+    const Json *v = nullptr;
+    explicit operator bool() const { return v != nullptr; }
+    NlohmannNode operator[](std::string_view key) const { return {v ? jsonChild(*v, key) : nullptr}; }
+    bool isArray() const { return v && v->is_array(); }
+    bool isObject() const { return v && v->is_object(); }
+    size_t size() const { return isArray() ? v->size() : 0; }
+    template<typename F> void each(F &&f) const
+    {
+        if (isArray())
+            for (const Json &x : *v)
+                f(NlohmannNode{&x});
+    }
+    std::optional<std::string_view> string() const
+    {
+        return v && v->is_string() ? std::optional<std::string_view>(v->get_ref<const std::string &>()) : std::nullopt;
+    }
+    Json json() const { return v ? *v : Json(); }
+};
+
+struct SimdNode
+{
+    simdjson::dom::element e;
+    bool valid = false;
+    explicit operator bool() const { return valid; }
+    SimdNode operator[](std::string_view key) const
+    {
+        simdjson::dom::object object;
+        simdjson::dom::element value;
+        if (!valid || e.get_object().get(object) != simdjson::SUCCESS || !lastMember(object, key, value))
+            return {};
+        return {value, true};
+    }
+    bool isArray() const { return valid && e.is_array(); }
+    bool isObject() const { return valid && e.is_object(); }
+    size_t size() const
+    {
+        simdjson::dom::array array;
+        return valid && e.get_array().get(array) == simdjson::SUCCESS ? array.size() : 0;
+    }
+    template<typename F> void each(F &&f) const
+    {
+        simdjson::dom::array array;
+        if (valid && e.get_array().get(array) == simdjson::SUCCESS)
+            for (simdjson::dom::element x : array)
+                f(SimdNode{x, true});
+    }
+    std::optional<std::string_view> string() const
+    {
+        std::string_view text;
+        return valid && e.get_string().get(text) == simdjson::SUCCESS ? std::optional<std::string_view>(text) : std::nullopt;
+    }
+    Json json() const { return valid ? jsonFromSimd(e) : Json(); }
+};
+
+QString qstring(std::string_view text)
+{
+    return QString::fromUtf8(text.data(), qsizetype(text.size()));
+}
+
 // A KeyValue list as an object {key: value}; with `wanted`, only the keys it names (what finish()
 // reads: a span's other attributes would only take memory until the end).
-Json attributesOf(const Json &owner, bool (*wanted)(const std::string &) = nullptr)
+template<typename Node> Json attributesOf(Node owner, bool (*wanted)(std::string_view) = nullptr)
 {
     Json out = Json::object();
-    const Json *list = jsonChild(owner, "attributes");
-    if (!list || !list->is_array())
-        return out;
-    for (const Json &kv : *list)
-        if (const Json *key = jsonChild(kv, "key"); key && key->is_string() && (!wanted || wanted(key->get_ref<const std::string &>())))
-            out[key->get<std::string>()] = anyValue(kv.value("value", Json()));
+    owner["attributes"].each([&](Node kv) {
+        const std::optional<std::string_view> key = kv["key"].string();
+        if (key && (!wanted || wanted(*key)))
+            out[std::string(*key)] = anyValue(kv["value"].json());
+    });
     return out;
 }
 
 // The span attributes finish() reads.
-bool isReadSpanAttribute(const std::string &key)
+bool isReadSpanAttribute(std::string_view key)
 {
     static const std::set<std::string, std::less<>> keys = {
         "gen_ai.agent.id", "gen_ai.agent.name", "gen_ai.operation.name", "gen_ai.provider.name", "gen_ai.system",
@@ -117,7 +183,7 @@ bool isReadSpanAttribute(const std::string &key)
         "gen_ai.usage.completion_tokens", "gen_ai.usage.cost", "map.cost.usd", "map.task.id", "map.task.type",
         "map.agent.messages_sent", "map.agent.parent_id", "map.agent.role", "map.agent.state", "map.agent.session_id",
         "map.agent.scopes", "map.agent.unregistered"};
-    return keys.count(key) > 0;
+    return keys.find(key) != keys.end();
 }
 
 // ns since the epoch (a decimal string, or a number) as ms; -1 when absent or no time.
@@ -136,8 +202,13 @@ qint64 nanosToMs(const Json *v)
     }
     return -1;
 }
+template<typename Node> qint64 nanosToMs(Node node)
+{
+    const Json value = node.json();
+    return nanosToMs(node ? &value : nullptr);
+}
 
-bool isLowerHex(const std::string &s, size_t length)
+bool isLowerHex(std::string_view s, size_t length)
 {
     if (s.size() != length || s.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
         return false;
@@ -155,49 +226,128 @@ std::string textOf(const Json &value)
 }
 
 // One span event, or nothing when finish() does not read its kind.
-std::optional<SpanEvent> spanEvent(const Json &e, qint64 spanStartMs)
+template<typename Node> std::optional<SpanEvent> spanEvent(Node e, qint64 spanStartMs)
 {
-    const Json *name = jsonChild(e, "name");
-    if (!name || !name->is_string())
+    const std::optional<std::string_view> name = e["name"].string();
+    if (!name)
         return std::nullopt;
     SpanEvent event;
-    const std::string &n = name->get_ref<const std::string &>();
-    if (n == "map.message")
+    if (*name == "map.message")
         event.kind = SpanEvent::Kind::Message;
-    else if (n == "map.task.transition")
+    else if (*name == "map.task.transition")
         event.kind = SpanEvent::Kind::TaskTransition;
     else
         return std::nullopt;
-    event.timeMs = nanosToMs(jsonChild(e, "timeUnixNano"));
+    event.timeMs = nanosToMs(e["timeUnixNano"]);
     if (event.timeMs < 0)
         event.timeMs = spanStartMs;
-    const Json *list = jsonChild(e, "attributes");
-    if (!list || !list->is_array())
-        return event;
-    for (const Json &kv : *list) {
-        const Json *key = jsonChild(kv, "key");
-        const Json *value = jsonChild(kv, "value");
-        if (!key || !key->is_string() || !value)
-            continue;
-        const std::string &k = key->get_ref<const std::string &>();
+    e["attributes"].each([&](Node kv) {
+        const std::optional<std::string_view> key = kv["key"].string();
+        const Node value = kv["value"];
+        if (!key || !value)
+            return;
+        const std::string_view k = *key;
         if (event.kind == SpanEvent::Kind::Message) {
             if (k == "map.message.to")
-                event.to = anyValue(*value);
+                event.to = anyValue(value.json());
             else if (k == "map.message.address")
-                event.address = textOf(anyValue(*value));
+                event.address = textOf(anyValue(value.json()));
             else if (k == "map.message.id")
-                event.id = textOf(anyValue(*value));
+                event.id = textOf(anyValue(value.json()));
             else if (k == "map.message.payload")
-                event.payload = textOf(anyValue(*value));
+                event.payload = textOf(anyValue(value.json()));
         } else if (k == "map.task.from_message") {
-            event.fromMessage = anyValue(*value) == Json(true);
+            event.fromMessage = anyValue(value.json()) == Json(true);
         } else if (k == "map.task.status") {
-            event.status = textOf(anyValue(*value));
+            event.status = textOf(anyValue(value.json()));
         } else if (k == "map.agent.id") {
-            event.agent = textOf(anyValue(*value));
+            event.agent = textOf(anyValue(value.json()));
         }
-    }
+    });
     return event;
+}
+
+// What add() fills: the spans kept, and the counts of their events and of the spans dropped.
+struct Kept
+{
+    std::vector<Span> &spans;
+    qint64 &events;
+    qint64 &dropped;
+};
+
+// One request's spans into `d`; false, with `why`, when it is none (no resourceSpans array).
+template<typename Node> bool addRequest(Kept d, Node request, QString *why)
+{
+    const Node resourceSpans = request["resourceSpans"];
+    if (!request.isObject() || !resourceSpans.isArray()) {
+        if (why)
+            *why = QStringLiteral("not an OTLP trace request (no resourceSpans array)");
+        return false;
+    }
+    resourceSpans.each([&](Node rs) {
+        if (!rs.isObject())
+            return;
+        QString service;
+        if (const Node resource = rs["resource"]; resource.isObject())
+            service = text(attributesOf(resource), "service.name");
+        Node scopes = rs["scopeSpans"];
+        if (!scopes.isArray())
+            scopes = rs["instrumentationLibrarySpans"]; // before OTLP 1.0
+        scopes.each([&](Node ss) {
+            ss["spans"].each([&](Node s) {
+                Span span;
+                if (const auto v = s["traceId"].string())
+                    span.traceId = std::string(*v);
+                if (const auto v = s["spanId"].string())
+                    span.spanId = std::string(*v);
+                if (const auto v = s["parentSpanId"].string(); v && isLowerHex(*v, 16))
+                    span.parentId = std::string(*v); // anything else: no parent
+                const Node events = s["events"];
+                const size_t eventCount = events.size();
+                if (!isLowerHex(span.traceId, 32) || !isLowerHex(span.spanId, 16)
+                    || qint64(d.spans.size()) >= OtlpImporter::kMaxSpans || d.events + qint64(eventCount) > OtlpImporter::kMaxEvents) {
+                    ++d.dropped;
+                    return;
+                }
+                // Hex digits only (checked above): ASCII, so lower-casing byte by byte is safe.
+                auto lower = [](std::string &id) {
+                    for (char &c : id)
+                        if (c >= 'A' && c <= 'F')
+                            c = char(c - 'A' + 'a');
+                };
+                lower(span.traceId);
+                lower(span.spanId);
+                lower(span.parentId);
+                if (const auto v = s["name"].string())
+                    span.name = qstring(*v);
+                span.service = service;
+                span.startMs = nanosToMs(s["startTimeUnixNano"]);
+                span.endMs = nanosToMs(s["endTimeUnixNano"]);
+                if (span.startMs < 0)
+                    span.startMs = std::max<qint64>(0, span.endMs);
+                span.endMs = std::max(span.startMs, span.endMs);
+                span.attributes = attributesOf(s, isReadSpanAttribute);
+                if (const Node status = s["status"]; status.isObject()) {
+                    const Json code = status["code"].json();
+                    if (code.is_number_integer())
+                        span.statusCode = code.get<int>();
+                    else if (code.is_string()) // an enum by name, as some writers give it
+                        span.statusCode = code.get<std::string>() == "STATUS_CODE_ERROR" ? 2
+                            : code.get<std::string>() == "STATUS_CODE_OK"                 ? 1
+                                                                                          : 0;
+                    if (const auto m = status["message"].string())
+                        span.statusMessage = qstring(*m);
+                }
+                events.each([&](Node e) {
+                    if (std::optional<SpanEvent> event = spanEvent(e, span.startMs))
+                        span.events.push_back(std::move(*event));
+                });
+                d.events += qint64(eventCount);
+                d.spans.push_back(std::move(span));
+            });
+        });
+    });
+    return true;
 }
 
 } // namespace
@@ -218,78 +368,23 @@ qint64 OtlpImporter::agents() const { return d->agentCount; }
 
 bool OtlpImporter::add(const Json &request, QString *why)
 {
-    if (!isOtlpRequest(request)) {
+    return addRequest(Kept{d->spans, d->events, d->dropped}, NlohmannNode{&request}, why);
+}
+
+bool OtlpImporter::add(const QByteArray &text, QString *why)
+{
+    thread_local simdjson::dom::parser parser; // one per thread: trace loads run on several
+    simdjson::dom::element root;
+    if (parseText(parser, text, root) == simdjson::SUCCESS)
+        return addRequest(Kept{d->spans, d->events, d->dropped}, SimdNode{root, true}, why);
+    // What simdjson refuses (an integer beyond 64 bits, say) nlohmann's parser may still read.
+    const Json request = Json::parse(text.constBegin(), text.constEnd(), nullptr, false);
+    if (request.is_discarded()) {
         if (why)
-            *why = QStringLiteral("not an OTLP trace request (no resourceSpans array)");
+            *why = QStringLiteral("not JSON");
         return false;
     }
-    for (const Json &rs : request.at("resourceSpans")) {
-        if (!rs.is_object())
-            continue;
-        QString service;
-        if (const Json *resource = jsonChild(rs, "resource"); resource && resource->is_object())
-            service = text(attributesOf(*resource), "service.name");
-        const Json *scopes = jsonChild(rs, "scopeSpans");
-        if (!scopes || !scopes->is_array())
-            scopes = jsonChild(rs, "instrumentationLibrarySpans"); // before OTLP 1.0
-        if (!scopes || !scopes->is_array())
-            continue;
-        for (const Json &ss : *scopes) {
-            const Json *list = jsonChild(ss, "spans");
-            if (!list || !list->is_array())
-                continue;
-            for (const Json &s : *list) {
-                Span span;
-                if (const Json *v = jsonChild(s, "traceId"); v && v->is_string())
-                    span.traceId = v->get<std::string>();
-                if (const Json *v = jsonChild(s, "spanId"); v && v->is_string())
-                    span.spanId = v->get<std::string>();
-                if (const Json *v = jsonChild(s, "parentSpanId"); v && v->is_string() && isLowerHex(v->get<std::string>(), 16))
-                    span.parentId = v->get<std::string>(); // anything else: no parent
-                const Json *events = jsonChild(s, "events");
-                const size_t eventCount = events && events->is_array() ? events->size() : 0;
-                if (!isLowerHex(span.traceId, 32) || !isLowerHex(span.spanId, 16)
-                    || qint64(d->spans.size()) >= kMaxSpans || d->events + qint64(eventCount) > kMaxEvents) {
-                    ++d->dropped;
-                    continue;
-                }
-                // Hex digits only (checked above): ASCII, so lower-casing byte by byte is safe.
-                auto lower = [](std::string &id) {
-                    for (char &c : id)
-                        if (c >= 'A' && c <= 'F')
-                            c = char(c - 'A' + 'a');
-                };
-                lower(span.traceId);
-                lower(span.spanId);
-                lower(span.parentId);
-                if (const Json *v = jsonChild(s, "name"); v && v->is_string())
-                    span.name = toQString(*v);
-                span.service = service;
-                span.startMs = nanosToMs(jsonChild(s, "startTimeUnixNano"));
-                span.endMs = nanosToMs(jsonChild(s, "endTimeUnixNano"));
-                if (span.startMs < 0)
-                    span.startMs = std::max<qint64>(0, span.endMs);
-                span.endMs = std::max(span.startMs, span.endMs);
-                span.attributes = attributesOf(s, isReadSpanAttribute);
-                if (const Json *status = jsonChild(s, "status"); status && status->is_object()) {
-                    if (const Json *code = jsonChild(*status, "code"); code && code->is_number_integer())
-                        span.statusCode = code->get<int>();
-                    else if (code && code->is_string()) // an enum by name, as some writers give it
-                        span.statusCode = code->get<std::string>() == "STATUS_CODE_ERROR" ? 2
-                            : code->get<std::string>() == "STATUS_CODE_OK"                 ? 1
-                                                                                           : 0;
-                    if (const Json *m = jsonChild(*status, "message"); m && m->is_string())
-                        span.statusMessage = toQString(*m);
-                }
-                for (size_t i = 0; i < eventCount; ++i)
-                    if (std::optional<SpanEvent> event = spanEvent(events->at(i), span.startMs))
-                        span.events.push_back(std::move(*event));
-                d->events += qint64(eventCount);
-                d->spans.push_back(std::move(span));
-            }
-        }
-    }
-    return true;
+    return add(request, why);
 }
 
 } // namespace mapi

@@ -1,7 +1,6 @@
 #include "trace/Trace.h"
 
 #include "common/FileIdentity.h"
-#include "protocol/SimdJsonParser.h"
 #include "protocol/Utf16Repair.h"
 
 #include "trace/Otlp.h"
@@ -415,11 +414,7 @@ bool TraceFileReader::next(TraceRecord &record)
             const QByteArray line = trimmedView(data, size);
             if (line.isEmpty())
                 continue;
-            // simdjson's parser (the same values as nlohmann's; what it refuses, nlohmann reads):
-            // a request line is megabytes, and nlohmann's own parser took half the import.
-            Json object;
-            QString parseError;
-            if (!withinLimits(line) || !SimdJsonParser::instance()->parse(line, object, parseError) || !s.otlp.add(object))
+            if (!withinLimits(line) || !s.otlp.add(line))
                 m_stats.addBadLine(number);
             continue;
         }

@@ -470,8 +470,14 @@ private Q_SLOTS:
         s["startTimeUnixNano"] = (t0 + 1) * 1000000; // a number, not a string
         s.erase("endTimeUnixNano");
         s["status"] = {{"code", "STATUS_CODE_ERROR"}};
+        // An integer beyond 64 bits, which simdjson refuses and nlohmann's parser reads: the
+        // request is read all the same.
+        QByteArray bigInteger = QByteArray::fromStdString(
+            request(Json::array({span("00000000000000f1", "", "invoke_agent d", t0, t0 + 4, {{"gen_ai.agent.id", "d"}})})).dump());
+        bigInteger.replace("\"kind\":1", "\"kind\":1,\"droppedEventsCount\":123456789012345678901234567890");
+        QVERIFY(bigInteger.contains("123456789012345678901234567890"));
         const QByteArray file = QByteArray::fromStdString(good.dump()) + "\nnot json at all\n{\"resourceSpans\":5}\n"
-            + QByteArray::fromStdString(odd.dump()) + '\n' + QByteArray::fromStdString(numbers.dump()) + '\n';
+            + QByteArray::fromStdString(odd.dump()) + '\n' + QByteArray::fromStdString(numbers.dump()) + '\n' + bigInteger + '\n';
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("hostile.otlp.json"));
         QVERIFY(writeFile(path, file));
@@ -485,6 +491,7 @@ private Q_SLOTS:
         QVERIFY(store.agent(QStringLiteral("b")));
         QVERIFY(store.agent(QStringLiteral("c")));
         QCOMPARE(store.agent(QStringLiteral("c"))->registeredAtMs, t0 + 1);
+        QVERIFY(store.agent(QStringLiteral("d")));
     }
 
     // A message's payload text goes into its frame as it is when it is JSON on one line, parsed
