@@ -60,8 +60,12 @@ void onFatalSignal(int sig)
     void *frames[64];
     const int count = ::backtrace(frames, 64);
     ::backtrace_symbols_fd(frames, count, STDERR_FILENO);
-    // SA_RESETHAND put the default action back: raised again, the signal ends the process as it
-    // would have without this handler.
+    // The default action back (SA_RESETHAND does not reset SIGILL on macOS), then the signal again:
+    // it ends the process as it would have without this handler.
+    struct sigaction fallback{};
+    fallback.sa_handler = SIG_DFL;
+    sigemptyset(&fallback.sa_mask);
+    ::sigaction(sig, &fallback, nullptr);
     ::raise(sig);
 }
 
@@ -69,6 +73,10 @@ void onFatalSignal(int sig)
 
 void installCrashReport(const char *program)
 {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    (void)program; // the sanitizer's own report says more
+    return;
+#endif
     g_program = program;
     // backtrace() loads libgcc on its first call, which allocates: done here, not in the handler.
     void *warm[1];
@@ -81,7 +89,11 @@ void installCrashReport(const char *program)
     ::sigaltstack(&stack, nullptr);
     struct sigaction action{};
     action.sa_handler = onFatalSignal;
+    // While the report is written: another fatal signal waits (the first one's status is the
+    // process's), and a closed stderr gives EPIPE rather than SIGPIPE.
     sigemptyset(&action.sa_mask);
+    for (int blocked : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGPIPE})
+        sigaddset(&action.sa_mask, blocked);
     action.sa_flags = SA_RESETHAND | SA_ONSTACK;
     for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT})
         ::sigaction(sig, &action, nullptr);

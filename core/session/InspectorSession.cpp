@@ -61,14 +61,12 @@ InspectorSession::InspectorSession(QObject *parent, WorkerPriority workerPriorit
     : QObject(parent)
 {
     m_worker.setObjectName(QStringLiteral("map-client"));
-    m_worker.start();
-    m_workerContext = new QObject;
-    m_workerContext->moveToThread(&m_worker);
     // QThread::wait() (Qt 6.4 on Unix) returns when the thread's event loop has ended, before its
     // thread_local objects (the decoders' parsers and caches) are destroyed; a program that exits
     // then would destroy its statics under their feet. The first thread_local made in the worker
-    // is destroyed after every later one and says so: the destructor waits for it.
-    QMetaObject::invokeMethod(m_workerContext, [gone = m_workerLocalsGone] {
+    // (made as it starts, before any other code runs there) is destroyed after every later one
+    // and says so: the destructor waits for it.
+    connect(&m_worker, &QThread::started, &m_worker, [gone = m_workerLocalsGone] {
         struct SaysWhenGone
         {
             std::shared_ptr<QSemaphore> gone;
@@ -80,7 +78,10 @@ InspectorSession::InspectorSession(QObject *parent, WorkerPriority workerPriorit
         };
         thread_local SaysWhenGone last;
         last.gone = gone;
-    }, Qt::QueuedConnection);
+    }, Qt::DirectConnection);
+    m_worker.start();
+    m_workerContext = new QObject;
+    m_workerContext->moveToThread(&m_worker);
     if (workerPriority == WorkerPriority::BelowTheOwner)
         QMetaObject::invokeMethod(m_workerContext, [] { yieldToTheGuiThread(); }, Qt::QueuedConnection);
     m_clock.setObjectName(QStringLiteral("sessionClock"));
@@ -117,7 +118,8 @@ InspectorSession::~InspectorSession()
     m_workerContext->deleteLater(); // deleted by the worker's event loop before it quits
     m_worker.quit();
     m_worker.wait();
-    m_workerLocalsGone->tryAcquire(1, 2000); // its thread_locals too (the constructor says why); bounded
+    if (!m_workerLocalsGone->tryAcquire(1, 2000)) // its thread_locals too (the constructor says why); bounded
+        qWarning("map-client: the worker thread's last objects were not destroyed within 2 s");
 }
 
 template<typename F> void InspectorSession::runInWorker(F &&f)

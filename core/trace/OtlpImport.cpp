@@ -81,16 +81,17 @@ Json messageEvent(qint64 t, const QString &from, Json to, Json payload, std::str
     return event;
 }
 
-// Whether `text` is one JSON text. simdjson answers first (several times faster than nlohmann's
-// parser, which took a tenth of the import); what it refuses (an integer beyond 64 bits, say)
-// nlohmann's parser judges, as the model's decoding does (protocol/SimdJsonParser.h).
-bool isJsonText(const std::string &text)
+// Whether `text` can go into a frame as it is: one JSON text on one line that simdjson reads
+// (several times faster than parsing it into objects, which took a tenth of the import), without
+// a byte order mark. Anything else is parsed by nlohmann's parser and written again, as before:
+// its lexer skips a leading BOM and stops at a NUL, text that no frame parser would take.
+bool spliceable(const std::string &text)
 {
+    if (text.find_first_of("\n\r") != std::string::npos || text.rfind("\xEF\xBB\xBF", 0) == 0)
+        return false;
     thread_local simdjson::dom::parser parser; // one per thread: trace loads run on several
     simdjson::dom::element ignored;
-    if (parser.parse(text.data(), text.size(), true).get(ignored) == simdjson::SUCCESS)
-        return true;
-    return Json::accept(text);
+    return parser.parse(text.data(), text.size(), true).get(ignored) == simdjson::SUCCESS;
 }
 
 // A span event's event, as it is written (`rawPayload`: a message's payload text, messageEvent).
@@ -104,10 +105,10 @@ Json spanEventJson(const Pending &p, const Span &s, const QString &owner, std::s
         else if (to.size() == 1)
             to = Json(to.at(0));
         Json payload = Json::object();
-        // A JSON text on one line goes into the frame as it is; any other text as a string (a
-        // frame is one line of a trace: a payload's own line breaks would cut it).
+        // A JSON text goes into the frame as it is when it can (spliceable), else as parsed, and
+        // any other text as a string.
         if (!e.payload.empty()) {
-            if (e.payload.find_first_of("\n\r") == std::string::npos && isJsonText(e.payload))
+            if (spliceable(e.payload))
                 rawPayload = e.payload;
             else
                 payload = Json::parse(e.payload, nullptr, false);
@@ -394,7 +395,7 @@ bool OtlpImporter::next(TraceRecord &out)
         out.raw = QStringLiteral("import:%1").arg(d->source).toUtf8();
         return true;
     }
-    if (d->nextPending == pending.size()) {
+    if (d->nextPending >= pending.size()) { // also when asked again after the end
         // All written: what they were made from goes.
         std::vector<Pending>().swap(pending);
         std::vector<Span>().swap(d->spans);

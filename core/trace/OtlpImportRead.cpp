@@ -153,7 +153,29 @@ struct SimdNode
         std::string_view text;
         return valid && e.get_string().get(text) == simdjson::SUCCESS ? std::optional<std::string_view>(text) : std::nullopt;
     }
-    Json json() const { return valid ? jsonFromSimd(e) : Json(); }
+    Json json() const
+    {
+        if (!valid)
+            return Json();
+        bool negativeZero = false;
+        Json value = jsonFromSimd(e, &negativeZero);
+        if (negativeZero)
+            integerZeros(value);
+        return value;
+    }
+
+private:
+    // simdjson reads the number -0 as the double -0.0, nlohmann's parser as the integer 0 (which
+    // an intValue needs): the nlohmann reading, for the leaves here. A "-0.0" written as such
+    // reads as 0 too, where nlohmann would keep -0.0: no writer was seen to write either.
+    static void integerZeros(Json &value)
+    {
+        if (value.is_number_float() && value.get<double>() == 0.0 && std::signbit(value.get<double>()))
+            value = 0;
+        else if (value.is_structured())
+            for (Json &item : value)
+                integerZeros(item);
+    }
 };
 
 QString qstring(std::string_view text)
@@ -243,9 +265,9 @@ template<typename Node> std::optional<SpanEvent> spanEvent(Node e, qint64 spanSt
         event.timeMs = spanStartMs;
     e["attributes"].each([&](Node kv) {
         const std::optional<std::string_view> key = kv["key"].string();
-        const Node value = kv["value"];
-        if (!key || !value)
+        if (!key)
             return;
+        const Node value = kv["value"]; // absent: null, which reads as nothing (as a later duplicate too)
         const std::string_view k = *key;
         if (event.kind == SpanEvent::Kind::Message) {
             if (k == "map.message.to")

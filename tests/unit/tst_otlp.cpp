@@ -522,6 +522,9 @@ private Q_SLOTS:
             message("m-text", t0 + 3, "plain words, not JSON", toB),
             message("\"payload\":0", t0 + 4, list.dump(), toLikeTheFrame),
             message("m-none", t0 + 5, Json(), toB),
+            // What nlohmann's lexer reads but no frame parser would: a byte order mark first, a NUL after.
+            message("m-bom", t0 + 6, std::string("\xEF\xBB\xBF{\"a\":1}"), toB),
+            message("m-nul", t0 + 7, std::string("{}\0 after", 9), toB),
         });
         Json b = span("00000000000000b1", "", "invoke_agent b", t0, t0 + 100, {{"gen_ai.agent.id", "b"}, {"map.agent.messages_sent", 0}});
         QTemporaryDir dir;
@@ -535,12 +538,14 @@ private Q_SLOTS:
         QHash<QString, Json> payloads;
         for (size_t row = 0; row < store.messages().size(); ++row)
             payloads.insert(store.messages().id(row), Json::parse(store.messagePayload(int(row)).toStdString(), nullptr, false));
-        QCOMPARE(payloads.size(), 5);
+        QCOMPARE(payloads.size(), 7);
         QCOMPARE(payloads.value(QStringLiteral("m-object")), assignment);
         QCOMPARE(payloads.value(QStringLiteral("m-lines")), Json({{"type", "STATUS_UPDATE"}, {"status", "ok"}}));
         QCOMPARE(payloads.value(QStringLiteral("m-text")), Json("plain words, not JSON"));
         QCOMPARE(payloads.value(QStringLiteral("\"payload\":0")), list);
         QCOMPARE(payloads.value(QStringLiteral("m-none")), Json::object());
+        QCOMPARE(payloads.value(QStringLiteral("m-bom")), Json({{"a", 1}}));
+        QVERIFY(!payloads.value(QStringLiteral("m-nul")).is_discarded()); // read, as JSON or as its text
         QVERIFY(store.task(QStringLiteral("t1"))); // the assignment was read as one
     }
 
