@@ -100,6 +100,8 @@ Json anyValue(const Json &v)
 // add() walks a request through one of these two: an nlohmann value, or simdjson's DOM, where no
 // tree of the whole request is made (a request line is megabytes: making its tree took a third of
 // the import). Leaves are read as nlohmann values (json()), small, so that both walks read alike.
+// Not map/JsonViews.h's JsonView and SimdView: their views keep an object's members at its first
+// lookup, which this walk of one lookup or two per object paid with 15 % of the import (measured).
 struct NlohmannNode
 {
     const Json *v = nullptr;
@@ -131,8 +133,8 @@ struct SimdNode
         simdjson::dom::object object;
         simdjson::dom::element value;
         if (!valid || e.get_object().get(object) != simdjson::SUCCESS || !lastMember(object, key, value))
-            return {};
-        return {value, true};
+            return {{}, false, differs};
+        return {value, true, differs};
     }
     bool isArray() const { return valid && e.is_array(); }
     bool isObject() const { return valid && e.is_object(); }
@@ -146,36 +148,15 @@ struct SimdNode
         simdjson::dom::array array;
         if (valid && e.get_array().get(array) == simdjson::SUCCESS)
             for (simdjson::dom::element x : array)
-                f(SimdNode{x, true});
+                f(SimdNode{x, true, differs});
     }
     std::optional<std::string_view> string() const
     {
         std::string_view text;
         return valid && e.get_string().get(text) == simdjson::SUCCESS ? std::optional<std::string_view>(text) : std::nullopt;
     }
-    Json json() const
-    {
-        if (!valid)
-            return Json();
-        bool negativeZero = false;
-        Json value = jsonFromSimd(e, &negativeZero);
-        if (negativeZero)
-            integerZeros(value);
-        return value;
-    }
-
-private:
-    // simdjson reads the number -0 as the double -0.0, nlohmann's parser as the integer 0 (which
-    // an intValue needs): the nlohmann reading, for the leaves here. A "-0.0" written as such
-    // reads as 0 too, where nlohmann would keep -0.0: no writer was seen to write either.
-    static void integerZeros(Json &value)
-    {
-        if (value.is_number_float() && value.get<double>() == 0.0 && std::signbit(value.get<double>()))
-            value = 0;
-        else if (value.is_structured())
-            for (Json &item : value)
-                integerZeros(item);
-    }
+    Json json() const { return valid ? jsonFromSimd(e, differs) : Json(); }
+    bool *differs = nullptr; // set when a value reads otherwise through nlohmann (-0): add() reads the request again there
 };
 
 QString qstring(std::string_view text)
@@ -397,9 +378,19 @@ bool OtlpImporter::add(const QByteArray &text, QString *why)
 {
     thread_local simdjson::dom::parser parser; // one per thread: trace loads run on several
     simdjson::dom::element root;
-    if (parseText(parser, text, root) == simdjson::SUCCESS)
-        return addRequest(Kept{d->spans, d->events, d->dropped}, SimdNode{root, true}, why);
-    // What simdjson refuses (an integer beyond 64 bits, say) nlohmann's parser may still read.
+    if (parseText(parser, text, root) == simdjson::SUCCESS) {
+        const size_t spansBefore = d->spans.size();
+        const qint64 eventsBefore = d->events;
+        const qint64 droppedBefore = d->dropped;
+        bool differs = false;
+        const bool read = addRequest(Kept{d->spans, d->events, d->dropped}, SimdNode{root, true, &differs}, why);
+        if (!differs)
+            return read;
+        d->spans.resize(spansBefore); // read again through nlohmann, below
+        d->events = eventsBefore;
+        d->dropped = droppedBefore;
+    }
+    // What simdjson refuses (an integer beyond 64 bits, say) or reads otherwise, nlohmann's parser reads.
     const Json request = Json::parse(text.constBegin(), text.constEnd(), nullptr, false);
     if (request.is_discarded()) {
         if (why)
