@@ -240,9 +240,12 @@ private:
     // evaluation slice's time (looked at every kReadTimeCheckEvery messages).
     void readMessages(const SystemStore &store, const QElapsedTimer &slice);
     static constexpr size_t kReadTimeCheckEvery = 128; // a clock read per ~0.2-0.3 ms of reading
-    // Read in every call whatever the slice's time (3-5 ms): more than a turn of the event loop
-    // brings in a flood, so reading always catches up and the evaluation starts.
-    static constexpr size_t kMinReadPerCall = 2048;
+    // Read in every call whatever the slice's time, so that a call always moves the reading on.
+    // 2,048 (3-5 ms, meant to outrun a flood) made pieces of 6-30 ms on a machine at half speed
+    // with three systems at 20,000 messages/s each (3-5 us a message); the slice's clock is what
+    // bounds a piece, and with three floods the detectors still read 25,000 messages/s each
+    // (docs/benchmarks.md, "The detectors' pieces bounded").
+    static constexpr size_t kMinReadPerCall = 256;
     void readMessage(const SystemStore &store, size_t row);
     void noteLoopEdge(int from, int to, quint64 shape, qint64 t, qint64 row);
     void rollRateBucket(AgentTrack &track, qint64 t) const;
