@@ -243,8 +243,8 @@ private:
     // Read in every call whatever the slice's time, so that a call always moves the reading on.
     // 2,048 (3-5 ms, meant to outrun a flood) made pieces of 6-30 ms on a machine at half speed
     // with three systems at 20,000 messages/s each (3-5 us a message); the slice's clock is what
-    // bounds a piece, and with three floods the detectors still read 25,000 messages/s each
-    // (docs/benchmarks.md, "The detectors' pieces bounded").
+    // bounds a piece, and with three floods the detectors kept their pace (6 evaluations in 30 s
+    // per system, as with 2,048; docs/benchmarks.md, "The detectors' pieces bounded").
     static constexpr size_t kMinReadPerCall = 256;
     void readMessage(const SystemStore &store, size_t row);
     void noteLoopEdge(int from, int to, quint64 shape, qint64 t, qint64 row);
