@@ -4,22 +4,12 @@
 # memory error or undefined behaviour fails the run. Leaks are not checked (detect_leaks=0): Qt's
 # own allocations alive at exit would bury ours. Only the unit tests and the CLI some of them run
 # are built (about 10 minutes on 2 cores).
-#
-#   scripts/asan-unit.sh [--build-only] [ctest options]
-#
-# --build-only: build them and stop (scripts/test.sh builds the tree beside its ctest step).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build_only=0
-if [[ ${1:-} == --build-only ]]; then
-  build_only=1
-  shift
-fi
 cmake --preset asan >/dev/null
 units=$(ctest --test-dir build-asan -L unit -N | sed -n 's/^ *Test *#[0-9]*: \(tst_[a-z_]*\)$/\1/p')
 [ -n "$units" ] || { echo "asan-unit: no unit tests found" >&2; exit 1; }
 # shellcheck disable=SC2086
 cmake --build build-asan --target $units map-inspector-cli
-((build_only)) && exit 0
 ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan -L unit --output-on-failure --timeout 900 --parallel "$(nproc)" "$@"
