@@ -22,6 +22,7 @@
 
 #include "alerts/AlertEngine.h"
 #include "session/SelectionHub.h"
+#include "timeline/MarkerSprites.h"
 #include "timeline/TimelineAxis.h"
 #include "timeline/TimelineIndex.h"
 #include "timeline/TimelineLanes.h"
@@ -29,6 +30,7 @@
 #include <QAbstractScrollArea>
 #include <QColor>
 #include <QHash>
+#include <QImage>
 #include <QSet>
 
 #include <deque>
@@ -238,6 +240,8 @@ private:
     QSet<QString> m_autoFoldedKeys;                // groups folded by size for this source (each once)
     bool m_operatorFolded = false;                 // the operator folded or opened a group: left as they are
     mutable std::vector<int> m_scratchRows;         // one message's recipient rows (painting, density)
+    mutable MarkerSprites m_sprites;                // the small marks' images, one per shape and colour
+    mutable QImage m_densityCells;                  // a lane's density cells, composed before drawing
     std::deque<AlertSpan> m_clearedAlerts;          // oldest first, at most kMaxClearedAlertSpans
     std::map<QString, AlertSpan> m_openAlerts;      // by key
     std::vector<AlertSpan> m_alertSpans;            // the two above, cleared first: what is painted

@@ -25,6 +25,7 @@
 #include <array>
 #include <climits>
 #include <cmath>
+#include <cstring>
 
 namespace mapi::ui {
 
@@ -192,7 +193,10 @@ void TimelineView::paintStates(QPainter &p, const VisibleRows &rows) const
             color = agentStateColor(m_index.stateName(stateId));
         return color;
     };
-    p.setRenderHint(QPainter::Antialiasing, true);
+    // Strips on whole pixels, without antialiasing: the raster engine's fast path for
+    // rectangles (an antialiased rectangle goes through its rasteriser).
+    p.setRenderHint(QPainter::Antialiasing, false);
+    const QRgb markOutline = pal.color(QPalette::Base).rgba();
     for (int r = rows.first; r <= rows.last; ++r) {
         const LaneRow &row = m_lanes.rows()[size_t(r)];
         if (row.agentRow < 0)
@@ -205,8 +209,10 @@ void TimelineView::paintStates(QPainter &p, const VisibleRows &rows) const
         auto fillStrip = [&](double from, double to, const QColor &color) {
             const double x0 = std::max(double(plot.left()), m_axis.mapTimeToX(from));
             const double x1 = std::min(double(plot.right() + 1), m_axis.mapTimeToX(to));
-            if (x1 > x0)
-                p.fillRect(QRectF(x0, stripTop, std::max(1.0, x1 - x0), kStateStripHeight), color);
+            if (x1 > x0) {
+                const int left = int(std::lround(x0));
+                p.fillRect(QRect(left, stripTop, std::max(1, int(std::lround(x1)) - left), kStateStripHeight), color);
+            }
         };
         if (marks.empty()) {
             // Known from a snapshot only: its current state since the model heard of it.
@@ -234,6 +240,9 @@ void TimelineView::paintStates(QPainter &p, const VisibleRows &rows) const
             const double x = std::floor(m_axis.mapTimeToX(double(mark.timeMs))) + 0.5;
             const double top = rowTopY(r) + 2;
             const double bottom = rowTopY(r) + row.height - 2;
+            const bool drawnAsShape = mark.kind() == EventKind::AgentRegistered || mark.kind() == EventKind::AgentUnregistered
+                                      || mark.eventRow == focusedEvent; // rare: antialiased here
+            p.setRenderHint(QPainter::Antialiasing, drawnAsShape);
             if (mark.kind() == EventKind::AgentRegistered) {
                 p.setPen(QPen(healthColor(Health::Healthy), 2));
                 p.drawLine(QPointF(x, top), QPointF(x, bottom));
@@ -245,23 +254,19 @@ void TimelineView::paintStates(QPainter &p, const VisibleRows &rows) const
             } else {
                 QColor color = stateColor(mark.stateId);
                 color.setAlpha(255);
-                const double cy = stripTop + kStateStripHeight / 2.0;
-                const double h = kMarkerSize / 2.0;
-                const QPolygonF diamond({QPointF(x, cy - h), QPointF(x + h, cy), QPointF(x, cy + h), QPointF(x - h, cy)});
-                p.setPen(QPen(pal.color(QPalette::Base), 1));
-                p.setBrush(color);
-                p.drawPolygon(diamond);
+                static_assert(kStateStripHeight % 2 == 0 && kMarkerSize == 7, "the diamond's image: centred on a whole row, 3.5 px each way");
+                m_sprites.draw(p, MarkerSprites::Shape::Diamond, int(std::floor(x)), stripTop + kStateStripHeight / 2, color.rgba(), markOutline);
             }
             if (mark.eventRow == focusedEvent) {
                 p.setPen(QPen(pal.color(QPalette::Highlight), 2));
                 p.setBrush(Qt::NoBrush);
                 p.drawEllipse(QPointF(x, (top + bottom) / 2), row.height / 2.0 - 1, row.height / 2.0 - 1);
             }
+            p.setRenderHint(QPainter::Antialiasing, false);
             j = std::max(j + 1, firstAtOrAfter(marks, m_axis.mapXToTime(x + kMarkerSize / 2.0), j));
         }
         paintWorkMarks(p, r, row, focusedEvent);
     }
-    p.setRenderHint(QPainter::Antialiasing, false);
     p.setBrush(Qt::NoBrush);
 }
 
@@ -321,6 +326,7 @@ void TimelineView::paintWorkMarks(QPainter &p, int r, const LaneRow &row, int fo
     static const QColor turnColor(0x1f, 0x8a, 0x8a);       // teal
     const double top = rowTopY(r) + 3;
     const double h = kMarkerSize / 2.0;
+    p.setRenderHint(QPainter::Antialiasing, true);
     int j = firstAtOrAfter(marks, m_axis.mapXToTime(plot.left() - kMarkerSize));
     const double lastTime = m_axis.mapXToTime(plot.right() + kMarkerSize);
     while (j < int(marks.size()) && double(marks[size_t(j)].timeMs) <= lastTime) {
@@ -345,6 +351,7 @@ void TimelineView::paintWorkMarks(QPainter &p, int r, const LaneRow &row, int fo
         j = std::max(j + 1, firstAtOrAfter(marks, m_axis.mapXToTime(x + kMarkerSize / 2.0), j));
     }
     p.setBrush(Qt::NoBrush);
+    p.setRenderHint(QPainter::Antialiasing, false);
 }
 
 void TimelineView::paintMessages(QPainter &p, const VisibleRows &rows, const std::vector<int> &bounds) const
@@ -430,31 +437,17 @@ void TimelineView::paintMessage(QPainter &p, const TimelineIndex::MessageRef &re
     if (lineBottom > lineTop)
         p.fillRect(QRect(x, lineTop, 1, lineBottom - lineTop + 1), color);
 
-    p.setRenderHint(QPainter::Antialiasing, true);
-    p.setPen(Qt::NoPen);
-    p.setBrush(color);
-    const double cx = x + 0.5;
+    using Shape = MarkerSprites::Shape;
     for (const int row : m_scratchRows) {
-        const double y = rowCenterY(row);
+        const int y = rowCenterY(row);
         if (y < plot.top() - 8 || y > plot.bottom() + 8)
             continue;
-        if (row == extent.senderRow) {
-            // Within one (collapsed) lane: a ring instead of an arrow.
-            p.setPen(QPen(color, 1.5));
-            p.setBrush(Qt::NoBrush);
-            p.drawEllipse(QPointF(cx, y), 3.5, 3.5);
-            p.setPen(Qt::NoPen);
-            p.setBrush(color);
-            continue;
-        }
-        const double direction = y > extent.senderY ? 1 : -1;
-        const QPolygonF head({QPointF(cx, y), QPointF(cx - 3.5, y - 6 * direction), QPointF(cx + 3.5, y - 6 * direction)});
-        p.drawPolygon(head);
+        // Within one (collapsed) lane: a ring instead of an arrow.
+        const Shape shape = row == extent.senderRow ? Shape::Ring : y > extent.senderY ? Shape::HeadDown : Shape::HeadUp;
+        m_sprites.draw(p, shape, x, y, color.rgba());
     }
     if (extent.senderRow >= 0 && extent.senderY >= plot.top() - 4 && extent.senderY <= plot.bottom() + 4)
-        p.drawEllipse(QPointF(cx, extent.senderY), 2.5, 2.5);
-    p.setBrush(Qt::NoBrush);
-    p.setRenderHint(QPainter::Antialiasing, false);
+        m_sprites.draw(p, Shape::Dot, x, extent.senderY, color.rgba());
 
     // A short label beside the sender's end, where the lane has room for it.
     if (extent.senderRow >= rows.first && extent.senderRow <= rows.last) {
@@ -485,53 +478,87 @@ void TimelineView::paintDensity(QPainter &p, const VisibleRows &rows, const std:
             alpha[size_t(count)] = int(40 + 215 * std::min(1.0, std::log2(1.0 + count) / saturation));
         return alpha;
     }();
-    // A cell is at least kMinCellWidth wide so a lone dense column reads as a block, not a line.
+    // A cell is at least kMinCellWidth wide so a lone dense column reads as a block, not a line:
+    // it reaches up to kPad pixels past its column on each side.
     constexpr int kMinCellWidth = 3;
-    QColor background;
-    auto fillCell = [&](int fromColumn, int toColumn, int top, int height, int alpha) {
-        int left = plot.left() + fromColumn;
-        int cellWidth = toColumn - fromColumn;
-        if (cellWidth < kMinCellWidth) {
-            left -= (kMinCellWidth - cellWidth) / 2;
-            cellWidth = kMinCellWidth;
-        }
-        p.fillRect(QRect(left, top, cellWidth, height), mixed(background, heat, alpha / 255.0));
-    };
+    constexpr int kPad = kMinCellWidth / 2;
+    // A lane's cells are written into one row of pixels (pixel i + kPad is plot column i), copied
+    // down the cells' height and drawn as one opaque image per stretch of cells: a flood made one
+    // fill per cell before, about 19,000 a paint (docs/benchmarks.md, "The timeline's marks as images").
+    int tallest = 0;
+    for (int r = rows.first; r <= rows.last; ++r)
+        tallest = std::max(tallest, m_lanes.rows()[size_t(r)].height - kStateStripHeight - 7);
+    if (tallest <= 0 || width <= 0)
+        return;
+    if (m_densityCells.width() < width + 2 * kPad || m_densityCells.height() < tallest)
+        m_densityCells = QImage(width + 2 * kPad, tallest, QImage::Format_RGB32);
+    QRgb *const line = reinterpret_cast<QRgb *>(m_densityCells.scanLine(0));
+    std::array<QRgb, kDensitySaturation + 1> colorOfCount{}; // 0: not made yet (an opaque colour is never 0)
 
     for (int r = rows.first; r <= rows.last; ++r) {
         const LaneRow &row = m_lanes.rows()[size_t(r)];
         if (row.kind == LaneRow::Kind::Group && !row.collapsed)
             continue;
         const SortedTimes &times = rowEndpointTimes(row);
-        if (times.empty())
-            continue;
-        background = laneBackground(r);
-        const int top = rowTopY(r) + 3;
         const int height = row.height - kStateStripHeight - 7;
+        if (times.empty() || height <= 0)
+            continue;
+        const QColor background = laneBackground(r);
+        colorOfCount.fill(0);
+        const int top = rowTopY(r) + 3;
+        int written = 0, writtenEnd = 0; // the stretch of `line` not drawn yet: [written, writtenEnd)
+        auto drawStretch = [&] {
+            if (writtenEnd <= written)
+                return;
+            const size_t bytes = size_t(writtenEnd - written) * sizeof(QRgb);
+            for (int y = 1; y < height; ++y)
+                std::memcpy(reinterpret_cast<QRgb *>(m_densityCells.scanLine(y)) + written, line + written, bytes);
+            p.drawImage(QPoint(plot.left() - kPad + written, top), m_densityCells,
+                        QRect(written, 0, writtenEnd - written, height));
+            written = writtenEnd = 0;
+        };
+        auto fillCell = [&](int fromColumn, int toColumn, int count) {
+            int left = fromColumn, cellWidth = toColumn - fromColumn;
+            if (cellWidth < kMinCellWidth) {
+                left -= (kMinCellWidth - cellWidth) / 2;
+                cellWidth = kMinCellWidth;
+            }
+            left += kPad;
+            if (left > writtenEnd)
+                drawStretch(); // a gap: the pixels between keep what is under them
+            if (writtenEnd <= written)
+                written = left;
+            QRgb &color = colorOfCount[size_t(count)];
+            if (color == 0)
+                color = mixed(background, heat, kAlphaOfCount[size_t(count)] / 255.0).rgb();
+            std::fill(line + left, line + left + cellWidth, color);
+            writtenEnd = std::max(writtenEnd, left + cellWidth);
+        };
         int c = 0;
         while (c < width) {
             if (!dense[size_t(c)]) {
                 ++c;
                 continue;
             }
-            // One run of dense columns: walk the lane's times column by column.
+            // One run of dense columns: walk the lane's times column by column; a cell is a
+            // stretch of columns with the same strength.
             size_t position = times.lowerBound(m_axis.mapXToTime(plot.left() + c));
-            int runStart = -1, runAlpha = 0;
+            int runStart = -1, runCount = 0;
             for (; c < width && dense[size_t(c)]; ++c) {
                 const size_t end = times.lowerBound(m_axis.mapXToTime(plot.left() + c + 1), position);
-                const int count = int(end - position);
+                const int count = std::min(int(end - position), kDensitySaturation);
                 position = end;
-                const int alpha = kAlphaOfCount[size_t(std::min(count, kDensitySaturation))];
-                if (alpha != runAlpha) {
-                    if (runAlpha > 0)
-                        fillCell(runStart, c, top, height, runAlpha);
+                if (kAlphaOfCount[size_t(count)] != kAlphaOfCount[size_t(runCount)]) {
+                    if (runCount > 0)
+                        fillCell(runStart, c, runCount);
                     runStart = c;
-                    runAlpha = alpha;
+                    runCount = count;
                 }
             }
-            if (runAlpha > 0)
-                fillCell(runStart, c, top, height, runAlpha);
+            if (runCount > 0)
+                fillCell(runStart, c, runCount);
         }
+        drawStretch();
     }
 }
 
