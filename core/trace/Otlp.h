@@ -124,6 +124,12 @@ public:
     qint64 spans() const;
     qint64 droppedSpans() const; // past kMaxSpans or kMaxEvents, or without ids
     qint64 agents() const;
+    // Why events are missing: the temporary file that keeps the span events' texts until they are
+    // written could not be made, written or read back (those events are not written); empty when
+    // nothing was lost.
+    QString error() const;
+    // For tests: writes to that temporary file fail once it would pass `bytes` (a full disk).
+    void setSpoolFailsPastForTest(qint64 bytes);
 
 private:
     struct Impl;

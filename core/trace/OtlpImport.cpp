@@ -94,37 +94,42 @@ bool spliceable(const std::string &text)
     return parser.parse(text.data(), text.size(), true).get(ignored) == simdjson::SUCCESS;
 }
 
-// A span event's event, as it is written (`rawPayload`: a message's payload text, messageEvent).
-Json spanEventJson(const Pending &p, const Span &s, const QString &owner, std::string &rawPayload)
+// A span event's event, as it is written (`rawPayload`: a message's payload text, messageEvent),
+// from its row and its texts read back from the spool; null when they cannot be read back.
+Json spanEventJson(const Pending &p, const SpanEvent &e, const Span &s, const QString &owner, TextSpool &spool, std::string &rawPayload)
 {
-    const SpanEvent &e = s.events[size_t(p.spanEvent)];
+    thread_local std::vector<std::string_view> texts;
+    if (!spool.read(e.texts, texts) || texts.size() != (p.made == Made::SpanMessage ? 3u : 2u))
+        return Json();
     if (p.made == Made::SpanMessage) {
-        Json to = e.to;
-        if (!to.is_array() || to.empty())
-            to = e.address.empty() ? Json("*") : Json(e.address);
-        else if (to.size() == 1)
-            to = Json(to.at(0));
+        const std::string_view id = texts[0];
+        const std::string_view toText = texts[1];
+        const std::string_view payloadText = texts[2];
+        Json to = e.toIsJson ? Json::parse(toText, nullptr, false) : Json(toText);
         Json payload = Json::object();
         // A JSON text goes into the frame as it is when it can (spliceable), else as parsed, and
         // any other text as a string.
-        if (!e.payload.empty()) {
-            if (spliceable(e.payload))
-                rawPayload = e.payload;
+        if (!payloadText.empty()) {
+            const std::string text(payloadText);
+            if (spliceable(text))
+                rawPayload = text;
             else
-                payload = Json::parse(e.payload, nullptr, false);
+                payload = Json::parse(text, nullptr, false);
             if (payload.is_discarded())
-                payload = e.payload;
+                payload = text;
         }
-        std::string id = e.id.empty() ? "otlp-message-" + std::to_string(p.messageNumber) : e.id;
-        return messageEvent(e.timeMs, isOwnSystemSpan(s) ? QString() : owner, std::move(to), std::move(payload), std::move(id),
+        std::string messageId = id.empty() ? "otlp-message-" + std::to_string(p.messageNumber) : std::string(id);
+        return messageEvent(e.timeMs, isOwnSystemSpan(s) ? QString() : owner, std::move(to), std::move(payload), std::move(messageId),
                             !rawPayload.empty());
     }
+    const std::string status(texts[0]);
+    const std::string agent(texts[1]);
     const std::string taskId = text(s.attributes, "map.task.id").toStdString();
     if (p.made == Made::TaskCreated)
         return {{"type", "task.created"},
                 {"data", {{"task", {{"id", taskId}, {"title", text(s.attributes, "map.task.type").toStdString()},
-                                    {"assignee", e.agent}, {"status", e.status}}}}}};
-    return {{"type", "task.status"}, {"data", {{"taskId", taskId}, {"current", e.status}, {"agentId", e.agent}}}};
+                                    {"assignee", agent}, {"status", status}}}}}};
+    return {{"type", "task.status"}, {"data", {{"taskId", taskId}, {"current", status}, {"agentId", agent}}}};
 }
 
 } // namespace
@@ -252,10 +257,14 @@ void OtlpImporter::finish()
     d->agentCount = qint64(agents.size());
 
     std::vector<Pending> &pending = d->pending;
-    qint64 order = 0;
-    auto push = [&](qint64 t, Json event) { pending.push_back({t, order++, std::move(event)}); };
+    std::vector<Json> &ready = d->ready;
+    quint32 order = 0;
+    auto push = [&](qint64 t, Json event) {
+        pending.push_back({t, order++, quint32(ready.size()), 0, 0, Made::Ready});
+        ready.push_back(std::move(event));
+    };
     auto pushSpanEvent = [&](qint64 t, Made made, size_t span, size_t spanEvent, qint64 messageNumber = 0) {
-        pending.push_back({t, order++, Json(), qint32(span), qint32(spanEvent), messageNumber, made});
+        pending.push_back({t, order++, quint32(spanEvent), quint32(span), quint32(messageNumber), made});
     };
     qint64 messageNumber = 0;
     auto message = [&](qint64 t, const QString &from, Json to, Json payload) {
@@ -332,15 +341,16 @@ void OtlpImporter::finish()
     for (size_t i = 0; i < spans.size(); ++i) {
         const Span &s = spans[i];
         // Messages and task transitions this inspector exported: made into events when written.
-        for (size_t j = 0; j < s.events.size(); ++j) {
-            const SpanEvent &e = s.events[j];
+        const size_t endEvent = s.firstEvent + s.eventCount;
+        for (size_t j = s.firstEvent; j < endEvent; ++j) {
+            const SpanEvent &e = d->spanEvents[j];
             if (e.kind == SpanEvent::Kind::Message)
-                pushSpanEvent(e.timeMs, Made::SpanMessage, i, j, e.id.empty() ? ++messageNumber : 0);
+                pushSpanEvent(e.timeMs, Made::SpanMessage, i, j, e.hasId ? 0 : ++messageNumber);
         }
         if (isOwnTaskSpan(s)) {
             bool first = true;
-            for (size_t j = 0; j < s.events.size(); ++j) {
-                const SpanEvent &e = s.events[j];
+            for (size_t j = s.firstEvent; j < endEvent; ++j) {
+                const SpanEvent &e = d->spanEvents[j];
                 if (e.kind != SpanEvent::Kind::TaskTransition)
                     continue;
                 if (!e.fromMessage) // a transition a message made comes from that message
@@ -379,6 +389,7 @@ void OtlpImporter::finish()
         return a.timeMs != b.timeMs ? a.timeMs < b.timeMs : a.order < b.order;
     });
     d->owner = std::move(owner);
+    d->spool.finishWriting(); // on failure, error() says why
     d->finished = true;
 }
 
@@ -395,24 +406,31 @@ bool OtlpImporter::next(TraceRecord &out)
         out.raw = QStringLiteral("import:%1").arg(d->source).toUtf8();
         return true;
     }
-    if (d->nextPending >= pending.size()) { // also when asked again after the end
-        // All written: what they were made from goes.
-        std::vector<Pending>().swap(pending);
-        std::vector<Span>().swap(d->spans);
-        std::vector<QString>().swap(d->owner);
-        return false;
-    }
-    Pending &p = pending[d->nextPending];
-    const qint64 eventNumber = qint64(++d->nextPending);
+    Json event;
     std::string rawPayload;
-    Json event = p.made == Made::Ready ? std::move(p.event)
-                                       : spanEventJson(p, d->spans[size_t(p.span)], d->owner[size_t(p.span)], rawPayload);
+    const Pending *p = nullptr;
+    while (event.is_null()) { // null: its texts could not be read back (error() says why), not written
+        if (d->nextPending >= pending.size()) { // also when asked again after the end
+            // All written: what they were made from goes.
+            std::vector<Pending>().swap(pending);
+            std::vector<Json>().swap(d->ready);
+            std::vector<SpanEvent>().swap(d->spanEvents);
+            std::vector<Span>().swap(d->spans);
+            std::vector<QString>().swap(d->owner);
+            return false;
+        }
+        p = &pending[d->nextPending++];
+        event = p->made == Made::Ready
+            ? std::move(d->ready[p->item])
+            : spanEventJson(*p, d->spanEvents[p->item], d->spans[p->span], d->owner[p->span], d->spool, rawPayload);
+    }
+    const qint64 eventNumber = ++d->eventsWritten;
     const std::string id = "otlp-" + std::to_string(eventNumber);
     event["id"] = id;
-    event["timestamp"] = p.timeMs;
+    event["timestamp"] = p->timeMs;
     const Json frame = {{"jsonrpc", "2.0"},
                         {"method", "map/event"},
-                        {"params", {{"eventId", id}, {"timestamp", p.timeMs}, {"event", std::move(event)}}}};
+                        {"params", {{"eventId", id}, {"timestamp", p->timeMs}, {"event", std::move(event)}}}};
     std::string text = frame.dump(-1, ' ', false, Json::error_handler_t::replace);
     if (!rawPayload.empty()) {
         // The placeholder is the first "payload" key of the frame: the keys are sorted, and every
@@ -424,7 +442,7 @@ bool OtlpImporter::next(TraceRecord &out)
             text.replace(at + kPlaceholder.size() - 1, 1, rawPayload);
     }
     out = TraceRecord();
-    out.timeMs = p.timeMs;
+    out.timeMs = p->timeMs;
     out.dir = recordDirName(RecordDir::Recv);
     out.connection = 1;
     out.raw = QByteArray::fromStdString(text);

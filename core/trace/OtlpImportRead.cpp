@@ -228,8 +228,8 @@ std::string textOf(const Json &value)
     return {};
 }
 
-// One span event, or nothing when finish() does not read its kind.
-template<typename Node> std::optional<SpanEvent> spanEvent(Node e, qint64 spanStartMs)
+// One span event, its texts into `spool`, or nothing when finish() does not read its kind.
+template<typename Node> std::optional<SpanEvent> spanEvent(Node e, qint64 spanStartMs, TextSpool &spool)
 {
     const std::optional<std::string_view> name = e["name"].string();
     if (!name)
@@ -244,6 +244,8 @@ template<typename Node> std::optional<SpanEvent> spanEvent(Node e, qint64 spanSt
     event.timeMs = nanosToMs(e["timeUnixNano"]);
     if (event.timeMs < 0)
         event.timeMs = spanStartMs;
+    Json to; // map.message.to (null: absent)
+    std::string address, id, payload, status, agent;
     e["attributes"].each([&](Node kv) {
         const std::optional<std::string_view> key = kv["key"].string();
         if (!key)
@@ -252,21 +254,34 @@ template<typename Node> std::optional<SpanEvent> spanEvent(Node e, qint64 spanSt
         const std::string_view k = *key;
         if (event.kind == SpanEvent::Kind::Message) {
             if (k == "map.message.to")
-                event.to = anyValue(value.json());
+                to = anyValue(value.json());
             else if (k == "map.message.address")
-                event.address = textOf(anyValue(value.json()));
+                address = textOf(anyValue(value.json()));
             else if (k == "map.message.id")
-                event.id = textOf(anyValue(value.json()));
+                id = textOf(anyValue(value.json()));
             else if (k == "map.message.payload")
-                event.payload = textOf(anyValue(value.json()));
+                payload = textOf(anyValue(value.json()));
         } else if (k == "map.task.from_message") {
             event.fromMessage = anyValue(value.json()) == Json(true);
         } else if (k == "map.task.status") {
-            event.status = textOf(anyValue(value.json()));
+            status = textOf(anyValue(value.json()));
         } else if (k == "map.agent.id") {
-            event.agent = textOf(anyValue(value.json()));
+            agent = textOf(anyValue(value.json()));
         }
     });
+    if (event.kind == SpanEvent::Kind::TaskTransition) {
+        event.texts = spool.append({status, agent});
+        return event;
+    }
+    // The recipients as the event says them: the list, its one element, else the address, else everyone.
+    if (!to.is_array() || to.empty())
+        to = address.empty() ? Json("*") : Json(address);
+    else if (to.size() == 1)
+        to = Json(to.at(0));
+    event.hasId = !id.empty();
+    event.toIsJson = !to.is_string();
+    const std::string toText = event.toIsJson ? to.dump(-1, ' ', false, Json::error_handler_t::replace) : std::string();
+    event.texts = spool.append({id, event.toIsJson ? std::string_view(toText) : std::string_view(to.get_ref<const std::string &>()), payload});
     return event;
 }
 
@@ -274,6 +289,8 @@ template<typename Node> std::optional<SpanEvent> spanEvent(Node e, qint64 spanSt
 struct Kept
 {
     std::vector<Span> &spans;
+    std::vector<SpanEvent> &spanEvents;
+    TextSpool &spool;
     qint64 &events;
     qint64 &dropped;
 };
@@ -341,10 +358,12 @@ template<typename Node> bool addRequest(Kept d, Node request, QString *why)
                     if (const auto m = status["message"].string())
                         span.statusMessage = qstring(*m);
                 }
+                span.firstEvent = d.spanEvents.size();
                 events.each([&](Node e) {
-                    if (std::optional<SpanEvent> event = spanEvent(e, span.startMs))
-                        span.events.push_back(std::move(*event));
+                    if (const std::optional<SpanEvent> event = spanEvent(e, span.startMs, d.spool))
+                        d.spanEvents.push_back(*event);
                 });
+                span.eventCount = quint32(d.spanEvents.size() - span.firstEvent);
                 d.events += qint64(eventCount);
                 d.spans.push_back(std::move(span));
             });
@@ -367,11 +386,13 @@ OtlpImporter &OtlpImporter::operator=(OtlpImporter &&) noexcept = default;
 
 qint64 OtlpImporter::spans() const { return qint64(d->spans.size()); }
 qint64 OtlpImporter::droppedSpans() const { return d->dropped; }
+QString OtlpImporter::error() const { return d->spool.error(); }
+void OtlpImporter::setSpoolFailsPastForTest(qint64 bytes) { d->spool.setFailWritesPastForTest(bytes); }
 qint64 OtlpImporter::agents() const { return d->agentCount; }
 
 bool OtlpImporter::add(const Json &request, QString *why)
 {
-    return addRequest(Kept{d->spans, d->events, d->dropped}, NlohmannNode{&request}, why);
+    return addRequest(Kept{d->spans, d->spanEvents, d->spool, d->events, d->dropped}, NlohmannNode{&request}, why);
 }
 
 bool OtlpImporter::add(const QByteArray &text, QString *why)
@@ -380,13 +401,15 @@ bool OtlpImporter::add(const QByteArray &text, QString *why)
     simdjson::dom::element root;
     if (parseText(parser, text, root) == simdjson::SUCCESS) {
         const size_t spansBefore = d->spans.size();
+        const size_t spanEventsBefore = d->spanEvents.size();
         const qint64 eventsBefore = d->events;
         const qint64 droppedBefore = d->dropped;
         bool differs = false;
-        const bool read = addRequest(Kept{d->spans, d->events, d->dropped}, SimdNode{root, true, &differs}, why);
+        const bool read = addRequest(Kept{d->spans, d->spanEvents, d->spool, d->events, d->dropped}, SimdNode{root, true, &differs}, why);
         if (!differs)
             return read;
         d->spans.resize(spansBefore); // read again through nlohmann, below
+        d->spanEvents.resize(spanEventsBefore); // (their texts stay in the spool, unread)
         d->events = eventsBefore;
         d->dropped = droppedBefore;
     }

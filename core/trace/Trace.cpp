@@ -357,8 +357,12 @@ bool TraceFileReader::next(TraceRecord &record)
             break;
         }
         if (s.finished) {
-            if ((s.mode == Impl::Mode::Otlp || s.mode == Impl::Mode::OtlpWhole) && s.otlp.next(record))
-                break;
+            if ((s.mode == Impl::Mode::Otlp || s.mode == Impl::Mode::OtlpWhole)) {
+                if (s.otlp.next(record))
+                    break;
+                if (m_stats.streamError.isEmpty())
+                    m_stats.streamError = s.otlp.error(); // its events that could not be kept
+            }
             return false;
         }
         const char *data = nullptr;

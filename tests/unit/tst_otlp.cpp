@@ -557,6 +557,139 @@ private Q_SLOTS:
         QVERIFY(store.task(QStringLiteral("t1"))); // the assignment was read as one
     }
 
+    // The span events' texts wait in a temporary file between the reading and the writing of
+    // their events (issue 45 item 4): they come back byte for byte, in time order rather than in
+    // the file's, across the file's buffered writes (1 MB), with their ids, recipients and tasks.
+    void spooledTextsReadBackExactly()
+    {
+        const qint64 t0 = 1764000000000LL;
+        auto str = [](const std::string &v) { return Json{{"stringValue", v}}; };
+        auto message = [&](const std::string &id, qint64 t, const std::string &payloadText, const Json &to) {
+            Json attributes = Json::array({{{"key", "map.message.to"}, {"value", to}}, {{"key", "map.message.payload"}, {"value", str(payloadText)}}});
+            if (!id.empty())
+                attributes.push_back({{"key", "map.message.id"}, {"value", str(id)}});
+            return Json{{"name", "map.message"}, {"timeUnixNano", std::to_string(t * 1000000)}, {"attributes", attributes}};
+        };
+        const Json toB = {{"arrayValue", {{"values", {str("b")}}}}};
+        const Json toBoth = {{"arrayValue", {{"values", {str("b"), str("c")}}}}};
+        // Large texts, written in the reverse of their time order: five of them pass the buffer's 1 MB.
+        std::vector<std::pair<std::string, Json>> expected; // id, payload
+        Json events = Json::array();
+        for (int i = 0; i < 5; ++i) {
+            const std::string id = "big-" + std::to_string(i);
+            const Json payload = {{"type", "STATUS_UPDATE"}, {"text", std::string(300000 + size_t(i), char('a' + i))}};
+            events.push_back(message(id, t0 + 50 - i, payload.dump(), i % 2 ? toBoth : toB));
+            expected.emplace_back(id, payload);
+        }
+        events.push_back(message("lines", t0 + 60, "{\n \"x\": [1, 2]\n}", toB));
+        expected.emplace_back("lines", Json({{"x", {1, 2}}}));
+        events.push_back(message("words", t0 + 61, std::string("words\0 and a NUL", 16), toB));
+        events.push_back(message("", t0 + 62, "{\"no\":\"id\"}", toB));
+        Json agentSpan = span("00000000000000a1", "", "invoke_agent a", t0, t0 + 100, {{"gen_ai.agent.id", "a"}, {"map.agent.messages_sent", 8}});
+        agentSpan["events"] = events;
+        Json task = span("00000000000000c1", "", "task t1", t0, t0 + 100, {{"map.task.id", "t1"}, {"map.task.type", "review"}});
+        auto transition = [&](qint64 t, const std::string &status) {
+            return Json{{"name", "map.task.transition"},
+                        {"timeUnixNano", std::to_string(t * 1000000)},
+                        {"attributes", {{{"key", "map.task.status"}, {"value", str(status)}}, {{"key", "map.agent.id"}, {"value", str("b")}}}}};
+        };
+        task["events"] = Json::array({transition(t0 + 70, "accepted"), transition(t0 + 80, "completed")});
+        Json b = span("00000000000000b1", "", "invoke_agent b", t0, t0 + 100, {{"gen_ai.agent.id", "b"}, {"map.agent.messages_sent", 0}});
+        Json c = span("00000000000000d1", "", "invoke_agent c", t0, t0 + 100, {{"gen_ai.agent.id", "c"}, {"map.agent.messages_sent", 0}});
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("spooled.otlp.json"));
+        QVERIFY(writeFile(path, QByteArray::fromStdString(request(Json::array({agentSpan, task, b, c})).dump()) + '\n'));
+        SystemStore store;
+        TraceLoadResult r;
+        QVERIFY(load(store, path, &r));
+        QCOMPARE(r.stats.badLineCount, 0);
+        QVERIFY(r.stats.streamError.isEmpty());
+        QHash<QString, int> rows;
+        for (size_t row = 0; row < store.messages().size(); ++row)
+            rows.insert(store.messages().id(row), int(row));
+        QCOMPARE(rows.size(), 8);
+        for (const auto &[id, payload] : expected) {
+            const QString key = QString::fromStdString(id);
+            QVERIFY2(rows.contains(key), id.c_str());
+            QCOMPARE(Json::parse(store.messagePayload(rows.value(key)).toStdString(), nullptr, false), payload);
+        }
+        const Json words = Json::parse(store.messagePayload(rows.value(QStringLiteral("words"))).toStdString(), nullptr, false);
+        QVERIFY(words == Json(std::string("words\0 and a NUL", 16)) || words.is_object()); // as its text, or what JSON reads of it
+        QVERIFY(rows.contains(QStringLiteral("otlp-message-1"))); // the one without an id is given one
+        const Task *t1 = store.task(QStringLiteral("t1"));
+        QVERIFY(t1);
+        QCOMPARE(t1->assigneeId, QStringLiteral("b"));
+    }
+
+    // The temporary file for the span events' texts cannot be made: the import says so (the
+    // trace's stream error) and writes the other events, never an event of other bytes.
+    void importWithoutATemporaryFileSaysSo()
+    {
+#ifndef Q_OS_UNIX
+        QSKIP("the temporary folder is set through TMPDIR, which Windows does not read");
+#endif
+        const qint64 t0 = 1764000000000LL;
+        Json agentSpan = span("00000000000000a1", "", "invoke_agent a", t0, t0 + 100, {{"gen_ai.agent.id", "a"}, {"map.agent.messages_sent", 1}});
+        agentSpan["events"] = Json::array({{{"name", "map.message"},
+                                            {"timeUnixNano", std::to_string((t0 + 1) * 1000000)},
+                                            {"attributes", {{{"key", "map.message.id"}, {"value", {{"stringValue", "m1"}}}}}}}});
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("one.otlp.json"));
+        QVERIFY(writeFile(path, QByteArray::fromStdString(request(Json::array({agentSpan})).dump()) + '\n'));
+        const QString notAFolder = dir.filePath(QStringLiteral("a-file"));
+        QVERIFY(writeFile(notAFolder, QByteArray("x")));
+        const QByteArray tmpdir = qgetenv("TMPDIR");
+        qputenv("TMPDIR", notAFolder.toUtf8());
+        SystemStore store;
+        TraceLoadResult r;
+        const bool loaded = load(store, path, &r);
+        if (tmpdir.isNull())
+            qunsetenv("TMPDIR");
+        else
+            qputenv("TMPDIR", tmpdir);
+        QVERIFY(loaded);
+        QVERIFY2(r.stats.streamError.contains(QStringLiteral("temporary file")), qPrintable(r.stats.streamError));
+        QVERIFY(store.agent(QStringLiteral("a")));
+        QCOMPARE(int(store.messages().size()), 0);
+    }
+
+    // A write to that file fails midway (a full disk): error() says why, and what was written
+    // before comes back whole; nothing else is written.
+    void spoolWriteFailureIsReported()
+    {
+        const qint64 t0 = 1764000000000LL;
+        Json events = Json::array();
+        for (int i = 0; i < 8; ++i) { // 8 × 300 KB: the buffer (1 MB) is written three times
+            const Json payload = {{"n", i}, {"text", std::string(300000, char('a' + i))}};
+            events.push_back({{"name", "map.message"},
+                              {"timeUnixNano", std::to_string((t0 + 1 + i) * 1000000)},
+                              {"attributes",
+                               {{{"key", "map.message.id"}, {"value", {{"stringValue", "m" + std::to_string(i)}}}},
+                                {{"key", "map.message.payload"}, {"value", {{"stringValue", payload.dump()}}}}}}});
+        }
+        Json agentSpan = span("00000000000000a1", "", "invoke_agent a", t0, t0 + 100, {{"gen_ai.agent.id", "a"}, {"map.agent.messages_sent", 8}});
+        agentSpan["events"] = events;
+        OtlpImporter importer(QStringLiteral("full.otlp.json"));
+        importer.setSpoolFailsPastForTest(1500000); // the first megabyte is written, the second is not
+        QVERIFY(importer.add(QByteArray::fromStdString(request(Json::array({agentSpan})).dump())));
+        importer.finish();
+        QVERIFY2(importer.error().contains(QStringLiteral("temporary file")), qPrintable(importer.error()));
+        TraceRecord record;
+        int messages = 0;
+        while (importer.next(record)) {
+            const Json frame = Json::parse(record.raw.toStdString(), nullptr, false);
+            const Json *message = frame.is_discarded() ? nullptr : &frame["params"]["event"]["data"]["message"];
+            if (!message || !message->is_object())
+                continue;
+            const Json &payload = (*message)["payload"];
+            QCOMPARE((*message)["id"].get<std::string>(), "m" + std::to_string(payload["n"].get<int>()));
+            QCOMPARE(payload["text"].get<std::string>(), std::string(300000, char('a' + payload["n"].get<int>())));
+            ++messages;
+        }
+        QVERIFY(messages >= 1);
+        QVERIFY(messages < 8);
+    }
+
     void usageSplitFromReports()
     {
         const ConventionInfo own = interpretPayload(Json::parse(R"({"type":"STATUS_UPDATE","resource_usage":{"tokens_used":10,"input_tokens":7,"output_tokens":3}})"));
