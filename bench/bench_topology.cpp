@@ -29,7 +29,9 @@
 #include <vector>
 
 #ifdef Q_OS_WIN
+#ifndef NOMINMAX // MinGW's own headers may have defined it already (as 1)
 #define NOMINMAX // windows.h's min/max macros would break std::min( and std::max(
+#endif
 #include <windows.h>
 #else
 #include <ctime>

@@ -8,13 +8,16 @@
 #              sys/*.h, windows.h, ...) in core/ ui/ app/ tests/ bench/ tools/ sit inside a
 #              platform guard (#if/#ifdef naming Q_OS_*, _WIN32, __linux__, __APPLE__, __unix__).
 #   mingw      every translation unit of core/ ui/ app/ tests/ bench/ compiled with MinGW-w64
-#              (-fsyntax-only) with the build's own flags; Qt, nlohmann, simdjson, zstd, zlib,
+#              (-fsyntax-only) with the build's own flags, its warnings GCC's (-Wall -Wextra
+#              -Wpedantic, -Werror when the build has it); Qt, nlohmann, simdjson, zstd, zlib,
 #              xxhash and QtKeychain headers come from a folder of links, never the host's
 #              /usr/include, so glibc's headers cannot stand in for Windows' ones.
 #   clang      every translation unit compiled by clang (-fsyntax-only) with -Werror and the
 #              build's own flags (AppleClang is clang). --skip-asan-tree-units (or
 #              MAPI_PORTABILITY_SKIP_ASAN_TREE=1, set by scripts/test.sh, which runs both) leaves out
-#              those that scripts/asan-unit.sh compiles with clang -Werror anyway.
+#              those that scripts/asan-unit.sh compiles with clang -Werror anyway. A unit that
+#              DIR's build itself compiled with clang -Werror (scripts/build.sh --clang, as CI
+#              builds) is not compiled again: under scripts/test.sh the pass then has nothing left.
 #   nsis       `cpack -G NSIS` from DIR: the real installer script, licence page and icon are
 #              compiled by Debian's makensis; the installer carries every size of the icon.
 #   resources  the .ico and .icns (icoutils, icnsutils), both .rc files (MinGW's windres) and the
@@ -107,13 +110,19 @@ check_mingw() {
   with_pch=$(grep -c -v '^- ' "$work/mingw-units.txt" || true)
   echo "mingw: $units translation units, $with_pch of them with a precompiled header ($(find "$pch" -name '*.h' | wc -l) groups)"
   # -DUNICODE/-D_UNICODE/-DWIN32: what Qt's CMake defines for every Windows target.
+  # GCC's warnings as CMakeLists.txt sets them for GCC, as errors when the build makes them errors:
+  # the build's own -W flags are left out (they may be clang's), and under scripts/test.sh, whose
+  # build is clang's, this pass is where GCC's front end reads every unit with its warnings.
+  # (Warnings that need the optimiser, such as -Wmaybe-uninitialized, do not come in a syntax pass.)
+  local warn=""
+  grep -q '^MAPI_WARNINGS_AS_ERRORS:BOOL=ON' "$build/CMakeCache.txt" && warn="-Wall -Wextra -Wpedantic -Werror"
   # The precompiled headers first, with their group's flags. One that fails to build leaves its
   # group to compile without it: slower, the same check.
   find "$pch" -name '*.flags' | sort | xargs -r -P "$(nproc)" -I{} sh -c '
-    flags=$1; inc=$2; h=${flags%.flags}.h
+    flags=$1; inc=$2; warn=$3; h=${flags%.flags}.h
     eval "set -- $(cat "$flags")"
-    x86_64-w64-mingw32-g++-posix -x c++-header -DUNICODE -D_UNICODE -DWIN32 "$@" -isystem "$inc" \
-      "$h" -o "$h.gch" >"${h%.h}.log" 2>&1 || rm -f "$h.gch"' _ {} "$inc"
+    x86_64-w64-mingw32-g++-posix -x c++-header -DUNICODE -D_UNICODE -DWIN32 $warn "$@" -isystem "$inc" \
+      "$h" -o "$h.gch" >"${h%.h}.log" 2>&1 || rm -f "$h.gch"' _ {} "$inc" "$warn"
   for h in "$pch"/*.h; do
     [[ -e $h ]] || continue
     [[ -f $h.gch ]] ||
@@ -125,11 +134,11 @@ check_mingw() {
   # -Winvalid-pch: GCC says so in the unit's log when it finds the PCH but cannot use it (the
   # unit is then compiled from the headers themselves: the same check, without the gain).
   xargs -P "$(nproc)" -I{} -d '\n' sh -c '
-    line=$1; logs=$2; inc=$3
+    line=$1; logs=$2; inc=$3; warn=$4
     eval "set -- $line"; h=$1; f=$2; shift 2
     [ "$h" != - ] && [ -f "$h.gch" ] && set -- -include "$h" -Winvalid-pch "$@"
-    x86_64-w64-mingw32-g++-posix -fsyntax-only -DUNICODE -D_UNICODE -DWIN32 "$@" -isystem "$inc" "$f" \
-      >"$logs/$(echo "$f" | sed "s|/|%|g").log" 2>&1 || true' _ {} "$work/mingw-logs" "$inc" <"$work/mingw-units.txt"
+    x86_64-w64-mingw32-g++-posix -fsyntax-only -DUNICODE -D_UNICODE -DWIN32 $warn "$@" -isystem "$inc" "$f" \
+      >"$logs/$(echo "$f" | sed "s|/|%|g").log" 2>&1 || true' _ {} "$work/mingw-logs" "$inc" "$warn" <"$work/mingw-units.txt"
   # The precompiled headers weigh 1–1.5 GB in all: gone once used.
   rm -f "$pch"/*.gch
   local log unused
@@ -158,11 +167,14 @@ check_clang() {
   rm -rf "$pch" && mkdir -p "$pch"
   python3 "$src/scripts/portability_units.py" clang "$build/compile_commands.json" "$src" "$qt" "$pch" \
     "$skip_asan_tree" >"$work/clang-units.txt"
-  local units with_pch h
+  local units with_pch built h
   units=$(wc -l <"$work/clang-units.txt")
   with_pch=$(grep -c -v '^- ' "$work/clang-units.txt" || true)
+  built=$(wc -l <"$pch/built-by-clang.txt")
+  ((built == 0)) || echo "clang: $built translation units were compiled by the build itself with clang -Werror (scripts/build.sh --clang): not again here"
   echo "clang: $units translation units, $with_pch of them with a precompiled header ($(find "$pch" -name '*.h' | wc -l) groups)"
-  ((units > 0)) || { finding "clang: no translation unit of $src in $build/compile_commands.json"; return 0; }
+  ((units > 0 || built > 0)) || { finding "clang: no translation unit of $src in $build/compile_commands.json"; return 0; }
+  ((units > 0)) || return 0
   # -Wno-gnu-zero-variadic-macro-arguments: what CMakeLists.txt adds for Clang (Qt Test's QSKIP).
   # The precompiled headers first, with their group's flags; one that fails to build leaves its
   # group to compile without it.

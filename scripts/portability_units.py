@@ -9,6 +9,10 @@ DB is the build's compile_commands.json, SRC the checkout, QT the host's Qt incl
 headers. SKIP_ASAN_TREE (clang, 0 or 1) leaves out the units that scripts/asan-unit.sh compiles
 with clang -Werror anyway (mapi_core, the unit tests, the CLI: the "asan" preset).
 
+clang: a unit that the build itself compiled with clang and -Werror (scripts/build.sh --clang, as
+CI builds) is left out when its object is at least as new as its source: the build was that check.
+Their files are listed in PCH/built-by-clang.txt, so that the caller can say how many.
+
 Prints one line per unit: its group's header (or -), the file, then its flags, shell-quoted. For
 mingw the host's include folders are mapped to INC and Linux's Qt mkspec to MinGW's.
 
@@ -95,6 +99,19 @@ def clang_flags(args):
     return [a for a in args if a != '-Winvalid-pch' and not a.startswith('-g')]
 
 
+def compiled_by_clang(entry, args, obj):
+    """Whether the build compiled this unit with clang -Werror, and its object is not older than
+    its source (a unit whose last compile failed keeps an older object, or none)."""
+    compiler = os.path.basename(shlex.split(entry['command'])[0])
+    if not compiler.startswith('clang') or '-Werror' not in args or not obj:
+        return False
+    try:
+        return (os.path.getmtime(os.path.join(entry['directory'], obj)) >=
+                os.path.getmtime(entry['file']))
+    except OSError:
+        return False
+
+
 def main():
     mode, db, src, qt = sys.argv[1:5]
     if mode == 'mingw':
@@ -107,7 +124,7 @@ def main():
         folders = None
     else:
         sys.exit(f'unknown pass {mode}')
-    units = []
+    units, built_by_clang = [], []
     for entry in json.load(open(db)):
         f = entry['file']
         if folders is not None:
@@ -127,6 +144,10 @@ def main():
             if a == '-include' and args[i + 1].endswith('cmake_pch.hxx'):
                 i += 2  # the tests' own PCH (tests/CMakeLists.txt): a Linux compiler's
                 continue
+            if (a == '-Xclang' and args[i + 1:i + 3] in (['-include-pch', '-Xclang'], ['-include', '-Xclang'])
+                    and re.search(r'cmake_pch\.hxx(\.pch)?$', args[i + 3] if i + 3 < len(args) else '')):
+                i += 4  # the same, as CMake gives it to clang (-Xclang -include-pch -Xclang X.pch, ...)
+                continue
             if a in ('-c', f):
                 i += 1
                 continue
@@ -134,7 +155,13 @@ def main():
             i += 1
         if mode == 'clang' and skip and ASAN_TREE.search(obj):
             continue
+        if mode == 'clang' and compiled_by_clang(entry, args, obj):
+            built_by_clang.append(f)
+            continue
         units.append((f, mingw_flags(kept, qt, inc) if mode == 'mingw' else clang_flags(kept)))
+    if mode == 'clang':
+        with open(f'{pch}/built-by-clang.txt', 'w') as h:
+            h.writelines(f + '\n' for f in built_by_clang)
     groups = {}
     for n, (f, flags) in enumerate(units):
         groups.setdefault(pch_key(flags), []).append(n)

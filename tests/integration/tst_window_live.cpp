@@ -720,7 +720,9 @@ private Q_SLOTS:
                     sent = line.mid(5).toLongLong();
             return sent > 0;
         }(), 30000);
-        QTRY_COMPARE_WITH_TIMEOUT(store->counters().eventsApplied, sent, 30000);
+        // What 5 s of flood sent is applied whole, however long a busy machine takes: 39 s once
+        // here beside a compile and the portability passes (this whole test: 42 s alone).
+        QTRY_COMPARE_WITH_TIMEOUT(store->counters().eventsApplied, sent, 90000);
         QTRY_VERIFY_WITH_TIMEOUT(store->historyTrim().events > 0, 10000);
 
         QVERIFY(store->events().firstRow() > 0);
