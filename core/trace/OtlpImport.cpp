@@ -417,6 +417,7 @@ bool OtlpImporter::next(TraceRecord &out)
             std::vector<SpanEvent>().swap(d->spanEvents);
             std::vector<Span>().swap(d->spans);
             std::vector<QString>().swap(d->owner);
+            d->spool.release();
             return false;
         }
         p = &pending[d->nextPending++];

@@ -32,8 +32,9 @@ struct SpooledRecord
 };
 
 // Records of text fields, appended while the requests are read, then read back in any order. The
-// file is made at the first record (an import without span events makes none) and removed with
-// the spool. Once a write or the file's creation failed, error() says why, nothing more is kept,
+// file is made at the first record (an import without span events makes none), stays open (on
+// Linux without a name: a crashed import leaves nothing behind) and goes with the spool or
+// release(). Once a write or the file's creation failed, error() says why, nothing more is kept,
 // and the records not written read as failures: an event is never made of other bytes.
 class TextSpool
 {
@@ -64,9 +65,10 @@ public:
         return record;
     }
 
-    // Done appending: what is buffered goes to the file, which is opened again for reading without
-    // a buffer (a read per record, in any order: a buffer would read ahead for nothing; not mapped:
-    // mapped pages of hundreds of megabytes would count as the process's memory). false: error().
+    // Done appending: what is buffered goes to the file, down to the system (QFile's own buffer
+    // flushed and checked: a full disk says so here, not as records cut short later). The file is
+    // then read a record at a time, in any order (not mapped: mapped pages of hundreds of
+    // megabytes would count as the process's memory). false: error().
     bool finishWriting()
     {
         if (m_reading)
@@ -75,15 +77,19 @@ public:
         if (!m_file || !m_file->isOpen()) // no record, or no file could be made
             return m_error.isEmpty();
         if (m_error.isEmpty())
-            flush(); // on failure, what was written before is still read back
+            flush();
+        // Also after a failure: what was written before it is still read back.
+        if (!m_file->flush() && m_error.isEmpty())
+            fail(m_file->errorString());
         std::string().swap(m_buffer);
-        m_file->close(); // kept on disk until the spool goes (QTemporaryFile's autoRemove)
-        m_reader.setFileName(m_file->fileName());
-        if (!m_reader.open(QIODevice::ReadOnly | QIODevice::Unbuffered)) {
-            fail(m_reader.errorString());
-            return false;
-        }
         return m_error.isEmpty();
+    }
+
+    // All read: the file and the read buffer go.
+    void release()
+    {
+        m_file.reset();
+        std::string().swap(m_record);
     }
 
     // One record's fields, after finishWriting(); the views hold until the next read. false when
@@ -91,7 +97,7 @@ public:
     bool read(SpooledRecord record, std::vector<std::string_view> &fields)
     {
         fields.clear();
-        if (record.offset < 0 || !m_reader.isOpen())
+        if (record.offset < 0 || !m_reading || !m_file || !m_file->isOpen())
             return false;
         m_record.resize(record.bytes);
         if (!readAt(record.offset, m_record.data(), record.bytes))
@@ -125,18 +131,20 @@ private:
 #ifdef Q_OS_UNIX
         // One system call where seek() and read() make two: a read per event (577,000 on the
         // 1,150,000-event trace), and the two calls alone took about 3 % of the import (perf).
-        errno = 0;
-        const ssize_t got = ::pread(m_reader.handle(), into, bytes, off_t(offset));
-        if (got == ssize_t(bytes))
-            return true;
-        fail(errno ? QString::fromLocal8Bit(std::strerror(errno)) : QStringLiteral("a record is cut short"));
-        return false;
-#else
-        if (m_reader.seek(offset) && m_reader.read(into, qint64(bytes)) == qint64(bytes))
-            return true;
-        fail(m_reader.errorString());
-        return false;
+        // Only with a 64-bit off_t: a 32-bit one would wrap past 2 GB and read other bytes.
+        if constexpr (sizeof(off_t) >= sizeof(qint64)) {
+            errno = 0;
+            const ssize_t got = ::pread(m_file->handle(), into, bytes, off_t(offset));
+            if (got == ssize_t(bytes))
+                return true;
+            fail(errno ? qt_error_string(errno) : QStringLiteral("a record is cut short"));
+            return false;
+        }
 #endif
+        if (m_file->seek(offset) && m_file->read(into, qint64(bytes)) == qint64(bytes))
+            return true;
+        fail(m_file->errorString().isEmpty() ? QStringLiteral("a record is cut short") : m_file->errorString());
+        return false;
     }
 
     bool flush()
@@ -155,14 +163,14 @@ private:
     SpooledRecord fail(const QString &why)
     {
         if (m_error.isEmpty())
-            m_error = QStringLiteral("the OTLP import's temporary file%1: %2")
-                          .arg(m_file && !m_file->fileName().isEmpty() ? QStringLiteral(" %1").arg(m_file->fileName()) : QString(), why);
+            m_error = QStringLiteral("the OTLP import's temporary file: %1; the messages and task changes it held "
+                                     "from then on are left out")
+                          .arg(why.isEmpty() ? QStringLiteral("it could not be written") : why);
         std::string().swap(m_buffer);
         return {};
     }
 
-    std::unique_ptr<QTemporaryFile> m_file;
-    QFile m_reader;
+    std::unique_ptr<QTemporaryFile> m_file; // written, then read (Unix: through its handle)
     std::string m_buffer; // appended records not yet written, at most about kBufferBytes
     std::string m_record; // the last record read
     qint64 m_written = 0;

@@ -379,6 +379,8 @@ bool TraceFileReader::next(TraceRecord &record)
             m_stats.bytesRead = s.in.compressedBytesRead();
             if (s.mode == Impl::Mode::Otlp || s.mode == Impl::Mode::OtlpWhole) {
                 s.otlp.finish(); // its records come from next(), below
+                if (m_stats.streamError.isEmpty()) // its temporary file could not be made or written
+                    m_stats.streamError = s.otlp.error();
                 m_stats.format = QStringLiteral("otlp");
                 m_stats.otlpSpansDropped = s.otlp.droppedSpans();
             } else if (m_stats.format.isEmpty() && s.mode != Impl::Mode::Trace) {
