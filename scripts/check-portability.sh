@@ -16,8 +16,8 @@
 #              build's own flags (AppleClang is clang). --skip-asan-tree-units (or
 #              MAPI_PORTABILITY_SKIP_ASAN_TREE=1, set by scripts/test.sh, which runs both) leaves out
 #              those that scripts/asan-unit.sh compiles with clang -Werror anyway. A unit that
-#              DIR's build itself compiled with clang -Werror (scripts/build.sh --clang) is not
-#              compiled again.
+#              DIR's build itself compiled with clang -Werror (scripts/build.sh --clang, as CI
+#              builds) is not compiled again: under scripts/test.sh the pass then has nothing left.
 #   nsis       `cpack -G NSIS` from DIR: the real installer script, licence page and icon are
 #              compiled by Debian's makensis; the installer carries every size of the icon.
 #   resources  the .ico and .icns (icoutils, icnsutils), both .rc files (MinGW's windres) and the
@@ -111,9 +111,9 @@ check_mingw() {
   echo "mingw: $units translation units, $with_pch of them with a precompiled header ($(find "$pch" -name '*.h' | wc -l) groups)"
   # -DUNICODE/-D_UNICODE/-DWIN32: what Qt's CMake defines for every Windows target.
   # GCC's warnings as CMakeLists.txt sets them for GCC, as errors when the build makes them errors:
-  # the build's own -W flags are left out (they may be clang's: scripts/build.sh --clang, whose
-  # tree GCC then reads only here). Warnings that need the optimiser, such as
-  # -Wmaybe-uninitialized, do not come in a syntax pass.
+  # the build's own -W flags are left out (they may be clang's), and under scripts/test.sh, whose
+  # build is clang's, this pass is where GCC's front end reads every unit with its warnings.
+  # (Warnings that need the optimiser, such as -Wmaybe-uninitialized, do not come in a syntax pass.)
   local warn=""
   grep -q '^MAPI_WARNINGS_AS_ERRORS:BOOL=ON' "$build/CMakeCache.txt" && warn="-Wall -Wextra -Wpedantic -Werror"
   # The precompiled headers first, with their group's flags. One that fails to build leaves its

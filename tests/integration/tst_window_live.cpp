@@ -703,6 +703,11 @@ private Q_SLOTS:
         window.session()->setJournalOptions(retention);
         ClientOptions options;
         options.url = QUrl(url);
+        // The client reads the agent list again every 2 s instead of every minute: the lists then
+        // come between the flood's events and after them, and must agree with them (a list from
+        // a server is the truth; the flood server once listed every agent idle, which a run past
+        // the minute showed as agents whose state was not their newest event's).
+        options.reconcileIntervalMs = 2000;
         window.connection()->connectTo(options, true);
         const SystemStore *store = window.session()->store();
         // The window falls behind now and then (a stall of its thread, as a slow paint or a busy

@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <vector>
 
 using Json = nlohmann::json;
 
@@ -116,8 +117,11 @@ private:
             }
         } else if (method == "map/agents/list") {
             Json agents = Json::array();
+            // Each agent in the state its last event set, as a real server lists them: the client
+            // reads the list again now and then (its reconciliation), and a list that contradicts
+            // the events would rightly win (a journal retention test ran past that minute).
             for (int i = 0; i < m_options.agents; ++i)
-                agents.push_back(agentRecord(i, "idle", now));
+                agents.push_back(agentRecord(i, stateOf(i), now));
             reply(request["id"], {{"agents", agents}});
         } else if (method == "map/scopes/list") {
             reply(request["id"], {{"scopes", Json::array()}});
@@ -125,6 +129,11 @@ private:
             send(Json{{"jsonrpc", "2.0"}, {"id", request["id"]},
                       {"error", {{"code", -32601}, {"message", "Method not found"}}}}.dump());
         }
+    }
+
+    const char *stateOf(int agent) const
+    {
+        return size_t(agent) < m_lastState.size() && m_lastState[size_t(agent)] ? m_lastState[size_t(agent)] : "idle";
     }
 
     std::string nextEvent()
@@ -151,6 +160,9 @@ private:
                                     {"timestamp", now}, {"event", event}}}}
                 .dump();
         }
+        if (m_lastState.size() != size_t(m_options.agents))
+            m_lastState.assign(size_t(m_options.agents), nullptr);
+        m_lastState[size_t(agent)] = state;
         const Json event{{"type", "agent.state.changed"},
                          {"data", {{"agent", agentRecord(agent, state, now)}, {"previousState", previous}}},
                          {"source", {{"agentId", agentId(agent).toStdString()}}},
@@ -192,6 +204,7 @@ private:
     QTimer m_report;
     QElapsedTimer m_clock;
     qint64 m_sent = 0;
+    std::vector<const char *> m_lastState; // per agent, the state its last event set (null: none yet)
     bool m_flooding = false;
     bool m_done = false;
 };
