@@ -99,11 +99,10 @@ def clang_flags(args):
     return [a for a in args if a != '-Winvalid-pch' and not a.startswith('-g')]
 
 
-def compiled_by_clang(entry, args, obj):
+def compiled_by_clang(entry, compiler, args, obj):
     """Whether the build compiled this unit with clang -Werror, and its object is not older than
     its source (a unit whose last compile failed keeps an older object, or none)."""
-    compiler = os.path.basename(shlex.split(entry['command'])[0])
-    if not compiler.startswith('clang') or '-Werror' not in args or not obj:
+    if not os.path.basename(compiler).startswith('clang') or '-Werror' not in args or not obj:
         return False
     try:
         return (os.path.getmtime(os.path.join(entry['directory'], obj)) >=
@@ -133,7 +132,7 @@ def main():
         elif (not f.startswith(src + '/') or f.startswith(src + '/tools/demo-system/') or
               f.endswith('cmake_pch.hxx.cxx')):
             continue
-        args = shlex.split(entry['command'])[1:]
+        compiler, *args = shlex.split(entry['command'])
         kept, i, obj = [], 0, ''
         while i < len(args):
             a = args[i]
@@ -155,7 +154,7 @@ def main():
             i += 1
         if mode == 'clang' and skip and ASAN_TREE.search(obj):
             continue
-        if mode == 'clang' and compiled_by_clang(entry, args, obj):
+        if mode == 'clang' and compiled_by_clang(entry, compiler, args, obj):
             built_by_clang.append(f)
             continue
         units.append((f, mingw_flags(kept, qt, inc) if mode == 'mingw' else clang_flags(kept)))

@@ -110,13 +110,14 @@ Json spanEventJson(const Pending &p, const SpanEvent &e, const Span &s, const QS
         // A JSON text goes into the frame as it is when it can (spliceable), else as parsed, and
         // any other text as a string.
         if (!payloadText.empty()) {
-            const std::string text(payloadText);
-            if (spliceable(text))
-                rawPayload = text;
-            else
+            std::string text(payloadText);
+            if (spliceable(text)) {
+                rawPayload = std::move(text);
+            } else {
                 payload = Json::parse(text, nullptr, false);
-            if (payload.is_discarded())
-                payload = text;
+                if (payload.is_discarded())
+                    payload = std::move(text);
+            }
         }
         std::string messageId = id.empty() ? "otlp-message-" + std::to_string(p.messageNumber) : std::string(id);
         return messageEvent(e.timeMs, isOwnSystemSpan(s) ? QString() : owner, std::move(to), std::move(payload), std::move(messageId),

@@ -70,6 +70,7 @@ public:
     FloodClient(QWebSocket *socket, const Options &options)
         : m_socket(socket)
         , m_options(options)
+        , m_lastState(size_t(std::max(options.agents, 0)), nullptr)
     {
         m_socket->setParent(this);
         connect(m_socket, &QWebSocket::textMessageReceived, this, &FloodClient::onRequest);
@@ -160,8 +161,6 @@ private:
                                     {"timestamp", now}, {"event", event}}}}
                 .dump();
         }
-        if (m_lastState.size() != size_t(m_options.agents))
-            m_lastState.assign(size_t(m_options.agents), nullptr);
         m_lastState[size_t(agent)] = state;
         const Json event{{"type", "agent.state.changed"},
                          {"data", {{"agent", agentRecord(agent, state, now)}, {"previousState", previous}}},
