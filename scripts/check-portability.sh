@@ -12,6 +12,9 @@
 #              -Wpedantic, -Werror when the build has it); Qt, nlohmann, simdjson, zstd, zlib,
 #              xxhash and QtKeychain headers come from a folder of links, never the host's
 #              /usr/include, so glibc's headers cannot stand in for Windows' ones.
+#              MAPI_PORTABILITY_MINGW_ROTATION=N (scripts/test.sh sets 3): only the units that a
+#              change of the session reaches, those that name a platform, and one share in N of
+#              the rest (scripts/portability_units.py); it says how many it left out.
 #   clang      every translation unit compiled by clang (-fsyntax-only) with -Werror and the
 #              build's own flags (AppleClang is clang). --skip-asan-tree-units (or
 #              MAPI_PORTABILITY_SKIP_ASAN_TREE=1, set by scripts/test.sh, which runs both) leaves out
@@ -34,6 +37,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 build=$src/build
 checks=()
 skip_asan_tree=${MAPI_PORTABILITY_SKIP_ASAN_TREE:-0}
+mingw_rotation=${MAPI_PORTABILITY_MINGW_ROTATION:-1}
 while (($#)); do
   case $1 in
     --build-dir) build=$(realpath -m "$2"); shift 2 ;;
@@ -45,6 +49,7 @@ while (($#)); do
 done
 ((${#checks[@]})) || checks=(guards mingw clang nsis resources)
 [[ $skip_asan_tree == [01] ]] || { echo "MAPI_PORTABILITY_SKIP_ASAN_TREE must be 0 or 1" >&2; exit 2; }
+[[ $mingw_rotation =~ ^[1-9][0-9]?$ ]] || { echo "MAPI_PORTABILITY_MINGW_ROTATION must be a number from 1 to 99" >&2; exit 2; }
 work=$build/portability
 cd "$src"
 
@@ -103,12 +108,17 @@ check_mingw() {
   done
   # One line per translation unit, the units grouped under shared precompiled headers
   # (scripts/portability_units.py says how and why).
+  # With a rotation of N > 1 (scripts/test.sh), only the units a recent change can reach, those that
+  # name a platform, and one share in N of the others (portability_units.py says which and why).
   python3 "$src/scripts/portability_units.py" mingw "$build/compile_commands.json" "$src" "$qt" "$inc" "$pch" \
-    >"$work/mingw-units.txt"
+    "$mingw_rotation" >"$work/mingw-units.txt"
   local units with_pch
   units=$(wc -l <"$work/mingw-units.txt")
   with_pch=$(grep -c -v '^- ' "$work/mingw-units.txt" || true)
   echo "mingw: $units translation units, $with_pch of them with a precompiled header ($(find "$pch" -name '*.h' | wc -l) groups)"
+  if [[ -f $pch/left-out.txt ]]; then
+    echo "mingw: rotation, $(sed -n '1s/^# //p' "$pch/left-out.txt"): $(grep -vc '^#' "$pch/left-out.txt" || true) units that no change of the 6 hours up to HEAD (or of its last 10 commits) reaches and that name no platform are left to the runs of the other shares (MAPI_PORTABILITY_MINGW_ROTATION=1 checks them all)"
+  fi
   # -DUNICODE/-D_UNICODE/-DWIN32: what Qt's CMake defines for every Windows target.
   # GCC's warnings as CMakeLists.txt sets them for GCC, as errors when the build makes them errors:
   # the build's own -W flags are left out (they may be clang's), and under scripts/test.sh, whose
@@ -133,11 +143,15 @@ check_mingw() {
   rm -f "$work"/mingw-logs/*
   # -Winvalid-pch: GCC says so in the unit's log when it finds the PCH but cannot use it (the
   # unit is then compiled from the headers themselves: the same check, without the gain).
+  # The two --param: no garbage collection in a unit (it starts past 4 GB of GCC's heap; a unit
+  # peaks far below, under 1 GB): collecting is wasted work in a process that ends after the parse
+  # (about 13 % of the pass's CPU, docs/benchmarks.md, "CI time, 2026-12-02, third session").
   xargs -P "$(nproc)" -I{} -d '\n' sh -c '
     line=$1; logs=$2; inc=$3; warn=$4
     eval "set -- $line"; h=$1; f=$2; shift 2
     [ "$h" != - ] && [ -f "$h.gch" ] && set -- -include "$h" -Winvalid-pch "$@"
-    x86_64-w64-mingw32-g++-posix -fsyntax-only -DUNICODE -D_UNICODE -DWIN32 $warn "$@" -isystem "$inc" "$f" \
+    x86_64-w64-mingw32-g++-posix -fsyntax-only --param=ggc-min-expand=1000 --param=ggc-min-heapsize=4194304 \
+      -DUNICODE -D_UNICODE -DWIN32 $warn "$@" -isystem "$inc" "$f" \
       >"$logs/$(echo "$f" | sed "s|/|%|g").log" 2>&1 || true' _ {} "$work/mingw-logs" "$inc" "$warn" <"$work/mingw-units.txt"
   # The precompiled headers weigh 1–1.5 GB in all: gone once used.
   rm -f "$pch"/*.gch

@@ -1,13 +1,27 @@
 #!/usr/bin/env python3
 """The translation units of scripts/check-portability.sh's two syntax passes, and their groups.
 
-    portability_units.py mingw DB SRC QT INC PCH
+    portability_units.py mingw DB SRC QT INC PCH [ROTATION]
     portability_units.py clang DB SRC QT PCH SKIP_ASAN_TREE
 
 DB is the build's compile_commands.json, SRC the checkout, QT the host's Qt include folder, INC
 (mingw) the folder of links that stands in for /usr/include, PCH the folder for the groups'
 headers. SKIP_ASAN_TREE (clang, 0 or 1) leaves out the units that scripts/asan-unit.sh compiles
 with clang -Werror anyway (mapi_core, the unit tests, the CLI: the "asan" preset).
+
+mingw, ROTATION N > 1 (scripts/test.sh, CI): a unit is checked in this run when
+  - its file, or a file of ours it includes (followed through every #include that resolves to the
+    checkout), was changed by a commit made in the 6 hours up to HEAD's, or by one of the last 10
+    commits, or is changed in the work tree: a session (at most 3 hours) ends with CI on its last
+    commit, so its commits all fall in that window, and the run that lands a change checks every
+    unit the change can reach. A change of a CMakeLists.txt (a unit's flags) is not followed: the
+    shares reach those units;
+  - its own file names a platform (Q_OS_*, _WIN32, ...): Windows compiles other code there;
+  - or it falls in this run's share: the units are split into N shares by a hash of their path,
+    and a run checks share (HEAD's commit count mod N), so that a unit nothing touched is still
+    checked every few runs (a change of compiler or of Qt's headers; a change older than the window).
+The others are listed in PCH/left-out.txt, so that the caller says how many and why. Without git
+(no checkout, no history) every unit is checked. ROTATION 1, the default: every unit.
 
 clang: a unit that the build itself compiled with clang and -Werror (scripts/build.sh --clang, as
 CI builds) is left out when its object is at least as new as its source: the build was that check.
@@ -35,7 +49,9 @@ import json
 import os
 import re
 import shlex
+import subprocess
 import sys
+import zlib
 
 MIN_GROUP = 6
 STD = ['algorithm', 'array', 'atomic', 'chrono', 'cmath', 'cstdint', 'deque', 'filesystem',
@@ -111,10 +127,101 @@ def compiled_by_clang(entry, compiler, args, obj):
         return False
 
 
+PLATFORM = re.compile(r'^[ \t]*#[ \t]*(if|elif).*(Q_OS_|_WIN32|__linux__|__APPLE__|__unix__|_MSC_VER)', re.M)
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"]', re.M)
+WINDOW_SECONDS = 6 * 3600
+WINDOW_COMMITS = 10
+
+
+def git(src, *args):
+    return subprocess.run(['git', '-C', src, *args], capture_output=True, text=True, check=True).stdout
+
+
+def recent_changes(src):
+    """The files (relative to SRC) changed in the window, and HEAD's commit count; None without
+    git."""
+    try:
+        head_time = int(git(src, 'log', '-1', '--format=%ct').strip())
+        count = int(git(src, 'rev-list', '--count', 'HEAD').strip())
+        files = set(git(src, 'log', f'--since={head_time - WINDOW_SECONDS}', '--name-only',
+                        '--format=').split())
+        files |= set(git(src, 'log', f'-{WINDOW_COMMITS}', '--name-only', '--format=').split())
+        files |= set(git(src, 'diff', '--name-only', 'HEAD').split())
+        files |= set(git(src, 'ls-files', '--others', '--exclude-standard').split())
+    except (OSError, ValueError, subprocess.CalledProcessError):
+        return None
+    return {os.path.join(src, f) for f in files}, count
+
+
+class Includes:
+    """The checkout's files a unit reads: its own and those its #includes resolve to, transitively,
+    through the including file's folder and the unit's -I folders."""
+
+    def __init__(self, src):
+        self.src = src + '/'
+        self.direct = {}
+
+    def of_file(self, path, folders):
+        key = (path, folders)
+        if key not in self.direct:
+            found = []
+            try:
+                text = open(path, encoding='utf-8', errors='replace').read()
+            except OSError:
+                text = ''
+            for kind, name in INCLUDE.findall(text):
+                look = ((os.path.dirname(path),) if kind == '"' else ()) + folders
+                for folder in look:
+                    candidate = os.path.normpath(os.path.join(folder, name))
+                    if candidate.startswith(self.src) and os.path.isfile(candidate):
+                        found.append(candidate)
+                        break
+            self.direct[key] = found
+        return self.direct[key]
+
+    def closure(self, unit, flags):
+        folders = tuple(a[2:] for a in flags if a.startswith('-I') and (a[2:] + '/').startswith(self.src))
+        seen, todo = {unit}, [unit]
+        while todo:
+            for f in self.of_file(todo.pop(), folders):
+                if f not in seen:
+                    seen.add(f)
+                    todo.append(f)
+        return seen
+
+
+def rotate(units, src, rotation, pch):
+    """The units this run checks (module docstring), and those it leaves out to PCH/left-out.txt."""
+    changes = recent_changes(src) if rotation > 1 else None
+    if changes is None:
+        return units
+    changed, count = changes
+    share = count % rotation
+    includes = Includes(src)
+    kept, left = [], []
+    for unit in units:
+        f, flags = unit
+        in_share = zlib.crc32(os.path.relpath(f, src).encode()) % rotation == share
+        try:
+            platform = bool(PLATFORM.search(open(f, encoding='utf-8', errors='replace').read()))
+        except OSError:
+            platform = True
+        if in_share or platform or includes.closure(f, flags) & changed:
+            kept.append(unit)
+        else:
+            left.append(f)
+    with open(f'{pch}/left-out.txt', 'w') as h:
+        h.write(f'# share {share} of {rotation}\n')
+        h.writelines(f + '\n' for f in left)
+    return kept
+
+
 def main():
     mode, db, src, qt = sys.argv[1:5]
+    rotation = 1
     if mode == 'mingw':
         inc, pch = sys.argv[5:7]
+        rotation = int(sys.argv[7]) if len(sys.argv) > 7 else 1
         qt_root = inc + '/qt6'
         folders = ('core', 'ui', 'app', 'tests', 'bench')
     elif mode == 'clang':
@@ -161,6 +268,8 @@ def main():
     if mode == 'clang':
         with open(f'{pch}/built-by-clang.txt', 'w') as h:
             h.writelines(f + '\n' for f in built_by_clang)
+    if mode == 'mingw':
+        units = rotate(units, src, rotation, pch)
     groups = {}
     for n, (f, flags) in enumerate(units):
         groups.setdefault(pch_key(flags), []).append(n)

@@ -23,6 +23,10 @@ step build scripts/build.sh --line-tables --no-unit-tests --clang
 # MAPI_PORTABILITY_SKIP_ASAN_TREE: the clang portability pass leaves to scripts/asan-unit.sh (below)
 # the units it compiles with clang -Werror anyway (scripts/check-portability.sh): with the build's
 # own units, that is all of them.
-MAPI_PORTABILITY_SKIP_ASAN_TREE=1 step ctest ctest --test-dir build --output-on-failure --timeout 300 --parallel "$((2 * $(nproc)))" "$@"
+# MAPI_PORTABILITY_MINGW_ROTATION=3: the MinGW pass, the longest test (its CPU is a third of this
+# step's), checks every unit that a change of the session can reach and every unit that names a
+# platform, but only a third of the others: each of those is checked every few runs
+# (scripts/portability_units.py; docs/benchmarks.md, "CI time, 2026-12-02, third session").
+MAPI_PORTABILITY_MINGW_ROTATION=3 MAPI_PORTABILITY_SKIP_ASAN_TREE=1 step ctest ctest --test-dir build --output-on-failure --timeout 300 --parallel "$((2 * $(nproc)))" "$@"
 step asan-unit scripts/asan-unit.sh
 step fuzz scripts/fuzz.sh 20
